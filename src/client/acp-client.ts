@@ -1,0 +1,242 @@
+/**
+ * The ACP client over one JSON-RPC connection: typed calls to the agent, gated on the
+ * capabilities it advertised, and routing of the agent's requests to handlers.
+ * Spec: https://agentclientprotocol.com/protocol/v1/overview
+ */
+import type { HandlerContext } from "../protocol/jsonrpc.js";
+import { JsonRpcPeer } from "../protocol/jsonrpc.js";
+import { CapabilityError, ErrorCodes, RpcError } from "../protocol/errors.js";
+import {
+  CompleteElicitationNotification,
+  CreateElicitationRequest,
+  CreateTerminalRequest,
+  InitializeResponse,
+  ListSessionsResponse,
+  LoadSessionResponse,
+  NewSessionResponse,
+  PROTOCOL_VERSION,
+  PromptResponse,
+  ReadTextFileRequest,
+  RequestPermissionRequest,
+  SessionNotificationEnvelope,
+  TerminalRequest,
+  WriteTextFileRequest,
+  parseSessionUpdate,
+  type ContentBlock,
+  type ElicitationResponse,
+  type PermissionOutcome,
+  type SessionInfo,
+  type SessionUpdate,
+  type StopReason,
+} from "../protocol/schema.js";
+import type { z } from "zod";
+
+/** What the client does when the agent calls it. Every method may throw RpcError. */
+export interface AgentRequestHandlers {
+  sessionUpdate(sessionId: string, update: SessionUpdate): void;
+  requestPermission(req: RequestPermissionRequest, ctx: HandlerContext): Promise<{ outcome: PermissionOutcome }>;
+  readTextFile(req: ReadTextFileRequest, ctx: HandlerContext): Promise<{ content: string }>;
+  writeTextFile(req: WriteTextFileRequest, ctx: HandlerContext): Promise<Record<string, never>>;
+  createTerminal(req: CreateTerminalRequest, ctx: HandlerContext): Promise<{ terminalId: string }>;
+  terminalOutput(req: z.infer<typeof TerminalRequest>): Promise<{ output: string; truncated: boolean; exitStatus?: { exitCode: number | null; signal: string | null } | null }>;
+  waitForTerminalExit(req: z.infer<typeof TerminalRequest>, ctx: HandlerContext): Promise<{ exitCode: number | null; signal: string | null }>;
+  killTerminal(req: z.infer<typeof TerminalRequest>): Promise<Record<string, never>>;
+  releaseTerminal(req: z.infer<typeof TerminalRequest>): Promise<Record<string, never>>;
+  elicit?(req: CreateElicitationRequest, ctx: HandlerContext): Promise<ElicitationResponse>;
+  elicitationComplete?(elicitationId: string): void;
+}
+
+/** Exactly what this client implements; nothing is advertised that it cannot do. */
+export interface ClientFeatures {
+  elicitationForm?: boolean;
+  authTerminal?: boolean;
+  terminalOutputMeta?: boolean;
+}
+
+export interface ClientInfo {
+  name: string;
+  version: string;
+}
+
+export interface Timeouts {
+  initializeMs?: number;
+  newSessionMs?: number;
+}
+
+export class AcpClient {
+  init: InitializeResponse | undefined;
+
+  constructor(
+    readonly peer: JsonRpcPeer,
+    handlers: AgentRequestHandlers,
+    private readonly features: ClientFeatures = {},
+    private readonly onProblem: (message: string) => void = () => undefined,
+  ) {
+    peer.onNotification("session/update", SessionNotificationEnvelope, (n) => {
+      const update = parseSessionUpdate(n.update);
+      if (update.sessionUpdate === "unknown") this.onProblem(update.reason);
+      handlers.sessionUpdate(n.sessionId, update);
+    });
+    peer.onRequest("session/request_permission", RequestPermissionRequest, (p, ctx) => handlers.requestPermission(p, ctx));
+    peer.onRequest("fs/read_text_file", ReadTextFileRequest, (p, ctx) => handlers.readTextFile(p, ctx));
+    peer.onRequest("fs/write_text_file", WriteTextFileRequest, (p, ctx) => handlers.writeTextFile(p, ctx));
+    peer.onRequest("terminal/create", CreateTerminalRequest, (p, ctx) => handlers.createTerminal(p, ctx));
+    peer.onRequest("terminal/output", TerminalRequest, (p) => handlers.terminalOutput(p));
+    peer.onRequest("terminal/wait_for_exit", TerminalRequest, (p, ctx) => handlers.waitForTerminalExit(p, ctx));
+    peer.onRequest("terminal/kill", TerminalRequest, (p) => handlers.killTerminal(p));
+    peer.onRequest("terminal/release", TerminalRequest, (p) => handlers.releaseTerminal(p));
+    if (features.elicitationForm && handlers.elicit) {
+      const elicit = handlers.elicit.bind(handlers);
+      peer.onRequest("elicitation/create", CreateElicitationRequest, (p, ctx) => elicit(p, ctx));
+      peer.onNotification("elicitation/complete", CompleteElicitationNotification, (p) => handlers.elicitationComplete?.(p.elicitationId));
+    }
+  }
+
+  /** The capabilities sent in `initialize`. */
+  clientCapabilities(): Record<string, unknown> {
+    const caps: Record<string, unknown> = {
+      fs: { readTextFile: true, writeTextFile: true },
+      terminal: true,
+      auth: { terminal: this.features.authTerminal === true },
+    };
+    if (this.features.elicitationForm) caps.elicitation = { form: {} };
+    if (this.features.terminalOutputMeta) caps._meta = { terminal_output: true };
+    return caps;
+  }
+
+  /**
+   * `initialize`: negotiate the protocol version. An agent that answers with a version this
+   * client does not speak is refused with a message that says what to do.
+   */
+  async initialize(info: ClientInfo, timeouts: Timeouts = {}): Promise<InitializeResponse> {
+    const raw = await this.peer.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: this.clientCapabilities(), clientInfo: info }, { timeoutMs: timeouts.initializeMs });
+    const res = parseResult("initialize", InitializeResponse, raw);
+    if (res.protocolVersion !== PROTOCOL_VERSION) {
+      throw new Error(
+        `the agent speaks ACP protocol version ${res.protocolVersion}, this client speaks version ${PROTOCOL_VERSION}: update the agent (or acp-chat.nvim) so that both speak version ${PROTOCOL_VERSION}`,
+      );
+    }
+    this.init = res;
+    return res;
+  }
+
+  get capabilities() {
+    return this.init?.agentCapabilities ?? {};
+  }
+
+  get authMethods() {
+    return this.init?.authMethods ?? [];
+  }
+
+  supports(feature: "load" | "list" | "delete" | "resume" | "close" | "logout" | "embeddedContext" | "image"): boolean {
+    const c = this.capabilities;
+    switch (feature) {
+      case "load":
+        return c.loadSession === true;
+      case "list":
+      case "delete":
+      case "resume":
+      case "close":
+        return c.sessionCapabilities?.[feature] != null;
+      case "logout":
+        return c.auth?.logout != null;
+      case "embeddedContext":
+        return c.promptCapabilities?.embeddedContext === true;
+      case "image":
+        return c.promptCapabilities?.image === true;
+    }
+  }
+
+  async authenticate(methodId: string): Promise<void> {
+    if (!this.authMethods.some((m) => m.id === methodId)) throw new Error(`authenticate: the agent offers no auth method "${methodId}"`);
+    await this.peer.request("authenticate", { methodId });
+  }
+
+  async logout(): Promise<void> {
+    this.require("logout", "auth.logout");
+    await this.peer.request("logout", {});
+  }
+
+  async newSession(cwd: string, opts: { mcpServers?: unknown[]; additionalDirectories?: string[]; timeoutMs?: number } = {}) {
+    const params: Record<string, unknown> = { cwd, mcpServers: opts.mcpServers ?? [] };
+    if (opts.additionalDirectories?.length && this.capabilities.sessionCapabilities?.additionalDirectories != null) params.additionalDirectories = opts.additionalDirectories;
+    return parseResult("session/new", NewSessionResponse, await this.peer.request("session/new", params, { timeoutMs: opts.timeoutMs }));
+  }
+
+  /** `session/load`: the agent replays the conversation as session/update before answering. */
+  async loadSession(sessionId: string, cwd: string, mcpServers: unknown[] = []) {
+    this.require("load", "loadSession");
+    return parseResult("session/load", LoadSessionResponse, await this.peer.request("session/load", { sessionId, cwd, mcpServers }));
+  }
+
+  async resumeSession(sessionId: string, cwd: string, mcpServers: unknown[] = []) {
+    this.require("resume", "sessionCapabilities.resume");
+    return parseResult("session/resume", LoadSessionResponse, await this.peer.request("session/resume", { sessionId, cwd, mcpServers }));
+  }
+
+  async listSessions(cwd?: string): Promise<SessionInfo[]> {
+    this.require("list", "sessionCapabilities.list");
+    const all: SessionInfo[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 50; page++) {
+      const params: Record<string, unknown> = {};
+      if (cwd) params.cwd = cwd;
+      if (cursor) params.cursor = cursor;
+      const res = parseResult("session/list", ListSessionsResponse, await this.peer.request("session/list", params));
+      all.push(...res.sessions);
+      if (!res.nextCursor) break;
+      cursor = res.nextCursor;
+    }
+    return all;
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    this.require("close", "sessionCapabilities.close");
+    await this.peer.request("session/close", { sessionId });
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    this.require("delete", "sessionCapabilities.delete");
+    await this.peer.request("session/delete", { sessionId });
+  }
+
+  async setMode(sessionId: string, modeId: string): Promise<void> {
+    await this.peer.request("session/set_mode", { sessionId, modeId });
+  }
+
+  async setConfigOption(sessionId: string, configId: string, value: string | boolean): Promise<unknown> {
+    const params: Record<string, unknown> = { sessionId, configId, value };
+    if (typeof value === "boolean") params.type = "boolean";
+    return this.peer.request("session/set_config_option", params);
+  }
+
+  /** Legacy (gemini-cli): only when the agent sent a `models` field from session/new. */
+  async setModel(sessionId: string, modelId: string, advertised: boolean): Promise<void> {
+    if (!advertised) throw new CapabilityError("session/set_model", "a models list in session/new");
+    await this.peer.request("session/set_model", { sessionId, modelId });
+  }
+
+  async prompt(sessionId: string, prompt: ContentBlock[]): Promise<StopReason> {
+    const res = parseResult("session/prompt", PromptResponse, await this.peer.request("session/prompt", { sessionId, prompt }));
+    return res.stopReason;
+  }
+
+  cancel(sessionId: string): void {
+    this.peer.notify("session/cancel", { sessionId });
+  }
+
+  private require(feature: Parameters<AcpClient["supports"]>[0], capability: string): void {
+    if (!this.supports(feature)) throw new CapabilityError(methodName(feature), capability);
+  }
+}
+
+function methodName(feature: string): string {
+  return feature === "logout" ? "logout" : `session/${feature}`;
+}
+
+function parseResult<S extends z.ZodType>(method: string, schema: S, raw: unknown): z.infer<S> {
+  const r = schema.safeParse(raw);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  throw new RpcError(ErrorCodes.InvalidParams, `the agent's answer to ${method} is invalid: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`);
+}

@@ -1,0 +1,25 @@
+/**
+ * The editor port: everything the ACP client needs from the editor, and nothing more.
+ * The Neovim side implements it (src/nvim/), tests implement it in memory.
+ * Methods that answer an agent request receive an AbortSignal that fires when the agent cancels
+ * the request, the turn is cancelled, or the connection closes.
+ */
+import type {
+  CreateElicitationRequest,
+  ElicitationResponse,
+  PermissionOutcome,
+  ReadTextFileRequest,
+  RequestPermissionRequest,
+  WriteTextFileRequest,
+} from "../protocol/schema.js";
+
+export interface EditorPort {
+  /** Ask the user to pick one of the agent's permission options. */
+  requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome>;
+  /** Read a text file, preferring the editor's buffer (with unsaved changes) to the disk. */
+  readTextFile(req: ReadTextFileRequest, signal: AbortSignal): Promise<{ content: string }>;
+  /** Write a text file; resolves when the content is in place (or rejects if the user refused). */
+  writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<void>;
+  /** Ask the user for structured input (elicitation/create). Optional. */
+  elicit?(req: CreateElicitationRequest, signal: AbortSignal): Promise<ElicitationResponse>;
+}

@@ -1,0 +1,376 @@
+/**
+ * A JSON-RPC 2.0 peer over newline-delimited JSON, usable in both directions.
+ *
+ * It knows nothing of ACP: methods, params and results are opaque here. What it guarantees:
+ * - a line that is not JSON, or not a message, is logged and answered (-32700 / -32600 when it
+ *   carried an id) and the connection stays up;
+ * - unknown methods get -32601, params that fail validation -32602;
+ * - `$/cancel_request` aborts the matching in-flight handler (its AbortSignal fires);
+ * - when the connection closes every pending request is rejected and every handler aborted.
+ * Modelled on the ACP SDK's `src/jsonrpc.ts` and vscode-jsonrpc.
+ */
+import type { Readable, Writable } from "node:stream";
+import type { z } from "zod";
+import { ConnectionClosedError, ErrorCodes, RpcError, TimeoutError, errorMessage } from "./errors.js";
+
+export type RequestId = number | string;
+
+export interface Disposable {
+  dispose(): void;
+}
+
+export interface HandlerContext {
+  /** Fires when the peer cancels this request or the connection closes. */
+  signal: AbortSignal;
+  id: RequestId;
+}
+
+export type RequestHandler<P = unknown, R = unknown> = (params: P, ctx: HandlerContext) => Promise<R> | R;
+export type NotificationHandler<P = unknown> = (params: P) => void;
+
+/** One frame as the trace sees it. `method` on a response is the method of its request. */
+export interface Frame {
+  direction: "in" | "out";
+  kind: "request" | "notification" | "response" | "error" | "invalid";
+  id?: RequestId | null;
+  method?: string;
+  size: number;
+  payload: unknown;
+}
+
+export interface PeerOptions {
+  /** Called with every frame in and out (the trace log). */
+  onFrame?: (frame: Frame) => void;
+  /** Problems with what the other side sent; never thrown. */
+  onProblem?: (message: string) => void;
+  /** Longest accepted line, in bytes; longer lines are dropped whole (with a problem report). */
+  maxLineBytes?: number;
+}
+
+interface Pending {
+  method: string;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  cleanup: () => void;
+}
+
+const CANCEL_REQUEST = "$/cancel_request";
+
+export class JsonRpcPeer {
+  private nextId = 0;
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly inFlight = new Map<RequestId, AbortController>();
+  private readonly requestHandlers = new Map<string, RequestHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private readonly closeListeners = new Set<(reason: string) => void>();
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  private discarding = false;
+  private closedReason: string | undefined;
+  private readonly maxLineBytes: number;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly options: PeerOptions = {},
+  ) {
+    this.maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
+    input.on("data", (chunk: Buffer | string) => this.onData(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
+    input.on("end", () => this.close("the agent closed its output"));
+    input.on("error", (e) => this.close(`read error: ${errorMessage(e)}`));
+    output.on("error", (e) => this.close(`write error: ${errorMessage(e)}`));
+  }
+
+  get closed(): boolean {
+    return this.closedReason !== undefined;
+  }
+
+  get closeReason(): string | undefined {
+    return this.closedReason;
+  }
+
+  onClose(listener: (reason: string) => void): Disposable {
+    this.closeListeners.add(listener);
+    return { dispose: () => this.closeListeners.delete(listener) };
+  }
+
+  /**
+   * Handle requests for `method`. With a schema, params are validated first and a failure is
+   * answered with -32602 without calling the handler.
+   */
+  onRequest<S extends z.ZodType, R>(
+    method: string,
+    schema: S | undefined,
+    handler: RequestHandler<z.infer<S>, R>,
+  ): Disposable {
+    const wrapped: RequestHandler = (params, ctx) => handler(validate(method, schema, params) as z.infer<S>, ctx);
+    this.requestHandlers.set(method, wrapped);
+    return { dispose: () => this.requestHandlers.get(method) === wrapped && this.requestHandlers.delete(method) };
+  }
+
+  /** Handle notifications for `method`; invalid params are reported as a problem and dropped. */
+  onNotification<S extends z.ZodType>(method: string, schema: S | undefined, handler: NotificationHandler<z.infer<S>>): Disposable {
+    const wrapped: NotificationHandler = (params) => handler(validate(method, schema, params) as z.infer<S>);
+    this.notificationHandlers.set(method, wrapped);
+    return { dispose: () => this.notificationHandlers.get(method) === wrapped && this.notificationHandlers.delete(method) };
+  }
+
+  /**
+   * Send a request. Aborting `signal` sends `$/cancel_request` and rejects at once; `timeoutMs`
+   * does the same with a TimeoutError.
+   */
+  request<R = unknown>(method: string, params: unknown, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<R> {
+    if (this.closedReason !== undefined) return Promise.reject(new ConnectionClosedError(this.closedReason));
+    if (opts.signal?.aborted) return Promise.reject(abortError(method));
+    const id = this.nextId++;
+    return new Promise<R>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        this.pending.delete(id);
+        cleanup();
+        this.notify(CANCEL_REQUEST, { requestId: id });
+        reject(abortError(method));
+      };
+      const cleanup = () => {
+        if (timer) clearTimeout(timer);
+        opts.signal?.removeEventListener("abort", onAbort);
+      };
+      if (opts.timeoutMs !== undefined && opts.timeoutMs > 0) {
+        timer = setTimeout(() => {
+          this.pending.delete(id);
+          cleanup();
+          this.notify(CANCEL_REQUEST, { requestId: id });
+          reject(new TimeoutError(method, opts.timeoutMs!));
+        }, opts.timeoutMs);
+      }
+      opts.signal?.addEventListener("abort", onAbort, { once: true });
+      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, cleanup });
+      this.send({ jsonrpc: "2.0", id, method, params }, "request", method);
+    });
+  }
+
+  notify(method: string, params: unknown): void {
+    if (this.closedReason !== undefined) return;
+    this.send({ jsonrpc: "2.0", method, params }, "notification", method);
+  }
+
+  /** Stop: reject every pending request, abort every handler. Idempotent. */
+  close(reason = "closed by the client"): void {
+    if (this.closedReason !== undefined) return;
+    this.closedReason = reason;
+    for (const [, p] of this.pending) {
+      p.cleanup();
+      p.reject(new ConnectionClosedError(reason));
+    }
+    this.pending.clear();
+    for (const [, c] of this.inFlight) c.abort(new ConnectionClosedError(reason));
+    this.inFlight.clear();
+    this.partial = [];
+    for (const l of [...this.closeListeners]) l(reason);
+    this.closeListeners.clear();
+  }
+
+  private send(msg: Record<string, unknown>, kind: Frame["kind"], method?: string): void {
+    const line = JSON.stringify(msg) + "\n";
+    this.options.onFrame?.({
+      direction: "out",
+      kind,
+      id: msg.id as RequestId | undefined,
+      method,
+      size: Buffer.byteLength(line),
+      payload: msg,
+    });
+    try {
+      this.output.write(line);
+    } catch (e) {
+      this.close(`write error: ${errorMessage(e)}`);
+    }
+  }
+
+  private onData(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      if (nl < 0) break;
+      const piece = chunk.subarray(start, nl);
+      start = nl + 1;
+      if (this.discarding) {
+        this.discarding = false;
+        this.partial = [];
+        this.partialBytes = 0;
+        continue;
+      }
+      let line: Buffer = piece;
+      if (this.partial.length > 0) {
+        this.partial.push(piece);
+        line = Buffer.concat(this.partial);
+        this.partial = [];
+        this.partialBytes = 0;
+      }
+      if (line.length > this.maxLineBytes) {
+        this.problem(`dropped a line of ${line.length} bytes (limit ${this.maxLineBytes})`);
+        continue;
+      }
+      this.onLine(line.toString("utf8"));
+      if (this.closedReason !== undefined) return;
+    }
+    if (start < chunk.length && !this.discarding) {
+      const rest = chunk.subarray(start);
+      this.partialBytes += rest.length;
+      if (this.partialBytes > this.maxLineBytes) {
+        this.problem(`dropped a line longer than ${this.maxLineBytes} bytes`);
+        this.partial = [];
+        this.partialBytes = 0;
+        this.discarding = true;
+      } else {
+        // Copy: the stream may reuse its buffer.
+        this.partial.push(Buffer.from(rest));
+      }
+    }
+  }
+
+  private onLine(raw: string): void {
+    const text = raw.trim();
+    if (text === "") return;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      this.options.onFrame?.({ direction: "in", kind: "invalid", size: raw.length + 1, payload: text.slice(0, 2000) });
+      this.problem(`not JSON: ${preview(text)}`);
+      this.sendError(null, ErrorCodes.ParseError, "Parse error: the line is not JSON");
+      return;
+    }
+    if (!isObject(msg) || msg.jsonrpc !== "2.0") {
+      this.options.onFrame?.({ direction: "in", kind: "invalid", size: raw.length + 1, payload: msg });
+      this.problem(`not a JSON-RPC 2.0 message: ${preview(text)}`);
+      const id = isObject(msg) && isId(msg.id) ? msg.id : null;
+      this.sendError(id, ErrorCodes.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message");
+      return;
+    }
+    const hasId = "id" in msg;
+    if (typeof msg.method === "string") {
+      if (hasId && !isId(msg.id)) {
+        this.options.onFrame?.({ direction: "in", kind: "invalid", size: raw.length + 1, payload: msg });
+        this.problem(`request with an invalid id: ${preview(text)}`);
+        this.sendError(null, ErrorCodes.InvalidRequest, "Invalid Request: id must be a number or a string");
+        return;
+      }
+      const kind = hasId ? "request" : "notification";
+      this.options.onFrame?.({ direction: "in", kind, id: hasId ? (msg.id as RequestId) : undefined, method: msg.method, size: raw.length + 1, payload: msg });
+      if (hasId) void this.handleRequest(msg.id as RequestId, msg.method, msg.params);
+      else this.handleNotification(msg.method, msg.params);
+      return;
+    }
+    if (hasId && ("result" in msg || "error" in msg)) {
+      const p = isId(msg.id) ? this.pending.get(msg.id) : undefined;
+      this.options.onFrame?.({
+        direction: "in",
+        kind: "error" in msg ? "error" : "response",
+        id: msg.id as RequestId,
+        method: p?.method,
+        size: raw.length + 1,
+        payload: msg,
+      });
+      if (!p) {
+        this.problem(`response to an unknown request id ${JSON.stringify(msg.id)}`);
+        return;
+      }
+      this.pending.delete(msg.id as RequestId);
+      p.cleanup();
+      if ("error" in msg) {
+        const err = isObject(msg.error) ? msg.error : {};
+        const code = typeof err.code === "number" ? err.code : ErrorCodes.InternalError;
+        const message = typeof err.message === "string" ? err.message : "error without a message";
+        p.reject(new RpcError(code, message, err.data));
+      } else {
+        p.resolve(msg.result);
+      }
+      return;
+    }
+    this.options.onFrame?.({ direction: "in", kind: "invalid", size: raw.length + 1, payload: msg });
+    this.problem(`neither request, notification nor response: ${preview(text)}`);
+    this.sendError(hasId && isId(msg.id) ? msg.id : null, ErrorCodes.InvalidRequest, "Invalid Request");
+  }
+
+  private async handleRequest(id: RequestId, method: string, params: unknown): Promise<void> {
+    const handler = this.requestHandlers.get(method);
+    if (!handler) {
+      this.sendError(id, ErrorCodes.MethodNotFound, `Method not found: ${method}`);
+      return;
+    }
+    if (this.inFlight.has(id)) {
+      this.problem(`duplicate request id ${JSON.stringify(id)} for ${method}`);
+      this.sendError(id, ErrorCodes.InvalidRequest, `Invalid Request: id ${JSON.stringify(id)} is already in use`);
+      return;
+    }
+    const controller = new AbortController();
+    this.inFlight.set(id, controller);
+    try {
+      const result = await handler(params, { signal: controller.signal, id });
+      if (this.inFlight.get(id) !== controller) return; // closed meanwhile
+      this.send({ jsonrpc: "2.0", id, result: result ?? null }, "response", method);
+    } catch (e) {
+      if (this.inFlight.get(id) !== controller) return;
+      if (e instanceof RpcError) this.sendError(id, e.code, e.message, e.data, method);
+      else if (controller.signal.aborted) this.sendError(id, ErrorCodes.RequestCancelled, "Request cancelled", undefined, method);
+      else this.sendError(id, ErrorCodes.InternalError, `Internal error: ${errorMessage(e)}`, undefined, method);
+    } finally {
+      if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
+    }
+  }
+
+  private handleNotification(method: string, params: unknown): void {
+    if (method === CANCEL_REQUEST) {
+      const requestId = isObject(params) ? params.requestId : undefined;
+      if (isId(requestId)) this.inFlight.get(requestId)?.abort(new Error("cancelled by the agent"));
+      else this.problem(`${CANCEL_REQUEST} without a valid requestId`);
+      return;
+    }
+    const handler = this.notificationHandlers.get(method);
+    if (!handler) return; // unknown notifications are ignored (ACP)
+    try {
+      handler(params);
+    } catch (e) {
+      this.problem(`${method}: ${errorMessage(e)}`);
+    }
+  }
+
+  private sendError(id: RequestId | null, code: number, message: string, data?: unknown, method?: string): void {
+    if (this.closedReason !== undefined) return;
+    const error: Record<string, unknown> = { code, message };
+    if (data !== undefined) error.data = data;
+    this.send({ jsonrpc: "2.0", id, error }, "error", method);
+  }
+
+  private problem(message: string): void {
+    this.options.onProblem?.(message);
+  }
+}
+
+function validate(method: string, schema: z.ZodType | undefined, params: unknown): unknown {
+  if (!schema) return params;
+  const r = schema.safeParse(params);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join(".") + ": " : "";
+  throw new RpcError(ErrorCodes.InvalidParams, `Invalid params for ${method}: ${where}${issue?.message ?? "invalid"}`);
+}
+
+function abortError(method: string): Error {
+  const e = new Error(`${method} was cancelled`);
+  e.name = "AbortError";
+  return e;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isId(v: unknown): v is RequestId {
+  return typeof v === "number" || typeof v === "string";
+}
+
+function preview(s: string): string {
+  return s.length > 120 ? `${s.slice(0, 120)}… (${s.length} chars)` : s;
+}

@@ -1,0 +1,343 @@
+/**
+ * One chat: an agent process, its ACP connection and one session, with the state that the view
+ * draws. It enforces the session's boundary, serialises permission questions, runs terminals,
+ * and implements ACP cancel exactly (see ACP-NOTES.md). Editor-agnostic: the editor is reached
+ * through the EditorPort and the `onEvents` sink.
+ */
+import { AgentProcess, describeExit, type AgentCommand } from "../agent/agent-process.js";
+import { AcpClient, type AgentRequestHandlers, type ClientFeatures } from "../client/acp-client.js";
+import type { EditorPort } from "../client/editor-port.js";
+import { ConnectionClosedError, ErrorCodes, RpcError, errorMessage } from "../protocol/errors.js";
+import { JsonRpcPeer, type HandlerContext } from "../protocol/jsonrpc.js";
+import type { ContentBlock, PermissionOutcome, RequestPermissionRequest, SessionUpdate, StopReason } from "../protocol/schema.js";
+import { TerminalManager, type Terminal } from "../terminals/terminal-manager.js";
+import { Redactor } from "../trace/redact.js";
+import { TraceLog } from "../trace/trace-log.js";
+import { PathBoundary } from "../workspace/path-boundary.js";
+import { SessionState, type TranscriptEvent } from "./session-state.js";
+
+export interface ChatOptions {
+  agentName: string;
+  command: AgentCommand;
+  /** The session's working directory: the boundary of every fs and terminal request. */
+  cwd: string;
+  /** More directories the user allows the agent to touch. */
+  extraRoots?: string[];
+  port: EditorPort;
+  onEvents: (events: TranscriptEvent[]) => void;
+  traceFile?: string;
+  timeouts?: { initializeMs?: number; newSessionMs?: number; cancelMs?: number };
+  features?: ClientFeatures;
+  clientInfo?: { name: string; version: string };
+}
+
+export type ChatStatus = "starting" | "ready" | "failed" | "closed";
+
+export class Chat {
+  readonly state = new SessionState();
+  readonly trace: TraceLog;
+  readonly terminals: TerminalManager;
+  readonly boundary: PathBoundary;
+  readonly redactor: Redactor;
+  status: ChatStatus = "starting";
+  sessionId: string | undefined;
+  agent: AgentProcess | undefined;
+  client: AcpClient | undefined;
+  /** Why the chat failed or the agent ended, for the user. */
+  failure: string | undefined;
+  private peer: JsonRpcPeer | undefined;
+  private permissionChain: Promise<unknown> = Promise.resolve();
+  private readonly permissionAborts = new Set<AbortController>();
+  private turnAbort: AbortController | undefined;
+  private cancelTimer: NodeJS.Timeout | undefined;
+  private settleTurn: ((r: StopReason) => void) | undefined;
+
+  constructor(readonly opts: ChatOptions) {
+    this.redactor = new Redactor(Object.values(opts.command.env ?? {}));
+    this.trace = new TraceLog(this.redactor, opts.traceFile);
+    this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
+    this.terminals = new TerminalManager((t) => this.onTerminal(t));
+  }
+
+  private emit(events: TranscriptEvent[]): void {
+    if (events.length > 0) this.opts.onEvents(events);
+  }
+
+  /** Visible to the user in the transcript, and in the trace. Secrets never reach either. */
+  notice(text: string, level: "info" | "warn" | "error" = "info"): void {
+    const safe = this.redactor.text(text);
+    this.trace.note(level, safe);
+    this.emit(this.state.note(safe, level));
+  }
+
+  /** Spawn the agent, `initialize`, `session/new`. Throws (after showing why) if any step fails. */
+  async start(resume?: { sessionId: string; mode: "load" | "resume" }): Promise<void> {
+    const { command } = this.opts;
+    this.trace.note("lifecycle", `starting ${[command.command, ...(command.args ?? [])].join(" ")} in ${command.cwd ?? this.opts.cwd}`);
+    const agent = new AgentProcess({ ...command, cwd: command.cwd ?? this.opts.cwd }, (text) => this.trace.note("stderr", text));
+    this.agent = agent;
+    const peer = new JsonRpcPeer(agent.stdout, agent.stdin, {
+      onFrame: (f) => this.trace.frame(f),
+      onProblem: (m) => this.trace.note("problem", m),
+    });
+    this.peer = peer;
+    this.client = new AcpClient(peer, this.handlers(), this.opts.features ?? {}, (m) => this.trace.note("problem", m));
+    peer.onClose((reason) => void this.onDisconnect(reason));
+    agent.exited.then((exit) => {
+      // Give stdout a moment to drain before declaring the connection dead.
+      setTimeout(() => peer.close(describeExit(command, exit, agent.stderr.lastLines(5))), 50);
+    });
+    try {
+      await this.client.initialize(this.opts.clientInfo ?? { name: "acp-chat.nvim", version: "0.1.0" }, { initializeMs: this.opts.timeouts?.initializeMs ?? 60_000 });
+      if (resume) {
+        const setup =
+          resume.mode === "resume" ? await this.client.resumeSession(resume.sessionId, this.boundary.cwd) : await this.client.loadSession(resume.sessionId, this.boundary.cwd);
+        this.sessionId = resume.sessionId;
+        this.emit(this.state.applySetup(setup));
+      } else {
+        const res = await this.client.newSession(this.boundary.cwd, { timeoutMs: this.opts.timeouts?.newSessionMs ?? 120_000, additionalDirectories: this.opts.extraRoots });
+        this.sessionId = res.sessionId;
+        this.emit(this.state.applySetup(res));
+      }
+      this.status = "ready";
+      this.trace.note("lifecycle", `session ${this.sessionId} ready`);
+      this.emit([{ type: "meta" }]);
+    } catch (e) {
+      this.status = "failed";
+      const why = this.explain(e);
+      this.failure = why;
+      this.notice(`Could not start ${this.opts.agentName}: ${why}`, "error");
+      await this.close();
+      throw new Error(this.redactor.text(why));
+    }
+  }
+
+  private explain(e: unknown): string {
+    if (e instanceof ConnectionClosedError && this.agent?.exit) {
+      return describeExit(this.opts.command, this.agent.exit, this.agent.stderr.lastLines(5));
+    }
+    return errorMessage(e);
+  }
+
+  /** Send a prompt; resolves with the stop reason when the turn ends (never rejects). */
+  async prompt(prompt: ContentBlock[]): Promise<StopReason | "error"> {
+    if (this.status !== "ready" || !this.client || !this.sessionId) {
+      this.notice(`The chat is not ready (${this.failure ?? this.status}).`, "error");
+      return "error";
+    }
+    if (this.state.turnState !== "idle") {
+      this.notice("A turn is already running: wait for it or cancel it first.", "warn");
+      return "error";
+    }
+    this.emit(this.state.beginTurn(prompt));
+    this.turnAbort = new AbortController();
+    const local = new Promise<StopReason>((resolve) => (this.settleTurn = resolve));
+    let result: StopReason | "error";
+    try {
+      result = await Promise.race([this.client.prompt(this.sessionId, prompt), local]);
+    } catch (e) {
+      result = "error";
+      const why = e instanceof ConnectionClosedError ? `The agent stopped: ${this.failure ?? errorMessage(e)}` : `The turn failed: ${errorMessage(e)}`;
+      this.notice(why, "error");
+    }
+    this.finishTurn(result);
+    return result;
+  }
+
+  private finishTurn(result: StopReason | "error"): void {
+    if (this.cancelTimer) clearTimeout(this.cancelTimer);
+    this.cancelTimer = undefined;
+    this.settleTurn = undefined;
+    this.turnAbort?.abort(new Error("turn ended"));
+    this.turnAbort = undefined;
+    this.emit(this.state.endTurn(result === "error" ? undefined : result));
+  }
+
+  /**
+   * ACP cancel: notify the agent, mark unfinished tool calls cancelled, answer open permission
+   * questions `cancelled`, and keep waiting for the prompt's response; an agent that ignores
+   * the cancel for `cancelMs` has its turn ended by the client, with a note saying so.
+   */
+  cancel(): void {
+    if (!this.client || !this.sessionId || this.state.turnState === "idle" || this.state.turnState === "cancelling") return;
+    this.emit(this.state.beginCancel());
+    this.turnAbort?.abort(new Error("turn cancelled"));
+    for (const c of this.permissionAborts) c.abort(new Error("turn cancelled"));
+    this.client.cancel(this.sessionId);
+    const ms = this.opts.timeouts?.cancelMs ?? 10_000;
+    this.cancelTimer = setTimeout(() => {
+      if (this.state.turnState !== "cancelling") return;
+      this.notice(`The agent did not end the turn within ${ms / 1000} s of the cancel; the turn is marked cancelled.`, "warn");
+      this.settleTurn?.("cancelled");
+    }, ms);
+  }
+
+  /** Stop the agent and every terminal; idempotent. */
+  async close(): Promise<void> {
+    if (this.status === "closed") return;
+    const wasFailed = this.status === "failed";
+    this.status = wasFailed ? "failed" : "closed";
+    if (this.client && this.sessionId && this.client.supports("close") && !this.peer?.closed) {
+      await Promise.race([this.client.closeSession(this.sessionId).catch(() => undefined), new Promise((r) => setTimeout(r, 300))]);
+    }
+    this.peer?.close("chat closed");
+    await Promise.all([this.agent?.kill(), this.terminals.closeAll()]);
+    this.trace.note("lifecycle", "closed");
+    this.trace.flush();
+    this.status = "closed";
+  }
+
+  /** Synchronous kill, for a host that is exiting. */
+  killNow(): void {
+    this.terminals.closeAllNow();
+    if (this.agent?.pid) {
+      try {
+        process.kill(-this.agent.pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
+  }
+
+  private async onDisconnect(reason: string): Promise<void> {
+    for (const c of this.permissionAborts) c.abort(new Error(reason));
+    if (this.status === "closed") return;
+    if (this.status === "ready") {
+      this.failure = reason;
+      this.status = "failed";
+      this.notice(`The agent stopped: ${reason}`, "error");
+      this.settleTurn?.("cancelled");
+      await this.terminals.closeAll();
+    }
+  }
+
+  // ---------- the agent's requests ----------
+
+  private handlers(): AgentRequestHandlers {
+    return {
+      sessionUpdate: (sessionId, update) => this.onUpdate(sessionId, update),
+      requestPermission: (req, ctx) => this.askPermission(req, ctx),
+      readTextFile: async (req, ctx) => {
+        const path = this.inside(req.path, "read");
+        return this.opts.port.readTextFile({ ...req, path }, this.linked(ctx));
+      },
+      writeTextFile: async (req, ctx) => {
+        const path = this.inside(req.path, "write");
+        await this.opts.port.writeTextFile({ ...req, path }, this.linked(ctx));
+        return {};
+      },
+      createTerminal: async (req) => {
+        const cwd = this.inside(req.cwd ?? this.boundary.cwd, "terminal cwd");
+        const env: Record<string, string> = {};
+        for (const e of req.env ?? []) env[e.name] = e.value;
+        const t = this.terminals.create({ command: req.command, args: req.args ?? [], env, cwd, outputByteLimit: req.outputByteLimit ?? undefined });
+        this.trace.note("terminal", `started ${t.id}: ${req.command} ${(req.args ?? []).join(" ")}`);
+        return { terminalId: t.id };
+      },
+      terminalOutput: async (req) => {
+        const t = this.terminals.get(req.terminalId);
+        return { output: t.output(), truncated: t.truncated, exitStatus: t.exitStatus ?? null };
+      },
+      waitForTerminalExit: async (req, ctx) => {
+        const t = this.terminals.get(req.terminalId);
+        return abortable(t.exited, ctx.signal);
+      },
+      killTerminal: async (req) => {
+        await this.terminals.get(req.terminalId).kill();
+        return {};
+      },
+      releaseTerminal: async (req) => {
+        await this.terminals.release(req.terminalId);
+        return {};
+      },
+      elicit: this.opts.port.elicit ? (req, ctx) => this.opts.port.elicit!(req, this.linked(ctx)) : undefined,
+    };
+  }
+
+  private inside(path: string, operation: string): string {
+    try {
+      return this.boundary.check(path, operation);
+    } catch (e) {
+      this.notice(`Denied: the agent asked for ${operation} of ${path}, outside ${this.boundary.cwd}.`, "warn");
+      throw e;
+    }
+  }
+
+  private onUpdate(sessionId: string, update: SessionUpdate): void {
+    if (sessionId !== this.sessionId) {
+      this.trace.note("problem", `session/update for unknown session ${sessionId}`);
+      return;
+    }
+    this.emit(this.state.apply(update));
+  }
+
+  /** Questions are asked one at a time, in the order they came; a cancelled turn answers them all. */
+  private askPermission(req: RequestPermissionRequest, ctx: HandlerContext): Promise<{ outcome: PermissionOutcome }> {
+    const controller = this.linkedController(ctx);
+    this.permissionAborts.add(controller);
+    // Show the tool call the question is about, even if the agent never sent it as an update.
+    if (!this.state.toolCalls.has(req.toolCall.toolCallId)) this.emit(this.state.apply({ ...req.toolCall, sessionUpdate: "tool_call", title: req.toolCall.title ?? "tool call" } as SessionUpdate));
+    this.emit(this.state.permissionAsked());
+    const run = async (): Promise<{ outcome: PermissionOutcome }> => {
+      try {
+        if (controller.signal.aborted || this.state.turnState === "cancelling") return { outcome: { outcome: "cancelled" } };
+        const outcome = await abortable(this.opts.port.requestPermission(req, controller.signal), controller.signal).catch((e) => {
+          if (controller.signal.aborted) return { outcome: "cancelled" } as PermissionOutcome;
+          throw e;
+        });
+        if (outcome.outcome === "selected" && !req.options.some((o) => o.optionId === outcome.optionId)) {
+          throw new RpcError(ErrorCodes.InternalError, `the editor chose an option the agent did not offer: ${outcome.optionId}`);
+        }
+        return { outcome };
+      } finally {
+        this.permissionAborts.delete(controller);
+        this.emit(this.state.permissionAnswered());
+      }
+    };
+    const result = this.permissionChain.then(run, run);
+    this.permissionChain = result.catch(() => undefined);
+    return result;
+  }
+
+  /** A controller that fires when the request is cancelled by the agent or the turn is cancelled. */
+  private linkedController(ctx: HandlerContext): AbortController {
+    const c = new AbortController();
+    const abort = () => c.abort(new Error("cancelled"));
+    if (ctx.signal.aborted) abort();
+    else ctx.signal.addEventListener("abort", abort, { once: true });
+    const turn = this.turnAbort?.signal;
+    if (turn) {
+      if (turn.aborted) abort();
+      else turn.addEventListener("abort", abort, { once: true });
+    }
+    return c;
+  }
+
+  private linked(ctx: HandlerContext): AbortSignal {
+    return this.linkedController(ctx).signal;
+  }
+
+  private onTerminal(t: Terminal): void {
+    const exit = t.exitStatus ? (t.exitStatus.signal ? `signal ${t.exitStatus.signal}` : `exit ${t.exitStatus.exitCode}`) : undefined;
+    this.emit(this.state.terminalOutput(t.id, t.output().slice(-4000), exit));
+  }
+}
+
+/** Resolve with `p`, or reject when `signal` fires. */
+export function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason ?? new Error("aborted"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason ?? new Error("aborted"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}

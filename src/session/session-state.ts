@@ -1,0 +1,341 @@
+/**
+ * The state of one ACP session, pure and synchronous: the ordered transcript, tool calls, plan,
+ * commands, modes, config options, usage, session info, and the turn's state machine.
+ * Each mutation returns the transcript events a view needs to redraw only what changed:
+ * `add` (a new block at the end), `append` (text at the end of the last block), `update`
+ * (a block redrawn in place) and `meta` (the header/status line).
+ */
+import type {
+  AvailableCommand,
+  ContentBlock,
+  KnownSessionUpdate,
+  LegacyModels,
+  PlanEntry,
+  SessionConfigOption,
+  SessionModeState,
+  SessionUpdate,
+  StopReason,
+  ToolCallContent,
+  ToolCallStatus,
+} from "../protocol/schema.js";
+
+export type DisplayToolStatus = ToolCallStatus | "cancelled";
+
+export interface ToolCallState {
+  toolCallId: string;
+  title: string;
+  kind: string;
+  status: DisplayToolStatus;
+  content: ToolCallContent[];
+  locations: { path: string; line?: number | null }[];
+  rawInput?: unknown;
+  rawOutput?: unknown;
+  /** Live output of a client terminal shown in this call, or streamed by the agent in `_meta`. */
+  terminals: Record<string, { tail: string; exit?: string }>;
+  turn: number;
+}
+
+export type Block =
+  | { id: string; type: "turn"; turn: number }
+  | { id: string; type: "user"; text: string; turn: number }
+  | { id: string; type: "agent"; text: string; turn: number }
+  | { id: string; type: "thought"; text: string; turn: number }
+  | { id: string; type: "tool"; call: ToolCallState; turn: number }
+  | { id: string; type: "plan"; entries: PlanEntry[]; turn: number }
+  | { id: string; type: "note"; text: string; level: "info" | "warn" | "error"; turn: number };
+
+export type TranscriptEvent =
+  | { type: "add"; block: Block }
+  | { type: "append"; id: string; text: string }
+  | { type: "update"; block: Block }
+  | { type: "meta" };
+
+export type TurnState = "idle" | "prompting" | "streaming" | "waiting_permission" | "cancelling";
+
+export interface Usage {
+  used: number;
+  size: number;
+  cost?: { amount: number; currency: string } | null;
+}
+
+export class SessionState {
+  readonly blocks: Block[] = [];
+  private readonly byId = new Map<string, Block>();
+  readonly toolCalls = new Map<string, ToolCallState>();
+  plan: PlanEntry[] = [];
+  commands: AvailableCommand[] = [];
+  modes: SessionModeState | undefined;
+  configOptions: SessionConfigOption[] = [];
+  legacyModels: LegacyModels | undefined;
+  usage: Usage | undefined;
+  title: string | undefined;
+  updatedAt: string | undefined;
+  turnState: TurnState = "idle";
+  turn = 0;
+  lastStopReason: StopReason | undefined;
+  private pendingPermissions = 0;
+  private nextBlock = 0;
+  /** Number of unknown or invalid updates seen, by variant name (shown once each in the log). */
+  readonly unknownKinds = new Map<string, number>();
+
+  // ---------- the turn ----------
+
+  /** The user sends a prompt: a new turn with its header and the user's words. */
+  beginTurn(prompt: ContentBlock[]): TranscriptEvent[] {
+    this.turn++;
+    this.turnState = "prompting";
+    const ev = [this.addBlock({ type: "turn", turn: this.turn }), this.addBlock({ type: "user", text: promptText(prompt), turn: this.turn })];
+    return [...ev, { type: "meta" }];
+  }
+
+  /** The `session/prompt` response arrived (or the turn failed). */
+  endTurn(stopReason: StopReason | undefined): TranscriptEvent[] {
+    this.turnState = "idle";
+    this.lastStopReason = stopReason;
+    this.pendingPermissions = 0;
+    return [{ type: "meta" }];
+  }
+
+  /**
+   * ACP cancel: every unfinished tool call of this turn is marked cancelled at once; the turn
+   * stays open until the prompt's response arrives.
+   */
+  beginCancel(): TranscriptEvent[] {
+    if (this.turnState === "idle") return [];
+    this.turnState = "cancelling";
+    const events: TranscriptEvent[] = [];
+    for (const call of this.toolCalls.values()) {
+      if (call.turn === this.turn && (call.status === "pending" || call.status === "in_progress")) {
+        call.status = "cancelled";
+        events.push({ type: "update", block: this.byId.get(toolBlockId(call.toolCallId))! });
+      }
+    }
+    events.push({ type: "meta" });
+    return events;
+  }
+
+  permissionAsked(): TranscriptEvent[] {
+    this.pendingPermissions++;
+    if (this.turnState === "cancelling" || this.turnState === "idle") return [];
+    this.turnState = "waiting_permission";
+    return [{ type: "meta" }];
+  }
+
+  permissionAnswered(): TranscriptEvent[] {
+    this.pendingPermissions = Math.max(0, this.pendingPermissions - 1);
+    if (this.turnState !== "waiting_permission" || this.pendingPermissions > 0) return [];
+    this.turnState = "streaming";
+    return [{ type: "meta" }];
+  }
+
+  note(text: string, level: "info" | "warn" | "error" = "info"): TranscriptEvent[] {
+    return [this.addBlock({ type: "note", text, level, turn: this.turn })];
+  }
+
+  // ---------- session/update ----------
+
+  apply(update: SessionUpdate): TranscriptEvent[] {
+    const events: TranscriptEvent[] = [];
+    if (this.turnState === "prompting") {
+      this.turnState = "streaming";
+      events.push({ type: "meta" });
+    }
+    if (update.sessionUpdate === "unknown") {
+      this.unknownKinds.set(update.originalKind, (this.unknownKinds.get(update.originalKind) ?? 0) + 1);
+      events.push(...this.note(update.reason, "warn"));
+      return events;
+    }
+    events.push(...this.applyKnown(update));
+    return events;
+  }
+
+  private applyKnown(u: KnownSessionUpdate): TranscriptEvent[] {
+    switch (u.sessionUpdate) {
+      case "user_message_chunk":
+        return this.chunk("user", u.content);
+      case "agent_message_chunk":
+        return this.chunk("agent", u.content);
+      case "agent_thought_chunk":
+        return this.chunk("thought", u.content);
+      case "tool_call":
+        return this.upsertToolCall(u, true);
+      case "tool_call_update":
+        return this.upsertToolCall(u, false);
+      case "plan":
+        return this.replacePlan(u.entries);
+      case "available_commands_update":
+        this.commands = u.availableCommands;
+        return [{ type: "meta" }];
+      case "current_mode_update":
+        if (this.modes) this.modes = { ...this.modes, currentModeId: u.currentModeId };
+        else this.modes = { currentModeId: u.currentModeId, availableModes: [] };
+        return [{ type: "meta" }];
+      case "config_option_update":
+        this.configOptions = u.configOptions;
+        return [{ type: "meta" }];
+      case "session_info_update":
+        if (u.title !== undefined) this.title = u.title ?? undefined;
+        if (u.updatedAt !== undefined) this.updatedAt = u.updatedAt ?? undefined;
+        return [{ type: "meta" }];
+      case "usage_update":
+        this.usage = { used: u.used, size: u.size, cost: u.cost };
+        return [{ type: "meta" }];
+    }
+  }
+
+  /** Consecutive chunks of the same kind merge into one block; anything else starts a new one. */
+  private chunk(kind: "user" | "agent" | "thought", content: ContentBlock): TranscriptEvent[] {
+    const text = contentText(content);
+    const last = this.blocks[this.blocks.length - 1];
+    if (last && last.type === kind) {
+      last.text += text;
+      return [{ type: "append", id: last.id, text }];
+    }
+    const events: TranscriptEvent[] = [];
+    // A replayed conversation (session/load) has no beginTurn: a user message opens the turn.
+    if (kind === "user" && this.turnState === "idle") {
+      this.turn++;
+      events.push(this.addBlock({ type: "turn", turn: this.turn }));
+    }
+    events.push(this.addBlock({ type: kind, text, turn: this.turn }));
+    return events;
+  }
+
+  /** `tool_call` may arrive twice (upsert); `tool_call_update` replaces only the fields present. */
+  private upsertToolCall(u: Record<string, unknown> & { toolCallId: string }, isCreate: boolean): TranscriptEvent[] {
+    let call = this.toolCalls.get(u.toolCallId);
+    const fresh = !call;
+    if (!call) {
+      call = {
+        toolCallId: u.toolCallId,
+        title: "",
+        kind: "other",
+        status: "pending",
+        content: [],
+        locations: [],
+        terminals: {},
+        turn: this.turn,
+      };
+      this.toolCalls.set(u.toolCallId, call);
+    }
+    const set = <K extends keyof ToolCallState>(key: K, v: unknown) => {
+      if (v !== undefined && v !== null) call![key] = v as ToolCallState[K];
+    };
+    set("title", u.title);
+    set("kind", u.kind);
+    set("status", u.status);
+    set("content", u.content);
+    set("locations", u.locations);
+    if ("rawInput" in u && u.rawInput !== undefined) call.rawInput = u.rawInput;
+    if ("rawOutput" in u && u.rawOutput !== undefined) call.rawOutput = u.rawOutput;
+    this.applyTerminalMeta(call, u._meta);
+    if (fresh && !isCreate && !call.title) call.title = call.toolCallId;
+    if (fresh) return [this.addBlock({ type: "tool", call, turn: this.turn }, toolBlockId(call.toolCallId))];
+    return [{ type: "update", block: this.byId.get(toolBlockId(call.toolCallId))! }];
+  }
+
+  /** claude-agent-acp / codex-acp stream terminal output through `_meta` (terminal_info/output/exit). */
+  private applyTerminalMeta(call: ToolCallState, metaField: unknown): void {
+    if (!metaField || typeof metaField !== "object") return;
+    const m = metaField as Record<string, { terminal_id?: string; data?: string; exit_code?: number | null; signal?: string | null } | undefined>;
+    const id = m.terminal_info?.terminal_id ?? m.terminal_output?.terminal_id ?? m.terminal_exit?.terminal_id;
+    if (!id) return;
+    const t = (call.terminals[id] ??= { tail: "" });
+    if (typeof m.terminal_output?.data === "string") t.tail = clipTail(t.tail + m.terminal_output.data);
+    if (m.terminal_exit) t.exit = m.terminal_exit.signal ? `signal ${m.terminal_exit.signal}` : `exit ${m.terminal_exit.exit_code ?? "?"}`;
+  }
+
+  /** Output of a client-side terminal shown in a tool call. */
+  terminalOutput(terminalId: string, tail: string, exit?: string): TranscriptEvent[] {
+    const events: TranscriptEvent[] = [];
+    for (const call of this.toolCalls.values()) {
+      if (!call.content.some((c) => c.type === "terminal" && c.terminalId === terminalId)) continue;
+      call.terminals[terminalId] = { tail: clipTail(tail), exit };
+      events.push({ type: "update", block: this.byId.get(toolBlockId(call.toolCallId))! });
+    }
+    return events;
+  }
+
+  /** The plan is replaced whole; it is drawn once per turn and redrawn in place. */
+  private replacePlan(entries: PlanEntry[]): TranscriptEvent[] {
+    this.plan = entries;
+    const id = `plan:${this.turn}`;
+    const existing = this.byId.get(id);
+    if (existing && existing.type === "plan") {
+      existing.entries = entries;
+      return [{ type: "update", block: existing }];
+    }
+    return [this.addBlock({ type: "plan", entries, turn: this.turn }, id)];
+  }
+
+  // ---------- session setup ----------
+
+  applySetup(setup: { modes?: SessionModeState | null; configOptions?: SessionConfigOption[] | null; models?: LegacyModels | null }): TranscriptEvent[] {
+    if (setup.modes) this.modes = setup.modes;
+    if (setup.configOptions) this.configOptions = setup.configOptions;
+    if (setup.models) this.legacyModels = setup.models;
+    return [{ type: "meta" }];
+  }
+
+  get currentModel(): string | undefined {
+    const opt = this.configOptions.find((o) => o.category === "model");
+    if (opt && opt.type === "select") return optionName(opt, opt.currentValue);
+    if (this.legacyModels) {
+      const m = this.legacyModels.availableModels.find((x) => x.modelId === this.legacyModels!.currentModelId);
+      return m?.name ?? this.legacyModels.currentModelId;
+    }
+    return undefined;
+  }
+
+  get currentMode(): string | undefined {
+    if (!this.modes) return undefined;
+    return this.modes.availableModes.find((m) => m.id === this.modes!.currentModeId)?.name ?? this.modes.currentModeId;
+  }
+
+  block(id: string): Block | undefined {
+    return this.byId.get(id);
+  }
+
+  private addBlock<B extends Omit<Block, "id">>(b: B, id?: string): TranscriptEvent {
+    const block = { ...b, id: id ?? `b${this.nextBlock++}` } as unknown as Block;
+    this.blocks.push(block);
+    this.byId.set(block.id, block);
+    return { type: "add", block };
+  }
+}
+
+export function toolBlockId(toolCallId: string): string {
+  return `tool:${toolCallId}`;
+}
+
+function optionName(opt: SessionConfigOption & { type: "select" }, value: string): string {
+  const flat = opt.options.flatMap((o) => ("options" in o ? (o.options as { value: string; name: string }[]) : [o as { value: string; name: string }]));
+  return flat.find((o) => o.value === value)?.name ?? value;
+}
+
+/** What a content block reads as in the transcript. */
+export function contentText(c: ContentBlock): string {
+  switch (c.type) {
+    case "text":
+      return c.text;
+    case "resource_link":
+      return `[@${c.name}](${c.uri})`;
+    case "resource":
+      return "text" in c.resource ? `[@${c.resource.uri}]` : `[@${c.resource.uri} (binary)]`;
+    case "image":
+      return "[image]";
+    case "audio":
+      return "[audio]";
+  }
+}
+
+function promptText(prompt: ContentBlock[]): string {
+  const text = prompt.filter((c) => c.type === "text").map(contentText).join("");
+  const refs = prompt.filter((c) => c.type !== "text").map(contentText);
+  return refs.length ? `${text}${text ? "\n" : ""}${refs.join(" ")}` : text;
+}
+
+const TAIL_CHARS = 4000;
+function clipTail(s: string): string {
+  return s.length > TAIL_CHARS ? s.slice(s.length - TAIL_CHARS) : s;
+}

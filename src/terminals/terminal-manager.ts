@@ -1,0 +1,145 @@
+/**
+ * `terminal/*` on the client side: real processes, each the leader of its own process group.
+ * Output is retained up to `outputByteLimit` bytes, cut from the start at a character boundary
+ * (ACP: truncated from the beginning, `truncated: true`). Release kills the command if it still
+ * runs but keeps its output visible; closing the manager kills every group.
+ */
+import { execa, type ResultPromise } from "execa";
+import { randomUUID } from "node:crypto";
+import { RpcError, ErrorCodes } from "../protocol/errors.js";
+import { killGroup, killGroupNow } from "../agent/process-group.js";
+
+export interface TerminalExitStatus {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface TerminalSpec {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd: string;
+  outputByteLimit?: number;
+}
+
+const DEFAULT_LIMIT = 1024 * 1024;
+
+export class Terminal {
+  readonly id = `term-${randomUUID()}`;
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+  truncated = false;
+  exitStatus: TerminalExitStatus | undefined;
+  released = false;
+  readonly exited: Promise<TerminalExitStatus>;
+  private readonly child: ResultPromise;
+  private readonly limit: number;
+
+  constructor(
+    readonly spec: TerminalSpec,
+    private readonly onOutput: (t: Terminal) => void,
+  ) {
+    this.limit = spec.outputByteLimit ?? DEFAULT_LIMIT;
+    this.child = execa(spec.command, spec.args ?? [], {
+      cwd: spec.cwd,
+      env: spec.env,
+      extendEnv: true,
+      detached: true,
+      stdin: "ignore",
+      all: true,
+      buffer: false,
+      reject: false,
+      encoding: "buffer",
+    });
+    this.child.all!.on("data", (b: Buffer) => this.append(b));
+    this.exited = this.child.then(
+      (r) => this.finish({ exitCode: r.exitCode ?? null, signal: r.signal ?? null }, (r as { failed?: boolean; originalMessage?: string }).originalMessage, r.exitCode === undefined && !r.signal),
+      (e: unknown) => this.finish({ exitCode: null, signal: null }, e instanceof Error ? e.message : String(e), true),
+    );
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** The retained output: the last `outputByteLimit` bytes, starting on a character boundary. */
+  output(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+
+  async kill(): Promise<void> {
+    await killGroup(this.pid, 1000);
+  }
+
+  killNow(): void {
+    killGroupNow(this.pid);
+  }
+
+  private append(b: Buffer): void {
+    this.chunks.push(b);
+    this.bytes += b.length;
+    if (this.bytes > this.limit) this.trim();
+    this.onOutput(this);
+  }
+
+  private trim(): void {
+    let all = Buffer.concat(this.chunks);
+    let start = all.length - this.limit;
+    // Never start inside a UTF-8 sequence: skip continuation bytes (10xxxxxx).
+    while (start < all.length && (all[start]! & 0xc0) === 0x80) start++;
+    all = all.subarray(start);
+    this.chunks = [Buffer.from(all)];
+    this.bytes = all.length;
+    this.truncated = true;
+  }
+
+  private finish(status: TerminalExitStatus, message: string | undefined, spawnFailed: boolean): TerminalExitStatus {
+    if (spawnFailed && message) this.append(Buffer.from(`${message}\n`));
+    this.exitStatus = spawnFailed ? { exitCode: 127, signal: null } : status;
+    void killGroup(this.pid, 300); // stragglers the command left in its group
+    this.onOutput(this);
+    return this.exitStatus;
+  }
+}
+
+export class TerminalManager {
+  private readonly terminals = new Map<string, Terminal>();
+
+  constructor(private readonly onChange: (t: Terminal) => void = () => undefined) {}
+
+  create(spec: TerminalSpec): Terminal {
+    const t = new Terminal(spec, (x) => this.onChange(x));
+    this.terminals.set(t.id, t);
+    return t;
+  }
+
+  /** Lookup for agent requests: an unknown id is the agent's mistake, answered -32602. */
+  get(id: string): Terminal {
+    const t = this.terminals.get(id);
+    if (!t) throw new RpcError(ErrorCodes.InvalidParams, `unknown terminal ${id}`);
+    return t;
+  }
+
+  find(id: string): Terminal | undefined {
+    return this.terminals.get(id);
+  }
+
+  async release(id: string): Promise<void> {
+    const t = this.get(id);
+    t.released = true;
+    await t.kill();
+  }
+
+  all(): Terminal[] {
+    return [...this.terminals.values()];
+  }
+
+  /** Kill every terminal's process group (chat closed or editor quitting). */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.terminals.values()].map((t) => t.kill()));
+  }
+
+  closeAllNow(): void {
+    for (const t of this.terminals.values()) t.killNow();
+  }
+}

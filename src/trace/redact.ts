@@ -1,0 +1,40 @@
+/**
+ * Secret redaction for everything that leaves the process as text: trace, log, transcript notes,
+ * error messages. Two rules: values of fields whose name looks secret, and any occurrence of a
+ * known secret value (the configured env values of the agent).
+ */
+const SECRET_KEY = /(token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key)/i;
+export const REDACTED = "[REDACTED]";
+
+export class Redactor {
+  private readonly values: string[];
+
+  /** `secrets`: literal values never to show (short ones are ignored: they would redact noise). */
+  constructor(secrets: Iterable<string> = []) {
+    this.values = [...new Set([...secrets].filter((s) => typeof s === "string" && s.length >= 6))].sort((a, b) => b.length - a.length);
+  }
+
+  /** A copy of `value` with secret fields and secret values replaced. */
+  value<T>(value: T): T {
+    return this.walk(value, 0) as T;
+  }
+
+  text(s: string): string {
+    let out = s;
+    for (const v of this.values) if (out.includes(v)) out = out.split(v).join(REDACTED);
+    return out;
+  }
+
+  private walk(v: unknown, depth: number): unknown {
+    if (typeof v === "string") return this.text(v);
+    if (depth > 64 || v === null || typeof v !== "object") return v;
+    if (Array.isArray(v)) return v.map((x) => this.walk(x, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      out[k] = SECRET_KEY.test(k) && (typeof x === "string" || typeof x === "number") ? REDACTED : this.walk(x, depth + 1);
+    }
+    // `{name: "API_KEY", value: "..."}` pairs (terminal env, HTTP headers) hide the value too.
+    if (typeof out.name === "string" && SECRET_KEY.test(out.name) && "value" in out) out.value = REDACTED;
+    return out;
+  }
+}

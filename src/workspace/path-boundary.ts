@@ -1,0 +1,78 @@
+/**
+ * The session's boundary: every fs and terminal request must stay inside the session's cwd (plus
+ * directories the user allowed). A path is made absolute, normalised and resolved through
+ * symlinks (for a path that does not exist yet, through its deepest existing ancestor) before
+ * the check, and callers use the *resolved* path for the operation itself, so a symlink swapped
+ * in after the check cannot redirect it outside.
+ */
+import { realpathSync } from "node:fs";
+import { isAbsolute, join, normalize, resolve, sep, basename, dirname } from "node:path";
+import { RpcError, ErrorCodes } from "../protocol/errors.js";
+
+export class BoundaryError extends RpcError {
+  constructor(
+    readonly requested: string,
+    readonly operation: string,
+  ) {
+    super(ErrorCodes.InvalidParams, `Access denied: ${operation} of ${JSON.stringify(requested)} is outside the session's working directory`);
+    this.name = "BoundaryError";
+  }
+}
+
+/** realpath of the deepest existing ancestor, with the missing tail appended. */
+export function resolveThroughLinks(absPath: string): string {
+  const missing: string[] = [];
+  let cur = absPath;
+  for (;;) {
+    try {
+      const real = realpathSync.native(cur);
+      return missing.length ? join(real, ...missing.reverse()) : real;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw e;
+      const parent = dirname(cur);
+      if (parent === cur) return absPath;
+      missing.push(basename(cur));
+      cur = parent;
+    }
+  }
+}
+
+export class PathBoundary {
+  private readonly roots: string[];
+
+  constructor(cwd: string, extraRoots: string[] = []) {
+    this.roots = [cwd, ...extraRoots].map((r) => resolveThroughLinks(resolve(r)));
+  }
+
+  get cwd(): string {
+    return this.roots[0]!;
+  }
+
+  /** The resolved absolute path if it lies inside a root; a BoundaryError otherwise. */
+  check(requested: string, operation: string): string {
+    if (typeof requested !== "string" || requested === "" || requested.includes("\0")) {
+      throw new BoundaryError(String(requested), operation);
+    }
+    const abs = normalize(isAbsolute(requested) ? requested : resolve(this.cwd, requested));
+    let real: string;
+    try {
+      real = resolveThroughLinks(abs.length > 1 ? abs.replace(/[\\/]+$/, "") : abs);
+    } catch {
+      throw new BoundaryError(requested, operation);
+    }
+    if (!this.roots.some((root) => real === root || real.startsWith(root.endsWith(sep) ? root : root + sep))) {
+      throw new BoundaryError(requested, operation);
+    }
+    return real;
+  }
+
+  contains(requested: string): boolean {
+    try {
+      this.check(requested, "check");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+// A scriptable ACP agent for tests, spoken over a real pipe. Plain JS so it runs without a build.
+//
+// The scenario comes from $FAKE_AGENT_SCENARIO (a JSON file path, or inline JSON). Fields:
+//   banner: text printed on stdout before anything else (a misbehaving agent)
+//   protocolVersion, agentCapabilities, authMethods, modes, configOptions, models
+//   noInitAnswer: never answer initialize;  authRequired: session/new fails -32000 until authenticate
+//   ignoreCancel: keep streaming after session/cancel
+//   sessions: [{sessionId, cwd, title, history: [steps]}] for session/list, load and resume
+//   turns: [[step, ...], ...]  the i-th prompt runs turns[i] (the last one repeats)
+//   byText: {"prompt text": [steps]}  takes precedence over turns
+//   record: a file where every message received is appended as a JSON line
+// Steps (run in order; each may be delayed with "delay": ms):
+//   {"text": "..."}  one agent_message_chunk;  {"chunks": N, "text": "x"}  N chunks
+//   {"thought": "..."}  {"update": {...}}  any session/update
+//   {"request": "method", "params": {...}}  a client request; the reply is kept as $last
+//     (strings "$last.field" in later params are replaced); {"echo": true} streams the reply as text
+//   {"sleep": ms}  {"raw": "line"}  {"exit": code}  {"signal": "SIGKILL"}  {"closeStdout": true}
+//   {"hang": true}  never answer this prompt;  {"stop": "end_turn"}  the stop reason (default end_turn)
+import { appendFileSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+
+const src = process.env.FAKE_AGENT_SCENARIO ?? "{}";
+const scenario = JSON.parse(src.trim().startsWith("{") ? src : readFileSync(src, "utf8"));
+const out = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
+const record = (m) => scenario.record && appendFileSync(scenario.record, JSON.stringify(m) + "\n");
+
+if (scenario.banner) process.stdout.write(scenario.banner + "\n");
+if (scenario.spawnChild) {
+  // A grandchild that would outlive a careless client: the tests look for it by pid.
+  const c = spawn("sleep", ["300"], { stdio: "ignore" });
+  process.stderr.write(`child pid ${c.pid}\n`);
+}
+process.stderr.write("fake agent started\n");
+
+let nextId = 1000;
+const pending = new Map();
+let authed = !scenario.authRequired;
+let promptCount = 0;
+const cancelled = new Set();
+const sessions = new Map((scenario.sessions ?? []).map((s) => [s.sessionId, s]));
+let currentMode = scenario.modes?.currentModeId;
+
+function request(method, params) {
+  const id = nextId++;
+  record({ $sent: { id, method } });
+  out({ jsonrpc: "2.0", id, method, params });
+  return new Promise((resolve) => pending.set(id, resolve));
+}
+const update = (sessionId, u) => out({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: u } });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function substitute(v, last) {
+  if (typeof v === "string" && v.startsWith("$last.")) return last?.result?.[v.slice(6)] ?? v;
+  if (Array.isArray(v)) return v.map((x) => substitute(x, last));
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, last)]));
+  return v;
+}
+
+async function runSteps(sessionId, steps, token) {
+  let last;
+  let stop = "end_turn";
+  for (const step of steps) {
+    if (token && cancelled.has(token) && !scenario.ignoreCancel) return "cancelled";
+    if (step.delay) await sleep(step.delay);
+    if (step.text !== undefined && step.chunks === undefined) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: step.text } });
+    if (step.chunks !== undefined) {
+      for (let i = 0; i < step.chunks; i++) {
+        if (token && cancelled.has(token) && !scenario.ignoreCancel) return "cancelled";
+        update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: step.text ?? "x" } });
+        if (step.every && i % step.every === step.every - 1) await sleep(step.pause ?? 1);
+      }
+    }
+    if (step.thought !== undefined) update(sessionId, { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: step.thought } });
+    if (step.user !== undefined) update(sessionId, { sessionUpdate: "user_message_chunk", content: { type: "text", text: step.user } });
+    if (step.update) update(sessionId, substitute(step.update, last));
+    if (step.request) {
+      last = await request(step.request, substitute({ sessionId, ...step.params }, last));
+      if (step.echo) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: JSON.stringify(last) } });
+    }
+    if (step.sleep) await sleep(step.sleep);
+    if (step.raw !== undefined) process.stdout.write(step.raw + "\n");
+    if (step.exit !== undefined) process.exit(step.exit);
+    if (step.signal) process.kill(process.pid, step.signal);
+    if (step.closeStdout) {
+      process.stdout.end();
+      await new Promise(() => setTimeout(() => undefined, 1 << 30));
+    }
+    if (step.hang) await new Promise(() => setTimeout(() => undefined, 1 << 30));
+    if (step.stop) stop = step.stop;
+  }
+  return token && cancelled.has(token) ? "cancelled" : stop;
+}
+
+async function handle(msg) {
+  const { id, method, params } = msg;
+  const reply = (result) => out({ jsonrpc: "2.0", id, result });
+  const fail = (code, message) => out({ jsonrpc: "2.0", id, error: { code, message } });
+  switch (method) {
+    case "initialize":
+      if (scenario.noInitAnswer) return;
+      return reply({
+        protocolVersion: scenario.protocolVersion ?? 1,
+        agentCapabilities: scenario.agentCapabilities ?? { loadSession: true, promptCapabilities: { embeddedContext: true } },
+        authMethods: scenario.authMethods ?? [],
+        agentInfo: { name: "fake-agent", version: "1.0.0" },
+      });
+    case "authenticate":
+      authed = true;
+      return reply({});
+    case "session/new": {
+      if (!authed) return fail(-32000, "Authentication required");
+      if (scenario.newSessionDelay) await sleep(scenario.newSessionDelay);
+      const sessionId = `sess-${Math.random().toString(36).slice(2, 8)}`;
+      sessions.set(sessionId, { sessionId, cwd: params.cwd, history: [] });
+      const res = { sessionId };
+      if (scenario.modes) res.modes = scenario.modes;
+      if (scenario.configOptions) res.configOptions = scenario.configOptions;
+      if (scenario.models) res.models = scenario.models;
+      reply(res);
+      if (scenario.commands) update(sessionId, { sessionUpdate: "available_commands_update", availableCommands: scenario.commands });
+      return;
+    }
+    case "session/load":
+    case "session/resume": {
+      const s = sessions.get(params.sessionId);
+      if (!s) return fail(-32002, `Resource not found: session ${params.sessionId}`);
+      if (method === "session/load") await runSteps(params.sessionId, s.history ?? []);
+      return reply({ modes: scenario.modes ?? null, configOptions: scenario.configOptions ?? null });
+    }
+    case "session/list":
+      return reply({ sessions: [...sessions.values()].map(({ sessionId, cwd, title }) => ({ sessionId, cwd, title })) });
+    case "session/delete":
+      sessions.delete(params.sessionId);
+      return reply({});
+    case "session/close":
+      return reply({});
+    case "session/set_mode":
+      currentMode = params.modeId;
+      reply({});
+      return update(params.sessionId, { sessionUpdate: "current_mode_update", currentModeId: currentMode });
+    case "session/set_config_option":
+      return reply({ configOptions: scenario.configOptions ?? [] });
+    case "session/set_model":
+      return reply({});
+    case "session/prompt": {
+      const i = promptCount++;
+      const text = (params.prompt ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
+      const turns = scenario.turns ?? [[{ text: `echo: ${text}` }]];
+      const steps = scenario.byText?.[text] ?? turns[Math.min(i, turns.length - 1)];
+      const token = `${params.sessionId}#${i}`;
+      current.set(params.sessionId, token);
+      const stop = await runSteps(params.sessionId, steps, token);
+      return reply({ stopReason: stop });
+    }
+    default:
+      if (id !== undefined) return fail(-32601, `Method not found: ${method}`);
+  }
+}
+const current = new Map();
+
+let buf = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => {
+  buf += d;
+  let nl;
+  while ((nl = buf.indexOf("\n")) >= 0) {
+    const line = buf.slice(0, nl);
+    buf = buf.slice(nl + 1);
+    if (!line.trim()) continue;
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      process.stderr.write(`fake agent: bad line ${line.slice(0, 80)}\n`);
+      continue;
+    }
+    record(msg);
+    if (msg.method === "session/cancel") {
+      const token = current.get(msg.params?.sessionId);
+      if (token) cancelled.add(token);
+      continue;
+    }
+    if (msg.method === undefined && msg.id !== undefined) {
+      const resolve = pending.get(msg.id);
+      pending.delete(msg.id);
+      resolve?.(msg);
+      continue;
+    }
+    handle(msg).catch((e) => process.stderr.write(`fake agent error: ${e.stack}\n`));
+  }
+});
+process.stdin.on("end", () => process.exit(0));

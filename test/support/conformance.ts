@@ -1,0 +1,87 @@
+/**
+ * Validates messages against the official ACP JSON schema shipped in @agentclientprotocol/sdk.
+ * Used on everything the client sent in a test (the fake agent records it).
+ */
+import Ajv2020 from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import { readFileSync, existsSync } from "node:fs";
+
+const require = createRequire(import.meta.url);
+const schema = require("@agentclientprotocol/sdk/schema/v1/schema.json") as { $defs: Record<string, { "x-method"?: string; "x-side"?: string }> };
+
+const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true });
+for (const f of ["uint16", "uint32", "uint64", "int32", "int64", "double", "uri"]) ajv.addFormat(f, true);
+ajv.addSchema(schema, "acp");
+
+/** method -> $defs name of what the client sends for it (request/notification params, or response). */
+const clientSends = new Map<string, { params?: string; result?: string }>();
+for (const [name, def] of Object.entries(schema.$defs)) {
+  const method = def["x-method"];
+  if (!method) continue;
+  const entry = clientSends.get(method) ?? {};
+  if (def["x-side"] === "agent" && (name.endsWith("Request") || name.endsWith("Notification"))) entry.params = name;
+  if (def["x-side"] === "protocol" && name.endsWith("Notification")) entry.params = name;
+  if (def["x-side"] === "client" && name.endsWith("Response")) entry.result = name;
+  clientSends.set(method, entry);
+}
+
+export interface Violation {
+  message: unknown;
+  errors: string;
+}
+
+/**
+ * Check client->agent messages. `requestMethods` maps the agent's request ids to methods so the
+ * client's responses can be checked against the right response schema.
+ */
+export function validateClientMessages(messages: Record<string, unknown>[], requestMethods: Map<unknown, string>): { checked: number; violations: Violation[]; methods: Set<string> } {
+  const violations: Violation[] = [];
+  const methods = new Set<string>();
+  let checked = 0;
+  for (const m of messages) {
+    if (m.jsonrpc !== "2.0") {
+      violations.push({ message: m, errors: "jsonrpc must be 2.0" });
+      continue;
+    }
+    let def: string | undefined;
+    let value: unknown;
+    if (typeof m.method === "string") {
+      def = clientSends.get(m.method)?.params;
+      value = m.params;
+      methods.add(m.method);
+      if (!def) {
+        violations.push({ message: m, errors: `no schema for method ${m.method}` });
+        continue;
+      }
+    } else if ("result" in m) {
+      const method = requestMethods.get(m.id);
+      def = method ? clientSends.get(method)?.result : undefined;
+      value = m.result;
+      if (method) methods.add(`${method} (response)`);
+      if (!def) continue; // a response to something that had no schema (or an unknown request)
+    } else {
+      const err = m.error as { code?: unknown; message?: unknown } | undefined;
+      if (!err || typeof err.code !== "number" || typeof err.message !== "string") violations.push({ message: m, errors: "bad error object" });
+      checked++;
+      continue;
+    }
+    const validate = ajv.getSchema(`acp#/$defs/${def}`)!;
+    checked++;
+    if (!validate(value)) violations.push({ message: m, errors: ajv.errorsText(validate.errors) });
+  }
+  return { checked, violations, methods };
+}
+
+/** Read a fake agent's record file: what the client sent it, and the ids of the agent's own requests. */
+export function readRecord(file: string): { received: Record<string, unknown>[]; sent: Map<unknown, string> } {
+  const received: Record<string, unknown>[] = [];
+  const sent = new Map<unknown, string>();
+  if (!existsSync(file)) return { received, sent };
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line) continue;
+    const m = JSON.parse(line) as Record<string, unknown> & { $sent?: { id: unknown; method: string } };
+    if (m.$sent) sent.set(m.$sent.id, m.$sent.method);
+    else received.push(m);
+  }
+  return { received, sent };
+}
