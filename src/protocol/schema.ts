@@ -52,8 +52,8 @@ export const ToolCallFields = {
   status: ToolCallStatus,
   content: z.array(ToolCallContent),
   locations: z.array(ToolCallLocation),
-  rawInput: z.unknown(),
-  rawOutput: z.unknown(),
+  rawInput: z.unknown().optional(),
+  rawOutput: z.unknown().optional(),
   ...meta,
 };
 export const ToolCall = z.looseObject({
@@ -70,8 +70,8 @@ export const ToolCallUpdate = z.looseObject({
   status: ToolCallStatus.nullish(),
   content: z.array(ToolCallContent).nullish(),
   locations: z.array(ToolCallLocation).nullish(),
-  rawInput: z.unknown(),
-  rawOutput: z.unknown(),
+  rawInput: z.unknown().optional(),
+  rawOutput: z.unknown().optional(),
   ...meta,
 });
 export type ToolCallUpdate = z.infer<typeof ToolCallUpdate>;

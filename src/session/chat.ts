@@ -50,7 +50,8 @@ export class Chat {
   private readonly permissionAborts = new Set<AbortController>();
   private turnAbort: AbortController | undefined;
   private cancelTimer: NodeJS.Timeout | undefined;
-  private settleTurn: ((r: StopReason) => void) | undefined;
+  private closing: Promise<void> | undefined;
+  private settleTurn: ((r: StopReason | "error") => void) | undefined;
 
   constructor(readonly opts: ChatOptions) {
     this.redactor = new Redactor(Object.values(opts.command.env ?? {}));
@@ -104,7 +105,7 @@ export class Chat {
       this.emit([{ type: "meta" }]);
     } catch (e) {
       this.status = "failed";
-      const why = this.explain(e);
+      const why = e instanceof ConnectionClosedError ? await this.describeEnd(e.message) : errorMessage(e);
       this.failure = why;
       this.notice(`Could not start ${this.opts.agentName}: ${why}`, "error");
       await this.close();
@@ -112,11 +113,12 @@ export class Chat {
     }
   }
 
-  private explain(e: unknown): string {
-    if (e instanceof ConnectionClosedError && this.agent?.exit) {
-      return describeExit(this.opts.command, this.agent.exit, this.agent.stderr.lastLines(5));
-    }
-    return errorMessage(e);
+  /** Why the connection ended: the agent's exit status and stderr tail when it has exited. */
+  private async describeEnd(reason: string): Promise<string> {
+    const agent = this.agent;
+    if (!agent) return reason;
+    const exit = agent.exit ?? (await Promise.race([agent.exited, new Promise<undefined>((r) => setTimeout(r, 1000))]));
+    return exit ? describeExit(this.opts.command, exit, agent.stderr.lastLines(5)) : reason;
   }
 
   /** Send a prompt; resolves with the stop reason when the turn ends (never rejects). */
@@ -131,13 +133,13 @@ export class Chat {
     }
     this.emit(this.state.beginTurn(prompt));
     this.turnAbort = new AbortController();
-    const local = new Promise<StopReason>((resolve) => (this.settleTurn = resolve));
+    const local = new Promise<StopReason | "error">((resolve) => (this.settleTurn = resolve));
     let result: StopReason | "error";
     try {
       result = await Promise.race([this.client.prompt(this.sessionId, prompt), local]);
     } catch (e) {
       result = "error";
-      const why = e instanceof ConnectionClosedError ? `The agent stopped: ${this.failure ?? errorMessage(e)}` : `The turn failed: ${errorMessage(e)}`;
+      const why = e instanceof ConnectionClosedError ? `The agent stopped: ${await this.describeEnd(e.message)}` : `The turn failed: ${errorMessage(e)}`;
       this.notice(why, "error");
     }
     this.finishTurn(result);
@@ -174,9 +176,13 @@ export class Chat {
 
   /** Stop the agent and every terminal; idempotent. */
   async close(): Promise<void> {
-    if (this.status === "closed") return;
+    if (this.closing) return this.closing;
+    this.closing = this.doClose();
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
     const wasFailed = this.status === "failed";
-    this.status = wasFailed ? "failed" : "closed";
     if (this.client && this.sessionId && this.client.supports("close") && !this.peer?.closed) {
       await Promise.race([this.client.closeSession(this.sessionId).catch(() => undefined), new Promise((r) => setTimeout(r, 300))]);
     }
@@ -184,7 +190,7 @@ export class Chat {
     await Promise.all([this.agent?.kill(), this.terminals.closeAll()]);
     this.trace.note("lifecycle", "closed");
     this.trace.flush();
-    this.status = "closed";
+    this.status = wasFailed ? "failed" : "closed";
   }
 
   /** Synchronous kill, for a host that is exiting. */
@@ -201,12 +207,13 @@ export class Chat {
 
   private async onDisconnect(reason: string): Promise<void> {
     for (const c of this.permissionAborts) c.abort(new Error(reason));
-    if (this.status === "closed") return;
+    if (this.closing) return;
     if (this.status === "ready") {
       this.failure = reason;
       this.status = "failed";
-      this.notice(`The agent stopped: ${reason}`, "error");
-      this.settleTurn?.("cancelled");
+      // A running turn reports the end itself (its prompt request fails); otherwise say it here.
+      if (!this.settleTurn) this.notice(`The agent stopped: ${await this.describeEnd(reason)}`, "error");
+      this.emit([{ type: "meta" }]);
       await this.terminals.closeAll();
     }
   }
