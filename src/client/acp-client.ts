@@ -30,16 +30,17 @@ import {
   type StopReason,
 } from "../protocol/schema.js";
 import type { z } from "zod";
+import type * as out from "../protocol/outgoing.js";
 
 /** What the client does when the agent calls it. Every method may throw RpcError. */
 export interface AgentRequestHandlers {
   sessionUpdate(sessionId: string, update: SessionUpdate): void;
-  requestPermission(req: RequestPermissionRequest, ctx: HandlerContext): Promise<{ outcome: PermissionOutcome }>;
-  readTextFile(req: ReadTextFileRequest, ctx: HandlerContext): Promise<{ content: string }>;
+  requestPermission(req: RequestPermissionRequest, ctx: HandlerContext): Promise<out.PermissionResponse>;
+  readTextFile(req: ReadTextFileRequest, ctx: HandlerContext): Promise<out.ReadTextFileResult>;
   writeTextFile(req: WriteTextFileRequest, ctx: HandlerContext): Promise<Record<string, never>>;
-  createTerminal(req: CreateTerminalRequest, ctx: HandlerContext): Promise<{ terminalId: string }>;
-  terminalOutput(req: z.infer<typeof TerminalRequest>): Promise<{ output: string; truncated: boolean; exitStatus?: { exitCode: number | null; signal: string | null } | null }>;
-  waitForTerminalExit(req: z.infer<typeof TerminalRequest>, ctx: HandlerContext): Promise<{ exitCode: number | null; signal: string | null }>;
+  createTerminal(req: CreateTerminalRequest, ctx: HandlerContext): Promise<out.CreateTerminalResult>;
+  terminalOutput(req: z.infer<typeof TerminalRequest>): Promise<out.TerminalOutputResult>;
+  waitForTerminalExit(req: z.infer<typeof TerminalRequest>, ctx: HandlerContext): Promise<out.TerminalExitResult>;
   killTerminal(req: z.infer<typeof TerminalRequest>): Promise<Record<string, never>>;
   releaseTerminal(req: z.infer<typeof TerminalRequest>): Promise<Record<string, never>>;
   elicit?(req: CreateElicitationRequest, ctx: HandlerContext): Promise<ElicitationResponse>;
@@ -93,8 +94,8 @@ export class AcpClient {
   }
 
   /** The capabilities sent in `initialize`. */
-  clientCapabilities(): Record<string, unknown> {
-    const caps: Record<string, unknown> = {
+  clientCapabilities(): out.InitializeParams["clientCapabilities"] {
+    const caps: out.InitializeParams["clientCapabilities"] = {
       fs: { readTextFile: true, writeTextFile: true },
       terminal: true,
       auth: { terminal: this.features.authTerminal === true },
@@ -109,7 +110,8 @@ export class AcpClient {
    * client does not speak is refused with a message that says what to do.
    */
   async initialize(info: ClientInfo, timeouts: Timeouts = {}): Promise<InitializeResponse> {
-    const raw = await this.peer.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: this.clientCapabilities(), clientInfo: info }, { timeoutMs: timeouts.initializeMs });
+    const params: out.InitializeParams = { protocolVersion: PROTOCOL_VERSION, clientCapabilities: this.clientCapabilities(), clientInfo: info };
+    const raw = await this.peer.request("initialize", params, { timeoutMs: timeouts.initializeMs });
     const res = parseResult("initialize", InitializeResponse, raw);
     if (res.protocolVersion !== PROTOCOL_VERSION) {
       throw new Error(
@@ -149,7 +151,7 @@ export class AcpClient {
 
   async authenticate(methodId: string): Promise<void> {
     if (!this.authMethods.some((m) => m.id === methodId)) throw new Error(`authenticate: the agent offers no auth method "${methodId}"`);
-    await this.peer.request("authenticate", { methodId });
+    await this.peer.request("authenticate", { methodId } satisfies out.AuthenticateParams);
   }
 
   async logout(): Promise<void> {
@@ -157,21 +159,23 @@ export class AcpClient {
     await this.peer.request("logout", {});
   }
 
-  async newSession(cwd: string, opts: { mcpServers?: unknown[]; additionalDirectories?: string[]; timeoutMs?: number } = {}) {
-    const params: Record<string, unknown> = { cwd, mcpServers: opts.mcpServers ?? [] };
+  async newSession(cwd: string, opts: { additionalDirectories?: string[]; timeoutMs?: number } = {}) {
+    const params: out.NewSessionParams = { cwd, mcpServers: [] };
     if (opts.additionalDirectories?.length && this.capabilities.sessionCapabilities?.additionalDirectories != null) params.additionalDirectories = opts.additionalDirectories;
     return parseResult("session/new", NewSessionResponse, await this.peer.request("session/new", params, { timeoutMs: opts.timeoutMs }));
   }
 
   /** `session/load`: the agent replays the conversation as session/update before answering. */
-  async loadSession(sessionId: string, cwd: string, mcpServers: unknown[] = []) {
+  async loadSession(sessionId: string, cwd: string) {
     this.require("load", "loadSession");
-    return parseResult("session/load", LoadSessionResponse, await this.peer.request("session/load", { sessionId, cwd, mcpServers }));
+    const params: out.LoadSessionParams = { sessionId, cwd, mcpServers: [] };
+    return parseResult("session/load", LoadSessionResponse, await this.peer.request("session/load", params));
   }
 
-  async resumeSession(sessionId: string, cwd: string, mcpServers: unknown[] = []) {
+  async resumeSession(sessionId: string, cwd: string) {
     this.require("resume", "sessionCapabilities.resume");
-    return parseResult("session/resume", LoadSessionResponse, await this.peer.request("session/resume", { sessionId, cwd, mcpServers }));
+    const params: out.LoadSessionParams = { sessionId, cwd, mcpServers: [] };
+    return parseResult("session/resume", LoadSessionResponse, await this.peer.request("session/resume", params));
   }
 
   async listSessions(cwd?: string): Promise<SessionInfo[]> {
@@ -179,7 +183,7 @@ export class AcpClient {
     const all: SessionInfo[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 50; page++) {
-      const params: Record<string, unknown> = {};
+      const params: out.ListSessionsParams = {};
       if (cwd) params.cwd = cwd;
       if (cursor) params.cursor = cursor;
       const res = parseResult("session/list", ListSessionsResponse, await this.peer.request("session/list", params));
@@ -192,21 +196,20 @@ export class AcpClient {
 
   async closeSession(sessionId: string): Promise<void> {
     this.require("close", "sessionCapabilities.close");
-    await this.peer.request("session/close", { sessionId });
+    await this.peer.request("session/close", { sessionId } satisfies out.SessionIdParams);
   }
 
   async deleteSession(sessionId: string): Promise<void> {
     this.require("delete", "sessionCapabilities.delete");
-    await this.peer.request("session/delete", { sessionId });
+    await this.peer.request("session/delete", { sessionId } satisfies out.SessionIdParams);
   }
 
   async setMode(sessionId: string, modeId: string): Promise<void> {
-    await this.peer.request("session/set_mode", { sessionId, modeId });
+    await this.peer.request("session/set_mode", { sessionId, modeId } satisfies out.SetModeParams);
   }
 
   async setConfigOption(sessionId: string, configId: string, value: string | boolean): Promise<unknown> {
-    const params: Record<string, unknown> = { sessionId, configId, value };
-    if (typeof value === "boolean") params.type = "boolean";
+    const params: out.SetConfigOptionParams = typeof value === "boolean" ? { sessionId, configId, type: "boolean", value } : { sessionId, configId, value };
     return this.peer.request("session/set_config_option", params);
   }
 
@@ -217,12 +220,12 @@ export class AcpClient {
   }
 
   async prompt(sessionId: string, prompt: ContentBlock[]): Promise<StopReason> {
-    const res = parseResult("session/prompt", PromptResponse, await this.peer.request("session/prompt", { sessionId, prompt }));
+    const res = parseResult("session/prompt", PromptResponse, await this.peer.request("session/prompt", { sessionId, prompt } satisfies out.PromptParams));
     return res.stopReason;
   }
 
   cancel(sessionId: string): void {
-    this.peer.notify("session/cancel", { sessionId });
+    this.peer.notify("session/cancel", { sessionId } satisfies out.SessionIdParams);
   }
 
   private require(feature: Parameters<AcpClient["supports"]>[0], capability: string): void {

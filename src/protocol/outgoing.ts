@@ -1,0 +1,65 @@
+/**
+ * Types of what this client sends: request params and the results of the agent's requests.
+ * Checked against the official SDK's types at compile time (test/unit/sdk-types.test.ts).
+ */
+import type { ContentBlock, ElicitationResponse, PermissionOutcome } from "./schema.js";
+
+export interface InitializeParams {
+  protocolVersion: number;
+  clientCapabilities: {
+    fs: { readTextFile: boolean; writeTextFile: boolean };
+    terminal: boolean;
+    auth: { terminal: boolean };
+    elicitation?: { form: Record<string, never> };
+    _meta?: { [key: string]: unknown };
+  };
+  clientInfo: { name: string; version: string };
+}
+export interface AuthenticateParams {
+  methodId: string;
+}
+export interface NewSessionParams {
+  cwd: string;
+  mcpServers: never[];
+  additionalDirectories?: string[];
+}
+export interface LoadSessionParams {
+  sessionId: string;
+  cwd: string;
+  mcpServers: never[];
+}
+export interface ListSessionsParams {
+  cwd?: string;
+  cursor?: string;
+}
+export interface SessionIdParams {
+  sessionId: string;
+}
+export interface PromptParams {
+  sessionId: string;
+  prompt: ContentBlock[];
+}
+export interface SetModeParams {
+  sessionId: string;
+  modeId: string;
+}
+export type SetConfigOptionParams = { sessionId: string; configId: string } & ({ type: "boolean"; value: boolean } | { value: string });
+export interface PermissionResponse {
+  outcome: PermissionOutcome;
+}
+export interface ReadTextFileResult {
+  content: string;
+}
+export interface CreateTerminalResult {
+  terminalId: string;
+}
+export interface TerminalExitResult {
+  exitCode: number | null;
+  signal: string | null;
+}
+export interface TerminalOutputResult {
+  output: string;
+  truncated: boolean;
+  exitStatus: TerminalExitResult | null;
+}
+export type ElicitationResult = ElicitationResponse;
