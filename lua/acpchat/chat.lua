@@ -1,0 +1,349 @@
+-- Chats on the Neovim side: their buffers and windows, keys, and the prompt.
+-- Protocol and session state live in Node; a chat here is what is needed to draw and ask.
+local config = require("acpchat.config")
+local rpc = require("acpchat.rpc")
+local util = require("acpchat.util")
+
+local api = vim.api
+local M = {}
+
+---@type table<integer, table>
+M.chats = {}
+local next_id = 1
+
+function M.get(id)
+  return M.chats[id]
+end
+
+--- The chat of the current tab (the last one opened in it), if any.
+function M.current()
+  local tab = api.nvim_get_current_tabpage()
+  local best
+  for _, c in pairs(M.chats) do
+    if c.tab == tab and (not best or c.id > best.id) and not c.closed then
+      best = c
+    end
+  end
+  -- From a chat buffer in another tab, that chat.
+  local b = api.nvim_get_current_buf()
+  for _, c in pairs(M.chats) do
+    if (c.buf == b or c.prompt_buf == b) and not c.closed then
+      return c
+    end
+  end
+  return best
+end
+
+local function scratch(name, filetype)
+  local buf = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_name(buf, name)
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = filetype
+  return buf
+end
+
+function M.refresh_winbar(chat)
+  local bar = require("acpchat.text").winbar(chat.status)
+  for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
+    vim.wo[win].winbar = bar
+  end
+end
+
+local function size_of(total, size)
+  if size < 1 then
+    return math.max(10, math.floor(total * size))
+  end
+  return size
+end
+
+--- Show the chat's windows in the current tab (or focus them when already shown).
+function M.show(chat)
+  local layout = config.options.layout
+  local wins = vim.fn.win_findbuf(chat.buf)
+  for _, w in ipairs(wins) do
+    if api.nvim_win_get_tabpage(w) == api.nvim_get_current_tabpage() then
+      local pw = vim.fn.win_findbuf(chat.prompt_buf)
+      api.nvim_set_current_win(pw[1] or w)
+      return
+    end
+  end
+  local tw
+  if layout.position == "float" then
+    local width = size_of(vim.o.columns, layout.size > 0.99 and layout.size or math.max(layout.size, 0.6))
+    local height = math.floor(vim.o.lines * 0.8)
+    local row = math.floor((vim.o.lines - height) / 2)
+    local col = math.floor((vim.o.columns - width) / 2)
+    tw = api.nvim_open_win(chat.buf, true, { relative = "editor", row = row, col = col, width = width, height = height - layout.prompt_height - 2, border = "rounded" })
+    local pw = api.nvim_open_win(chat.prompt_buf, true, { relative = "editor", row = row + height - layout.prompt_height, col = col, width = width, height = layout.prompt_height, border = "rounded" })
+    chat.float_wins = { tw, pw }
+  else
+    local vertical = layout.position == "right" or layout.position == "left"
+    local total = vertical and vim.o.columns or vim.o.lines
+    local mods = ({ right = "botright vertical", left = "topleft vertical", top = "topleft", bottom = "botright" })[layout.position]
+    vim.cmd(string.format("%s %dsplit", mods, size_of(total, layout.size)))
+    tw = api.nvim_get_current_win()
+    api.nvim_win_set_buf(tw, chat.buf)
+    vim.cmd(string.format("belowright %dsplit", layout.prompt_height))
+    api.nvim_win_set_buf(0, chat.prompt_buf)
+    vim.wo.winfixheight = true
+  end
+  for _, w in ipairs({ tw }) do
+    vim.wo[w].wrap = true
+    vim.wo[w].linebreak = true
+    vim.wo[w].number = false
+    vim.wo[w].relativenumber = false
+    vim.wo[w].signcolumn = "no"
+    vim.wo[w].foldmethod = "expr"
+    vim.wo[w].foldexpr = "v:lua.require'acpchat.chat'.foldexpr(v:lnum)"
+    vim.wo[w].foldtext = "v:lua.require'acpchat.chat'.foldtext()"
+    vim.wo[w].foldlevel = 0
+    vim.wo[w].conceallevel = 2
+  end
+  api.nvim_win_set_cursor(tw, { api.nvim_buf_line_count(chat.buf), 0 })
+  M.refresh_winbar(chat)
+end
+
+--- Thoughts fold away: their lines carry the thought prefix.
+function M.foldexpr(lnum)
+  local line = vim.fn.getline(lnum)
+  return vim.startswith(line, "  ┆") and "1" or "0"
+end
+
+function M.foldtext()
+  local n = vim.v.foldend - vim.v.foldstart + 1
+  return string.format("  ┆ thought (%d line%s)", n, n == 1 and "" or "s")
+end
+
+function M.hide(chat)
+  for _, b in ipairs({ chat.buf, chat.prompt_buf }) do
+    for _, w in ipairs(vim.fn.win_findbuf(b)) do
+      if #api.nvim_list_wins() > 1 then
+        pcall(api.nvim_win_close, w, true)
+      end
+    end
+  end
+end
+
+local function map(buf, mode, lhs, rhs, desc)
+  if lhs and lhs ~= false and lhs ~= "" then
+    vim.keymap.set(mode, lhs, rhs, { buffer = buf, desc = "acpchat: " .. desc, nowait = true, silent = true })
+  end
+end
+
+local function jump_turn(chat, dir)
+  local rows = require("acpchat.render").turn_rows(chat)
+  local cur = api.nvim_win_get_cursor(0)[1] - 1
+  local target
+  if dir > 0 then
+    for _, r in ipairs(rows) do
+      if r > cur then
+        target = r
+        break
+      end
+    end
+  else
+    for i = #rows, 1, -1 do
+      if rows[i] < cur then
+        target = rows[i]
+        break
+      end
+    end
+  end
+  if target then
+    api.nvim_win_set_cursor(0, { target + 1, 0 })
+  end
+end
+
+--- The tool call block under the cursor in the transcript.
+local function tool_at_cursor(chat)
+  local row = api.nvim_win_get_cursor(0)[1] - 1
+  local b = require("acpchat.render").block_at(chat, row)
+  if b and b.type == "tool" then
+    return b
+  end
+end
+
+local function open_location(chat)
+  local b = tool_at_cursor(chat)
+  local line = api.nvim_get_current_line()
+  local path, lnum = line:match("^%s*↳ (.-):(%d+)$")
+  if not path then
+    path = line:match("^%s*↳ (.+)$")
+  end
+  if not path and b and b.view and b.view.locations and b.view.locations[1] then
+    path, lnum = b.view.locations[1].path, b.view.locations[1].line
+  end
+  if not path then
+    return vim.cmd("normal! gf")
+  end
+  -- Open in the last editor window, not in the chat.
+  vim.cmd("wincmd p")
+  if vim.bo.filetype == "acpchat" or vim.bo.filetype == "acpchat-prompt" then
+    vim.cmd("topleft vsplit")
+  end
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  if tonumber(lnum) and lnum ~= vim.NIL then
+    pcall(api.nvim_win_set_cursor, 0, { tonumber(lnum), 0 })
+  end
+end
+
+local function setup_keys(chat)
+  local k = config.options.keymaps
+  map(chat.prompt_buf, "n", k.send, function()
+    M.send_prompt(chat)
+  end, "send the prompt")
+  map(chat.prompt_buf, "i", k.send_insert, function()
+    M.send_prompt(chat)
+  end, "send the prompt")
+  for _, b in ipairs({ chat.buf, chat.prompt_buf }) do
+    map(b, { "n", "i" }, k.cancel, function()
+      M.cancel(chat)
+    end, "cancel the turn")
+  end
+  map(chat.buf, "n", k.hide, function()
+    M.hide(chat)
+  end, "hide the chat")
+  map(chat.buf, "n", k.next_turn, function()
+    jump_turn(chat, 1)
+  end, "next turn")
+  map(chat.buf, "n", k.prev_turn, function()
+    jump_turn(chat, -1)
+  end, "previous turn")
+  map(chat.buf, "n", k.open_location, function()
+    open_location(chat)
+  end, "open the tool call's location")
+  map(chat.buf, "n", k.show_terminal, function()
+    local b = tool_at_cursor(chat)
+    local term
+    for _, c in ipairs(b and b.view and b.view.content or {}) do
+      if c.type == "terminal" then
+        term = c.id
+      end
+    end
+    M.show_terminal(chat, term)
+  end, "show the terminal output")
+  map(chat.buf, "n", k.show_diff, function()
+    local b = tool_at_cursor(chat)
+    if not b then
+      return util.notify("acpchat: no tool call under the cursor", vim.log.levels.WARN)
+    end
+    local ok, review = pcall(require, "acpchat.review")
+    if ok and review.show_tool_diff then
+      review.show_tool_diff(chat, b.tool_call_id)
+    end
+  end, "show the tool call's diff")
+end
+
+--- Create a chat with `agent_name` in the current tab and start its agent.
+function M.create(agent_name)
+  local agents = config.agents()
+  local name = agent_name or config.default_agent()
+  if not name then
+    util.notify(config.install_hint(), vim.log.levels.ERROR)
+    return nil
+  end
+  local agent = agents[name]
+  if not agent then
+    local preset = config.presets[name]
+    local hint = preset and string.format(" (`%s` is not on PATH: %s)", preset.command, preset.install) or ""
+    util.notify(string.format("acpchat: unknown agent %q%s. Known: %s", name, hint, table.concat(config.agent_names(), ", ")), vim.log.levels.ERROR)
+    return nil
+  end
+  local id = next_id
+  next_id = next_id + 1
+  local chat = {
+    id = id,
+    agent = name,
+    tab = api.nvim_get_current_tabpage(),
+    cwd = agent.cwd or vim.fn.getcwd(),
+    context = {},
+  }
+  chat.buf = scratch(string.format("acpchat://%d/chat", id), "acpchat")
+  chat.prompt_buf = scratch(string.format("acpchat://%d/prompt", id), "acpchat-prompt")
+  vim.bo[chat.buf].modifiable = false
+  vim.bo[chat.prompt_buf].omnifunc = "v:lua.require'acpchat.complete'.omnifunc"
+  vim.bo[chat.prompt_buf].completefunc = "v:lua.require'acpchat.complete'.omnifunc"
+  M.chats[id] = chat
+  chat.status = { agent = name, state = "idle", status = "starting", commands = {} }
+  setup_keys(chat)
+  require("acpchat.complete").attach(chat)
+  local opts = config.options
+  local ok, err = pcall(rpc.request, "open", {
+    id = id,
+    agent = { name = name, command = agent.command, args = agent.args or {}, env = agent.env or vim.empty_dict(), cwd = agent.cwd },
+    cwd = chat.cwd,
+    log_dir = config.log_dir(),
+    extra_roots = opts.fs.extra_roots,
+    timeouts = opts.timeouts,
+    fs = { max_read_bytes = opts.fs.max_read_bytes },
+    frame_ms = opts.frame_ms,
+  })
+  if not ok then
+    util.notify(tostring(err), vim.log.levels.ERROR)
+    M.chats[id] = nil
+    pcall(api.nvim_buf_delete, chat.buf, { force = true })
+    pcall(api.nvim_buf_delete, chat.prompt_buf, { force = true })
+    return nil
+  end
+  return chat
+end
+
+--- The prompt buffer's text is sent, with the context added by :AcpChatAdd.
+function M.send_prompt(chat)
+  local lines = api.nvim_buf_get_lines(chat.prompt_buf, 0, -1, false)
+  local text = vim.trim(table.concat(lines, "\n"))
+  if text == "" then
+    return
+  end
+  if M.send(chat, text) then
+    api.nvim_buf_set_lines(chat.prompt_buf, 0, -1, false, {})
+  end
+end
+
+function M.send(chat, text)
+  local ok, err = pcall(rpc.request, "send", { id = chat.id, text = text, context = chat.context })
+  if not ok then
+    util.notify(tostring(err), vim.log.levels.WARN)
+    return false
+  end
+  chat.context = {}
+  return true
+end
+
+function M.cancel(chat)
+  pcall(rpc.request, "cancel", { id = chat.id })
+end
+
+function M.close(chat)
+  chat.closed = true
+  pcall(rpc.request, "close", { id = chat.id })
+  M.hide(chat)
+  pcall(api.nvim_buf_delete, chat.prompt_buf, { force = true })
+  pcall(api.nvim_buf_delete, chat.buf, { force = true })
+  M.chats[chat.id] = nil
+end
+
+--- The full output of a terminal in a buffer that stays after the terminal is released.
+function M.show_terminal(chat, terminal_id)
+  local ok, terms = pcall(rpc.request, "terminal", { id = chat.id, terminal = terminal_id })
+  if not ok or #terms == 0 then
+    return util.notify("acpchat: no terminal output" .. (ok and "" or (": " .. tostring(terms))), vim.log.levels.WARN)
+  end
+  local t = terms[#terms]
+  local name = string.format("acpchat://%d/terminal/%s", chat.id, t.id)
+  local buf = vim.fn.bufnr(name)
+  if buf == -1 then
+    buf = scratch(name, "acpchat-terminal")
+  end
+  local lines = vim.split(t.output, "\n", { plain = true })
+  lines[#lines + 1] = "[" .. (t.exit ~= vim.NIL and t.exit or "running") .. "]"
+  vim.bo[buf].modifiable = true
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.cmd("botright split")
+  api.nvim_win_set_buf(0, buf)
+end
+
+return M

@@ -1,0 +1,101 @@
+-- Permission questions (session/request_permission) through vim.ui.select, so telescope,
+-- fzf-lua, snacks or the built-in numbered list all work. Node asks one question at a time.
+local rpc = require("acpchat.rpc")
+
+local M = {}
+
+--- Open questions by key; a dismissed one (cancelled turn) ignores a late answer.
+M.open = {}
+
+local kind_label = {
+  allow_once = "allow once",
+  allow_always = "allow always",
+  reject_once = "reject",
+  reject_always = "reject always",
+}
+
+--- The question's text: tool call title, kind, locations and a compact view of its input.
+function M.prompt_text(q)
+  local lines = { string.format("%s [%s]", q.title, q.kind) }
+  for _, loc in ipairs(q.locations or {}) do
+    lines[#lines + 1] = "  " .. loc
+  end
+  if q.input and q.input ~= vim.NIL and q.input ~= "" then
+    lines[#lines + 1] = "  " .. q.input
+  end
+  for _, d in ipairs(q.diffs or {}) do
+    lines[#lines + 1] = string.format("  +%d -%d %s", d.added, d.removed, d.path)
+  end
+  return table.concat(lines, "\n")
+end
+
+--- The choices, in the agent's order, plus "show the diff first" when there is one.
+function M.choices(q)
+  local items = {}
+  for _, o in ipairs(q.options) do
+    items[#items + 1] = { id = o.id, label = string.format("%s (%s)", o.name, kind_label[o.kind] or o.kind), kind = o.kind }
+  end
+  if q.diffs and #q.diffs > 0 then
+    items[#items + 1] = { show_diff = true, label = "Show the diff first" }
+  end
+  return items
+end
+
+local function answer(key, option_id)
+  if not M.open[key] then
+    return
+  end
+  M.open[key] = nil
+  rpc.notify("answer", { key = key, option_id = option_id })
+end
+
+--- Esc or an empty choice rejects once when the agent offers that; else the turn's question is cancelled.
+local function dismissed(q)
+  for _, o in ipairs(q.options) do
+    if o.kind == "reject_once" then
+      return o.id
+    end
+  end
+  return nil
+end
+
+function M.ask(chat_id, key, q)
+  M.open[key] = { chat = chat_id, q = q }
+  vim.schedule(function()
+    M.select(key, q)
+  end)
+end
+
+function M.select(key, q)
+  if not M.open[key] then
+    return
+  end
+  local items = M.choices(q)
+  vim.ui.select(items, {
+    prompt = "Allow the agent to: " .. M.prompt_text(q),
+    kind = "acpchat_permission",
+    format_item = function(item)
+      return item.label
+    end,
+  }, function(item)
+    if item and item.show_diff then
+      local ok, review = pcall(require, "acpchat.review")
+      if ok and review.show_permission_diff then
+        review.show_permission_diff(M.open[key] and M.open[key].chat, q, function()
+          M.select(key, q)
+        end)
+      else
+        M.select(key, q)
+      end
+      return
+    end
+    answer(key, item and item.id or dismissed(q))
+  end)
+end
+
+--- The turn was cancelled (or the agent withdrew the request): forget the question.
+function M.dismiss(key)
+  M.open[key] = nil
+end
+
+return M

@@ -1,0 +1,189 @@
+-- The text builder: turns a block (as Node describes it) into lines plus highlight segments.
+-- Pure: no buffer, no window, so formatting is testable on its own. Rendering applies the result.
+local M = {}
+
+-- Each text kind's line prefix: appends to a block continue its prefix on every new line.
+M.prefix = { user = "> ", thought = "  ┆ ", agent = "" }
+M.line_hl = { user = "AcpChatUser", thought = "AcpChatThought" }
+
+M.status_icon = {
+  pending = "○",
+  in_progress = "◐",
+  completed = "●",
+  failed = "✗",
+  cancelled = "⊘",
+}
+M.status_word = {
+  pending = "pending",
+  in_progress = "running",
+  completed = "done",
+  failed = "failed",
+  cancelled = "cancelled",
+}
+M.status_hl = {
+  pending = "AcpChatToolPending",
+  in_progress = "AcpChatToolRunning",
+  completed = "AcpChatToolDone",
+  failed = "AcpChatToolFailed",
+  cancelled = "AcpChatToolCancelled",
+}
+local plan_icon = { pending = "○", in_progress = "◐", completed = "✓" }
+
+local function split(s)
+  return vim.split(s or "", "\n", { plain = true })
+end
+
+--- Lines of a text kind (user, agent, thought) with its prefix on each line.
+function M.text_lines(kind, text)
+  local p = M.prefix[kind] or ""
+  local out = {}
+  for _, l in ipairs(split(text)) do
+    out[#out + 1] = p .. l
+  end
+  return out
+end
+
+--- A builder: lines and highlight segments {row, col_start, col_end, group} (col_end -1: to eol).
+local function builder()
+  local b = { lines = {}, hls = {} }
+  function b.add(line, group)
+    b.lines[#b.lines + 1] = line
+    if group then
+      b.hls[#b.hls + 1] = { #b.lines - 1, 0, -1, group }
+    end
+    return #b.lines - 1
+  end
+  function b.hl(row, cs, ce, group)
+    b.hls[#b.hls + 1] = { row, cs, ce, group }
+  end
+  return b
+end
+
+local function tool_lines(v)
+  local b = builder()
+  local status = v.status or "pending"
+  local icon = M.status_icon[status] or "?"
+  local word = M.status_word[status] or status
+  local head = string.format("%s %s · %s · %s", icon, word, v.kind or "other", v.title ~= "" and v.title or v.toolCallId)
+  local row = b.add(head, "AcpChatToolTitle")
+  b.hl(row, 0, #icon + 1 + #word, M.status_hl[status] or "AcpChatToolPending")
+  for _, loc in ipairs(v.locations or {}) do
+    local where = loc.path
+    if type(loc.line) == "number" then
+      where = where .. ":" .. loc.line
+    end
+    b.add("  ↳ " .. where, "AcpChatLocation")
+  end
+  if v.input and v.input ~= "" then
+    b.add("  " .. v.input:gsub("\n", " "), "AcpChatToolInput")
+  end
+  for _, c in ipairs(v.content or {}) do
+    if c.type == "text" then
+      for _, l in ipairs(split(c.text)) do
+        b.add("  " .. l)
+      end
+    elseif c.type == "diff" then
+      local r = b.add(string.format("  +%d -%d %s%s", c.added, c.removed, c.path, c.isNew and " (new)" or ""), "AcpChatDiffSummary")
+      local plus = string.format("+%d", c.added)
+      b.hl(r, 2, 2 + #plus, "AcpChatDiffAdd")
+      b.hl(r, 3 + #plus, 3 + #plus + #string.format("-%d", c.removed), "AcpChatDiffDelete")
+    elseif c.type == "terminal" then
+      if c.tail and c.tail ~= "" then
+        for _, l in ipairs(split(c.tail)) do
+          b.add("  │ " .. l, "AcpChatTerminal")
+        end
+      end
+      b.add("  │ " .. (c.exit and ("[" .. c.exit .. "]") or "[running]") .. "  (gt: full output)", "AcpChatTerminalStatus")
+    end
+  end
+  return b
+end
+
+local function plan_lines(v)
+  local b = builder()
+  b.add("Plan", "AcpChatPlanTitle")
+  for _, e in ipairs(v.entries or {}) do
+    local row = b.add(string.format("  %s %s", plan_icon[e.status] or "○", e.content))
+    if e.status == "completed" then
+      b.hl(row, 0, -1, "AcpChatPlanDone")
+    elseif e.status == "in_progress" then
+      b.hl(row, 0, -1, "AcpChatPlanActive")
+    end
+  end
+  return b
+end
+
+--- Lines and highlights of a block view.
+---@return string[] lines, table[] hls, string[]|nil line_hls (group per line)
+function M.block(v)
+  local t = v.type
+  if t == "turn" then
+    return { "## You · turn " .. v.turn }, { { 0, 0, -1, "AcpChatTurn" } }
+  elseif t == "user" or t == "agent" or t == "thought" then
+    return M.text_lines(t, v.text), {}, M.line_hl[t]
+  elseif t == "tool" then
+    local b = tool_lines(v)
+    return b.lines, b.hls
+  elseif t == "plan" then
+    local b = plan_lines(v)
+    return b.lines, b.hls
+  elseif t == "note" then
+    local group = v.level == "error" and "AcpChatError" or v.level == "warn" and "AcpChatWarn" or "AcpChatNote"
+    local lines = {}
+    for i, l in ipairs(split(v.text)) do
+      lines[#lines + 1] = (i == 1 and "! " or "  ") .. l
+    end
+    local hls = {}
+    for i = 1, #lines do
+      hls[#hls + 1] = { i - 1, 0, -1, group }
+    end
+    return lines, hls
+  end
+  return { "[" .. tostring(t) .. "]" }, {}
+end
+
+local function human(n)
+  if n >= 1000000 then
+    return string.format("%.1fM", n / 1000000)
+  elseif n >= 1000 then
+    return string.format("%.0fk", n / 1000)
+  end
+  return tostring(n)
+end
+
+M.state_word = {
+  idle = "ready",
+  prompting = "thinking…",
+  streaming = "streaming…",
+  waiting_permission = "needs permission",
+  cancelling = "cancelling…",
+}
+
+--- The winbar text for a status (already escaped for 'winbar').
+function M.winbar(s)
+  if not s then
+    return "acpchat"
+  end
+  local parts = { s.agent or "agent" }
+  if s.title and s.title ~= "" then
+    parts[#parts + 1] = s.title
+  end
+  if s.mode then
+    parts[#parts + 1] = "mode: " .. s.mode
+  end
+  if s.model then
+    parts[#parts + 1] = "model: " .. s.model
+  end
+  local state = s.status ~= "ready" and s.status or (M.state_word[s.state] or s.state)
+  parts[#parts + 1] = state
+  if s.usage and s.usage.size and s.usage.size > 0 then
+    local u = string.format("ctx %s/%s (%d%%)", human(s.usage.used), human(s.usage.size), math.floor(100 * s.usage.used / s.usage.size))
+    if s.usage.cost and s.usage.cost ~= vim.NIL and s.usage.cost.amount then
+      u = u .. string.format(" %.2f %s", s.usage.cost.amount, s.usage.cost.currency)
+    end
+    parts[#parts + 1] = u
+  end
+  return (table.concat(parts, " │ "):gsub("%%", "%%%%"))
+end
+
+return M

@@ -1,0 +1,65 @@
+-- acp-chat.nvim: commands, and registration of the Node remote plugin. Everything else is
+-- required lazily from the command callbacks.
+if vim.g.loaded_acpchat then
+  return
+end
+vim.g.loaded_acpchat = 1
+
+if vim.fn.has("nvim-0.10") == 0 then
+  vim.notify("acp-chat.nvim needs Neovim 0.10 or newer", vim.log.levels.ERROR)
+  return
+end
+
+require("acpchat.host").register()
+require("acpchat.highlights").setup()
+
+local function cmd(name, fn, opts)
+  vim.api.nvim_create_user_command(name, fn, opts)
+end
+local function acp()
+  return require("acpchat")
+end
+local function agents()
+  return require("acpchat.config").agent_names()
+end
+
+cmd("AcpChat", function(o)
+  acp().open(o.args ~= "" and o.args or nil, o.bang)
+end, { nargs = "?", bang = true, complete = agents, desc = "Open (or focus) the chat; ! starts a new one" })
+cmd("AcpChatSend", function(o)
+  acp().send(o.args)
+end, { nargs = "+", desc = "Send a prompt to this tab's chat" })
+cmd("AcpChatCancel", function()
+  acp().cancel()
+end, { desc = "Cancel the running turn" })
+cmd("AcpChatClose", function()
+  acp().close()
+end, { desc = "Close the chat and stop its agent" })
+cmd("AcpChatToggle", function()
+  acp().toggle()
+end, { desc = "Show or hide the chat" })
+cmd("AcpChatAdd", function(o)
+  acp().add({ file = o.args, range = o.range, line1 = o.line1, line2 = o.line2 })
+end, { nargs = "?", range = true, complete = "file", desc = "Add the range, buffer or a file to the next prompt" })
+cmd("AcpChatTerminal", function()
+  local c = require("acpchat.chat").current()
+  if c then
+    require("acpchat.chat").show_terminal(c, nil)
+  end
+end, { desc = "Show the full output of the chat's last terminal" })
+
+local group = vim.api.nvim_create_augroup("AcpChat", { clear = true })
+vim.api.nvim_create_autocmd("ColorScheme", {
+  group = group,
+  callback = function()
+    require("acpchat.highlights").setup()
+  end,
+})
+vim.api.nvim_create_autocmd("VimLeavePre", {
+  group = group,
+  callback = function()
+    if package.loaded["acpchat.chat"] then
+      require("acpchat").shutdown()
+    end
+  end,
+})

@@ -1,0 +1,123 @@
+/**
+ * Coalesces transcript events into render batches: at most one batch per frame (~16 ms), and one
+ * at once when a turn ends. Agents send hundreds of tiny chunks a second; the editor should get
+ * one message per frame that appends their concatenation, and redraws a tool call once however
+ * many updates it had in that frame.
+ *
+ * Ops (applied by Lua in order):
+ *   {op:"add", block}            a new block at the end (its *current* content at flush time)
+ *   {op:"append", id, text}      text at the end of the last block
+ *   {op:"update", block}         redraw a block in place
+ *   {op:"meta", status}          the winbar/status changed
+ *   {op:"turn_end", stopReason}  the turn ended (fires AcpChatTurnEnd)
+ */
+import type { Block, TranscriptEvent } from "../session/session-state.js";
+import { blockView, type BlockView, type StatusView } from "./view-model.js";
+
+export type RenderOp =
+  | { op: "add"; block: BlockView }
+  | { op: "append"; id: string; text: string }
+  | { op: "update"; block: BlockView }
+  | { op: "meta"; status: StatusView }
+  | { op: "turn_end"; stopReason: string };
+
+type Pending = { kind: "add"; block: Block } | { kind: "append"; id: string; text: string } | { kind: "update"; block: Block };
+
+export interface RenderQueueOptions {
+  frameMs?: number;
+  send: (ops: RenderOp[]) => void;
+  status: () => StatusView;
+  now?: () => number;
+}
+
+export class RenderQueue {
+  private pending: Pending[] = [];
+  private addedIds = new Set<string>();
+  private updatedIds = new Set<string>();
+  private meta = false;
+  private turnEnd: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private lastFlush = -Infinity;
+  private readonly frameMs: number;
+  private readonly now: () => number;
+  /** Batches sent so far (the benchmark counts them). */
+  batches = 0;
+
+  constructor(private readonly opts: RenderQueueOptions) {
+    this.frameMs = opts.frameMs ?? 16;
+    this.now = opts.now ?? (() => performance.now());
+  }
+
+  push(events: TranscriptEvent[]): void {
+    for (const e of events) this.take(e);
+    this.schedule();
+  }
+
+  /** The turn ended: send everything now, with the turn's end. */
+  endTurn(stopReason: string): void {
+    this.turnEnd = stopReason;
+    this.meta = true;
+    this.flush();
+  }
+
+  /** Send what is pending now (also used on close). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const ops: RenderOp[] = [];
+    for (const p of this.pending) {
+      if (p.kind === "append") ops.push({ op: "append", id: p.id, text: p.text });
+      else ops.push({ op: p.kind, block: blockView(p.block) });
+    }
+    if (this.meta) ops.push({ op: "meta", status: this.opts.status() });
+    if (this.turnEnd !== undefined) ops.push({ op: "turn_end", stopReason: this.turnEnd });
+    this.pending = [];
+    this.addedIds.clear();
+    this.updatedIds.clear();
+    this.meta = false;
+    this.turnEnd = undefined;
+    if (ops.length === 0) return;
+    this.lastFlush = this.now();
+    this.batches++;
+    this.opts.send(ops);
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private take(e: TranscriptEvent): void {
+    switch (e.type) {
+      case "meta":
+        this.meta = true;
+        return;
+      case "add":
+        this.pending.push({ kind: "add", block: e.block });
+        this.addedIds.add(e.block.id);
+        return;
+      case "append": {
+        if (this.addedIds.has(e.id)) return; // the add will carry the whole text
+        const last = this.pending[this.pending.length - 1];
+        if (last && last.kind === "append" && last.id === e.id) last.text += e.text;
+        else this.pending.push({ kind: "append", id: e.id, text: e.text });
+        return;
+      }
+      case "update":
+        // Drawn once per batch, with its content at flush time.
+        if (this.addedIds.has(e.block.id) || this.updatedIds.has(e.block.id)) return;
+        this.updatedIds.add(e.block.id);
+        this.pending.push({ kind: "update", block: e.block });
+        return;
+    }
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    const wait = Math.max(0, this.lastFlush + this.frameMs - this.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, wait);
+  }
+}
