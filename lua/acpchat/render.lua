@@ -27,7 +27,8 @@ local function block_range(buf, rs, b)
   local nxt = rs.order[b.index + 1]
   local last
   if nxt then
-    last = block_start(buf, rs.blocks[nxt]) - 2 -- one blank separator line
+    local n = rs.blocks[nxt]
+    last = block_start(buf, n) - 1 - n.sep
   else
     last = api.nvim_buf_line_count(buf) - 1
   end
@@ -55,18 +56,20 @@ local function add(chat, v)
   local lines, hls, line_hl = text.block(v)
   local count = api.nvim_buf_line_count(buf)
   local empty = count == 1 and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ""
+  local prev = rs.blocks[rs.order[#rs.order]]
+  -- A blank line between blocks, except under a turn header (the user's words belong to it).
+  local sep = (empty or (prev and prev.type == "turn")) and 0 or 1
   local first
   if empty then
     api.nvim_buf_set_lines(buf, 0, 1, false, lines)
     first = 0
   else
-    table.insert(lines, 1, "")
-    api.nvim_buf_set_lines(buf, count, count, false, lines)
-    table.remove(lines, 1)
-    first = count + 1
+    local ins = vim.list_extend(sep == 1 and { "" } or {}, lines)
+    api.nvim_buf_set_lines(buf, count, count, false, ins)
+    first = count + sep
   end
   local mark = api.nvim_buf_set_extmark(buf, ns_blocks, first, 0, { right_gravity = false })
-  local b = { mark = mark, type = v.type, index = #rs.order + 1, tool_call_id = v.toolCallId, view = v.type == "tool" and v or nil }
+  local b = { mark = mark, sep = sep, type = v.type, index = #rs.order + 1, tool_call_id = v.toolCallId, view = v.type == "tool" and v or nil }
   rs.blocks[v.id] = b
   rs.order[#rs.order + 1] = v.id
   apply_hls(buf, first, hls, line_hl, #lines)

@@ -1,0 +1,103 @@
+/**
+ * A real headless Neovim per test, with isolated XDG folders and the plugin loaded from this
+ * checkout the way a user loads it (plugin/acpchat.lua registers the remote plugin).
+ * Binaries: $NVIM_BINS (colon-separated), else every .cache/nvim/<version>/usr/bin/nvim, else
+ * `nvim` on PATH.
+ */
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { attach, type NeovimClient } from "neovim";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const FAKE_AGENT = join(ROOT, "test/agents/fake-agent.mjs");
+
+export interface NvimBin {
+  version: string;
+  path: string;
+}
+
+export function nvimBins(): NvimBin[] {
+  const version = (p: string) => execFileSync(p, ["--version"], { encoding: "utf8" }).split("\n")[0]!.replace("NVIM ", "");
+  if (process.env.NVIM_BINS) return process.env.NVIM_BINS.split(":").filter(Boolean).map((p) => ({ path: p, version: version(p) }));
+  const cache = join(ROOT, ".cache/nvim");
+  const found = existsSync(cache)
+    ? readdirSync(cache)
+        .map((v) => join(cache, v, "usr/bin/nvim"))
+        .filter((p) => existsSync(p))
+    : [];
+  if (found.length > 0) return found.map((p) => ({ path: p, version: version(p) }));
+  return [{ path: "nvim", version: version("nvim") }];
+}
+
+export interface TestNvim {
+  nvim: NeovimClient;
+  proc: ChildProcess;
+  dir: string;
+  /** Run Lua in the child and return its value. */
+  lua<T = unknown>(code: string, args?: unknown[]): Promise<T>;
+  lines(buf: number): Promise<string[]>;
+  waitFor<T>(fn: () => Promise<T | undefined | false | null>, what: string, ms?: number): Promise<T>;
+  quit(): Promise<void>;
+}
+
+export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, env: Record<string, string> = {}): Promise<TestNvim> {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-e2e-")));
+  for (const d of ["config", "data", "state", "cache", "work"]) mkdirSync(join(dir, d), { recursive: true });
+  const proc = spawn(bin.path, ["--embed", "--headless", "-i", "NONE", "-n", "-u", join(ROOT, "test/nvim/init.lua")], {
+    cwd: join(dir, "work"),
+    env: {
+      ...process.env,
+      XDG_CONFIG_HOME: join(dir, "config"),
+      XDG_DATA_HOME: join(dir, "data"),
+      XDG_STATE_HOME: join(dir, "state"),
+      XDG_CACHE_HOME: join(dir, "cache"),
+      ACPCHAT_TEST_SETUP: JSON.stringify(setup),
+      NVIM_NODE_LOG_FILE: join(dir, "node-host.log"),
+      ...env,
+    },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const nvim = attach({ proc });
+  const t: TestNvim = {
+    nvim,
+    proc,
+    dir,
+    lua: (code, args = []) => nvim.lua(code, args as never[]) as Promise<never>,
+    lines: (buf) => nvim.lua("return vim.api.nvim_buf_get_lines(...)", [buf, 0, -1, false]) as Promise<string[]>,
+    async waitFor(fn, what, ms = 15_000) {
+      const end = Date.now() + ms;
+      let last: unknown;
+      for (;;) {
+        try {
+          const v = await fn();
+          if (v) return v as never;
+          last = v;
+        } catch (e) {
+          last = e;
+        }
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${String(last)})`);
+        await new Promise((r) => setTimeout(r, 30));
+      }
+    },
+    async quit() {
+      if (proc.exitCode !== null) return;
+      const exited = new Promise((r) => proc.once("exit", r));
+      nvim.command("qa!").catch(() => undefined);
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (proc.exitCode === null) proc.kill("SIGKILL");
+    },
+  };
+  return t;
+}
+
+/** A setup() table with fake agents, each running its own scenario. */
+export function fakeAgents(scenarios: Record<string, Record<string, unknown>>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const agents: Record<string, unknown> = {};
+  for (const [name, scenario] of Object.entries(scenarios)) {
+    agents[name] = { command: process.execPath, args: [FAKE_AGENT], env: { FAKE_AGENT_SCENARIO: JSON.stringify(scenario) } };
+  }
+  return { agents, default_agent: Object.keys(scenarios)[0], ...extra };
+}
