@@ -51,6 +51,7 @@ export class Chat {
   private turnAbort: AbortController | undefined;
   private cancelTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
+  private early: { sessionId: string; update: SessionUpdate }[] = [];
   private settleTurn: ((r: StopReason | "error") => void) | undefined;
 
   constructor(readonly opts: ChatOptions) {
@@ -91,9 +92,10 @@ export class Chat {
     try {
       await this.client.initialize(this.opts.clientInfo ?? { name: "acp-chat.nvim", version: "0.1.0" }, { initializeMs: this.opts.timeouts?.initializeMs ?? 60_000 });
       if (resume) {
+        // Known up front: session/load replays the conversation before it answers.
+        this.sessionId = resume.sessionId;
         const setup =
           resume.mode === "resume" ? await this.client.resumeSession(resume.sessionId, this.boundary.cwd) : await this.client.loadSession(resume.sessionId, this.boundary.cwd);
-        this.sessionId = resume.sessionId;
         this.emit(this.state.applySetup(setup));
       } else {
         const res = await this.client.newSession(this.boundary.cwd, { timeoutMs: this.opts.timeouts?.newSessionMs ?? 120_000, additionalDirectories: this.opts.extraRoots });
@@ -101,6 +103,8 @@ export class Chat {
         this.emit(this.state.applySetup(res));
       }
       this.status = "ready";
+      for (const e of this.early.splice(0)) this.onUpdate(e.sessionId, e.update);
+      this.early = [];
       this.trace.note("lifecycle", `session ${this.sessionId} ready`);
       this.emit([{ type: "meta" }]);
     } catch (e) {
@@ -271,6 +275,12 @@ export class Chat {
   }
 
   private onUpdate(sessionId: string, update: SessionUpdate): void {
+    if (this.status === "starting" && sessionId !== this.sessionId) {
+      // Agents announce commands right after answering session/new; that notification can be
+      // read before the response's promise has resolved here. Keep it until the id is known.
+      this.early.push({ sessionId, update });
+      return;
+    }
     if (sessionId !== this.sessionId) {
       this.trace.note("problem", `session/update for unknown session ${sessionId}`);
       return;

@@ -259,6 +259,7 @@ describe("Chat over a real pipe", () => {
     expect(c.transcript()).toMatch(/agent: still fine/);
     expect(c.transcript()).not.toMatch(/ghost/);
     expect(c.transcript()).toMatch(/unknown session\/update variant "hologram_update"/);
+    await waitFor(() => [77, 78].every((id) => c.received().received.some((m) => m.id === id)));
     const { received } = c.received();
     const errorFor = (id: unknown) => (received.find((m) => m.id === id)?.error as { code: number }).code;
     expect(errorFor(77)).toBe(-32602);

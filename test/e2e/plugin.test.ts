@@ -1,0 +1,164 @@
+/** The plugin's surface in a real Neovim: text builder, config, completion, context, health, loading. */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { FUNCTION_SPECS } from "../../src/nvim/plugin.js";
+import { readRecord } from "../support/conformance.js";
+import { fakeAgents, nvimBins, ROOT, startNvim, type TestNvim } from "../support/nvim.js";
+
+const bins = nvimBins();
+let current: TestNvim | undefined;
+afterEach(async () => {
+  await current?.quit();
+  current = undefined;
+});
+
+it("the Lua specs registered at startup match the remote plugin's functions", () => {
+  const lua = readFileSync(join(ROOT, "lua/acpchat/rplugin_specs.lua"), "utf8");
+  const names = [...lua.matchAll(/name = "(\w+)", sync = (\d)/g)].map((m) => ({ name: m[1], sync: m[2] === "1" }));
+  expect(names).toEqual(FUNCTION_SPECS.map((s) => ({ name: s.name, sync: s.sync })));
+});
+
+describe.each(bins)("Neovim $version", (bin) => {
+  it("text builder: blocks to lines and highlights, without a window", async () => {
+    const t = (current = await startNvim(bin, {}));
+    const r = await t.lua<unknown[]>(`
+      local text = require("acpchat.text")
+      local out = {}
+      local function add(v) local l, h, lh = text.block(v); table.insert(out, { lines = l, hls = h, line_hl = lh or false }) end
+      add({ type = "turn", turn = 3 })
+      add({ type = "user", text = "a\\nb" })
+      add({ type = "thought", text = "hm" })
+      add({ type = "tool", toolCallId = "x", title = "Edit f", kind = "edit", status = "failed",
+            locations = { { path = "f.lua", line = 3 } }, input = '{"a":1}',
+            content = { { type = "diff", path = "f.lua", added = 2, removed = 1, isNew = false },
+                        { type = "terminal", id = "t", tail = "ok", exit = "exit 0" },
+                        { type = "text", text = "note" } } })
+      add({ type = "plan", entries = { { content = "one", status = "completed" }, { content = "two", status = "in_progress" } } })
+      add({ type = "note", text = "careful", level = "warn" })
+      return out
+    `);
+    expect(r).toEqual([
+      { lines: ["## You · turn 3"], hls: [[0, 0, -1, "AcpChatTurn"]], line_hl: false },
+      { lines: ["> a", "> b"], hls: [], line_hl: "AcpChatUser" },
+      { lines: ["  ┆ hm"], hls: [], line_hl: "AcpChatThought" },
+      {
+        lines: ["✗ failed · edit · Edit f", "  ↳ f.lua:3", '  {"a":1}', "  +2 -1 f.lua", "  │ ok", "  │ [exit 0]  (gt: full output)", "  note"],
+        hls: [
+          [0, 0, -1, "AcpChatToolTitle"],
+          [0, 0, 10, "AcpChatToolFailed"],
+          [1, 0, -1, "AcpChatLocation"],
+          [2, 0, -1, "AcpChatToolInput"],
+          [3, 0, -1, "AcpChatDiffSummary"],
+          [3, 2, 4, "AcpChatDiffAdd"],
+          [3, 5, 7, "AcpChatDiffDelete"],
+          [4, 0, -1, "AcpChatTerminal"],
+          [5, 0, -1, "AcpChatTerminalStatus"],
+        ],
+        line_hl: false,
+      },
+      { lines: ["Plan", "  ✓ one", "  ◐ two"], hls: [[0, 0, -1, "AcpChatPlanTitle"], [1, 0, -1, "AcpChatPlanDone"], [2, 0, -1, "AcpChatPlanActive"]], line_hl: false },
+      { lines: ["! careful"], hls: [[0, 0, -1, "AcpChatWarn"]], line_hl: false },
+    ]);
+    const bar = await t.lua<string>(`return require("acpchat.text").winbar({ agent = "claude", title = "Fix", mode = "Ask", model = "Opus", state = "streaming", status = "ready", usage = { used = 1500, size = 200000, cost = { amount = 0.25, currency = "USD" } } })`);
+    expect(bar).toBe("claude │ Fix │ mode: Ask │ model: Opus │ streaming… │ ctx 2k/200k (0%%) 0.25 USD");
+  });
+
+  it("validates setup() with dotted-path messages and keeps working without setup()", async () => {
+    const t = (current = await startNvim(bin, {}));
+    const msgs = await t.lua<string[]>(`
+      local c = require("acpchat.config")
+      return {
+        c.validate({ agents = { claude = { command = 42 } } }),
+        c.validate({ agents = { x = { command = "x", args = { "a", 3 } } } }),
+        c.validate({ layout = { position = "diagonal" } }),
+        c.validate({ keymaps = { send = 1 } }),
+        c.validate({ nonsense = true }),
+        c.validate({ timeouts = { initialize_ms = "soon" } }),
+        c.validate({ agents = { ok = { command = "ok", env = { A = "b" } } }, default_agent = "ok" }) or "valid",
+      }
+    `);
+    expect(msgs).toEqual([
+      "acpchat: agents.claude.command: expected non-empty string, got number",
+      "acpchat: agents.x.args[2]: expected string, got number",
+      "acpchat: layout.position: expected one of right, left, top, bottom, float",
+      "acpchat: keymaps.send: expected string, got number",
+      "acpchat: nonsense: unknown option",
+      "acpchat: timeouts.initialize_ms: expected number, got string",
+      "valid",
+    ]);
+    // Without any agent, :AcpChat says what to install.
+    await t.lua("_G.msgs = {}; vim.notify = function(m) table.insert(_G.msgs, m) end");
+    await t.nvim.command("AcpChat");
+    await t.waitFor(async () => (await t.lua<string[]>("return _G.msgs")).length > 0, "a notification");
+    const [m] = await t.lua<string[]>("return _G.msgs");
+    expect(m).toMatch(/no agent found[\s\S]*claude-agent-acp/);
+  });
+
+  it("completes / commands and @ files; @ mentions and :AcpChatAdd become resources in the prompt", async () => {
+    const t = (current = await startNvim(
+      bin,
+      fakeAgents({
+        fake: {
+          record: "__RECORD__",
+          commands: [
+            { name: "review", description: "Review the diff", input: { hint: "branch" } },
+            { name: "init", description: "Set up" },
+          ],
+        },
+      }),
+    ));
+    // Re-point the record file into this test's folder.
+    const record = join(t.dir, "record.jsonl");
+    await t.lua("local a = require('acpchat.config').options.agents.fake; a.env.FAKE_AGENT_SCENARIO = a.env.FAKE_AGENT_SCENARIO:gsub('__RECORD__', ...)", [record]);
+    writeFileSync(join(t.dir, "work", "main.py"), "print('hi')\nx = 1\ny = 2\n");
+    writeFileSync(join(t.dir, "work", "README.md"), "# readme\n");
+    await t.nvim.command("edit main.py");
+    await t.nvim.command("AcpChat");
+    const id = await t.lua<number>("return require('acpchat.chat').current().id");
+    await t.waitFor(async () => (await t.lua<number>("return #(require('acpchat.chat').get(...).status.commands or {})", [id])) === 2, "commands");
+    const cmds = await t.lua<{ word: string; abbr: string; menu: string }[]>("return require('acpchat.complete').candidates(require('acpchat.chat').get(...), '/re')", [id]);
+    expect(cmds).toEqual([{ word: "/review", abbr: "/review branch", menu: "Review the diff", kind: "cmd" }]);
+    const files = await t.lua<{ word: string }[]>("return require('acpchat.complete').candidates(require('acpchat.chat').get(...), '@ma')", [id]);
+    expect(files.map((f) => f.word)).toEqual(["@main.py"]);
+    // :AcpChatAdd from the source window, with a range.
+    await t.nvim.command("wincmd t");
+    await t.nvim.command("2,3AcpChatAdd");
+    await t.nvim.command("AcpChatSend look at @README.md please");
+    await t.waitFor(async () => readRecord(record).received.some((m) => m.method === "session/prompt"), "the prompt to reach the agent");
+    const prompt = readRecord(record).received.find((m) => m.method === "session/prompt")!.params as { prompt: Record<string, unknown>[] };
+    expect(prompt.prompt[0]).toEqual({ type: "text", text: "look at @README.md please" });
+    expect(prompt.prompt[1]).toMatchObject({ type: "resource", resource: { uri: `file://${join(t.dir, "work", "README.md")}`, text: "# readme\n" } });
+    expect(prompt.prompt[2]).toMatchObject({ type: "resource", resource: { uri: `file://${join(t.dir, "work", "main.py")}#L2-L3`, text: "x = 1\ny = 2" } });
+  });
+
+  it(":checkhealth acpchat reports Node, the host, the build, registration and agents", async () => {
+    const t = (current = await startNvim(bin, fakeAgents({ fake: {} })));
+    await t.nvim.command("checkhealth acpchat");
+    const text = (await t.lines(0)).join("\n");
+    expect(text).toMatch(/OK.*Node v\d+/);
+    expect(text).toMatch(/OK.*node host: .*neovim\/bin\/cli\.js/);
+    expect(text).toMatch(/OK.*remote plugin built/);
+    expect(text).toMatch(/OK.*remote plugin registered/);
+    expect(text).toMatch(/OK.*fake: `.*node` found/);
+    expect(text).not.toMatch(/ERROR/);
+  });
+
+  it("also works the classic way, after :UpdateRemotePlugins", async () => {
+    let t = (current = await startNvim(bin, fakeAgents({ fake: { turns: [[{ text: "classic" }]] } })));
+    await t.nvim.command("UpdateRemotePlugins");
+    const manifest = join(t.dir, "data", "nvim", "rplugin.vim");
+    expect(readFileSync(manifest, "utf8")).toContain("rplugin/node/acpchat");
+    const dir = t.dir;
+    await t.quit();
+    t = current = await startNvim(bin, fakeAgents({ fake: { turns: [[{ text: "classic" }]] } }), {
+      XDG_DATA_HOME: join(dir, "data"),
+    });
+    expect(await t.lua("return require('acpchat.host').how")).toBe("manifest");
+    await t.nvim.command("AcpChat");
+    const id = await t.lua<number>("return require('acpchat.chat').current().id");
+    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.chat').get(...).status.status", [id])) === "ready", "ready");
+    await t.nvim.command("AcpChatSend hi");
+    await t.waitFor(async () => ((await t.lines(await t.lua<number>("return require('acpchat.chat').get(...).buf", [id]))).at(-1) === "classic" ? true : false), "the answer");
+  });
+});
