@@ -279,6 +279,7 @@ function M.create(agent_name)
     timeouts = opts.timeouts,
     fs = { max_read_bytes = opts.fs.max_read_bytes },
     frame_ms = opts.frame_ms,
+    write = opts.write,
   })
   if not ok then
     util.notify(tostring(err), vim.log.levels.ERROR)

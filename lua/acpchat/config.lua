@@ -41,6 +41,12 @@ M.defaults = {
   },
   log_dir = nil, -- default: stdpath("log")/acpchat
   frame_ms = 16,
+  -- How the agent's writes reach your files: "review" (diff first), "buffer" (into the buffer,
+  -- you save), "save" (into the buffer and written). A buffer with your unsaved edits is
+  -- always reviewed.
+  write = "review",
+  -- Show the locations of running tool calls in the last editor window as the agent works.
+  follow = false,
 }
 
 local function typename(v)
@@ -146,6 +152,12 @@ function M.validate(opts)
     if e then
       return e
     end
+  end
+  if opts.write ~= nil and not vim.tbl_contains({ "review", "buffer", "save" }, opts.write) then
+    return "acpchat: write: expected one of review, buffer, save"
+  end
+  if opts.follow ~= nil and type(opts.follow) ~= "boolean" then
+    return err("follow", "boolean", opts.follow)
   end
   if opts.frame_ms ~= nil and type(opts.frame_ms) ~= "number" then
     return err("frame_ms", "number", opts.frame_ms)

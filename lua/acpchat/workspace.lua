@@ -63,22 +63,38 @@ function M.apply_to_buffer(b, content)
   end
 end
 
---- fs/write_text_file from chat `chat_id`. Returns { result = "applied" | "not_loaded" | "rejected" }.
---- A loaded buffer gets the change as one undoable step; one with the user's unsaved edits goes
---- to review first so nothing is overwritten silently.
-function M.write(chat_id, path, content)
+--- What a write would replace: the buffer's text when the file is loaded.
+--- Returns { loaded, modified, text, tick } (text only when loaded).
+function M.current(path)
+  local b = M.find_buf(path)
+  if not b then
+    return { loaded = false }
+  end
+  local lines = api.nvim_buf_get_lines(b, 0, -1, false)
+  local text = table.concat(lines, "\n")
+  if vim.bo[b].eol and #lines > 0 then
+    text = text .. "\n"
+  end
+  return { loaded = true, modified = vim.bo[b].modified, text = text, tick = api.nvim_buf_get_changedtick(b) }
+end
+
+--- Put `content` into the loaded buffer for `path` as one undoable change (and :write it when
+--- `save`). `tick`: the changedtick the content was based on; if the user typed since, nothing
+--- is applied. Returns { result = "applied" | "not_loaded" | "changed" }.
+function M.apply(path, content, save, tick)
   local b = M.find_buf(path)
   if not b then
     return { result = "not_loaded" }
   end
-  if vim.bo[b].modified then
-    local ok, review = pcall(require, "acpchat.review")
-    if ok and review.conflict then
-      return review.conflict(chat_id, b, path, content)
-    end
-    return { result = "rejected", message = "the file has unsaved edits in the editor; the change was not applied" }
+  if tick and tick > 0 and api.nvim_buf_get_changedtick(b) ~= tick then
+    return { result = "changed" }
   end
   M.apply_to_buffer(b, content)
+  if save then
+    api.nvim_buf_call(b, function()
+      vim.cmd("silent write")
+    end)
+  end
   return { result = "applied" }
 end
 

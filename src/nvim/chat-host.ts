@@ -10,7 +10,7 @@ import { errorMessage } from "../protocol/errors.js";
 import type { ContentBlock, StopReason } from "../protocol/schema.js";
 import { RenderQueue, type RenderOp } from "../render/render-queue.js";
 import { statusView } from "../render/view-model.js";
-import { NvimPort } from "./nvim-port.js";
+import { NvimPort, type WriteMode } from "./nvim-port.js";
 import { buildPrompt, type ContextItem } from "./prompt-builder.js";
 import { toLua } from "./lua-value.js";
 
@@ -31,6 +31,7 @@ interface OpenParams {
   timeouts?: { initialize_ms?: number; new_session_ms?: number; cancel_ms?: number };
   fs?: { max_read_bytes?: number };
   frame_ms?: number;
+  write?: WriteMode;
 }
 
 interface Entry {
@@ -76,6 +77,12 @@ export class ChatHost {
       }
       case "answer":
         return NvimPort.answer(String(p.key), p.option_id == null ? undefined : String(p.option_id));
+      case "review_done":
+        return NvimPort.answer(String(p.key), { accepted: p.accepted === true, content: typeof p.content === "string" ? p.content : undefined });
+      case "tool_diffs": {
+        const call = this.get(Number(p.id)).chat.state.toolCalls.get(String(p.tool_call_id));
+        return (call?.content ?? []).filter((c) => c.type === "diff");
+      }
       case "trace":
         return this.get(Number(p.id)).chat.trace.list(typeof p.filter === "string" ? p.filter : undefined);
       case "list":
@@ -106,7 +113,7 @@ export class ChatHost {
   private open(p: OpenParams): boolean {
     if (this.chats.has(p.id)) return true;
     const id = p.id;
-    const port = new NvimPort(this.nvim, id, p.fs?.max_read_bytes);
+    const port = new NvimPort(this.nvim, id, p.fs?.max_read_bytes, p.write ?? "review");
     let queue!: RenderQueue;
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     const chat = new Chat({
@@ -151,7 +158,7 @@ export class ChatHost {
     this.chats.delete(id);
     e.queue.flush();
     e.queue.dispose();
-    NvimPort.closeAll(id);
+    NvimPort.closeAll(id, this.nvim);
     await e.chat.close();
     return true;
   }

@@ -10,17 +10,25 @@ import { compactInput } from "../render/view-model.js";
 import { toLua } from "./lua-value.js";
 import { summarizeDiff } from "../render/diff-summary.js";
 import { DEFAULT_MAX_READ_BYTES, readFileWindow, writeFileAtomic } from "../workspace/files.js";
+import { hunks } from "../render/diff-summary.js";
 
+/** A question open in Lua (permission or review), answered through AcpChatNotify. */
 interface Question {
   chatId: number;
-  resolve: (optionId: string | undefined) => void;
+  kind: "permission" | "review";
+  resolve: (answer: unknown) => void;
 }
 
 const questions = new Map<string, Question>();
 let nextKey = 0;
 
 type BufferRead = { loaded: false } | { loaded: true; content: string };
-type BufferWrite = { result: "applied" | "not_loaded" | "rejected"; message?: string };
+type BufferState = { loaded: false } | { loaded: true; modified: boolean; text: string; tick: number };
+type ApplyResult = { result: "applied" | "not_loaded" | "changed" };
+type ReviewAnswer = { accepted: boolean; content?: string } | undefined;
+
+/** How agent writes reach files: reviewed first, straight into the buffer, or also saved. */
+export type WriteMode = "review" | "buffer" | "save";
 
 export class NvimPort implements EditorPort {
   onBoundaryNote: (text: string) => void = () => undefined;
@@ -29,24 +37,40 @@ export class NvimPort implements EditorPort {
     private readonly nvim: Neovim,
     private readonly chatId: number,
     private readonly maxReadBytes = DEFAULT_MAX_READ_BYTES,
+    private readonly writeMode: WriteMode = "review",
   ) {}
 
-  /** Lua answered a question (optionId undefined: dismissed). */
-  static answer(key: string, optionId: string | undefined): boolean {
+  /** Lua answered a question (undefined: dismissed). */
+  static answer(key: string, answer: unknown): boolean {
     const q = questions.get(key);
     if (!q) return false;
     questions.delete(key);
-    q.resolve(optionId);
+    q.resolve(answer);
     return true;
   }
 
-  /** The chat closed: every open question is dismissed. */
-  static closeAll(chatId: number): void {
+  /** The chat closed: every open question is dismissed, and its window closed. */
+  static closeAll(chatId: number, nvim?: Neovim): void {
     for (const [key, q] of questions) {
       if (q.chatId !== chatId) continue;
       questions.delete(key);
       q.resolve(undefined);
+      nvim?.notify("nvim_exec_lua", [`require("acpchat.${q.kind}").dismiss(...)`, [key]]);
     }
+  }
+
+  /** Open a question in Lua and wait for its answer; `signal` withdraws it. */
+  private ask<T>(kind: Question["kind"], luaCall: string, args: unknown[], signal: AbortSignal): { key: string; answer: Promise<T | undefined> } {
+    const key = `${this.chatId}:${nextKey++}`;
+    const answer = new Promise<T | undefined>((resolve) => questions.set(key, { chatId: this.chatId, kind, resolve: resolve as (a: unknown) => void }));
+    const onAbort = () => {
+      if (NvimPort.answer(key, undefined)) this.nvim.notify("nvim_exec_lua", [`require("acpchat.${kind}").dismiss(...)`, [key]]);
+    };
+    if (signal.aborted) queueMicrotask(onAbort);
+    else signal.addEventListener("abort", onAbort, { once: true });
+    this.nvim.notify("nvim_exec_lua", [luaCall, [this.chatId, key, ...args]]);
+    void answer.finally(() => signal.removeEventListener("abort", onAbort));
+    return { key, answer };
   }
 
   async readTextFile(req: ReadTextFileRequest): Promise<{ content: string }> {
@@ -55,42 +79,52 @@ export class NvimPort implements EditorPort {
     return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes) };
   }
 
-  async writeTextFile(req: WriteTextFileRequest): Promise<void> {
-    const r = (await this.nvim.lua('return require("acpchat.workspace").write(...)', [this.chatId, req.path, req.content])) as BufferWrite;
-    if (r.result === "applied") return;
-    if (r.result === "rejected") throw new RpcError(ErrorCodes.InternalError, r.message ?? `the user rejected the change to ${req.path}`);
-    await writeFileAtomic(req.path, req.content);
+  /**
+   * fs/write_text_file. A loaded buffer gets the content as one undoable change; a buffer with
+   * the user's unsaved edits is never overwritten silently (the change goes to review); with
+   * the "review" mode every change is reviewed first. Files no buffer holds are written to disk
+   * atomically. Resolves when the content is in place; rejects if the user rejected it.
+   */
+  async writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<void> {
+    const state = (await this.nvim.lua('return require("acpchat.workspace").current(...)', [req.path])) as BufferState;
+    let content = req.content;
+    let tick = 0;
+    if (state.loaded) tick = state.tick;
+    if (this.writeMode === "review" || (state.loaded && state.modified)) {
+      const current = state.loaded ? state.text : await readFileWindow(req.path).catch(() => "");
+      const hs = hunks(current, req.content);
+      if (hs.length === 0) return; // nothing would change
+      const { added, removed } = summarizeDiff(current, req.content);
+      const reason = state.loaded && state.modified ? "conflict" : "review";
+      const { answer } = this.ask<ReviewAnswer>("review", 'require("acpchat.review").open(...)', [toLua({ path: req.path, current, proposed: req.content, hunks: hs, added, removed, reason })], signal);
+      const a = await answer;
+      if (signal.aborted) throw new RpcError(ErrorCodes.RequestCancelled, `the write to ${req.path} was cancelled`);
+      if (!a || !a.accepted || a.content === undefined) throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${req.path}`);
+      content = a.content;
+    }
+    const applied = (await this.nvim.lua('return require("acpchat.workspace").apply(...)', [req.path, content, this.writeMode === "save", tick])) as ApplyResult;
+    if (applied.result === "applied") return;
+    if (applied.result === "changed") throw new RpcError(ErrorCodes.InternalError, `${req.path} changed in the editor while the write was pending; nothing was written`);
+    await writeFileAtomic(req.path, content);
     this.nvim.notify("nvim_exec_lua", ['require("acpchat.workspace").reload(...)', [req.path]]);
   }
 
   async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome> {
-    const key = `${this.chatId}:${nextKey++}`;
-    const answer = new Promise<string | undefined>((resolve) => questions.set(key, { chatId: this.chatId, resolve }));
     const tc = req.toolCall;
-    const diffs = (tc.content ?? []).filter((c) => c.type === "diff").map((c) => ({ path: c.path, ...summarizeDiff(c.oldText, c.newText) }));
-    this.nvim.notify("nvim_exec_lua", [
-      'require("acpchat.permission").ask(...)',
-      [
-        this.chatId,
-        key,
-        toLua({
-          title: tc.title ?? tc.toolCallId,
-          kind: tc.kind ?? "other",
-          tool_call_id: tc.toolCallId,
-          locations: (tc.locations ?? []).map((l) => (l.line ? `${l.path}:${l.line}` : l.path)),
-          input: compactInput(tc.rawInput),
-          diffs,
-          options: req.options.map((o) => ({ id: o.optionId, name: o.name, kind: o.kind })),
-        }),
-      ],
-    ]);
-    const onAbort = () => {
-      NvimPort.answer(key, undefined);
-      this.nvim.notify("nvim_exec_lua", ['require("acpchat.permission").dismiss(...)', [key]]);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
+    const diffs = (tc.content ?? [])
+      .filter((c) => c.type === "diff")
+      .map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText) }));
+    const question = toLua({
+      title: tc.title ?? tc.toolCallId,
+      kind: tc.kind ?? "other",
+      tool_call_id: tc.toolCallId,
+      locations: (tc.locations ?? []).map((l) => (l.line ? `${l.path}:${l.line}` : l.path)),
+      input: compactInput(tc.rawInput),
+      diffs,
+      options: req.options.map((o) => ({ id: o.optionId, name: o.name, kind: o.kind })),
+    });
+    const { answer } = this.ask<string>("permission", 'require("acpchat.permission").ask(...)', [question], signal);
     const optionId = await answer;
-    signal.removeEventListener("abort", onAbort);
     if (optionId === undefined) return { outcome: "cancelled" };
     return { outcome: "selected", optionId };
   }

@@ -47,6 +47,7 @@ export const ToolCallContent = z.discriminatedUnion("type", [
 export type ToolCallContent = z.infer<typeof ToolCallContent>;
 export const ToolCallFields = {
   toolCallId: z.string(),
+  name: z.string().nullish(),
   title: z.string(),
   kind: ToolKind,
   status: ToolCallStatus,
@@ -65,6 +66,7 @@ export const ToolCall = z.looseObject({
 });
 export const ToolCallUpdate = z.looseObject({
   toolCallId: z.string(),
+  name: z.string().nullish(),
   title: z.string().nullish(),
   kind: ToolKind.nullish(),
   status: ToolCallStatus.nullish(),

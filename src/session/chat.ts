@@ -286,6 +286,13 @@ export class Chat {
       return;
     }
     this.emit(this.state.apply(update));
+    // A terminal that already produced output (or ended) before the tool call showed it.
+    if ((update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") && update.content) {
+      for (const c of update.content) {
+        const t = c.type === "terminal" ? this.terminals.find(c.terminalId) : undefined;
+        if (t) this.onTerminal(t);
+      }
+    }
   }
 
   /** Questions are asked one at a time, in the order they came; a cancelled turn answers them all. */

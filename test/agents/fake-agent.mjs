@@ -50,15 +50,16 @@ function request(method, params) {
 const update = (sessionId, u) => out({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: u } });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// "$last.field": the field from the most recent reply that had it.
 function substitute(v, last) {
-  if (typeof v === "string" && v.startsWith("$last.")) return last?.result?.[v.slice(6)] ?? v;
+  if (typeof v === "string" && v.startsWith("$last.")) return last?.[v.slice(6)] ?? v;
   if (Array.isArray(v)) return v.map((x) => substitute(x, last));
   if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, last)]));
   return v;
 }
 
 async function runSteps(sessionId, steps, token) {
-  let last;
+  let last = {};
   let stop = "end_turn";
   for (const step of steps) {
     if (token && cancelled.has(token) && !scenario.ignoreCancel) return "cancelled";
@@ -75,8 +76,9 @@ async function runSteps(sessionId, steps, token) {
     if (step.user !== undefined) update(sessionId, { sessionUpdate: "user_message_chunk", content: { type: "text", text: step.user } });
     if (step.update) update(sessionId, substitute(step.update, last));
     if (step.request) {
-      last = await request(step.request, substitute({ sessionId, ...step.params }, last));
-      if (step.echo) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: JSON.stringify(last) } });
+      const reply = await request(step.request, substitute({ sessionId, ...step.params }, last));
+      if (reply.result && typeof reply.result === "object") last = { ...last, ...reply.result };
+      if (step.echo) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: JSON.stringify(reply) } });
     }
     if (step.sleep) await sleep(step.sleep);
     if (step.raw !== undefined) process.stdout.write(step.raw + "\n");

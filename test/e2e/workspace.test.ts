@@ -1,0 +1,233 @@
+/** The editor as the agent's workspace, end to end: buffers, writes, review, permissions, terminals. */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { fakeAgents, nvimBins, startNvim, type TestNvim } from "../support/nvim.js";
+
+const bins = nvimBins();
+let current: TestNvim | undefined;
+afterEach(async () => {
+  await current?.quit();
+  current = undefined;
+});
+
+type Step = Record<string, unknown>;
+
+/** Start Neovim with one fake agent whose turns are `turns`; returns helpers. */
+async function setup(bin: (typeof bins)[number], turns: Step[][], extra: Record<string, unknown> = {}, scenario: Record<string, unknown> = {}) {
+  const t = (current = await startNvim(bin, fakeAgents({ fake: { turns, ...scenario } }, extra)));
+  const work = join(t.dir, "work");
+  const chat = async () => t.lua<{ id: number; buf: number }>("local c = require('acpchat.chat').current(); return { id = c.id, buf = c.buf }");
+  const ready = async (id: number) => t.waitFor(async () => (await t.lua<string>("return require('acpchat.chat').get(...).status.status", [id])) === "ready", "ready");
+  const turnEnded = async (id: number, n = 1) =>
+    t.waitFor(async () => ((await t.lua<number>("return require('acpchat.chat').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n} to end`);
+  /** The agent's message text: each request's reply is echoed by the fake agent. */
+  const replies = async (buf: number) => (await t.lines(buf)).join("\n");
+  return { t, work, chat, ready, turnEnded, replies };
+}
+
+/** The echoed JSON replies, in order, parsed. */
+function echoed(text: string): Record<string, unknown>[] {
+  return [...text.matchAll(/\{"jsonrpc":"2\.0".*?\}(?=\{"jsonrpc"|$|\n)/gs)].map((m) => JSON.parse(m[0]));
+}
+
+describe.each(bins)("Neovim $version", (bin) => {
+  it("reads unsaved buffers (with line and limit), falls back to disk, reports missing, directory and binary files", async () => {
+    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [[]]);
+    writeFileSync(join(work, "big.txt"), Array.from({ length: 50 }, (_, i) => `disk ${i + 1}`).join("\n") + "\n");
+    writeFileSync(join(work, "ondisk.txt"), "only on disk\n");
+    writeFileSync(join(work, "bin.dat"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
+    mkdirSync(join(work, "adir"));
+    await t.nvim.command("edit big.txt");
+    await t.lua("vim.api.nvim_buf_set_lines(0, 9, 12, false, { 'unsaved 10', 'unsaved 11', 'unsaved 12' })");
+    const p = (path: string, more: Step = {}) => ({ request: "fs/read_text_file", params: { path: join(work, path), ...more }, echo: true });
+    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
+      [p("big.txt", { line: 10, limit: 3 }), p("big.txt", { line: 49 }), p("ondisk.txt"), p("nothere.txt"), p("adir"), p("bin.dat"), p("ondisk.txt", { line: 1, limit: 1 })],
+    ]);
+    await t.nvim.command("AcpChat");
+    const c = await chat();
+    await ready(c.id);
+    await t.nvim.command("AcpChatSend read");
+    await turnEnded(c.id);
+    const r = echoed(await replies(c.buf));
+    expect(r[0]!.result).toEqual({ content: "unsaved 10\nunsaved 11\nunsaved 12" });
+    expect(r[1]!.result).toEqual({ content: "disk 49\ndisk 50\n" });
+    expect(r[2]!.result).toEqual({ content: "only on disk\n" });
+    expect(r[3]!.error).toMatchObject({ code: -32002, message: expect.stringContaining("Resource not found") });
+    expect(r[4]!.error).toMatchObject({ message: expect.stringContaining("is a directory") });
+    expect(r[5]!.error).toMatchObject({ message: expect.stringContaining("binary") });
+    expect(r[6]!.result).toEqual({ content: "only on disk" });
+  });
+
+  it("writes into a loaded buffer as one undoable change (write = buffer), and to disk atomically otherwise", async () => {
+    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [[]], { write: "buffer" });
+    writeFileSync(join(work, "a.txt"), "one\ntwo\nthree\n");
+    await t.nvim.command("edit a.txt");
+    await t.lua("vim.api.nvim_win_set_cursor(0, {3, 2})");
+    const w = (path: string, content: string) => ({ request: "fs/write_text_file", params: { path: join(work, path), content }, echo: true });
+    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
+      [w("a.txt", "one\nTWO\nthree\nfour\n"), w("deep/new/b.txt", "created\n")],
+    ]);
+    const src = await t.lua<number>("return vim.api.nvim_get_current_win()");
+    await t.nvim.command("AcpChat");
+    const c = await chat();
+    await ready(c.id);
+    await t.nvim.command("AcpChatSend write");
+    await turnEnded(c.id);
+    const r = echoed(await replies(c.buf));
+    expect(r.map((x) => x.result)).toEqual([{}, {}]);
+    const abuf = await t.lua<number>("return vim.fn.bufnr(...)", [join(work, "a.txt")]);
+    expect(await t.lines(abuf)).toEqual(["one", "TWO", "three", "four"]);
+    expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("one\ntwo\nthree\n"); // the user saves
+    expect(await t.lua("return vim.api.nvim_win_get_cursor(...)", [src])).toEqual([3, 2]);
+    expect(readFileSync(join(work, "deep/new/b.txt"), "utf8")).toBe("created\n");
+    // One `u` restores the user's version.
+    await t.lua("vim.api.nvim_buf_call(..., function() vim.cmd('undo') end)", [abuf]);
+    expect(await t.lines(abuf)).toEqual(["one", "two", "three"]);
+  });
+
+  it("never overwrites unsaved edits: the change goes to review, and rejecting it changes nothing", async () => {
+    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [[]], { write: "buffer" });
+    writeFileSync(join(work, "a.txt"), "one\ntwo\n");
+    await t.nvim.command("edit a.txt");
+    await t.lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'MY EDIT' })");
+    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
+      [{ request: "fs/write_text_file", params: { path: join(work, "a.txt"), content: "agent\ntwo\n" }, echo: true }],
+    ]);
+    await t.nvim.command("AcpChat");
+    const c = await chat();
+    await ready(c.id);
+    await t.nvim.command("AcpChatSend write");
+    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 1, "the review to open");
+    // The review shows the user's text on the left and the agent's on the right.
+    const bufs = await t.lua<string[]>("return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))");
+    expect(bufs.some((b) => /review\/.*\/result\/a\.txt$/.test(b))).toBe(true);
+    expect(await t.lines(0)).toEqual(["MY EDIT", "two"]);
+    await t.nvim.input("ZQ");
+    await turnEnded(c.id);
+    const r = echoed(await replies(c.buf));
+    expect(r[0]!.error).toMatchObject({ message: expect.stringContaining("rejected the change") });
+    const abuf = await t.lua<number>("return vim.fn.bufnr(...)", [join(work, "a.txt")]);
+    expect(await t.lines(abuf)).toEqual(["MY EDIT", "two"]);
+    expect(await t.lua("return vim.bo[...].modified", [abuf])).toBe(true);
+    expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("one\ntwo\n");
+  });
+
+  it("review: accept one hunk, reject another, ]c moves between them; closing the tab rejects", async () => {
+    const original = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
+    const proposed = [...original];
+    proposed[1] = "CHANGED 2";
+    proposed[15] = "CHANGED 16";
+    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [[]]);
+    writeFileSync(join(work, "r.txt"), original.join("\n") + "\n");
+    writeFileSync(join(work, "s.txt"), "keep\n");
+    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
+      [
+        { request: "fs/write_text_file", params: { path: join(work, "r.txt"), content: proposed.join("\n") + "\n" }, echo: true },
+        { request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "replaced\n" }, echo: true },
+      ],
+    ]);
+    await t.nvim.command("AcpChat");
+    const c = await chat();
+    await ready(c.id);
+    await t.nvim.command("AcpChatSend write");
+    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 1, "the review to open");
+    await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the review tab");
+    await t.lua("vim.cmd('normal! gg')");
+    await t.nvim.input("]c");
+    await t.waitFor(async () => (await t.lua<number>("return vim.fn.line('.')")) === 2, "]c to the first hunk");
+    await t.nvim.input("ga");
+    await t.nvim.input("]c");
+    await t.waitFor(async () => (await t.lua<number>("return vim.fn.line('.')")) === 16, "]c to the second hunk");
+    await t.nvim.input("gr");
+    await t.nvim.input("ZZ");
+    await t.waitFor(async () => readFileSync(join(work, "r.txt"), "utf8").includes("CHANGED 2"), "the accepted hunk on disk");
+    const onDisk = readFileSync(join(work, "r.txt"), "utf8").split("\n");
+    expect(onDisk[1]).toBe("CHANGED 2");
+    expect(onDisk[15]).toBe("line 16");
+    // The second write opens its own review; closing its tab is a rejection.
+    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 1, "the second review");
+    await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the second review tab");
+    await t.nvim.command("tabclose");
+    await turnEnded(c.id);
+    const r = echoed(await replies(c.buf));
+    expect(r[0]!.result).toEqual({});
+    expect(r[1]!.error).toMatchObject({ message: expect.stringContaining("rejected") });
+    expect(readFileSync(join(work, "s.txt"), "utf8")).toBe("keep\n");
+  });
+
+  it("asks permission with vim.ui.select, one question at a time; a cancelled turn closes the open question", async () => {
+    const perm = (id: string) => ({
+      request: "session/request_permission",
+      params: {
+        toolCall: { toolCallId: id, title: `Run ${id}`, kind: "execute", rawInput: { command: `make ${id}` }, locations: [{ path: "Makefile", line: 1 }] },
+        options: [
+          { optionId: "allow", name: "Allow", kind: "allow_once" },
+          { optionId: "always", name: "Always allow", kind: "allow_always" },
+          { optionId: "deny", name: "Deny", kind: "reject_once" },
+        ],
+      },
+      echo: true,
+    });
+    const { t, chat, ready, turnEnded, replies } = await setup(bin, [[perm("a"), perm("b")], [perm("c")]]);
+    await t.lua(`
+      _G.asked = {}
+      vim.ui.select = function(items, opts, on_choice)
+        table.insert(_G.asked, { prompt = opts.prompt, labels = vim.tbl_map(opts.format_item, items) })
+        if #_G.asked == 1 then on_choice(items[1], 1)
+        elseif #_G.asked == 2 then on_choice(nil, nil)
+        else _G.pending = on_choice end
+      end
+    `);
+    await t.nvim.command("AcpChat");
+    const c = await chat();
+    await ready(c.id);
+    await t.nvim.command("AcpChatSend go");
+    await turnEnded(c.id);
+    const asked = await t.lua<{ prompt: string; labels: string[] }[]>("return _G.asked");
+    expect(asked[0]!.prompt).toContain("Run a [execute]");
+    expect(asked[0]!.prompt).toContain("Makefile:1");
+    expect(asked[0]!.prompt).toContain('{"command":"make a"}');
+    expect(asked[0]!.labels).toEqual(["Allow (allow once)", "Always allow (allow always)", "Deny (reject)"]);
+    const r = echoed(await replies(c.buf));
+    expect(r[0]!.result).toEqual({ outcome: { outcome: "selected", optionId: "allow" } });
+    expect(r[1]!.result).toEqual({ outcome: { outcome: "selected", optionId: "deny" } }); // Esc rejects once
+    // Second turn: the question stays open, then the turn is cancelled.
+    await t.nvim.command("AcpChatSend again");
+    await t.waitFor(async () => (await t.lua<number>("return #_G.asked")) === 3, "the third question");
+    await t.nvim.command("AcpChatCancel");
+    await turnEnded(c.id, 2);
+    expect(await t.lua("return require('acpchat.chat').get(...).last_stop", [c.id])).toBe("cancelled");
+    expect(await t.lua("return vim.tbl_count(require('acpchat.permission').open)")).toBe(0);
+  });
+
+  it("runs terminals in the cwd: live tail in the tool call, output within the byte limit, gt shows the full output", async () => {
+    const script = "for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; done; pwd; exit 4";
+    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [
+      [
+        { request: "terminal/create", params: { command: "sh", args: ["-c", script], outputByteLimit: 40 } },
+        { update: { sessionUpdate: "tool_call", toolCallId: "sh1", title: "Run script", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "$last.terminalId" }] } },
+        { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
+        { request: "terminal/output", params: { terminalId: "$last.terminalId" }, echo: true },
+      ],
+    ]);
+    await t.nvim.command("AcpChat");
+    const c = await chat();
+    await ready(c.id);
+    await t.nvim.command("AcpChatSend run");
+    await turnEnded(c.id);
+    const text = await replies(c.buf);
+    const out = echoed(text)[0]!.result as { output: string; truncated: boolean; exitStatus: { exitCode: number } };
+    expect(out.truncated).toBe(true);
+    expect(Buffer.byteLength(out.output)).toBeLessThanOrEqual(40);
+    expect(out.output.endsWith(`${work}\n`)).toBe(true);
+    expect(out.exitStatus).toEqual({ exitCode: 4, signal: null });
+    expect(text).toContain("  │ [exit 4]  (gt: full output)");
+    expect(text).toContain(`  │ ${work}`);
+    await t.nvim.command("AcpChatTerminal");
+    await t.waitFor(async () => /terminal/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")), "the terminal buffer");
+    const lines = await t.lines(0);
+    expect(lines.at(-1)).toBe("[exit 4]");
+    expect(lines).toContain(work);
+  });
+});
