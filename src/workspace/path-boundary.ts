@@ -54,10 +54,12 @@ export class PathBoundary {
     if (typeof requested !== "string" || requested === "" || requested.includes("\0")) {
       throw new BoundaryError(String(requested), operation);
     }
-    const abs = normalize(isAbsolute(requested) ? requested : resolve(this.cwd, requested));
+    // No lexical normalisation first: `link/..` must mean what the kernel makes of it (the
+    // parent of the link's target), so symlinks are resolved before any `..` is applied.
+    const abs = isAbsolute(requested) ? requested : `${this.cwd}${sep}${requested}`;
     let real: string;
     try {
-      real = resolveThroughLinks(abs.length > 1 ? abs.replace(/[\\/]+$/, "") : abs);
+      real = normalize(resolveThroughLinks(abs.length > 1 ? abs.replace(/[\\/]+$/, "") : abs));
     } catch {
       throw new BoundaryError(requested, operation);
     }
