@@ -48,6 +48,13 @@ cmd("AcpChatTerminal", function()
   end
 end, { desc = "Show the full output of the chat's last terminal" })
 
+cmd("AcpChatPermissions", function()
+  local c = require("acpchat.chat").current()
+  if c then
+    require("acpchat.permission").manage(c)
+  end
+end, { desc = "List the permission rules remembered for this chat, and remove them" })
+
 local group = vim.api.nvim_create_augroup("AcpChat", { clear = true })
 vim.api.nvim_create_autocmd("ColorScheme", {
   group = group,

@@ -280,6 +280,10 @@ function M.create(agent_name)
     fs = { max_read_bytes = opts.fs.max_read_bytes },
     frame_ms = opts.frame_ms,
     write = opts.write,
+    permissions = {
+      rules = #opts.permissions.rules > 0 and opts.permissions.rules or nil,
+      store = vim.fn.stdpath("state") .. "/acpchat/permissions.json",
+    },
   })
   if not ok then
     util.notify(tostring(err), vim.log.levels.ERROR)

@@ -47,6 +47,12 @@ M.defaults = {
   write = "review",
   -- Show the locations of running tool calls in the last editor window as the agent works.
   follow = false,
+  permissions = {
+    -- Answered without asking: { kind = "read", path = "**", action = "allow" } allows reads
+    -- anywhere inside the cwd. Fields: kind ("*" for any), tool (name or title), path (glob
+    -- relative to the cwd, every location must match), action ("allow" | "reject").
+    rules = {},
+  },
 }
 
 local function typename(v)
@@ -123,6 +129,25 @@ function M.validate(opts)
   end
   if opts.default_agent ~= nil and type(opts.default_agent) ~= "string" then
     return err("default_agent", "string", opts.default_agent)
+  end
+  if opts.permissions ~= nil then
+    if type(opts.permissions) ~= "table" then
+      return err("permissions", "table", opts.permissions)
+    end
+    for i, r in ipairs(opts.permissions.rules or {}) do
+      local path = "permissions.rules[" .. i .. "]"
+      if type(r) ~= "table" then
+        return err(path, "table", r)
+      end
+      if r.action ~= "allow" and r.action ~= "reject" then
+        return "acpchat: " .. path .. ".action: expected \"allow\" or \"reject\""
+      end
+      for _, f in ipairs({ "kind", "tool", "path" }) do
+        if r[f] ~= nil and type(r[f]) ~= "string" then
+          return err(path .. "." .. f, "string", r[f])
+        end
+      end
+    end
   end
   for _, section in ipairs({ "layout", "keymaps", "timeouts", "fs" }) do
     local v = opts[section]

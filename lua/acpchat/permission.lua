@@ -34,6 +34,11 @@ function M.choices(q)
   local items = {}
   for _, o in ipairs(q.options) do
     items[#items + 1] = { id = o.id, label = string.format("%s (%s)", o.name, kind_label[o.kind] or o.kind), kind = o.kind }
+    -- An "always" answer can also be remembered by the client, for the project.
+    if o.kind == "allow_always" or o.kind == "reject_always" then
+      items[#items].remember = "session"
+      items[#items + 1] = { id = o.id, label = string.format("%s (%s, remember for this project)", o.name, kind_label[o.kind]), kind = o.kind, remember = "project" }
+    end
   end
   if q.diffs and #q.diffs > 0 then
     items[#items + 1] = { show_diff = true, label = "Show the diff first" }
@@ -41,12 +46,12 @@ function M.choices(q)
   return items
 end
 
-local function answer(key, option_id)
+local function answer(key, option_id, remember)
   if not M.open[key] then
     return
   end
   M.open[key] = nil
-  rpc.notify("answer", { key = key, option_id = option_id })
+  rpc.notify("answer", { key = key, option_id = option_id, remember = remember })
 end
 
 --- Esc or an empty choice rejects once when the agent offers that; else the turn's question is cancelled.
@@ -89,13 +94,36 @@ function M.select(key, q)
       end
       return
     end
-    answer(key, item and item.id or dismissed(q))
+    answer(key, item and item.id or dismissed(q), item and item.remember)
   end)
 end
 
 --- The turn was cancelled (or the agent withdrew the request): forget the question.
 function M.dismiss(key)
   M.open[key] = nil
+end
+
+
+--- :AcpChatPermissions: the rules the client remembered for this chat; choosing one removes it.
+function M.manage(chat)
+  local ok, rules = pcall(rpc.request, "permissions", { id = chat.id })
+  if not ok then
+    return require("acpchat.util").notify(tostring(rules), vim.log.levels.ERROR)
+  end
+  if #rules == 0 then
+    return require("acpchat.util").notify("acpchat: no remembered permission rules for this chat")
+  end
+  vim.ui.select(rules, {
+    prompt = "Remembered permission rules (choose one to remove it):",
+    format_item = function(r)
+      return string.format("%s %s (%s, for this %s)", r.action, r.tool, r.agent, r.scope)
+    end,
+  }, function(r)
+    if r then
+      rpc.request("permission_remove", { id = chat.id, rule = r.id })
+      require("acpchat.util").notify("acpchat: removed the rule: " .. r.action .. " " .. r.tool)
+    end
+  end)
 end
 
 return M

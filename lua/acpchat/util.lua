@@ -10,6 +10,17 @@ function M.notify(msg, level)
   end)
 end
 
+--- Run require(mod)[fn](...) for a notification from Node; an error there would otherwise be
+--- lost (a notification has no caller), so it is shown.
+function M.safe_call(mod, fn, ...)
+  local ok, err = pcall(function(...)
+    return require(mod)[fn](...)
+  end, ...)
+  if not ok then
+    M.notify(string.format("acpchat: %s.%s failed: %s", mod, fn, tostring(err)), vim.log.levels.ERROR)
+  end
+end
+
 --- The plugin's root folder (where package.json and node_modules live).
 function M.root()
   local src = debug.getinfo(1, "S").source:sub(2)

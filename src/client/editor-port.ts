@@ -14,8 +14,11 @@ import type {
 } from "../protocol/schema.js";
 
 export interface EditorPort {
-  /** Ask the user to pick one of the agent's permission options. */
-  requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome>;
+  /**
+   * Ask the user to pick one of the agent's permission options. With an *_always option the
+   * user may also ask the client to remember the choice (`remember`).
+   */
+  requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome & { remember?: "session" | "project" }>;
   /** Read a text file, preferring the editor's buffer (with unsaved changes) to the disk. */
   readTextFile(req: ReadTextFileRequest, signal: AbortSignal): Promise<{ content: string }>;
   /** Write a text file; resolves when the content is in place (or rejects if the user refused). */

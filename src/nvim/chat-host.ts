@@ -11,8 +11,10 @@ import type { ContentBlock, StopReason } from "../protocol/schema.js";
 import { RenderQueue, type RenderOp } from "../render/render-queue.js";
 import { statusView } from "../render/view-model.js";
 import { NvimPort, type WriteMode } from "./nvim-port.js";
+import { PermissionRules, type ConfiguredRule } from "../session/permission-rules.js";
 import { buildPrompt, type ContextItem } from "./prompt-builder.js";
 import { toLua } from "./lua-value.js";
+import { notifyLua } from "./lua-call.js";
 
 interface AgentSpec {
   name: string;
@@ -32,10 +34,12 @@ interface OpenParams {
   fs?: { max_read_bytes?: number };
   frame_ms?: number;
   write?: WriteMode;
+  permissions?: { rules?: ConfiguredRule[]; store?: string };
 }
 
 interface Entry {
   chat: Chat;
+  rules: PermissionRules;
   queue: RenderQueue;
   started: Promise<void>;
 }
@@ -75,8 +79,14 @@ export class ChatHost {
         const e = this.get(Number(p.id));
         return statusView(e.chat.opts.agentName, e.chat.status, e.chat.state, e.chat.sessionId, e.chat.boundary.cwd);
       }
-      case "answer":
-        return NvimPort.answer(String(p.key), p.option_id == null ? undefined : String(p.option_id));
+      case "answer": {
+        const remember = p.remember === "session" || p.remember === "project" ? p.remember : undefined;
+        return NvimPort.answer(String(p.key), p.option_id == null ? undefined : { optionId: String(p.option_id), remember });
+      }
+      case "permissions":
+        return this.get(Number(p.id)).rules.list();
+      case "permission_remove":
+        return this.get(Number(p.id)).rules.remove(String(p.rule));
       case "review_done":
         return NvimPort.answer(String(p.key), { accepted: p.accepted === true, content: typeof p.content === "string" ? p.content : undefined });
       case "tool_diffs": {
@@ -101,7 +111,7 @@ export class ChatHost {
 
   /** Errors of async calls (AcpChatNotify) have no caller to return to: show them. */
   report(e: unknown): void {
-    this.notifyLua('require("acpchat.util").notify(...)', [`acpchat: ${errorMessage(e)}`, "error"]);
+    notifyLua(this.nvim, "acpchat.util", "notify", [`acpchat: ${errorMessage(e)}`, "error"]);
   }
 
   private get(id: number): Entry {
@@ -116,6 +126,7 @@ export class ChatHost {
     const port = new NvimPort(this.nvim, id, p.fs?.max_read_bytes, p.write ?? "review");
     let queue!: RenderQueue;
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    const rules = new PermissionRules(p.agent.name, p.cwd, p.permissions?.rules ?? [], p.permissions?.store);
     const chat = new Chat({
       agentName: p.agent.name,
       command: { command: p.agent.command, args: p.agent.args ?? [], env: p.agent.env ?? {}, cwd: p.agent.cwd },
@@ -125,6 +136,8 @@ export class ChatHost {
       onEvents: (events) => queue.push(events),
       traceFile: p.log_dir ? join(p.log_dir, `${stamp}-chat${id}-${p.agent.name}.jsonl`) : undefined,
       timeouts: { initializeMs: p.timeouts?.initialize_ms, newSessionMs: p.timeouts?.new_session_ms, cancelMs: p.timeouts?.cancel_ms },
+      permissionRules: rules,
+      features: { terminalOutputMeta: true },
     });
     queue = new RenderQueue({
       frameMs: p.frame_ms,
@@ -139,7 +152,7 @@ export class ChatHost {
         queue.flush();
       },
     );
-    this.chats.set(id, { chat, queue, started });
+    this.chats.set(id, { chat, rules, queue, started });
     return true;
   }
 
@@ -173,15 +186,7 @@ export class ChatHost {
   }
 
   private render(id: number, ops: RenderOp[]): void {
-    this.notifyLua('require("acpchat.render").apply(...)', [id, toLua(ops)]);
-  }
-
-  private notifyLua(code: string, args: unknown[]): void {
-    try {
-      this.nvim.notify("nvim_exec_lua", [code, args]);
-    } catch {
-      // Neovim is gone; shutdownNow will follow.
-    }
+    notifyLua(this.nvim, "acpchat.render", "apply", [id, ops]);
   }
 
   private shutdownNow(): void {

@@ -7,7 +7,7 @@ import type { EditorPort } from "../client/editor-port.js";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import type { PermissionOutcome, ReadTextFileRequest, RequestPermissionRequest, WriteTextFileRequest } from "../protocol/schema.js";
 import { compactInput } from "../render/view-model.js";
-import { toLua } from "./lua-value.js";
+import { notifyLua, requestLua } from "./lua-call.js";
 import { summarizeDiff } from "../render/diff-summary.js";
 import { DEFAULT_MAX_READ_BYTES, readFileWindow, writeFileAtomic } from "../workspace/files.js";
 import { hunks } from "../render/diff-summary.js";
@@ -55,26 +55,26 @@ export class NvimPort implements EditorPort {
       if (q.chatId !== chatId) continue;
       questions.delete(key);
       q.resolve(undefined);
-      nvim?.notify("nvim_exec_lua", [`require("acpchat.${q.kind}").dismiss(...)`, [key]]);
+      if (nvim) notifyLua(nvim, `acpchat.${q.kind}`, "dismiss", [key]);
     }
   }
 
   /** Open a question in Lua and wait for its answer; `signal` withdraws it. */
-  private ask<T>(kind: Question["kind"], luaCall: string, args: unknown[], signal: AbortSignal): { key: string; answer: Promise<T | undefined> } {
+  private ask<T>(kind: Question["kind"], fn: string, args: unknown[], signal: AbortSignal): { key: string; answer: Promise<T | undefined> } {
     const key = `${this.chatId}:${nextKey++}`;
     const answer = new Promise<T | undefined>((resolve) => questions.set(key, { chatId: this.chatId, kind, resolve: resolve as (a: unknown) => void }));
     const onAbort = () => {
-      if (NvimPort.answer(key, undefined)) this.nvim.notify("nvim_exec_lua", [`require("acpchat.${kind}").dismiss(...)`, [key]]);
+      if (NvimPort.answer(key, undefined)) notifyLua(this.nvim, `acpchat.${kind}`, "dismiss", [key]);
     };
     if (signal.aborted) queueMicrotask(onAbort);
     else signal.addEventListener("abort", onAbort, { once: true });
-    this.nvim.notify("nvim_exec_lua", [luaCall, [this.chatId, key, ...args]]);
+    notifyLua(this.nvim, `acpchat.${kind}`, fn, [this.chatId, key, ...args]);
     void answer.finally(() => signal.removeEventListener("abort", onAbort));
     return { key, answer };
   }
 
   async readTextFile(req: ReadTextFileRequest): Promise<{ content: string }> {
-    const r = (await this.nvim.lua('return require("acpchat.workspace").read(...)', [req.path, req.line ?? 0, req.limit ?? 0])) as BufferRead;
+    const r = await requestLua<BufferRead>(this.nvim, "acpchat.workspace", "read", [req.path, req.line ?? 0, req.limit ?? 0]);
     if (r.loaded) return { content: r.content };
     return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes) };
   }
@@ -86,7 +86,7 @@ export class NvimPort implements EditorPort {
    * atomically. Resolves when the content is in place; rejects if the user rejected it.
    */
   async writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<void> {
-    const state = (await this.nvim.lua('return require("acpchat.workspace").current(...)', [req.path])) as BufferState;
+    const state = await requestLua<BufferState>(this.nvim, "acpchat.workspace", "current", [req.path]);
     let content = req.content;
     let tick = 0;
     if (state.loaded) tick = state.tick;
@@ -96,25 +96,25 @@ export class NvimPort implements EditorPort {
       if (hs.length === 0) return; // nothing would change
       const { added, removed } = summarizeDiff(current, req.content);
       const reason = state.loaded && state.modified ? "conflict" : "review";
-      const { answer } = this.ask<ReviewAnswer>("review", 'require("acpchat.review").open(...)', [toLua({ path: req.path, current, proposed: req.content, hunks: hs, added, removed, reason })], signal);
+      const { answer } = this.ask<ReviewAnswer>("review", "open", [{ path: req.path, current, proposed: req.content, hunks: hs, added, removed, reason }], signal);
       const a = await answer;
       if (signal.aborted) throw new RpcError(ErrorCodes.RequestCancelled, `the write to ${req.path} was cancelled`);
       if (!a || !a.accepted || a.content === undefined) throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${req.path}`);
       content = a.content;
     }
-    const applied = (await this.nvim.lua('return require("acpchat.workspace").apply(...)', [req.path, content, this.writeMode === "save", tick])) as ApplyResult;
+    const applied = await requestLua<ApplyResult>(this.nvim, "acpchat.workspace", "apply", [req.path, content, this.writeMode === "save", tick]);
     if (applied.result === "applied") return;
     if (applied.result === "changed") throw new RpcError(ErrorCodes.InternalError, `${req.path} changed in the editor while the write was pending; nothing was written`);
     await writeFileAtomic(req.path, content);
-    this.nvim.notify("nvim_exec_lua", ['require("acpchat.workspace").reload(...)', [req.path]]);
+    notifyLua(this.nvim, "acpchat.workspace", "reload", [req.path]);
   }
 
-  async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome> {
+  async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome & { remember?: "session" | "project" }> {
     const tc = req.toolCall;
     const diffs = (tc.content ?? [])
       .filter((c) => c.type === "diff")
       .map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText) }));
-    const question = toLua({
+    const question = {
       title: tc.title ?? tc.toolCallId,
       kind: tc.kind ?? "other",
       tool_call_id: tc.toolCallId,
@@ -122,10 +122,10 @@ export class NvimPort implements EditorPort {
       input: compactInput(tc.rawInput),
       diffs,
       options: req.options.map((o) => ({ id: o.optionId, name: o.name, kind: o.kind })),
-    });
-    const { answer } = this.ask<string>("permission", 'require("acpchat.permission").ask(...)', [question], signal);
-    const optionId = await answer;
-    if (optionId === undefined) return { outcome: "cancelled" };
-    return { outcome: "selected", optionId };
+    };
+    const { answer } = this.ask<{ optionId: string; remember?: "session" | "project" }>("permission", "ask", [question], signal);
+    const a = await answer;
+    if (a === undefined) return { outcome: "cancelled" };
+    return { outcome: "selected", optionId: a.optionId, remember: a.remember };
   }
 }

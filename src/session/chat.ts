@@ -15,6 +15,7 @@ import { Redactor } from "../trace/redact.js";
 import { TraceLog } from "../trace/trace-log.js";
 import { PathBoundary } from "../workspace/path-boundary.js";
 import { SessionState, type TranscriptEvent } from "./session-state.js";
+import { optionFor, type PermissionRules } from "./permission-rules.js";
 
 export interface ChatOptions {
   agentName: string;
@@ -28,6 +29,8 @@ export interface ChatOptions {
   traceFile?: string;
   timeouts?: { initializeMs?: number; newSessionMs?: number; cancelMs?: number };
   features?: ClientFeatures;
+  /** Client-side permission rules (configured and remembered). */
+  permissionRules?: PermissionRules;
   clientInfo?: { name: string; version: string };
 }
 
@@ -305,14 +308,24 @@ export class Chat {
     const run = async (): Promise<{ outcome: PermissionOutcome }> => {
       try {
         if (controller.signal.aborted || this.state.turnState === "cancelling") return { outcome: { outcome: "cancelled" } };
-        const outcome = await abortable(this.opts.port.requestPermission(req, controller.signal), controller.signal).catch((e) => {
-          if (controller.signal.aborted) return { outcome: "cancelled" } as PermissionOutcome;
+        const title = req.toolCall.title ?? req.toolCall.toolCallId;
+        const decision = this.opts.permissionRules?.decide(req);
+        const auto = decision && optionFor(req.options, decision);
+        if (decision && auto) {
+          this.notice(`${decision.action === "allow" ? "Allowed" : "Rejected"} "${title}" without asking (${decision.why}).`);
+          return { outcome: { outcome: "selected", optionId: auto.optionId } };
+        }
+        const answer = await abortable(this.opts.port.requestPermission(req, controller.signal), controller.signal).catch((e) => {
+          if (controller.signal.aborted) return { outcome: "cancelled" } as PermissionOutcome & { remember?: undefined };
           throw e;
         });
-        if (outcome.outcome === "selected" && !req.options.some((o) => o.optionId === outcome.optionId)) {
-          throw new RpcError(ErrorCodes.InternalError, `the editor chose an option the agent did not offer: ${outcome.optionId}`);
+        if (answer.outcome !== "selected") return { outcome: { outcome: "cancelled" } };
+        const chosen = req.options.find((o) => o.optionId === answer.optionId);
+        if (!chosen) throw new RpcError(ErrorCodes.InternalError, `the editor chose an option the agent did not offer: ${answer.optionId}`);
+        if (answer.remember && this.opts.permissionRules && (chosen.kind === "allow_always" || chosen.kind === "reject_always")) {
+          this.opts.permissionRules.remember(req, chosen.kind === "allow_always" ? "allow" : "reject", answer.remember);
         }
-        return { outcome };
+        return { outcome: { outcome: "selected", optionId: chosen.optionId } };
       } finally {
         this.permissionAborts.delete(controller);
         this.emit(this.state.permissionAnswered());

@@ -19,8 +19,15 @@ async function setup(bin: (typeof bins)[number], turns: Step[][], extra: Record<
   const work = join(t.dir, "work");
   const chat = async () => t.lua<{ id: number; buf: number }>("local c = require('acpchat.chat').current(); return { id = c.id, buf = c.buf }");
   const ready = async (id: number) => t.waitFor(async () => (await t.lua<string>("return require('acpchat.chat').get(...).status.status", [id])) === "ready", "ready");
-  const turnEnded = async (id: number, n = 1) =>
-    t.waitFor(async () => ((await t.lua<number>("return require('acpchat.chat').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n} to end`);
+  const turnEnded = async (id: number, n = 1) => {
+    try {
+      await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.chat').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n} to end`);
+    } catch (e) {
+      const buf = await t.lua<number>("return require('acpchat.chat').get(...).buf", [id]);
+      const msgs = await t.lua<string>("return vim.fn.execute('messages')");
+      throw new Error(`${(e as Error).message}\ntranscript:\n${(await t.lines(buf)).join("\n")}\nmessages:${msgs}`);
+    }
+  };
   /** The agent's message text: each request's reply is echoed by the fake agent. */
   const replies = async (buf: number) => (await t.lines(buf)).join("\n");
   return { t, work, chat, ready, turnEnded, replies };
@@ -188,7 +195,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(asked[0]!.prompt).toContain("Run a [execute]");
     expect(asked[0]!.prompt).toContain("Makefile:1");
     expect(asked[0]!.prompt).toContain('{"command":"make a"}');
-    expect(asked[0]!.labels).toEqual(["Allow (allow once)", "Always allow (allow always)", "Deny (reject)"]);
+    expect(asked[0]!.labels).toEqual(["Allow (allow once)", "Always allow (allow always)", "Always allow (allow always, remember for this project)", "Deny (reject)"]);
     const r = echoed(await replies(c.buf));
     expect(r[0]!.result).toEqual({ outcome: { outcome: "selected", optionId: "allow" } });
     expect(r[1]!.result).toEqual({ outcome: { outcome: "selected", optionId: "deny" } }); // Esc rejects once
@@ -229,5 +236,102 @@ describe.each(bins)("Neovim $version", (bin) => {
     const lines = await t.lines(0);
     expect(lines.at(-1)).toBe("[exit 4]");
     expect(lines).toContain(work);
+  });
+
+  it("permission rules: configured auto-allow, 'remember for this project' across chats, :AcpChatPermissions removes", async () => {
+    const ask = (id: string, kind: string, title: string, path?: string) => ({
+      request: "session/request_permission",
+      params: {
+        toolCall: { toolCallId: id, title, kind, locations: path ? [{ path }] : [] },
+        options: [
+          { optionId: "once", name: "Allow", kind: "allow_once" },
+          { optionId: "always", name: "Always", kind: "allow_always" },
+          { optionId: "no", name: "No", kind: "reject_once" },
+        ],
+      },
+      echo: true,
+    });
+    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [[]], { permissions: { rules: [{ kind: "read", path: "**", action: "allow" }] } });
+    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
+      [ask("r", "read", "Read a", join(work, "a.txt")), ask("x", "execute", "Run make"), ask("y", "execute", "Run make")],
+    ]);
+    await t.lua(`
+      _G.asked = 0
+      vim.ui.select = function(items, opts, on_choice)
+        _G.asked = _G.asked + 1
+        _G.labels = vim.tbl_map(opts.format_item, items)
+        for _, it in ipairs(items) do if it.remember == "project" then return on_choice(it) end end
+      end
+    `);
+    await t.nvim.command("AcpChat");
+    const c = await chat();
+    await ready(c.id);
+    await t.nvim.command("AcpChatSend go");
+    await turnEnded(c.id);
+    const r = echoed(await replies(c.buf));
+    expect(r.map((x) => (x.result as { outcome: { optionId: string } }).outcome.optionId)).toEqual(["once", "always", "always"]);
+    expect(await t.lua("return _G.asked")).toBe(1); // the read by rule, the second run by memory
+    expect(await t.lua("return _G.labels")).toEqual(["Allow (allow once)", "Always (allow always)", "Always (allow always, remember for this project)", "No (reject)"]);
+    expect(await replies(c.buf)).toMatch(/Allowed "Read a" without asking/);
+    // A new chat in the same project remembers; removing the rule makes it ask again.
+    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [[ask("z", "execute", "Run make")]]);
+    await t.nvim.command("AcpChat!");
+    const c2 = await chat();
+    await ready(c2.id);
+    await t.nvim.command("AcpChatSend again");
+    await turnEnded(c2.id);
+    expect(await t.lua("return _G.asked")).toBe(1);
+    await t.lua("vim.ui.select = function(items, _, on_choice) _G.rules = #items; on_choice(items[1]) end");
+    await t.nvim.command("AcpChatPermissions");
+    await t.waitFor(async () => (await t.lua<number>("return _G.rules")) === 1, "the rules list");
+    expect(await t.lua("return #require('acpchat.rpc').request('permissions', { id = ... })", [c2.id])).toBe(0);
+  });
+
+  it("gd opens a tool call's diff read-only; a permission question can show its diff first", async () => {
+    const diff = { type: "diff", path: "", oldText: "a\nb\n", newText: "a\nB\n" };
+    const { t, work, chat, ready, turnEnded } = await setup(bin, [[]]);
+    diff.path = join(work, "f.txt");
+    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
+      [
+        { update: { sessionUpdate: "tool_call", toolCallId: "e1", title: "Edit f.txt", kind: "edit", status: "completed", content: [diff] } },
+        {
+          request: "session/request_permission",
+          params: { toolCall: { toolCallId: "e1", title: "Edit f.txt", kind: "edit", content: [diff] }, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }] },
+        },
+      ],
+    ]);
+    await t.lua(`
+      _G.asked = 0
+      vim.ui.select = function(items, opts, on_choice)
+        _G.asked = _G.asked + 1
+        if _G.asked == 1 then
+          on_choice(items[#items]) -- "Show the diff first"
+          vim.schedule(function()
+            _G.diff_tab = vim.fn.tabpagenr("$")
+            _G.diff_lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(vim.fn.win_getid(2)), 0, -1, false)
+            vim.api.nvim_feedkeys("q", "x", false)
+          end)
+        else
+          on_choice(items[1])
+        end
+      end
+    `);
+    await t.nvim.command("AcpChat");
+    const c = await chat();
+    await ready(c.id);
+    await t.nvim.command("AcpChatSend go");
+    await turnEnded(c.id);
+    expect(await t.lua("return _G.asked")).toBe(2);
+    expect(await t.lua("return _G.diff_tab")).toBe(2);
+    expect(await t.lua("return _G.diff_lines")).toEqual(["a", "B"]);
+    expect(await t.lua("return vim.fn.tabpagenr('$')")).toBe(1);
+    // gd on the tool call block.
+    const win = await t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
+    await t.lua("vim.cmd('stopinsert'); vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, {4, 0})", [win]);
+    await t.nvim.input("gd");
+    await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the diff tab");
+    expect(await t.lua("return vim.wo.diff")).toBe(true);
+    expect(await t.lines(0)).toEqual(["a", "b"]);
+    expect(await t.lua("return vim.bo.modifiable")).toBe(false);
   });
 });
