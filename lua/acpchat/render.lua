@@ -141,9 +141,15 @@ function M.apply(id, ops)
       elseif op.op == "add" then
         add(chat, op.block)
         changed = true
+        if op.block.type == "tool" then
+          require("acpchat.chat").follow(chat, op.block)
+        end
       elseif op.op == "update" then
         update(chat, op.block)
         changed = true
+        if op.block.type == "tool" then
+          require("acpchat.chat").follow(chat, op.block)
+        end
       elseif op.op == "meta" then
         chat.status = op.status
         require("acpchat.chat").refresh_winbar(chat)

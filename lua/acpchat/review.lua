@@ -14,7 +14,10 @@ local M = {}
 M.open_reviews = {}
 
 local function split_text(s)
-  local lines = vim.split(s or "", "\n", { plain = true })
+  if s == nil or s == "" then
+    return {}, false
+  end
+  local lines = vim.split(s, "\n", { plain = true })
   local eol = false
   if lines[#lines] == "" then
     table.remove(lines)
@@ -159,7 +162,8 @@ local function finish(r, accepted_any)
   local content
   if accepted_any then
     content = table.concat(r.result, "\n")
-    if (#r.result > 0) and (r.eol_new or r.eol_old) then
+    -- The end of the last line is the proposal's (only accepted content reaches this point).
+    if #r.result > 0 and r.eol_new then
       content = content .. "\n"
     end
   end

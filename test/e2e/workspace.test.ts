@@ -334,4 +334,22 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lines(0)).toEqual(["a", "b"]);
     expect(await t.lua("return vim.bo.modifiable")).toBe(false);
   });
+
+  it("follow-along: a running tool call's location shows in the last editor window, focus stays", async () => {
+    const { t, work, chat, ready, turnEnded } = await setup(bin, [[]], { follow: true });
+    writeFileSync(join(work, "f.txt"), "1\n2\n3\n4\n5\n");
+    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
+      [{ update: { sessionUpdate: "tool_call", toolCallId: "r", title: "Read f", kind: "read", status: "in_progress", locations: [{ path: join(work, "f.txt"), line: 4 }] } }, { sleep: 100 }],
+    ]);
+    const editor = await t.lua<number>("return vim.api.nvim_get_current_win()");
+    await t.nvim.command("AcpChat");
+    const c = await chat();
+    await ready(c.id);
+    const focus = await t.lua<number>("return vim.api.nvim_get_current_win()");
+    await t.nvim.command("AcpChatSend go");
+    await turnEnded(c.id);
+    await t.waitFor(async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(...))", [editor])).endsWith("f.txt"), "f.txt in the editor window");
+    expect(await t.lua("return vim.api.nvim_win_get_cursor(...)[1]", [editor])).toBe(4);
+    expect(await t.lua<number>("return vim.api.nvim_get_current_win()")).toBe(focus);
+  });
 });
