@@ -237,7 +237,9 @@ local function setup_keys(chat)
 end
 
 --- Create a chat with `agent_name` in the current tab and start its agent.
-function M.create(agent_name)
+--- opts.resume: continue that earlier session (resume, or load with its replay).
+function M.create(agent_name, opts_)
+  opts_ = opts_ or {}
   local agents = config.agents()
   local name = agent_name or config.default_agent()
   if not name then
@@ -272,7 +274,18 @@ function M.create(agent_name)
   local opts = config.options
   local ok, err = pcall(rpc.request, "open", {
     id = id,
-    agent = { name = name, command = agent.command, args = agent.args or {}, env = agent.env or vim.empty_dict(), cwd = agent.cwd },
+    agent = {
+      name = name,
+      command = agent.command,
+      args = agent.args or {},
+      env = agent.env or vim.empty_dict(),
+      cwd = agent.cwd,
+      mode = agent.mode,
+      model = agent.model,
+      options = agent.options,
+    },
+    resume = opts_.resume,
+    session_index = require("acpchat.sessions").index_file(),
     cwd = chat.cwd,
     log_dir = config.log_dir(),
     extra_roots = opts.fs.extra_roots,
@@ -293,6 +306,44 @@ function M.create(agent_name)
     return nil
   end
   return chat
+end
+
+--- Start a failed chat's agent again; the session continues when the agent can resume or load it.
+function M.restart(chat)
+  local ok, res = pcall(rpc.request, "restart", { id = chat.id })
+  if not ok then
+    return util.notify(tostring(res), vim.log.levels.ERROR)
+  end
+  if res.how == "load" then
+    -- The agent replays the conversation: draw it afresh.
+    M.reset_view(chat)
+  else
+    -- New blocks continue below the old text.
+    chat.render = nil
+  end
+  util.notify(string.format("acpchat: restarting %s (%s)", chat.agent, res.how == "new" and "new session" or (res.how .. "ing the session")))
+end
+
+--- Empty the transcript and its render state.
+function M.reset_view(chat)
+  chat.render = nil
+  vim.bo[chat.buf].modifiable = true
+  api.nvim_buf_set_lines(chat.buf, 0, -1, false, {})
+  api.nvim_buf_clear_namespace(chat.buf, -1, 0, -1)
+  vim.bo[chat.buf].modifiable = false
+end
+
+--- :AcpChatSave [path]: the transcript as markdown.
+function M.save(chat, path)
+  if not path or path == "" then
+    local title = (chat.status and chat.status.title) or chat.agent
+    path = string.format("acpchat-%s-%s.md", title:gsub("[^%w%-_]+", "-"):sub(1, 40), os.date("%Y%m%d-%H%M%S"))
+  end
+  path = vim.fn.fnamemodify(path, ":p")
+  local lines = api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+  local ok, err = pcall(vim.fn.writefile, lines, path)
+  util.notify(ok and ("acpchat: saved the transcript to " .. path) or ("acpchat: could not save: " .. tostring(err)), ok and vim.log.levels.INFO or vim.log.levels.ERROR)
+  return ok and path or nil
 end
 
 --- The prompt buffer's text is sent, with the context added by :AcpChatAdd.

@@ -100,6 +100,14 @@ local function check_agent(path, a)
   if a.cwd ~= nil and type(a.cwd) ~= "string" then
     return err(path .. ".cwd", "string", a.cwd)
   end
+  for _, k in ipairs({ "mode", "model" }) do
+    if a[k] ~= nil and type(a[k]) ~= "string" then
+      return err(path .. "." .. k, "string", a[k])
+    end
+  end
+  if a.options ~= nil and type(a.options) ~= "table" then
+    return err(path .. ".options", "table", a.options)
+  end
 end
 
 --- Validate user options; returns an error message or nil.

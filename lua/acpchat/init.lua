@@ -26,6 +26,10 @@ function M.open(agent, new)
   local cur = chats.current()
   if cur and not new and (agent == nil or agent == cur.agent) then
     chats.show(cur)
+    -- A chat whose agent died comes back: started again, its session continued if possible.
+    if cur.status and cur.status.status == "failed" then
+      chats.restart(cur)
+    end
     return cur
   end
   local chat = chats.create(agent)

@@ -100,7 +100,7 @@ export class AcpClient {
       terminal: true,
       auth: { terminal: this.features.authTerminal === true },
     };
-    if (this.features.elicitationForm) caps.elicitation = { form: {} };
+    if (this.features.elicitationForm) caps.elicitation = { form: {}, url: {} };
     if (this.features.terminalOutputMeta) caps._meta = { terminal_output: true };
     return caps;
   }

@@ -5,6 +5,7 @@
  * the request, the turn is cancelled, or the connection closes.
  */
 import type {
+  AuthMethod,
   CreateElicitationRequest,
   ElicitationResponse,
   PermissionOutcome,
@@ -25,4 +26,8 @@ export interface EditorPort {
   writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<void>;
   /** Ask the user for structured input (elicitation/create). Optional. */
   elicit?(req: CreateElicitationRequest, signal: AbortSignal): Promise<ElicitationResponse>;
+  /** The agent needs a sign-in: let the user pick one of its methods (undefined: declined). */
+  chooseAuthMethod?(methods: AuthMethod[], signal: AbortSignal): Promise<string | undefined>;
+  /** Run a `terminal` auth method (the agent's command with its args/env) for the user; resolves on exit. */
+  runAuthTerminal?(spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string }, signal: AbortSignal): Promise<void>;
 }

@@ -14,6 +14,9 @@ import { NvimPort, type WriteMode } from "./nvim-port.js";
 import { PermissionRules, type ConfiguredRule } from "../session/permission-rules.js";
 import { buildPrompt, type ContextItem } from "./prompt-builder.js";
 import { toLua } from "./lua-value.js";
+import { SessionIndex } from "../session/session-index.js";
+import { withAgent } from "../session/agent-probe.js";
+import type { AgentCommand } from "../agent/agent-process.js";
 import { notifyLua } from "./lua-call.js";
 
 interface AgentSpec {
@@ -22,6 +25,10 @@ interface AgentSpec {
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  /** Applied when a session starts. */
+  mode?: string;
+  model?: string;
+  options?: Record<string, string | boolean>;
 }
 
 interface OpenParams {
@@ -35,13 +42,33 @@ interface OpenParams {
   frame_ms?: number;
   write?: WriteMode;
   permissions?: { rules?: ConfiguredRule[]; store?: string };
+  /** The client's session index file. */
+  session_index?: string;
+  /** Continue this earlier session instead of starting a new one. */
+  resume?: string;
 }
 
 interface Entry {
+  params: OpenParams;
   chat: Chat;
   rules: PermissionRules;
   queue: RenderQueue;
   started: Promise<void>;
+  index: SessionIndex;
+}
+
+interface SessionsParams {
+  agent: AgentSpec;
+  cwd: string;
+  session_index?: string;
+}
+
+export interface SessionChoice {
+  session_id: string;
+  title?: string;
+  updated_at?: string;
+  cwd: string;
+  source: "agent" | "index" | "both";
 }
 
 export class ChatHost {
@@ -87,6 +114,8 @@ export class ChatHost {
         return this.get(Number(p.id)).rules.list();
       case "permission_remove":
         return this.get(Number(p.id)).rules.remove(String(p.rule));
+      case "reply":
+        return NvimPort.answer(String(p.key), p.value);
       case "review_done":
         return NvimPort.answer(String(p.key), { accepted: p.accepted === true, content: typeof p.content === "string" ? p.content : undefined });
       case "tool_diffs": {
@@ -99,6 +128,24 @@ export class ChatHost {
         return [...this.chats.entries()].map(([id, e]) => ({ id, agent: e.chat.opts.agentName, status: e.chat.status, pid: e.chat.agent?.pid }));
       case "terminal":
         return this.terminalOutput(Number(p.id), typeof p.terminal === "string" ? p.terminal : undefined);
+      case "restart":
+        return this.restart(Number(p.id));
+      case "sessions":
+        return this.sessions(p as unknown as SessionsParams);
+      case "delete_session":
+        return this.deleteSession(p as unknown as SessionsParams & { session_id: string });
+      case "modes": {
+        const s = this.get(Number(p.id)).chat.state;
+        return { current: s.modes?.currentModeId, available: s.modes?.availableModes.map((m) => ({ id: m.id, name: m.name, description: m.description })) ?? [] };
+      }
+      case "set_mode":
+        await this.get(Number(p.id)).chat.setMode(String(p.mode));
+        return true;
+      case "options":
+        return this.options(Number(p.id));
+      case "set_option":
+        await this.setOption(Number(p.id), String(p.option), p.value as string | boolean);
+        return true;
       case "shutdown":
         await Promise.all([...this.chats.keys()].map((id) => this.close(id)));
         return true;
@@ -122,6 +169,12 @@ export class ChatHost {
 
   private open(p: OpenParams): boolean {
     if (this.chats.has(p.id)) return true;
+    this.chats.set(p.id, this.create(p));
+    return true;
+  }
+
+  /** A chat for `p`, starting now (a new session, or `p.resume`). */
+  private create(p: OpenParams): Entry {
     const id = p.id;
     const port = new NvimPort(this.nvim, id, p.fs?.max_read_bytes, p.write ?? "review");
     let queue!: RenderQueue;
@@ -137,7 +190,7 @@ export class ChatHost {
       traceFile: p.log_dir ? join(p.log_dir, `${stamp}-chat${id}-${p.agent.name}.jsonl`) : undefined,
       timeouts: { initializeMs: p.timeouts?.initialize_ms, newSessionMs: p.timeouts?.new_session_ms, cancelMs: p.timeouts?.cancel_ms },
       permissionRules: rules,
-      features: { terminalOutputMeta: true },
+      features: { terminalOutputMeta: true, elicitationForm: true, authTerminal: true },
     });
     queue = new RenderQueue({
       frameMs: p.frame_ms,
@@ -145,15 +198,51 @@ export class ChatHost {
       status: () => statusView(chat.opts.agentName, chat.status, chat.state, chat.sessionId, chat.boundary.cwd),
     });
     port.onBoundaryNote = (text) => chat.notice(text, "warn");
-    const started = chat.start().then(
-      () => queue.flush(),
+    const index = new SessionIndex(p.session_index);
+    const started = chat.start(p.resume ? { sessionId: p.resume } : undefined).then(
+      async () => {
+        index.touch({ agent: p.agent.name, sessionId: chat.sessionId!, cwd: chat.boundary.cwd, title: chat.state.title });
+        await this.applyDefaults(chat, p.agent);
+        queue.flush();
+      },
       () => {
         queue.push([{ type: "meta" }]);
         queue.flush();
       },
     );
-    this.chats.set(id, { chat, rules, queue, started });
-    return true;
+    return { params: p, chat, rules, queue, started, index };
+  }
+
+  /** Per-agent defaults from the config: mode, model, other options. Failures are noted, not fatal. */
+  private async applyDefaults(chat: Chat, agent: AgentSpec): Promise<void> {
+    const s = chat.state;
+    try {
+      if (agent.mode && s.modes && s.modes.currentModeId !== agent.mode) await chat.setMode(agent.mode);
+      if (agent.model) {
+        const opt = s.configOptions.find((o) => o.category === "model");
+        if (opt) await chat.setConfigOption(opt.id, agent.model);
+        else if (s.legacyModels) await chat.setModel(agent.model);
+      }
+      for (const [k, v] of Object.entries(agent.options ?? {})) await chat.setConfigOption(k, v);
+    } catch (e) {
+      chat.notice(`Could not apply the configured defaults for ${agent.name}: ${errorMessage(e)}`, "warn");
+    }
+  }
+
+  /**
+   * `:AcpChat` on a chat whose agent died: start it again and continue the session (resume or
+   * load when the agent supports it; a load replays the conversation, so Lua clears the view).
+   */
+  private async restart(id: number): Promise<{ how: "resume" | "load" | "new" }> {
+    const old = this.get(id);
+    const sessionId = old.chat.sessionId;
+    const canContinue = sessionId !== undefined && (old.chat.client?.supports("resume") || old.chat.client?.supports("load"));
+    const how = !canContinue ? "new" : old.chat.client!.supports("resume") ? "resume" : "load";
+    old.queue.flush();
+    old.queue.dispose();
+    await old.chat.close();
+    this.chats.set(id, this.create({ ...old.params, resume: canContinue ? sessionId : undefined }));
+    return { how };
   }
 
   private async send(id: number, text: string, context: ContextItem[]): Promise<boolean> {
@@ -161,8 +250,96 @@ export class ChatHost {
     await e.started;
     if (e.chat.state.turnState !== "idle") throw new Error("acpchat: a turn is already running (cancel it with <C-c> or :AcpChatCancel)");
     const prompt: ContentBlock[] = await buildPrompt(text, context, e.chat.boundary, e.chat.client?.supports("embeddedContext") ?? false);
-    void e.chat.prompt(prompt).then((stop: StopReason | "error") => e.queue.endTurn(stop));
+    void e.chat.prompt(prompt).then((stop: StopReason | "error") => {
+      e.queue.endTurn(stop);
+      if (e.chat.sessionId) e.index.touch({ agent: e.params.agent.name, sessionId: e.chat.sessionId, cwd: e.chat.boundary.cwd, title: e.chat.state.title });
+    });
     return true;
+  }
+
+  /** A live, ready chat with this agent, to ask about sessions without starting another. */
+  private liveChat(agent: string): Chat | undefined {
+    for (const e of this.chats.values()) if (e.chat.opts.agentName === agent && e.chat.status === "ready") return e.chat;
+    return undefined;
+  }
+
+  private command(a: AgentSpec, cwd: string): AgentCommand {
+    return { command: a.command, args: a.args ?? [], env: a.env ?? {}, cwd: a.cwd ?? cwd };
+  }
+
+  /**
+   * Past sessions in `cwd`: the agent's own list (session/list, when it supports it) merged with
+   * the client's index, newest first; plus what can be done with them.
+   */
+  private async sessions(p: SessionsParams): Promise<{ sessions: SessionChoice[]; can_delete: boolean; can_open: boolean }> {
+    const index = new SessionIndex(p.session_index);
+    const ask = async (client: NonNullable<Chat["client"]>) => ({
+      listed: client.supports("list") ? await client.listSessions(p.cwd) : [],
+      canDelete: client.supports("delete"),
+      canOpen: client.supports("load") || client.supports("resume"),
+    });
+    const live = this.liveChat(p.agent.name);
+    const { listed, canDelete, canOpen } = live?.client ? await ask(live.client) : await withAgent(this.command(p.agent, p.cwd), ask);
+    const out = new Map<string, SessionChoice>();
+    for (const s of index.list(p.cwd, p.agent.name)) out.set(s.sessionId, { session_id: s.sessionId, title: s.title, updated_at: s.updatedAt, cwd: s.cwd, source: "index" });
+    for (const s of listed) {
+      const known = out.get(s.sessionId);
+      out.set(s.sessionId, {
+        session_id: s.sessionId,
+        title: s.title ?? known?.title,
+        updated_at: s.updatedAt ?? known?.updated_at,
+        cwd: s.cwd,
+        source: known ? "both" : "agent",
+      });
+    }
+    const sessions = [...out.values()].sort((a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? ""));
+    return { sessions, can_delete: canDelete, can_open: canOpen };
+  }
+
+  private async deleteSession(p: SessionsParams & { session_id: string }): Promise<boolean> {
+    const del = async (client: NonNullable<Chat["client"]>) => {
+      await client.deleteSession(p.session_id);
+      return true;
+    };
+    const live = this.liveChat(p.agent.name);
+    if (live?.client) await del(live.client);
+    else await withAgent(this.command(p.agent, p.cwd), del);
+    new SessionIndex(p.session_index).remove(p.agent.name, p.session_id);
+    return true;
+  }
+
+  /** Config options (select and boolean), and legacy models, for the pickers. */
+  private options(id: number) {
+    const s = this.get(id).chat.state;
+    const options = s.configOptions.map((o) => ({
+      id: o.id,
+      name: o.name,
+      category: o.category ?? undefined,
+      type: o.type,
+      current: o.currentValue,
+      values:
+        o.type === "select"
+          ? o.options.flatMap((x) => ("options" in x ? (x.options as { value: string; name: string }[]) : [x as { value: string; name: string }])).map((x) => ({ value: x.value, name: x.name }))
+          : [
+              { value: true, name: "on" },
+              { value: false, name: "off" },
+            ],
+    }));
+    const legacy = s.legacyModels && {
+      current: s.legacyModels.currentModelId,
+      values: s.legacyModels.availableModels.map((m) => ({ value: m.modelId, name: m.name })),
+    };
+    return { options, legacy_models: legacy };
+  }
+
+  /** Set a config option; "model" also reaches agents with a legacy models list. */
+  private async setOption(id: number, option: string, value: string | boolean): Promise<void> {
+    const chat = this.get(id).chat;
+    if (option === "__legacy_model") return chat.setModel(String(value));
+    const opt = chat.state.configOptions.find((o) => o.id === option);
+    if (!opt) throw new Error(`acpchat: ${chat.opts.agentName} has no option "${option}"`);
+    if (opt.type === "boolean" && typeof value !== "boolean") value = value === "true" || value === "on";
+    await chat.setConfigOption(option, value);
   }
 
   private async close(id: number): Promise<boolean> {

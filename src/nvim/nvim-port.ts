@@ -5,7 +5,15 @@
 import type { Neovim } from "neovim";
 import type { EditorPort } from "../client/editor-port.js";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
-import type { PermissionOutcome, ReadTextFileRequest, RequestPermissionRequest, WriteTextFileRequest } from "../protocol/schema.js";
+import type {
+  AuthMethod,
+  CreateElicitationRequest,
+  ElicitationResponse,
+  PermissionOutcome,
+  ReadTextFileRequest,
+  RequestPermissionRequest,
+  WriteTextFileRequest,
+} from "../protocol/schema.js";
 import { compactInput } from "../render/view-model.js";
 import { notifyLua, requestLua } from "./lua-call.js";
 import { summarizeDiff } from "../render/diff-summary.js";
@@ -15,7 +23,7 @@ import { hunks } from "../render/diff-summary.js";
 /** A question open in Lua (permission or review), answered through AcpChatNotify. */
 interface Question {
   chatId: number;
-  kind: "permission" | "review";
+  kind: "permission" | "review" | "auth" | "elicitation";
   resolve: (answer: unknown) => void;
 }
 
@@ -127,5 +135,20 @@ export class NvimPort implements EditorPort {
     const a = await answer;
     if (a === undefined) return { outcome: "cancelled" };
     return { outcome: "selected", optionId: a.optionId, remember: a.remember };
+  }
+
+  async chooseAuthMethod(methods: AuthMethod[], signal: AbortSignal): Promise<string | undefined> {
+    const list = methods.map((m) => ({ id: m.id, name: m.name, description: m.description ?? undefined, type: m.type ?? "agent" }));
+    return this.ask<string>("auth", "choose", [list], signal).answer;
+  }
+
+  async runAuthTerminal(spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string }, signal: AbortSignal): Promise<void> {
+    await this.ask<number>("auth", "terminal", [spec], signal).answer;
+  }
+
+  /** elicitation/create: a form asked field by field, or a URL opened after the user agrees. */
+  async elicit(req: CreateElicitationRequest, signal: AbortSignal): Promise<ElicitationResponse> {
+    const a = await this.ask<ElicitationResponse>("elicitation", "ask", [{ message: req.message, mode: req.mode, url: req.url, schema: req.requestedSchema }], signal).answer;
+    return a ?? { action: "cancel" };
   }
 }

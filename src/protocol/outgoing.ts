@@ -10,7 +10,7 @@ export interface InitializeParams {
     fs: { readTextFile: boolean; writeTextFile: boolean };
     terminal: boolean;
     auth: { terminal: boolean };
-    elicitation?: { form: Record<string, never> };
+    elicitation?: { form: Record<string, never>; url: Record<string, never> };
     _meta?: { [key: string]: unknown };
   };
   clientInfo: { name: string; version: string };

@@ -9,7 +9,7 @@ import { AcpClient, type AgentRequestHandlers, type ClientFeatures } from "../cl
 import type { EditorPort } from "../client/editor-port.js";
 import { ConnectionClosedError, ErrorCodes, RpcError, errorMessage } from "../protocol/errors.js";
 import { JsonRpcPeer, type HandlerContext } from "../protocol/jsonrpc.js";
-import type { ContentBlock, PermissionOutcome, RequestPermissionRequest, SessionUpdate, StopReason } from "../protocol/schema.js";
+import { parseSessionUpdate, type ContentBlock, type PermissionOutcome, type RequestPermissionRequest, type SessionUpdate, type StopReason } from "../protocol/schema.js";
 import { TerminalManager, type Terminal } from "../terminals/terminal-manager.js";
 import { Redactor } from "../trace/redact.js";
 import { TraceLog } from "../trace/trace-log.js";
@@ -54,6 +54,8 @@ export class Chat {
   private turnAbort: AbortController | undefined;
   private cancelTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
+  /** How an earlier session was continued, if it was. */
+  resumedWith: "resume" | "load" | undefined;
   private early: { sessionId: string; update: SessionUpdate }[] = [];
   private settleTurn: ((r: StopReason | "error") => void) | undefined;
 
@@ -75,8 +77,12 @@ export class Chat {
     this.emit(this.state.note(safe, level));
   }
 
-  /** Spawn the agent, `initialize`, `session/new`. Throws (after showing why) if any step fails. */
-  async start(resume?: { sessionId: string; mode: "load" | "resume" }): Promise<void> {
+  /**
+   * Spawn the agent, `initialize`, then `session/new` (signing in first if the agent asks), or
+   * with `resume` continue an earlier session: `session/resume` when advertised, else
+   * `session/load` (which replays the conversation). Throws (after showing why) on failure.
+   */
+  async start(resume?: { sessionId: string }): Promise<void> {
     const { command } = this.opts;
     this.trace.note("lifecycle", `starting ${[command.command, ...(command.args ?? [])].join(" ")} in ${command.cwd ?? this.opts.cwd}`);
     const agent = new AgentProcess({ ...command, cwd: command.cwd ?? this.opts.cwd }, (text) => this.trace.note("stderr", text));
@@ -95,13 +101,17 @@ export class Chat {
     try {
       await this.client.initialize(this.opts.clientInfo ?? { name: "acp-chat.nvim", version: "0.1.0" }, { initializeMs: this.opts.timeouts?.initializeMs ?? 60_000 });
       if (resume) {
+        const client = this.client;
+        const how = client.supports("resume") ? "resume" : client.supports("load") ? "load" : undefined;
+        if (!how) throw new Error(`${this.opts.agentName} cannot resume or load sessions (it advertises neither session/resume nor loadSession)`);
         // Known up front: session/load replays the conversation before it answers.
         this.sessionId = resume.sessionId;
-        const setup =
-          resume.mode === "resume" ? await this.client.resumeSession(resume.sessionId, this.boundary.cwd) : await this.client.loadSession(resume.sessionId, this.boundary.cwd);
+        this.resumedWith = how;
+        const setup = await this.withAuth(() => (how === "resume" ? client.resumeSession(resume.sessionId, this.boundary.cwd) : client.loadSession(resume.sessionId, this.boundary.cwd)));
         this.emit(this.state.applySetup(setup));
       } else {
-        const res = await this.client.newSession(this.boundary.cwd, { timeoutMs: this.opts.timeouts?.newSessionMs ?? 120_000, additionalDirectories: this.opts.extraRoots });
+        const client = this.client;
+        const res = await this.withAuth(() => client.newSession(this.boundary.cwd, { timeoutMs: this.opts.timeouts?.newSessionMs ?? 120_000, additionalDirectories: this.opts.extraRoots }));
         this.sessionId = res.sessionId;
         this.emit(this.state.applySetup(res));
       }
@@ -118,6 +128,73 @@ export class Chat {
       await this.close();
       throw new Error(this.redactor.text(why));
     }
+  }
+
+  /**
+   * Run a session call; if the agent answers "auth required" (-32000), offer its auth methods,
+   * sign in (or run a terminal method for the user) and try again.
+   */
+  private async withAuth<T>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (e) {
+        if (!(e instanceof RpcError) || e.code !== ErrorCodes.AuthRequired || attempt >= 3) throw e;
+        const client = this.client!;
+        const methods = client.authMethods;
+        if (methods.length === 0 || !this.opts.port.chooseAuthMethod) throw new Error(`${this.opts.agentName} needs you to sign in (${e.message}), and it offers no method this client can use`);
+        this.notice(`${this.opts.agentName} asks you to sign in.`);
+        const signal = new AbortController().signal;
+        const id = await this.opts.port.chooseAuthMethod(methods, signal);
+        const method = methods.find((m) => m.id === id);
+        if (!method) throw new Error(`sign-in declined: ${this.opts.agentName} needs you to sign in before it can start`);
+        if (method.type === "terminal") {
+          if (!this.opts.port.runAuthTerminal) throw new Error(`sign-in method "${method.name}" needs a terminal`);
+          const cmd = this.opts.command;
+          await this.opts.port.runAuthTerminal(
+            { command: cmd.command, args: [...(cmd.args ?? []), ...(method.args ?? [])], env: { ...cmd.env, ...method.env }, cwd: this.boundary.cwd, title: method.name },
+            signal,
+          );
+        } else {
+          await client.authenticate(method.id);
+        }
+        this.trace.note("lifecycle", `signed in with ${method.id}`);
+      }
+    }
+  }
+
+  /** `session/set_mode`; the mode is shown at once (the agent may confirm with current_mode_update). */
+  async setMode(modeId: string): Promise<void> {
+    const { client, sessionId } = this.ready();
+    await client.setMode(sessionId, modeId);
+    this.emit(this.state.apply({ sessionUpdate: "current_mode_update", currentModeId: modeId }));
+  }
+
+  /** `session/set_config_option` (models are options of category "model"); the answer carries the new options. */
+  async setConfigOption(configId: string, value: string | boolean): Promise<void> {
+    const { client, sessionId } = this.ready();
+    const res = (await client.setConfigOption(sessionId, configId, value)) as { configOptions?: unknown } | null;
+    const update = parseSessionUpdate({ sessionUpdate: "config_option_update", configOptions: res?.configOptions });
+    if (update.sessionUpdate !== "unknown") this.emit(this.state.apply(update));
+    else {
+      // An agent that answers without the options: reflect the one value we set.
+      for (const o of this.state.configOptions) if (o.id === configId) (o as { currentValue: unknown }).currentValue = value;
+      this.emit([{ type: "meta" }]);
+    }
+  }
+
+  /** Legacy `session/set_model`, for agents that sent a `models` list (gemini-cli). */
+  async setModel(modelId: string): Promise<void> {
+    const { client, sessionId } = this.ready();
+    const legacy = this.state.legacyModels;
+    await client.setModel(sessionId, modelId, legacy !== undefined);
+    if (legacy) this.state.legacyModels = { ...legacy, currentModelId: modelId };
+    this.emit([{ type: "meta" }]);
+  }
+
+  private ready(): { client: AcpClient; sessionId: string } {
+    if (this.status !== "ready" || !this.client || !this.sessionId) throw new Error(`the chat is not ready (${this.failure ?? this.status})`);
+    return { client: this.client, sessionId: this.sessionId };
   }
 
   /** Why the connection ended: the agent's exit status and stderr tail when it has exited. */

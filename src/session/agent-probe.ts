@@ -1,0 +1,38 @@
+/**
+ * A short-lived connection to an agent, for questions that need no chat: listing or deleting
+ * sessions when no chat with that agent is open. The agent is killed afterwards.
+ */
+import { AgentProcess, describeExit, type AgentCommand } from "../agent/agent-process.js";
+import { AcpClient } from "../client/acp-client.js";
+import { ErrorCodes, RpcError } from "../protocol/errors.js";
+import { JsonRpcPeer } from "../protocol/jsonrpc.js";
+
+const refuse = async (): Promise<never> => {
+  throw new RpcError(ErrorCodes.MethodNotFound, "not available while listing sessions");
+};
+
+export async function withAgent<T>(cmd: AgentCommand, fn: (client: AcpClient) => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const agent = new AgentProcess(cmd);
+  const peer = new JsonRpcPeer(agent.stdout, agent.stdin);
+  const client = new AcpClient(peer, {
+    sessionUpdate: () => undefined,
+    requestPermission: refuse,
+    readTextFile: refuse,
+    writeTextFile: refuse,
+    createTerminal: refuse,
+    terminalOutput: refuse,
+    waitForTerminalExit: refuse,
+    killTerminal: refuse,
+    releaseTerminal: refuse,
+  });
+  try {
+    await client.initialize({ name: "acp-chat.nvim", version: "0.1.0" }, { initializeMs: timeoutMs }).catch(async (e) => {
+      const exit = await Promise.race([agent.exited, new Promise<undefined>((r) => setTimeout(r, 300))]);
+      throw exit ? new Error(describeExit(cmd, exit, agent.stderr.lastLines(5))) : e;
+    });
+    return await fn(client);
+  } finally {
+    peer.close("done");
+    await agent.kill(500);
+  }
+}
