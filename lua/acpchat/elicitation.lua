@@ -33,12 +33,19 @@ end
 local function ask_form(key, req)
   local schema = req.schema or {}
   local props = schema.properties or {}
-  local names = vim.tbl_keys(props)
-  table.sort(names)
-  local required = {}
+  -- Required fields first, in the schema's order; then the others by name (Lua tables keep no order).
+  local required, names = {}, {}
   for _, r in ipairs(schema.required or {}) do
-    required[r] = true
+    if props[r] and not required[r] then
+      required[r] = true
+      names[#names + 1] = r
+    end
   end
+  local rest = vim.tbl_filter(function(n)
+    return not required[n]
+  end, vim.tbl_keys(props))
+  table.sort(rest)
+  vim.list_extend(names, rest)
   local content = {}
   local i = 0
   local function next_field()

@@ -17,7 +17,7 @@
 //     (strings "$last.field" in later params are replaced); {"echo": true} streams the reply as text
 //   {"sleep": ms}  {"raw": "line"}  {"exit": code}  {"signal": "SIGKILL"}  {"closeStdout": true}
 //   {"hang": true}  never answer this prompt;  {"stop": "end_turn"}  the stop reason (default end_turn)
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 
 const src = process.env.FAKE_AGENT_SCENARIO ?? "{}";
@@ -35,10 +35,25 @@ process.stderr.write("fake agent started\n");
 
 let nextId = 1000;
 const pending = new Map();
-let authed = !scenario.authRequired;
+// `--login`: the terminal sign-in method; it leaves a marker that later processes honour.
+if (process.argv.includes("--login")) {
+  if (scenario.authFile) writeFileSync(scenario.authFile, "ok");
+  process.stdout.write("Signed in.\n");
+  process.exit(0);
+}
+let authed = !scenario.authRequired || (scenario.authFile && existsSync(scenario.authFile));
 let promptCount = 0;
 const cancelled = new Set();
-const sessions = new Map((scenario.sessions ?? []).map((s) => [s.sessionId, s]));
+// `store`: a JSON file where sessions live across agent processes (for restart and load).
+const loadStore = () => {
+  try {
+    return JSON.parse(readFileSync(scenario.store, "utf8"));
+  } catch {
+    return [];
+  }
+};
+const sessions = new Map([...(scenario.sessions ?? []), ...(scenario.store ? loadStore() : [])].map((s) => [s.sessionId, s]));
+const saveStore = () => scenario.store && writeFileSync(scenario.store, JSON.stringify([...sessions.values()]));
 let currentMode = scenario.modes?.currentModeId;
 
 function request(method, params) {
@@ -111,10 +126,12 @@ async function handle(msg) {
       authed = true;
       return reply({});
     case "session/new": {
+      if (!authed && scenario.authFile && existsSync(scenario.authFile)) authed = true;
       if (!authed) return fail(-32000, "Authentication required");
       if (scenario.newSessionDelay) await sleep(scenario.newSessionDelay);
       const sessionId = `sess-${Math.random().toString(36).slice(2, 8)}`;
-      sessions.set(sessionId, { sessionId, cwd: params.cwd, history: [] });
+      sessions.set(sessionId, { sessionId, cwd: params.cwd, title: scenario.title, history: [] });
+      saveStore();
       const res = { sessionId };
       if (scenario.modes) res.modes = scenario.modes;
       if (scenario.configOptions) res.configOptions = scenario.configOptions;
@@ -128,12 +145,16 @@ async function handle(msg) {
       const s = sessions.get(params.sessionId);
       if (!s) return fail(-32002, `Resource not found: session ${params.sessionId}`);
       if (method === "session/load") await runSteps(params.sessionId, s.history ?? []);
+      else if (s.title) update(params.sessionId, { sessionUpdate: "session_info_update", title: s.title });
       return reply({ modes: scenario.modes ?? null, configOptions: scenario.configOptions ?? null });
     }
     case "session/list":
-      return reply({ sessions: [...sessions.values()].map(({ sessionId, cwd, title }) => ({ sessionId, cwd, title })) });
+      return reply({
+        sessions: [...sessions.values()].filter((x) => !params.cwd || x.cwd === params.cwd).map(({ sessionId, cwd, title }) => ({ sessionId, cwd, title, updatedAt: new Date().toISOString() })),
+      });
     case "session/delete":
       sessions.delete(params.sessionId);
+      saveStore();
       return reply({});
     case "session/close":
       return reply({});
@@ -141,8 +162,12 @@ async function handle(msg) {
       currentMode = params.modeId;
       reply({});
       return update(params.sessionId, { sessionUpdate: "current_mode_update", currentModeId: currentMode });
-    case "session/set_config_option":
-      return reply({ configOptions: scenario.configOptions ?? [] });
+    case "session/set_config_option": {
+      const opt = (scenario.configOptions ?? []).find((o) => o.id === params.configId);
+      if (!opt) return fail(-32602, `no option ${params.configId}`);
+      opt.currentValue = params.value;
+      return reply({ configOptions: scenario.configOptions });
+    }
     case "session/set_model":
       return reply({});
     case "session/prompt": {
@@ -152,6 +177,14 @@ async function handle(msg) {
       const steps = scenario.byText?.[text] ?? turns[Math.min(i, turns.length - 1)];
       const token = `${params.sessionId}#${i}`;
       current.set(params.sessionId, token);
+      const s = sessions.get(params.sessionId);
+      if (s) {
+        // Remember the turn so session/load can replay it.
+        s.history.push({ user: text });
+        for (const st of steps) if (st.text !== undefined && st.chunks === undefined) s.history.push({ text: st.text });
+        if (scenario.title && !s.title) s.title = scenario.title;
+        saveStore();
+      }
       const stop = await runSteps(params.sessionId, steps, token);
       return reply({ stopReason: stop });
     }
