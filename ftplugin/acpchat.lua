@@ -1,8 +1,8 @@
--- The transcript reads as markdown: treesitter when the parser is there, else Vim's syntax.
+-- The transcript reads as markdown. Vim's regex syntax, not treesitter: it works at redraw time
+-- on what is visible, while a treesitter parse runs on every edit, which cost seconds per turn
+-- with a streaming agent (bench/RESULTS.md). Users who want treesitter can start it here.
 if vim.b.did_ftplugin then
   return
 end
 vim.b.did_ftplugin = 1
-if not pcall(vim.treesitter.start, 0, "markdown") then
-  vim.cmd("runtime! syntax/markdown.vim")
-end
+vim.bo.syntax = "markdown"

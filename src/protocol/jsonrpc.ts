@@ -36,6 +36,8 @@ export interface Frame {
   method?: string;
   size: number;
   payload: unknown;
+  /** The message as it crossed the wire (JSON text), when it was a JSON value: saves re-serialising. */
+  text?: string;
 }
 
 export interface PeerOptions {
@@ -171,7 +173,8 @@ export class JsonRpcPeer {
   }
 
   private send(msg: Record<string, unknown>, kind: Frame["kind"], method?: string): void {
-    const line = JSON.stringify(msg) + "\n";
+    const json = JSON.stringify(msg);
+    const line = json + "\n";
     this.options.onFrame?.({
       direction: "out",
       kind,
@@ -179,6 +182,7 @@ export class JsonRpcPeer {
       method,
       size: Buffer.byteLength(line),
       payload: msg,
+      text: json,
     });
     try {
       this.output.write(line);
@@ -257,7 +261,7 @@ export class JsonRpcPeer {
         return;
       }
       const kind = hasId ? "request" : "notification";
-      this.options.onFrame?.({ direction: "in", kind, id: hasId ? (msg.id as RequestId) : undefined, method: msg.method, size: raw.length + 1, payload: msg });
+      this.options.onFrame?.({ direction: "in", kind, id: hasId ? (msg.id as RequestId) : undefined, method: msg.method, size: raw.length + 1, payload: msg, text });
       if (hasId) void this.handleRequest(msg.id as RequestId, msg.method, msg.params);
       else this.handleNotification(msg.method, msg.params);
       return;
@@ -271,6 +275,7 @@ export class JsonRpcPeer {
         method: p?.method,
         size: raw.length + 1,
         payload: msg,
+        text,
       });
       if (!p) {
         this.problem(`response to an unknown request id ${JSON.stringify(msg.id)}`);

@@ -5,6 +5,12 @@
  */
 const SECRET_KEY = /(token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key)/i;
 export const REDACTED = "[REDACTED]";
+const SECRET_WORDS = "token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key";
+const SECRET_HINT = new RegExp(SECRET_WORDS, "i");
+/** `"<key with a secret word>": "<string>" | <number>` in JSON text. */
+const SECRET_FIELD = new RegExp(String.raw`"([^"\\]*(?:${SECRET_WORDS})[^"\\]*)":(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*)`, "gi");
+/** `"name": "<secret-looking>", "value": "<string>"` (env variables, HTTP headers). */
+const SECRET_PAIR = new RegExp(String.raw`"name":"([^"\\]*(?:${SECRET_WORDS})[^"\\]*)","value":"(?:[^"\\]|\\.)*"`, "gi");
 
 export class Redactor {
   private readonly values: string[];
@@ -17,6 +23,19 @@ export class Redactor {
   /** A copy of `value` with secret fields and secret values replaced. */
   value<T>(value: T): T {
     return this.walk(value, 0) as T;
+  }
+
+  /**
+   * Redact serialised JSON without parsing it: secret values anywhere, and the values of
+   * secret-looking keys (and of `{"name": "<secret-looking>", "value": ...}` pairs). One pass
+   * of string work per frame, so a trace keeps up with an agent streaming thousands of updates.
+   */
+  json(text: string): string {
+    let out = this.text(text);
+    if (!SECRET_HINT.test(out)) return out;
+    out = out.replace(SECRET_FIELD, (_m, key: string) => `"${key}":"${REDACTED}"`);
+    out = out.replace(SECRET_PAIR, (_m, name: string) => `"name":"${name}","value":"${REDACTED}"`);
+    return out;
   }
 
   text(s: string): string {

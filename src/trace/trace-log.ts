@@ -1,7 +1,8 @@
 /**
  * The JSON-RPC trace of one chat: every frame in and out as a JSON line
  * `{time, dir, kind, id, method, size, payload}` with secrets redacted, appended to a file and
- * kept (bounded) in memory for `:AcpChatLog`.
+ * kept (bounded, as a ring) in memory for `:AcpChatLog`. Each frame is serialised and redacted
+ * once, as text: the trace must keep up with thousands of updates a second.
  */
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -22,9 +23,12 @@ export interface TraceEntry {
 const MAX_PAYLOAD_CHARS = 16 * 1024;
 
 export class TraceLog {
-  private readonly entries: TraceEntry[] = [];
+  private readonly ring: string[] = [];
+  private head = 0;
   private pendingLines: string[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
+  private lastMs = 0;
+  private lastIso = "";
 
   constructor(
     private readonly redactor: Redactor,
@@ -35,17 +39,36 @@ export class TraceLog {
   }
 
   frame(f: Frame): void {
-    this.add({ time: new Date().toISOString(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload: f.payload });
+    if (f.text !== undefined && f.size <= MAX_PAYLOAD_CHARS) {
+      // The wire text is the payload: splice it in rather than serialising the message again.
+      const head = JSON.stringify({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size });
+      this.addLine(`${head.slice(0, -1)},"payload":${f.text}}`);
+      return;
+    }
+    const payload = f.size > MAX_PAYLOAD_CHARS ? clip(f.payload) : f.payload;
+    this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload });
+  }
+
+  /** ISO time, recomputed at most once a millisecond. */
+  private now(): string {
+    const ms = Date.now();
+    if (ms !== this.lastMs) {
+      this.lastMs = ms;
+      this.lastIso = new Date(ms).toISOString();
+    }
+    return this.lastIso;
   }
 
   /** A line of the client's own (a problem with what the agent sent, stderr, a lifecycle event). */
   note(kind: string, message: string): void {
-    this.add({ time: new Date().toISOString(), dir: "note", kind, size: message.length, payload: message });
+    this.add({ time: this.now(), dir: "note", kind, size: message.length, payload: clip(message) });
   }
 
+  /** The entries kept in memory, oldest first; `filter` matches the method (or kind). */
   list(filter?: string): TraceEntry[] {
-    if (!filter) return [...this.entries];
-    return this.entries.filter((e) => (e.method ?? e.kind).includes(filter));
+    const lines = this.ring.length < this.maxEntries ? this.ring : [...this.ring.slice(this.head), ...this.ring.slice(0, this.head)];
+    const entries = lines.map((l) => JSON.parse(l) as TraceEntry);
+    return filter ? entries.filter((e) => (e.method ?? e.kind).includes(filter)) : entries;
   }
 
   /** Write what is buffered now (called on close). */
@@ -53,7 +76,7 @@ export class TraceLog {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (!this.file || this.pendingLines.length === 0) return;
-    const text = this.pendingLines.join("");
+    const text = this.pendingLines.join("\n") + "\n";
     this.pendingLines = [];
     try {
       appendFileSync(this.file, text);
@@ -63,12 +86,18 @@ export class TraceLog {
   }
 
   private add(e: TraceEntry): void {
-    const safe = this.redactor.value(e);
-    safe.payload = clip(safe.payload);
-    this.entries.push(safe);
-    if (this.entries.length > this.maxEntries) this.entries.splice(0, this.entries.length - this.maxEntries);
+    this.addLine(JSON.stringify(e));
+  }
+
+  private addLine(raw: string): void {
+    const line = this.redactor.json(raw);
+    if (this.ring.length < this.maxEntries) this.ring.push(line);
+    else {
+      this.ring[this.head] = line;
+      this.head = (this.head + 1) % this.maxEntries;
+    }
     if (this.file) {
-      this.pendingLines.push(JSON.stringify(safe) + "\n");
+      this.pendingLines.push(line);
       // Batched: a flood of chunks must not mean a flood of syscalls.
       this.flushTimer ??= setTimeout(() => this.flush(), 200);
     }

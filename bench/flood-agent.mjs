@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// A flood agent: answers each prompt by streaming, as fast as the pipe allows, CHUNKS
+// agent_message_chunk updates of a few bytes interleaved with TOOL_UPDATES tool call updates.
+// `--dump` writes the same stream to stdout without any protocol, for the bare-Node baseline.
+import { createInterface } from "node:readline";
+
+const CHUNKS = Number(process.env.FLOOD_CHUNKS ?? 20000);
+const TOOL_UPDATES = Number(process.env.FLOOD_TOOL_UPDATES ?? 200);
+
+/** The turn's lines for session `sid`, and the text they carry. */
+export function floodLines(sid, chunks = CHUNKS, toolUpdates = TOOL_UPDATES, turn = 0) {
+  const lines = [];
+  let text = "";
+  const every = toolUpdates > 0 ? Math.floor(chunks / toolUpdates) : Infinity;
+  let tool = 0;
+  const up = (update) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: sid, update } });
+  for (let i = 0; i < chunks; i++) {
+    const t = i % 50 === 49 ? "w\n" : `w${i % 10} `;
+    text += t;
+    lines.push(up({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } }));
+    if (i % every === every - 1 && tool < toolUpdates) {
+      const id = `tool-${turn}-${tool % 20}`;
+      lines.push(
+        tool < 20
+          ? up({ sessionUpdate: "tool_call", toolCallId: id, title: `Tool ${tool}`, kind: "read", status: "in_progress", locations: [{ path: `/tmp/f${tool}.txt` }] })
+          : up({ sessionUpdate: "tool_call_update", toolCallId: id, status: tool >= toolUpdates - 20 ? "completed" : "in_progress", title: `Tool ${tool}` }),
+      );
+      tool++;
+    }
+  }
+  return { lines, text };
+}
+
+if (process.argv.includes("--dump")) {
+  const { lines } = floodLines("dump");
+  process.stdout.write(lines.join("\n") + "\n");
+} else if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) {
+  const out = (m) => process.stdout.write(JSON.stringify(m) + "\n");
+  let n = 0;
+  let turns = 0;
+  const rl = createInterface({ input: process.stdin });
+  rl.on("line", (line) => {
+    const msg = JSON.parse(line);
+    const { id, method, params } = msg;
+    if (method === "initialize") out({ jsonrpc: "2.0", id, result: { protocolVersion: 1, agentCapabilities: {}, agentInfo: { name: "flood", version: "1" } } });
+    else if (method === "session/new") out({ jsonrpc: "2.0", id, result: { sessionId: `flood-${n++}` } });
+    else if (method === "session/prompt") {
+      const text = params.prompt.map((b) => b.text ?? "").join("");
+      const m = text.match(/^flood (\d+) (\d+)$/);
+      const { lines } = floodLines(params.sessionId, m ? Number(m[1]) : CHUNKS, m ? Number(m[2]) : TOOL_UPDATES, turns++);
+      process.stdout.write(lines.join("\n") + "\n");
+      out({ jsonrpc: "2.0", id, result: { stopReason: "end_turn" } });
+    } else if (id !== undefined && method) out({ jsonrpc: "2.0", id, error: { code: -32601, message: "no" } });
+  });
+  rl.on("close", () => process.exit(0));
+}
