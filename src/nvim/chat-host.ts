@@ -5,6 +5,8 @@
  */
 import type { Neovim } from "neovim";
 import { join } from "node:path";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { Chat } from "../session/chat.js";
 import { errorMessage } from "../protocol/errors.js";
 import type { ContentBlock, StopReason } from "../protocol/schema.js";
@@ -151,6 +153,8 @@ export class ChatHost {
         return true;
       case "ping":
         return { pid: process.pid, node: process.version };
+      case "memory":
+        return memory(p.gc === true);
       default:
         throw new Error(`acpchat: unknown method ${method}`);
     }
@@ -369,4 +373,15 @@ export class ChatHost {
   private shutdownNow(): void {
     for (const e of this.chats.values()) e.chat.killNow();
   }
+}
+
+/** The host's memory, after a full garbage collection when asked (for the benchmarks). */
+function memory(collect: boolean): { rss: number; heapUsed: number; external: number } {
+  if (collect) {
+    // Not exposed by default; the flag can be turned on at run time for a fresh context.
+    v8.setFlagsFromString("--expose-gc");
+    (vm.runInNewContext("gc") as () => void)();
+  }
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
 }

@@ -74,6 +74,7 @@ export class SessionState {
   turn = 0;
   lastStopReason: StopReason | undefined;
   private pendingPermissions = 0;
+  private appendsSinceFlatten = 0;
   private nextBlock = 0;
   /** Number of unknown or invalid updates seen, by variant name (shown once each in the log). */
   readonly unknownKinds = new Map<string, number>();
@@ -189,6 +190,12 @@ export class SessionState {
     const last = this.blocks[this.blocks.length - 1];
     if (last && last.type === kind) {
       last.text += text;
+      // `+=` builds a rope (V8 cons strings, ~60 bytes per piece): flatten it now and then, or
+      // 20,000 three-byte chunks would hold ~1 MB of rope nodes for 60 KB of text.
+      if (++this.appendsSinceFlatten >= 256) {
+        this.appendsSinceFlatten = 0;
+        flatten(last.text);
+      }
       return [{ type: "append", id: last.id, text }];
     }
     const events: TranscriptEvent[] = [];
@@ -333,6 +340,11 @@ function promptText(prompt: ContentBlock[]): string {
   const text = prompt.filter((c) => c.type === "text").map(contentText).join("");
   const refs = prompt.filter((c) => c.type !== "text").map(contentText);
   return refs.length ? `${text}${text ? "\n" : ""}${refs.join(" ")}` : text;
+}
+
+/** Make V8 flatten a cons string in place (ToNumber needs the flat characters). */
+function flatten(s: string): void {
+  void (Number(s) | 0);
 }
 
 const TAIL_CHARS = 4000;
