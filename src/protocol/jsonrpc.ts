@@ -76,7 +76,9 @@ export class JsonRpcPeer {
     private readonly output: Writable,
     private readonly options: PeerOptions = {},
   ) {
-    this.maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
+    // Large enough for any real message (whole files cross in fs/write_text_file), small
+    // enough that a runaway agent cannot make the editor swallow hundreds of megabytes.
+    this.maxLineBytes = options.maxLineBytes ?? 16 * 1024 * 1024;
     input.on("data", (chunk: Buffer | string) => this.onData(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
     input.on("end", () => this.close("the agent closed its output"));
     input.on("error", (e) => this.close(`read error: ${errorMessage(e)}`));

@@ -231,6 +231,7 @@ export class Chat {
   }
 
   private finishTurn(result: StopReason | "error"): void {
+    this.redactBlocks();
     if (this.cancelTimer) clearTimeout(this.cancelTimer);
     this.cancelTimer = undefined;
     this.settleTurn = undefined;
@@ -319,6 +320,7 @@ export class Chat {
       },
       createTerminal: async (req) => {
         const cwd = this.inside(req.cwd ?? this.boundary.cwd, "terminal cwd");
+        if (this.boundary.check(cwd, "terminal cwd") !== cwd) throw new RpcError(ErrorCodes.InvalidParams, `Access denied: ${cwd} changed after it was checked`);
         const env: Record<string, string> = {};
         for (const e of req.env ?? []) env[e.name] = e.value;
         const t = this.terminals.create({ command: req.command, args: req.args ?? [], env, cwd, outputByteLimit: req.outputByteLimit ?? undefined });
@@ -365,7 +367,7 @@ export class Chat {
       this.trace.note("problem", `session/update for unknown session ${sessionId}`);
       return;
     }
-    this.emit(this.state.apply(update));
+    this.emit(this.state.apply(this.redactUpdate(update)));
     // A terminal that already produced output (or ended) before the tool call showed it.
     if ((update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") && update.content) {
       for (const c of update.content) {
@@ -373,6 +375,37 @@ export class Chat {
         if (t) this.onTerminal(t);
       }
     }
+  }
+
+  /**
+   * Secrets the agent echoes (the values of its configured env) never reach the transcript:
+   * each chunk is redacted, and at the end of a turn whole blocks are checked again for a
+   * secret split across chunks.
+   */
+  private redactUpdate(update: SessionUpdate): SessionUpdate {
+    if (!this.redactor.active) return update;
+    if ((update.sessionUpdate === "agent_message_chunk" || update.sessionUpdate === "agent_thought_chunk" || update.sessionUpdate === "user_message_chunk") && update.content.type === "text") {
+      const text = this.redactor.text(update.content.text);
+      return text === update.content.text ? update : { ...update, content: { ...update.content, text } };
+    }
+    if (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") return this.redactor.value(update);
+    return update;
+  }
+
+  /** After a turn: blocks whose text hides a secret split across chunks are redrawn redacted. */
+  private redactBlocks(): void {
+    if (!this.redactor.active) return;
+    const events: TranscriptEvent[] = [];
+    for (const b of this.state.blocks) {
+      if ((b.type === "agent" || b.type === "thought" || b.type === "user") && b.turn === this.state.turn) {
+        const safe = this.redactor.text(b.text);
+        if (safe !== b.text) {
+          b.text = safe;
+          events.push({ type: "update", block: b });
+        }
+      }
+    }
+    this.emit(events);
   }
 
   /** Questions are asked one at a time, in the order they came; a cancelled turn answers them all. */

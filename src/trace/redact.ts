@@ -20,6 +20,11 @@ export class Redactor {
     this.values = [...new Set([...secrets].filter((s) => typeof s === "string" && s.length >= 6))].sort((a, b) => b.length - a.length);
   }
 
+  /** Whether there are secret values to look for. */
+  get active(): boolean {
+    return this.values.length > 0;
+  }
+
   /** A copy of `value` with secret fields and secret values replaced. */
   value<T>(value: T): T {
     return this.walk(value, 0) as T;

@@ -65,9 +65,11 @@ function request(method, params) {
 const update = (sessionId, u) => out({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: u } });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// "$last.field": the field from the most recent reply that had it.
+// "$last.field": the field from the most recent reply that had it; "$env.NAME" in any string:
+// that environment variable (a planted secret the agent then leaks).
 function substitute(v, last) {
   if (typeof v === "string" && v.startsWith("$last.")) return last?.[v.slice(6)] ?? v;
+  if (typeof v === "string" && v.includes("$env.")) return v.replace(/\$env\.(\w+)/g, (_m, k) => process.env[k] ?? "");
   if (Array.isArray(v)) return v.map((x) => substitute(x, last));
   if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, last)]));
   return v;
@@ -79,7 +81,31 @@ async function runSteps(sessionId, steps, token) {
   for (const step of steps) {
     if (token && cancelled.has(token) && !scenario.ignoreCancel) return "cancelled";
     if (step.delay) await sleep(step.delay);
-    if (step.text !== undefined && step.chunks === undefined) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: step.text } });
+    if (step.text !== undefined && step.chunks === undefined) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: substitute(step.text) } });
+    if (step.stderr !== undefined) process.stderr.write(substitute(step.stderr) + "\n");
+    // One message written in `pieces` writes, `pause` ms apart (a line split across writes).
+    if (step.split) {
+      const line = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: step.split } }) + "\n";
+      const n = step.pieces ?? 3;
+      const size = Math.ceil(line.length / n);
+      for (let i = 0; i < line.length; i += size) {
+        process.stdout.write(line.slice(i, i + size));
+        await sleep(step.pause ?? 20);
+      }
+    }
+    // A single line of `bigLine` bytes: a valid update whose text is that long.
+    if (step.bigLine) {
+      const text = "B".repeat(step.bigLine);
+      await new Promise((r) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } }) + "\n", r));
+    }
+    // `burst` requests sent at once, without waiting; their replies are counted in $last.answered.
+    if (step.burst) {
+      const replies = await Promise.all(Array.from({ length: step.burst.count }, (_, i) => request(step.burst.method, substitute({ sessionId, ...step.burst.params, ...(step.burst.vary ? { toolCall: { toolCallId: `b${i}` } } : {}) }, last))));
+      const outcomes = replies.map((r) => r.result?.outcome?.outcome ?? (r.error ? "error" : "?"));
+      const counts = {};
+      for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1;
+      update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `burst: ${JSON.stringify(counts)}` } });
+    }
     if (step.chunks !== undefined) {
       for (let i = 0; i < step.chunks; i++) {
         if (token && cancelled.has(token) && !scenario.ignoreCancel) return "cancelled";
