@@ -46,7 +46,7 @@ export class CapabilityError extends Error {
 
 export class TimeoutError extends Error {
   constructor(method: string, ms: number) {
-    super(`${method} got no answer from the agent within ${Math.round(ms / 1000)} s`);
+    super(`${method} got no answer from the agent within ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}`);
     this.name = "TimeoutError";
   }
 }

@@ -4,7 +4,7 @@
  * and implements ACP cancel exactly (see ACP-NOTES.md). Editor-agnostic: the editor is reached
  * through the EditorPort and the `onEvents` sink.
  */
-import { AgentProcess, describeExit, type AgentCommand } from "../agent/agent-process.js";
+import { AgentProcess, describeExit, type AgentCommand, type AgentExit } from "../agent/agent-process.js";
 import { AcpClient, type AgentRequestHandlers, type ClientFeatures } from "../client/acp-client.js";
 import type { EditorPort } from "../client/editor-port.js";
 import { ConnectionClosedError, ErrorCodes, RpcError, errorMessage } from "../protocol/errors.js";
@@ -54,6 +54,7 @@ export class Chat {
   private turnAbort: AbortController | undefined;
   private cancelTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
+  private ending: Promise<AgentExit | undefined> | undefined;
   /** How an earlier session was continued, if it was. */
   resumedWith: "resume" | "load" | undefined;
   private early: { sessionId: string; update: SessionUpdate }[] = [];
@@ -197,12 +198,30 @@ export class Chat {
     return { client: this.client, sessionId: this.sessionId };
   }
 
+  /**
+   * The connection is gone: give the agent a moment to exit on its own (its exit status is what
+   * the user needs to know); one that keeps running without a connection is stopped. Resolves
+   * with how it exited by itself, or undefined when acp-chat had to stop it.
+   */
+  private agentEnd(): Promise<AgentExit | undefined> {
+    this.ending ??= (async () => {
+      const agent = this.agent;
+      if (!agent) return undefined;
+      const exit = agent.exit ?? (await Promise.race([agent.exited, new Promise<undefined>((r) => setTimeout(r, 500))]));
+      if (exit) return exit;
+      await agent.kill();
+      return undefined;
+    })();
+    return this.ending;
+  }
+
   /** Why the connection ended: the agent's exit status and stderr tail when it has exited. */
   private async describeEnd(reason: string): Promise<string> {
     const agent = this.agent;
     if (!agent) return reason;
-    const exit = agent.exit ?? (await Promise.race([agent.exited, new Promise<undefined>((r) => setTimeout(r, 1000))]));
-    return exit ? describeExit(this.opts.command, exit, agent.stderr.lastLines(5)) : reason;
+    const exit = await this.agentEnd();
+    if (!exit) return `${reason} (the agent was still running; acp-chat stopped it)`;
+    return describeExit(this.opts.command, exit, agent.stderr.lastLines(5));
   }
 
   /** Send a prompt; resolves with the stop reason when the turn ends (never rejects). */
@@ -299,7 +318,9 @@ export class Chat {
       // A running turn reports the end itself (its prompt request fails); otherwise say it here.
       if (!this.settleTurn) this.notice(`The agent stopped: ${await this.describeEnd(reason)}`, "error");
       this.emit([{ type: "meta" }]);
-      await this.terminals.closeAll();
+      // Without its connection the agent is of no use; one that closed its output but kept
+      // running (or left children behind) must not linger.
+      await Promise.all([this.terminals.closeAll(), this.agentEnd()]);
     }
   }
 

@@ -1,0 +1,70 @@
+/** Timing: agents that never answer, never end, ignore cancel, or ask a thousand questions at once. */
+import { describe, expect, it } from "vitest";
+import { start, stillUsable } from "./harness.js";
+
+describe("timing", () => {
+  it("no answer to initialize: the chat fails with a clear message after the timeout", async () => {
+    const h = await start({ noInitAnswer: true }, { timeouts: { initialize_ms: 400 } });
+    await h.t.waitFor(async () => (await h.status()).status === "failed", "failed");
+    expect(await h.text()).toMatch(/initialize got no answer from the agent within 400 ms/);
+  });
+
+  it("a turn that never ends is cancelled; an agent that ignores the cancel has its turn ended by the client", async () => {
+    const h = await start({ ignoreCancel: true, turns: [[{ text: "thinking forever" }, { hang: true }]] }, { timeouts: { cancel_ms: 500 } });
+    await h.ready();
+    await h.send("go");
+    await h.t.waitFor(async () => (await h.status()).state === "streaming", "streaming");
+    await h.t.nvim.command("AcpChatCancel");
+    await h.turns(1);
+    expect(await h.lastStop()).toBe("cancelled");
+    expect(await h.text()).toMatch(/did not end the turn within 0.5 s of the cancel; the turn is marked cancelled/);
+  });
+
+  it("1,000 permission requests at once: asked one at a time, and a cancel answers every one", async () => {
+    const burst = {
+      burst: {
+        count: 1000,
+        method: "session/request_permission",
+        vary: true,
+        params: { options: [{ optionId: "ok", name: "OK", kind: "allow_once" }] },
+      },
+    };
+    const h = await start({ turns: [[burst]] });
+    await h.t.lua(`
+      _G.asked, _G.open, _G.max_open = 0, 0, 0
+      vim.ui.select = function(items, opts, cb)
+        _G.asked = _G.asked + 1
+        _G.open = _G.open + 1
+        _G.max_open = math.max(_G.max_open, _G.open)
+        if _G.asked <= 5 then vim.schedule(function() _G.open = _G.open - 1; cb(items[1]) end) end
+      end
+    `);
+    await h.ready();
+    await h.send("go");
+    await h.t.waitFor(async () => (await h.t.lua<number>("return _G.asked")) === 6, "the sixth question");
+    await h.t.nvim.command("AcpChatCancel");
+    await h.turns(1);
+    expect(await h.text()).toContain('burst: {"selected":5,"cancelled":995}');
+    expect(await h.t.lua("return _G.asked")).toBe(6);
+    expect(await stillUsable(h, 2)).toBe(true);
+  });
+
+  it("a flood of 1,000 tool calls draws 1,000 blocks and the editor stays responsive", async () => {
+    const steps = Array.from({ length: 1000 }, (_, i) => ({ update: { sessionUpdate: "tool_call", toolCallId: `t${i}`, title: `Tool ${i}`, kind: "read", status: "completed" } }));
+    const h = await start({ turns: [steps] });
+    await h.ready();
+    const t0 = Date.now();
+    await h.send("go");
+    let worst = 0;
+    while ((await h.t.lua<number>("return require('acpchat.chat').get(...).turn_ended or 0", [h.id])) < 1) {
+      const p0 = Date.now();
+      await h.t.nvim.eval("1");
+      worst = Math.max(worst, Date.now() - p0);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const marks = await h.t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.render').ns_blocks, 0, -1, {})", [h.buf]);
+    expect(marks).toBe(1000 + 2);
+    expect(worst).toBeLessThan(500);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+  });
+});
