@@ -265,6 +265,8 @@ function M.create(agent_name, opts_)
   chat.buf = scratch(string.format("acpchat://%d/chat", id), "acpchat")
   chat.prompt_buf = scratch(string.format("acpchat://%d/prompt", id), "acpchat-prompt")
   vim.bo[chat.buf].modifiable = false
+  -- The transcript is rewritten by the plugin only: undo history would just hold every chunk.
+  vim.bo[chat.buf].undolevels = -1
   vim.bo[chat.prompt_buf].omnifunc = "v:lua.require'acpchat.complete'.omnifunc"
   vim.bo[chat.prompt_buf].completefunc = "v:lua.require'acpchat.complete'.omnifunc"
   M.chats[id] = chat

@@ -357,10 +357,11 @@ export class ChatHost {
     return true;
   }
 
-  private terminalOutput(id: number, terminalId?: string): { id: string; output: string; exit?: string }[] {
+  private terminalOutput(id: number, terminalId?: string): { id: string; pid?: number; output: string; exit?: string }[] {
     const terms = this.get(id).chat.terminals.all().filter((t) => !terminalId || t.id === terminalId);
     return terms.map((t) => ({
       id: t.id,
+      pid: t.pid,
       output: t.output(),
       exit: t.exitStatus ? (t.exitStatus.signal ? `signal ${t.exitStatus.signal}` : `exit ${t.exitStatus.exitCode}`) : undefined,
     }));
@@ -376,12 +377,14 @@ export class ChatHost {
 }
 
 /** The host's memory, after a full garbage collection when asked (for the benchmarks). */
-function memory(collect: boolean): { rss: number; heapUsed: number; external: number } {
+function memory(collect: boolean): { rss: number; heapUsed: number; external: number; resources: string[] } {
   if (collect) {
     // Not exposed by default; the flag can be turned on at run time for a fresh context.
     v8.setFlagsFromString("--expose-gc");
     (vm.runInNewContext("gc") as () => void)();
   }
   const m = process.memoryUsage();
-  return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
+  // Timers, sockets, child processes: what keeps the event loop busy (none may leak).
+  const resources = process.getActiveResourcesInfo().filter((r) => r !== "TTYWrap");
+  return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, resources };
 }

@@ -434,7 +434,7 @@ export class Chat {
     const controller = this.linkedController(ctx);
     this.permissionAborts.add(controller);
     // Show the tool call the question is about, even if the agent never sent it as an update.
-    if (!this.state.toolCalls.has(req.toolCall.toolCallId)) this.emit(this.state.apply({ ...req.toolCall, sessionUpdate: "tool_call", title: req.toolCall.title ?? "tool call" } as SessionUpdate));
+    if (!this.state.toolCalls.has(req.toolCall.toolCallId)) this.emit(this.state.apply(this.redactUpdate({ ...req.toolCall, sessionUpdate: "tool_call", title: req.toolCall.title ?? "tool call" } as SessionUpdate)));
     this.emit(this.state.permissionAsked());
     const run = async (): Promise<{ outcome: PermissionOutcome }> => {
       try {
@@ -446,7 +446,9 @@ export class Chat {
           this.notice(`${decision.action === "allow" ? "Allowed" : "Rejected"} "${title}" without asking (${decision.why}).`);
           return { outcome: { outcome: "selected", optionId: auto.optionId } };
         }
-        const answer = await abortable(this.opts.port.requestPermission(req, controller.signal), controller.signal).catch((e) => {
+        // What the user is shown holds no secret; the answer refers to the agent's own option ids.
+        const shown = this.redactor.active ? { ...this.redactor.value(req), options: req.options } : req;
+        const answer = await abortable(this.opts.port.requestPermission(shown, controller.signal), controller.signal).catch((e) => {
           if (controller.signal.aborted) return { outcome: "cancelled" } as PermissionOutcome & { remember?: undefined };
           throw e;
         });

@@ -23,6 +23,8 @@ export interface TerminalSpec {
 }
 
 const DEFAULT_LIMIT = 1024 * 1024;
+/** Released terminals whose output is kept for viewing; older ones are forgotten. */
+const KEEP_RELEASED = 20;
 
 export class Terminal {
   readonly id = `term-${randomUUID()}`;
@@ -32,7 +34,9 @@ export class Terminal {
   exitStatus: TerminalExitStatus | undefined;
   released = false;
   readonly exited: Promise<TerminalExitStatus>;
-  private readonly child: ResultPromise;
+  /** Dropped once the command has exited: only its output and status are worth keeping. */
+  private child: ResultPromise | undefined;
+  readonly pid: number | undefined;
   private readonly limit: number;
 
   constructor(
@@ -51,15 +55,12 @@ export class Terminal {
       reject: false,
       encoding: "buffer",
     });
+    this.pid = this.child.pid;
     this.child.all!.on("data", (b: Buffer) => this.append(b));
     this.exited = this.child.then(
       (r) => this.finish({ exitCode: r.exitCode ?? null, signal: r.signal ?? null }, (r as { failed?: boolean; originalMessage?: string }).originalMessage, r.exitCode === undefined && !r.signal),
       (e: unknown) => this.finish({ exitCode: null, signal: null }, e instanceof Error ? e.message : String(e), true),
     );
-  }
-
-  get pid(): number | undefined {
-    return this.child.pid;
   }
 
   /** The retained output: the last `outputByteLimit` bytes, starting on a character boundary. */
@@ -96,6 +97,7 @@ export class Terminal {
   private finish(status: TerminalExitStatus, message: string | undefined, spawnFailed: boolean): TerminalExitStatus {
     if (spawnFailed && message) this.append(Buffer.from(`${message}\n`));
     this.exitStatus = spawnFailed ? { exitCode: 127, signal: null } : status;
+    this.child = undefined;
     void killGroup(this.pid, 300); // stragglers the command left in its group
     this.onOutput(this);
     return this.exitStatus;
@@ -128,6 +130,9 @@ export class TerminalManager {
     const t = this.get(id);
     t.released = true;
     await t.kill();
+    // Released output stays viewable (gt), but only for the most recent ones.
+    const released = [...this.terminals.values()].filter((x) => x.released);
+    for (const old of released.slice(0, Math.max(0, released.length - KEEP_RELEASED))) this.terminals.delete(old.id);
   }
 
   all(): Terminal[] {

@@ -69,6 +69,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // that environment variable (a planted secret the agent then leaks).
 function substitute(v, last) {
   if (typeof v === "string" && v.startsWith("$last.")) return last?.[v.slice(6)] ?? v;
+  // "$repeat:N:s": s repeated N times (large payloads do not fit in an environment variable).
+  if (typeof v === "string" && v.startsWith("$repeat:")) {
+    const [, n, str] = v.match(/^\$repeat:(\d+):([\s\S]*)$/) ?? [];
+    if (n) return str.repeat(Number(n));
+  }
   if (typeof v === "string" && v.includes("$env.")) return v.replace(/\$env\.(\w+)/g, (_m, k) => process.env[k] ?? "");
   if (Array.isArray(v)) return v.map((x) => substitute(x, last));
   if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, last)]));

@@ -60,6 +60,8 @@ export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, en
     },
     stdio: ["pipe", "pipe", "pipe"],
   });
+  // A test may kill Neovim: writes to its closed pipe must not become unhandled errors.
+  proc.stdin.on("error", () => undefined);
   const nvim = attach({ proc });
   const t: TestNvim = {
     nvim,
@@ -83,7 +85,7 @@ export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, en
       }
     },
     async quit() {
-      if (proc.exitCode !== null) return;
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = new Promise((r) => proc.once("exit", r));
       nvim.command("qa!").catch(() => undefined);
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
