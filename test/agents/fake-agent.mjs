@@ -23,7 +23,12 @@ import { spawn } from "node:child_process";
 const src = process.env.FAKE_AGENT_SCENARIO ?? "{}";
 const scenario = JSON.parse(src.trim().startsWith("{") ? src : readFileSync(src, "utf8"));
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
-const record = (m) => scenario.record && appendFileSync(scenario.record, JSON.stringify(m) + "\n");
+// Where to record what the client sent: the scenario's `record` file, and/or one file per agent
+// process in $FAKE_AGENT_RECORD_DIR (the end-to-end harness checks them all against the schema).
+const recordFiles = [scenario.record, process.env.FAKE_AGENT_RECORD_DIR && `${process.env.FAKE_AGENT_RECORD_DIR}/${process.pid}.jsonl`].filter(Boolean);
+const record = (m) => {
+  for (const f of recordFiles) appendFileSync(f, JSON.stringify(m) + "\n");
+};
 
 if (scenario.banner) process.stdout.write(scenario.banner + "\n");
 if (scenario.spawnChild) {

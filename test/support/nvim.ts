@@ -10,6 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { attach, type NeovimClient } from "neovim";
+import { readRecord, validateClientMessages } from "./conformance.js";
+
+/** Everything the client sent to fake agents during a test conforms to the official schema. */
+function assertConformant(recordDir: string): void {
+  if (!existsSync(recordDir)) return;
+  for (const f of readdirSync(recordDir)) {
+    const { received, sent } = readRecord(join(recordDir, f));
+    const { violations } = validateClientMessages(received, sent);
+    if (violations.length > 0) throw new Error(`messages the client sent do not match the ACP schema (${f}):\n${JSON.stringify(violations.slice(0, 3), null, 1)}`);
+  }
+}
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const FAKE_AGENT = join(ROOT, "test/agents/fake-agent.mjs");
@@ -45,7 +56,7 @@ export interface TestNvim {
 
 export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, env: Record<string, string> = {}): Promise<TestNvim> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-e2e-")));
-  for (const d of ["config", "data", "state", "cache", "work"]) mkdirSync(join(dir, d), { recursive: true });
+  for (const d of ["config", "data", "state", "cache", "work", "records"]) mkdirSync(join(dir, d), { recursive: true });
   const proc = spawn(bin.path, ["--embed", "--headless", "-i", "NONE", "-n", "-u", join(ROOT, "test/nvim/init.lua")], {
     cwd: join(dir, "work"),
     env: {
@@ -56,6 +67,7 @@ export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, en
       XDG_CACHE_HOME: join(dir, "cache"),
       ACPCHAT_TEST_SETUP: JSON.stringify(setup),
       NVIM_NODE_LOG_FILE: join(dir, "node-host.log"),
+      FAKE_AGENT_RECORD_DIR: join(dir, "records"),
       ...env,
     },
     stdio: ["pipe", "pipe", "pipe"],
@@ -85,11 +97,13 @@ export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, en
       }
     },
     async quit() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      const exited = new Promise((r) => proc.once("exit", r));
-      nvim.command("qa!").catch(() => undefined);
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (proc.exitCode === null) proc.kill("SIGKILL");
+      if (proc.exitCode === null && proc.signalCode === null) {
+        const exited = new Promise((r) => proc.once("exit", r));
+        nvim.command("qa!").catch(() => undefined);
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (proc.exitCode === null) proc.kill("SIGKILL");
+      }
+      assertConformant(join(dir, "records"));
     },
   };
   return t;
