@@ -1,17 +1,7 @@
 -- Signing in: the agent's auth methods in vim.ui.select; `terminal` methods run the agent's
 -- own command in a :terminal, and the session is retried when it exits.
-local rpc = require("acpchat.rpc")
-
-local M = {}
-M.open = {}
-
-local function reply(key, value)
-  if M.open[key] == nil then
-    return
-  end
-  M.open[key] = nil
-  rpc.notify("reply", { key = key, value = value })
-end
+local M = require("acpchat.questions").new()
+local reply = M.reply
 
 function M.choose(_, key, methods)
   M.open[key] = true
@@ -60,10 +50,6 @@ function M.terminal(_, key, spec)
     pcall(vim.api.nvim_buf_set_name, buf, "acpchat://sign-in/" .. (spec.title or "agent"))
     vim.cmd("startinsert")
   end)
-end
-
-function M.dismiss(key)
-  M.open[key] = nil
 end
 
 return M

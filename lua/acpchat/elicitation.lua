@@ -1,17 +1,7 @@
 -- Questions from the agent (elicitation/create): a form asked field by field with vim.ui.input
 -- and vim.ui.select, or a URL shown and opened only after the user agrees. Any <Esc> cancels.
-local rpc = require("acpchat.rpc")
-
-local M = {}
-M.open = {}
-
-local function reply(key, value)
-  if M.open[key] == nil then
-    return
-  end
-  M.open[key] = nil
-  rpc.notify("reply", { key = key, value = value })
-end
+local M = require("acpchat.questions").new()
+local reply = M.reply
 
 --- The choices of an enum field: { value, label } pairs, or nil for a free-form field.
 local function choices(prop)
@@ -124,10 +114,6 @@ function M.ask(_, key, req)
       reply(key, { action = "decline" })
     end
   end)
-end
-
-function M.dismiss(key)
-  M.open[key] = nil
 end
 
 return M

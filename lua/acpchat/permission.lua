@@ -2,10 +2,7 @@
 -- fzf-lua, snacks or the built-in numbered list all work. Node asks one question at a time.
 local rpc = require("acpchat.rpc")
 
-local M = {}
-
---- Open questions by key; a dismissed one (cancelled turn) ignores a late answer.
-M.open = {}
+local M = require("acpchat.questions").new()
 
 local kind_label = {
   allow_once = "allow once",
@@ -47,11 +44,7 @@ function M.choices(q)
 end
 
 local function answer(key, option_id, remember)
-  if not M.open[key] then
-    return
-  end
-  M.open[key] = nil
-  rpc.notify("answer", { key = key, option_id = option_id, remember = remember })
+  M.reply(key, option_id and { optionId = option_id, remember = remember } or nil)
 end
 
 --- Esc or an empty choice rejects once when the agent offers that; else the turn's question is cancelled.
@@ -98,10 +91,6 @@ function M.select(key, q)
   end)
 end
 
---- The turn was cancelled (or the agent withdrew the request): forget the question.
-function M.dismiss(key)
-  M.open[key] = nil
-end
 
 
 --- :AcpChatPermissions: the rules the client remembered for this chat; choosing one removes it.

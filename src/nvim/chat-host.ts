@@ -108,10 +108,6 @@ export class ChatHost {
         const e = this.get(Number(p.id));
         return statusView(e.chat.opts.agentName, e.chat.status, e.chat.state, e.chat.sessionId, e.chat.boundary.cwd);
       }
-      case "answer": {
-        const remember = p.remember === "session" || p.remember === "project" ? p.remember : undefined;
-        return NvimPort.answer(String(p.key), p.option_id == null ? undefined : { optionId: String(p.option_id), remember });
-      }
       case "permissions":
         return this.get(Number(p.id)).rules.list();
       case "permission_remove":

@@ -133,8 +133,9 @@ export class NvimPort implements EditorPort {
     };
     const { answer } = this.ask<{ optionId: string; remember?: "session" | "project" }>("permission", "ask", [question], signal);
     const a = await answer;
-    if (a === undefined) return { outcome: "cancelled" };
-    return { outcome: "selected", optionId: a.optionId, remember: a.remember };
+    if (a === undefined || typeof a.optionId !== "string") return { outcome: "cancelled" };
+    const remember = a.remember === "session" || a.remember === "project" ? a.remember : undefined;
+    return { outcome: "selected", optionId: a.optionId, remember };
   }
 
   async chooseAuthMethod(methods: AuthMethod[], signal: AbortSignal): Promise<string | undefined> {
