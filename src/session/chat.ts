@@ -15,7 +15,9 @@ import { Redactor } from "../trace/redact.js";
 import { TraceLog } from "../trace/trace-log.js";
 import { PathBoundary } from "../workspace/path-boundary.js";
 import { SessionState, type TranscriptEvent } from "./session-state.js";
-import { optionFor, type PermissionRules } from "./permission-rules.js";
+import type { PermissionRules } from "./permission-rules.js";
+import { PermissionQueue } from "./permission-queue.js";
+import { abortable, linkedController } from "./abort.js";
 
 export interface ChatOptions {
   agentName: string;
@@ -49,7 +51,7 @@ export class Chat {
   /** Why the chat failed or the agent ended, for the user. */
   failure: string | undefined;
   private peer: JsonRpcPeer | undefined;
-  private permissionChain: Promise<unknown> = Promise.resolve();
+  private readonly permissions: PermissionQueue;
   private readonly permissionAborts = new Set<AbortController>();
   private turnAbort: AbortController | undefined;
   private cancelTimer: NodeJS.Timeout | undefined;
@@ -65,6 +67,7 @@ export class Chat {
     this.trace = new TraceLog(this.redactor, opts.traceFile);
     this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
     this.terminals = new TerminalManager((t) => this.onTerminal(t));
+    this.permissions = new PermissionQueue({ port: opts.port, redactor: this.redactor, rules: opts.permissionRules, notice: (t) => this.notice(t) });
   }
 
   private emit(events: TranscriptEvent[]): void {
@@ -429,58 +432,23 @@ export class Chat {
     this.emit(events);
   }
 
-  /** Questions are asked one at a time, in the order they came; a cancelled turn answers them all. */
+  /** Queued behind earlier questions; a cancelled turn (or a withdrawn request) answers it `cancelled`. */
   private askPermission(req: RequestPermissionRequest, ctx: HandlerContext): Promise<{ outcome: PermissionOutcome }> {
     const controller = this.linkedController(ctx);
+    if (this.state.turnState === "cancelling") controller.abort();
     this.permissionAborts.add(controller);
     // Show the tool call the question is about, even if the agent never sent it as an update.
     if (!this.state.toolCalls.has(req.toolCall.toolCallId)) this.emit(this.state.apply(this.redactUpdate({ ...req.toolCall, sessionUpdate: "tool_call", title: req.toolCall.title ?? "tool call" } as SessionUpdate)));
     this.emit(this.state.permissionAsked());
-    const run = async (): Promise<{ outcome: PermissionOutcome }> => {
-      try {
-        if (controller.signal.aborted || this.state.turnState === "cancelling") return { outcome: { outcome: "cancelled" } };
-        const title = req.toolCall.title ?? req.toolCall.toolCallId;
-        const decision = this.opts.permissionRules?.decide(req);
-        const auto = decision && optionFor(req.options, decision);
-        if (decision && auto) {
-          this.notice(`${decision.action === "allow" ? "Allowed" : "Rejected"} "${title}" without asking (${decision.why}).`);
-          return { outcome: { outcome: "selected", optionId: auto.optionId } };
-        }
-        // What the user is shown holds no secret; the answer refers to the agent's own option ids.
-        const shown = this.redactor.active ? { ...this.redactor.value(req), options: req.options } : req;
-        const answer = await abortable(this.opts.port.requestPermission(shown, controller.signal), controller.signal).catch((e) => {
-          if (controller.signal.aborted) return { outcome: "cancelled" } as PermissionOutcome & { remember?: undefined };
-          throw e;
-        });
-        if (answer.outcome !== "selected") return { outcome: { outcome: "cancelled" } };
-        const chosen = req.options.find((o) => o.optionId === answer.optionId);
-        if (!chosen) throw new RpcError(ErrorCodes.InternalError, `the editor chose an option the agent did not offer: ${answer.optionId}`);
-        if (answer.remember && this.opts.permissionRules && (chosen.kind === "allow_always" || chosen.kind === "reject_always")) {
-          this.opts.permissionRules.remember(req, chosen.kind === "allow_always" ? "allow" : "reject", answer.remember);
-        }
-        return { outcome: { outcome: "selected", optionId: chosen.optionId } };
-      } finally {
-        this.permissionAborts.delete(controller);
-        this.emit(this.state.permissionAnswered());
-      }
-    };
-    const result = this.permissionChain.then(run, run);
-    this.permissionChain = result.catch(() => undefined);
-    return result;
+    return this.permissions.ask(req, controller.signal).finally(() => {
+      this.permissionAborts.delete(controller);
+      this.emit(this.state.permissionAnswered());
+    });
   }
 
-  /** A controller that fires when the request is cancelled by the agent or the turn is cancelled. */
+  /** Fires when the agent cancels the request, the turn is cancelled, or the connection closes. */
   private linkedController(ctx: HandlerContext): AbortController {
-    const c = new AbortController();
-    const abort = () => c.abort(new Error("cancelled"));
-    if (ctx.signal.aborted) abort();
-    else ctx.signal.addEventListener("abort", abort, { once: true });
-    const turn = this.turnAbort?.signal;
-    if (turn) {
-      if (turn.aborted) abort();
-      else turn.addEventListener("abort", abort, { once: true });
-    }
-    return c;
+    return linkedController(ctx.signal, this.turnAbort?.signal);
   }
 
   private linked(ctx: HandlerContext): AbortSignal {
@@ -491,23 +459,4 @@ export class Chat {
     const exit = t.exitStatus ? (t.exitStatus.signal ? `signal ${t.exitStatus.signal}` : `exit ${t.exitStatus.exitCode}`) : undefined;
     this.emit(this.state.terminalOutput(t.id, t.output().slice(-4000), exit));
   }
-}
-
-/** Resolve with `p`, or reject when `signal` fires. */
-export function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason ?? new Error("aborted"));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason ?? new Error("aborted"));
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
