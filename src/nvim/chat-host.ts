@@ -17,21 +17,9 @@ import { PermissionRules, type ConfiguredRule } from "../session/permission-rule
 import { buildPrompt, type ContextItem } from "./prompt-builder.js";
 import { toLua } from "./lua-value.js";
 import { SessionIndex } from "../session/session-index.js";
-import { withAgent } from "../session/agent-probe.js";
-import type { AgentCommand } from "../agent/agent-process.js";
+import { deleteSession, listSessions, optionsOf, setOption, type AgentSpec, type SessionsParams } from "./session-commands.js";
 import { notifyLua } from "./lua-call.js";
 
-interface AgentSpec {
-  name: string;
-  command: string;
-  args?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  /** Applied when a session starts. */
-  mode?: string;
-  model?: string;
-  options?: Record<string, string | boolean>;
-}
 
 interface OpenParams {
   id: number;
@@ -59,19 +47,6 @@ interface Entry {
   index: SessionIndex;
 }
 
-interface SessionsParams {
-  agent: AgentSpec;
-  cwd: string;
-  session_index?: string;
-}
-
-export interface SessionChoice {
-  session_id: string;
-  title?: string;
-  updated_at?: string;
-  cwd: string;
-  source: "agent" | "index" | "both";
-}
 
 export class ChatHost {
   private readonly chats = new Map<number, Entry>();
@@ -128,10 +103,14 @@ export class ChatHost {
         return this.terminalOutput(Number(p.id), typeof p.terminal === "string" ? p.terminal : undefined);
       case "restart":
         return this.restart(Number(p.id));
-      case "sessions":
-        return this.sessions(p as unknown as SessionsParams);
-      case "delete_session":
-        return this.deleteSession(p as unknown as SessionsParams & { session_id: string });
+      case "sessions": {
+        const q = p as unknown as SessionsParams;
+        return listSessions(q, this.liveChat(q.agent.name));
+      }
+      case "delete_session": {
+        const q = p as unknown as SessionsParams & { session_id: string };
+        return deleteSession(q, this.liveChat(q.agent.name));
+      }
       case "modes": {
         const s = this.get(Number(p.id)).chat.state;
         return { current: s.modes?.currentModeId, available: s.modes?.availableModes.map((m) => ({ id: m.id, name: m.name, description: m.description })) ?? [] };
@@ -140,9 +119,9 @@ export class ChatHost {
         await this.get(Number(p.id)).chat.setMode(String(p.mode));
         return true;
       case "options":
-        return this.options(Number(p.id));
+        return optionsOf(this.get(Number(p.id)).chat);
       case "set_option":
-        await this.setOption(Number(p.id), String(p.option), p.value as string | boolean);
+        await setOption(this.get(Number(p.id)).chat, String(p.option), p.value as string | boolean);
         return true;
       case "shutdown":
         await Promise.all([...this.chats.keys()].map((id) => this.close(id)));
@@ -261,85 +240,6 @@ export class ChatHost {
   private liveChat(agent: string): Chat | undefined {
     for (const e of this.chats.values()) if (e.chat.opts.agentName === agent && e.chat.status === "ready") return e.chat;
     return undefined;
-  }
-
-  private command(a: AgentSpec, cwd: string): AgentCommand {
-    return { command: a.command, args: a.args ?? [], env: a.env ?? {}, cwd: a.cwd ?? cwd };
-  }
-
-  /**
-   * Past sessions in `cwd`: the agent's own list (session/list, when it supports it) merged with
-   * the client's index, newest first; plus what can be done with them.
-   */
-  private async sessions(p: SessionsParams): Promise<{ sessions: SessionChoice[]; can_delete: boolean; can_open: boolean }> {
-    const index = new SessionIndex(p.session_index);
-    const ask = async (client: NonNullable<Chat["client"]>) => ({
-      listed: client.supports("list") ? await client.listSessions(p.cwd) : [],
-      canDelete: client.supports("delete"),
-      canOpen: client.supports("load") || client.supports("resume"),
-    });
-    const live = this.liveChat(p.agent.name);
-    const { listed, canDelete, canOpen } = live?.client ? await ask(live.client) : await withAgent(this.command(p.agent, p.cwd), ask);
-    const out = new Map<string, SessionChoice>();
-    for (const s of index.list(p.cwd, p.agent.name)) out.set(s.sessionId, { session_id: s.sessionId, title: s.title, updated_at: s.updatedAt, cwd: s.cwd, source: "index" });
-    for (const s of listed) {
-      const known = out.get(s.sessionId);
-      out.set(s.sessionId, {
-        session_id: s.sessionId,
-        title: s.title ?? known?.title,
-        updated_at: s.updatedAt ?? known?.updated_at,
-        cwd: s.cwd,
-        source: known ? "both" : "agent",
-      });
-    }
-    const sessions = [...out.values()].sort((a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? ""));
-    return { sessions, can_delete: canDelete, can_open: canOpen };
-  }
-
-  private async deleteSession(p: SessionsParams & { session_id: string }): Promise<boolean> {
-    const del = async (client: NonNullable<Chat["client"]>) => {
-      await client.deleteSession(p.session_id);
-      return true;
-    };
-    const live = this.liveChat(p.agent.name);
-    if (live?.client) await del(live.client);
-    else await withAgent(this.command(p.agent, p.cwd), del);
-    new SessionIndex(p.session_index).remove(p.agent.name, p.session_id);
-    return true;
-  }
-
-  /** Config options (select and boolean), and legacy models, for the pickers. */
-  private options(id: number) {
-    const s = this.get(id).chat.state;
-    const options = s.configOptions.map((o) => ({
-      id: o.id,
-      name: o.name,
-      category: o.category ?? undefined,
-      type: o.type,
-      current: o.currentValue,
-      values:
-        o.type === "select"
-          ? o.options.flatMap((x) => ("options" in x ? (x.options as { value: string; name: string }[]) : [x as { value: string; name: string }])).map((x) => ({ value: x.value, name: x.name }))
-          : [
-              { value: true, name: "on" },
-              { value: false, name: "off" },
-            ],
-    }));
-    const legacy = s.legacyModels && {
-      current: s.legacyModels.currentModelId,
-      values: s.legacyModels.availableModels.map((m) => ({ value: m.modelId, name: m.name })),
-    };
-    return { options, legacy_models: legacy };
-  }
-
-  /** Set a config option; "model" also reaches agents with a legacy models list. */
-  private async setOption(id: number, option: string, value: string | boolean): Promise<void> {
-    const chat = this.get(id).chat;
-    if (option === "__legacy_model") return chat.setModel(String(value));
-    const opt = chat.state.configOptions.find((o) => o.id === option);
-    if (!opt) throw new Error(`acpchat: ${chat.opts.agentName} has no option "${option}"`);
-    if (opt.type === "boolean" && typeof value !== "boolean") value = value === "true" || value === "on";
-    await chat.setConfigOption(option, value);
   }
 
   private async close(id: number): Promise<boolean> {
