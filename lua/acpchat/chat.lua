@@ -273,6 +273,18 @@ function M.create(agent_name, opts_)
   chat.status = { agent = name, state = "idle", status = "starting", commands = {} }
   setup_keys(chat)
   require("acpchat.complete").attach(chat)
+  -- Wiping the transcript ends the chat: its agent must not outlive every view of it.
+  api.nvim_create_autocmd("BufWipeout", {
+    buffer = chat.buf,
+    once = true,
+    callback = function()
+      if not chat.closed then
+        vim.schedule(function()
+          M.close(chat)
+        end)
+      end
+    end,
+  })
   local opts = config.options
   local ok, err = pcall(rpc.request, "open", {
     id = id,

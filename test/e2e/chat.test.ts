@@ -223,4 +223,21 @@ describe.each(bins)("Neovim $version", (bin) => {
     const win = await t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
     expect(await t.lua<string>("return vim.wo[...].winbar", [win])).toContain("ctx 5k/100k (5%%)"); // escaped for 'winbar'
   });
+
+  it("<C-s> sends from insert mode; q hides the chat; wiping the transcript stops the agent", async () => {
+    const t = (current = await startNvim(bin, fakeAgents({ fake: { turns: [[{ text: "insert-mode send" }]] } })));
+    const c = await open(t);
+    await waitReady(t, c.id);
+    await t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [c.prompt_buf]);
+    await t.nvim.input("<Esc>ihello<C-s>");
+    await waitTurnEnds(t, c.id);
+    expect((await t.lines(c.buf)).at(-1)).toBe("insert-mode send");
+    const pid = (await t.lua<{ pid: number }[]>("return require('acpchat.rpc').request('list', {})"))[0]!.pid;
+    await t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [c.buf]);
+    await t.nvim.input("<Esc>q");
+    await t.waitFor(async () => (await t.lua<number>("return #vim.fn.win_findbuf(...)", [c.buf])) === 0, "q to hide the chat");
+    expect(groupAlive(pid)).toBe(true); // hidden, not closed
+    await t.nvim.command(`bwipeout! ${c.buf}`);
+    await t.waitFor(async () => !groupAlive(pid), "the agent to stop with its transcript");
+  });
 });

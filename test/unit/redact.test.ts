@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { Redactor, REDACTED } from "../../src/trace/redact.js";
+
+describe("Redactor", () => {
+  const r = new Redactor(["sk-live-abcdef123", "tok", "hunter22-password"]);
+
+  it("redacts known secret values anywhere, ignoring values too short to be secrets", () => {
+    expect(r.text("key sk-live-abcdef123 and tok")).toBe(`key ${REDACTED} and tok`);
+  });
+
+  it("redacts fields named like secrets, and name/value pairs, in objects", () => {
+    const v = r.value({ apiKey: "x", nested: { Authorization: "Bearer y", ok: "fine" }, env: [{ name: "GITHUB_TOKEN", value: "z" }, { name: "PATH", value: "/bin" }], n: 5 });
+    expect(v).toEqual({ apiKey: REDACTED, nested: { Authorization: REDACTED, ok: "fine" }, env: [{ name: "GITHUB_TOKEN", value: REDACTED }, { name: "PATH", value: "/bin" }], n: 5 });
+  });
+
+  it("redacts serialised JSON the same way, escapes included, without breaking it", () => {
+    const obj = { password: 'a "quoted" one', client_secret: 42, headers: [{ name: "X-Api-Key", value: "abc\\\\def" }], text: "has hunter22-password inside", keep: "token-less" };
+    const out = r.json(JSON.stringify(obj));
+    const back = JSON.parse(out);
+    expect(back).toEqual({ password: REDACTED, client_secret: REDACTED, headers: [{ name: "X-Api-Key", value: REDACTED }], text: `has ${REDACTED} inside`, keep: "token-less" });
+  });
+
+  it("leaves ordinary JSON untouched (and fast: no secret words, no work)", () => {
+    const s = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { text: "hello" } });
+    expect(r.json(s)).toBe(s);
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { RenderQueue, type RenderOp } from "../../src/render/render-queue.js";
+import { parseSessionUpdate } from "../../src/protocol/schema.js";
+import { SessionState } from "../../src/session/session-state.js";
+import { statusView } from "../../src/render/view-model.js";
+
+function setup(frameMs = 16) {
+  const sent: RenderOp[][] = [];
+  const state = new SessionState();
+  let now = 0;
+  const q = new RenderQueue({ frameMs, send: (ops) => sent.push(ops), status: () => statusView("a", "ready", state, "s", "/"), now: () => now });
+  const push = (u: Record<string, unknown>) => q.push(state.apply(parseSessionUpdate(u)));
+  const text = (t: string) => push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } });
+  return { q, state, sent, push, text, tick: (ms: number) => (now += ms) };
+}
+
+describe("RenderQueue", () => {
+  it("sends one batch for many chunks, with a new block carrying its whole current text", async () => {
+    const { q, state, sent, text } = setup();
+    q.push(state.beginTurn([{ type: "text", text: "hi" }]));
+    for (let i = 0; i < 100; i++) text("x");
+    q.flush();
+    expect(sent).toHaveLength(1);
+    const ops = sent[0]!;
+    expect(ops.map((o) => o.op)).toEqual(["add", "add", "add", "meta"]);
+    expect(ops[2]).toMatchObject({ op: "add", block: { type: "agent", text: "x".repeat(100) } });
+  });
+
+  it("merges consecutive appends to the same block and draws an updated tool call once, as it is at flush time", () => {
+    const { q, state, sent, text, push } = setup();
+    q.push(state.beginTurn([]));
+    text("a");
+    push({ sessionUpdate: "tool_call", toolCallId: "t", title: "T", status: "pending" });
+    q.flush();
+    sent.length = 0;
+    text("b"); // a new block: the tool call came between
+    text("c");
+    push({ sessionUpdate: "tool_call_update", toolCallId: "t", status: "in_progress" });
+    text("d");
+    push({ sessionUpdate: "tool_call_update", toolCallId: "t", status: "completed" });
+    text("e");
+    q.flush();
+    const ops = sent[0]!;
+    expect(ops.map((o) => o.op)).toEqual(["add", "update"]);
+    expect(ops[0]).toMatchObject({ block: { type: "agent", text: "bcde" } });
+    expect(ops[1]).toMatchObject({ block: { type: "tool", status: "completed" } });
+    sent.length = 0;
+    text("f");
+    text("g");
+    q.flush();
+    expect(sent[0]).toEqual([{ op: "append", id: expect.any(String), text: "fg" }]);
+  });
+
+  it("waits for the frame: no second batch within frameMs of the last one", async () => {
+    const { q, sent, text, tick } = setup(1000);
+    q.flush();
+    text("a");
+    q.flush(); // a flush forced now (turn end) goes out at once
+    expect(sent).toHaveLength(1);
+    text("b");
+    await new Promise((r) => setTimeout(r, 30));
+    expect(sent).toHaveLength(1); // still inside the 1000 ms frame
+    tick(1000);
+    q.dispose();
+  });
+
+  it("the turn's end goes out at once with the stop reason", () => {
+    const { q, state, sent } = setup();
+    q.push(state.beginTurn([]));
+    q.push(state.endTurn("end_turn"));
+    q.endTurn("end_turn");
+    expect(sent.at(-1)!.map((o) => o.op)).toEqual(["add", "add", "meta", "turn_end"]);
+    expect(sent.at(-1)!.at(-1)).toEqual({ op: "turn_end", stopReason: "end_turn" });
+  });
+});
