@@ -95,20 +95,15 @@ function M.show(chat)
     vim.wo[w].number = false
     vim.wo[w].relativenumber = false
     vim.wo[w].signcolumn = "no"
-    vim.wo[w].foldmethod = "expr"
-    vim.wo[w].foldexpr = "v:lua.require'acpchat.chat'.foldexpr(v:lnum)"
+    vim.wo[w].foldmethod = "manual"
     vim.wo[w].foldtext = "v:lua.require'acpchat.chat'.foldtext()"
-    vim.wo[w].foldlevel = 0
+    vim.wo[w].foldenable = true
+    vim.wo[w].fillchars = "fold: "
+    require("acpchat.render").refold(chat, w)
     vim.wo[w].conceallevel = 2
   end
   api.nvim_win_set_cursor(tw, { api.nvim_buf_line_count(chat.buf), 0 })
   M.refresh_winbar(chat)
-end
-
---- Thoughts fold away: their lines carry the thought prefix.
-function M.foldexpr(lnum)
-  local line = vim.fn.getline(lnum)
-  return vim.startswith(line, "  ┆") and "1" or "0"
 end
 
 function M.foldtext()

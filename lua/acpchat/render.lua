@@ -68,6 +68,12 @@ local function add(chat, v)
     api.nvim_buf_set_lines(buf, count, count, false, ins)
     first = count + sep
   end
+  -- A finished thought folds away.
+  if prev and prev.type == "thought" then
+    for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+      M.fold(win, block_start(buf, prev), first - 1 - sep)
+    end
+  end
   local mark = api.nvim_buf_set_extmark(buf, ns_blocks, first, 0, { right_gravity = false })
   local b = { mark = mark, sep = sep, type = v.type, index = #rs.order + 1, tool_call_id = v.toolCallId, view = v.type == "tool" and v or nil }
   rs.blocks[v.id] = b
@@ -176,6 +182,30 @@ function M.apply(id, ops)
   api.nvim_exec_autocmds("User", { pattern = "AcpChatUpdate", data = { chat = id }, modeline = false })
   if not ok then
     require("acpchat.util").notify("render error: " .. tostring(err), vim.log.levels.ERROR)
+  end
+end
+
+--- Fold rows first..last (0-based) in `win`: manual folds, since 'foldexpr' is not
+--- re-evaluated for windows that are not current when the plugin changes the buffer.
+function M.fold(win, first, last)
+  if last < first then
+    return
+  end
+  api.nvim_win_call(win, function()
+    vim.cmd(string.format("silent! %d,%dfold", first + 1, last + 1))
+  end)
+end
+
+--- A window newly showing the transcript gets the folds of every finished thought.
+function M.refold(chat, win)
+  local rs = state(chat)
+  for i, id in ipairs(rs.order) do
+    local b = rs.blocks[id]
+    local nxt = rs.order[i + 1]
+    if b.type == "thought" and nxt then
+      local first, last = block_range(chat.buf, rs, b)
+      M.fold(win, first, last)
+    end
   end
 end
 
