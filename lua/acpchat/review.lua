@@ -104,6 +104,7 @@ local function set_lines(buf, lines)
   vim.bo[buf].modifiable = false
 end
 
+--- Winbars: the result (left) says what is accepted and the keys; the proposal (right) says whose it is.
 local function summary(r)
   local n = 0
   for i = 1, #r.hunks do
@@ -111,17 +112,20 @@ local function summary(r)
       n = n + 1
     end
   end
-  return string.format("acpchat review: %s  +%d -%d  (%d/%d hunks accepted)  ga/gr hunk  gA/gR all  ZZ finish  ZQ reject",
-    vim.fn.fnamemodify(r.path, ":~:."), r.added, r.removed, n, #r.hunks)
+  local name = vim.fn.fnamemodify(r.path, ":~:.")
+  local left = string.format("Result: %s (%d/%d hunks accepted)  ga/gr hunk · gA/gR all · ZZ done · ZQ reject", name, n, #r.hunks)
+  local right = string.format("Proposed: %s (+%d -%d)", name, r.added, r.removed)
+  return left, right
 end
 
 local function redraw(r)
   local lines, rows = M.compose(r.original, r.hunks, r.accepted)
   r.result, r.rows = lines, rows
   set_lines(r.left, lines)
+  local left, right = summary(r)
   for _, w in ipairs({ r.lw, r.rw }) do
     if api.nvim_win_is_valid(w) then
-      vim.wo[w].winbar = (summary(r):gsub("%%", "%%%%"))
+      vim.wo[w].winbar = ((w == r.lw and left or right):gsub("%%", "%%%%"))
       api.nvim_win_call(w, function()
         vim.cmd("diffupdate")
       end)
