@@ -383,7 +383,8 @@ end
 
 function M.close(chat)
   chat.closed = true
-  pcall(rpc.request, "close", { id = chat.id })
+  -- Asynchronous: stopping an agent may take a grace period; the editor need not wait for it.
+  rpc.notify("close", { id = chat.id })
   M.hide(chat)
   pcall(api.nvim_buf_delete, chat.prompt_buf, { force = true })
   pcall(api.nvim_buf_delete, chat.buf, { force = true })
