@@ -35,6 +35,16 @@ local function block_range(buf, rs, b)
   return start, math.max(start, last)
 end
 
+--- Whole-line highlight for `n` rows from `first` (user words, thoughts).
+local function line_hls(buf, first, n, group)
+  if not group then
+    return
+  end
+  for r = first, first + n - 1 do
+    api.nvim_buf_set_extmark(buf, ns_hl, r, 0, { line_hl_group = group })
+  end
+end
+
 local function apply_hls(buf, first_row, hls, line_hl, nlines)
   for _, h in ipairs(hls) do
     local row, cs, ce, group = h[1] + first_row, h[2], h[3], h[4]
@@ -44,11 +54,7 @@ local function apply_hls(buf, first_row, hls, line_hl, nlines)
       api.nvim_buf_set_extmark(buf, ns_hl, row, cs, { end_col = ce, hl_group = group, strict = false })
     end
   end
-  if line_hl then
-    for r = first_row, first_row + nlines - 1 do
-      api.nvim_buf_set_extmark(buf, ns_hl, r, 0, { line_hl_group = line_hl })
-    end
-  end
+  line_hls(buf, first_row, nlines, line_hl)
 end
 
 local function add(chat, v)
@@ -95,12 +101,7 @@ local function append(chat, id, s)
   local last = api.nvim_buf_line_count(buf) - 1
   local col = #api.nvim_buf_get_lines(buf, last, last + 1, false)[1]
   api.nvim_buf_set_text(buf, last, col, last, col, parts)
-  local group = text.line_hl[b.type]
-  if group then
-    for r = last + 1, last + #parts - 1 do
-      api.nvim_buf_set_extmark(buf, ns_hl, r, 0, { line_hl_group = group })
-    end
-  end
+  line_hls(buf, last + 1, #parts - 1, text.line_hl[b.type])
 end
 
 local function update(chat, v)

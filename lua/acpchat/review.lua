@@ -219,20 +219,17 @@ function M.open(chat_id, key, req)
         vim.keymap.set("n", lhs, fn, { buffer = b, nowait = true, silent = true, desc = "acpchat review: " .. desc })
       end
     end
-    map("ga", function()
-      local i = hunk_at_cursor(r)
-      if i then
-        r.accepted[i] = true
-        redraw(r)
+    local function set_hunk(accept)
+      return function()
+        local i = hunk_at_cursor(r)
+        if i then
+          r.accepted[i] = accept
+          redraw(r)
+        end
       end
-    end, "accept the hunk")
-    map("gr", function()
-      local i = hunk_at_cursor(r)
-      if i then
-        r.accepted[i] = false
-        redraw(r)
-      end
-    end, "reject the hunk")
+    end
+    map("ga", set_hunk(true), "accept the hunk")
+    map("gr", set_hunk(false), "reject the hunk")
     map("gA", function()
       for i = 1, #r.hunks do
         r.accepted[i] = true

@@ -6,26 +6,13 @@ local M = {}
 M.prefix = { user = "> ", thought = "  ┆ ", agent = "" }
 M.line_hl = { user = "AcpChatUser", thought = "AcpChatThought" }
 
-M.status_icon = {
-  pending = "○",
-  in_progress = "◐",
-  completed = "●",
-  failed = "✗",
-  cancelled = "⊘",
-}
-M.status_word = {
-  pending = "pending",
-  in_progress = "running",
-  completed = "done",
-  failed = "failed",
-  cancelled = "cancelled",
-}
-M.status_hl = {
-  pending = "AcpChatToolPending",
-  in_progress = "AcpChatToolRunning",
-  completed = "AcpChatToolDone",
-  failed = "AcpChatToolFailed",
-  cancelled = "AcpChatToolCancelled",
+--- How a tool call's status reads: icon, word, highlight group.
+M.status = {
+  pending = { "○", "pending", "AcpChatToolPending" },
+  in_progress = { "◐", "running", "AcpChatToolRunning" },
+  completed = { "●", "done", "AcpChatToolDone" },
+  failed = { "✗", "failed", "AcpChatToolFailed" },
+  cancelled = { "⊘", "cancelled", "AcpChatToolCancelled" },
 }
 local plan_icon = { pending = "○", in_progress = "◐", completed = "✓" }
 
@@ -62,11 +49,10 @@ end
 local function tool_lines(v)
   local b = builder()
   local status = v.status or "pending"
-  local icon = M.status_icon[status] or "?"
-  local word = M.status_word[status] or status
+  local icon, word, group = unpack(M.status[status] or { "?", status, "AcpChatToolPending" })
   local head = string.format("%s %s · %s · %s", icon, word, v.kind or "other", v.title ~= "" and v.title or v.toolCallId)
   local row = b.add(head, "AcpChatToolTitle")
-  b.hl(row, 0, #icon + 1 + #word, M.status_hl[status] or "AcpChatToolPending")
+  b.hl(row, 0, #icon + 1 + #word, group)
   for _, loc in ipairs(v.locations or {}) do
     local where = loc.path
     if type(loc.line) == "number" then
