@@ -161,4 +161,21 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatSend hi");
     await t.waitFor(async () => ((await t.lines(await t.lua<number>("return require('acpchat.chat').get(...).buf", [id]))).at(-1) === "classic" ? true : false), "the answer");
   });
+
+  it("loads lazily, the way lazy.nvim's cmd = 'AcpChat' does: on the rtp only when first used", async () => {
+    const { writeFileSync: write } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const bare = join(tmpdir(), `acpchat-bare-init-${process.pid}.lua`);
+    write(bare, "vim.opt.swapfile = false\n");
+    const t = (current = await startNvim(bin, {}, {}, bare));
+    expect(await t.lua("return vim.fn.exists(':AcpChat')")).toBe(0);
+    // What a plugin manager does on the first :AcpChat: add to the rtp, source plugin/.
+    await t.lua("vim.opt.rtp:prepend(...); vim.cmd('runtime plugin/acpchat.lua')", [ROOT]);
+    await t.lua("require('acpchat').setup(...)", [fakeAgents({ lazy: { turns: [[{ text: "loaded late" }]] } })]);
+    await t.nvim.command("AcpChat");
+    const id = await t.lua<number>("return require('acpchat.chat').current().id");
+    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.chat').get(...).status.status", [id])) === "ready", "ready");
+    await t.nvim.command("AcpChatSend hi");
+    await t.waitFor(async () => ((await t.lines(await t.lua<number>("return require('acpchat.chat').get(...).buf", [id]))).at(-1) === "loaded late" ? true : false), "the answer");
+  });
 });

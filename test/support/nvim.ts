@@ -54,10 +54,10 @@ export interface TestNvim {
   quit(): Promise<void>;
 }
 
-export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, env: Record<string, string> = {}): Promise<TestNvim> {
+export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, env: Record<string, string> = {}, init = join(ROOT, "test/nvim/init.lua")): Promise<TestNvim> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-e2e-")));
   for (const d of ["config", "data", "state", "cache", "work", "records"]) mkdirSync(join(dir, d), { recursive: true });
-  const proc = spawn(bin.path, ["--embed", "--headless", "-i", "NONE", "-n", "-u", join(ROOT, "test/nvim/init.lua")], {
+  const proc = spawn(bin.path, ["--embed", "--headless", "-i", "NONE", "-n", "-u", init], {
     cwd: join(dir, "work"),
     env: {
       ...process.env,
