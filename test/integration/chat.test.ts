@@ -281,6 +281,45 @@ describe("Chat over a real pipe", () => {
   });
 });
 
+describe("the rest of the client API", () => {
+  it("terminal/kill stops a running command (exit by signal); release after that is fine", async () => {
+    const c = chatWith({
+      turns: [
+        [
+          { request: "terminal/create", params: { command: "sh", args: ["-c", "echo started; sleep 300"] } },
+          { sleep: 200 },
+          { request: "terminal/kill", params: { terminalId: "$last.terminalId" } },
+          { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" }, echo: true },
+          { request: "terminal/output", params: { terminalId: "$last.terminalId" }, echo: true },
+          { request: "terminal/release", params: { terminalId: "$last.terminalId" }, echo: true },
+        ],
+      ],
+    });
+    await c.chat.start();
+    await c.chat.prompt([{ type: "text", text: "go" }]);
+    const text = c.transcript();
+    expect(text).toMatch(/"result":\{"exitCode":null,"signal":"SIGTERM"\}/);
+    expect(text).toMatch(/"output":"started\\n","truncated":false,"exitStatus":\{"exitCode":null,"signal":"SIGTERM"\}/);
+    expect(text).toMatch(/"id":\d+,"result":\{\}\}$/m);
+  });
+
+  it("session/close on close when advertised; optional calls refused locally when not", async () => {
+    const c = chatWith({ agentCapabilities: { sessionCapabilities: { close: {} } } });
+    await c.chat.start();
+    const client = c.chat.client!;
+    await expect(client.listSessions()).rejects.toThrow(/session\/list is not supported by this agent \(it did not advertise sessionCapabilities.list\)/);
+    await expect(client.loadSession("x", c.dir)).rejects.toThrow(/session\/load is not supported/);
+    await expect(client.logout()).rejects.toThrow(/logout is not supported by this agent \(it did not advertise auth.logout\)/);
+    await expect(client.setModel(c.chat.sessionId!, "m", false)).rejects.toThrow(/session\/set_model is not supported/);
+    const sid = c.chat.sessionId;
+    await c.chat.close();
+    const closes = c.received().received.filter((m) => m.method === "session/close");
+    expect(closes.map((m) => m.params)).toEqual([{ sessionId: sid }]);
+    // Nothing optional was sent for the refused calls.
+    expect(c.received().received.map((m) => m.method).filter(Boolean)).toEqual(["initialize", "session/new", "session/close"]);
+  });
+});
+
 async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
