@@ -17,6 +17,7 @@ import { PathBoundary } from "../workspace/path-boundary.js";
 import { SessionState, type TranscriptEvent } from "./session-state.js";
 import type { PermissionRules } from "./permission-rules.js";
 import { PermissionQueue } from "./permission-queue.js";
+import { ChunkRedactor } from "./chunk-redactor.js";
 import { abortable, linkedController } from "./abort.js";
 
 export interface ChatOptions {
@@ -52,6 +53,7 @@ export class Chat {
   failure: string | undefined;
   private peer: JsonRpcPeer | undefined;
   private readonly permissions: PermissionQueue;
+  private readonly chunkRedactor: ChunkRedactor;
   private readonly permissionAborts = new Set<AbortController>();
   private turnAbort: AbortController | undefined;
   private cancelTimer: NodeJS.Timeout | undefined;
@@ -67,6 +69,7 @@ export class Chat {
     this.trace = new TraceLog(this.redactor, opts.traceFile);
     this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
     this.terminals = new TerminalManager((t) => this.onTerminal(t));
+    this.chunkRedactor = new ChunkRedactor(this.redactor);
     this.permissions = new PermissionQueue({ port: opts.port, redactor: this.redactor, rules: opts.permissionRules, notice: (t) => this.notice(t) });
   }
 
@@ -113,6 +116,7 @@ export class Chat {
         this.resumedWith = how;
         const setup = await this.withAuth(() => (how === "resume" ? client.resumeSession(resume.sessionId, this.boundary.cwd) : client.loadSession(resume.sessionId, this.boundary.cwd)));
         this.emit(this.state.applySetup(setup));
+        this.flushHeld();
       } else {
         const client = this.client;
         const res = await this.withAuth(() => client.newSession(this.boundary.cwd, { timeoutMs: this.opts.timeouts?.newSessionMs ?? 120_000, additionalDirectories: this.opts.extraRoots }));
@@ -391,7 +395,7 @@ export class Chat {
       this.trace.note("problem", `session/update for unknown session ${sessionId}`);
       return;
     }
-    this.emit(this.state.apply(this.redactUpdate(update)));
+    for (const u of this.chunkRedactor.push(update)) this.emit(this.state.apply(u));
     // A terminal that already produced output (or ended) before the tool call showed it.
     if ((update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") && update.content) {
       for (const c of update.content) {
@@ -401,24 +405,15 @@ export class Chat {
     }
   }
 
-  /**
-   * Secrets the agent echoes (the values of its configured env) never reach the transcript:
-   * each chunk is redacted, and at the end of a turn whole blocks are checked again for a
-   * secret split across chunks.
-   */
-  private redactUpdate(update: SessionUpdate): SessionUpdate {
-    if (!this.redactor.active) return update;
-    if ((update.sessionUpdate === "agent_message_chunk" || update.sessionUpdate === "agent_thought_chunk" || update.sessionUpdate === "user_message_chunk") && update.content.type === "text") {
-      const text = this.redactor.text(update.content.text);
-      return text === update.content.text ? update : { ...update, content: { ...update.content, text } };
-    }
-    if (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") return this.redactor.value(update);
-    return update;
+  /** Text held back in case it began a secret comes out (the run of chunks is over). */
+  private flushHeld(): void {
+    for (const u of this.chunkRedactor.flush()) this.emit(this.state.apply(u));
   }
 
-  /** After a turn: blocks whose text hides a secret split across chunks are redrawn redacted. */
+  /** After a turn: held text comes out, and (a safety net) no block may still hold a secret. */
   private redactBlocks(): void {
     if (!this.redactor.active) return;
+    this.flushHeld();
     const events: TranscriptEvent[] = [];
     for (const b of this.state.blocks) {
       if ((b.type === "agent" || b.type === "thought" || b.type === "user") && b.turn === this.state.turn) {
@@ -438,7 +433,7 @@ export class Chat {
     if (this.state.turnState === "cancelling") controller.abort();
     this.permissionAborts.add(controller);
     // Show the tool call the question is about, even if the agent never sent it as an update.
-    if (!this.state.toolCalls.has(req.toolCall.toolCallId)) this.emit(this.state.apply(this.redactUpdate({ ...req.toolCall, sessionUpdate: "tool_call", title: req.toolCall.title ?? "tool call" } as SessionUpdate)));
+    if (!this.state.toolCalls.has(req.toolCall.toolCallId)) this.emit(this.state.apply(this.redactor.value({ ...req.toolCall, sessionUpdate: "tool_call", title: req.toolCall.title ?? "tool call" } as SessionUpdate)));
     this.emit(this.state.permissionAsked());
     return this.permissions.ask(req, controller.signal).finally(() => {
       this.permissionAborts.delete(controller);

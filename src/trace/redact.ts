@@ -43,6 +43,20 @@ export class Redactor {
     return out;
   }
 
+  /** How many characters at the end of `s` could begin a secret (to hold back from a stream). */
+  holdBack(s: string): number {
+    let keep = 0;
+    for (const v of this.values) {
+      for (let k = Math.min(v.length - 1, s.length); k > keep; k--) {
+        if (s.endsWith(v.slice(0, k))) {
+          keep = k;
+          break;
+        }
+      }
+    }
+    return keep;
+  }
+
   text(s: string): string {
     let out = s;
     for (const v of this.values) if (out.includes(v)) out = out.split(v).join(REDACTED);

@@ -204,6 +204,26 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await h.text(c.id)).toContain('"result":{"action":"cancel"}');
   });
 
+  it("a URL question is shown and opened only after the user agrees; declining says so", async () => {
+    const ask = { request: "elicitation/create", params: { mode: "url", message: "Authorize GitHub", url: "https://example.invalid/auth", elicitationId: "e1" }, echo: true };
+    const h = await start(bin, { turns: [[ask], [ask]] });
+    await h.t.lua("_G.opened = {}; vim.ui.open = function(u) table.insert(_G.opened, u); return {} end");
+    await h.answers(["Open in the browser"]);
+    await h.t.nvim.command("AcpChat");
+    const c = await h.chat();
+    await h.ready(c.id);
+    await h.t.nvim.command("AcpChatSend go");
+    await h.turns(c.id, 1);
+    expect(JSON.parse((await h.text(c.id)).split("\n").at(-1)!).result).toEqual({ action: "accept" });
+    expect(await h.t.lua("return _G.opened")).toEqual(["https://example.invalid/auth"]);
+    expect((await h.t.lua<string[]>("return _G.prompts"))[0]).toContain("https://example.invalid/auth");
+    await h.answers(["Decline"]);
+    await h.t.nvim.command("AcpChatSend again");
+    await h.turns(c.id, 2);
+    expect(JSON.parse((await h.text(c.id)).split("\n").at(-1)!).result).toEqual({ action: "decline" });
+    expect(await h.t.lua("return #_G.opened")).toBe(1);
+  });
+
   it("an agent that dies mid-turn ends it visibly; :AcpChat restarts it and loads the session again", async () => {
     const h = await start(bin, { store: "$DIR/store.json", agentCapabilities: CAPS_LIST, turns: [[{ text: "first answer" }], [{ text: "partial" }, { sleep: 50 }, { exit: 3 }]], byText: { three: [{ text: "after restart" }] } });
     await h.t.nvim.command("AcpChat");
