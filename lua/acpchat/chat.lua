@@ -268,6 +268,13 @@ function M.create(agent_name, opts_)
   chat.status = { agent = name, state = "idle", status = "starting", commands = {} }
   setup_keys(chat)
   require("acpchat.complete").attach(chat)
+  M.placeholder(chat)
+  api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
+    buffer = chat.prompt_buf,
+    callback = function()
+      M.placeholder(chat)
+    end,
+  })
   -- Wiping the transcript ends the chat: its agent must not outlive every view of it.
   api.nvim_create_autocmd("BufWipeout", {
     buffer = chat.buf,
@@ -315,6 +322,23 @@ function M.create(agent_name, opts_)
     return nil
   end
   return chat
+end
+
+local ns_hint = api.nvim_create_namespace("acpchat_prompt_hint")
+
+--- A hint in the empty prompt: who is listening and which keys do what.
+function M.placeholder(chat)
+  if not api.nvim_buf_is_valid(chat.prompt_buf) then
+    return
+  end
+  api.nvim_buf_clear_namespace(chat.prompt_buf, ns_hint, 0, -1)
+  local lines = api.nvim_buf_get_lines(chat.prompt_buf, 0, -1, false)
+  if #lines > 1 or (lines[1] or "") ~= "" then
+    return
+  end
+  local k = config.options.keymaps
+  local hint = string.format("Ask %s…  %s send · %s cancel · @ file · / command", chat.agent, k.send_insert or k.send or "", k.cancel or "")
+  api.nvim_buf_set_extmark(chat.prompt_buf, ns_hint, 0, 0, { virt_text = { { hint, "Comment" } }, virt_text_pos = "overlay" })
 end
 
 --- Start a failed chat's agent again; the session continues when the agent can resume or load it.

@@ -158,6 +158,10 @@ function M.apply(id, ops)
           require("acpchat.chat").follow(chat, op.block)
         end
       elseif op.op == "meta" then
+        -- A chat that fails may be hidden: say so where the user looks.
+        if op.status.status == "failed" and (not chat.status or chat.status.status ~= "failed") then
+          require("acpchat.util").notify(string.format("acpchat: %s stopped; the chat says why (:AcpChat restarts it)", chat.agent or "the agent"), vim.log.levels.WARN)
+        end
         chat.status = op.status
         require("acpchat.chat").refresh_winbar(chat)
       elseif op.op == "turn_end" then

@@ -50,6 +50,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     const lines = await t.lines(c.buf);
     expect(lines).toEqual(["## You · turn 1", "> hi there", "", `Hello${".".repeat(200)}`, "", "  ┆ let me think", "  ┆ about it", "", "Done."]);
     expect(await t.lines(c.prompt_buf)).toEqual([""]);
+    // The empty prompt shows a hint; typing removes it.
+    const hint = await t.lua<unknown[]>("return vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces().acpchat_prompt_hint, 0, -1, { details = true })", [c.prompt_buf]);
+    expect(JSON.stringify(hint)).toContain("Ask fake");
     // 200 chunks arrive in a handful of batches, not 200.
     expect(await t.lua<number>("return require('acpchat.chat').get(...).batches", [c.id])).toBeLessThan(60);
     // Thoughts are folded.
@@ -204,6 +207,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.waitFor(async () => (await status(t, c.id)).status === "failed", "the chat to fail");
     const lines = await t.lines(c.buf);
     expect(lines.join("\n")).toMatch(/no-such-agent-cmd --acp/);
+    await t.waitFor(async () => (await t.lua<string>("return vim.fn.execute('messages')")).includes("broken stopped"), "a notification");
   });
 
   it("exposes status() for statuslines and fires User autocommands", async () => {
