@@ -149,6 +149,11 @@ export class AcpClient {
     }
   }
 
+  /** How an earlier session can be continued: resume (no replay) preferred to load (replays). */
+  continuation(): "resume" | "load" | undefined {
+    return this.supports("resume") ? "resume" : this.supports("load") ? "load" : undefined;
+  }
+
   async authenticate(methodId: string): Promise<void> {
     if (!this.authMethods.some((m) => m.id === methodId)) throw new Error(`authenticate: the agent offers no auth method "${methodId}"`);
     await this.peer.request("authenticate", { methodId } satisfies out.AuthenticateParams);

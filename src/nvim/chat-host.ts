@@ -16,6 +16,7 @@ import { NvimPort, type WriteMode } from "./nvim-port.js";
 import { PermissionRules, type ConfiguredRule } from "../session/permission-rules.js";
 import { buildPrompt, type ContextItem } from "./prompt-builder.js";
 import { toLua } from "./lua-value.js";
+import { describeTerminalExit } from "../terminals/terminal-manager.js";
 import { SessionIndex } from "../session/session-index.js";
 import { deleteSession, listSessions, optionsOf, setOption, type AgentSpec, type SessionsParams } from "./session-commands.js";
 import { notifyLua } from "./lua-call.js";
@@ -215,8 +216,9 @@ export class ChatHost {
   private async restart(id: number): Promise<{ how: "resume" | "load" | "new" }> {
     const old = this.get(id);
     const sessionId = old.chat.sessionId;
-    const canContinue = sessionId !== undefined && (old.chat.client?.supports("resume") || old.chat.client?.supports("load"));
-    const how = !canContinue ? "new" : old.chat.client!.supports("resume") ? "resume" : "load";
+    const continuation = sessionId !== undefined ? old.chat.client?.continuation() : undefined;
+    const canContinue = continuation !== undefined;
+    const how = continuation ?? "new";
     old.queue.flush();
     old.queue.dispose();
     await old.chat.close();
@@ -259,7 +261,7 @@ export class ChatHost {
       id: t.id,
       pid: t.pid,
       output: t.output(),
-      exit: t.exitStatus ? (t.exitStatus.signal ? `signal ${t.exitStatus.signal}` : `exit ${t.exitStatus.exitCode}`) : undefined,
+      exit: describeTerminalExit(t.exitStatus),
     }));
   }
 

@@ -5,12 +5,13 @@
  * through the EditorPort and the `onEvents` sink.
  */
 import { AgentProcess, describeExit, type AgentCommand, type AgentExit } from "../agent/agent-process.js";
+import { killGroupNow } from "../agent/process-group.js";
 import { AcpClient, type AgentRequestHandlers, type ClientFeatures } from "../client/acp-client.js";
 import type { EditorPort } from "../client/editor-port.js";
 import { ConnectionClosedError, ErrorCodes, RpcError, errorMessage } from "../protocol/errors.js";
 import { JsonRpcPeer, type HandlerContext } from "../protocol/jsonrpc.js";
 import { parseSessionUpdate, type ContentBlock, type PermissionOutcome, type RequestPermissionRequest, type SessionUpdate, type StopReason } from "../protocol/schema.js";
-import { TerminalManager, type Terminal } from "../terminals/terminal-manager.js";
+import { TerminalManager, describeTerminalExit, type Terminal } from "../terminals/terminal-manager.js";
 import { Redactor } from "../trace/redact.js";
 import { TraceLog } from "../trace/trace-log.js";
 import { PathBoundary } from "../workspace/path-boundary.js";
@@ -59,8 +60,6 @@ export class Chat {
   private cancelTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
   private ending: Promise<AgentExit | undefined> | undefined;
-  /** How an earlier session was continued, if it was. */
-  resumedWith: "resume" | "load" | undefined;
   private early: { sessionId: string; update: SessionUpdate }[] = [];
   private settleTurn: ((r: StopReason | "error") => void) | undefined;
 
@@ -109,11 +108,10 @@ export class Chat {
       await this.client.initialize(this.opts.clientInfo ?? { name: "acp-chat.nvim", version: "0.1.0" }, { initializeMs: this.opts.timeouts?.initializeMs ?? 60_000 });
       if (resume) {
         const client = this.client;
-        const how = client.supports("resume") ? "resume" : client.supports("load") ? "load" : undefined;
+        const how = client.continuation();
         if (!how) throw new Error(`${this.opts.agentName} cannot resume or load sessions (it advertises neither session/resume nor loadSession)`);
         // Known up front: session/load replays the conversation before it answers.
         this.sessionId = resume.sessionId;
-        this.resumedWith = how;
         const setup = await this.withAuth(() => (how === "resume" ? client.resumeSession(resume.sessionId, this.boundary.cwd) : client.loadSession(resume.sessionId, this.boundary.cwd)));
         this.emit(this.state.applySetup(setup));
         this.flushHeld();
@@ -125,7 +123,6 @@ export class Chat {
       }
       this.status = "ready";
       for (const e of this.early.splice(0)) this.onUpdate(e.sessionId, e.update);
-      this.early = [];
       this.trace.note("lifecycle", `session ${this.sessionId} ready`);
       this.emit([{ type: "meta" }]);
     } catch (e) {
@@ -201,7 +198,7 @@ export class Chat {
   }
 
   private ready(): { client: AcpClient; sessionId: string } {
-    if (this.status !== "ready" || !this.client || !this.sessionId) throw new Error(`the chat is not ready (${this.failure ?? this.status})`);
+    if (this.status !== "ready" || !this.client || !this.sessionId) throw new Error(`The chat is not ready (${this.failure ?? this.status})`);
     return { client: this.client, sessionId: this.sessionId };
   }
 
@@ -233,8 +230,11 @@ export class Chat {
 
   /** Send a prompt; resolves with the stop reason when the turn ends (never rejects). */
   async prompt(prompt: ContentBlock[]): Promise<StopReason | "error"> {
-    if (this.status !== "ready" || !this.client || !this.sessionId) {
-      this.notice(`The chat is not ready (${this.failure ?? this.status}).`, "error");
+    let ready: { client: AcpClient; sessionId: string };
+    try {
+      ready = this.ready();
+    } catch (e) {
+      this.notice(`${errorMessage(e)}.`, "error");
       return "error";
     }
     if (this.state.turnState !== "idle") {
@@ -246,7 +246,7 @@ export class Chat {
     const local = new Promise<StopReason | "error">((resolve) => (this.settleTurn = resolve));
     let result: StopReason | "error";
     try {
-      result = await Promise.race([this.client.prompt(this.sessionId, prompt), local]);
+      result = await Promise.race([ready.client.prompt(ready.sessionId, prompt), local]);
     } catch (e) {
       result = "error";
       const why = e instanceof ConnectionClosedError ? `The agent stopped: ${await this.describeEnd(e.message)}` : `The turn failed: ${errorMessage(e)}`;
@@ -307,13 +307,7 @@ export class Chat {
   /** Synchronous kill, for a host that is exiting. */
   killNow(): void {
     this.terminals.closeAllNow();
-    if (this.agent?.pid) {
-      try {
-        process.kill(-this.agent.pid, "SIGKILL");
-      } catch {
-        // gone already
-      }
-    }
+    killGroupNow(this.agent?.pid);
   }
 
   private async onDisconnect(reason: string): Promise<void> {
@@ -348,7 +342,6 @@ export class Chat {
       },
       createTerminal: async (req) => {
         const cwd = this.inside(req.cwd ?? this.boundary.cwd, "terminal cwd");
-        if (this.boundary.check(cwd, "terminal cwd") !== cwd) throw new RpcError(ErrorCodes.InvalidParams, `Access denied: ${cwd} changed after it was checked`);
         const env: Record<string, string> = {};
         for (const e of req.env ?? []) env[e.name] = e.value;
         const t = this.terminals.create({ command: req.command, args: req.args ?? [], env, cwd, outputByteLimit: req.outputByteLimit ?? undefined });
@@ -415,8 +408,10 @@ export class Chat {
     if (!this.redactor.active) return;
     this.flushHeld();
     const events: TranscriptEvent[] = [];
-    for (const b of this.state.blocks) {
-      if ((b.type === "agent" || b.type === "thought" || b.type === "user") && b.turn === this.state.turn) {
+    const blocks = this.state.blocks;
+    for (let i = blocks.length - 1; i >= 0 && blocks[i]!.turn === this.state.turn; i--) {
+      const b = blocks[i]!;
+      if (b.type === "agent" || b.type === "thought" || b.type === "user") {
         const safe = this.redactor.text(b.text);
         if (safe !== b.text) {
           b.text = safe;
@@ -451,7 +446,6 @@ export class Chat {
   }
 
   private onTerminal(t: Terminal): void {
-    const exit = t.exitStatus ? (t.exitStatus.signal ? `signal ${t.exitStatus.signal}` : `exit ${t.exitStatus.exitCode}`) : undefined;
-    this.emit(this.state.terminalOutput(t.id, t.output().slice(-4000), exit));
+    this.emit(this.state.terminalOutput(t.id, t.tail(4000), describeTerminalExit(t.exitStatus)));
   }
 }

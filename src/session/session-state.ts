@@ -18,6 +18,7 @@ import type {
   ToolCallContent,
   ToolCallStatus,
 } from "../protocol/schema.js";
+import { describeTerminalExit } from "../terminals/terminal-manager.js";
 
 export type DisplayToolStatus = ToolCallStatus | "cancelled";
 
@@ -249,7 +250,7 @@ export class SessionState {
     if (!id) return;
     const t = (call.terminals[id] ??= { tail: "" });
     if (typeof m.terminal_output?.data === "string") t.tail = clipTail(t.tail + m.terminal_output.data);
-    if (m.terminal_exit) t.exit = m.terminal_exit.signal ? `signal ${m.terminal_exit.signal}` : `exit ${m.terminal_exit.exit_code ?? "?"}`;
+    if (m.terminal_exit) t.exit = describeTerminalExit({ exitCode: m.terminal_exit.exit_code ?? null, signal: m.terminal_exit.signal ?? null });
   }
 
   /** Output of a client-side terminal shown in a tool call. */

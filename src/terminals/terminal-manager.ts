@@ -14,6 +14,12 @@ export interface TerminalExitStatus {
   signal: string | null;
 }
 
+/** How a terminal ended, in a word or two ("exit 3", "signal SIGTERM"); undefined while running. */
+export function describeTerminalExit(s: TerminalExitStatus | undefined): string | undefined {
+  if (!s) return undefined;
+  return s.signal ? `signal ${s.signal}` : `exit ${s.exitCode ?? "?"}`;
+}
+
 export interface TerminalSpec {
   command: string;
   args?: string[];
@@ -66,6 +72,18 @@ export class Terminal {
   /** The retained output: the last `outputByteLimit` bytes, starting on a character boundary. */
   output(): string {
     return Buffer.concat(this.chunks).toString("utf8");
+  }
+
+  /** About the last `chars` characters, joining only the chunks needed (called on every output). */
+  tail(chars: number): string {
+    const parts: Buffer[] = [];
+    let bytes = 0;
+    for (let i = this.chunks.length - 1; i >= 0 && bytes < chars * 4; i--) {
+      parts.unshift(this.chunks[i]!);
+      bytes += this.chunks[i]!.length;
+    }
+    const text = Buffer.concat(parts).toString("utf8");
+    return text.length > chars ? text.slice(text.length - chars) : text;
   }
 
   async kill(): Promise<void> {
