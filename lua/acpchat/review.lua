@@ -171,7 +171,7 @@ local function finish(r, accepted_any)
       content = content .. "\n"
     end
   end
-  rpc.notify("review_done", { key = r.key, accepted = accepted_any and true or false, content = content })
+  rpc.notify("reply", { key = r.key, value = { accepted = accepted_any and true or false, content = content } })
   if api.nvim_tabpage_is_valid(r.tab) and #api.nvim_list_tabpages() > 1 then
     local tabnr = api.nvim_tabpage_get_number(r.tab)
     pcall(vim.cmd, "tabclose " .. tabnr)

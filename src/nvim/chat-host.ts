@@ -90,8 +90,6 @@ export class ChatHost {
         return this.get(Number(p.id)).rules.remove(String(p.rule));
       case "reply":
         return NvimPort.answer(String(p.key), p.value);
-      case "review_done":
-        return NvimPort.answer(String(p.key), { accepted: p.accepted === true, content: typeof p.content === "string" ? p.content : undefined });
       case "tool_diffs": {
         const call = this.get(Number(p.id)).chat.state.toolCalls.get(String(p.tool_call_id));
         return (call?.content ?? []).filter((c) => c.type === "diff");
@@ -177,7 +175,6 @@ export class ChatHost {
       send: (ops) => this.render(id, ops),
       status: () => statusView(chat.opts.agentName, chat.status, chat.state, chat.sessionId, chat.boundary.cwd),
     });
-    port.onBoundaryNote = (text) => chat.notice(text, "warn");
     const index = new SessionIndex(p.session_index);
     const started = chat.start(p.resume ? { sessionId: p.resume } : undefined).then(
       async () => {

@@ -39,8 +39,6 @@ type ReviewAnswer = { accepted: boolean; content?: string } | undefined;
 export type WriteMode = "review" | "buffer" | "save";
 
 export class NvimPort implements EditorPort {
-  onBoundaryNote: (text: string) => void = () => undefined;
-
   constructor(
     private readonly nvim: Neovim,
     private readonly chatId: number,
@@ -68,7 +66,7 @@ export class NvimPort implements EditorPort {
   }
 
   /** Open a question in Lua and wait for its answer; `signal` withdraws it. */
-  private ask<T>(kind: Question["kind"], fn: string, args: unknown[], signal: AbortSignal): { key: string; answer: Promise<T | undefined> } {
+  private ask<T>(kind: Question["kind"], fn: string, args: unknown[], signal: AbortSignal): Promise<T | undefined> {
     const key = `${this.chatId}:${nextKey++}`;
     const answer = new Promise<T | undefined>((resolve) => questions.set(key, { chatId: this.chatId, kind, resolve: resolve as (a: unknown) => void }));
     const onAbort = () => {
@@ -78,7 +76,7 @@ export class NvimPort implements EditorPort {
     else signal.addEventListener("abort", onAbort, { once: true });
     notifyLua(this.nvim, `acpchat.${kind}`, fn, [this.chatId, key, ...args]);
     void answer.finally(() => signal.removeEventListener("abort", onAbort));
-    return { key, answer };
+    return answer;
   }
 
   async readTextFile(req: ReadTextFileRequest): Promise<{ content: string }> {
@@ -104,10 +102,10 @@ export class NvimPort implements EditorPort {
       if (hs.length === 0) return; // nothing would change
       const { added, removed } = summarizeDiff(current, req.content);
       const reason = state.loaded && state.modified ? "conflict" : "review";
-      const { answer } = this.ask<ReviewAnswer>("review", "open", [{ path: req.path, current, proposed: req.content, hunks: hs, added, removed, reason }], signal);
+      const answer = this.ask<ReviewAnswer>("review", "open", [{ path: req.path, current, proposed: req.content, hunks: hs, added, removed, reason }], signal);
       const a = await answer;
       if (signal.aborted) throw new RpcError(ErrorCodes.RequestCancelled, `the write to ${req.path} was cancelled`);
-      if (!a || !a.accepted || a.content === undefined) throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${req.path}`);
+      if (!a || a.accepted !== true || typeof a.content !== "string") throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${req.path}`);
       content = a.content;
     }
     const applied = await requestLua<ApplyResult>(this.nvim, "acpchat.workspace", "apply", [req.path, content, this.writeMode === "save", tick]);
@@ -131,7 +129,7 @@ export class NvimPort implements EditorPort {
       diffs,
       options: req.options.map((o) => ({ id: o.optionId, name: o.name, kind: o.kind })),
     };
-    const { answer } = this.ask<{ optionId: string; remember?: "session" | "project" }>("permission", "ask", [question], signal);
+    const answer = this.ask<{ optionId: string; remember?: "session" | "project" }>("permission", "ask", [question], signal);
     const a = await answer;
     if (a === undefined || typeof a.optionId !== "string") return { outcome: "cancelled" };
     const remember = a.remember === "session" || a.remember === "project" ? a.remember : undefined;
@@ -140,16 +138,16 @@ export class NvimPort implements EditorPort {
 
   async chooseAuthMethod(methods: AuthMethod[], signal: AbortSignal): Promise<string | undefined> {
     const list = methods.map((m) => ({ id: m.id, name: m.name, description: m.description ?? undefined, type: m.type ?? "agent" }));
-    return this.ask<string>("auth", "choose", [list], signal).answer;
+    return this.ask<string>("auth", "choose", [list], signal);
   }
 
   async runAuthTerminal(spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string }, signal: AbortSignal): Promise<void> {
-    await this.ask<number>("auth", "terminal", [spec], signal).answer;
+    await this.ask<number>("auth", "terminal", [spec], signal);
   }
 
   /** elicitation/create: a form asked field by field, or a URL opened after the user agrees. */
   async elicit(req: CreateElicitationRequest, signal: AbortSignal): Promise<ElicitationResponse> {
-    const a = await this.ask<ElicitationResponse>("elicitation", "ask", [{ message: req.message, mode: req.mode, url: req.url, schema: req.requestedSchema }], signal).answer;
+    const a = await this.ask<ElicitationResponse>("elicitation", "ask", [{ message: req.message, mode: req.mode, url: req.url, schema: req.requestedSchema }], signal);
     return a ?? { action: "cancel" };
   }
 }
