@@ -57,12 +57,14 @@ export class ChatHost {
     // and terminal with us. `exit` handlers can only do synchronous work, hence killNow.
     process.stdin.on("end", () => this.shutdownNow());
     process.on("exit", () => this.shutdownNow());
-    for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    for (const sig of ["SIGTERM", "SIGHUP"] as const) {
       process.on(sig, () => {
         this.shutdownNow();
         process.exit(0);
       });
     }
+    // An interrupt meant for Neovim (which survives it) must not end every chat with the host.
+    process.on("SIGINT", () => undefined);
   }
 
   async dispatch(method: string, p: Record<string, unknown>): Promise<unknown> {
@@ -80,10 +82,8 @@ export class ChatHost {
         return true;
       case "close":
         return this.close(Number(p.id));
-      case "status": {
-        const e = this.get(Number(p.id));
-        return statusView(e.chat.opts.agentName, e.chat.status, e.chat.state, e.chat.sessionId, e.chat.boundary.cwd);
-      }
+      case "status":
+        return statusOf(this.get(Number(p.id)).chat);
       case "permissions":
         return this.get(Number(p.id)).rules.list();
       case "permission_remove":
@@ -173,7 +173,7 @@ export class ChatHost {
     queue = new RenderQueue({
       frameMs: p.frame_ms,
       send: (ops) => this.render(id, ops),
-      status: () => statusView(chat.opts.agentName, chat.status, chat.state, chat.sessionId, chat.boundary.cwd),
+      status: () => statusOf(chat),
     });
     const index = new SessionIndex(p.session_index);
     const started = chat.start(p.resume ? { sessionId: p.resume } : undefined).then(
@@ -282,4 +282,8 @@ function memory(collect: boolean): { rss: number; heapUsed: number; external: nu
   // Timers, sockets, child processes: what keeps the event loop busy (none may leak).
   const resources = process.getActiveResourcesInfo().filter((r) => r !== "TTYWrap");
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, resources };
+}
+
+function statusOf(chat: Chat) {
+  return statusView(chat.opts.agentName, chat.status, chat.state, chat.sessionId, chat.boundary.cwd);
 }

@@ -57,6 +57,18 @@ describe("process hygiene", () => {
     });
   }
 
+  it("an interrupt sent to the node host leaves the chats running", async () => {
+    const h = await start({ turns: [[{ text: "one" }], [{ text: "two" }]] });
+    await h.ready();
+    const host = (await h.t.lua<{ pid: number }>("return require('acpchat.rpc').request('ping', {})")).pid;
+    process.kill(host, "SIGINT");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(pidAlive(host)).toBe(true);
+    await h.send("go");
+    await h.turns(1);
+    expect((await h.text()).endsWith("one")).toBe(true);
+  });
+
   it("soak: 5 chats x 60 turns with tool calls and terminals; memory and resources flat", async () => {
     const turn = [
       { update: { sessionUpdate: "tool_call", toolCallId: "t", title: "Run", kind: "execute", status: "in_progress" } },
