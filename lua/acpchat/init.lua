@@ -49,7 +49,7 @@ local function need_chat()
 end
 
 function M.send(text)
-  local c = need_chat() or M.open(nil, false)
+  local c = chat_mod().current() or M.open(nil, false)
   if c then
     return chat_mod().send(c, text)
   end
