@@ -352,4 +352,22 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return vim.api.nvim_win_get_cursor(...)[1]", [editor])).toBe(4);
     expect(await t.lua<number>("return vim.api.nvim_get_current_win()")).toBe(focus);
   });
+
+  it('write = "save": the change goes into the loaded buffer and is written to disk', async () => {
+    const { t, work, chat, ready, turnEnded } = await setup(bin, [[]], { write: "save" });
+    writeFileSync(join(work, "s.txt"), "one\n");
+    await t.nvim.command("edit s.txt");
+    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
+      [{ request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "one\ntwo\n" }, echo: true }],
+    ]);
+    await t.nvim.command("AcpChat");
+    const c = await chat();
+    await ready(c.id);
+    await t.nvim.command("AcpChatSend write");
+    await turnEnded(c.id);
+    const buf = await t.lua<number>("return vim.fn.bufnr(...)", [join(work, "s.txt")]);
+    expect(await t.lines(buf)).toEqual(["one", "two"]);
+    expect(await t.lua("return vim.bo[...].modified", [buf])).toBe(false);
+    expect(readFileSync(join(work, "s.txt"), "utf8")).toBe("one\ntwo\n");
+  });
 });
