@@ -4,7 +4,8 @@ local M = {}
 
 --- Agents we know how to start; used when their command is on PATH (or configured).
 M.presets = {
-  claude = { command = "claude-agent-acp", args = {}, install = "npm install -g @zed-industries/claude-agent-acp" },
+  -- The adapter was renamed; the older name is still found.
+  claude = { command = "claude-agent-acp", alternatives = { "claude-code-acp" }, args = {}, install = "npm install -g @zed-industries/claude-agent-acp" },
   gemini = { command = "gemini", args = { "--acp" }, install = "npm install -g @google/gemini-cli" },
   codex = { command = "codex-acp", args = {}, install = "npm install -g @zed-industries/codex-acp" },
   opencode = { command = "opencode", args = { "acp" }, install = "npm install -g opencode-ai" },
@@ -219,8 +220,11 @@ end
 function M.agents()
   local out = {}
   for name, p in pairs(M.presets) do
-    if vim.fn.executable(p.command) == 1 then
-      out[name] = { command = p.command, args = p.args }
+    for _, cmd in ipairs(vim.list_extend({ p.command }, p.alternatives or {})) do
+      if vim.fn.executable(cmd) == 1 then
+        out[name] = { command = cmd, args = p.args }
+        break
+      end
     end
   end
   for name, a in pairs(M.options.agents) do

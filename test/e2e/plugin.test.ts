@@ -178,4 +178,21 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatSend hi");
     await t.waitFor(async () => ((await t.lines(await t.lua<number>("return require('acpchat.chat').get(...).buf", [id]))).at(-1) === "loaded late" ? true : false), "the answer");
   });
+
+  it("presets: an agent whose command is on PATH is offered (the claude adapter under its older name too)", async () => {
+    const { mkdirSync: mk, writeFileSync: write, chmodSync } = await import("node:fs");
+    const t0 = await startNvim(bin, {});
+    const binDir = join(t0.dir, "bin");
+    await t0.quit();
+    mk(binDir, { recursive: true });
+    for (const name of ["claude-code-acp", "goose"]) {
+      write(join(binDir, name), "#!/bin/sh\nexit 0\n");
+      chmodSync(join(binDir, name), 0o755);
+    }
+    const t = (current = await startNvim(bin, {}, { PATH: `${binDir}:${process.env.PATH}` }));
+    expect(await t.lua("return require('acpchat.config').agent_names()")).toEqual(["claude", "goose"]);
+    expect(await t.lua("return require('acpchat.config').agents().claude.command")).toBe("claude-code-acp");
+    expect(await t.lua("return require('acpchat.config').agents().goose.args")).toEqual(["acp"]);
+    expect(await t.lua("return vim.fn.getcompletion('AcpChat ', 'cmdline')")).toEqual(["claude", "goose"]);
+  });
 });
