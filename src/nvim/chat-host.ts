@@ -17,6 +17,7 @@ import { PermissionRules, type ConfiguredRule } from "../session/permission-rule
 import { buildPrompt, type ContextItem } from "./prompt-builder.js";
 import { toLua } from "./lua-value.js";
 import { describeTerminalExit } from "../terminals/terminal-manager.js";
+import { pruneTraces } from "../trace/trace-log.js";
 import { SessionIndex } from "../session/session-index.js";
 import { deleteSession, listSessions, optionsOf, setOption, type AgentSpec, type SessionsParams } from "./session-commands.js";
 import { notifyLua } from "./lua-call.js";
@@ -157,6 +158,7 @@ export class ChatHost {
     const port = new NvimPort(this.nvim, id, p.fs?.max_read_bytes, p.write ?? "review");
     let queue!: RenderQueue;
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    if (p.log_dir) pruneTraces(p.log_dir);
     const rules = new PermissionRules(p.agent.name, p.cwd, p.permissions?.rules ?? [], p.permissions?.store);
     const chat = new Chat({
       agentName: p.agent.name,

@@ -4,8 +4,8 @@
  * kept (bounded, as a ring) in memory for `:AcpChatLog`. Each frame is serialised and redacted
  * once, as text: the trace must keep up with thousands of updates a second.
  */
-import { appendFileSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { appendFileSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Frame } from "../protocol/jsonrpc.js";
 import type { Redactor } from "./redact.js";
 
@@ -101,6 +101,19 @@ export class TraceLog {
       // Batched: a flood of chunks must not mean a flood of syscalls.
       this.flushTimer ??= setTimeout(() => this.flush(), 200);
     }
+  }
+}
+
+/**
+ * Keep the newest `keep` trace files of a folder (their names start with an ISO time, so they
+ * sort by age); traces are for diagnosis, not an archive.
+ */
+export function pruneTraces(dir: string, keep = 50): void {
+  try {
+    const files = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort();
+    for (const f of files.slice(0, Math.max(0, files.length - keep))) unlinkSync(join(dir, f));
+  } catch {
+    // A missing or unreadable folder has nothing to prune.
   }
 }
 

@@ -25,3 +25,20 @@ describe("Redactor", () => {
     expect(r.json(s)).toBe(s);
   });
 });
+
+describe("trace files", () => {
+  it("keeps the newest 50 and deletes older ones", async () => {
+    const { mkdtempSync, writeFileSync, readdirSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { pruneTraces } = await import("../../src/trace/trace-log.js");
+    const dir = mkdtempSync(join(tmpdir(), "acpchat-traces-"));
+    for (let i = 0; i < 60; i++) writeFileSync(join(dir, `2026-01-01T00-00-${String(i).padStart(2, "0")}-chat1.jsonl`), "{}\n");
+    writeFileSync(join(dir, "sessions.json"), "[]");
+    pruneTraces(dir, 50);
+    const left = readdirSync(dir).sort();
+    expect(left).toHaveLength(51);
+    expect(left[0]).toBe("2026-01-01T00-00-10-chat1.jsonl");
+    expect(left).toContain("sessions.json");
+  });
+});
