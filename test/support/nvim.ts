@@ -61,6 +61,9 @@ export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, en
     cwd: join(dir, "work"),
     env: {
       ...process.env,
+      // npm puts node_modules/.bin first on PATH, where test dependencies (claude-code-acp) would
+      // pass for the user's agents.
+      PATH: (process.env.PATH ?? "").split(":").filter((p) => !p.includes("node_modules/.bin")).join(":"),
       XDG_CONFIG_HOME: join(dir, "config"),
       XDG_DATA_HOME: join(dir, "data"),
       XDG_STATE_HOME: join(dir, "state"),
