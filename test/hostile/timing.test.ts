@@ -49,22 +49,17 @@ describe("timing", () => {
     expect(await stillUsable(h, 2)).toBe(true);
   });
 
-  it("a flood of 1,000 tool calls draws 1,000 blocks and the editor stays responsive", async () => {
+  // How responsive the editor stays under a flood is measured in bench/ (tests check correctness).
+  it("a flood of 1,000 tool calls draws 1,000 blocks, each once, and the chat carries on", async () => {
     const steps = Array.from({ length: 1000 }, (_, i) => ({ update: { sessionUpdate: "tool_call", toolCallId: `t${i}`, title: `Tool ${i}`, kind: "read", status: "completed" } }));
     const h = await start({ turns: [steps] });
     await h.ready();
-    const t0 = Date.now();
     await h.send("go");
-    let worst = 0;
-    while ((await h.t.lua<number>("return require('acpchat.chat').get(...).turn_ended or 0", [h.id])) < 1) {
-      const p0 = Date.now();
-      await h.t.nvim.eval("1");
-      worst = Math.max(worst, Date.now() - p0);
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await h.turns(1);
     const marks = await h.t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.render').ns_blocks, 0, -1, {})", [h.buf]);
     expect(marks).toBe(1000 + 2);
-    expect(worst).toBeLessThan(500);
-    expect(Date.now() - t0).toBeLessThan(15_000);
+    const text = await h.text();
+    expect(text.match(/^● done · read · Tool \d+$/gm)).toHaveLength(1000);
+    expect(await stillUsable(h, 2)).toBe(true);
   });
 });
