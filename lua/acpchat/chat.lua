@@ -104,6 +104,7 @@ function M.show(chat)
   end
   api.nvim_win_set_cursor(tw, { api.nvim_buf_line_count(chat.buf), 0 })
   M.refresh_winbar(chat)
+  M.show_context(chat)
 end
 
 function M.foldtext()
@@ -326,6 +327,22 @@ end
 
 local ns_hint = api.nvim_create_namespace("acpchat_prompt_hint")
 
+function M.context_label(item)
+  local name = vim.fn.fnamemodify(item.path, ":~:.")
+  return item.type == "range" and string.format("%s:%d-%d", name, item.start, item["end"]) or name
+end
+
+--- The prompt window's winbar lists the context waiting for the next prompt (:AcpChatAdd).
+function M.show_context(chat)
+  local bar = ""
+  if #chat.context > 0 then
+    bar = "context: " .. table.concat(vim.tbl_map(M.context_label, chat.context), ", ")
+  end
+  for _, w in ipairs(vim.fn.win_findbuf(chat.prompt_buf)) do
+    vim.wo[w].winbar = (bar:gsub("%%", "%%%%"))
+  end
+end
+
 --- A hint in the empty prompt: who is listening and which keys do what.
 function M.placeholder(chat)
   if not api.nvim_buf_is_valid(chat.prompt_buf) then
@@ -398,6 +415,7 @@ function M.send(chat, text)
     return false
   end
   chat.context = {}
+  M.show_context(chat)
   return true
 end
 

@@ -106,8 +106,8 @@ function M.add(opts)
     end
   end
   table.insert(c.context, item)
-  local what = item.type == "range" and string.format("%s:%d-%d", vim.fn.fnamemodify(item.path, ":~:."), item.start, item["end"]) or vim.fn.fnamemodify(item.path, ":~:.")
-  util.notify("acpchat: added " .. what .. " to the next prompt")
+  chat_mod().show_context(c)
+  util.notify("acpchat: added " .. chat_mod().context_label(item) .. " to the next prompt")
 end
 
 --- For statuslines: agent, state, mode, model, usage of this tab's chat (nil without one).

@@ -124,12 +124,15 @@ describe.each(bins)("Neovim $version", (bin) => {
     // :AcpChatAdd from the source window, with a range.
     await t.nvim.command("wincmd t");
     await t.nvim.command("2,3AcpChatAdd");
+    const promptWin = await t.lua<number>("return vim.fn.win_findbuf(require('acpchat.chat').get(...).prompt_buf)[1]", [id]);
+    expect(await t.lua("return vim.wo[...].winbar", [promptWin])).toBe("context: main.py:2-3");
     await t.nvim.command("AcpChatSend look at @README.md please");
     await t.waitFor(async () => readRecord(record).received.some((m) => m.method === "session/prompt"), "the prompt to reach the agent");
     const prompt = readRecord(record).received.find((m) => m.method === "session/prompt")!.params as { prompt: Record<string, unknown>[] };
     expect(prompt.prompt[0]).toEqual({ type: "text", text: "look at @README.md please" });
     expect(prompt.prompt[1]).toMatchObject({ type: "resource", resource: { uri: `file://${join(t.dir, "work", "README.md")}`, text: "# readme\n" } });
     expect(prompt.prompt[2]).toMatchObject({ type: "resource", resource: { uri: `file://${join(t.dir, "work", "main.py")}#L2-L3`, text: "x = 1\ny = 2" } });
+    expect(await t.lua("return vim.wo[...].winbar", [promptWin])).toBe("");
   });
 
   it(":checkhealth acpchat reports Node, the host, the build, registration and agents", async () => {
