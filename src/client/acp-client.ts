@@ -18,7 +18,7 @@ import {
   PromptResponse,
   ReadTextFileRequest,
   RequestPermissionRequest,
-  SessionNotificationEnvelope,
+  sessionNotification,
   TerminalRequest,
   WriteTextFileRequest,
   parseSessionUpdate,
@@ -73,7 +73,8 @@ export class AcpClient {
     private readonly features: ClientFeatures = {},
     private readonly onProblem: (message: string) => void = () => undefined,
   ) {
-    peer.onNotification("session/update", SessionNotificationEnvelope, (n) => {
+    peer.onNotification("session/update", undefined, (params) => {
+      const n = sessionNotification(params);
       const update = parseSessionUpdate(n.update);
       if (update.sessionUpdate === "unknown") this.onProblem(update.reason);
       handlers.sessionUpdate(n.sessionId, update);
