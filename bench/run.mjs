@@ -146,10 +146,12 @@ async function main() {
       await sleep(5);
     }
   })();
-  // Warm-up (both sides): the JIT, not the design, is what the first turn measures.
-  await nvim.lua(`_G.bench.turn_end = nil; require("acpchat.chat").send(require("acpchat.chat").get(...), "flood 4000 40")`, [chatId]);
-  await waitLua(nvim, "_G.bench.turn_end");
-  await bareNode(4000, 40);
+  // Warm-up (both sides): the JIT, not the design, is what the first turns measure.
+  for (let i = 0; i < 3; i++) {
+    await nvim.lua(`_G.bench.turn_end = nil; require("acpchat.chat").send(require("acpchat.chat").get(...), "flood 4000 40")`, [chatId]);
+    await waitLua(nvim, "_G.bench.turn_end");
+    await bareNode(4000, 40);
+  }
   await sleep(100);
   const batchesBefore = await nvim.lua("return require('acpchat.chat').get(...).batches or 0", [chatId]);
   await nvim.lua(`
@@ -169,15 +171,26 @@ async function main() {
   const turnText = transcript.slice(transcript.lastIndexOf("## You"));
   const agentText = turnText.split("\n\n").filter((p) => p.startsWith("w")).join("");
   const complete = agentText.replace(/\n/g, "") === expected.replace(/\n/g, "") && (turnText.match(/Tool \d+/g) ?? []).length === 20;
-  const bare = await bareNode(CHUNKS, TOOLS);
+  // Two more rounds of each side, alternating, so the ratio is a median, not one draw.
+  const floods = [floodMs];
+  const bares = [(await bareNode(CHUNKS, TOOLS)).ms];
+  for (let i = 0; i < 2; i++) {
+    await nvim.lua(`_G.bench.turn_end = nil; _G.bench.send = vim.uv.hrtime(); require("acpchat.chat").send(require("acpchat.chat").get(...), "flood ${CHUNKS} ${TOOLS}")`, [chatId]);
+    await waitLua(nvim, "_G.bench.turn_end");
+    floods.push(ms(await nvim.lua("return _G.bench.turn_end - _G.bench.send")));
+    bares.push((await bareNode(CHUNKS, TOOLS)).ms);
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const bare = { ms: median(bares) };
+  const floodMedian = median(floods);
   const texts = [];
   for (let i = 0; i < CHUNKS; i++) texts.push(i % 50 === 49 ? "w\n" : `w${i % 10} `);
   const naiveMs = await naive(nvim, texts);
   rtts.sort((a, b) => a - b);
-  results.throughput = { floodMs, bareMs: bare.ms, ratio: floodMs / bare.ms, naiveMs, naiveRatio: naiveMs / bare.ms, complete };
+  results.throughput = { floodMs: floodMedian, floods, bares, bareMs: bare.ms, ratio: floodMedian / bare.ms, naiveMs, naiveRatio: naiveMs / bare.ms, complete };
   results.responsiveness = { samples: rtts.length, p50: pct(rtts, 50), p99: pct(rtts, 99), max: rtts[rtts.length - 1] };
   results.batches = { batches, frames: floodMs / 16, perFrame: batches / Math.max(1, floodMs / 16) };
-  say(`throughput: ${floodMs.toFixed(0)} ms vs bare ${bare.ms.toFixed(0)} ms (x${(floodMs / bare.ms).toFixed(2)}); naive ${naiveMs.toFixed(0)} ms; complete=${complete}`);
+  say(`throughput: median ${floodMedian.toFixed(0)} ms [${floods.map((x) => x.toFixed(0))}] vs bare ${bare.ms.toFixed(0)} ms [${bares.map((x) => x.toFixed(0))}] (x${(floodMedian / bare.ms).toFixed(2)}); naive ${naiveMs.toFixed(0)} ms; complete=${complete}`);
   say(`responsiveness: p50 ${pct(rtts, 50).toFixed(2)} p99 ${pct(rtts, 99).toFixed(2)} max ${rtts[rtts.length - 1].toFixed(2)} ms (${rtts.length} samples)`);
   say(`batches: ${batches} over ${(floodMs / 16).toFixed(0)} frames`);
 
@@ -289,7 +302,7 @@ ${version}, Node ${process.version}. Each figure is a ratio or distribution from
 
 | # | what | figure | goal |
 | --- | --- | --- | --- |
-| 1 | throughput: 20,000 chunks + 200 tool call updates, \`:AcpChatSend\` to the transcript holding all of it | ${f(r.throughput.floodMs, 0)} ms vs bare Node ${f(r.throughput.bareMs, 0)} ms: **x${f(r.throughput.ratio, 2)}** (transcript complete: ${r.throughput.complete}) | ≤ x3: ${goal(r.throughput.ratio <= 3 && r.throughput.complete)} |
+| 1 | throughput: 20,000 chunks + 200 tool call updates, \`:AcpChatSend\` to the transcript holding all of it (median of 3, alternating with bare Node) | ${f(r.throughput.floodMs, 0)} ms [${r.throughput.floods.map((x) => x.toFixed(0)).join(", ")}] vs bare Node ${f(r.throughput.bareMs, 0)} ms [${r.throughput.bares.map((x) => x.toFixed(0)).join(", ")}]: **x${f(r.throughput.ratio, 2)}** (transcript complete: ${r.throughput.complete}) | ≤ x3: ${goal(r.throughput.ratio <= 3 && r.throughput.complete)} |
 | 1b | naive baseline: one Neovim request per chunk | ${f(r.throughput.naiveMs, 0)} ms: x${f(r.throughput.naiveRatio, 1)} of bare Node | (reference) |
 | 2 | responsiveness: \`nvim_eval("1")\` every 5 ms during (1), ${r.responsiveness.samples} samples | p50 ${f(r.responsiveness.p50, 2)} ms, p99 **${f(r.responsiveness.p99, 2)} ms**, max ${f(r.responsiveness.max, 2)} ms | p99 < 16 ms: ${goal(r.responsiveness.p99 < 16)} |
 | 3 | render batches reaching Lua during (1) | ${r.batches.batches} batches over ${f(r.batches.frames, 0)} frames of 16 ms (**${f(r.batches.perFrame, 2)}** per frame) | ≤ 1 per frame + 1: ${goal(r.batches.batches <= Math.ceil(r.batches.frames) + 1)} |
