@@ -42,7 +42,7 @@ cmd("AcpChatAdd", function(o)
   acp().add({ file = o.args, range = o.range, line1 = o.line1, line2 = o.line2 })
 end, { nargs = "?", range = true, complete = "file", desc = "Add the range, buffer or a file to the next prompt" })
 cmd("AcpChatTerminal", function()
-  local c = require("acpchat.chat").current()
+  local c = require("acpchat.chat").need()
   if c then
     require("acpchat.chat").show_terminal(c, nil)
   end
@@ -67,7 +67,7 @@ end, { nargs = "*", complete = function(...)
   return require("acpchat.sessions").complete("option")(...)
 end, desc = "Pick or set a session option" })
 cmd("AcpChatSave", function(o)
-  local c = require("acpchat.chat").current()
+  local c = require("acpchat.chat").need()
   if c then
     require("acpchat.chat").save(c, o.args)
   end
@@ -76,7 +76,7 @@ cmd("AcpChatLog", function(o)
   require("acpchat.log").open(o.args)
 end, { nargs = "?", desc = "Show the JSON-RPC trace of this chat (optionally filtered by method)" })
 cmd("AcpChatPermissions", function()
-  local c = require("acpchat.chat").current()
+  local c = require("acpchat.chat").need()
   if c then
     require("acpchat.permission").manage(c)
   end

@@ -34,6 +34,15 @@ function M.current()
   return best
 end
 
+--- The current chat, or nil after telling the user there is none.
+function M.need()
+  local c = M.current()
+  if not c then
+    util.notify("acpchat: no chat in this tab (open one with :AcpChat)", vim.log.levels.WARN)
+  end
+  return c
+end
+
 local function scratch(name, filetype)
   local buf = api.nvim_create_buf(false, true)
   api.nvim_buf_set_name(buf, name)

@@ -41,11 +41,7 @@ function M.open(agent, new)
 end
 
 local function need_chat()
-  local c = chat_mod().current()
-  if not c then
-    util.notify("acpchat: no chat in this tab (open one with :AcpChat)", vim.log.levels.WARN)
-  end
-  return c
+  return chat_mod().need()
 end
 
 function M.send(text)

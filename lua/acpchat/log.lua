@@ -31,9 +31,9 @@ function M.lines(entries)
 end
 
 function M.open(filter)
-  local c = require("acpchat.chat").current()
+  local c = require("acpchat.chat").need()
   if not c then
-    return util.notify("acpchat: no chat in this tab", vim.log.levels.WARN)
+    return
   end
   local ok, entries = pcall(rpc.request, "trace", { id = c.id, filter = filter ~= "" and filter or nil })
   if not ok then

@@ -145,14 +145,8 @@ function M.apply(id, ops)
       if op.op == "append" then
         append(chat, op.id, op.text)
         changed = true
-      elseif op.op == "add" then
-        add(chat, op.block)
-        changed = true
-        if op.block.type == "tool" then
-          require("acpchat.chat").follow(chat, op.block)
-        end
-      elseif op.op == "update" then
-        update(chat, op.block)
+      elseif op.op == "add" or op.op == "update" then
+        (op.op == "add" and add or update)(chat, op.block)
         changed = true
         if op.block.type == "tool" then
           require("acpchat.chat").follow(chat, op.block)

@@ -71,11 +71,7 @@ function M.pick(agent_name, delete)
 end
 
 local function need_chat()
-  local c = require("acpchat.chat").current()
-  if not c then
-    util.notify("acpchat: no chat in this tab", vim.log.levels.WARN)
-  end
-  return c
+  return require("acpchat.chat").need()
 end
 
 local function try(method, params)

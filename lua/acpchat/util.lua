@@ -21,10 +21,4 @@ function M.safe_call(mod, fn, ...)
   end
 end
 
---- The plugin's root folder (where package.json and node_modules live).
-function M.root()
-  local src = debug.getinfo(1, "S").source:sub(2)
-  return vim.fn.fnamemodify(src, ":p:h:h:h")
-end
-
 return M

@@ -24,7 +24,6 @@ import {
   parseSessionUpdate,
   type ContentBlock,
   type ElicitationResponse,
-  type PermissionOutcome,
   type SessionInfo,
   type SessionUpdate,
   type StopReason,

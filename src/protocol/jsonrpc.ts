@@ -72,7 +72,7 @@ export class JsonRpcPeer {
   private readonly maxLineBytes: number;
 
   constructor(
-    private readonly input: Readable,
+    input: Readable,
     private readonly output: Writable,
     private readonly options: PeerOptions = {},
   ) {

@@ -300,9 +300,6 @@ export class SessionState {
     return this.modes.availableModes.find((m) => m.id === this.modes!.currentModeId)?.name ?? this.modes.currentModeId;
   }
 
-  block(id: string): Block | undefined {
-    return this.byId.get(id);
-  }
 
   private addBlock<B extends Omit<Block, "id">>(b: B, id?: string): TranscriptEvent {
     const block = { ...b, id: id ?? `b${this.nextBlock++}` } as unknown as Block;

@@ -1,6 +1,6 @@
 /** End to end: a real headless Neovim, the plugin loaded from this checkout, the fake agent. */
 import { afterEach, describe, expect, it } from "vitest";
-import { groupAlive, pidAlive } from "../../src/agent/process-group.js";
+import { groupAlive } from "../../src/agent/process-group.js";
 import { fakeAgents, nvimBins, startNvim, type TestNvim } from "../support/nvim.js";
 
 const bins = nvimBins();

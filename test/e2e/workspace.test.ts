@@ -1,5 +1,5 @@
 /** The editor as the agent's workspace, end to end: buffers, writes, review, permissions, terminals. */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeAgents, nvimBins, startNvim, type TestNvim } from "../support/nvim.js";
@@ -30,7 +30,9 @@ async function setup(bin: (typeof bins)[number], turns: Step[][], extra: Record<
   };
   /** The agent's message text: each request's reply is echoed by the fake agent. */
   const replies = async (buf: number) => (await t.lines(buf)).join("\n");
-  return { t, work, chat, ready, turnEnded, replies };
+  /** What the agent does in its one turn, for chats started from now on (paths known only now). */
+  const script = (steps: Step[]) => t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [steps]);
+  return { t, work, chat, ready, turnEnded, replies, script };
 }
 
 /** The echoed JSON replies, in order, parsed. */
@@ -40,7 +42,7 @@ function echoed(text: string): Record<string, unknown>[] {
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("reads unsaved buffers (with line and limit), falls back to disk, reports missing, directory and binary files", async () => {
-    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [[]]);
+    const { t, work, chat, ready, turnEnded, replies, script } = await setup(bin, [[]]);
     writeFileSync(join(work, "big.txt"), Array.from({ length: 50 }, (_, i) => `disk ${i + 1}`).join("\n") + "\n");
     writeFileSync(join(work, "ondisk.txt"), "only on disk\n");
     writeFileSync(join(work, "bin.dat"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
@@ -48,9 +50,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("edit big.txt");
     await t.lua("vim.api.nvim_buf_set_lines(0, 9, 12, false, { 'unsaved 10', 'unsaved 11', 'unsaved 12' })");
     const p = (path: string, more: Step = {}) => ({ request: "fs/read_text_file", params: { path: join(work, path), ...more }, echo: true });
-    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
-      [p("big.txt", { line: 10, limit: 3 }), p("big.txt", { line: 49 }), p("ondisk.txt"), p("nothere.txt"), p("adir"), p("bin.dat"), p("ondisk.txt", { line: 1, limit: 1 })],
-    ]);
+    await script([p("big.txt", { line: 10, limit: 3 }), p("big.txt", { line: 49 }), p("ondisk.txt"), p("nothere.txt"), p("adir"), p("bin.dat"), p("ondisk.txt", { line: 1, limit: 1 })],);
     await t.nvim.command("AcpChat");
     const c = await chat();
     await ready(c.id);
@@ -67,14 +67,12 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("writes into a loaded buffer as one undoable change (write = buffer), and to disk atomically otherwise", async () => {
-    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [[]], { write: "buffer" });
+    const { t, work, chat, ready, turnEnded, replies, script } = await setup(bin, [[]], { write: "buffer" });
     writeFileSync(join(work, "a.txt"), "one\ntwo\nthree\n");
     await t.nvim.command("edit a.txt");
     await t.lua("vim.api.nvim_win_set_cursor(0, {3, 2})");
     const w = (path: string, content: string) => ({ request: "fs/write_text_file", params: { path: join(work, path), content }, echo: true });
-    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
-      [w("a.txt", "one\nTWO\nthree\nfour\n"), w("deep/new/b.txt", "created\n")],
-    ]);
+    await script([w("a.txt", "one\nTWO\nthree\nfour\n"), w("deep/new/b.txt", "created\n")],);
     const src = await t.lua<number>("return vim.api.nvim_get_current_win()");
     await t.nvim.command("AcpChat");
     const c = await chat();
@@ -94,13 +92,11 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("never overwrites unsaved edits: the change goes to review, and rejecting it changes nothing", async () => {
-    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [[]], { write: "buffer" });
+    const { t, work, chat, ready, turnEnded, replies, script } = await setup(bin, [[]], { write: "buffer" });
     writeFileSync(join(work, "a.txt"), "one\ntwo\n");
     await t.nvim.command("edit a.txt");
     await t.lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'MY EDIT' })");
-    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
-      [{ request: "fs/write_text_file", params: { path: join(work, "a.txt"), content: "agent\ntwo\n" }, echo: true }],
-    ]);
+    await script([{ request: "fs/write_text_file", params: { path: join(work, "a.txt"), content: "agent\ntwo\n" }, echo: true }],);
     await t.nvim.command("AcpChat");
     const c = await chat();
     await ready(c.id);
@@ -125,15 +121,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     const proposed = [...original];
     proposed[1] = "CHANGED 2";
     proposed[15] = "CHANGED 16";
-    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [[]]);
+    const { t, work, chat, ready, turnEnded, replies, script } = await setup(bin, [[]]);
     writeFileSync(join(work, "r.txt"), original.join("\n") + "\n");
     writeFileSync(join(work, "s.txt"), "keep\n");
-    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
-      [
+    await script([
         { request: "fs/write_text_file", params: { path: join(work, "r.txt"), content: proposed.join("\n") + "\n" }, echo: true },
         { request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "replaced\n" }, echo: true },
-      ],
-    ]);
+      ],);
     await t.nvim.command("AcpChat");
     const c = await chat();
     await ready(c.id);
@@ -251,10 +245,8 @@ describe.each(bins)("Neovim $version", (bin) => {
       },
       echo: true,
     });
-    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [[]], { permissions: { rules: [{ kind: "read", path: "**", action: "allow" }] } });
-    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
-      [ask("r", "read", "Read a", join(work, "a.txt")), ask("x", "execute", "Run make"), ask("y", "execute", "Run make")],
-    ]);
+    const { t, work, chat, ready, turnEnded, replies, script } = await setup(bin, [[]], { permissions: { rules: [{ kind: "read", path: "**", action: "allow" }] } });
+    await script([ask("r", "read", "Read a", join(work, "a.txt")), ask("x", "execute", "Run make"), ask("y", "execute", "Run make")],);
     await t.lua(`
       _G.asked = 0
       vim.ui.select = function(items, opts, on_choice)
@@ -274,7 +266,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return _G.labels")).toEqual(["Allow (allow once)", "Always (allow always)", "Always (allow always, remember for this project)", "No (reject)"]);
     expect(await replies(c.buf)).toMatch(/Allowed "Read a" without asking/);
     // A new chat in the same project remembers; removing the rule makes it ask again.
-    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [[ask("z", "execute", "Run make")]]);
+    await script([ask("z", "execute", "Run make")]);
     await t.nvim.command("AcpChat!");
     const c2 = await chat();
     await ready(c2.id);
@@ -289,17 +281,15 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("gd opens a tool call's diff read-only; a permission question can show its diff first", async () => {
     const diff = { type: "diff", path: "", oldText: "a\nb\n", newText: "a\nB\n" };
-    const { t, work, chat, ready, turnEnded } = await setup(bin, [[]]);
+    const { t, work, chat, ready, turnEnded, script } = await setup(bin, [[]]);
     diff.path = join(work, "f.txt");
-    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
-      [
+    await script([
         { update: { sessionUpdate: "tool_call", toolCallId: "e1", title: "Edit f.txt", kind: "edit", status: "completed", content: [diff] } },
         {
           request: "session/request_permission",
           params: { toolCall: { toolCallId: "e1", title: "Edit f.txt", kind: "edit", content: [diff] }, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }] },
         },
-      ],
-    ]);
+      ],);
     await t.lua(`
       _G.asked = 0
       vim.ui.select = function(items, opts, on_choice)
@@ -336,11 +326,9 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("follow-along: a running tool call's location shows in the last editor window, focus stays", async () => {
-    const { t, work, chat, ready, turnEnded } = await setup(bin, [[]], { follow: true });
+    const { t, work, chat, ready, turnEnded, script } = await setup(bin, [[]], { follow: true });
     writeFileSync(join(work, "f.txt"), "1\n2\n3\n4\n5\n");
-    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
-      [{ update: { sessionUpdate: "tool_call", toolCallId: "r", title: "Read f", kind: "read", status: "in_progress", locations: [{ path: join(work, "f.txt"), line: 4 }] } }, { sleep: 100 }],
-    ]);
+    await script([{ update: { sessionUpdate: "tool_call", toolCallId: "r", title: "Read f", kind: "read", status: "in_progress", locations: [{ path: join(work, "f.txt"), line: 4 }] } }, { sleep: 100 }],);
     const editor = await t.lua<number>("return vim.api.nvim_get_current_win()");
     await t.nvim.command("AcpChat");
     const c = await chat();
@@ -354,12 +342,10 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it('write = "save": the change goes into the loaded buffer and is written to disk', async () => {
-    const { t, work, chat, ready, turnEnded } = await setup(bin, [[]], { write: "save" });
+    const { t, work, chat, ready, turnEnded, script } = await setup(bin, [[]], { write: "save" });
     writeFileSync(join(work, "s.txt"), "one\n");
     await t.nvim.command("edit s.txt");
-    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [
-      [{ request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "one\ntwo\n" }, echo: true }],
-    ]);
+    await script([{ request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "one\ntwo\n" }, echo: true }],);
     await t.nvim.command("AcpChat");
     const c = await chat();
     await ready(c.id);
