@@ -1,5 +1,6 @@
--- acp-chat.nvim: commands, and registration of the Node remote plugin. Everything else is
--- required lazily from the command callbacks.
+-- acp-chat.nvim: commands. Everything else is required lazily from their callbacks; the Node
+-- host starts in the background on first use. No command waits on the agent or the host, and a
+-- failure is one notification line (details in :AcpChatLog), never a stack trace.
 if vim.g.loaded_acpchat then
   return
 end
@@ -10,11 +11,14 @@ if vim.fn.has("nvim-0.10") == 0 then
   return
 end
 
-require("acpchat.host").register()
 require("acpchat.highlights").setup()
 
-local function cmd(name, fn, opts)
-  vim.api.nvim_create_user_command(name, fn, opts)
+local function cmd(name, desc, fn, opts)
+  opts = opts or {}
+  opts.desc = desc
+  vim.api.nvim_create_user_command(name, function(o)
+    require("acpchat.util").guard(":" .. name, fn)(o)
+  end, opts)
 end
 local function acp()
   return require("acpchat")
@@ -22,65 +26,68 @@ end
 local function agents()
   return require("acpchat.config").agent_names()
 end
+--- The current chat, or nil after saying there is none.
+local function need()
+  return require("acpchat.registry").need()
+end
 
-cmd("AcpChat", function(o)
+cmd("AcpChat", "Open (or focus) the chat; ! starts a new one", function(o)
   acp().open(o.args ~= "" and o.args or nil, o.bang)
-end, { nargs = "?", bang = true, complete = agents, desc = "Open (or focus) the chat; ! starts a new one" })
-cmd("AcpChatSend", function(o)
+end, { nargs = "?", bang = true, complete = agents })
+cmd("AcpChatSend", "Send a prompt to this tab's chat", function(o)
   acp().send(o.args)
-end, { nargs = "+", desc = "Send a prompt to this tab's chat" })
-cmd("AcpChatCancel", function()
+end, { nargs = "+" })
+cmd("AcpChatCancel", "Cancel the running turn (queued prompts come back)", function()
   acp().cancel()
-end, { desc = "Cancel the running turn" })
-cmd("AcpChatClose", function()
+end)
+cmd("AcpChatClose", "Close the chat and stop its agent", function()
   acp().close()
-end, { desc = "Close the chat and stop its agent" })
-cmd("AcpChatToggle", function()
+end)
+cmd("AcpChatToggle", "Show or hide the chat", function()
   acp().toggle()
-end, { desc = "Show or hide the chat" })
-cmd("AcpChatAdd", function(o)
+end)
+cmd("AcpChatAdd", "Add the range, buffer or a file to the next prompt", function(o)
   acp().add({ file = o.args, range = o.range, line1 = o.line1, line2 = o.line2 })
-end, { nargs = "?", range = true, complete = "file", desc = "Add the range, buffer or a file to the next prompt" })
-cmd("AcpChatTerminal", function()
-  local c = require("acpchat.chat").need()
+end, { nargs = "?", range = true, complete = "file" })
+cmd("AcpChatTerminal", "Show the full output of the chat's last terminal", function()
+  local c = need()
   if c then
-    require("acpchat.chat").show_terminal(c, nil)
+    require("acpchat.terminal_view").show(c, nil)
   end
-end, { desc = "Show the full output of the chat's last terminal" })
-
-cmd("AcpChatSessions", function(o)
+end)
+cmd("AcpChatSessions", "Open a past session (! deletes one)", function(o)
   require("acpchat.sessions").pick(o.args ~= "" and o.args or nil, o.bang)
-end, { nargs = "?", bang = true, complete = agents, desc = "Open a past session (! deletes one)" })
-cmd("AcpChatMode", function(o)
+end, { nargs = "?", bang = true, complete = agents })
+cmd("AcpChatMode", "Pick or set the session mode", function(o)
   require("acpchat.sessions").mode(o.args)
 end, { nargs = "?", complete = function(...)
   return require("acpchat.sessions").complete("mode")(...)
-end, desc = "Pick or set the session mode" })
-cmd("AcpChatModel", function(o)
+end })
+cmd("AcpChatModel", "Pick or set the model", function(o)
   require("acpchat.sessions").model(o.args)
 end, { nargs = "?", complete = function(...)
   return require("acpchat.sessions").complete("model")(...)
-end, desc = "Pick or set the model" })
-cmd("AcpChatOption", function(o)
+end })
+cmd("AcpChatOption", "Pick or set a session option", function(o)
   require("acpchat.sessions").option(o.fargs[1], o.fargs[2])
 end, { nargs = "*", complete = function(...)
   return require("acpchat.sessions").complete("option")(...)
-end, desc = "Pick or set a session option" })
-cmd("AcpChatSave", function(o)
-  local c = require("acpchat.chat").need()
+end })
+cmd("AcpChatSave", "Save the transcript as markdown", function(o)
+  local c = need()
   if c then
-    require("acpchat.chat").save(c, o.args)
+    require("acpchat.save").save(c, o.args)
   end
-end, { nargs = "?", complete = "file", desc = "Save the transcript as markdown" })
-cmd("AcpChatLog", function(o)
+end, { nargs = "?", complete = "file" })
+cmd("AcpChatLog", "Show the JSON-RPC trace of this chat (optionally filtered by method)", function(o)
   require("acpchat.log").open(o.args)
-end, { nargs = "?", desc = "Show the JSON-RPC trace of this chat (optionally filtered by method)" })
-cmd("AcpChatPermissions", function()
-  local c = require("acpchat.chat").need()
+end, { nargs = "?" })
+cmd("AcpChatPermissions", "List the permission rules remembered for this chat, and remove them", function()
+  local c = need()
   if c then
     require("acpchat.permission").manage(c)
   end
-end, { desc = "List the permission rules remembered for this chat, and remove them" })
+end)
 
 local group = vim.api.nvim_create_augroup("AcpChat", { clear = true })
 vim.api.nvim_create_autocmd("ColorScheme", {
@@ -89,10 +96,20 @@ vim.api.nvim_create_autocmd("ColorScheme", {
     require("acpchat.highlights").setup()
   end,
 })
+vim.api.nvim_create_autocmd("VimResized", {
+  group = group,
+  callback = function()
+    if package.loaded["acpchat.registry"] then
+      for _, c in pairs(require("acpchat.registry").chats) do
+        require("acpchat.layout").resize(c)
+      end
+    end
+  end,
+})
 vim.api.nvim_create_autocmd("VimLeavePre", {
   group = group,
   callback = function()
-    if package.loaded["acpchat.chat"] then
+    if package.loaded["acpchat.registry"] then
       require("acpchat").shutdown()
     end
   end,

@@ -1,10 +1,20 @@
 -- Signing in: the agent's auth methods in vim.ui.select; `terminal` methods run the agent's
 -- own command in a :terminal, and the session is retried when it exits.
-local M = require("acpchat.questions").new()
-local reply = M.reply
+local questions = require("acpchat.questions")
+local reply = questions.reply
+local M = {}
+
+--- The sign-in windows still open, by question key.
+local terminals = {}
+
+function M.ask(chat_id, key, q)
+  if q.how == "terminal" then
+    return M.terminal(chat_id, key, q)
+  end
+  M.choose(chat_id, key, q.methods)
+end
 
 function M.choose(_, key, methods)
-  M.open[key] = true
   vim.schedule(function()
     vim.ui.select(methods, {
       prompt = "The agent asks you to sign in:",
@@ -21,14 +31,22 @@ end
 
 --- Run the sign-in command in a terminal tab; answer with its exit code when it ends.
 function M.terminal(_, key, spec)
-  M.open[key] = true
   vim.schedule(function()
     vim.cmd("tabnew")
     local buf = vim.api.nvim_get_current_buf()
     local cmd = vim.list_extend({ spec.command }, spec.args or {})
+    local env = {}
+    for _, e in ipairs(spec.env or {}) do
+      env[e.name] = e.value
+    end
+    -- `env -u`: the sign-in command must not get the editor's RPC address ($NVIM) either.
+    if vim.fn.executable("env") == 1 then
+      cmd = vim.list_extend({ "env", "-u", "NVIM", "-u", "NVIM_LISTEN_ADDRESS" }, cmd)
+    end
+    terminals[key] = buf
     local opts = {
       cwd = spec.cwd,
-      env = spec.env,
+      env = env,
       on_exit = function(_, code)
         vim.schedule(function()
           reply(key, code)
@@ -50,6 +68,15 @@ function M.terminal(_, key, spec)
     pcall(vim.api.nvim_buf_set_name, buf, "acpchat://sign-in/" .. (spec.title or "agent"))
     vim.cmd("startinsert")
   end)
+end
+
+--- Withdrawn (the chat closed): the sign-in terminal goes away with its job.
+function M.close(key)
+  local buf = terminals[key]
+  terminals[key] = nil
+  if buf and vim.api.nvim_buf_is_valid(buf) then
+    pcall(vim.api.nvim_buf_delete, buf, { force = true })
+  end
 end
 
 return M

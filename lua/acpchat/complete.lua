@@ -3,7 +3,7 @@
 local M = {}
 
 local function chat_of(buf)
-  for _, c in pairs(require("acpchat.chat").chats) do
+  for _, c in pairs(require("acpchat.registry").chats) do
     if c.prompt_buf == buf then
       return c
     end
@@ -40,7 +40,7 @@ function M.candidates(chat, word)
     local prefix = word:sub(2)
     for _, c in ipairs(chat.status and chat.status.commands or {}) do
       if vim.startswith(c.name, prefix) then
-        local hint = (c.hint and c.hint ~= vim.NIL) and (" " .. c.hint) or ""
+        local hint = c.hint and (" " .. c.hint) or ""
         items[#items + 1] = { word = "/" .. c.name, abbr = "/" .. c.name .. hint, menu = c.description, kind = "cmd" }
       end
     end

@@ -1,7 +1,15 @@
 -- Questions from the agent (elicitation/create): a form asked field by field with vim.ui.input
 -- and vim.ui.select, or a URL shown and opened only after the user agrees. Any <Esc> cancels.
-local M = require("acpchat.questions").new()
-local reply = M.reply
+local questions = require("acpchat.questions")
+local M = {}
+
+--- The answer; a form's fields cross as JSON (their names are the agent's, not ours).
+local function reply(key, answer)
+  if answer.content then
+    answer = { action = answer.action, content_json = vim.json.encode(answer.content) }
+  end
+  questions.reply(key, answer)
+end
 
 --- The choices of an enum field: { value, label } pairs, or nil for a free-form field.
 local function choices(prop)
@@ -21,7 +29,7 @@ local function choices(prop)
 end
 
 local function ask_form(key, req)
-  local schema = req.schema or {}
+  local schema = req.schema_json and vim.json.decode(req.schema_json) or {}
   local props = schema.properties or {}
   -- Required fields first, in the schema's order; then the others by name (Lua tables keep no order).
   local required, names = {}, {}
@@ -104,7 +112,6 @@ local function ask_url(key, req)
 end
 
 function M.ask(_, key, req)
-  M.open[key] = true
   vim.schedule(function()
     if req.mode == "url" then
       ask_url(key, req)
@@ -115,5 +122,8 @@ function M.ask(_, key, req)
     end
   end)
 end
+
+--- Withdrawn: a later answer is dropped (vim.ui pickers cannot be closed from outside).
+function M.close(_) end
 
 return M

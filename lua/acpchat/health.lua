@@ -3,7 +3,7 @@ local M = {}
 
 function M.check()
   local health = vim.health
-  local host = require("acpchat.host")
+  local bridge = require("acpchat.bridge")
   local config = require("acpchat.config")
 
   health.start("acp-chat.nvim: Node and the remote plugin")
@@ -23,21 +23,22 @@ function M.check()
       health.error("Node " .. v .. " is too old", { "Install Node.js 20 or newer" })
     end
   end
-  local prog = vim.g.node_host_prog
-  if prog and vim.uv.fs_stat(vim.fn.expand(prog)) then
-    health.ok("node host: " .. prog)
+  if vim.uv.fs_stat(bridge.cli) then
+    health.ok("node host: " .. bridge.cli)
   else
-    health.error("node host not found (g:node_host_prog = " .. tostring(prog) .. ")", { "Run `npm ci` in " .. host.root })
+    health.error("the `neovim` node package is missing", { "Run `npm ci` in " .. bridge.root })
   end
-  if vim.uv.fs_stat(host.bundle) then
-    health.ok("remote plugin built: " .. host.bundle)
+  if vim.uv.fs_stat(bridge.bundle) then
+    health.ok("remote plugin built: " .. bridge.bundle)
   else
-    health.error("remote plugin not built", { "Run `npm ci && npm run build` in " .. host.root })
+    health.error("remote plugin not built", { "Run `npm ci && npm run build` in " .. bridge.root })
   end
-  if host.error then
-    health.error(host.error)
+  -- The one place that waits for the host: :checkhealth is asked for, and bounded.
+  local ok, res = pcall(bridge.call_sync, "ping", {}, 5000)
+  if ok then
+    health.ok(string.format("Node host answers (pid %d, node %s)", res.pid, res.node))
   else
-    health.ok("remote plugin registered (" .. tostring(host.how) .. ")")
+    health.error("the Node host does not answer: " .. tostring(res))
   end
 
   health.start("acp-chat.nvim: agents")

@@ -1,87 +1,86 @@
 -- acp-chat.nvim: chat with coding agents (Agent Client Protocol) inside Neovim.
--- Public Lua API; the :AcpChat* commands call these.
+-- Public Lua API; the :AcpChat* commands call these. None of them waits on the agent.
 local config = require("acpchat.config")
 local util = require("acpchat.util")
 
 local M = {}
 
---- Optional: override defaults. Invalid options are reported and the previous ones kept.
+--- Optional: override defaults. Every problem is reported in one message; the valid part of
+--- `opts` is kept and the rest falls back to the defaults.
 function M.setup(opts)
   local ok, err = config.set(opts)
   if not ok then
     vim.notify(err, vim.log.levels.ERROR, { title = "acpchat" })
-    return false
   end
   require("acpchat.highlights").setup()
-  return true
+  return ok
 end
 
-local function chat_mod()
-  return require("acpchat.chat")
+local function chats()
+  return require("acpchat.chats")
+end
+local function registry()
+  return require("acpchat.registry")
 end
 
 --- :AcpChat[!] [agent]: focus this tab's chat, or start one (always a new one with bang).
 function M.open(agent, new)
-  local chats = chat_mod()
-  local cur = chats.current()
+  local layout = require("acpchat.layout")
+  local cur = registry().current()
   if cur and not new and (agent == nil or agent == cur.agent) then
-    chats.show(cur)
+    layout.show(cur)
     -- A chat whose agent died comes back: started again, its session continued if possible.
-    if cur.status and cur.status.status == "failed" then
-      chats.restart(cur)
+    if registry().state(cur) == "crashed" then
+      chats().restart(cur)
     end
     return cur
   end
-  local chat = chats.create(agent)
+  local chat = chats().create(agent)
   if chat then
-    chats.show(chat)
+    layout.show(chat)
     vim.cmd("startinsert")
   end
   return chat
 end
 
-local function need_chat()
-  return chat_mod().need()
-end
-
+--- :AcpChatSend {text}: send (or queue) a prompt; starts a chat when there is none.
 function M.send(text)
-  local c = chat_mod().current() or M.open(nil, false)
+  local c = registry().current() or M.open(nil, false)
   if c then
-    return chat_mod().send(c, text)
+    chats().send(c, text)
   end
 end
 
 function M.cancel()
-  local c = need_chat()
+  local c = registry().need()
   if c then
-    chat_mod().cancel(c)
+    chats().cancel(c)
   end
 end
 
 function M.close()
-  local c = need_chat()
+  local c = registry().need()
   if c then
-    chat_mod().close(c)
+    chats().close(c)
   end
 end
 
+--- Hide the chat, or show it again in the layout it had.
 function M.toggle()
-  local chats = chat_mod()
-  local c = chats.current()
+  local layout = require("acpchat.layout")
+  local c = registry().current()
   if not c then
     return M.open(nil, false)
   end
-  for _, w in ipairs(vim.fn.win_findbuf(c.buf)) do
-    if vim.api.nvim_win_get_tabpage(w) == vim.api.nvim_get_current_tabpage() then
-      return chats.hide(c)
-    end
+  if layout.visible(c) then
+    return layout.hide(c)
   end
-  chats.show(c)
+  layout.show(c)
 end
 
 --- :[range]AcpChatAdd [file]: add context to the next prompt.
 function M.add(opts)
-  local c = need_chat()
+  local c = registry().need()
   if not c then
     return
   end
@@ -101,36 +100,39 @@ function M.add(opts)
       item = { type = "file", path = path }
     end
   end
+  local prompt = require("acpchat.prompt")
   table.insert(c.context, item)
-  chat_mod().show_context(c)
-  util.notify("acpchat: added " .. chat_mod().context_label(item) .. " to the next prompt")
+  prompt.show_context(c)
+  util.notify("acpchat: added " .. prompt.context_label(item) .. " to the next prompt")
 end
 
---- For statuslines: agent, state, mode, model, usage of this tab's chat (nil without one).
+--- For statuslines: this tab's chat (nil without one). `state` is one of starting, signing_in,
+--- ready, running, cancelling, crashed, closed; `reason` says why it crashed.
 function M.status()
-  local c = chat_mod().current()
+  local c = registry().current()
   if not c or not c.status then
     return nil
   end
   local s = c.status
   return {
     id = c.id,
-    agent = s.agent,
-    title = s.title ~= vim.NIL and s.title or nil,
+    agent = s.agent or c.agent,
+    title = s.title,
     state = s.state,
-    status = s.status,
-    mode = s.mode ~= vim.NIL and s.mode or nil,
-    model = s.model ~= vim.NIL and s.model or nil,
-    usage = s.usage ~= vim.NIL and s.usage or nil,
+    reason = s.reason,
+    queued = s.queued and #s.queued or 0,
+    mode = s.mode,
+    model = s.model,
+    usage = s.usage,
   }
 end
 
---- Stop every agent (VimLeavePre).
+--- Stop every agent (VimLeavePre). The host also stops them when Neovim goes away.
 function M.shutdown()
-  if next(chat_mod().chats) == nil then
+  if next(registry().chats) == nil then
     return
   end
-  pcall(require("acpchat.rpc").request, "shutdown", {})
+  require("acpchat.bridge").call("shutdown", {})
 end
 
 return M

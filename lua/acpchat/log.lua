@@ -1,6 +1,6 @@
 -- :AcpChatLog [filter]: the JSON-RPC trace of the current chat, one entry a line with its
 -- payload folded below it. Secrets were redacted before they were recorded.
-local rpc = require("acpchat.rpc")
+local bridge = require("acpchat.bridge")
 local util = require("acpchat.util")
 
 local M = {}
@@ -22,7 +22,7 @@ function M.lines(entries)
       what = "[" .. tostring(e.kind) .. "]"
     end
     out[#out + 1] = string.format("%s %s %s%s %dB", time, arrow[e.dir] or "?", id, what, e.size or 0)
-    local payload = type(e.payload) == "string" and e.payload or vim.json.encode(e.payload)
+    local payload = e.payload_json or ""
     for _, l in ipairs(vim.split(payload, "\n", { plain = true })) do
       out[#out + 1] = "    " .. l
     end
@@ -30,15 +30,28 @@ function M.lines(entries)
   return out
 end
 
+--- The chat of the log buffer in use (so that :AcpChatLog {filter} works in the log's tab), or
+--- of the current tab.
+local function chat_for_log()
+  local registry = require("acpchat.registry")
+  local id = vim.b.acpchat_chat
+  return (id and registry.get(id)) or registry.need()
+end
+
 function M.open(filter)
-  local c = require("acpchat.chat").need()
+  local c = chat_for_log()
   if not c then
     return
   end
-  local ok, entries = pcall(rpc.request, "trace", { id = c.id, filter = filter ~= "" and filter or nil })
-  if not ok then
-    return util.notify(tostring(entries), vim.log.levels.ERROR)
-  end
+  bridge.call("trace", { chat = c.id, filter = filter ~= "" and filter or nil }, function(err, entries)
+    if err then
+      return util.notify("acpchat: " .. err, vim.log.levels.ERROR)
+    end
+    M.show(c, entries)
+  end)
+end
+
+function M.show(c, entries)
   local name = string.format("acpchat://%d/log", c.id)
   local buf = vim.fn.bufnr(name)
   if buf == -1 then
@@ -47,11 +60,18 @@ function M.open(filter)
     vim.bo[buf].buftype = "nofile"
     vim.bo[buf].bufhidden = "hide"
     vim.bo[buf].filetype = "acpchat-log"
+    vim.b[buf].acpchat_chat = c.id
+    vim.keymap.set("n", "q", "<Cmd>close<CR>", { buffer = buf, nowait = true, silent = true, desc = "acpchat: close the log" })
   end
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, M.lines(entries))
   vim.bo[buf].modifiable = false
-  vim.cmd("tab sbuffer " .. buf)
+  local wins = vim.fn.win_findbuf(buf)
+  if #wins > 0 then
+    vim.api.nvim_set_current_win(wins[1])
+  else
+    vim.cmd("tab sbuffer " .. buf)
+  end
   vim.wo.foldmethod = "indent"
   vim.wo.foldlevel = 0
   vim.wo.wrap = false

@@ -1,8 +1,11 @@
 -- Permission questions (session/request_permission) through vim.ui.select, so telescope,
 -- fzf-lua, snacks or the built-in numbered list all work. Node asks one question at a time.
-local rpc = require("acpchat.rpc")
+local bridge = require("acpchat.bridge")
+local questions = require("acpchat.questions")
 
-local M = require("acpchat.questions").new()
+local M = {}
+--- Open questions: key -> { chat, q }.
+local open = {}
 
 local kind_label = {
   allow_once = "allow once",
@@ -44,7 +47,8 @@ function M.choices(q)
 end
 
 local function answer(key, option_id, remember)
-  M.reply(key, option_id and { optionId = option_id, remember = remember } or nil)
+  open[key] = nil
+  questions.reply(key, option_id and { option_id = option_id, remember = remember } or nil)
 end
 
 --- Esc or an empty choice rejects once when the agent offers that; else the turn's question is cancelled.
@@ -58,14 +62,14 @@ local function dismissed(q)
 end
 
 function M.ask(chat_id, key, q)
-  M.open[key] = { chat = chat_id, q = q }
+  open[key] = { chat = chat_id, q = q }
   vim.schedule(function()
     M.select(key, q)
   end)
 end
 
 function M.select(key, q)
-  if not M.open[key] then
+  if not open[key] then
     return
   end
   local items = M.choices(q)
@@ -79,7 +83,7 @@ function M.select(key, q)
     if item and item.show_diff then
       local ok, review = pcall(require, "acpchat.review")
       if ok and review.show_permission_diff then
-        review.show_permission_diff(M.open[key] and M.open[key].chat, q, function()
+        review.show_permission_diff(open[key] and open[key].chat, q, function()
           M.select(key, q)
         end)
       else
@@ -94,11 +98,21 @@ end
 
 
 --- :AcpChatPermissions: the rules the client remembered for this chat; choosing one removes it.
+--- Withdrawn: a picker still open answers nothing (vim.ui.select cannot be closed from outside).
+function M.close(key)
+  open[key] = nil
+end
+
 function M.manage(chat)
-  local ok, rules = pcall(rpc.request, "permissions", { id = chat.id })
-  if not ok then
-    return require("acpchat.util").notify(tostring(rules), vim.log.levels.ERROR)
-  end
+  bridge.call("permissions", { chat = chat.id }, function(err, rules)
+    if err then
+      return require("acpchat.util").notify("acpchat: " .. err, vim.log.levels.ERROR)
+    end
+    M.pick_rule(chat, rules)
+  end)
+end
+
+function M.pick_rule(chat, rules)
   if #rules == 0 then
     return require("acpchat.util").notify("acpchat: no remembered permission rules for this chat")
   end
@@ -109,8 +123,9 @@ function M.manage(chat)
     end,
   }, function(r)
     if r then
-      rpc.request("permission_remove", { id = chat.id, rule = r.id })
-      require("acpchat.util").notify("acpchat: removed the rule: " .. r.action .. " " .. r.tool)
+      bridge.call("permission_remove", { chat = chat.id, rule = r.id }, function(err)
+        require("acpchat.util").notify(err and ("acpchat: " .. err) or ("acpchat: removed the rule: " .. r.action .. " " .. r.tool), err and vim.log.levels.ERROR or nil)
+      end)
     end
   end)
 end

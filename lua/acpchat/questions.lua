@@ -1,22 +1,33 @@
--- Questions Node asks through Lua (permissions, sign-in, elicitation), by key. An answer goes
--- back once with AcpChatNotify("reply"); a question Node withdrew (cancelled turn, dead agent)
--- is forgotten and a late answer is dropped.
+-- The questions Node asked that wait for the user's answer (see ask.lua for who asks them).
+-- An answer goes back once with the `reply` call; a question Node withdrew is forgotten, and a
+-- late answer to it is dropped.
+local bridge = require("acpchat.bridge")
+
 local M = {}
 
---- A set of open questions: `open[key]` holds what the asker wants to keep about each one.
-function M.new()
-  local q = { open = {} }
-  function q.reply(key, value)
-    if q.open[key] == nil then
-      return
-    end
-    q.open[key] = nil
-    require("acpchat.rpc").notify("reply", { key = key, value = value })
+---@type table<string, { chat: integer, kind: string }>
+M.open = {}
+
+function M.track(key, chat_id, kind)
+  M.open[key] = { chat = chat_id, kind = kind }
+end
+
+--- Whether `key` still waits for its answer.
+function M.is_open(key)
+  return M.open[key] ~= nil
+end
+
+--- Answer a question (value nil: dismissed). Only the first answer counts.
+function M.reply(key, value)
+  if M.open[key] == nil then
+    return
   end
-  function q.dismiss(key)
-    q.open[key] = nil
-  end
-  return q
+  M.open[key] = nil
+  bridge.call("reply", { key = key, value = value })
+end
+
+function M.forget(key)
+  M.open[key] = nil
 end
 
 return M

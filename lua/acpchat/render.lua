@@ -5,35 +5,15 @@ local text = require("acpchat.text")
 
 local M = {}
 
-local ns_blocks = vim.api.nvim_create_namespace("acpchat_blocks")
+local blocks = require("acpchat.blocks")
+local layout = require("acpchat.layout")
+
 local ns_hl = vim.api.nvim_create_namespace("acpchat_hl")
-M.ns_blocks, M.ns_hl = ns_blocks, ns_hl
+local ns_queue = vim.api.nvim_create_namespace("acpchat_queue")
+M.ns_blocks, M.ns_hl, M.ns_queue = blocks.ns, ns_hl, ns_queue
 
 local api = vim.api
-
---- Per-chat render state: block id -> { mark, type, index }, and the order of blocks.
-local function state(chat)
-  chat.render = chat.render or { blocks = {}, order = {} }
-  return chat.render
-end
-
-local function block_start(buf, b)
-  return api.nvim_buf_get_extmark_by_id(buf, ns_blocks, b.mark, {})[1]
-end
-
---- First and last row (0-based, inclusive) of block `b`.
-local function block_range(buf, rs, b)
-  local start = block_start(buf, b)
-  local nxt = rs.order[b.index + 1]
-  local last
-  if nxt then
-    local n = rs.blocks[nxt]
-    last = block_start(buf, n) - 1 - n.sep
-  else
-    last = api.nvim_buf_line_count(buf) - 1
-  end
-  return start, math.max(start, last)
-end
+local state, block_start, block_range = blocks.state, blocks.start, blocks.range
 
 --- Whole-line highlight for `n` rows from `first` (user words, thoughts).
 local function line_hls(buf, first, n, group)
@@ -77,11 +57,11 @@ local function add(chat, v)
   -- A finished thought folds away.
   if prev and prev.type == "thought" then
     for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-      M.fold(win, block_start(buf, prev), first - 1 - sep)
+      blocks.fold(win, block_start(buf, prev), first - 1 - sep)
     end
   end
-  local mark = api.nvim_buf_set_extmark(buf, ns_blocks, first, 0, { right_gravity = false })
-  local b = { mark = mark, sep = sep, type = v.type, index = #rs.order + 1, tool_call_id = v.toolCallId, view = v.type == "tool" and v or nil }
+  local mark = api.nvim_buf_set_extmark(buf, blocks.ns, first, 0, { right_gravity = false })
+  local b = { mark = mark, sep = sep, type = v.type, index = #rs.order + 1, tool_call_id = v.tool_call_id, view = v.type == "tool" and v or nil }
   rs.blocks[v.id] = b
   rs.order[#rs.order + 1] = v.id
   apply_hls(buf, first, hls, line_hl, #lines)
@@ -130,9 +110,70 @@ local function followers(buf)
   return out
 end
 
---- Apply one batch of ops to chat `id` (called from Node through nvim_exec_lua).
+--- Prompts waiting for the agent, shown below the transcript (not part of it: they are not
+--- sent yet, and the reply to the running turn keeps streaming above them).
+local function show_queue(chat)
+  local buf = chat.buf
+  api.nvim_buf_clear_namespace(buf, ns_queue, 0, -1)
+  local queued = chat.status and chat.status.queued or {}
+  if #queued == 0 then
+    return
+  end
+  local lines = {}
+  for _, q in ipairs(queued) do
+    local first = vim.split(q.text, "\n", { plain = true })[1]
+    lines[#lines + 1] = { { "⏳ queued: ", "AcpChatQueued" }, { first, "AcpChatQueued" } }
+  end
+  local last = api.nvim_buf_line_count(buf) - 1
+  api.nvim_buf_set_extmark(buf, ns_queue, last, 0, { virt_lines = lines })
+end
+
+--- Forget the drawn blocks (their text stays): a restarted chat numbers its blocks afresh.
+local function new_generation(chat)
+  chat.render = nil
+end
+
+--- Clear the transcript: a reloaded session replays it.
+local function reset(chat)
+  chat.render = nil
+  api.nvim_buf_set_lines(chat.buf, 0, -1, false, {})
+  api.nvim_buf_clear_namespace(chat.buf, -1, 0, -1)
+end
+
+local handlers = {
+  append = function(chat, op)
+    append(chat, op.id, op.text)
+  end,
+  add = function(chat, op)
+    add(chat, op.block)
+  end,
+  update = function(chat, op)
+    update(chat, op.block)
+  end,
+  meta = function(chat, op)
+    local before = chat.status and chat.status.state
+    chat.status = op.status
+    -- A chat that crashed may be hidden: say so where the user looks.
+    if op.status.state == "crashed" and before ~= "crashed" then
+      require("acpchat.util").notify(string.format("acpchat: %s stopped: %s (:AcpChat restarts it)", chat.agent or "the agent", op.status.reason or "no reason given"), vim.log.levels.WARN)
+    end
+    layout.refresh_winbar(chat)
+  end,
+  turn_end = function(chat, op)
+    chat.last_stop = op.stop_reason
+    chat.turn_ended = (chat.turn_ended or 0) + 1
+    vim.schedule(function()
+      api.nvim_exec_autocmds("User", { pattern = "AcpChatTurnEnd", data = { chat = chat.id, stop_reason = op.stop_reason }, modeline = false })
+    end)
+  end,
+  generation = new_generation,
+  reset = reset,
+}
+
+--- Apply one batch of ops to chat `id` (the `render` event). Each op is drawn on its own: one
+--- that fails is reported and the rest of the batch (and the turn's end) still happen.
 function M.apply(id, ops)
-  local chat = require("acpchat.chat").get(id)
+  local chat = require("acpchat.registry").get(id)
   if not chat or not api.nvim_buf_is_valid(chat.buf) then
     return
   end
@@ -140,33 +181,19 @@ function M.apply(id, ops)
   local follow = followers(buf)
   local changed = false
   vim.bo[buf].modifiable = true
-  local ok, err = pcall(function()
-    for _, op in ipairs(ops) do
-      if op.op == "append" then
-        append(chat, op.id, op.text)
-        changed = true
-      elseif op.op == "add" or op.op == "update" then
-        (op.op == "add" and add or update)(chat, op.block)
-        changed = true
-        if op.block.type == "tool" then
-          require("acpchat.chat").follow(chat, op.block)
-        end
-      elseif op.op == "meta" then
-        -- A chat that fails may be hidden: say so where the user looks.
-        if op.status.status == "failed" and (not chat.status or chat.status.status ~= "failed") then
-          require("acpchat.util").notify(string.format("acpchat: %s stopped; the chat says why (:AcpChat restarts it)", chat.agent or "the agent"), vim.log.levels.WARN)
-        end
-        chat.status = op.status
-        require("acpchat.chat").refresh_winbar(chat)
-      elseif op.op == "turn_end" then
-        chat.last_stop = op.stopReason
-        chat.turn_ended = (chat.turn_ended or 0) + 1
-        vim.schedule(function()
-          api.nvim_exec_autocmds("User", { pattern = "AcpChatTurnEnd", data = { chat = id, stop_reason = op.stopReason }, modeline = false })
-        end)
-      end
+  for _, op in ipairs(ops) do
+    local ok, err = xpcall(handlers[op.op] or function() end, debug.traceback, chat, op)
+    if not ok then
+      require("acpchat.bridge").fail("drawing the transcript (" .. tostring(op.op) .. ")", err, id)
     end
-  end)
+    if op.op ~= "meta" and op.op ~= "turn_end" then
+      changed = true
+    end
+    if (op.op == "add" or op.op == "update") and op.block.type == "tool" then
+      require("acpchat.follow").follow(chat, op.block)
+    end
+  end
+  show_queue(chat)
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
   if changed then
@@ -179,61 +206,8 @@ function M.apply(id, ops)
   end
   chat.batches = (chat.batches or 0) + 1
   api.nvim_exec_autocmds("User", { pattern = "AcpChatUpdate", data = { chat = id }, modeline = false })
-  if not ok then
-    require("acpchat.util").notify("render error: " .. tostring(err), vim.log.levels.ERROR)
-  end
 end
 
---- Fold rows first..last (0-based) in `win`: manual folds, since 'foldexpr' is not
---- re-evaluated for windows that are not current when the plugin changes the buffer.
-function M.fold(win, first, last)
-  if last < first then
-    return
-  end
-  api.nvim_win_call(win, function()
-    vim.cmd(string.format("silent! %d,%dfold", first + 1, last + 1))
-  end)
-end
-
---- A window newly showing the transcript gets the folds of every finished thought.
-function M.refold(chat, win)
-  local rs = state(chat)
-  for i, id in ipairs(rs.order) do
-    local b = rs.blocks[id]
-    local nxt = rs.order[i + 1]
-    if b.type == "thought" and nxt then
-      local first, last = block_range(chat.buf, rs, b)
-      M.fold(win, first, last)
-    end
-  end
-end
-
---- The block under a row of the transcript (for gf, gd, gt on tool calls).
-function M.block_at(chat, row)
-  local rs = state(chat)
-  local found
-  for _, id in ipairs(rs.order) do
-    local b = rs.blocks[id]
-    local start = block_start(chat.buf, b)
-    if start > row then
-      break
-    end
-    found = b
-  end
-  return found
-end
-
---- Start rows (0-based) of the turn headers, for ]] and [[.
-function M.turn_rows(chat)
-  local rs = state(chat)
-  local rows = {}
-  for _, id in ipairs(rs.order) do
-    local b = rs.blocks[id]
-    if b.type == "turn" then
-      rows[#rows + 1] = block_start(chat.buf, b)
-    end
-  end
-  return rows
-end
+M.fold, M.refold, M.block_at, M.turn_rows = blocks.fold, blocks.refold, blocks.at, blocks.turn_rows
 
 return M

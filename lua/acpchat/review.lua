@@ -4,7 +4,8 @@
 --   ga / gr   accept / reject the hunk under the cursor      ]c / [c  next / previous hunk
 --   gA / gR   accept / reject every hunk                      ZZ       finish: write the result
 --   ZQ or closing the tab: reject the whole change
-local rpc = require("acpchat.rpc")
+local bridge = require("acpchat.bridge")
+local questions = require("acpchat.questions")
 local util = require("acpchat.util")
 
 local api = vim.api
@@ -46,7 +47,7 @@ function M.compose(original, hunks, accepted)
   local out, rows = {}, {}
   local pos = 1
   for i, h in ipairs(hunks) do
-    local start = h.oldLines == 0 and (h.oldStart + 1) or h.oldStart
+    local start = h.old_lines == 0 and (h.old_start + 1) or h.old_start
     for k = pos, start - 1 do
       out[#out + 1] = original[k]
     end
@@ -56,7 +57,7 @@ function M.compose(original, hunks, accepted)
     for _, l in ipairs(take) do
       out[#out + 1] = l
     end
-    pos = start + h.oldLines
+    pos = start + h.old_lines
   end
   for k = pos, #original do
     out[#out + 1] = original[k]
@@ -141,9 +142,9 @@ local function hunk_at_cursor(r)
   for i, h in ipairs(r.hunks) do
     local first, count
     if win == r.rw then
-      first, count = h.newStart, h.newLines
+      first, count = h.new_start, h.new_lines
       if count == 0 then
-        first = h.newStart + 1
+        first = h.new_start + 1
       end
     else
       first, count = r.rows[i].first, r.rows[i].count
@@ -171,7 +172,7 @@ local function finish(r, accepted_any)
       content = content .. "\n"
     end
   end
-  rpc.notify("reply", { key = r.key, value = { accepted = accepted_any and true or false, content = content } })
+  questions.reply(r.key, { accepted = accepted_any and true or false, content = content })
   if api.nvim_tabpage_is_valid(r.tab) and #api.nvim_list_tabpages() > 1 then
     local tabnr = api.nvim_tabpage_get_number(r.tab)
     pcall(vim.cmd, "tabclose " .. tabnr)
@@ -187,8 +188,8 @@ local function any_accepted(r)
   return false
 end
 
---- Open a review for a write (called from Node). `req`: path, current, proposed, hunks, added, removed, reason.
-function M.open(chat_id, key, req)
+--- Open a review for a write (asked by Node). `req`: path, current, proposed, hunks, added, removed, reason.
+function M.ask(chat_id, key, req)
   vim.schedule(function()
     local original, eol_old = split_text(req.current)
     local proposed, eol_new = split_text(req.proposed)
@@ -262,7 +263,7 @@ function M.open(chat_id, key, req)
 end
 
 --- Node withdrew the request (turn cancelled, agent gone): close without answering.
-function M.dismiss(key)
+function M.close(key)
   local r = M.open_reviews[key]
   if r then
     r.done = true
@@ -306,19 +307,20 @@ end
 
 --- gd on a tool call block: its diffs, read-only.
 function M.show_tool_diff(chat, tool_call_id)
-  local ok, diffs = pcall(rpc.request, "tool_diffs", { id = chat.id, tool_call_id = tool_call_id })
-  if not ok or #diffs == 0 then
-    return util.notify("acpchat: this tool call has no diff", vim.log.levels.WARN)
-  end
-  for _, d in ipairs(diffs) do
-    M.show_readonly(d.path, d.oldText or "", d.newText)
-  end
+  bridge.call("tool_diffs", { chat = chat.id, tool_call_id = tool_call_id }, function(err, diffs)
+    if err or #diffs == 0 then
+      return util.notify("acpchat: this tool call has no diff", vim.log.levels.WARN)
+    end
+    for _, d in ipairs(diffs) do
+      M.show_readonly(d.path, d.old_text or "", d.new_text)
+    end
+  end)
 end
 
 --- "Show the diff first" from a permission question; `back` asks the question again.
 function M.show_permission_diff(_, q, back)
   local d = q.diffs[1]
-  M.show_readonly(d.path, d.oldText or "", d.newText or "", back)
+  M.show_readonly(d.path, d.old_text or "", d.new_text or "", back)
 end
 
 return M

@@ -1,21 +1,23 @@
 -- Past sessions, modes, models and other settings, through vim.ui.select (or set directly).
+-- Picking and setting modes, models and options needs no call to Node: the chat's status (sent
+-- by Node with every change) holds what the agent offers. Setting one is sent without waiting.
+local bridge = require("acpchat.bridge")
 local config = require("acpchat.config")
-local rpc = require("acpchat.rpc")
+local registry = require("acpchat.registry")
 local util = require("acpchat.util")
 
 local M = {}
 
 local function index_file()
-  return vim.fn.stdpath("state") .. "/acpchat/sessions.json"
+  return require("acpchat.chats").index_file()
 end
-M.index_file = index_file
 
 local function agent_spec(name)
   local a = config.agents()[name]
   if not a then
     return nil
   end
-  return { name = name, command = a.command, args = a.args or {}, env = a.env or vim.empty_dict(), cwd = a.cwd }
+  return require("acpchat.chats").agent_params(name, a)
 end
 
 local function age(iso)
@@ -27,17 +29,32 @@ end
 
 --- :AcpChatSessions[!] [agent]: open (or with !, delete) one of the project's sessions.
 function M.pick(agent_name, delete)
-  local chat = require("acpchat.chat").current()
+  local chat = registry.current()
   local name = agent_name or (chat and chat.agent) or config.default_agent()
   local spec = name and agent_spec(name)
   if not spec then
     return util.notify("acpchat: no agent to list sessions of", vim.log.levels.WARN)
   end
   local cwd = spec.cwd or vim.fn.getcwd()
-  local ok, res = pcall(rpc.request, "sessions", { agent = spec, cwd = cwd, session_index = index_file() })
-  if not ok then
-    return util.notify(tostring(res), vim.log.levels.ERROR)
+  util.notify("acpchat: asking " .. name .. " for its sessions…")
+  bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file() }, function(err, res)
+    if err then
+      return util.notify("acpchat: could not list the sessions of " .. name .. ": " .. err, vim.log.levels.ERROR)
+    end
+    M.choose(name, spec, cwd, res, delete)
+  end)
+end
+
+--- The session already open in a chat, if any.
+local function open_chat(session_id)
+  for _, c in pairs(registry.chats) do
+    if c.status and c.status.session_id == session_id then
+      return c
+    end
   end
+end
+
+function M.choose(name, spec, cwd, res, delete)
   if #res.sessions == 0 then
     return util.notify("acpchat: no past sessions of " .. name .. " in " .. cwd)
   end
@@ -51,35 +68,58 @@ function M.pick(agent_name, delete)
     prompt = (delete and "Delete a session of " or "Open a session of ") .. name .. ":",
     kind = "acpchat_session",
     format_item = function(s)
-      return string.format("%s  %s", age(s.updated_at), s.title or s.session_id)
+      local open = open_chat(s.session_id) and "  [open]" or ""
+      return string.format("%s  %s  %s%s", age(s.updated_at), s.title or s.session_id, vim.fn.fnamemodify(s.cwd or cwd, ":~"), open)
     end,
   }, function(s)
     if not s then
       return
     end
     if delete then
-      local ok2, err = pcall(rpc.request, "delete_session", { agent = spec, cwd = cwd, session_id = s.session_id, session_index = index_file() })
-      util.notify(ok2 and ("acpchat: deleted " .. (s.title or s.session_id)) or tostring(err), ok2 and vim.log.levels.INFO or vim.log.levels.ERROR)
-    else
-      local chats = require("acpchat.chat")
-      local c = chats.create(name, { resume = s.session_id })
-      if c then
-        chats.show(c)
-      end
+      bridge.call("delete_session", { agent = spec, cwd = cwd, session_id = s.session_id, session_index = index_file() }, function(err)
+        util.notify(err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (s.title or s.session_id)), err and vim.log.levels.ERROR or nil)
+      end)
+      return
+    end
+    local layout = require("acpchat.layout")
+    -- Already open in a chat: go there.
+    local c = open_chat(s.session_id) or require("acpchat.chats").create(name, { resume = s.session_id })
+    if c then
+      layout.show(c)
     end
   end)
 end
 
 local function need_chat()
-  return require("acpchat.chat").need()
+  return registry.need()
 end
 
+--- Send a setting to the agent; a failure is one line, when it comes.
 local function try(method, params)
-  local ok, err = pcall(rpc.request, method, params)
-  if not ok then
-    util.notify(tostring(err), vim.log.levels.ERROR)
+  bridge.call(method, params, function(err)
+    if err then
+      util.notify("acpchat: " .. err, vim.log.levels.ERROR)
+    end
+  end)
+end
+
+local function modes_of(c)
+  return (c.status and c.status.modes) or { available = {} }
+end
+
+--- Options (and legacy models) as the status mirror has them.
+local function options_of(c)
+  local s = c.status or {}
+  return { options = s.options or {}, legacy_models = s.legacy_models }
+end
+
+--- `id` is one of `valid`; else say which are.
+local function check(what, id, valid)
+  if vim.tbl_contains(valid, id) then
+    return true
   end
-  return ok
+  util.notify(string.format("acpchat: no %s %q; valid: %s", what, id, #valid > 0 and table.concat(valid, ", ") or "(none offered)"), vim.log.levels.WARN)
+  return false
 end
 
 --- :AcpChatMode [id]
@@ -88,10 +128,16 @@ function M.mode(id)
   if not c then
     return
   end
+  local modes = modes_of(c)
   if id and id ~= "" then
-    return try("set_mode", { id = c.id, mode = id })
+    local valid = vim.tbl_map(function(m)
+      return m.id
+    end, modes.available)
+    if check("mode", id, valid) then
+      try("set_mode", { chat = c.id, mode = id })
+    end
+    return
   end
-  local modes = rpc.request("modes", { id = c.id })
   if #modes.available == 0 then
     return util.notify("acpchat: " .. c.agent .. " has no modes")
   end
@@ -102,7 +148,7 @@ function M.mode(id)
     end,
   }, function(m)
     if m then
-      try("set_mode", { id = c.id, mode = m.id })
+      try("set_mode", { chat = c.id, mode = m.id })
     end
   end)
 end
@@ -115,7 +161,7 @@ local function pick_value(c, opt)
     end,
   }, function(v)
     if v ~= nil then
-      try("set_option", { id = c.id, option = opt.id, value = v.value })
+      try("set_option", { chat = c.id, option = opt.id, value = v.value })
     end
   end)
 end
@@ -138,12 +184,18 @@ function M.model(id)
   if not c then
     return
   end
-  local opt = model_option(rpc.request("options", { id = c.id }))
+  local opt = model_option(options_of(c))
   if not opt then
     return util.notify("acpchat: " .. c.agent .. " offers no model choice")
   end
   if id and id ~= "" then
-    return try("set_option", { id = c.id, option = opt.id, value = id })
+    local valid = vim.tbl_map(function(v)
+      return tostring(v.value)
+    end, opt.values)
+    if check("model", id, valid) then
+      try("set_option", { chat = c.id, option = opt.id, value = id })
+    end
+    return
   end
   pick_value(c, opt)
 end
@@ -154,7 +206,7 @@ function M.option(id, value)
   if not c then
     return
   end
-  local opts = rpc.request("options", { id = c.id }).options
+  local opts = options_of(c).options
   if #opts == 0 then
     return util.notify("acpchat: " .. c.agent .. " has no options")
   end
@@ -168,10 +220,18 @@ function M.option(id, value)
   if id and id ~= "" then
     local o = by_id(id)
     if not o then
-      return util.notify("acpchat: no option " .. id, vim.log.levels.WARN)
+      return check("option", id, vim.tbl_map(function(x)
+        return x.id
+      end, opts))
     end
     if value and value ~= "" then
-      return try("set_option", { id = c.id, option = id, value = value })
+      local valid = vim.tbl_map(function(v)
+        return tostring(v.value)
+      end, o.values)
+      if check("value of " .. id, value, valid) then
+        try("set_option", { chat = c.id, option = id, value = value })
+      end
+      return
     end
     return pick_value(c, o)
   end
@@ -196,7 +256,7 @@ end
 --- Completion for :AcpChatMode, :AcpChatModel and :AcpChatOption.
 function M.complete(kind)
   return function(arglead, cmdline)
-    local c = require("acpchat.chat").current()
+    local c = registry.current()
     if not c then
       return {}
     end
@@ -204,9 +264,9 @@ function M.complete(kind)
       if kind == "mode" then
         return vim.tbl_map(function(m)
           return m.id
-        end, rpc.request("modes", { id = c.id }).available)
+        end, modes_of(c).available)
       end
-      local opts = rpc.request("options", { id = c.id })
+      local opts = options_of(c)
       if kind == "model" then
         local o = model_option(opts)
         return o and vim.tbl_map(function(v)

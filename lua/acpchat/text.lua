@@ -50,7 +50,7 @@ local function tool_lines(v)
   local b = builder()
   local status = v.status or "pending"
   local icon, word, group = unpack(M.status[status] or { "?", status, "AcpChatToolPending" })
-  local head = string.format("%s %s · %s · %s", icon, word, v.kind or "other", v.title ~= "" and v.title or v.toolCallId)
+  local head = string.format("%s %s · %s · %s", icon, word, v.kind or "other", v.title ~= "" and v.title or v.tool_call_id)
   local row = b.add(head, "AcpChatToolTitle")
   b.hl(row, 0, #icon + 1 + #word, group)
   for _, loc in ipairs(v.locations or {}) do
@@ -69,7 +69,7 @@ local function tool_lines(v)
         b.add("  " .. l)
       end
     elseif c.type == "diff" then
-      local r = b.add(string.format("  +%d -%d %s%s", c.added, c.removed, c.path, c.isNew and " (new)" or ""), "AcpChatDiffSummary")
+      local r = b.add(string.format("  +%d -%d %s%s", c.added, c.removed, c.path, c.is_new and " (new)" or ""), "AcpChatDiffSummary")
       local plus = string.format("+%d", c.added)
       b.hl(r, 2, 2 + #plus, "AcpChatDiffAdd")
       b.hl(r, 3 + #plus, 3 + #plus + #string.format("-%d", c.removed), "AcpChatDiffDelete")
@@ -138,38 +138,78 @@ local function human(n)
 end
 
 M.state_word = {
-  idle = "ready",
+  starting = "starting…",
+  signing_in = "signing in…",
+  ready = "ready",
+  cancelling = "cancelling…",
+  crashed = "crashed",
+  closed = "closed",
+}
+
+M.activity_word = {
   prompting = "thinking…",
   streaming = "streaming…",
   waiting_permission = "needs permission",
-  cancelling = "cancelling…",
 }
 
---- The winbar text for a status (already escaped for 'winbar').
-function M.winbar(s)
+--- The state in a word or two ("streaming…", "crashed: exit 1").
+function M.state_text(s)
+  local word = s.state == "running" and (M.activity_word[s.activity] or "running") or (M.state_word[s.state] or s.state or "starting…")
+  if s.state == "crashed" and s.reason then
+    word = word .. ": " .. vim.split(s.reason, "\n", { plain = true })[1]
+  end
+  if s.queued and #s.queued > 0 then
+    word = word .. string.format(" · %d queued", #s.queued)
+  end
+  return word
+end
+
+local function truncate(str, width)
+  if vim.fn.strdisplaywidth(str) <= width then
+    return str
+  end
+  local out = vim.fn.strcharpart(str, 0, math.max(0, width - 1))
+  while vim.fn.strdisplaywidth(out) > width - 1 and #out > 0 do
+    out = vim.fn.strcharpart(out, 0, vim.fn.strchars(out) - 1)
+  end
+  return out .. "…"
+end
+
+--- The winbar text for a status (already escaped for 'winbar'). Agent and state always show;
+--- the details (title, mode, model, usage) are dropped from the end when `width` is short.
+function M.winbar(s, width)
   if not s then
     return "acpchat"
   end
-  local parts = { s.agent or "agent" }
+  width = width or math.huge
+  local sep = " │ "
+  local head = (s.agent or "agent") .. sep .. M.state_text(s)
+  local details = {}
   if s.title and s.title ~= "" then
-    parts[#parts + 1] = s.title
+    details[#details + 1] = s.title
   end
   if s.mode then
-    parts[#parts + 1] = "mode: " .. s.mode
+    details[#details + 1] = "mode: " .. s.mode
   end
   if s.model then
-    parts[#parts + 1] = "model: " .. s.model
+    details[#details + 1] = "model: " .. s.model
   end
-  local state = s.status ~= "ready" and s.status or (M.state_word[s.state] or s.state)
-  parts[#parts + 1] = state
   if s.usage and s.usage.size and s.usage.size > 0 then
     local u = string.format("ctx %s/%s (%d%%)", human(s.usage.used), human(s.usage.size), math.floor(100 * s.usage.used / s.usage.size))
-    if s.usage.cost and s.usage.cost ~= vim.NIL and s.usage.cost.amount then
+    if s.usage.cost and s.usage.cost.amount then
       u = u .. string.format(" %.2f %s", s.usage.cost.amount, s.usage.cost.currency)
     end
-    parts[#parts + 1] = u
+    details[#details + 1] = u
   end
-  return (table.concat(parts, " │ "):gsub("%%", "%%%%"))
+  local text = truncate(head, width)
+  for _, d in ipairs(details) do
+    local next_text = text .. sep .. d
+    if vim.fn.strdisplaywidth(next_text) > width then
+      break
+    end
+    text = next_text
+  end
+  return (text:gsub("%%", "%%%%"))
 end
 
 return M

@@ -10,14 +10,15 @@ function M.notify(msg, level)
   end)
 end
 
---- Run require(mod)[fn](...) for a notification from Node; an error there would otherwise be
---- lost (a notification has no caller), so it is shown.
-function M.safe_call(mod, fn, ...)
-  local ok, err = pcall(function(...)
-    return require(mod)[fn](...)
-  end, ...)
-  if not ok then
-    M.notify(string.format("acpchat: %s.%s failed: %s", mod, fn, tostring(err)), vim.log.levels.ERROR)
+--- `fn` for a user command: a failure becomes one notification line (details in :AcpChatLog),
+--- never a stack trace or a hit-enter prompt.
+function M.guard(what, fn)
+  return function(...)
+    local ok, err = xpcall(fn, debug.traceback, ...)
+    if not ok then
+      local c = require("acpchat.registry").current()
+      require("acpchat.bridge").fail(what, err, c and c.id)
+    end
   end
 end
 

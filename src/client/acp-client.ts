@@ -63,6 +63,11 @@ export interface Timeouts {
   newSessionMs?: number;
 }
 
+/** Every request but `session/prompt` (which runs as long as the turn) has a time limit. */
+export const DEFAULT_REQUEST_MS = 30_000;
+/** Signing in may wait on the user in a browser. */
+const AUTHENTICATE_MS = 300_000;
+
 export class AcpClient {
   init: InitializeResponse | undefined;
 
@@ -71,6 +76,7 @@ export class AcpClient {
     handlers: AgentRequestHandlers,
     private readonly features: ClientFeatures = {},
     private readonly onProblem: (message: string) => void = () => undefined,
+    private readonly requestMs = DEFAULT_REQUEST_MS,
   ) {
     peer.onNotification("session/update", undefined, (params) => {
       const n = sessionNotification(params);
@@ -111,7 +117,7 @@ export class AcpClient {
    */
   async initialize(info: ClientInfo, timeouts: Timeouts = {}): Promise<InitializeResponse> {
     const params: out.InitializeParams = { protocolVersion: PROTOCOL_VERSION, clientCapabilities: this.clientCapabilities(), clientInfo: info };
-    const raw = await this.peer.request("initialize", params, { timeoutMs: timeouts.initializeMs });
+    const raw = await this.call("initialize", params, timeouts.initializeMs);
     const res = parseResult("initialize", InitializeResponse, raw);
     if (res.protocolVersion !== PROTOCOL_VERSION) {
       throw new Error(
@@ -156,31 +162,31 @@ export class AcpClient {
 
   async authenticate(methodId: string): Promise<void> {
     if (!this.authMethods.some((m) => m.id === methodId)) throw new Error(`authenticate: the agent offers no auth method "${methodId}"`);
-    await this.peer.request("authenticate", { methodId } satisfies out.AuthenticateParams);
+    await this.call("authenticate", { methodId } satisfies out.AuthenticateParams, AUTHENTICATE_MS);
   }
 
   async logout(): Promise<void> {
     this.require("logout", "auth.logout");
-    await this.peer.request("logout", {});
+    await this.call("logout", {});
   }
 
   async newSession(cwd: string, opts: { additionalDirectories?: string[]; timeoutMs?: number } = {}) {
     const params: out.NewSessionParams = { cwd, mcpServers: [] };
     if (opts.additionalDirectories?.length && this.capabilities.sessionCapabilities?.additionalDirectories != null) params.additionalDirectories = opts.additionalDirectories;
-    return parseResult("session/new", NewSessionResponse, await this.peer.request("session/new", params, { timeoutMs: opts.timeoutMs }));
+    return parseResult("session/new", NewSessionResponse, await this.call("session/new", params, opts.timeoutMs));
   }
 
   /** `session/load`: the agent replays the conversation as session/update before answering. */
   async loadSession(sessionId: string, cwd: string) {
     this.require("load", "loadSession");
     const params: out.LoadSessionParams = { sessionId, cwd, mcpServers: [] };
-    return parseResult("session/load", LoadSessionResponse, await this.peer.request("session/load", params));
+    return parseResult("session/load", LoadSessionResponse, await this.call("session/load", params));
   }
 
   async resumeSession(sessionId: string, cwd: string) {
     this.require("resume", "sessionCapabilities.resume");
     const params: out.LoadSessionParams = { sessionId, cwd, mcpServers: [] };
-    return parseResult("session/resume", LoadSessionResponse, await this.peer.request("session/resume", params));
+    return parseResult("session/resume", LoadSessionResponse, await this.call("session/resume", params));
   }
 
   async listSessions(cwd?: string): Promise<SessionInfo[]> {
@@ -191,7 +197,7 @@ export class AcpClient {
       const params: out.ListSessionsParams = {};
       if (cwd) params.cwd = cwd;
       if (cursor) params.cursor = cursor;
-      const res = parseResult("session/list", ListSessionsResponse, await this.peer.request("session/list", params));
+      const res = parseResult("session/list", ListSessionsResponse, await this.call("session/list", params));
       all.push(...res.sessions);
       if (!res.nextCursor) break;
       cursor = res.nextCursor;
@@ -201,27 +207,27 @@ export class AcpClient {
 
   async closeSession(sessionId: string): Promise<void> {
     this.require("close", "sessionCapabilities.close");
-    await this.peer.request("session/close", { sessionId } satisfies out.SessionIdParams);
+    await this.call("session/close", { sessionId } satisfies out.SessionIdParams);
   }
 
   async deleteSession(sessionId: string): Promise<void> {
     this.require("delete", "sessionCapabilities.delete");
-    await this.peer.request("session/delete", { sessionId } satisfies out.SessionIdParams);
+    await this.call("session/delete", { sessionId } satisfies out.SessionIdParams);
   }
 
   async setMode(sessionId: string, modeId: string): Promise<void> {
-    await this.peer.request("session/set_mode", { sessionId, modeId } satisfies out.SetModeParams);
+    await this.call("session/set_mode", { sessionId, modeId } satisfies out.SetModeParams);
   }
 
   async setConfigOption(sessionId: string, configId: string, value: string | boolean): Promise<unknown> {
     const params: out.SetConfigOptionParams = typeof value === "boolean" ? { sessionId, configId, type: "boolean", value } : { sessionId, configId, value };
-    return this.peer.request("session/set_config_option", params);
+    return this.call("session/set_config_option", params);
   }
 
   /** Legacy (gemini-cli): only when the agent sent a `models` field from session/new. */
   async setModel(sessionId: string, modelId: string, advertised: boolean): Promise<void> {
     if (!advertised) throw new CapabilityError("session/set_model", "a models list in session/new");
-    await this.peer.request("session/set_model", { sessionId, modelId });
+    await this.call("session/set_model", { sessionId, modelId });
   }
 
   async prompt(sessionId: string, prompt: ContentBlock[]): Promise<StopReason> {
@@ -231,6 +237,11 @@ export class AcpClient {
 
   cancel(sessionId: string): void {
     this.peer.notify("session/cancel", { sessionId } satisfies out.SessionIdParams);
+  }
+
+  /** A request with this client's time limit (`timeoutMs` overrides it). */
+  private call<R = unknown>(method: string, params: unknown, timeoutMs = this.requestMs): Promise<R> {
+    return this.peer.request<R>(method, params, { timeoutMs });
   }
 
   private require(feature: Parameters<AcpClient["supports"]>[0], capability: string): void {

@@ -1,7 +1,7 @@
 /**
- * All chats of one Neovim instance, driven by calls from Lua (`AcpChatRequest`/`AcpChatNotify`).
- * Each chat gets a render queue that sends Lua at most one batch per frame, as a single
- * `nvim_exec_lua` notification.
+ * All chats of one Neovim instance, driven by the calls of contract.ts. Nothing here makes Lua
+ * wait: a call is a notification, and what it leads to comes back as events (render batches,
+ * results, questions). Each chat gets a render queue that sends at most one batch per frame.
  */
 import type { Neovim } from "neovim";
 import { join } from "node:path";
@@ -9,54 +9,46 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { Chat } from "../session/chat.js";
 import { errorMessage } from "../protocol/errors.js";
-import type { ContentBlock, StopReason } from "../protocol/schema.js";
+import type { StopReason } from "../protocol/schema.js";
 import { RenderQueue, type RenderOp } from "../render/render-queue.js";
-import { statusView } from "../render/view-model.js";
-import { NvimPort, type WriteMode } from "./nvim-port.js";
-import { PermissionRules, type ConfiguredRule } from "../session/permission-rules.js";
-import { buildPrompt, type ContextItem } from "./prompt-builder.js";
-import { toLua } from "./lua-value.js";
+import { statusView, type StatusView } from "../render/view-model.js";
+import { NvimPort } from "./nvim-port.js";
+import { PermissionRules } from "../session/permission-rules.js";
 import { describeTerminalExit } from "../terminals/terminal-manager.js";
 import { pruneTraces } from "../trace/trace-log.js";
 import { SessionIndex } from "../session/session-index.js";
-import { deleteSession, listSessions, optionsOf, setOption, type AgentSpec, type SessionsParams } from "./session-commands.js";
-import { notifyLua } from "./lua-call.js";
-
-
-interface OpenParams {
-  id: number;
-  agent: AgentSpec;
-  cwd: string;
-  log_dir?: string;
-  extra_roots?: string[];
-  timeouts?: { initialize_ms?: number; new_session_ms?: number; cancel_ms?: number };
-  fs?: { max_read_bytes?: number };
-  frame_ms?: number;
-  write?: WriteMode;
-  permissions?: { rules?: ConfiguredRule[]; store?: string };
-  /** The client's session index file. */
-  session_index?: string;
-  /** Continue this earlier session instead of starting a new one. */
-  resume?: string;
-}
+import { deleteSession, listSessions, setOption, type AgentSpec, type SessionsParams } from "../session/session-commands.js";
+import type { QueuedPrompt } from "../session/prompt-queue.js";
+import { Bridge } from "./bridge.js";
+import { Questions } from "./questions.js";
+import { LUA_METHODS, type AgentParams, type LuaMethod, type LuaToNode, type OpenParams, type TakenBack } from "./contract.js";
+import { fromWire, localName } from "./wire.js";
 
 interface Entry {
   params: OpenParams;
   chat: Chat;
   rules: PermissionRules;
   queue: RenderQueue;
-  started: Promise<void>;
-  index: SessionIndex;
 }
 
+type Handlers = { [M in LuaMethod]: (p: LuaToNode[M]["params"]) => LuaToNode[M]["result"] | Promise<LuaToNode[M]["result"]> };
 
 export class ChatHost {
   private readonly chats = new Map<number, Entry>();
+  private readonly bridge: Bridge;
+  private readonly questions: Questions;
+  private readonly handlers: Handlers;
 
-  constructor(private readonly nvim: Neovim) {
+  constructor(nvim: Neovim) {
+    this.bridge = new Bridge(nvim);
+    this.questions = new Questions(this.bridge);
+    this.handlers = this.makeHandlers();
     // The host's stdin closing means Neovim is gone (quit, crash, SIGKILL): take every agent
     // and terminal with us. `exit` handlers can only do synchronous work, hence killNow.
-    process.stdin.on("end", () => this.shutdownNow());
+    process.stdin.on("end", () => {
+      this.shutdownNow();
+      process.exit(0);
+    });
     process.on("exit", () => this.shutdownNow());
     for (const sig of ["SIGTERM", "SIGHUP"] as const) {
       process.on(sig, () => {
@@ -68,128 +60,156 @@ export class ChatHost {
     process.on("SIGINT", () => undefined);
   }
 
-  async dispatch(method: string, p: Record<string, unknown>): Promise<unknown> {
-    return toLua(await this.call(method, p));
+  /**
+   * One call from Lua: `[method, params, ref]`. With a ref, the outcome goes back as the
+   * `result` event; without one, a failure is shown as a notification (nobody else would see it).
+   */
+  receive(args: unknown[]): void {
+    const [wireMethod, wireParams, ref] = args as [string, unknown, number | undefined];
+    const method = localName(String(wireMethod)) as LuaMethod;
+    const settle = (ok: boolean, value?: unknown, error?: string) => {
+      if (typeof ref === "number") this.bridge.emit("result", { ref, ok, value, error });
+      else if (!ok) this.bridge.emit("notify", { message: `acpchat: ${error}`, level: "error" });
+    };
+    if (!(LUA_METHODS as readonly string[]).includes(method)) return settle(false, undefined, `unknown method ${wireMethod}`);
+    const handler = this.handlers[method] as (p: unknown) => unknown;
+    Promise.resolve()
+      .then(() => handler(fromWire(wireParams ?? {})))
+      .then(
+        (v) => settle(true, v ?? undefined),
+        (e: unknown) => settle(false, undefined, errorMessage(e)),
+      );
   }
 
-  private async call(method: string, p: Record<string, unknown>): Promise<unknown> {
-    switch (method) {
-      case "open":
-        return this.open(p as unknown as OpenParams);
-      case "send":
-        return this.send(Number(p.id), String(p.text ?? ""), (p.context as ContextItem[] | undefined) ?? []);
-      case "cancel":
-        this.get(Number(p.id)).chat.cancel();
-        return true;
-      case "close":
-        return this.close(Number(p.id));
-      case "status":
-        return statusOf(this.get(Number(p.id)).chat);
-      case "permissions":
-        return this.get(Number(p.id)).rules.list();
-      case "permission_remove":
-        return this.get(Number(p.id)).rules.remove(String(p.rule));
-      case "reply":
-        return NvimPort.answer(String(p.key), p.value);
-      case "tool_diffs": {
-        const call = this.get(Number(p.id)).chat.state.toolCalls.get(String(p.tool_call_id));
-        return (call?.content ?? []).filter((c) => c.type === "diff");
-      }
-      case "trace":
-        return this.get(Number(p.id)).chat.trace.list(typeof p.filter === "string" ? p.filter : undefined);
-      case "list":
-        return [...this.chats.entries()].map(([id, e]) => ({ id, agent: e.chat.opts.agentName, status: e.chat.status, pid: e.chat.agent?.pid }));
-      case "terminal":
-        return this.terminalOutput(Number(p.id), typeof p.terminal === "string" ? p.terminal : undefined);
-      case "restart":
-        return this.restart(Number(p.id));
-      case "sessions": {
-        const q = p as unknown as SessionsParams;
-        return listSessions(q, this.liveChat(q.agent.name));
-      }
-      case "delete_session": {
-        const q = p as unknown as SessionsParams & { session_id: string };
-        return deleteSession(q, this.liveChat(q.agent.name));
-      }
-      case "modes": {
-        const s = this.get(Number(p.id)).chat.state;
-        return { current: s.modes?.currentModeId, available: s.modes?.availableModes.map((m) => ({ id: m.id, name: m.name, description: m.description })) ?? [] };
-      }
-      case "set_mode":
-        await this.get(Number(p.id)).chat.setMode(String(p.mode));
-        return true;
-      case "options":
-        return optionsOf(this.get(Number(p.id)).chat);
-      case "set_option":
-        await setOption(this.get(Number(p.id)).chat, String(p.option), p.value as string | boolean);
-        return true;
-      case "shutdown":
+  private makeHandlers(): Handlers {
+    return {
+      open: (p) => {
+        if (!this.chats.has(p.chat)) this.chats.set(p.chat, this.create(p));
+        return null;
+      },
+      send: (p) => this.get(p.chat).chat.submit(p.text, p.context ?? []),
+      cancel: (p) => ({ takenBack: this.get(p.chat).chat.cancel().map(takenBack) }),
+      close: async (p) => {
+        await this.close(p.chat);
+        return null;
+      },
+      restart: (p) => this.restart(p.chat),
+      reply: (p) => {
+        this.questions.answer(p.key, p.value);
+        return null;
+      },
+      setMode: async (p) => {
+        await this.get(p.chat).chat.setMode(p.mode);
+        return null;
+      },
+      setOption: async (p) => {
+        await setOption(this.get(p.chat).chat, p.option, p.value);
+        return null;
+      },
+      permissions: (p) => this.get(p.chat).rules.list(),
+      permissionRemove: (p) => this.get(p.chat).rules.remove(p.rule),
+      toolDiffs: (p) => {
+        const call = this.get(p.chat).chat.state.toolCalls.get(p.toolCallId);
+        return (call?.content ?? []).flatMap((c) => (c.type === "diff" ? [{ path: c.path, oldText: c.oldText ?? undefined, newText: c.newText }] : []));
+      },
+      trace: (p) =>
+        this.get(p.chat)
+          .chat.trace.list(p.filter)
+          .map(({ payload, ...e }) => ({ ...e, payloadJson: typeof payload === "string" ? payload : JSON.stringify(payload) })),
+      terminal: (p) =>
+        this.get(p.chat)
+          .chat.terminals.all()
+          .filter((t) => !p.terminal || t.id === p.terminal)
+          .map((t) => ({ id: t.id, pid: t.pid, output: t.output(), exit: describeTerminalExit(t.exitStatus) })),
+      sessions: (p) => listSessions(sessionsParams(p), this.liveChat(p.agent.name)),
+      deleteSession: (p) => deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, this.liveChat(p.agent.name)),
+      log: (p) => {
+        const e = p.chat !== undefined ? this.chats.get(p.chat) : undefined;
+        e?.chat.trace.note("lua-error", p.details ? `${p.message}\n${p.details}` : p.message);
+        return null;
+      },
+      chats: () => [...this.chats.entries()].map(([chat, e]) => ({ chat, agent: e.chat.opts.agentName, state: statusOf(e.chat).state, pid: e.chat.agent?.pid })),
+      shutdown: async () => {
         await Promise.all([...this.chats.keys()].map((id) => this.close(id)));
-        return true;
-      case "ping":
-        return { pid: process.pid, node: process.version };
-      case "memory":
-        return memory(p.gc === true);
-      default:
-        throw new Error(`acpchat: unknown method ${method}`);
-    }
-  }
-
-  /** Errors of async calls (AcpChatNotify) have no caller to return to: show them. */
-  report(e: unknown): void {
-    notifyLua(this.nvim, "acpchat.util", "notify", [`acpchat: ${errorMessage(e)}`, "error"]);
+        return null;
+      },
+      ping: () => ({ pid: process.pid, node: process.version }),
+      memory: (p) => memory(p.gc === true),
+    };
   }
 
   private get(id: number): Entry {
     const e = this.chats.get(id);
-    if (!e) throw new Error(`acpchat: no chat ${id}`);
+    if (!e) throw new Error(`no chat ${id} (it was closed)`);
     return e;
   }
 
-  private open(p: OpenParams): boolean {
-    if (this.chats.has(p.id)) return true;
-    this.chats.set(p.id, this.create(p));
-    return true;
-  }
-
-  /** A chat for `p`, starting now (a new session, or `p.resume`). */
-  private create(p: OpenParams): Entry {
-    const id = p.id;
-    const port = new NvimPort(this.nvim, id, p.fs?.max_read_bytes, p.write ?? "review");
-    let queue!: RenderQueue;
+  /**
+   * A chat for `p`, starting in the background (a new session, or `p.resume`). After a restart
+   * the view keeps what it shows until the replacement succeeded: a reloaded session's replay is
+   * held back and replaces the transcript only once `session/load` answered.
+   */
+  private create(p: OpenParams, restart?: "resume" | "load" | "new"): Entry {
+    const id = p.chat;
+    const agent = agentSpec(p.agent);
+    const port = new NvimPort(this.bridge, this.questions, id, p.fs?.maxReadBytes, p.write ?? "review");
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-    if (p.log_dir) pruneTraces(p.log_dir);
-    const rules = new PermissionRules(p.agent.name, p.cwd, p.permissions?.rules ?? [], p.permissions?.store);
-    const chat = new Chat({
-      agentName: p.agent.name,
-      command: { command: p.agent.command, args: p.agent.args ?? [], env: p.agent.env ?? {}, cwd: p.agent.cwd },
+    if (p.logDir) pruneTraces(p.logDir);
+    const rules = new PermissionRules(agent.name, p.cwd, p.permissions?.rules ?? [], p.permissions?.store);
+    const index = new SessionIndex(p.sessionIndex);
+    let held: RenderOp[] | undefined = restart === "load" ? [] : undefined;
+    const send = (ops: RenderOp[]) => {
+      // Status changes are drawn at once; the replay waits for the load to succeed.
+      if (held) held.push(...ops.filter((o) => o.op !== "meta"));
+      const shown = held ? ops.filter((o) => o.op === "meta") : ops;
+      if (shown.length > 0) this.bridge.emit("render", { chat: id, ops: shown });
+    };
+    if (restart && restart !== "load") send([{ op: "generation" }]);
+    const touch = () => {
+      if (chat.sessionId) index.touch({ agent: agent.name, sessionId: chat.sessionId, cwd: chat.boundary.cwd, title: chat.state.title });
+    };
+    const chat: Chat = new Chat({
+      agentName: agent.name,
+      command: { command: agent.command, args: agent.args ?? [], env: agent.env ?? {}, cwd: agent.cwd },
       cwd: p.cwd,
-      extraRoots: p.extra_roots,
+      extraRoots: p.extraRoots,
       port,
       onEvents: (events) => queue.push(events),
-      traceFile: p.log_dir ? join(p.log_dir, `${stamp}-chat${id}-${p.agent.name}.jsonl`) : undefined,
-      timeouts: { initializeMs: p.timeouts?.initialize_ms, newSessionMs: p.timeouts?.new_session_ms, cancelMs: p.timeouts?.cancel_ms },
+      traceFile: p.logDir ? join(p.logDir, `${stamp}-chat${id}-${agent.name}.jsonl`) : undefined,
+      timeouts: p.timeouts,
       permissionRules: rules,
       features: { terminalOutputMeta: true, elicitationForm: true, authTerminal: true },
+      onTurnEnd: (stop: StopReason | "error") => {
+        queue.endTurn(stop);
+        touch();
+      },
+      onTakeBack: (prompts) => this.bridge.emit("takeBack", { chat: id, prompts: prompts.map(takenBack) }),
     });
-    queue = new RenderQueue({
-      frameMs: p.frame_ms,
-      send: (ops) => this.render(id, ops),
-      status: () => statusOf(chat),
-    });
-    const index = new SessionIndex(p.session_index);
-    const started = chat.start(p.resume ? { sessionId: p.resume } : undefined).then(
+    const queue = new RenderQueue({ frameMs: p.frameMs, send, status: () => statusOf(chat) });
+    chat.start(p.resume ? { sessionId: p.resume } : undefined).then(
       async () => {
-        index.touch({ agent: p.agent.name, sessionId: chat.sessionId!, cwd: chat.boundary.cwd, title: chat.state.title });
-        await this.applyDefaults(chat, p.agent);
+        touch();
+        if (held) {
+          const replay = held;
+          held = undefined;
+          queue.flush();
+          send([{ op: "reset" }, ...replay]);
+        }
+        await this.applyDefaults(chat, agent);
         queue.flush();
       },
       () => {
+        if (held) {
+          // The old transcript stays; what the failed load drew is dropped.
+          held = undefined;
+          send([{ op: "generation" }]);
+          chat.notice("Could not reload the session: the transcript above is the one from before. :AcpChat tries again.", "error");
+        }
         queue.push([{ type: "meta" }]);
         queue.flush();
       },
     );
-    return { params: p, chat, rules, queue, started, index };
+    return { params: p, chat, rules, queue };
   }
 
   /** Per-agent defaults from the config: mode, model, other options. Failures are noted, not fatal. */
@@ -210,31 +230,18 @@ export class ChatHost {
 
   /**
    * `:AcpChat` on a chat whose agent died: start it again and continue the session (resume or
-   * load when the agent supports it; a load replays the conversation, so Lua clears the view).
+   * load when the agent supports it). The old chat's questions are withdrawn.
    */
-  private async restart(id: number): Promise<{ how: "resume" | "load" | "new" }> {
+  private restart(id: number): { how: "resume" | "load" | "new" } {
     const old = this.get(id);
     const sessionId = old.chat.sessionId;
-    const continuation = sessionId !== undefined ? old.chat.client?.continuation() : undefined;
-    const canContinue = continuation !== undefined;
-    const how = continuation ?? "new";
+    const how = (sessionId !== undefined ? old.chat.client?.continuation() : undefined) ?? "new";
     old.queue.flush();
     old.queue.dispose();
-    await old.chat.close();
-    this.chats.set(id, this.create({ ...old.params, resume: canContinue ? sessionId : undefined }));
+    this.questions.withdrawAll(id);
+    void old.chat.close();
+    this.chats.set(id, this.create({ ...old.params, resume: how !== "new" ? sessionId : undefined }, how));
     return { how };
-  }
-
-  private async send(id: number, text: string, context: ContextItem[]): Promise<boolean> {
-    const e = this.get(id);
-    await e.started;
-    if (e.chat.state.turnState !== "idle") throw new Error("acpchat: a turn is already running (cancel it with <C-c> or :AcpChatCancel)");
-    const prompt: ContentBlock[] = await buildPrompt(text, context, e.chat.boundary, e.chat.client?.supports("embeddedContext") ?? false);
-    void e.chat.prompt(prompt).then((stop: StopReason | "error") => {
-      e.queue.endTurn(stop);
-      if (e.chat.sessionId) e.index.touch({ agent: e.params.agent.name, sessionId: e.chat.sessionId, cwd: e.chat.boundary.cwd, title: e.chat.state.title });
-    });
-    return true;
   }
 
   /** A live, ready chat with this agent, to ask about sessions without starting another. */
@@ -243,34 +250,36 @@ export class ChatHost {
     return undefined;
   }
 
-  private async close(id: number): Promise<boolean> {
+  private async close(id: number): Promise<void> {
     const e = this.chats.get(id);
-    if (!e) return false;
+    if (!e) return;
     this.chats.delete(id);
     e.queue.flush();
     e.queue.dispose();
-    NvimPort.closeAll(id, this.nvim);
+    this.questions.withdrawAll(id);
     await e.chat.close();
-    return true;
-  }
-
-  private terminalOutput(id: number, terminalId?: string): { id: string; pid?: number; output: string; exit?: string }[] {
-    const terms = this.get(id).chat.terminals.all().filter((t) => !terminalId || t.id === terminalId);
-    return terms.map((t) => ({
-      id: t.id,
-      pid: t.pid,
-      output: t.output(),
-      exit: describeTerminalExit(t.exitStatus),
-    }));
-  }
-
-  private render(id: number, ops: RenderOp[]): void {
-    notifyLua(this.nvim, "acpchat.render", "apply", [id, ops]);
   }
 
   private shutdownNow(): void {
     for (const e of this.chats.values()) e.chat.killNow();
   }
+}
+
+function takenBack(p: QueuedPrompt): TakenBack {
+  return { text: p.text, context: p.context };
+}
+
+/** The agent as the config gives it, with its environment and options as maps again. */
+function agentSpec(a: AgentParams): AgentSpec {
+  return {
+    ...a,
+    env: Object.fromEntries((a.env ?? []).map((e) => [e.name, e.value])),
+    options: Object.fromEntries((a.options ?? []).map((o) => [o.id, o.value])),
+  };
+}
+
+function sessionsParams(p: { agent: AgentParams; cwd: string; sessionIndex?: string }): SessionsParams {
+  return { agent: agentSpec(p.agent), cwd: p.cwd, sessionIndex: p.sessionIndex };
 }
 
 /** The host's memory, after a full garbage collection when asked (for the benchmarks). */
@@ -286,6 +295,9 @@ function memory(collect: boolean): { rss: number; heapUsed: number; external: nu
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, resources };
 }
 
-function statusOf(chat: Chat) {
-  return statusView(chat.opts.agentName, chat.status, chat.state, chat.sessionId, chat.boundary.cwd);
+function statusOf(chat: Chat): StatusView {
+  return statusView(
+    { agent: chat.opts.agentName, lifecycle: chat.status, failure: chat.failure, sessionId: chat.sessionId, cwd: chat.boundary.cwd, queued: chat.queue.view() },
+    chat.state,
+  );
 }

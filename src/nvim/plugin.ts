@@ -1,31 +1,22 @@
 /**
- * The remote plugin's entry, loaded by the neovim node host (`rplugin/node/acpchat`).
- * It registers two functions, the whole surface Lua needs:
- *   AcpChatRequest(method, params)  sync: returns a value (open, send, status, …)
- *   AcpChatNotify(method, params)   async: fire and forget (answers to questions, …)
- * The specs are mirrored in lua/acpchat/rplugin_specs.lua (written by the build, checked by a test).
+ * The remote plugin's entry, loaded by the neovim node host (`rplugin/node/acpchat`). Lua starts
+ * that host itself, in the background, and calls one function: `AcpChatNotify([method, params,
+ * ref])`, always as an RPC notification (contract.ts), so the editor never waits on the host.
  */
 import type { NvimPlugin } from "neovim";
 import { ChatHost } from "./chat-host.js";
 
-export const FUNCTION_SPECS = [
-  { name: "AcpChatRequest", sync: true },
-  { name: "AcpChatNotify", sync: false },
-] as const;
+// Whoever holds the editor's RPC address controls the editor: nothing this host starts (agents,
+// terminals, sign-in commands) may inherit it.
+for (const name of ["NVIM", "NVIM_LISTEN_ADDRESS"]) delete process.env[name];
+
+export const FUNCTION_NAME = "AcpChatNotify";
 
 export default function acpchat(plugin: NvimPlugin): void {
   plugin.setOptions({ dev: false });
   const host = new ChatHost(plugin.nvim);
-  const dispatch = (args: unknown[]) => {
-    const [method, params] = args as [string, Record<string, unknown> | undefined];
-    return host.dispatch(method, params ?? {});
-  };
-  plugin.registerFunction("AcpChatRequest", (args: unknown[]) => dispatch(args), { sync: true });
-  plugin.registerFunction(
-    "AcpChatNotify",
-    (args: unknown[]) => {
-      void Promise.resolve(dispatch(args)).catch((e) => host.report(e));
-    },
-    { sync: false },
-  );
+  plugin.registerFunction(FUNCTION_NAME, (args: unknown[]) => host.receive(args), { sync: false });
 }
+
+// For the build, which writes the Lua mirror of the contract (lua/acpchat/contract.lua).
+export { LUA_METHODS, NODE_EVENTS, NODE_REQUESTS } from "./contract.js";

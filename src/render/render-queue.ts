@@ -10,6 +10,7 @@
  *   {op:"update", block}         redraw a block in place
  *   {op:"meta", status}          the winbar/status changed
  *   {op:"turn_end", stopReason}  the turn ended (fires AcpChatTurnEnd)
+ *   {op:"generation"} / {op:"reset"}  after a restart: forget the drawn blocks / clear the view
  */
 import type { Block, TranscriptEvent } from "../session/session-state.js";
 import { blockView, type BlockView, type StatusView } from "./view-model.js";
@@ -19,7 +20,11 @@ export type RenderOp =
   | { op: "append"; id: string; text: string }
   | { op: "update"; block: BlockView }
   | { op: "meta"; status: StatusView }
-  | { op: "turn_end"; stopReason: string };
+  | { op: "turn_end"; stopReason: string }
+  /** The chat restarted: forget the blocks drawn so far (their text stays). */
+  | { op: "generation" }
+  /** A reloaded session replaces the transcript: clear it, the replay follows. */
+  | { op: "reset" };
 
 type Pending = { kind: "add"; block: Block } | { kind: "append"; id: string; text: string } | { kind: "update"; block: Block };
 

@@ -87,32 +87,101 @@ export function compactInput(raw: unknown): string | undefined {
   return s.length > INPUT_CHARS ? `${s.slice(0, INPUT_CHARS)}…` : s;
 }
 
+/** The one visible state of a chat (winbar, statusline, and what the keys do). */
+export type ChatStateName = "starting" | "signing_in" | "ready" | "running" | "cancelling" | "crashed" | "closed";
+
+export interface ChatFacts {
+  agent: string;
+  /** The chat's lifecycle (src/session/chat.ts). */
+  lifecycle: "starting" | "signing_in" | "ready" | "failed" | "closed";
+  /** Why it failed, for the user. */
+  failure?: string;
+  sessionId?: string;
+  cwd: string;
+  /** Prompts waiting for the agent, oldest first. */
+  queued: { id: number; text: string }[];
+}
+
 export interface StatusView {
   agent: string;
+  state: ChatStateName;
+  /** What a running turn is doing (prompting, streaming, waiting_permission). */
+  activity: string;
+  reason?: string;
   title?: string;
   mode?: string;
   model?: string;
-  state: string;
-  status: string;
   usage?: { used: number; size: number; cost?: { amount: number; currency: string } | null };
   stopReason?: string;
   commands: { name: string; description: string; hint?: string }[];
   sessionId?: string;
   cwd: string;
+  queued: { id: number; text: string }[];
+  /** What the pickers and completion offer, held in Lua so that they need no round trip. */
+  modes: { current?: string; available: { id: string; name: string; description?: string }[] };
+  options: OptionView[];
+  legacyModels?: { current: string; values: { value: string; name: string }[] };
 }
 
-export function statusView(agent: string, chatStatus: string, s: SessionState, sessionId: string | undefined, cwd: string): StatusView {
+export interface OptionView {
+  id: string;
+  name: string;
+  category?: string;
+  type: string;
+  current: unknown;
+  values: { value: string | boolean; name: string }[];
+}
+
+export function stateName(f: ChatFacts, s: SessionState): ChatStateName {
+  switch (f.lifecycle) {
+    case "failed":
+      return "crashed";
+    case "ready":
+      return s.turnState === "idle" ? "ready" : s.turnState === "cancelling" ? "cancelling" : "running";
+    default:
+      return f.lifecycle;
+  }
+}
+
+export function statusView(f: ChatFacts, s: SessionState): StatusView {
+  const state = stateName(f, s);
   return {
-    agent,
+    agent: f.agent,
+    state,
+    activity: s.turnState,
+    reason: state === "crashed" ? f.failure : undefined,
     title: s.title,
     mode: s.currentMode,
     model: s.currentModel,
-    state: s.turnState,
-    status: chatStatus,
     usage: s.usage,
     stopReason: s.lastStopReason,
     commands: s.commands.map((c) => ({ name: c.name, description: c.description, hint: c.input?.hint })),
-    sessionId,
-    cwd,
+    sessionId: f.sessionId,
+    cwd: f.cwd,
+    queued: f.queued,
+    modes: { current: s.modes?.currentModeId, available: s.modes?.availableModes.map((m) => ({ id: m.id, name: m.name, description: m.description ?? undefined })) ?? [] },
+    options: optionViews(s),
+    legacyModels: s.legacyModels && {
+      current: s.legacyModels.currentModelId,
+      values: s.legacyModels.availableModels.map((m) => ({ value: m.modelId, name: m.name })),
+    },
   };
+}
+
+/** Config options (select and boolean) as the pickers show them. */
+function optionViews(s: SessionState): OptionView[] {
+  return s.configOptions.map((o) => ({
+    id: o.id,
+    name: o.name,
+    category: o.category ?? undefined,
+    type: o.type,
+    current: o.currentValue,
+    values:
+      o.type === "select"
+        ? o.options.flatMap((x) => ("options" in x ? (x.options as { value: string; name: string }[]) : [x as { value: string; name: string }])).map((x) => ({ value: x.value, name: x.name }))
+        : [
+            { value: true, name: "on" },
+            { value: false, name: "off" },
+          ],
+  }));
 }

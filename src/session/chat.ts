@@ -20,6 +20,8 @@ import type { PermissionRules } from "./permission-rules.js";
 import { PermissionQueue } from "./permission-queue.js";
 import { ChunkRedactor } from "./chunk-redactor.js";
 import { abortable, linkedController } from "./abort.js";
+import { PromptQueue, type QueuedPrompt } from "./prompt-queue.js";
+import { buildPrompt, type ContextItem } from "./prompt-builder.js";
 
 export interface ChatOptions {
   agentName: string;
@@ -31,14 +33,18 @@ export interface ChatOptions {
   port: EditorPort;
   onEvents: (events: TranscriptEvent[]) => void;
   traceFile?: string;
-  timeouts?: { initializeMs?: number; newSessionMs?: number; cancelMs?: number };
+  timeouts?: { initializeMs?: number; newSessionMs?: number; cancelMs?: number; requestMs?: number };
   features?: ClientFeatures;
   /** Client-side permission rules (configured and remembered). */
   permissionRules?: PermissionRules;
   clientInfo?: { name: string; version: string };
+  /** A queued prompt's turn ended. */
+  onTurnEnd?: (stop: StopReason | "error") => void;
+  /** Queued prompts that can no longer be sent (the agent is gone): the user gets them back. */
+  onTakeBack?: (prompts: QueuedPrompt[]) => void;
 }
 
-export type ChatStatus = "starting" | "ready" | "failed" | "closed";
+export type ChatStatus = "starting" | "signing_in" | "ready" | "failed" | "closed";
 
 export class Chat {
   readonly state = new SessionState();
@@ -46,6 +52,8 @@ export class Chat {
   readonly terminals: TerminalManager;
   readonly boundary: PathBoundary;
   readonly redactor: Redactor;
+  /** Prompts waiting for the agent to be ready and idle. */
+  readonly queue = new PromptQueue();
   status: ChatStatus = "starting";
   sessionId: string | undefined;
   agent: AgentProcess | undefined;
@@ -62,6 +70,10 @@ export class Chat {
   private ending: Promise<AgentExit | undefined> | undefined;
   private early: { sessionId: string; update: SessionUpdate }[] = [];
   private settleTurn: ((r: StopReason | "error") => void) | undefined;
+  /** A queued prompt is being prepared (its files read): nothing else may start meanwhile. */
+  private preparing = false;
+  /** Withdraws a sign-in question when the chat closes. */
+  private readonly signInAbort = new AbortController();
 
   constructor(readonly opts: ChatOptions) {
     this.redactor = new Redactor(Object.values(opts.command.env ?? {}));
@@ -98,7 +110,7 @@ export class Chat {
       onProblem: (m) => this.trace.note("problem", m),
     });
     this.peer = peer;
-    this.client = new AcpClient(peer, this.handlers(), this.opts.features ?? {}, (m) => this.trace.note("problem", m));
+    this.client = new AcpClient(peer, this.handlers(), this.opts.features ?? {}, (m) => this.trace.note("problem", m), this.opts.timeouts?.requestMs);
     peer.onClose((reason) => void this.onDisconnect(reason));
     agent.exited.then((exit) => {
       // Give stdout a moment to drain before declaring the connection dead.
@@ -125,13 +137,64 @@ export class Chat {
       for (const e of this.early.splice(0)) this.onUpdate(e.sessionId, e.update);
       this.trace.note("lifecycle", `session ${this.sessionId} ready`);
       this.emit([{ type: "meta" }]);
+      this.pump();
     } catch (e) {
       this.status = "failed";
       const why = e instanceof ConnectionClosedError ? await this.describeEnd(e.message) : errorMessage(e);
-      this.failure = why;
+      this.failure = this.redactor.text(why);
+      this.giveBackQueue();
       this.notice(`Could not start ${this.opts.agentName}: ${why}`, "error");
       await this.close();
       throw new Error(this.redactor.text(why));
+    }
+  }
+
+  /**
+   * A prompt from the user: sent now when the agent is ready and idle, else queued and sent in
+   * order once it is. Refused (the caller keeps the text) when the agent is gone.
+   */
+  submit(text: string, context: ContextItem[]): { queued: boolean } {
+    if (this.status === "failed") throw new Error(`${this.opts.agentName} stopped (${this.failure ?? "unknown reason"}): restart it with :AcpChat; your prompt stays in the prompt buffer`);
+    if (this.status === "closed") throw new Error("this chat is closed");
+    this.queue.add(text, context);
+    const queued = !this.pump();
+    this.emit([{ type: "meta" }]);
+    return { queued };
+  }
+
+  /** Start the next queued prompt if the agent can take it; true when one was started. */
+  private pump(): boolean {
+    if (this.status !== "ready" || this.state.turnState !== "idle" || this.preparing) return false;
+    const next = this.queue.shift();
+    if (!next) return false;
+    this.preparing = true;
+    void this.runQueued(next);
+    return true;
+  }
+
+  private async runQueued(p: QueuedPrompt): Promise<void> {
+    let blocks: ContentBlock[];
+    try {
+      blocks = await buildPrompt(p.text, p.context, this.boundary, this.client?.supports("embeddedContext") ?? false);
+    } catch (e) {
+      this.preparing = false;
+      this.notice(`Could not prepare the prompt: ${errorMessage(e)}`, "error");
+      this.opts.onTakeBack?.([p]);
+      this.pump();
+      return;
+    }
+    this.preparing = false;
+    const stop = await this.prompt(blocks);
+    this.opts.onTurnEnd?.(stop);
+    this.pump();
+  }
+
+  /** Queued prompts go back to the user (the agent cannot take them). */
+  private giveBackQueue(): void {
+    const back = this.queue.takeAll();
+    if (back.length > 0) {
+      this.opts.onTakeBack?.(back);
+      this.emit([{ type: "meta" }]);
     }
   }
 
@@ -149,7 +212,8 @@ export class Chat {
         const methods = client.authMethods;
         if (methods.length === 0 || !this.opts.port.chooseAuthMethod) throw new Error(`${this.opts.agentName} needs you to sign in (${e.message}), and it offers no method this client can use`);
         this.notice(`${this.opts.agentName} asks you to sign in.`);
-        const signal = new AbortController().signal;
+        this.setStatus("signing_in");
+        const signal = this.signInAbort.signal;
         const id = await this.opts.port.chooseAuthMethod(methods, signal);
         const method = methods.find((m) => m.id === id);
         if (!method) throw new Error(`sign-in declined: ${this.opts.agentName} needs you to sign in before it can start`);
@@ -164,8 +228,14 @@ export class Chat {
           await client.authenticate(method.id);
         }
         this.trace.note("lifecycle", `signed in with ${method.id}`);
+        this.setStatus("starting");
       }
     }
+  }
+
+  private setStatus(s: ChatStatus): void {
+    this.status = s;
+    this.emit([{ type: "meta" }]);
   }
 
   /** `session/set_mode`; the mode is shown at once (the agent may confirm with current_mode_update). */
@@ -271,7 +341,14 @@ export class Chat {
    * questions `cancelled`, and keep waiting for the prompt's response; an agent that ignores
    * the cancel for `cancelMs` has its turn ended by the client, with a note saying so.
    */
-  cancel(): void {
+  cancel(): QueuedPrompt[] {
+    const back = this.queue.takeAll();
+    if (back.length > 0) this.emit([{ type: "meta" }]);
+    this.cancelTurn();
+    return back;
+  }
+
+  private cancelTurn(): void {
     if (!this.client || !this.sessionId || this.state.turnState === "idle" || this.state.turnState === "cancelling") return;
     this.emit(this.state.beginCancel());
     this.turnAbort?.abort(new Error("turn cancelled"));
@@ -293,6 +370,7 @@ export class Chat {
   }
 
   private async doClose(): Promise<void> {
+    this.signInAbort.abort(new Error("chat closed"));
     const wasFailed = this.status === "failed";
     if (this.client && this.sessionId && this.client.supports("close") && !this.peer?.closed) {
       await Promise.race([this.client.closeSession(this.sessionId).catch(() => undefined), new Promise((r) => setTimeout(r, 300))]);
@@ -316,8 +394,12 @@ export class Chat {
     if (this.status === "ready") {
       this.failure = reason;
       this.status = "failed";
+      this.giveBackQueue();
+      this.emit([{ type: "meta" }]);
+      const why = await this.describeEnd(reason);
+      this.failure = this.redactor.text(why);
       // A running turn reports the end itself (its prompt request fails); otherwise say it here.
-      if (!this.settleTurn) this.notice(`The agent stopped: ${await this.describeEnd(reason)}`, "error");
+      if (!this.settleTurn) this.notice(`The agent stopped: ${why}`, "error");
       this.emit([{ type: "meta" }]);
       // Without its connection the agent is of no use; one that closed its output but kept
       // running (or left children behind) must not linger.

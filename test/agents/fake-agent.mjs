@@ -5,6 +5,8 @@
 //   banner: text printed on stdout before anything else (a misbehaving agent)
 //   protocolVersion, agentCapabilities, authMethods, modes, configOptions, models
 //   noInitAnswer: never answer initialize;  authRequired: session/new fails -32000 until authenticate
+//   delays: {"method": ms}  answer that method late;  neverAnswer: ["method", ...]  never answer it
+//   failMethods: {"method": "message"}  answer that method with an error (-32603)
 //   ignoreCancel: keep streaming after session/cancel
 //   sessions: [{sessionId, cwd, title, history: [steps]}] for session/list, load and resume
 //   turns: [[step, ...], ...]  the i-th prompt runs turns[i] (the last one repeats)
@@ -149,6 +151,9 @@ async function handle(msg) {
   const { id, method, params } = msg;
   const reply = (result) => out({ jsonrpc: "2.0", id, result });
   const fail = (code, message) => out({ jsonrpc: "2.0", id, error: { code, message } });
+  if (scenario.neverAnswer?.includes(method)) return;
+  if (scenario.delays?.[method]) await sleep(scenario.delays[method]);
+  if (scenario.failMethods?.[method]) return fail(-32603, scenario.failMethods[method]);
   switch (method) {
     case "initialize":
       if (scenario.noInitAnswer) return;

@@ -22,13 +22,13 @@ export interface AgentSpec {
 export interface SessionsParams {
   agent: AgentSpec;
   cwd: string;
-  session_index?: string;
+  sessionIndex?: string;
 }
 
 export interface SessionChoice {
-  session_id: string;
+  sessionId: string;
   title?: string;
-  updated_at?: string;
+  updatedAt?: string;
   cwd: string;
   source: "agent" | "index" | "both";
 }
@@ -48,51 +48,27 @@ function withClient<T>(p: SessionsParams, live: Chat | undefined, fn: (c: Client
  * Past sessions in `cwd`: the agent's own list (session/list, when it supports it) merged with
  * the client's index, newest first; plus what can be done with them.
  */
-export async function listSessions(p: SessionsParams, live: Chat | undefined): Promise<{ sessions: SessionChoice[]; can_delete: boolean; can_open: boolean }> {
-  const index = new SessionIndex(p.session_index);
+export async function listSessions(p: SessionsParams, live: Chat | undefined): Promise<{ sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean }> {
+  const index = new SessionIndex(p.sessionIndex);
   const { listed, canDelete, canOpen } = await withClient(p, live, async (client) => ({
     listed: client.supports("list") ? await client.listSessions(p.cwd) : [],
     canDelete: client.supports("delete"),
     canOpen: client.supports("load") || client.supports("resume"),
   }));
   const out = new Map<string, SessionChoice>();
-  for (const s of index.list(p.cwd, p.agent.name)) out.set(s.sessionId, { session_id: s.sessionId, title: s.title, updated_at: s.updatedAt, cwd: s.cwd, source: "index" });
+  for (const s of index.list(p.cwd, p.agent.name)) out.set(s.sessionId, { sessionId: s.sessionId, title: s.title, updatedAt: s.updatedAt, cwd: s.cwd, source: "index" });
   for (const s of listed) {
     const known = out.get(s.sessionId);
-    out.set(s.sessionId, { session_id: s.sessionId, title: s.title ?? known?.title, updated_at: s.updatedAt ?? known?.updated_at, cwd: s.cwd, source: known ? "both" : "agent" });
+    out.set(s.sessionId, { sessionId: s.sessionId, title: s.title ?? known?.title, updatedAt: s.updatedAt ?? known?.updatedAt, cwd: s.cwd, source: known ? "both" : "agent" });
   }
-  const sessions = [...out.values()].sort((a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? ""));
-  return { sessions, can_delete: canDelete, can_open: canOpen };
+  const sessions = [...out.values()].sort((a, b) => (b.updatedAt ?? "").localeCompare(a.updatedAt ?? ""));
+  return { sessions, canDelete, canOpen };
 }
 
-export async function deleteSession(p: SessionsParams & { session_id: string }, live: Chat | undefined): Promise<boolean> {
-  await withClient(p, live, (client) => client.deleteSession(p.session_id));
-  new SessionIndex(p.session_index).remove(p.agent.name, p.session_id);
+export async function deleteSession(p: SessionsParams & { sessionId: string }, live: Chat | undefined): Promise<boolean> {
+  await withClient(p, live, (client) => client.deleteSession(p.sessionId));
+  new SessionIndex(p.sessionIndex).remove(p.agent.name, p.sessionId);
   return true;
-}
-
-/** Config options (select and boolean), and legacy models, for the pickers. */
-export function optionsOf(chat: Chat) {
-  const s = chat.state;
-  const options = s.configOptions.map((o) => ({
-    id: o.id,
-    name: o.name,
-    category: o.category ?? undefined,
-    type: o.type,
-    current: o.currentValue,
-    values:
-      o.type === "select"
-        ? o.options.flatMap((x) => ("options" in x ? (x.options as { value: string; name: string }[]) : [x as { value: string; name: string }])).map((x) => ({ value: x.value, name: x.name }))
-        : [
-            { value: true, name: "on" },
-            { value: false, name: "off" },
-          ],
-  }));
-  const legacy = s.legacyModels && {
-    current: s.legacyModels.currentModelId,
-    values: s.legacyModels.availableModels.map((m) => ({ value: m.modelId, name: m.name })),
-  };
-  return { options, legacy_models: legacy };
 }
 
 /** Set a config option; the "__legacy_model" pseudo-option reaches agents with a models list. */

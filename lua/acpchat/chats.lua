@@ -1,0 +1,225 @@
+-- A chat's life on the Lua side: its buffers, opening it in Node, sending, cancelling, restarting
+-- and closing. Every call to Node is sent without waiting (bridge.lua); what follows comes back
+-- as render batches and results.
+local bridge = require("acpchat.bridge")
+local config = require("acpchat.config")
+local keys = require("acpchat.keys")
+local layout = require("acpchat.layout")
+local prompt = require("acpchat.prompt")
+local registry = require("acpchat.registry")
+local util = require("acpchat.util")
+require("acpchat.events").register()
+
+local api = vim.api
+local M = {}
+
+local function scratch(name, filetype)
+  local buf = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_name(buf, name)
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = filetype
+  return buf
+end
+
+local function index_file()
+  return vim.fn.stdpath("state") .. "/acpchat/sessions.json"
+end
+M.index_file = index_file
+
+--- The agent as it crosses to Node: its environment and options as lists (contract.ts).
+function M.agent_params(name, agent)
+  local env, options = {}, {}
+  for k, v in pairs(agent.env or {}) do
+    env[#env + 1] = { name = k, value = v }
+  end
+  for k, v in pairs(agent.options or {}) do
+    options[#options + 1] = { id = k, value = v }
+  end
+  return {
+    name = name,
+    command = agent.command,
+    args = agent.args or {},
+    env = env,
+    cwd = agent.cwd,
+    mode = agent.mode,
+    model = agent.model,
+    options = options,
+  }
+end
+
+local function open_params(chat, agent, resume)
+  local opts = config.options
+  return {
+    chat = chat.id,
+    agent = M.agent_params(chat.agent, agent),
+    resume = resume,
+    session_index = index_file(),
+    cwd = chat.cwd,
+    log_dir = config.log_dir(),
+    extra_roots = opts.fs.extra_roots,
+    timeouts = opts.timeouts,
+    fs = { max_read_bytes = opts.fs.max_read_bytes },
+    terminal = opts.terminal and { output_limit_bytes = opts.terminal.output_limit_bytes } or nil,
+    frame_ms = opts.frame_ms,
+    write = opts.write,
+    permissions = {
+      rules = #opts.permissions.rules > 0 and opts.permissions.rules or nil,
+      store = vim.fn.stdpath("state") .. "/acpchat/permissions.json",
+    },
+  }
+end
+
+--- Open the chat in Node (in the background: the host and the agent start while the user types).
+local function open_in_node(chat, resume)
+  chat.generation = bridge.generation
+  chat.status = { agent = chat.agent, state = "starting", activity = "idle", queued = {}, commands = {}, modes = { available = {} }, options = {} }
+  layout.refresh_winbar(chat)
+  bridge.call("open", open_params(chat, chat.spec, resume))
+  -- A host that was not running started with this call.
+  chat.generation = bridge.generation
+end
+
+--- Create a chat with `agent_name` in the current tab and start its agent.
+--- opts.resume: continue that earlier session (resume, or load with its replay).
+function M.create(agent_name, opts_)
+  opts_ = opts_ or {}
+  local name = agent_name or config.default_agent()
+  if not name then
+    util.notify(config.install_hint(), vim.log.levels.ERROR)
+    return nil
+  end
+  local agent = config.agents()[name]
+  if not agent then
+    local preset = config.presets[name]
+    local hint = preset and string.format(" (`%s` is not on PATH: %s)", preset.command, preset.install) or ""
+    util.notify(string.format("acpchat: unknown agent %q%s. Known: %s", name, hint, table.concat(config.agent_names(), ", ")), vim.log.levels.ERROR)
+    return nil
+  end
+  local id = registry.new_id()
+  local chat = { id = id, agent = name, spec = agent, tab = api.nvim_get_current_tabpage(), cwd = agent.cwd or vim.fn.getcwd(), context = {} }
+  chat.buf = scratch(string.format("acpchat://%d/chat", id), "acpchat")
+  chat.prompt_buf = scratch(string.format("acpchat://%d/prompt", id), "acpchat-prompt")
+  vim.bo[chat.buf].modifiable = false
+  -- The transcript is rewritten by the plugin only: undo history would just hold every chunk.
+  vim.bo[chat.buf].undolevels = -1
+  vim.bo[chat.prompt_buf].omnifunc = "v:lua.require'acpchat.complete'.omnifunc"
+  vim.bo[chat.prompt_buf].completefunc = "v:lua.require'acpchat.complete'.omnifunc"
+  registry.chats[id] = chat
+  keys.setup(chat, { send = M.send_prompt, cancel = M.cancel, hide = layout.hide })
+  require("acpchat.complete").attach(chat)
+  prompt.placeholder(chat)
+  api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
+    buffer = chat.prompt_buf,
+    callback = function()
+      prompt.placeholder(chat)
+    end,
+  })
+  -- The transcript and the prompt close as a pair: :q on one closes the other in that tab.
+  for _, pair in ipairs({ { chat.buf, chat.prompt_buf }, { chat.prompt_buf, chat.buf } }) do
+    api.nvim_create_autocmd("WinClosed", {
+      buffer = pair[1],
+      callback = function(ev)
+        local closed = tonumber(ev.match)
+        local tab = closed and api.nvim_win_is_valid(closed) and api.nvim_win_get_tabpage(closed)
+        vim.schedule(function()
+          for _, w in ipairs(vim.fn.win_findbuf(pair[2])) do
+            if (not tab or (api.nvim_tabpage_is_valid(tab) and api.nvim_win_get_tabpage(w) == tab)) and #api.nvim_list_wins() > 1 and #vim.fn.win_findbuf(pair[1]) == 0 then
+              pcall(api.nvim_win_close, w, false)
+            end
+          end
+        end)
+      end,
+    })
+  end
+  -- Wiping the transcript ends the chat: its agent must not outlive every view of it.
+  api.nvim_create_autocmd("BufWipeout", {
+    buffer = chat.buf,
+    once = true,
+    callback = function()
+      if registry.chats[chat.id] then
+        vim.schedule(function()
+          M.close(chat)
+        end)
+      end
+    end,
+  })
+  open_in_node(chat, opts_.resume)
+  return chat
+end
+
+--- Send `text` (with the context added for it). `done(ok)` runs once Node took it (sent or
+--- queued) or refused it; until then the user's text stays where it is.
+function M.send(chat, text, done)
+  if registry.state(chat) == "crashed" then
+    util.notify(string.format("acpchat: %s stopped (%s); :AcpChat restarts it, your prompt stays here", chat.agent, chat.status.reason or "crashed"), vim.log.levels.WARN)
+    return done and done(false)
+  end
+  local context = chat.context
+  chat.context = {}
+  prompt.show_context(chat)
+  bridge.call("send", { chat = chat.id, text = text, context = context }, function(err)
+    if err then
+      -- Nothing was sent: the context waits for the next try.
+      chat.context = vim.list_extend(context, chat.context)
+      prompt.show_context(chat)
+      util.notify("acpchat: not sent: " .. err, vim.log.levels.WARN)
+    end
+    if done then
+      done(not err)
+    end
+  end)
+end
+
+--- The prompt buffer's text is sent; it leaves the prompt once Node has it.
+function M.send_prompt(chat)
+  local text = prompt.text(chat)
+  if not text or chat.sending == text then
+    return
+  end
+  chat.sending = text
+  M.send(chat, text, function(ok)
+    chat.sending = nil
+    if ok then
+      prompt.clear_sent(chat, text)
+    end
+  end)
+end
+
+--- Cancel the running turn; prompts still queued come back into the prompt buffer.
+function M.cancel(chat)
+  bridge.call("cancel", { chat = chat.id }, function(err, res)
+    if not err and res and res.taken_back and #res.taken_back > 0 then
+      prompt.take_back(chat, res.taken_back)
+      util.notify(string.format("acpchat: %d queued prompt%s back in the prompt", #res.taken_back, #res.taken_back == 1 and " is" or "s are"))
+    end
+  end)
+end
+
+--- Start a crashed chat's agent again; the session continues when the agent can resume or
+--- load it, and what is on screen stays until the replacement succeeded.
+function M.restart(chat)
+  if chat.generation ~= bridge.generation or not bridge.channel then
+    -- The Node host itself went away: open the chat afresh in a new one.
+    util.notify(string.format("acpchat: starting %s again", chat.agent))
+    return open_in_node(chat, chat.status and chat.status.session_id)
+  end
+  bridge.call("restart", { chat = chat.id }, function(err, res)
+    if err then
+      return util.notify("acpchat: could not restart: " .. err, vim.log.levels.ERROR)
+    end
+    util.notify(string.format("acpchat: restarting %s (%s)", chat.agent, res.how == "new" and "new session" or (res.how .. "ing the session")))
+  end)
+end
+
+function M.close(chat)
+  registry.chats[chat.id] = nil
+  -- Stopping an agent may take a grace period; the editor need not wait for it.
+  bridge.call("close", { chat = chat.id })
+  layout.hide(chat)
+  pcall(api.nvim_buf_delete, chat.prompt_buf, { force = true })
+  pcall(api.nvim_buf_delete, chat.buf, { force = true })
+end
+
+return M

@@ -1,0 +1,76 @@
+-- What Node's events do in the editor (contract.ts, NodeEvents), and the buffer requests Node
+-- may make. Registered into the bridge, which itself depends on none of these modules.
+local bridge = require("acpchat.bridge")
+local registry = require("acpchat.registry")
+
+local M = {}
+
+local handlers = {
+  ---@param p { chat: integer, ops: table[] }
+  render = function(p)
+    require("acpchat.render").apply(p.chat, p.ops)
+  end,
+  ---@param p { chat: integer, key: string, kind: string, question: table }
+  ask = function(p)
+    require("acpchat.ask").ask(p.chat, p.key, p.kind, p.question)
+  end,
+  ---@param p { key: string, kind: string }
+  dismiss = function(p)
+    require("acpchat.ask").dismiss(p.key, p.kind)
+  end,
+  ---@param p { chat: integer, prompts: { text: string, context: table[] }[] }
+  take_back = function(p)
+    local chat = registry.get(p.chat)
+    if chat then
+      require("acpchat.prompt").take_back(chat, p.prompts)
+    end
+  end,
+  ---@param p { message: string, level: string }
+  notify = function(p)
+    require("acpchat.util").notify(p.message, p.level)
+  end,
+  ---@param p { path: string }
+  reload = function(p)
+    require("acpchat.workspace").reload(p.path)
+  end,
+}
+
+local requests = {
+  ---@param p { path: string, line: integer, limit: integer }
+  buffer_read = function(p)
+    return require("acpchat.workspace").read(p.path, p.line, p.limit)
+  end,
+  ---@param p { path: string }
+  buffer_state = function(p)
+    return require("acpchat.workspace").current(p.path)
+  end,
+  ---@param p { path: string, content: string, save: boolean, tick: integer }
+  buffer_apply = function(p)
+    return require("acpchat.workspace").apply(p.path, p.content, p.save, p.tick)
+  end,
+}
+
+--- The host died: every chat it held shows as crashed, with the way back.
+local function host_exited(why)
+  for _, chat in pairs(registry.chats) do
+    if chat.generation == bridge.generation then
+      chat.status = vim.tbl_extend("force", chat.status or {}, { state = "crashed", reason = why, queued = {} })
+      require("acpchat.layout").refresh_winbar(chat)
+    end
+  end
+  if next(registry.chats) then
+    require("acpchat.util").notify("acpchat: " .. why .. " (:AcpChat starts your chat again)", vim.log.levels.ERROR)
+  end
+end
+
+function M.register()
+  for name, fn in pairs(handlers) do
+    bridge.handlers[name] = fn
+  end
+  for name, fn in pairs(requests) do
+    bridge.requests[name] = fn
+  end
+  bridge.on_exit = host_exited
+end
+
+return M

@@ -1,0 +1,55 @@
+-- Follow-along: a running tool call's location is shown in the last editor window, keeping focus.
+local config = require("acpchat.config")
+
+local api = vim.api
+local M = {}
+
+--- The editor window of the chat's tab the user worked in last (not a chat window).
+function M.editor_window(chat)
+  if not api.nvim_tabpage_is_valid(chat.tab) then
+    return nil
+  end
+  local best, best_time
+  for _, w in ipairs(api.nvim_tabpage_list_wins(chat.tab)) do
+    local b = api.nvim_win_get_buf(w)
+    local ft = vim.bo[b].filetype
+    if not ft:match("^acpchat") and api.nvim_win_get_config(w).relative == "" then
+      local t = vim.fn.getwininfo(w)[1]
+      local last = (t and t.lastused) or 0
+      if not best or last > best_time then
+        best, best_time = w, last
+      end
+    end
+  end
+  return best
+end
+
+function M.follow(chat, view)
+  if not config.options.follow or view.status ~= "in_progress" then
+    return
+  end
+  local loc = view.locations and view.locations[1]
+  if not loc or vim.fn.filereadable(loc.path) == 0 then
+    return
+  end
+  local key = loc.path .. ":" .. tostring(loc.line)
+  if chat.followed == key then
+    return
+  end
+  chat.followed = key
+  vim.schedule(function()
+    local w = M.editor_window(chat)
+    if not w then
+      return
+    end
+    local b = vim.fn.bufadd(loc.path)
+    vim.fn.bufload(b)
+    vim.bo[b].buflisted = true
+    api.nvim_win_set_buf(w, b)
+    if type(loc.line) == "number" then
+      pcall(api.nvim_win_set_cursor, w, { math.max(1, loc.line), 0 })
+    end
+  end)
+end
+
+return M

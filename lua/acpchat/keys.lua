@@ -1,0 +1,117 @@
+-- The chat's keys: in the prompt (send, cancel) and in the transcript (hide, move between
+-- turns, open a tool call's location, terminal output or diff).
+local config = require("acpchat.config")
+local blocks = require("acpchat.blocks")
+local util = require("acpchat.util")
+
+local api = vim.api
+local M = {}
+
+local function map(buf, mode, lhs, rhs, desc)
+  if lhs and lhs ~= false and lhs ~= "" then
+    vim.keymap.set(mode, lhs, util.guard(desc, rhs), { buffer = buf, desc = "acpchat: " .. desc, nowait = true, silent = true })
+  end
+end
+
+local function jump_turn(chat, dir)
+  local rows = blocks.turn_rows(chat)
+  local cur = api.nvim_win_get_cursor(0)[1] - 1
+  local target
+  if dir > 0 then
+    for _, r in ipairs(rows) do
+      if r > cur then
+        target = r
+        break
+      end
+    end
+  else
+    for i = #rows, 1, -1 do
+      if rows[i] < cur then
+        target = rows[i]
+        break
+      end
+    end
+  end
+  if target then
+    api.nvim_win_set_cursor(0, { target + 1, 0 })
+  end
+end
+
+--- The tool call block under the cursor in the transcript.
+local function tool_at_cursor(chat)
+  local b = blocks.at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+  if b and b.type == "tool" then
+    return b
+  end
+end
+
+local function open_location(chat)
+  local b = tool_at_cursor(chat)
+  local line = api.nvim_get_current_line()
+  local path, lnum = line:match("^%s*↳ (.-):(%d+)$")
+  if not path then
+    path = line:match("^%s*↳ (.+)$")
+  end
+  if not path and b and b.view and b.view.locations and b.view.locations[1] then
+    path, lnum = b.view.locations[1].path, b.view.locations[1].line
+  end
+  if not path then
+    return vim.cmd("normal! gf")
+  end
+  -- Open in the last editor window, not in the chat.
+  vim.cmd("wincmd p")
+  if vim.bo.filetype == "acpchat" or vim.bo.filetype == "acpchat-prompt" then
+    vim.cmd("topleft vsplit")
+  end
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  if tonumber(lnum) then
+    pcall(api.nvim_win_set_cursor, 0, { tonumber(lnum), 0 })
+  end
+end
+
+--- `actions`: send, cancel and hide, from chats.lua.
+function M.setup(chat, actions)
+  local k = config.options.keymaps
+  map(chat.prompt_buf, "n", k.send, function()
+    actions.send(chat)
+  end, "send the prompt")
+  map(chat.prompt_buf, "i", k.send_insert, function()
+    actions.send(chat)
+  end, "send the prompt")
+  for _, b in ipairs({ chat.buf, chat.prompt_buf }) do
+    map(b, { "n", "i" }, k.cancel, function()
+      actions.cancel(chat)
+    end, "cancel the turn")
+  end
+  map(chat.buf, "n", k.hide, function()
+    actions.hide(chat)
+  end, "hide the chat")
+  map(chat.buf, "n", k.next_turn, function()
+    jump_turn(chat, 1)
+  end, "next turn")
+  map(chat.buf, "n", k.prev_turn, function()
+    jump_turn(chat, -1)
+  end, "previous turn")
+  map(chat.buf, "n", k.open_location, function()
+    open_location(chat)
+  end, "open the tool call's location")
+  map(chat.buf, "n", k.show_terminal, function()
+    local b = tool_at_cursor(chat)
+    local term
+    for _, c in ipairs(b and b.view and b.view.content or {}) do
+      if c.type == "terminal" then
+        term = c.id
+      end
+    end
+    require("acpchat.terminal_view").show(chat, term)
+  end, "show the terminal output")
+  map(chat.buf, "n", k.show_diff, function()
+    local b = tool_at_cursor(chat)
+    if not b then
+      return util.notify("acpchat: no tool call under the cursor", vim.log.levels.WARN)
+    end
+    require("acpchat.review").show_tool_diff(chat, b.tool_call_id)
+  end, "show the tool call's diff")
+end
+
+return M

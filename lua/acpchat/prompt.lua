@@ -1,0 +1,89 @@
+-- The prompt buffer: what the user types, the hint while it is empty, the context waiting for the
+-- next prompt, and prompts given back (cancelled from the queue, or not sent because the agent
+-- crashed). Its text is cleared only once Node took it.
+local config = require("acpchat.config")
+
+local api = vim.api
+local M = {}
+
+local ns_hint = api.nvim_create_namespace("acpchat_prompt_hint")
+
+function M.context_label(item)
+  local name = vim.fn.fnamemodify(item.path, ":~:.")
+  return item.type == "range" and string.format("%s:%d-%d", name, item.start, item["end"]) or name
+end
+
+--- The prompt window's winbar lists the context waiting for the next prompt (:AcpChatAdd).
+function M.show_context(chat)
+  local bar = ""
+  if #chat.context > 0 then
+    bar = "context: " .. table.concat(vim.tbl_map(M.context_label, chat.context), ", ")
+  end
+  for _, w in ipairs(vim.fn.win_findbuf(chat.prompt_buf)) do
+    vim.wo[w].winbar = (bar:gsub("%%", "%%%%"))
+  end
+end
+
+--- A hint in the empty prompt: who is listening and which keys do what.
+function M.placeholder(chat)
+  if not api.nvim_buf_is_valid(chat.prompt_buf) then
+    return
+  end
+  api.nvim_buf_clear_namespace(chat.prompt_buf, ns_hint, 0, -1)
+  local lines = api.nvim_buf_get_lines(chat.prompt_buf, 0, -1, false)
+  if #lines > 1 or (lines[1] or "") ~= "" then
+    return
+  end
+  local k = config.options.keymaps
+  local hint = string.format("Ask %s…  %s send · %s cancel · @ file · / command", chat.agent, k.send_insert or k.send or "", k.cancel or "")
+  api.nvim_buf_set_extmark(chat.prompt_buf, ns_hint, 0, 0, { virt_text = { { hint, "Comment" } }, virt_text_pos = "overlay" })
+end
+
+--- The prompt's text (trimmed), or nil when empty.
+function M.text(chat)
+  local text = vim.trim(table.concat(api.nvim_buf_get_lines(chat.prompt_buf, 0, -1, false), "\n"))
+  return text ~= "" and text or nil
+end
+
+--- Node took `sent`: remove it from the prompt, keeping anything typed since.
+function M.clear_sent(chat, sent)
+  if not api.nvim_buf_is_valid(chat.prompt_buf) then
+    return
+  end
+  local now = table.concat(api.nvim_buf_get_lines(chat.prompt_buf, 0, -1, false), "\n")
+  local rest
+  local trimmed = vim.trim(now)
+  if trimmed == sent then
+    rest = ""
+  elseif vim.startswith(trimmed, sent) then
+    rest = vim.trim(trimmed:sub(#sent + 1))
+  else
+    return -- changed beyond recognition: leave it, nothing is lost
+  end
+  api.nvim_buf_set_lines(chat.prompt_buf, 0, -1, false, rest == "" and {} or vim.split(rest, "\n", { plain = true }))
+  M.placeholder(chat)
+end
+
+--- Prompts given back: their text goes to the top of the prompt (above what is there), their
+--- context back to the next prompt's.
+function M.take_back(chat, prompts)
+  if #prompts == 0 or not api.nvim_buf_is_valid(chat.prompt_buf) then
+    return
+  end
+  local lines = {}
+  for _, p in ipairs(prompts) do
+    vim.list_extend(lines, vim.split(p.text, "\n", { plain = true }))
+    for _, item in ipairs(p.context or {}) do
+      table.insert(chat.context, item)
+    end
+  end
+  local old = api.nvim_buf_get_lines(chat.prompt_buf, 0, -1, false)
+  if #old > 1 or (old[1] or "") ~= "" then
+    vim.list_extend(lines, old)
+  end
+  api.nvim_buf_set_lines(chat.prompt_buf, 0, -1, false, lines)
+  M.placeholder(chat)
+  M.show_context(chat)
+end
+
+return M

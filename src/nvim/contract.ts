@@ -1,0 +1,184 @@
+/**
+ * The contract between the Lua glue and this Node host: every method that crosses, with its
+ * parameters and result. Its one mirror in Lua is lua/acpchat/contract.lua (a test keeps the
+ * two in step).
+ *
+ * The rules (README, "Architecture"):
+ * 1. Lua never waits on Node. Every Lua -> Node call is an RPC notification; a call that wants
+ *    an answer carries a `ref`, and the answer comes back later as the `result` event. So a
+ *    slow agent, a host still starting, or a question open in another window can never freeze
+ *    the editor.
+ * 2. Node never waits on the user. Node -> Lua is events (notifications). The few Node -> Lua
+ *    requests (`buffer_*`) read or change buffers and return at once; questions to the user are
+ *    the `ask` event, answered later by the `reply` call with the question's key.
+ * 3. One key casing on the wire: snake_case. Node converts its camelCase objects in one place
+ *    (src/nvim/wire.ts) both ways; nulls are dropped there too, so Lua never sees vim.NIL.
+ *    Because keys are converted, data whose keys are not ours (environment maps, an agent's
+ *    JSON, a form's fields) never crosses as an object: it crosses as a list of pairs or as a
+ *    JSON string (`*_json`).
+ */
+import type { RenderOp } from "../render/render-queue.js";
+import type { ContextItem } from "../session/prompt-builder.js";
+import type { SessionChoice } from "../session/session-commands.js";
+
+/** What Lua says when it opens a chat (snake_case on the wire; camelCase here). */
+export interface OpenParams {
+  chat: number;
+  agent: AgentParams;
+  cwd: string;
+  logDir?: string;
+  extraRoots?: string[];
+  timeouts?: { initializeMs?: number; newSessionMs?: number; cancelMs?: number; requestMs?: number };
+  fs?: { maxReadBytes?: number };
+  terminal?: { outputLimitBytes?: number };
+  frameMs?: number;
+  write?: "review" | "buffer" | "save";
+  permissions?: { rules?: { action: "allow" | "reject"; tool: string; kind?: string }[]; store?: string };
+  /** The client's session index file. */
+  sessionIndex?: string;
+  /** Continue this earlier session instead of starting a new one. */
+  resume?: string;
+}
+
+/** An agent from the config (src/session/session-commands.ts has it as the chat uses it). */
+export interface AgentParams {
+  name: string;
+  command: string;
+  args?: string[];
+  /** The agent's environment, as pairs (data keys never cross as object keys). */
+  env?: { name: string; value: string }[];
+  cwd?: string;
+  /** Applied when a session starts. */
+  mode?: string;
+  model?: string;
+  options?: { id: string; value: string | boolean }[];
+}
+
+export interface ChatRef {
+  chat: number;
+}
+
+/** A prompt taken back from the queue (cancel, crash): Lua puts it into the prompt buffer. */
+export interface TakenBack {
+  text: string;
+  context: ContextItem[];
+}
+
+export interface SessionsParams {
+  agent: AgentParams;
+  cwd: string;
+  sessionIndex?: string;
+}
+
+export interface TerminalOutput {
+  id: string;
+  pid?: number;
+  output: string;
+  exit?: string;
+  failed?: boolean;
+}
+
+export interface TraceEntryWire {
+  time: string;
+  dir: "in" | "out" | "note";
+  kind: string;
+  id?: number | string | null;
+  method?: string;
+  size: number;
+  /** The frame or note, as JSON text (it is the agent's data, not ours). */
+  payloadJson: string;
+}
+
+/** Lua -> Node. All are notifications; `result` is what the `result` event carries back. */
+export interface LuaToNode {
+  open: { params: OpenParams; result: null };
+  /** Queue or send a prompt. Refused (not queued) when the chat crashed or closed. */
+  send: { params: ChatRef & { text: string; context: ContextItem[] }; result: { queued: boolean } };
+  /** Cancel the running turn; queued prompts come back. */
+  cancel: { params: ChatRef; result: { takenBack: TakenBack[] } };
+  close: { params: ChatRef; result: null };
+  /** Start a crashed (or timed out) chat's agent again, continuing its session when possible. */
+  restart: { params: ChatRef; result: { how: "resume" | "load" | "new" } };
+  /** The answer to a question asked with the `ask` event. */
+  reply: { params: { key: string; value?: unknown }; result: null };
+  setMode: { params: ChatRef & { mode: string }; result: null };
+  setOption: { params: ChatRef & { option: string; value: string | boolean }; result: null };
+  permissions: { params: ChatRef; result: { id: string; action: string; tool: string; agent: string; scope: string }[] };
+  permissionRemove: { params: ChatRef & { rule: string }; result: boolean };
+  toolDiffs: { params: ChatRef & { toolCallId: string }; result: { path: string; oldText?: string; newText: string }[] };
+  trace: { params: ChatRef & { filter?: string }; result: TraceEntryWire[] };
+  terminal: { params: ChatRef & { terminal?: string }; result: TerminalOutput[] };
+  sessions: { params: SessionsParams; result: { sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean } };
+  deleteSession: { params: SessionsParams & { sessionId: string }; result: boolean };
+  /** A failure in Lua, with its details, for the chat's trace (:AcpChatLog). */
+  log: { params: Partial<ChatRef> & { message: string; details?: string }; result: null };
+  /** The open chats and their agents' pids (for :checkhealth and tests). */
+  chats: { params: Record<string, never>; result: { chat: number; agent: string; state: string; pid?: number }[] };
+  shutdown: { params: Record<string, never>; result: null };
+  ping: { params: Record<string, never>; result: { pid: number; node: string } };
+  memory: { params: { gc?: boolean }; result: { rss: number; heapUsed: number; external: number; resources: string[] } };
+}
+
+export type LuaMethod = keyof LuaToNode;
+
+/** The method names, for the Lua mirror's test and the dispatcher's exhaustiveness. */
+export const LUA_METHODS = [
+  "open",
+  "send",
+  "cancel",
+  "close",
+  "restart",
+  "reply",
+  "setMode",
+  "setOption",
+  "permissions",
+  "permissionRemove",
+  "toolDiffs",
+  "trace",
+  "terminal",
+  "sessions",
+  "deleteSession",
+  "log",
+  "chats",
+  "shutdown",
+  "ping",
+  "memory",
+] as const satisfies readonly LuaMethod[];
+
+export type QuestionKind = "permission" | "review" | "auth" | "elicitation";
+
+/** Node -> Lua events (notifications: Lua draws them, nothing waits). */
+export interface NodeEvents {
+  /** A render batch for one chat (at most one per frame). */
+  render: { chat: number; ops: RenderOp[] };
+  /** The answer to a Lua call that carried `ref`. */
+  result: { ref: number; ok: boolean; value?: unknown; error?: string };
+  /** A question for the user; answered with `reply` and the same key. */
+  ask: { chat: number; key: string; kind: QuestionKind; question: unknown };
+  /** A question withdrawn (turn cancelled, chat closed, agent gone): close its window. */
+  dismiss: { key: string; kind: QuestionKind };
+  /** Prompts that could not be sent (the agent crashed): back into the prompt buffer. */
+  takeBack: { chat: number; prompts: TakenBack[] };
+  /** One line for the user. */
+  notify: { message: string; level: "info" | "warn" | "error" };
+  /** The file changed on disk behind a loaded buffer: reload it. */
+  reload: { path: string };
+}
+
+export type NodeEvent = keyof NodeEvents;
+
+export const NODE_EVENTS = ["render", "result", "ask", "dismiss", "takeBack", "notify", "reload"] as const satisfies readonly NodeEvent[];
+
+/**
+ * Node -> Lua requests: buffer primitives that answer at once and never wait on the user.
+ */
+export interface NodeRequests {
+  bufferRead: { params: { path: string; line: number; limit: number }; result: { loaded: false } | { loaded: true; content: string } };
+  bufferState: { params: { path: string }; result: { loaded: false } | { loaded: true; modified: boolean; text: string; tick: number } };
+  bufferApply: { params: { path: string; content: string; save: boolean; tick: number }; result: { result: "applied" | "not_loaded" | "changed" } };
+}
+
+export type NodeRequest = keyof NodeRequests;
+
+export const NODE_REQUESTS = ["bufferRead", "bufferState", "bufferApply"] as const satisfies readonly NodeRequest[];
+
