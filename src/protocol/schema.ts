@@ -142,23 +142,42 @@ export type KnownSessionUpdate = z.infer<typeof KnownSessionUpdate>;
 export const KNOWN_UPDATE_KINDS = new Set(KnownSessionUpdate.options.map((o) => o.shape.sessionUpdate.value as string));
 
 const TEXT_CHUNKS = new Set(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]);
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const optionalRecord = (v: unknown) => v === undefined || v === null || isRecord(v);
+
+/*
+ * The hot path: agents stream thousands of text chunks a second, so the checks below do by hand
+ * what zod does for a text chunk and for the session/update envelope. They accept only what zod
+ * accepts, and what they accept they return as it came, which must equal (deep) what zod would
+ * return; anything they are not sure of goes on to zod. test/unit/schema-hot-path.test.ts holds
+ * them to that with thousands of random and mutated messages.
+ *
+ * One rule beyond the field types: zod leaves an own `__proto__` key out of every object it
+ * copies (a looseObject or a record), and JSON.parse does make such keys. An object that has one
+ * would come back different from zod's copy, so the hand checks leave it to zod.
+ *
+ * Their input is what JSON.parse makes (all the wire gives). For objects JSON cannot make (a Date
+ * as `_meta`, a class instance) zod's rules differ, and these checks do not copy them.
+ */
+
+/** An object zod would copy key for key: not null, not an array, no own `__proto__` key. */
+const isPlainRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && !Object.hasOwn(v, "__proto__");
+/** `.nullish()` of a looseObject or a record. */
+const nullishRecord = (v: unknown) => v === undefined || v === null || isPlainRecord(v);
 
 /**
- * The schema's check of a text chunk (ContentChunk with TextContent), by hand: agents stream
- * thousands of these a second, and this is the hot path. Anything else goes through zod.
+ * A text chunk (`user_message_chunk`, `agent_message_chunk`, `agent_thought_chunk` whose
+ * ContentChunk holds TextContent) exactly as KnownSessionUpdate checks it, by hand.
+ * Spec: https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output
  */
 function isTextChunk(u: unknown): u is KnownSessionUpdate {
-  if (!isRecord(u) || !TEXT_CHUNKS.has(u.sessionUpdate as string)) return false;
+  if (!isPlainRecord(u) || !TEXT_CHUNKS.has(u.sessionUpdate as string)) return false;
   const c = u.content;
   return (
-    isRecord(c) &&
+    isPlainRecord(c) &&
     c.type === "text" &&
     typeof c.text === "string" &&
-    optionalRecord(c.annotations) &&
-    optionalRecord(c._meta) &&
-    optionalRecord(u._meta) &&
+    nullishRecord(c.annotations) &&
+    nullishRecord(c._meta) &&
+    nullishRecord(u._meta) &&
     (u.messageId === undefined || u.messageId === null || typeof u.messageId === "string")
   );
 }
@@ -172,11 +191,25 @@ export interface UnknownSessionUpdate {
 }
 export type SessionUpdate = KnownSessionUpdate | UnknownSessionUpdate;
 
+/** `session/update` params (schema `SessionNotification`); the update itself is parsed apart. */
 export const SessionNotificationEnvelope = z.looseObject({ sessionId: z.string(), update: z.looseObject({ sessionUpdate: z.string() }) });
+export type SessionNotificationEnvelope = z.infer<typeof SessionNotificationEnvelope>;
 
-/** The envelope check by hand (hot path); the same rule as SessionNotificationEnvelope. */
-export function sessionNotification(p: unknown): { sessionId: string; update: unknown } {
-  if (isRecord(p) && typeof p.sessionId === "string" && isRecord(p.update) && typeof p.update.sessionUpdate === "string") return { sessionId: p.sessionId, update: p.update };
+/** SessionNotificationEnvelope by hand: its fields and its unknown keys (`_meta`) kept as they came. */
+function isEnvelope(p: unknown): p is SessionNotificationEnvelope {
+  return isPlainRecord(p) && typeof p.sessionId === "string" && isPlainRecord(p.update) && typeof p.update.sessionUpdate === "string";
+}
+
+/** The hand checks, for the test that holds them to the zod schemas; not for use elsewhere. */
+export const hotPath = { isTextChunk, isEnvelope };
+
+/**
+ * Check `session/update` params: the same verdict and value as SessionNotificationEnvelope (a
+ * hand check first, zod for the rest). Throws `-32602` for params that are not an envelope.
+ * Spec: https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output
+ */
+export function sessionNotification(p: unknown): SessionNotificationEnvelope {
+  if (isEnvelope(p)) return p;
   const r = SessionNotificationEnvelope.safeParse(p);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
