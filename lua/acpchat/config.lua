@@ -1,5 +1,9 @@
--- Configuration: defaults, presets for common agents, and validation with dotted-path messages
--- ("acpchat: agents.claude.command: expected string, got number").
+-- Configuration as a schema: every key has a type, a default and a description (the shape of
+-- gitsigns' config.lua). setup() checks every key against it, reports all problems in one
+-- message with dotted paths ("acpchat: setup(): agents.claude.command: expected non-empty
+-- string, got number; layout.size: expected number > 0, got -1"), keeps what is valid and uses
+-- the defaults for the rest. scripts/gen-doc.lua writes the options section of
+-- doc/acpchat.txt from this same schema, and a test checks that they agree.
 local M = {}
 
 --- Agents we know how to start; used when their command is on PATH (or configured).
@@ -12,206 +16,397 @@ M.presets = {
   goose = { command = "goose", args = { "acp" }, install = "see https://block.github.io/goose/docs/getting-started/installation" },
 }
 
-M.defaults = {
-  agents = {}, -- name -> { command = string, args = string[], env = table<string,string>, cwd = string? }
-  default_agent = nil, -- name; else the first preset found on PATH
-  layout = {
-    position = "right", -- "right" | "left" | "top" | "bottom" | "float"
-    size = 0.4, -- columns/rows, or a fraction of the editor when < 1
-    prompt_height = 5,
-  },
-  keymaps = {
-    send = "<CR>", -- normal mode, prompt buffer
-    send_insert = "<C-s>", -- insert mode, prompt buffer
-    cancel = "<C-c>",
-    hide = "q",
-    next_turn = "]]",
-    prev_turn = "[[",
-    open_location = "gf",
-    show_diff = "gd",
-    show_terminal = "gt",
-  },
-  timeouts = {
-    initialize_ms = 60000,
-    new_session_ms = 120000, -- generous: some agents sign in here
-    cancel_ms = 10000,
-  },
-  fs = {
-    max_read_bytes = 10 * 1024 * 1024,
-    extra_roots = {}, -- directories besides the cwd the agent may touch
-  },
-  log_dir = nil, -- default: stdpath("log")/acpchat
-  frame_ms = 16,
-  -- How the agent's writes reach your files: "review" (diff first), "buffer" (into the buffer,
-  -- you save), "save" (into the buffer and written). A buffer with your unsaved edits is
-  -- always reviewed.
-  write = "review",
-  -- Show the locations of running tool calls in the last editor window as the agent works.
-  follow = false,
-  permissions = {
-    -- Answered without asking: { kind = "read", path = "**", action = "allow" } allows reads
-    -- anywhere inside the cwd. Fields: kind ("*" for any), tool (name or title), path (glob
-    -- relative to the cwd, every location must match), action ("allow" | "reject").
-    rules = {},
-  },
-}
+-- Schema nodes. Four kinds:
+--   value   a leaf: `expect` (what messages and the manual say it must be), `types` (the Lua
+--           types it may have: a value of another type is reported by its type, a value of
+--           the right type but wrong content is shown itself), `test`, `default`.
+--   record  a table with known keys: `fields` is an ordered list of { name, node }.
+--   map     a table of name -> `values` node (agents, env).
+--   list    a list of `items` nodes.
+-- Every node has `desc` (one paragraph for the manual). Optional: `required` (nil is a
+-- problem), `default_text` (how the manual shows the default), `example` (lines of Lua for
+-- the manual), `tag` (help tag instead of acpchat-<path>; false for none).
+-- `atomic` marks containers that are all-or-nothing: a problem anywhere inside drops the
+-- whole thing. Lists are always atomic (a partial argv or a permission rule list missing a
+-- "reject" would do something the user never asked for); so are agents and their env.
 
-local function typename(v)
+local function leaf(expect, types, test, o)
+  o.kind, o.expect, o.types, o.test = "value", expect, types, test
+  return o
+end
+
+local function is(t)
+  return function(v)
+    return type(v) == t
+  end
+end
+
+local function str(o)
+  return leaf("string", { "string" }, is("string"), o)
+end
+
+local function nonempty(o)
+  return leaf("non-empty string", { "string" }, function(v)
+    return type(v) == "string" and v ~= ""
+  end, o)
+end
+
+local function bool(o)
+  return leaf("boolean", { "boolean" }, is("boolean"), o)
+end
+
+--- A number above `min` (or at least `min` with `inclusive`), optionally whole.
+local function num(o)
+  local expect = (o.integer and "integer" or "number") .. (o.inclusive and " >= " or " > ") .. o.min
+  return leaf(expect, { "number" }, function(v)
+    if type(v) ~= "number" or (o.integer and v % 1 ~= 0) then
+      return false
+    end
+    return o.inclusive and v >= o.min or v > o.min
+  end, o)
+end
+
+local function one_of(values, o)
+  local shown = vim.tbl_map(function(v)
+    return string.format("%q", v)
+  end, values)
+  return leaf("one of " .. table.concat(shown, ", "), { "string" }, function(v)
+    return vim.tbl_contains(values, v)
+  end, o)
+end
+
+--- A key sequence, or false to leave the key unmapped.
+local function key(default, desc)
+  return leaf("string or false", { "string", "boolean" }, function(v)
+    return type(v) == "string" or v == false
+  end, { default = default, desc = desc })
+end
+
+local function record(fields, o)
+  o = o or {}
+  o.kind, o.fields = "record", fields
+  return o
+end
+
+local function map(values, o)
+  o.kind, o.values = "map", values
+  return o
+end
+
+local function list(items, o)
+  o.kind, o.items, o.atomic = "list", items, true
+  return o
+end
+
+local agent = record({
+  { "command", nonempty({ required = true, desc = "The program to run, found on PATH (or a path)." }) },
+  { "args", list(str({}), { expect = "list of strings", desc = "Its arguments." }) },
+  {
+    "env",
+    map(str({}), {
+      atomic = true,
+      expect = "table of name = string",
+      desc = "Extra environment variables. Their values are redacted from traces and |:AcpChatLog|.",
+    }),
+  },
+  { "cwd", str({ desc = "The session's working directory (default: Neovim's current directory)." }) },
+  { "mode", str({ desc = "The session mode to switch to when a session starts." }) },
+  { "model", str({ desc = "The model to select when a session starts." }) },
+  {
+    "options",
+    map(leaf("string or boolean", { "string", "boolean" }, function(v)
+      return type(v) == "string" or type(v) == "boolean"
+    end, {}), {
+      atomic = true,
+      expect = "table of id = string or boolean",
+      desc = "Session config options to set when a session starts (id = value).",
+    }),
+  },
+}, { atomic = true })
+
+local rule = record({
+  { "action", one_of({ "allow", "reject" }, { required = true, desc = "What to answer." }) },
+  { "kind", str({ desc = 'The tool kind (read, edit, execute, ...), "*" for any.' }) },
+  { "tool", str({ desc = "The tool's name or title." }) },
+  { "path", str({ desc = "A glob relative to the cwd (*, **, ?); every location of the call must match." }) },
+}, { atomic = true })
+
+M.schema = record({
+  {
+    "agents",
+    map(agent, {
+      default = {},
+      expect = "table of name = agent",
+      desc = "Agents that |:AcpChat| {name} starts. Presets for claude, gemini, codex, opencode and goose are added when their command is on PATH; an agent of the same name here replaces its preset. An agent with any mistake is left out (its preset, if any, is used).",
+      example = {
+        'agents = { claude = { command = "claude-agent-acp",',
+        '                      mode = "acceptEdits", model = "opus",',
+        "                      options = { thinking = true } } }",
+      },
+    }),
+  },
+  { "default_agent", str({ desc = "The agent |:AcpChat| starts when none is named.", default_text = "the first agent found, by name" }) },
+  {
+    "layout",
+    record({
+      { "position", one_of({ "right", "left", "top", "bottom", "float" }, { default = "right", desc = "Where the chat opens." }) },
+      { "size", num({ min = 0, default = 0.4, desc = "Columns (or rows) of the chat, or a fraction of the editor when below 1." }) },
+      { "prompt_height", num({ min = 1, inclusive = true, integer = true, default = 5, desc = "Lines of the prompt window." }) },
+    }, { desc = "The chat's windows." }),
+  },
+  {
+    "keymaps",
+    record({
+      { "send", key("<CR>", "Normal mode, in the prompt: send it.") },
+      { "send_insert", key("<C-s>", "Insert mode, in the prompt: send it.") },
+      { "cancel", key("<C-c>", "Prompt and transcript: cancel the turn.") },
+      { "hide", key("q", "Transcript: hide the chat.") },
+      { "next_turn", key("]]", "Transcript: next turn.") },
+      { "prev_turn", key("[[", "Transcript: previous turn.") },
+      { "open_location", key("gf", "Transcript: open the tool call's location.") },
+      { "show_diff", key("gd", "Transcript: show the tool call's diff.") },
+      { "show_terminal", key("gt", "Transcript: show the tool call's terminal output.") },
+    }, { desc = "The chat's keys (|acpchat-keys|); false leaves one unmapped." }),
+  },
+  {
+    "write",
+    one_of({ "review", "buffer", "save" }, {
+      default = "review",
+      desc = 'How the agent\'s writes reach your files. "review": every write opens in review first (|acpchat-review|). "buffer": into the buffer as one undoable change; you save. "save": into the buffer, and written. A buffer with your unsaved edits is always reviewed.',
+    }),
+  },
+  { "follow", bool({ default = false, desc = "Show the location of a running tool call in the last editor window as the agent works (the focus stays)." }) },
+  {
+    "permissions",
+    record({
+      {
+        "rules",
+        list(rule, {
+          default = {},
+          expect = "list of rules",
+          tag = "acpchat-permissions-rules",
+          desc = "Permission questions answered without asking; the first matching rule wins. A rule has an action and any of kind, tool and path. One mistake drops the whole list (you are asked every time), so a rule meant to reject is never lost.",
+          example = {
+            "permissions = { rules = {",
+            '  { kind = "read", path = "**", action = "allow" },',
+            "} }",
+          },
+        }),
+      },
+    }, { tag = false, desc = "What the client answers for you (|acpchat-permissions|)." }),
+  },
+  {
+    "timeouts",
+    record({
+      { "initialize_ms", num({ min = 0, default = 60000, desc = "Longest wait for the agent to start (initialize)." }) },
+      { "new_session_ms", num({ min = 0, default = 120000, desc = "Longest wait for a new, resumed or loaded session (generous: some agents sign in here)." }) },
+      { "cancel_ms", num({ min = 0, default = 10000, desc = "How long an agent may ignore a cancel before the client ends the turn itself." }) },
+      { "request_ms", num({ min = 0, default = 30000, desc = "Longest wait for any other request to the agent (setting a mode, listing sessions, ...). A prompt has no timeout: its turn runs until it ends or you cancel it." }) },
+    }, { desc = "How long the client waits for the agent, in milliseconds." }),
+  },
+  {
+    "terminal",
+    record({
+      {
+        "output_limit_bytes",
+        num({
+          min = 0,
+          default = 4 * 1024 * 1024,
+          default_text = "4 * 1024 * 1024",
+          desc = "The most output kept for each terminal the agent runs; older output is dropped first. An agent may ask for less (outputByteLimit), never more.",
+        }),
+      },
+    }, { desc = "Terminals the agent runs (terminal/create)." }),
+  },
+  {
+    "fs",
+    record({
+      { "max_read_bytes", num({ min = 0, default = 10 * 1024 * 1024, default_text = "10 * 1024 * 1024", desc = "The largest file read from disk for the agent." }) },
+      { "extra_roots", list(str({}), { default = {}, expect = "list of strings", desc = "More directories the agent may read, write and run terminals in, besides the session's cwd." }) },
+    }, { desc = "The agent's file access (|acpchat-workspace|)." }),
+  },
+  { "save_dir", str({ desc = "Where |:AcpChatSave| writes when given no path.", default_text = 'stdpath("data") .. "/acpchat/transcripts"' }) },
+  { "log_dir", str({ desc = "Where the JSON-RPC traces go, one file per chat (|:AcpChatLog| shows them).", default_text = 'stdpath("log") .. "/acpchat"' }) },
+  { "frame_ms", num({ min = 0, inclusive = true, default = 16, desc = "Longest wait before streamed text is drawn (one batch per frame)." }) },
+})
+
+--- The value a node stands for when the user gave none (or a wrong one).
+local function default_of(node)
+  if node.kind == "record" then
+    local out = {}
+    for _, f in ipairs(node.fields) do
+      out[f[1]] = default_of(f[2])
+    end
+    return out
+  end
+  return vim.deepcopy(node.default)
+end
+
+local function join(path, k)
+  if type(k) == "number" then
+    return path .. "[" .. k .. "]"
+  end
+  return path == "" and tostring(k) or path .. "." .. tostring(k)
+end
+
+--- What the user gave, as a message shows it: the type when the type is wrong, else the value.
+local function shown(node, v)
+  if node.types and vim.tbl_contains(node.types, type(v)) then
+    local s = vim.inspect(v)
+    return #s > 40 and s:sub(1, 37) .. "..." or s
+  end
   return type(v)
 end
 
-local function err(path, expected, v)
-  return string.format("acpchat: %s: expected %s, got %s", path, expected, typename(v))
+--- Edit distance, for "did you mean" on unknown keys.
+local function distance(a, b)
+  local prev = {}
+  for j = 0, #b do
+    prev[j] = j
+  end
+  for i = 1, #a do
+    local cur = { [0] = i }
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+    end
+    prev = cur
+  end
+  return prev[#b]
 end
 
-local function check_string_list(path, v)
-  if type(v) ~= "table" then
-    return err(path, "list of strings", v)
-  end
-  for i, x in ipairs(v) do
-    if type(x) ~= "string" then
-      return err(path .. "[" .. i .. "]", "string", x)
-    end
-  end
-end
-
-local function check_agent(path, a)
-  if type(a) ~= "table" then
-    return err(path, "table", a)
-  end
-  if type(a.command) ~= "string" or a.command == "" then
-    return err(path .. ".command", "non-empty string", a.command)
-  end
-  if a.args ~= nil then
-    local e = check_string_list(path .. ".args", a.args)
-    if e then
-      return e
-    end
-  end
-  if a.env ~= nil then
-    if type(a.env) ~= "table" then
-      return err(path .. ".env", "table of strings", a.env)
-    end
-    for k, v in pairs(a.env) do
-      if type(k) ~= "string" or type(v) ~= "string" then
-        return err(path .. ".env." .. tostring(k), "string", v)
+local function unknown(node, k)
+  local best, best_d
+  if type(k) == "string" then
+    for _, f in ipairs(node.fields) do
+      local d = distance(k:lower(), f[1])
+      if d <= math.max(1, math.floor(#f[1] / 3)) and (not best_d or d < best_d) then
+        best, best_d = f[1], d
       end
     end
   end
-  if a.cwd ~= nil and type(a.cwd) ~= "string" then
-    return err(path .. ".cwd", "string", a.cwd)
-  end
-  for _, k in ipairs({ "mode", "model" }) do
-    if a[k] ~= nil and type(a[k]) ~= "string" then
-      return err(path .. "." .. k, "string", a[k])
-    end
-  end
-  if a.options ~= nil and type(a.options) ~= "table" then
-    return err(path .. ".options", "table", a.options)
-  end
+  return "unknown option" .. (best and (" (did you mean " .. best .. "?)") or "")
 end
 
---- Validate user options; returns an error message or nil.
+local function sorted_keys(t)
+  local keys = vim.tbl_keys(t)
+  table.sort(keys, function(a, b)
+    if type(a) ~= type(b) then
+      return type(a) == "number"
+    end
+    return a < b
+  end)
+  return keys
+end
+
+local function is_list(t)
+  return (vim.islist or vim.tbl_islist)(t)
+end
+
+--- Check `v` against `node`. Returns the value to use (nil when `v` is dropped: the caller uses
+--- the default, or leaves a map entry out) and whether everything inside was valid.
+--- Problems are appended to `problems` as "path: what".
+local function resolve(node, v, path, problems)
+  -- JSON null (a config read from JSON) means "not set", like nil.
+  if v == nil or v == vim.NIL then
+    if node.required then
+      problems[#problems + 1] = string.format("%s: missing (expected %s)", path, node.expect)
+      return nil, false
+    end
+    return default_of(node), true
+  end
+  if node.kind == "value" then
+    if node.test(v) then
+      return v, true
+    end
+    problems[#problems + 1] = string.format("%s: expected %s, got %s", path, node.expect, shown(node, v))
+    return nil, false
+  end
+  local expect = node.expect or "table"
+  if type(v) ~= "table" or (node.kind == "list" and not is_list(v)) then
+    problems[#problems + 1] = string.format("%s: expected %s, got %s", path, expect, type(v))
+    return nil, false
+  end
+  local out, clean = {}, true
+  if node.kind == "record" then
+    local known = {}
+    for _, f in ipairs(node.fields) do
+      local name, child = f[1], f[2]
+      known[name] = true
+      local x, ok = resolve(child, v[name], join(path, name), problems)
+      if x == nil then
+        x = default_of(child)
+      end
+      out[name], clean = x, clean and ok
+    end
+    for _, k in ipairs(sorted_keys(v)) do
+      if not known[k] then
+        problems[#problems + 1] = join(path, k) .. ": " .. unknown(node, k)
+        clean = false
+      end
+    end
+  elseif node.kind == "map" then
+    for _, k in ipairs(sorted_keys(v)) do
+      if type(k) ~= "string" then
+        problems[#problems + 1] = string.format("%s: expected %s, got a list entry", join(path, k), expect)
+        clean = false
+      else
+        local x, ok = resolve(node.values, v[k], join(path, k), problems)
+        out[k], clean = x, clean and ok
+      end
+    end
+  else -- list
+    for i, item in ipairs(v) do
+      local x, ok = resolve(node.items, item, join(path, i), problems)
+      out[i], clean = x, clean and ok
+    end
+  end
+  if node.atomic and not clean then
+    return nil, false
+  end
+  return out, clean
+end
+
+--- Check user options against the schema. Returns the options to use (every valid key of
+--- `opts`, defaults for the rest) and the list of problems ("path: what"), empty when none.
+function M.resolve(opts)
+  local problems = {}
+  local options = resolve(M.schema, opts, "", problems)
+  if options == nil then
+    options = default_of(M.schema)
+  end
+  -- A wrong root has an empty path: "setup(): expected table, got string".
+  for i, p in ipairs(problems) do
+    problems[i] = p:gsub("^: ", "")
+  end
+  return options, problems
+end
+
+--- All problems as the one line setup() reports.
+function M.format(problems)
+  return "acpchat: setup(): " .. table.concat(problems, "; ")
+end
+
+--- Validate user options; returns the message reporting every problem, or nil.
 function M.validate(opts)
-  if opts == nil then
-    return nil
-  end
-  if type(opts) ~= "table" then
-    return err("setup()", "table", opts)
-  end
-  local known = vim.list_extend(vim.tbl_keys(M.defaults), { "default_agent", "log_dir" })
-  for k in pairs(opts) do
-    if not vim.tbl_contains(known, k) then
-      return string.format("acpchat: %s: unknown option", k)
-    end
-  end
-  if opts.agents ~= nil then
-    if type(opts.agents) ~= "table" then
-      return err("agents", "table", opts.agents)
-    end
-    for name, a in pairs(opts.agents) do
-      local e = check_agent("agents." .. tostring(name), a)
-      if e then
-        return e
-      end
-    end
-  end
-  if opts.default_agent ~= nil and type(opts.default_agent) ~= "string" then
-    return err("default_agent", "string", opts.default_agent)
-  end
-  if opts.permissions ~= nil then
-    if type(opts.permissions) ~= "table" then
-      return err("permissions", "table", opts.permissions)
-    end
-    for i, r in ipairs(opts.permissions.rules or {}) do
-      local path = "permissions.rules[" .. i .. "]"
-      if type(r) ~= "table" then
-        return err(path, "table", r)
-      end
-      if r.action ~= "allow" and r.action ~= "reject" then
-        return "acpchat: " .. path .. ".action: expected \"allow\" or \"reject\""
-      end
-      for _, f in ipairs({ "kind", "tool", "path" }) do
-        if r[f] ~= nil and type(r[f]) ~= "string" then
-          return err(path .. "." .. f, "string", r[f])
-        end
-      end
-    end
-  end
-  for _, section in ipairs({ "layout", "keymaps", "timeouts", "fs" }) do
-    local v = opts[section]
-    if v ~= nil then
-      if type(v) ~= "table" then
-        return err(section, "table", v)
-      end
-      for k, x in pairs(v) do
-        local d = M.defaults[section][k]
-        if d == nil then
-          return string.format("acpchat: %s.%s: unknown option", section, k)
-        end
-        if type(x) ~= type(d) and not (section == "keymaps" and x == false) then
-          return err(section .. "." .. k, type(d), x)
-        end
-      end
-    end
-  end
-  if opts.layout and opts.layout.position then
-    local ok = vim.tbl_contains({ "right", "left", "top", "bottom", "float" }, opts.layout.position)
-    if not ok then
-      return "acpchat: layout.position: expected one of right, left, top, bottom, float"
-    end
-  end
-  if opts.fs and opts.fs.extra_roots then
-    local e = check_string_list("fs.extra_roots", opts.fs.extra_roots)
-    if e then
-      return e
-    end
-  end
-  if opts.write ~= nil and not vim.tbl_contains({ "review", "buffer", "save" }, opts.write) then
-    return "acpchat: write: expected one of review, buffer, save"
-  end
-  if opts.follow ~= nil and type(opts.follow) ~= "boolean" then
-    return err("follow", "boolean", opts.follow)
-  end
-  if opts.frame_ms ~= nil and type(opts.frame_ms) ~= "number" then
-    return err("frame_ms", "number", opts.frame_ms)
-  end
-  if opts.log_dir ~= nil and type(opts.log_dir) ~= "string" then
-    return err("log_dir", "string", opts.log_dir)
+  local _, problems = M.resolve(opts)
+  if #problems > 0 then
+    return M.format(problems)
   end
 end
 
+M.defaults = default_of(M.schema)
 M.options = vim.deepcopy(M.defaults)
+--- The problems found by the last set(), for :checkhealth.
+M.problems = {}
 
+--- Apply user options: every valid key is used, defaults fill in the rest (each call starts
+--- from the defaults). Returns true, or false and the message listing every problem.
 function M.set(opts)
-  local e = M.validate(opts)
-  if e then
-    return false, e
-  end
-  M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
-  -- Lists replace, not merge.
-  if opts and opts.agents then
-    M.options.agents = opts.agents
+  local options, problems = M.resolve(opts)
+  M.options, M.problems = options, problems
+  if #problems > 0 then
+    return false, M.format(problems)
   end
   return true
 end
@@ -248,7 +443,12 @@ function M.default_agent()
 end
 
 function M.log_dir()
-  return M.options.log_dir or (vim.fn.stdpath("log") .. "/acpchat")
+  return M.options.log_dir and vim.fs.normalize(M.options.log_dir) or (vim.fn.stdpath("log") .. "/acpchat")
+end
+
+--- Where :AcpChatSave writes when given no path.
+function M.save_dir()
+  return M.options.save_dir and vim.fs.normalize(M.options.save_dir) or (vim.fn.stdpath("data") .. "/acpchat/transcripts")
 end
 
 --- What to tell a user who has no agent at all.
