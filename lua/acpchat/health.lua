@@ -61,6 +61,10 @@ function M.check()
     health.info("default agent: " .. def)
   end
 
+  for _, p in ipairs(config.problems or {}) do
+    health.warn("setup(): " .. p)
+  end
+
   health.start("acp-chat.nvim: logs")
   health.info("JSON-RPC traces: " .. config.log_dir())
 end

@@ -22,7 +22,12 @@ function M.lines(entries)
       what = "[" .. tostring(e.kind) .. "]"
     end
     out[#out + 1] = string.format("%s %s %s%s %dB", time, arrow[e.dir] or "?", id, what, e.size or 0)
+    -- A note's payload is a JSON string: show its text.
     local payload = e.payload_json or ""
+    if payload:sub(1, 1) == '"' then
+      local ok, str = pcall(vim.json.decode, payload)
+      payload = ok and str or payload
+    end
     for _, l in ipairs(vim.split(payload, "\n", { plain = true })) do
       out[#out + 1] = "    " .. l
     end

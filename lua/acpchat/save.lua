@@ -5,7 +5,7 @@ local util = require("acpchat.util")
 local M = {}
 
 function M.default_dir()
-  return config.options.save_dir or (vim.fn.stdpath("data") .. "/acpchat/transcripts")
+  return config.save_dir()
 end
 
 function M.save(chat, path)

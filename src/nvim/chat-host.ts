@@ -115,7 +115,7 @@ export class ChatHost {
       trace: (p) =>
         this.get(p.chat)
           .chat.trace.list(p.filter)
-          .map(({ payload, ...e }) => ({ ...e, payloadJson: typeof payload === "string" ? payload : JSON.stringify(payload) })),
+          .map(({ payload, ...e }) => ({ ...e, payloadJson: JSON.stringify(payload) ?? "null" })),
       terminal: (p) =>
         this.get(p.chat)
           .chat.terminals.all()
@@ -190,9 +190,9 @@ export class ChatHost {
       async () => {
         touch();
         if (held) {
+          queue.flush(); // the rest of the replay joins what is held
           const replay = held;
           held = undefined;
-          queue.flush();
           send([{ op: "reset" }, ...replay]);
         }
         await this.applyDefaults(chat, agent);

@@ -97,11 +97,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     ];
     await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [steps]);
     await t.nvim.command("AcpChat");
-    const id = await t.lua<number>("return require('acpchat.chat').current().id");
-    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.chat').get(...).status.status", [id])) === "ready", "ready");
+    const id = await t.lua<number>("return require('acpchat.registry').current().id");
+    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.registry').get(...).status.state", [id])) === "ready", "ready");
     await t.nvim.command("AcpChatSend escape");
-    await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.chat').get(...).turn_ended or 0", [id])) >= 1 ? true : false), "the turn to end", 30_000);
-    const buf = await t.lua<number>("return require('acpchat.chat').get(...).buf", [id]);
+    await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [id])) >= 1 ? true : false), "the turn to end", 30_000);
+    const buf = await t.lua<number>("return require('acpchat.registry').get(...).buf", [id]);
     const text = (await t.lines(buf)).join("\n");
     const replies = [...text.matchAll(/\{"jsonrpc":"2\.0".*?\}(?=\{"jsonrpc"|$|\n)/gs)].map((m) => JSON.parse(m[0]) as { result?: unknown; error?: { code: number; message: string } });
     const n = reads.length + writes.length + cwds.length;

@@ -18,19 +18,19 @@ interface ChatInfo {
 
 async function open(t: TestNvim, cmd = "AcpChat"): Promise<ChatInfo> {
   await t.nvim.command(cmd);
-  return t.lua<ChatInfo>("local c = require('acpchat.chat').current(); return { id = c.id, buf = c.buf, prompt_buf = c.prompt_buf }");
+  return t.lua<ChatInfo>("local c = require('acpchat.registry').current(); return { id = c.id, buf = c.buf, prompt_buf = c.prompt_buf }");
 }
 
 async function status(t: TestNvim, id: number): Promise<Record<string, unknown>> {
-  return t.lua("return require('acpchat.chat').get(...).status", [id]);
+  return t.lua("return require('acpchat.registry').get(...).status", [id]);
 }
 
 async function waitReady(t: TestNvim, id: number) {
-  await t.waitFor(async () => (await status(t, id)).status === "ready", "the chat to be ready");
+  await t.waitFor(async () => (await status(t, id)).state === "ready", "the chat to be ready");
 }
 
 async function waitTurnEnds(t: TestNvim, id: number, n = 1) {
-  await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.chat').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n} to end`);
+  await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n} to end`);
 }
 
 describe.each(bins)("Neovim $version", (bin) => {
@@ -54,7 +54,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const hint = await t.lua<unknown[]>("return vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces().acpchat_prompt_hint, 0, -1, { details = true })", [c.prompt_buf]);
     expect(JSON.stringify(hint)).toContain("Ask fake");
     // 200 chunks arrive in a handful of batches, not 200.
-    expect(await t.lua<number>("return require('acpchat.chat').get(...).batches", [c.id])).toBeLessThan(60);
+    expect(await t.lua<number>("return require('acpchat.registry').get(...).batches", [c.id])).toBeLessThan(60);
     // Thoughts are folded.
     const win = await t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
     expect(await t.lua("return vim.api.nvim_win_call(..., function() return vim.fn.foldclosed(6) end)", [win])).toBe(6);
@@ -128,14 +128,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await open(t);
     await waitReady(t, c.id);
     await t.nvim.command("AcpChatSend work");
-    await t.waitFor(async () => (await status(t, c.id)).state === "streaming", "streaming");
+    await t.waitFor(async () => (await status(t, c.id)).activity === "streaming", "streaming");
     await t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [c.prompt_buf]);
     await t.nvim.input("<C-c>");
     await waitTurnEnds(t, c.id);
-    expect(await t.lua("return require('acpchat.chat').get(...).last_stop", [c.id])).toBe("cancelled");
+    expect(await t.lua("return require('acpchat.registry').get(...).last_stop", [c.id])).toBe("cancelled");
     const lines = await t.lines(c.buf);
     expect(lines[3]).toBe("⊘ cancelled · execute · Long job");
-    expect((await status(t, c.id)).state).toBe("idle");
+    expect((await status(t, c.id)).state).toBe("ready");
   });
 
   it("runs two chats with different agents at once, each with its own process; close leaves none", async () => {
@@ -146,22 +146,22 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(b.id).not.toBe(a.id);
     await waitReady(t, a.id);
     await waitReady(t, b.id);
-    await t.lua("require('acpchat.chat').send(require('acpchat.chat').get(...), 'one')", [a.id]);
+    await t.lua("require('acpchat.chats').send(require('acpchat.registry').get(...), 'one')", [a.id]);
     await t.nvim.command("AcpChatSend two");
     await waitTurnEnds(t, a.id);
     await waitTurnEnds(t, b.id);
     expect((await t.lines(a.buf)).at(-1)).toBe("from alpha");
     expect((await t.lines(b.buf)).at(-1)).toBe("from beta");
-    const list = await t.lua<{ id: number; pid: number }[]>("return require('acpchat.rpc').request('list', {})");
+    const list = await t.lua<{ chat: number; pid: number }[]>("return require('acpchat.bridge').call_sync('chats', {})");
     const pids = list.map((x) => x.pid);
     expect(new Set(pids).size).toBe(2);
     expect(pids.every((p) => groupAlive(p))).toBe(true);
     await t.nvim.command("AcpChatClose");
-    await t.waitFor(async () => !groupAlive(list.find((x) => x.id === b.id)!.pid), "beta's process group to be gone");
-    expect(groupAlive(list.find((x) => x.id === a.id)!.pid)).toBe(true);
+    await t.waitFor(async () => !groupAlive(list.find((x) => x.chat === b.id)!.pid), "beta's process group to be gone");
+    expect(groupAlive(list.find((x) => x.chat === a.id)!.pid)).toBe(true);
     // Quitting Neovim takes the other agent with it.
     await t.quit();
-    await t.waitFor(async () => !groupAlive(list.find((x) => x.id === a.id)!.pid), "alpha's process group to be gone after :qa");
+    await t.waitFor(async () => !groupAlive(list.find((x) => x.chat === a.id)!.pid), "alpha's process group to be gone after :qa");
   });
 
   it(":AcpChat focuses this tab's chat, :AcpChat! starts another, :AcpChatToggle hides and shows", async () => {
@@ -204,7 +204,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("reports an agent that cannot start, naming the command", async () => {
     const t = (current = await startNvim(bin, { agents: { broken: { command: "no-such-agent-cmd", args: ["--acp"] } }, default_agent: "broken" }));
     const c = await open(t);
-    await t.waitFor(async () => (await status(t, c.id)).status === "failed", "the chat to fail");
+    await t.waitFor(async () => (await status(t, c.id)).state === "crashed", "the chat to fail");
     const lines = await t.lines(c.buf);
     expect(lines.join("\n")).toMatch(/no-such-agent-cmd --acp/);
     await t.waitFor(async () => (await t.lua<string>("return vim.fn.execute('messages')")).includes("broken stopped"), "a notification");
@@ -223,7 +223,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.waitFor(async () => (await t.lua<unknown[]>("return _G.events")).length > 0, "AcpChatTurnEnd");
     expect(await t.lua("return _G.events")).toEqual([{ chat: c.id, stop_reason: "max_tokens" }]);
     const s = await t.lua<Record<string, unknown>>("return require('acpchat').status()");
-    expect(s).toMatchObject({ agent: "fake", state: "idle", status: "ready", usage: { used: 5000, size: 100000 } });
+    expect(s).toMatchObject({ agent: "fake", state: "ready", queued: 0, usage: { used: 5000, size: 100000 } });
     const win = await t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
     expect(await t.lua<string>("return vim.wo[...].winbar", [win])).toContain("ctx 5k/100k (5%%)"); // escaped for 'winbar'
   });
@@ -236,7 +236,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("<Esc>ihello<C-s>");
     await waitTurnEnds(t, c.id);
     expect((await t.lines(c.buf)).at(-1)).toBe("insert-mode send");
-    const pid = (await t.lua<{ pid: number }[]>("return require('acpchat.rpc').request('list', {})"))[0]!.pid;
+    const pid = (await t.lua<{ pid: number }[]>("return require('acpchat.bridge').call_sync('chats', {})"))[0]!.pid;
     await t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [c.buf]);
     await t.nvim.input("<Esc>q");
     await t.waitFor(async () => (await t.lua<number>("return #vim.fn.win_findbuf(...)", [c.buf])) === 0, "q to hide the chat");

@@ -46,10 +46,10 @@ describe(`claude-code-acp in Neovim ${bin.version}`, () => {
       end
     `);
     await tt.nvim.command("AcpChat");
-    const c = await tt.lua<{ id: number; buf: number }>("local c = require('acpchat.chat').current(); return { id = c.id, buf = c.buf }");
-    await tt.waitFor(async () => (await tt.lua<string>("return require('acpchat.chat').get(...).status.status", [c.id])) === "ready", "claude to be ready", 60_000);
+    const c = await tt.lua<{ id: number; buf: number }>("local c = require('acpchat.registry').current(); return { id = c.id, buf = c.buf }");
+    await tt.waitFor(async () => (await tt.lua<string>("return require('acpchat.registry').get(...).status.state", [c.id])) === "ready", "claude to be ready", 60_000);
     const turns = async (n: number) =>
-      tt.waitFor(async () => ((await tt.lua<number>("return require('acpchat.chat').get(...).turn_ended or 0", [c.id])) >= n ? true : false), `turn ${n}`, 60_000);
+      tt.waitFor(async () => ((await tt.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [c.id])) >= n ? true : false), `turn ${n}`, 60_000);
     const transcript = async () => (await tt.lines(c.buf)).join("\n");
 
     await tt.nvim.command(`AcpChatSend read ${join(work, "notes.txt")}`);
@@ -68,7 +68,7 @@ describe(`claude-code-acp in Neovim ${bin.version}`, () => {
     await turns(3);
     const text3 = await transcript();
     expect(text3).toContain("hi-from-terminal");
-    expect(await tt.lua<number>("return #require('acpchat.rpc').request('terminal', { id = ... })", [c.id])).toBeGreaterThanOrEqual(1);
+    expect(await tt.lua<number>("return #require('acpchat.bridge').call_sync('terminal', { chat = ... })", [c.id])).toBeGreaterThanOrEqual(1);
 
     await tt.lua("_G.answers = { 'reject_once' }");
     await tt.nvim.command(`AcpChatSend write ${join(work, "denied.txt")} nope`);

@@ -2,7 +2,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FUNCTION_SPECS } from "../../src/nvim/plugin.js";
+import { LUA_METHODS, NODE_EVENTS, NODE_REQUESTS } from "../../src/nvim/contract.js";
+import { wireName } from "../../src/nvim/wire.js";
 import { readRecord } from "../support/conformance.js";
 import { fakeAgents, nvimBins, ROOT, startNvim, type TestNvim } from "../support/nvim.js";
 
@@ -13,10 +14,12 @@ afterEach(async () => {
   current = undefined;
 });
 
-it("the Lua specs registered at startup match the remote plugin's functions", () => {
-  const lua = readFileSync(join(ROOT, "lua/acpchat/rplugin_specs.lua"), "utf8");
-  const names = [...lua.matchAll(/name = "(\w+)", sync = (\d)/g)].map((m) => ({ name: m[1], sync: m[2] === "1" }));
-  expect(names).toEqual(FUNCTION_SPECS.map((s) => ({ name: s.name, sync: s.sync })));
+it("the Lua mirror of the contract lists exactly the methods of src/nvim/contract.ts", () => {
+  const lua = readFileSync(join(ROOT, "lua/acpchat/contract.lua"), "utf8");
+  const section = (name: string) => [...(new RegExp(`${name} = \\{([^}]*)\\}`).exec(lua)?.[1] ?? "").matchAll(/"(\w+)"/g)].map((m) => m[1]);
+  expect(section("calls")).toEqual(LUA_METHODS.map(wireName));
+  expect(section("events")).toEqual(NODE_EVENTS.map(wireName));
+  expect(section("requests")).toEqual(NODE_REQUESTS.map(wireName));
 });
 
 describe.each(bins)("Neovim $version", (bin) => {
@@ -29,9 +32,9 @@ describe.each(bins)("Neovim $version", (bin) => {
       add({ type = "turn", turn = 3 })
       add({ type = "user", text = "a\\nb" })
       add({ type = "thought", text = "hm" })
-      add({ type = "tool", toolCallId = "x", title = "Edit f", kind = "edit", status = "failed",
+      add({ type = "tool", tool_call_id = "x", title = "Edit f", kind = "edit", status = "failed",
             locations = { { path = "f.lua", line = 3 } }, input = '{"a":1}',
-            content = { { type = "diff", path = "f.lua", added = 2, removed = 1, isNew = false },
+            content = { { type = "diff", path = "f.lua", added = 2, removed = 1, is_new = false },
                         { type = "terminal", id = "t", tail = "ok", exit = "exit 0" },
                         { type = "text", text = "note" } } })
       add({ type = "plan", entries = { { content = "one", status = "completed" }, { content = "two", status = "in_progress" } } })
@@ -60,8 +63,14 @@ describe.each(bins)("Neovim $version", (bin) => {
       { lines: ["Plan", "  ✓ one", "  ◐ two"], hls: [[0, 0, -1, "AcpChatPlanTitle"], [1, 0, -1, "AcpChatPlanDone"], [2, 0, -1, "AcpChatPlanActive"]], line_hl: false },
       { lines: ["! careful"], hls: [[0, 0, -1, "AcpChatWarn"]], line_hl: false },
     ]);
-    const bar = await t.lua<string>(`return require("acpchat.text").winbar({ agent = "claude", title = "Fix", mode = "Ask", model = "Opus", state = "streaming", status = "ready", usage = { used = 1500, size = 200000, cost = { amount = 0.25, currency = "USD" } } })`);
-    expect(bar).toBe("claude │ Fix │ mode: Ask │ model: Opus │ streaming… │ ctx 2k/200k (0%%) 0.25 USD");
+    const status = { agent: "claude", title: "Fix", mode: "Ask", model: "Opus", state: "running", activity: "streaming", queued: [{ id: 1, text: "next" }], usage: { used: 1500, size: 200000, cost: { amount: 0.25, currency: "USD" } } };
+    const bar = (width?: number) => t.lua<string>(`return require("acpchat.text").winbar(...)`, width === undefined ? [status] : [status, width]);
+    // Agent and state first; details follow while they fit, and go first in a narrow window.
+    expect(await bar()).toBe("claude │ streaming… · 1 queued │ Fix │ mode: Ask │ model: Opus │ ctx 2k/200k (0%%) 0.25 USD");
+    expect(await bar(40)).toBe("claude │ streaming… · 1 queued │ Fix");
+    expect(await bar(20)).toBe("claude │ streaming……");
+    const crashed = await t.lua<string>(`return require("acpchat.text").winbar(...)`, [{ agent: "x", state: "crashed", reason: "exit 3\nmore" }]);
+    expect(crashed).toBe("x │ crashed: exit 3");
   });
 
   it("validates setup() with dotted-path messages and keeps working without setup()", async () => {
@@ -79,12 +88,12 @@ describe.each(bins)("Neovim $version", (bin) => {
       }
     `);
     expect(msgs).toEqual([
-      "acpchat: agents.claude.command: expected non-empty string, got number",
-      "acpchat: agents.x.args[2]: expected string, got number",
-      "acpchat: layout.position: expected one of right, left, top, bottom, float",
-      "acpchat: keymaps.send: expected string, got number",
-      "acpchat: nonsense: unknown option",
-      "acpchat: timeouts.initialize_ms: expected number, got string",
+      "acpchat: setup(): agents.claude.command: expected non-empty string, got number",
+      "acpchat: setup(): agents.x.args[2]: expected string, got number",
+      'acpchat: setup(): layout.position: expected one of "right", "left", "top", "bottom", "float", got "diagonal"',
+      "acpchat: setup(): keymaps.send: expected string or false, got number",
+      "acpchat: setup(): nonsense: unknown option",
+      "acpchat: setup(): timeouts.initialize_ms: expected number > 0, got string",
       "valid",
     ]);
     // Without any agent, :AcpChat says what to install.
@@ -115,16 +124,16 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(t.dir, "work", "README.md"), "# readme\n");
     await t.nvim.command("edit main.py");
     await t.nvim.command("AcpChat");
-    const id = await t.lua<number>("return require('acpchat.chat').current().id");
-    await t.waitFor(async () => (await t.lua<number>("return #(require('acpchat.chat').get(...).status.commands or {})", [id])) === 2, "commands");
-    const cmds = await t.lua<{ word: string; abbr: string; menu: string }[]>("return require('acpchat.complete').candidates(require('acpchat.chat').get(...), '/re')", [id]);
+    const id = await t.lua<number>("return require('acpchat.registry').current().id");
+    await t.waitFor(async () => (await t.lua<number>("return #(require('acpchat.registry').get(...).status.commands or {})", [id])) === 2, "commands");
+    const cmds = await t.lua<{ word: string; abbr: string; menu: string }[]>("return require('acpchat.complete').candidates(require('acpchat.registry').get(...), '/re')", [id]);
     expect(cmds).toEqual([{ word: "/review", abbr: "/review branch", menu: "Review the diff", kind: "cmd" }]);
-    const files = await t.lua<{ word: string }[]>("return require('acpchat.complete').candidates(require('acpchat.chat').get(...), '@ma')", [id]);
+    const files = await t.lua<{ word: string }[]>("return require('acpchat.complete').candidates(require('acpchat.registry').get(...), '@ma')", [id]);
     expect(files.map((f) => f.word)).toEqual(["@main.py"]);
     // :AcpChatAdd from the source window, with a range.
     await t.nvim.command("wincmd t");
     await t.nvim.command("2,3AcpChatAdd");
-    const promptWin = await t.lua<number>("return vim.fn.win_findbuf(require('acpchat.chat').get(...).prompt_buf)[1]", [id]);
+    const promptWin = await t.lua<number>("return vim.fn.win_findbuf(require('acpchat.registry').get(...).prompt_buf)[1]", [id]);
     expect(await t.lua("return vim.wo[...].winbar", [promptWin])).toBe("context: main.py:2-3");
     await t.nvim.command("AcpChatSend look at @README.md please");
     await t.waitFor(async () => readRecord(record).received.some((m) => m.method === "session/prompt"), "the prompt to reach the agent");
@@ -142,27 +151,24 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).toMatch(/OK.*Node v\d+/);
     expect(text).toMatch(/OK.*node host: .*neovim\/bin\/cli\.js/);
     expect(text).toMatch(/OK.*remote plugin built/);
-    expect(text).toMatch(/OK.*remote plugin registered/);
+    expect(text).toMatch(/OK.*Node host answers \(pid \d+/);
     expect(text).toMatch(/OK.*fake: `.*node` found/);
     expect(text).not.toMatch(/ERROR/);
   });
 
-  it("also works the classic way, after :UpdateRemotePlugins", async () => {
+  it("needs no :UpdateRemotePlugins, and still works after one (the manifest is not used)", async () => {
     let t = (current = await startNvim(bin, fakeAgents({ fake: { turns: [[{ text: "classic" }]] } })));
     await t.nvim.command("UpdateRemotePlugins");
-    const manifest = join(t.dir, "data", "nvim", "rplugin.vim");
-    expect(readFileSync(manifest, "utf8")).toContain("rplugin/node/acpchat");
     const dir = t.dir;
     await t.quit();
     t = current = await startNvim(bin, fakeAgents({ fake: { turns: [[{ text: "classic" }]] } }), {
       XDG_DATA_HOME: join(dir, "data"),
     });
-    expect(await t.lua("return require('acpchat.host').how")).toBe("manifest");
     await t.nvim.command("AcpChat");
-    const id = await t.lua<number>("return require('acpchat.chat').current().id");
-    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.chat').get(...).status.status", [id])) === "ready", "ready");
+    const id = await t.lua<number>("return require('acpchat.registry').current().id");
+    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.registry').get(...).status.state", [id])) === "ready", "ready");
     await t.nvim.command("AcpChatSend hi");
-    await t.waitFor(async () => ((await t.lines(await t.lua<number>("return require('acpchat.chat').get(...).buf", [id]))).at(-1) === "classic" ? true : false), "the answer");
+    await t.waitFor(async () => ((await t.lines(await t.lua<number>("return require('acpchat.registry').get(...).buf", [id]))).at(-1) === "classic" ? true : false), "the answer");
   });
 
   it("loads lazily, the way lazy.nvim's cmd = 'AcpChat' does: on the rtp only when first used", async () => {
@@ -176,10 +182,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.opt.rtp:prepend(...); vim.cmd('runtime plugin/acpchat.lua')", [ROOT]);
     await t.lua("require('acpchat').setup(...)", [fakeAgents({ lazy: { turns: [[{ text: "loaded late" }]] } })]);
     await t.nvim.command("AcpChat");
-    const id = await t.lua<number>("return require('acpchat.chat').current().id");
-    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.chat').get(...).status.status", [id])) === "ready", "ready");
+    const id = await t.lua<number>("return require('acpchat.registry').current().id");
+    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.registry').get(...).status.state", [id])) === "ready", "ready");
     await t.nvim.command("AcpChatSend hi");
-    await t.waitFor(async () => ((await t.lines(await t.lua<number>("return require('acpchat.chat').get(...).buf", [id]))).at(-1) === "loaded late" ? true : false), "the answer");
+    await t.waitFor(async () => ((await t.lines(await t.lua<number>("return require('acpchat.registry').get(...).buf", [id]))).at(-1) === "loaded late" ? true : false), "the answer");
   });
 
   it("presets: an agent whose command is on PATH is offered (the claude adapter under its older name too)", async () => {

@@ -21,12 +21,13 @@ async function start(bin: (typeof bins)[number], scenario: Record<string, unknow
   ]);
   const h = {
     t,
-    chat: () => t.lua<{ id: number; buf: number }>("local c = require('acpchat.chat').current(); return { id = c.id, buf = c.buf }"),
-    status: (id: number) => t.lua<Record<string, unknown>>("return require('acpchat.chat').get(...).status", [id]),
-    ready: async (id: number) => t.waitFor(async () => (await h.status(id)).status === "ready", "ready"),
-    turns: async (id: number, n: number) => t.waitFor(async () => ((await t.lua<number>("return require('acpchat.chat').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n}`),
-    text: async (id: number) => (await t.lines(await t.lua<number>("return require('acpchat.chat').get(...).buf", [id]))).join("\n"),
-    winbar: async (id: number) => t.lua<string>("local c = require('acpchat.chat').get(...); return vim.wo[vim.fn.win_findbuf(c.buf)[1]].winbar", [id]),
+    chat: () => t.lua<{ id: number; buf: number }>("local c = require('acpchat.registry').current(); return { id = c.id, buf = c.buf }"),
+    status: (id: number) => t.lua<Record<string, unknown>>("return require('acpchat.registry').get(...).status", [id]),
+    ready: async (id: number) => t.waitFor(async () => (await h.status(id)).state === "ready", "ready"),
+    turns: async (id: number, n: number) => t.waitFor(async () => ((await t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n}`),
+    text: async (id: number) => (await t.lines(await t.lua<number>("return require('acpchat.registry').get(...).buf", [id]))).join("\n"),
+    /** The winbar's whole text (a narrow window shows less of it). */
+    winbar: async (id: number) => t.lua<string>("local c = require('acpchat.registry').get(...); return require('acpchat.text').winbar(c.status)", [id]),
     /** vim.ui.select answers, in order, by label substring. */
     answers: (labels: string[]) =>
       t.lua(
@@ -60,7 +61,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await h.t.nvim.command("AcpChatClose");
     await h.answers(["Greeting"]);
     await h.t.nvim.command("AcpChatSessions");
-    await h.t.waitFor(async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.chat').chats)")) === 1, "a chat to open");
+    await h.t.waitFor(async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.registry').chats)")) === 1, "a chat to open");
     const b = await h.chat();
     expect(b.id).not.toBe(a.id);
     await h.ready(b.id);
@@ -84,7 +85,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     // No session/list: the entry comes from the client's index.
     await h.answers([""]);
     await h.t.nvim.command("AcpChatSessions");
-    await h.t.waitFor(async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.chat').chats)")) === 1, "a chat");
+    await h.t.waitFor(async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.registry').chats)")) === 1, "a chat");
     const b = await h.chat();
     await h.ready(b.id);
     await h.t.waitFor(async () => (await h.status(b.id)).title === "Refactor", "the title from session_info_update");
@@ -118,8 +119,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     await h.t.nvim.command("AcpChatModel m1");
     await h.t.waitFor(async () => (await h.winbar(c.id)).includes("model: Model One"), "the model set directly");
     await h.t.nvim.command("AcpChatOption fast true");
-    const opts = await h.t.lua<{ options: { id: string; current: unknown }[] }>("return require('acpchat.rpc').request('options', { id = ... })", [c.id]);
-    expect(opts.options.find((o) => o.id === "fast")!.current).toBe(true);
+    // Sent without waiting; the agent's answer updates the option.
+    await h.t.waitFor(async () => {
+      const opts = await h.t.lua<{ id: string; current: unknown }[]>("return require('acpchat.registry').get(...).status.options", [c.id]);
+      return opts.find((o) => o.id === "fast")!.current === true;
+    }, "the option set");
     expect(await h.t.lua("return vim.fn.getcompletion('AcpChatMode ', 'cmdline')")).toEqual(["ask", "code", "plan"]);
     expect(await h.t.lua("return vim.fn.getcompletion('AcpChatModel ', 'cmdline')")).toEqual(["m1", "m2"]);
     expect(await h.t.lua("return vim.fn.getcompletion('AcpChatOption fast ', 'cmdline')")).toEqual(["true", "false"]);
@@ -233,8 +237,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     await h.turns(c.id, 1);
     await h.t.nvim.command("AcpChatSend two");
     await h.turns(c.id, 2);
-    expect(await h.t.lua("return require('acpchat.chat').get(...).last_stop", [c.id])).toBe("error");
-    await h.t.waitFor(async () => (await h.status(c.id)).status === "failed", "failed");
+    expect(await h.t.lua("return require('acpchat.registry').get(...).last_stop", [c.id])).toBe("error");
+    await h.t.waitFor(async () => (await h.status(c.id)).state === "crashed", "failed");
     const crashed = await h.text(c.id);
     expect(crashed).toContain("partial");
     expect(crashed).toMatch(/The agent stopped: .*exited with code 3/);
@@ -253,7 +257,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const h = await start(bin, { noInitAnswer: true }, { timeouts: { initialize_ms: 500 } });
     await h.t.nvim.command("AcpChat");
     const c = await h.chat();
-    await h.t.waitFor(async () => (await h.status(c.id)).status === "failed", "failed");
+    await h.t.waitFor(async () => (await h.status(c.id)).state === "crashed", "failed");
     expect(await h.text(c.id)).toMatch(/initialize got no answer from the agent within 500 ms/);
   });
 
@@ -265,6 +269,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await h.t.nvim.command("AcpChatSend the token is tok-123456789-secret");
     await h.turns(c.id, 1);
     await h.t.nvim.command("AcpChatLog");
+    await h.t.waitFor(async () => (await h.t.lua<string>("return vim.bo.filetype")) === "acpchat-log", "the log");
     const log = (await h.t.lines(0)).join("\n");
     expect(log).toMatch(/→ #0 initialize \d+B/);
     expect(log).toMatch(/← #0 initialize \(response\) \d+B/);
@@ -273,9 +278,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(log).toContain("[REDACTED]");
     expect(log).not.toContain("tok-123456789-secret");
     expect(await h.t.lua("return vim.wo.foldmethod")).toBe("indent");
-    await h.t.nvim.command("tabclose");
+    // The filter works from the log's own tab.
     await h.t.nvim.command("AcpChatLog session/prompt");
-    const filtered = (await h.t.lines(0)).filter((l) => !l.startsWith("    "));
+    const filtered = await h.t.waitFor(async () => {
+      const lines = (await h.t.lines(0)).filter((l) => !l.startsWith("    "));
+      return lines.length > 0 && lines.every((l) => l.includes("session/prompt")) ? lines : undefined;
+    }, "the filtered log");
     expect(filtered.length).toBeGreaterThan(0);
     expect(filtered.every((l) => l.includes("session/prompt"))).toBe(true);
     // The trace file on disk is redacted too.

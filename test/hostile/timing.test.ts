@@ -5,7 +5,7 @@ import { start, stillUsable } from "./harness.js";
 describe("timing", () => {
   it("no answer to initialize: the chat fails with a clear message after the timeout", async () => {
     const h = await start({ noInitAnswer: true }, { timeouts: { initialize_ms: 400 } });
-    await h.t.waitFor(async () => (await h.status()).status === "failed", "failed");
+    await h.t.waitFor(async () => (await h.status()).state === "crashed", "failed");
     expect(await h.text()).toMatch(/initialize got no answer from the agent within 400 ms/);
   });
 
@@ -13,7 +13,7 @@ describe("timing", () => {
     const h = await start({ ignoreCancel: true, turns: [[{ text: "thinking forever" }, { hang: true }]] }, { timeouts: { cancel_ms: 500 } });
     await h.ready();
     await h.send("go");
-    await h.t.waitFor(async () => (await h.status()).state === "streaming", "streaming");
+    await h.t.waitFor(async () => (await h.status()).activity === "streaming", "streaming");
     await h.t.nvim.command("AcpChatCancel");
     await h.turns(1);
     expect(await h.lastStop()).toBe("cancelled");

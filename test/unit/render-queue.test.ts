@@ -8,7 +8,7 @@ function setup(frameMs = 16) {
   const sent: RenderOp[][] = [];
   const state = new SessionState();
   let now = 0;
-  const q = new RenderQueue({ frameMs, send: (ops) => sent.push(ops), status: () => statusView("a", "ready", state, "s", "/"), now: () => now });
+  const q = new RenderQueue({ frameMs, send: (ops) => sent.push(ops), status: () => statusView({ agent: "a", lifecycle: "ready", sessionId: "s", cwd: "/", queued: [] }, state), now: () => now });
   const push = (u: Record<string, unknown>) => q.push(state.apply(parseSessionUpdate(u)));
   const text = (t: string) => push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } });
   return { q, state, sent, push, text, tick: (ms: number) => (now += ms) };

@@ -1,0 +1,130 @@
+/**
+ * The one end-to-end harness for chats: start a real Neovim with fake agents, open a chat, send,
+ * wait for turns, read the transcript and the chat's state. Every end-to-end and hostile test
+ * uses it, so a test reads as the scenario it checks.
+ */
+import { afterEach } from "vitest";
+import { FAKE_AGENT, startNvim, type NvimBin, type TestNvim } from "./nvim.js";
+
+export type Scenario = Record<string, unknown>;
+
+let current: TestNvim[] = [];
+afterEach(async () => {
+  const all = current;
+  current = [];
+  for (const t of all) await t.quit();
+});
+
+/** A Neovim that the harness quits after the test. */
+export async function nvim(bin: NvimBin, setup: Record<string, unknown> = {}, env: Record<string, string> = {}, init?: string): Promise<TestNvim> {
+  const t = await startNvim(bin, setup, env, init);
+  current.push(t);
+  return t;
+}
+
+/** An agent entry for setup(): the fake agent running `scenario` ($DIR: the test's folder). */
+export function fakeAgent(t: TestNvim, scenario: Scenario, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const sc = JSON.parse(JSON.stringify(scenario).replaceAll("$DIR", t.dir));
+  const { env, ...rest } = extra as { env?: Record<string, string> };
+  return { command: process.execPath, args: [FAKE_AGENT], env: { FAKE_AGENT_SCENARIO: JSON.stringify(sc), ...env }, ...rest };
+}
+
+/** Neovim with fake agents (the first is the default) and more setup() options. */
+export async function withAgents(bin: NvimBin, scenarios: Record<string, Scenario>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<TestNvim> {
+  const t = await nvim(bin, {}, env);
+  const agents: Record<string, unknown> = {};
+  for (const [name, sc] of Object.entries(scenarios)) agents[name] = fakeAgent(t, sc);
+  await t.lua("require('acpchat').setup(...)", [{ agents, default_agent: Object.keys(scenarios)[0], ...extra }]);
+  return t;
+}
+
+/** Call the Node host and wait for the answer (tests only: this is the one blocking helper). */
+export function call<T = unknown>(t: TestNvim, method: string, params: Record<string, unknown> = {}, ms = 5000): Promise<T> {
+  return t.lua<T>("return require('acpchat.bridge').call_sync(...)", [method, params, ms]);
+}
+
+/** vim.ui.select answers, in order, by label substring; the prompts shown land in _G.prompts. */
+export function answers(t: TestNvim, labels: string[]): Promise<unknown> {
+  return t.lua(
+    `_G.answers = ...
+     _G.prompts = _G.prompts or {}
+     vim.ui.select = function(items, opts, cb)
+       table.insert(_G.prompts, opts.prompt)
+       local want = table.remove(_G.answers, 1)
+       for i, it in ipairs(items) do
+         local label = opts.format_item and opts.format_item(it) or tostring(it)
+         if want and label:find(want, 1, true) then return cb(it, i) end
+       end
+       cb(nil, nil)
+     end`,
+    [labels],
+  );
+}
+
+/** Notifications are recorded in _G.notes (message and level) instead of shown. */
+export function recordNotes(t: TestNvim): Promise<unknown> {
+  return t.lua("_G.notes = {}; vim.notify = function(m, l) table.insert(_G.notes, { msg = m, level = l }) end");
+}
+
+export type Chat = Awaited<ReturnType<typeof chatHandle>>;
+
+/** The current chat of `t`, with helpers. */
+export async function chatHandle(t: TestNvim, id?: number) {
+  const info = await t.lua<{ id: number; buf: number; prompt_buf: number }>(
+    "local c = (...) and require('acpchat.registry').get(...) or require('acpchat.registry').current(); return { id = c.id, buf = c.buf, prompt_buf = c.prompt_buf }",
+    [id ?? null],
+  );
+  const get = (expr: string) => t.lua(`local c = require('acpchat.registry').get(...); return ${expr}`, [info.id]);
+  const h = {
+    t,
+    id: info.id,
+    buf: info.buf,
+    promptBuf: info.prompt_buf,
+    status: () => get("c.status") as Promise<Record<string, unknown> & { state: string; reason?: string; queued?: { text: string }[] }>,
+    state: async () => (await h.status()).state,
+    /** Wait for the chat's state (default: ready). */
+    waitState: (state = "ready", ms = 15_000) => t.waitFor(async () => (await h.state()) === state, `the chat to be ${state}`, ms),
+    ready: (ms?: number) => h.waitState("ready", ms),
+    turnsEnded: () => get("c.turn_ended or 0") as Promise<number>,
+    /** Wait until `n` turns have ended; on timeout, say what the transcript and messages hold. */
+    turns: async (n = 1, ms = 20_000) => {
+      try {
+        await t.waitFor(async () => (await h.turnsEnded()) >= n, `turn ${n} to end`, ms);
+      } catch (e) {
+        const msgs = await t.lua<string>("return vim.fn.execute('messages')").catch(() => "");
+        throw new Error(`${(e as Error).message}\ntranscript:\n${await h.text()}\nmessages:${msgs}`);
+      }
+    },
+    lines: () => t.lines(info.buf),
+    text: async () => (await t.lines(info.buf)).join("\n"),
+    promptLines: () => t.lines(info.prompt_buf),
+    /** Send as :AcpChatSend does (queued when the agent is not ready). */
+    send: (text: string) => t.lua("require('acpchat.chats').send(require('acpchat.registry').get(...), select(2, ...))", [info.id, text]),
+    /** Type `text` into the prompt buffer and send it with the prompt's send key. */
+    type: async (text: string) => {
+      await t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, vim.split(select(2, ...), '\\n'))", [info.prompt_buf, text]);
+      await t.lua("require('acpchat.chats').send_prompt(require('acpchat.registry').get(...))", [info.id]);
+    },
+    lastStop: () => get("c.last_stop") as Promise<string>,
+    winbar: () => get("vim.wo[vim.fn.win_findbuf(c.buf)[1]].winbar") as Promise<string>,
+    trace: () => call<{ dir: string; kind: string; method?: string; payload_json: string }[]>(t, "trace", { chat: info.id }),
+    problems: async () => (await h.trace()).filter((e) => e.kind === "problem").map((e) => String(JSON.parse(e.payload_json))),
+    notes: () => t.lua<{ msg: string; level: number }[]>("return _G.notes or {}"),
+    agentPid: async () => (await call<{ chat: number; pid: number }[]>(t, "chats")).find((c) => c.chat === info.id)!.pid,
+  };
+  return h;
+}
+
+/** Run `cmd` (default :AcpChat) and return the chat it opened or focused. */
+export async function openChat(t: TestNvim, cmd = "AcpChat"): Promise<Chat> {
+  await t.nvim.command(cmd);
+  return chatHandle(t);
+}
+
+/** The common case: Neovim with one fake agent "fake" (or "bad" in the hostile suite), a chat open. */
+export async function startChat(bin: NvimBin, scenario: Scenario, extra: Record<string, unknown> = {}, opts: { name?: string; env?: Record<string, string>; agentExtra?: Record<string, unknown> } = {}): Promise<Chat> {
+  const t = await nvim(bin, {}, opts.env ?? {});
+  const name = opts.name ?? "fake";
+  await t.lua("require('acpchat').setup(...)", [{ agents: { [name]: fakeAgent(t, scenario, opts.agentExtra) }, default_agent: name, ...extra }]);
+  return openChat(t);
+}
