@@ -1,13 +1,15 @@
 /**
  * The agent as an operating-system process: spawned with execa as the leader of its own process
  * group, talking newline-delimited JSON on stdin/stdout. Its stderr is kept in a ring buffer and
- * handed to the log; it is never parsed as protocol. Stopping it kills the whole group, so the
- * shells and servers an agent starts go with it.
+ * handed to the log; it is never parsed as protocol. Stopping it kills its whole tree (group and
+ * cookie carriers), so the shells, servers and daemons an agent starts go with it. It never
+ * sees the editor's address (child-env.ts).
  */
 import { execa, type ResultPromise } from "execa";
 import type { Readable, Writable } from "node:stream";
 import { TextRing } from "./ring-buffer.js";
-import { killGroup, killGroupNow } from "./process-group.js";
+import { killTrees, killTreesNow, trackTree, type ProcessTree } from "./process-group.js";
+import { childEnv, cookieIn } from "./child-env.js";
 
 export interface AgentCommand {
   command: string;
@@ -24,35 +26,25 @@ export interface AgentExit {
   spawnError?: string;
 }
 
-const live = new Set<AgentProcess>();
-let exitHookInstalled = false;
-
-/** When the host process dies, take every agent group with it (synchronously: nothing else runs then). */
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const a of live) killGroupNow(a.pid);
-  });
-}
-
 export class AgentProcess {
   readonly stderr = new TextRing(64 * 1024);
   readonly stdin: Writable;
   readonly stdout: Readable;
   readonly exited: Promise<AgentExit>;
   private readonly child: ResultPromise;
+  /** Tracked from the spawn on: the host's exit hook kills it (process-group.ts). */
+  private readonly tree: ProcessTree;
   private exitInfo: AgentExit | undefined;
 
   constructor(
     readonly spec: AgentCommand,
     onStderr?: (text: string) => void,
   ) {
-    installExitHook();
+    const env = childEnv(spec.env);
     this.child = execa(spec.command, spec.args ?? [], {
       cwd: spec.cwd,
-      env: spec.env,
-      extendEnv: true,
+      env,
+      extendEnv: false,
       detached: true, // own process group: killing -pid reaches every descendant
       stdin: "pipe",
       stdout: "pipe",
@@ -72,7 +64,11 @@ export class AgentProcess {
       this.stderr.push(text);
       onStderr?.(text);
     });
-    live.add(this);
+    this.tree = { pid: this.child.pid, cookie: cookieIn(env) };
+    trackTree(this.tree);
+    // The agent is gone, but what it started may not be, and a daemon holding its stdout would
+    // keep the streams (and so `exited`) open forever: take the stragglers down at once.
+    this.child.once("exit", () => void killTrees([this.tree], 500));
     this.exited = this.child.then(
       (r) => {
         const failed = r as unknown as { failed?: boolean; code?: string; exitCode?: number; signal?: string; originalMessage?: string };
@@ -99,15 +95,17 @@ export class AgentProcess {
     } catch {
       // already closed
     }
-    await killGroup(this.pid, graceMs);
+    await killTrees([this.tree], graceMs);
     await Promise.race([this.exited, new Promise((r) => setTimeout(r, graceMs))]);
-    live.delete(this);
+  }
+
+  /** SIGKILL the agent and everything it started, synchronously (for a host that is exiting). */
+  killNow(): void {
+    killTreesNow([this.tree]);
   }
 
   private finish(info: AgentExit): AgentExit {
     this.exitInfo = info;
-    // The leader is gone, but its group may not be: take the stragglers down too.
-    void killGroup(this.pid, 500).finally(() => live.delete(this));
     return info;
   }
 }

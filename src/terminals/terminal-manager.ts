@@ -1,24 +1,22 @@
 /**
- * `terminal/*` on the client side: real processes, each the leader of its own process group.
- * Output is retained up to `outputByteLimit` bytes, cut from the start at a character boundary
- * (ACP: truncated from the beginning, `truncated: true`). Release kills the command if it still
- * runs but keeps its output visible; closing the manager kills every group.
+ * `terminal/*` on the client side: real processes, each the leader of its own process group and
+ * marked with a cookie of its own, so that killing a terminal reaches everything it started,
+ * daemons included (agent/process-group.ts). A command line without `args` runs through the
+ * user's shell (shell-command.ts). Output is retained up to the agent's `outputByteLimit`, and
+ * never beyond the client's own cap (output-buffer.ts). Release kills the command if it still
+ * runs but keeps its output visible; closing the manager kills every tree.
  */
 import { execa, type ResultPromise } from "execa";
 import { randomUUID } from "node:crypto";
+import { finished } from "node:stream";
 import { RpcError, ErrorCodes } from "../protocol/errors.js";
-import { killGroup, killGroupNow } from "../agent/process-group.js";
+import { killTrees, killTreesNow, trackTree, type ProcessTree } from "../agent/process-group.js";
+import { childEnv, cookieIn } from "../agent/child-env.js";
+import { OutputBuffer } from "./output-buffer.js";
+import { executableFor } from "./shell-command.js";
+import type { TerminalExitStatus } from "./exit-status.js";
 
-export interface TerminalExitStatus {
-  exitCode: number | null;
-  signal: string | null;
-}
-
-/** How a terminal ended, in a word or two ("exit 3", "signal SIGTERM"); undefined while running. */
-export function describeTerminalExit(s: TerminalExitStatus | undefined): string | undefined {
-  if (!s) return undefined;
-  return s.signal ? `signal ${s.signal}` : `exit ${s.exitCode ?? "?"}`;
-}
+export { describeTerminalExit, terminalFailed, type TerminalExitStatus } from "./exit-status.js";
 
 export interface TerminalSpec {
   command: string;
@@ -28,107 +26,166 @@ export interface TerminalSpec {
   outputByteLimit?: number;
 }
 
-const DEFAULT_LIMIT = 1024 * 1024;
+export interface TerminalOptions {
+  /** Most output bytes kept per terminal, whatever the agent asks for (default 4 MiB). */
+  outputCapBytes?: number;
+}
+
+const DEFAULT_CAP = 4 * 1024 * 1024;
 /** Released terminals whose output is kept for viewing; older ones are forgotten. */
 const KEEP_RELEASED = 20;
 
 export class Terminal {
   readonly id = `term-${randomUUID()}`;
-  private chunks: Buffer[] = [];
-  private bytes = 0;
-  truncated = false;
   exitStatus: TerminalExitStatus | undefined;
   released = false;
+  /** Resolves when the command itself exits, even if a child it left behind still writes. */
   readonly exited: Promise<TerminalExitStatus>;
-  /** Dropped once the command has exited: only its output and status are worth keeping. */
-  private child: ResultPromise | undefined;
+  /** Resolves when the output pipe closes: every writer has exited or was killed. */
+  readonly outputEnded: Promise<void>;
   readonly pid: number | undefined;
-  private readonly limit: number;
+  readonly tree: ProcessTree;
+  private readonly out: OutputBuffer;
 
   constructor(
     readonly spec: TerminalSpec,
     private readonly onOutput: (t: Terminal) => void,
+    capBytes = DEFAULT_CAP,
   ) {
-    this.limit = spec.outputByteLimit ?? DEFAULT_LIMIT;
-    this.child = execa(spec.command, spec.args ?? [], {
-      cwd: spec.cwd,
-      env: spec.env,
-      extendEnv: true,
-      detached: true,
-      stdin: "ignore",
-      all: true,
-      buffer: false,
-      reject: false,
-      encoding: "buffer",
+    this.out = new OutputBuffer(Math.max(0, Math.min(spec.outputByteLimit ?? Infinity, capBytes)));
+    const env = childEnv(spec.env);
+    const { file, args } = executableFor(spec.command, spec.args, process.env.SHELL);
+    let child: ResultPromise | undefined;
+    let spawnError: string | undefined;
+    try {
+      child = execa(file, args, {
+        cwd: spec.cwd,
+        env,
+        extendEnv: false,
+        detached: true, // own process group
+        stdin: "ignore",
+        all: true,
+        buffer: false,
+        reject: false,
+        encoding: "buffer",
+      });
+    } catch (e) {
+      spawnError = e instanceof Error ? e.message : String(e);
+    }
+    this.pid = child?.pid;
+    this.tree = { pid: this.pid, cookie: cookieIn(env) };
+    trackTree(this.tree);
+    if (!child) {
+      const message = spawnError ?? "could not start";
+      this.exited = Promise.resolve().then(() => this.spawnFailed(message));
+      this.outputEnded = this.exited.then(() => undefined);
+      return;
+    }
+    const proc = child; // narrowed, for the closures below
+    // Output keeps flowing after the exit, until the pipe closes or the tree is killed.
+    const all = proc.all!;
+    all.on("data", (b: Buffer) => this.append(b));
+    this.outputEnded = new Promise((resolve) => finished(all, () => resolve()));
+    // execa's own promise waits for the streams, which a background child may hold for ever:
+    // the process's `exit` event is what `terminal/wait_for_exit` is about. What the command
+    // wrote before it exited may still sit in the pipe, though, and an agent reads the output
+    // right after the exit: wait until the pipe closes or goes quiet.
+    this.exited = new Promise((resolve) => {
+      proc.once("exit", (code, signal) => {
+        void drained(all, this.outputEnded).then(() => resolve(this.finish({ exitCode: code, signal })));
+      });
+      proc.once("error", (e) => {
+        if (proc.pid === undefined) resolve(this.spawnFailed(e.message));
+      });
     });
-    this.pid = this.child.pid;
-    this.child.all!.on("data", (b: Buffer) => this.append(b));
-    this.exited = this.child.then(
-      (r) => this.finish({ exitCode: r.exitCode ?? null, signal: r.signal ?? null }, (r as { failed?: boolean; originalMessage?: string }).originalMessage, r.exitCode === undefined && !r.signal),
-      (e: unknown) => this.finish({ exitCode: null, signal: null }, e instanceof Error ? e.message : String(e), true),
-    );
+    proc.catch(() => undefined);
+  }
+
+  get truncated(): boolean {
+    return this.out.truncated;
   }
 
   /** The retained output: the last `outputByteLimit` bytes, starting on a character boundary. */
   output(): string {
-    return Buffer.concat(this.chunks).toString("utf8");
+    return this.out.text();
   }
 
-  /** About the last `chars` characters, joining only the chunks needed (called on every output). */
+  /** About the last `chars` characters (called on every output, so it copies only those). */
   tail(chars: number): string {
-    const parts: Buffer[] = [];
-    let bytes = 0;
-    for (let i = this.chunks.length - 1; i >= 0 && bytes < chars * 4; i--) {
-      parts.unshift(this.chunks[i]!);
-      bytes += this.chunks[i]!.length;
-    }
-    const text = Buffer.concat(parts).toString("utf8");
-    return text.length > chars ? text.slice(text.length - chars) : text;
+    return this.out.tail(chars);
   }
 
+  /** SIGTERM the command and everything it started, SIGKILL after a grace period. */
   async kill(): Promise<void> {
-    await killGroup(this.pid, 1000);
+    await killTrees([this.tree], 1000);
   }
 
   killNow(): void {
-    killGroupNow(this.pid);
+    killTreesNow([this.tree]);
   }
 
   private append(b: Buffer): void {
-    this.chunks.push(b);
-    this.bytes += b.length;
-    if (this.bytes > this.limit) this.trim();
+    this.out.append(b);
     this.onOutput(this);
   }
 
-  private trim(): void {
-    let all = Buffer.concat(this.chunks);
-    let start = all.length - this.limit;
-    // Never start inside a UTF-8 sequence: skip continuation bytes (10xxxxxx).
-    while (start < all.length && (all[start]! & 0xc0) === 0x80) start++;
-    all = all.subarray(start);
-    this.chunks = [Buffer.from(all)];
-    this.bytes = all.length;
-    this.truncated = true;
+  private spawnFailed(message: string): TerminalExitStatus {
+    this.out.append(Buffer.from(`${message}\n`));
+    return this.finish({ exitCode: 127, signal: null });
   }
 
-  private finish(status: TerminalExitStatus, message: string | undefined, spawnFailed: boolean): TerminalExitStatus {
-    if (spawnFailed && message) this.append(Buffer.from(`${message}\n`));
-    this.exitStatus = spawnFailed ? { exitCode: 127, signal: null } : status;
-    this.child = undefined;
-    void killGroup(this.pid, 300); // stragglers the command left in its group
+  private finish(status: TerminalExitStatus): TerminalExitStatus {
+    this.exitStatus ??= status;
     this.onOutput(this);
     return this.exitStatus;
   }
 }
 
+/** After an exit: the stream ended, or no data for QUIET_MS, or MAX_DRAIN_MS passed (a busy child). */
+const QUIET_MS = 50;
+const MAX_DRAIN_MS = 1000;
+
+function drained(stream: NodeJS.EventEmitter, ended: Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    let chunks = 0;
+    let armedAt = 0;
+    let over = false;
+    let quiet: NodeJS.Timeout | undefined;
+    const onData = () => chunks++;
+    const cap = setTimeout(done, MAX_DRAIN_MS);
+    stream.on("data", onData);
+    void ended.then(done);
+    arm();
+    function arm() {
+      armedAt = chunks;
+      quiet = setTimeout(check, QUIET_MS);
+    }
+    // Timers run before I/O in a loop turn: after a stall one could fire with data still unread.
+    // setImmediate runs after the I/O phase, so the pipe gets one more read before we decide.
+    function check() {
+      if (chunks !== armedAt) return arm();
+      setImmediate(() => (over ? undefined : chunks === armedAt ? done() : arm()));
+    }
+    function done() {
+      over = true;
+      clearTimeout(quiet);
+      clearTimeout(cap);
+      stream.off("data", onData);
+      resolve();
+    }
+  });
+}
+
 export class TerminalManager {
   private readonly terminals = new Map<string, Terminal>();
 
-  constructor(private readonly onChange: (t: Terminal) => void = () => undefined) {}
+  constructor(
+    private readonly onChange: (t: Terminal) => void = () => undefined,
+    private readonly options: TerminalOptions = {},
+  ) {}
 
   create(spec: TerminalSpec): Terminal {
-    const t = new Terminal(spec, (x) => this.onChange(x));
+    const t = new Terminal(spec, (x) => this.onChange(x), this.options.outputCapBytes ?? DEFAULT_CAP);
     this.terminals.set(t.id, t);
     return t;
   }
@@ -157,12 +214,13 @@ export class TerminalManager {
     return [...this.terminals.values()];
   }
 
-  /** Kill every terminal's process group (chat closed or editor quitting). */
+  /** Kill every terminal's tree (chat closed or editor quitting), with one /proc scan per round. */
   async closeAll(): Promise<void> {
-    await Promise.all([...this.terminals.values()].map((t) => t.kill()));
+    await killTrees(this.all().map((t) => t.tree), 1000);
   }
 
+  /** `closeAll`, synchronously (host exiting). */
   closeAllNow(): void {
-    for (const t of this.terminals.values()) t.killNow();
+    killTreesNow(this.all().map((t) => t.tree));
   }
 }
