@@ -36,9 +36,10 @@ return {
   },
   -- Node -> Lua: buffer requests that answer at once and never wait on the user.
   requests = {
-    "buffer_read",
     "buffer_state",
     "buffer_apply",
+    "buffer_save",
+    "buffer_reload",
   },
   -- The remote plugin's one function.
   notify_function = "AcpChatNotify",

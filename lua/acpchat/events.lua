@@ -36,17 +36,18 @@ local handlers = {
 }
 
 local requests = {
-  ---@param p { path: string, line: integer, limit: integer }
-  buffer_read = function(p)
-    return require("acpchat.workspace").read(p.path, p.line, p.limit)
-  end,
-  ---@param p { path: string }
+  -- Buffer primitives for the agent's reads and writes (lua/acpchat/workspace.lua).
   buffer_state = function(p)
-    return require("acpchat.workspace").current(p.path)
+    return require("acpchat.workspace").state(p)
   end,
-  ---@param p { path: string, content: string, save: boolean, tick: integer }
   buffer_apply = function(p)
-    return require("acpchat.workspace").apply(p.path, p.content, p.save, p.tick)
+    return require("acpchat.workspace").apply(p)
+  end,
+  buffer_save = function(p)
+    return require("acpchat.workspace").save(p)
+  end,
+  buffer_reload = function(p)
+    return require("acpchat.workspace").reload_unmodified(p)
   end,
 }
 

@@ -1,6 +1,8 @@
 -- Reviewing the agent's writes in vim's diff mode: a tab with the result (left, starts as the
--- current text) and the proposal (right). Hunks come from Node (computed with the `diff`
--- package); the result is rebuilt from which hunks are accepted.
+-- current text) and the proposal (right). The hunks come from Node in one convention
+-- ({ old_start, old_count, new_start, new_count }, 0-based, as nvim_buf_set_lines takes them)
+-- and drive everything here: the result buffer, the keys and the counts. The answer is the list
+-- of accepted hunks; Node composes the content from the same hunks.
 --   ga / gr   accept / reject the hunk under the cursor      ]c / [c  next / previous hunk
 --   gA / gR   accept / reject every hunk                      ZZ       finish: write the result
 --   ZQ or closing the tab: reject the whole change
@@ -13,6 +15,10 @@ local M = {}
 
 ---@type table<string, table>
 M.open_reviews = {}
+
+--- Above this many lines the review buffers get no filetype (highlighting a huge file would
+--- hold the editor longer than a frame).
+M.max_highlight_lines = 20000
 
 local function split_text(s)
   if s == nil or s == "" then
@@ -28,70 +34,40 @@ local function split_text(s)
 end
 M.split_text = split_text
 
---- Old (-) and new (+) lines of a hunk, without "\ No newline" markers.
-local function sides(h)
-  local old, new = {}, {}
-  for _, l in ipairs(h.lines) do
-    local c = l:sub(1, 1)
-    if c == "-" then
-      old[#old + 1] = l:sub(2)
-    elseif c == "+" then
-      new[#new + 1] = l:sub(2)
-    end
-  end
-  return old, new
-end
-
---- The result of applying the accepted hunks to `original`; also where each hunk landed.
-function M.compose(original, hunks, accepted)
-  local out, rows = {}, {}
-  local pos = 1
-  for i, h in ipairs(hunks) do
-    local start = h.old_lines == 0 and (h.old_start + 1) or h.old_start
-    for k = pos, start - 1 do
-      out[#out + 1] = original[k]
-    end
-    local old, new = sides(h)
-    local take = accepted[i] and new or old
-    rows[i] = { first = #out + 1, count = #take }
-    for _, l in ipairs(take) do
-      out[#out + 1] = l
-    end
-    pos = start + h.old_lines
-  end
-  for k = pos, #original do
-    out[#out + 1] = original[k]
-  end
-  return out, rows
-end
-
 local function scratch(name, lines, ft)
   local buf = api.nvim_create_buf(false, true)
   api.nvim_buf_set_name(buf, name)
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
+  vim.bo[buf].undolevels = -1
   api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
-  if ft and ft ~= "" then
+  if ft and ft ~= "" and #lines <= M.max_highlight_lines then
     vim.bo[buf].filetype = ft
   end
   return buf
 end
 
---- Open a diff tab: left and right buffers under :diffthis. Returns tab, left win, right win.
-local function diff_tab(left, right)
+--- Open a tab with `left` and `right` side by side, under :diffthis unless `plain`.
+local function diff_tab(left, right, plain)
   vim.cmd("stopinsert")
   vim.cmd("tabnew")
   local tab = api.nvim_get_current_tabpage()
   local lw = api.nvim_get_current_win()
   local empty = api.nvim_get_current_buf()
   api.nvim_win_set_buf(lw, left)
-  vim.cmd("diffthis")
+  if not plain then
+    vim.cmd("diffthis")
+  end
   vim.cmd("rightbelow vsplit")
   local rw = api.nvim_get_current_win()
   api.nvim_win_set_buf(rw, right)
-  vim.cmd("diffthis")
+  if not plain then
+    vim.cmd("diffthis")
+  else
+    vim.wo[lw].scrollbind, vim.wo[rw].scrollbind = true, true
+  end
   if api.nvim_buf_is_valid(empty) and empty ~= left and empty ~= right then
     pcall(api.nvim_buf_delete, empty, { force = true })
   end
@@ -99,14 +75,55 @@ local function diff_tab(left, right)
   return tab, lw, rw
 end
 
-local function set_lines(buf, lines)
-  vim.bo[buf].modifiable = true
-  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
+--- Where each hunk starts in the result buffer (0-based): its old start plus what the accepted
+--- hunks above it added.
+local function result_rows(r)
+  local rows, shift = {}, 0
+  for i, h in ipairs(r.hunks) do
+    rows[i] = h.old_start + shift
+    if r.accepted[i] then
+      shift = shift + h.new_count - h.old_count
+    end
+  end
+  return rows
 end
 
---- Winbars: the result (left) says what is accepted and the keys; the proposal (right) says whose it is.
-local function summary(r)
+--- Lines of one side of a hunk.
+local function side(lines, start, count)
+  return vim.list_slice(lines, start + 1, start + count)
+end
+
+--- Accept (or reject) hunk `i` in the result buffer: its range is replaced by the other side.
+--- `rows`: result_rows(r), valid for every hunk at or above the ones changed so far (callers
+--- going through several hunks go bottom up).
+local function set_hunk(r, i, accept, rows)
+  if (r.accepted[i] or false) == accept then
+    return
+  end
+  local h = r.hunks[i]
+  local start = rows[i]
+  local count = r.accepted[i] and h.new_count or h.old_count
+  local lines = accept and side(r.proposed, h.new_start, h.new_count) or side(r.current, h.old_start, h.old_count)
+  local stop = start + count
+  -- An empty result is Vim's empty buffer: its one (phantom) line is replaced, not kept.
+  if r.result_count == 0 then
+    stop = 1
+  end
+  vim.bo[r.left].modifiable = true
+  api.nvim_buf_set_lines(r.left, start, stop, false, lines)
+  vim.bo[r.left].modifiable = false
+  r.result_count = r.result_count - count + #lines
+  r.accepted[i] = accept or nil
+end
+
+local reasons = {
+  conflict = "has unsaved edits of yours: the agent's change is shown for review instead of being applied",
+  refresh = "changed while you reviewed it: the hunks you accepted are shown again, against the new text",
+  disk = "changed on disk while it has unsaved edits of yours: the right side is the file on disk (ga/gA take its changes, ZQ keeps your buffer)",
+}
+
+--- Winbars: the result (left) says what is accepted and the keys; the right says whose it is.
+local function winbars(r)
   local n = 0
   for i = 1, #r.hunks do
     if r.accepted[i] then
@@ -115,22 +132,26 @@ local function summary(r)
   end
   local name = vim.fn.fnamemodify(r.path, ":~:.")
   local left = string.format("Result: %s (%d/%d hunks accepted)  ga/gr hunk · gA/gR all · ZZ done · ZQ reject", name, n, #r.hunks)
-  local right = string.format("Proposed: %s (+%d -%d)", name, r.added, r.removed)
-  return left, right
-end
-
-local function redraw(r)
-  local lines, rows = M.compose(r.original, r.hunks, r.accepted)
-  r.result, r.rows = lines, rows
-  set_lines(r.left, lines)
-  local left, right = summary(r)
+  local right = string.format("%s: %s (+%d -%d)", r.reason == "disk" and "On disk" or "Proposed", name, r.added, r.removed)
+  if r.eol_change then
+    right = right .. (r.eol_change == "removed" and " · no newline at end of file" or " · adds the newline at end of file")
+  end
+  if r.whole then
+    right = right .. " · too large to compare line by line: the whole new file is shown"
+  end
   for _, w in ipairs({ r.lw, r.rw }) do
     if api.nvim_win_is_valid(w) then
       vim.wo[w].winbar = ((w == r.lw and left or right):gsub("%%", "%%%%"))
-      api.nvim_win_call(w, function()
-        vim.cmd("diffupdate")
-      end)
     end
+  end
+end
+
+local function refresh(r)
+  winbars(r)
+  if not r.whole and api.nvim_win_is_valid(r.lw) then
+    api.nvim_win_call(r.lw, function()
+      vim.cmd("diffupdate")
+    end)
   end
 end
 
@@ -138,16 +159,14 @@ end
 local function hunk_at_cursor(r)
   local win = api.nvim_get_current_win()
   local row = api.nvim_win_get_cursor(win)[1]
+  local rows = result_rows(r)
   local best, dist = nil, math.huge
   for i, h in ipairs(r.hunks) do
     local first, count
     if win == r.rw then
-      first, count = h.new_start, h.new_lines
-      if count == 0 then
-        first = h.new_start + 1
-      end
+      first, count = h.new_start + 1, h.new_count
     else
-      first, count = r.rows[i].first, r.rows[i].count
+      first, count = rows[i] + 1, r.accepted[i] and h.new_count or h.old_count
     end
     local last = first + math.max(count, 1) - 1
     local d = (row < first) and (first - row) or (row > last and (row - last) or 0)
@@ -158,91 +177,96 @@ local function hunk_at_cursor(r)
   return best
 end
 
-local function finish(r, accepted_any)
+local function close_tab(r)
+  if r.tab and api.nvim_tabpage_is_valid(r.tab) and #api.nvim_list_tabpages() > 1 then
+    pcall(vim.cmd, "tabclose " .. api.nvim_tabpage_get_number(r.tab))
+  end
+end
+
+--- The answer: the accepted hunks' indices (0-based, the order Node numbered them).
+local function finish(r, accept)
   if r.done then
     return
   end
   r.done = true
   M.open_reviews[r.key] = nil
-  local content
-  if accepted_any then
-    content = table.concat(r.result, "\n")
-    -- The end of the last line is the proposal's (only accepted content reaches this point).
-    if #r.result > 0 and r.eol_new then
-      content = content .. "\n"
+  local list = {}
+  if accept then
+    for i = 1, #r.hunks do
+      if r.accepted[i] then
+        list[#list + 1] = i - 1
+      end
     end
   end
-  questions.reply(r.key, { accepted = accepted_any and true or false, content = content })
-  if api.nvim_tabpage_is_valid(r.tab) and #api.nvim_list_tabpages() > 1 then
-    local tabnr = api.nvim_tabpage_get_number(r.tab)
-    pcall(vim.cmd, "tabclose " .. tabnr)
-  end
+  questions.reply(r.key, { accepted = list, done = true })
+  close_tab(r)
 end
 
-local function any_accepted(r)
-  for i = 1, #r.hunks do
-    if r.accepted[i] then
-      return true
-    end
-  end
-  return false
-end
-
---- Open a review for a write (asked by Node). `req`: path, current, proposed, hunks, added, removed, reason.
+--- Open a review (asked by Node). `req`: path, reason, current and proposed lines, hunks,
+--- added, removed, whole (no diff mode), eol_change.
 function M.ask(chat_id, key, req)
   vim.schedule(function()
-    local original, eol_old = split_text(req.current)
-    local proposed, eol_new = split_text(req.proposed)
-    local ft = vim.filetype.match({ filename = req.path }) or ""
+    if not questions.is_open(key) then
+      return
+    end
     local r = {
       key = key,
       chat = chat_id,
       path = req.path,
-      original = original,
-      proposed = proposed,
-      eol_old = eol_old,
-      eol_new = eol_new,
-      hunks = req.hunks,
-      added = req.added,
-      removed = req.removed,
+      reason = req.reason,
+      current = req.current or {},
+      proposed = req.proposed or {},
+      hunks = req.hunks or {},
+      added = req.added or 0,
+      removed = req.removed or 0,
+      whole = req.whole,
+      eol_change = req.eol_change,
       accepted = {},
     }
+    r.result_count = #r.current
     M.open_reviews[key] = r
-    r.left = scratch(string.format("acpchat://review/%s/result/%s", key, vim.fn.fnamemodify(req.path, ":t")), original, ft)
-    r.right = scratch(string.format("acpchat://review/%s/proposed/%s", key, vim.fn.fnamemodify(req.path, ":t")), proposed, ft)
-    r.tab, r.lw, r.rw = diff_tab(r.left, r.right)
-    redraw(r)
-    if req.reason == "conflict" then
-      util.notify("acpchat: " .. req.path .. " has unsaved edits of yours: the agent's change is shown for review instead of being applied", vim.log.levels.WARN)
+    local ft = vim.filetype.match({ filename = req.path }) or ""
+    local tail = vim.fn.fnamemodify(req.path, ":t")
+    r.left = scratch(string.format("acpchat://review/%s/result/%s", key, tail), r.current, ft)
+    r.right = scratch(string.format("acpchat://review/%s/%s/%s", key, r.reason == "disk" and "disk" or "proposed", tail), r.proposed, ft)
+    r.tab, r.lw, r.rw = diff_tab(r.left, r.right, r.whole)
+    refresh(r)
+    if reasons[r.reason] then
+      util.notify("acpchat: " .. req.path .. " " .. reasons[r.reason], vim.log.levels.WARN)
     end
     local function map(lhs, fn, desc)
       for _, b in ipairs({ r.left, r.right }) do
         vim.keymap.set("n", lhs, fn, { buffer = b, nowait = true, silent = true, desc = "acpchat review: " .. desc })
       end
     end
-    local function set_hunk(accept)
+    local function one(accept)
       return function()
         local i = hunk_at_cursor(r)
         if i then
-          r.accepted[i] = accept
-          redraw(r)
+          set_hunk(r, i, accept, result_rows(r))
+          refresh(r)
         end
       end
     end
-    map("ga", set_hunk(true), "accept the hunk")
-    map("gr", set_hunk(false), "reject the hunk")
-    map("gA", function()
-      for i = 1, #r.hunks do
-        r.accepted[i] = true
+    local function all(accept)
+      return function()
+        local rows = result_rows(r)
+        for i = #r.hunks, 1, -1 do
+          set_hunk(r, i, accept, rows)
+        end
+        refresh(r)
       end
-      redraw(r)
-    end, "accept every hunk")
-    map("gR", function()
-      r.accepted = {}
-      redraw(r)
-    end, "reject every hunk")
+    end
+    if r.reason == "refresh" then
+      -- The user accepted these already: they start accepted.
+      all(true)()
+    end
+    map("ga", one(true), "accept the hunk")
+    map("gr", one(false), "reject the hunk")
+    map("gA", all(true), "accept every hunk")
+    map("gR", all(false), "reject every hunk")
     map("ZZ", function()
-      finish(r, any_accepted(r))
+      finish(r, true)
     end, "finish: write what was accepted")
     map("ZQ", function()
       finish(r, false)
@@ -268,9 +292,7 @@ function M.close(key)
   if r then
     r.done = true
     M.open_reviews[key] = nil
-    if api.nvim_tabpage_is_valid(r.tab) and #api.nvim_list_tabpages() > 1 then
-      pcall(vim.cmd, "tabclose " .. api.nvim_tabpage_get_number(r.tab))
-    end
+    close_tab(r)
   end
 end
 
@@ -292,9 +314,7 @@ function M.show_readonly(path, old_text, new_text, on_close)
       return
     end
     closed = true
-    if api.nvim_tabpage_is_valid(tab) and #api.nvim_list_tabpages() > 1 then
-      pcall(vim.cmd, "tabclose " .. api.nvim_tabpage_get_number(tab))
-    end
+    close_tab({ tab = tab })
     if on_close then
       vim.schedule(on_close)
     end

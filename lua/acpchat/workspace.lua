@@ -1,5 +1,7 @@
--- The agent's view of the user's files: buffers (with unsaved changes) before the disk.
--- Called from Node with nvim_exec_lua; only the requested lines cross the RPC boundary.
+-- The editor's primitives for the agent's reads and writes (Node's buffer requests, see
+-- src/nvim/contract.ts): report a buffer's state, apply line edits as one undo step, save,
+-- reload. They answer at once and decide nothing: what a write does is decided in Node
+-- (src/workspace/write-plan.ts).
 local M = {}
 local api = vim.api
 
@@ -15,97 +17,143 @@ function M.find_buf(path)
   end
 end
 
---- fs/read_text_file: `line` 1-based, `limit` a count of lines (0: not given).
-function M.read(path, line, limit)
-  local b = M.find_buf(path)
+--- Vim's empty buffer (no line at all, shown as one empty line).
+local function is_empty(b)
+  return api.nvim_buf_line_count(b) == 1 and api.nvim_buf_call(b, function()
+    return vim.fn.line2byte(2) == -1
+  end)
+end
+
+--- A buffer's state: its options that decide how it is written, its change tick, and its
+--- lines [first, last) (0-based, end exclusive; all by default).
+---@param p { path: string, first: integer?, last: integer? }
+function M.state(p)
+  local b = M.find_buf(p.path)
   if not b then
     return { loaded = false }
   end
-  local first = (line and line > 0) and (line - 1) or 0
-  local last = (limit and limit > 0) and (first + limit) or -1
-  local lines = api.nvim_buf_get_lines(b, first, last, false)
-  local content = table.concat(lines, "\n")
-  -- A whole-file read ends with a newline like the file on disk would.
-  if last == -1 and vim.bo[b].eol and #lines > 0 then
-    content = content .. "\n"
+  local bo = vim.bo[b]
+  local first = p.first or 0
+  local last = p.last or -1
+  local count = api.nvim_buf_line_count(b)
+  if last ~= -1 and last > count then
+    last = count
   end
-  return { loaded = true, content = content }
+  local lines = first >= count and {} or api.nvim_buf_get_lines(b, first, last, false)
+  return {
+    loaded = true,
+    tick = api.nvim_buf_get_changedtick(b),
+    modified = bo.modified,
+    lines = lines,
+    line_count = count,
+    empty = is_empty(b),
+    eol = bo.eol,
+    fixeol = bo.fixeol,
+    binary = bo.binary,
+    fileformat = bo.fileformat,
+    fileencoding = bo.fileencoding,
+    bomb = bo.bomb,
+    readonly = bo.readonly,
+    modifiable = bo.modifiable,
+  }
 end
 
---- Replace a buffer's text with `content` as one undoable change, keeping the cursor.
-function M.apply_to_buffer(b, content)
-  local lines = vim.split(content, "\n", { plain = true })
-  if lines[#lines] == "" then
-    table.remove(lines)
-  end
-  local views = {}
-  for _, w in ipairs(vim.fn.win_findbuf(b)) do
-    views[w] = api.nvim_win_call(w, vim.fn.winsaveview)
-  end
-  -- Only the changed middle is replaced: marks and the undo step stay small.
-  local old = api.nvim_buf_get_lines(b, 0, -1, false)
-  local s = 1
-  while s <= #old and s <= #lines and old[s] == lines[s] do
-    s = s + 1
-  end
-  local eo, en = #old, #lines
-  while eo >= s and en >= s and old[eo] == lines[en] do
-    eo, en = eo - 1, en - 1
-  end
-  api.nvim_buf_set_lines(b, s - 1, eo, false, vim.list_slice(lines, s, en))
-  for w, view in pairs(views) do
-    if api.nvim_win_is_valid(w) then
-      view.lnum = math.min(view.lnum, math.max(1, api.nvim_buf_line_count(b)))
-      api.nvim_win_call(w, function()
-        vim.fn.winrestview(view)
-      end)
-    end
-  end
+--- Close the buffer's current undo block, even in Insert mode (:h undo-break).
+local function break_undo(b)
+  api.nvim_buf_call(b, function()
+    vim.cmd("let &g:undolevels = &g:undolevels")
+  end)
 end
 
---- What a write would replace: the buffer's text when the file is loaded.
---- Returns { loaded, modified, text, tick } (text only when loaded).
-function M.current(path)
-  local b = M.find_buf(path)
-  if not b then
-    return { loaded = false }
-  end
-  local lines = api.nvim_buf_get_lines(b, 0, -1, false)
-  local text = table.concat(lines, "\n")
-  if vim.bo[b].eol and #lines > 0 then
-    text = text .. "\n"
-  end
-  return { loaded = true, modified = vim.bo[b].modified, text = text, tick = api.nvim_buf_get_changedtick(b) }
-end
-
---- Put `content` into the loaded buffer for `path` as one undoable change (and :write it when
---- `save`). `tick`: the changedtick the content was based on; if the user typed since, nothing
---- is applied. Returns { result = "applied" | "not_loaded" | "changed" }.
-function M.apply(path, content, save, tick)
-  local b = M.find_buf(path)
+--- Apply line edits (each { start, end, lines }: old lines [start, end), bottom first, as Node
+--- computed them) as one undo step of their own, if the buffer is still at change tick `tick`.
+--- `eol`: set 'endofline' (and, when false, 'nofixendofline'). Cursors and marks in every
+--- window move with the lines around them (set_lines adjusts them).
+---@param p { path: string, tick: integer, edits: { start: integer, ["end"]: integer, lines: string[] }[], eol: boolean?, acknowledge_disk: boolean?, mark_saved: boolean? }
+function M.apply(p)
+  local b = M.find_buf(p.path)
   if not b then
     return { result = "not_loaded" }
   end
-  if tick and tick > 0 and api.nvim_buf_get_changedtick(b) ~= tick then
+  if api.nvim_buf_get_changedtick(b) ~= p.tick then
     return { result = "changed" }
   end
-  M.apply_to_buffer(b, content)
-  if save then
-    api.nvim_buf_call(b, function()
-      vim.cmd("silent write")
-    end)
+  break_undo(b)
+  for _, e in ipairs(p.edits or {}) do
+    api.nvim_buf_set_lines(b, e.start, e["end"], false, e.lines or {})
   end
-  return { result = "applied" }
+  if p.eol ~= nil then
+    vim.bo[b].eol = p.eol
+    if not p.eol then
+      vim.bo[b].fixeol = false
+    end
+  end
+  break_undo(b)
+  if p.acknowledge_disk then
+    M.checktime(b, "")
+  end
+  if p.mark_saved then
+    vim.bo[b].modified = false
+  end
+  return { result = "applied", tick = api.nvim_buf_get_changedtick(b) }
 end
 
---- After a disk write: windows showing the file reload it.
+--- :checktime for one buffer, answering Vim's question about a file changed on disk with
+--- `choice` (v:fcs_choice: "reload", or "" to keep the buffer and stop the warning, W12).
+function M.checktime(b, choice)
+  local id = api.nvim_create_autocmd("FileChangedShell", {
+    buffer = b,
+    callback = function()
+      vim.v.fcs_choice = choice
+    end,
+  })
+  pcall(vim.cmd, "checktime " .. b)
+  pcall(api.nvim_del_autocmd, id)
+end
+
+--- :write the buffer if it is still at change tick `tick`. Truthful: "saved" only when the
+--- buffer is written and no longer modified (an error, or "no" to Vim's question, is not).
+---@param p { path: string, tick: integer }
+function M.save(p)
+  local b = M.find_buf(p.path)
+  if not b then
+    return { result = "not_loaded" }
+  end
+  if api.nvim_buf_get_changedtick(b) ~= p.tick then
+    return { result = "changed" }
+  end
+  local ok, err = pcall(api.nvim_buf_call, b, function()
+    vim.cmd("silent write")
+  end)
+  if not ok then
+    return { result = "not_saved", error = (tostring(err):gsub("^.-Vim[^:]*:", "")) }
+  end
+  if vim.bo[b].modified then
+    return { result = "not_saved", error = "the buffer was not written (declined)" }
+  end
+  return { result = "saved" }
+end
+
+--- Reload an unmodified buffer from disk (the file changed behind it), keeping its view and
+--- undo history like :checktime does.
+---@param p { path: string }
+function M.reload_unmodified(p)
+  local b = M.find_buf(p.path)
+  if not b then
+    return { result = "not_loaded" }
+  end
+  if vim.bo[b].modified then
+    return { result = "changed" }
+  end
+  M.checktime(b, "reload")
+  return { result = "reloaded" }
+end
+
+--- After a disk write: a buffer that holds the file and has no edits reloads it.
 function M.reload(path)
   local b = M.find_buf(path)
   if b and not vim.bo[b].modified then
-    api.nvim_buf_call(b, function()
-      vim.cmd("silent! checktime")
-      vim.cmd("silent! edit")
-    end)
+    M.checktime(b, "reload")
   end
 end
 

@@ -170,15 +170,44 @@ export type NodeEvent = keyof NodeEvents;
 export const NODE_EVENTS = ["render", "result", "ask", "dismiss", "takeBack", "notify", "reload"] as const satisfies readonly NodeEvent[];
 
 /**
- * Node -> Lua requests: buffer primitives that answer at once and never wait on the user.
+ * Node -> Lua requests: buffer primitives that answer at once and never wait on the user
+ * (lua/acpchat/workspace.lua). They decide nothing: src/workspace/write-plan.ts does.
  */
 export interface NodeRequests {
-  bufferRead: { params: { path: string; line: number; limit: number }; result: { loaded: false } | { loaded: true; content: string } };
-  bufferState: { params: { path: string }; result: { loaded: false } | { loaded: true; modified: boolean; text: string; tick: number } };
-  bufferApply: { params: { path: string; content: string; save: boolean; tick: number }; result: { result: "applied" | "not_loaded" | "changed" } };
+  /** A loaded buffer's lines [first, last) (0-based; all by default) and the options that decide how it is written. */
+  bufferState: { params: { path: string; first?: number; last?: number }; result: { loaded: false } | ({ loaded: true; lineCount: number } & BufferStateWire) };
+  /**
+   * Line edits (old lines [start, end), bottom first) as one undo step of their own, if the
+   * buffer is still at `tick`; `eol` sets 'endofline'. `acknowledgeDisk`: the user has seen the
+   * file's new content on disk (no W12 on the next :w); `markSaved`: the buffer now equals the disk.
+   */
+  bufferApply: {
+    params: { path: string; tick: number; edits: { start: number; end: number; lines: string[] }[]; eol?: boolean; acknowledgeDisk?: boolean; markSaved?: boolean };
+    result: { result: "applied"; tick: number } | { result: "not_loaded" | "changed" };
+  };
+  /** :write the buffer if still at `tick`; "saved" only when it was written. */
+  bufferSave: { params: { path: string; tick: number }; result: { result: "saved" | "not_loaded" | "changed" } | { result: "not_saved"; error: string } };
+  /** Reload an unmodified buffer whose file changed on disk (like :checktime). */
+  bufferReload: { params: { path: string }; result: { result: "reloaded" | "not_loaded" | "changed" } };
+}
+
+/** What bufferState says of a loaded buffer (src/workspace/write-plan.ts, BufferState). */
+export interface BufferStateWire {
+  tick: number;
+  modified: boolean;
+  lines: string[];
+  empty: boolean;
+  eol: boolean;
+  fixeol: boolean;
+  binary: boolean;
+  fileformat: string;
+  fileencoding: string;
+  bomb: boolean;
+  readonly: boolean;
+  modifiable: boolean;
 }
 
 export type NodeRequest = keyof NodeRequests;
 
-export const NODE_REQUESTS = ["bufferRead", "bufferState", "bufferApply"] as const satisfies readonly NodeRequest[];
+export const NODE_REQUESTS = ["bufferState", "bufferApply", "bufferSave", "bufferReload"] as const satisfies readonly NodeRequest[];
 

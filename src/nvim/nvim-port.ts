@@ -1,6 +1,8 @@
 /**
- * The EditorPort on Neovim: buffers first (with unsaved changes), disk second; questions asked
- * through the bridge without waiting on Lua (see contract.ts).
+ * The EditorPort on Neovim: the effects at the edge of the write path. What a read or a write
+ * does is decided in src/workspace/ (write-plan.ts, pure); this adapter only gathers the state
+ * it decides on (a buffer's state through the bridge's primitives, or the disk), carries out
+ * the action, and asks the user through the bridge without waiting on Lua (see contract.ts).
  */
 import type { EditorPort } from "../client/editor-port.js";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
@@ -14,19 +16,56 @@ import type {
   WriteTextFileRequest,
 } from "../protocol/schema.js";
 import { compactInput } from "../render/view-model.js";
+import { summarizeDiff } from "../render/diff-summary.js";
+import { DEFAULT_MAX_READ_BYTES, diskSnapshot, writeIfUnchanged, type DiskSnapshot } from "../workspace/disk.js";
+import { readFileWindow, textWindow } from "../workspace/files.js";
+import { resolveThroughLinks } from "../workspace/path-boundary.js";
+import { sameText, joinText } from "../workspace/text-codec.js";
+import {
+  acceptedHunks,
+  approvalCovers,
+  bufferText,
+  commitFor,
+  currentText,
+  decideSync,
+  decideWrite,
+  rebase,
+  reviewQuestion,
+  type BufferState,
+  type Commit,
+  type Current,
+  type WriteMode,
+} from "../workspace/write-plan.js";
 import type { Bridge } from "./bridge.js";
 import type { QuestionKind } from "./contract.js";
 import type { Questions } from "./questions.js";
-import { summarizeDiff } from "../render/diff-summary.js";
-import { DEFAULT_MAX_READ_BYTES, readFileWindow, writeFileAtomic } from "../workspace/files.js";
-import { hunks } from "../render/diff-summary.js";
 
-type ReviewAnswer = { accepted: boolean; content?: string } | undefined;
+export type { WriteMode };
 
-/** How agent writes reach files: reviewed first, straight into the buffer, or also saved. */
-export type WriteMode = "review" | "buffer" | "save";
+/** What a write did, for the agent's response and the user. */
+export interface WriteOutcome {
+  written: "buffer" | "disk" | "nothing";
+  /** The buffer was also written to disk (write mode "save"). */
+  saved?: boolean;
+  /** Hunks of the proposal that were accepted, of how many (after a review). */
+  accepted?: number;
+  hunks?: number;
+  message: string;
+}
+
+interface Approval {
+  path: string;
+  oldText?: string | null;
+  newText: string;
+}
+
+/** How many answered rounds a write may take (a review shown again after a concurrent change). */
+const MAX_ROUNDS = 4;
 
 export class NvimPort implements EditorPort {
+  /** Edits the user approved in a permission prompt's diff, waiting for their write. */
+  private approvals: Approval[] = [];
+
   constructor(
     private readonly bridge: Bridge,
     private readonly questions: Questions,
@@ -39,47 +78,153 @@ export class NvimPort implements EditorPort {
     return this.questions.ask<T>(this.chatId, kind, question, signal);
   }
 
+  /** fs/read_text_file: the buffer (unsaved edits included) when the file is loaded, else the disk. */
   async readTextFile(req: ReadTextFileRequest): Promise<{ content: string }> {
-    const r = await this.bridge.request("bufferRead", { path: req.path, line: req.line ?? 0, limit: req.limit ?? 0 });
-    if (r.loaded) return { content: r.content };
-    return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes) };
+    const first = req.line ? Math.max(0, req.line - 1) : 0;
+    const last = req.limit ? first + req.limit : undefined;
+    const r = await this.bridge.request("bufferState", { path: req.path, first, last });
+    if (!r.loaded) return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes) };
+    if (r.empty) return { content: "" };
+    // The window as a text of its own: it ends with the buffer's final newline if it reaches the end.
+    const reachesEnd = first + r.lines.length >= r.lineCount;
+    const eol = reachesEnd && bufferText(r).eol;
+    return { content: textWindow({ lines: r.lines, eol }, req.line ? 1 : null, req.limit) };
+  }
+
+  /** What the file is now: its buffer when loaded (with the disk too, for "save"), else the disk. */
+  private async current(path: string, withDisk: boolean): Promise<Current> {
+    const r = await this.bridge.request("bufferState", { path });
+    if (r.loaded) {
+      const { loaded: _, lineCount: __, ...buffer } = r;
+      const disk = withDisk ? await diskSnapshot(path, this.maxReadBytes).catch(() => undefined) : undefined;
+      return { kind: "buffer", buffer: buffer as BufferState, disk };
+    }
+    return { kind: "disk", disk: await diskSnapshot(path, this.maxReadBytes) };
   }
 
   /**
-   * fs/write_text_file. A loaded buffer gets the content as one undoable change; a buffer with
-   * the user's unsaved edits is never overwritten silently (the change goes to review); with
-   * the "review" mode every change is reviewed first. Files no buffer holds are written to disk
-   * atomically. Resolves when the content is in place; rejects if the user rejected it.
+   * fs/write_text_file, one step: the state is gathered, write-plan.ts decides (refuse, nothing
+   * to do, review, or commit), and the commit lands only if the text is still the one it was
+   * computed against. When the text changed under an answered review (the user typed, the
+   * disk changed), the accepted changes are carried over to the new text and shown again; if
+   * they cannot be, nothing is written and both the agent and the user are told.
    */
   async writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<void> {
-    const state = await this.bridge.request("bufferState", { path: req.path });
+    const outcome = await this.write(req, signal);
+    this.lastWrite = outcome;
+    // Truthful: content the agent asked to save that is not on disk is not a success.
+    if (outcome.saved === false) throw new RpcError(ErrorCodes.InternalError, outcome.message);
+  }
+
+  /** The outcome of the last write (for the agent's response, once the EditorPort carries it). */
+  lastWrite: WriteOutcome | undefined;
+
+  /** A write, with what it did. */
+  async write(req: WriteTextFileRequest, signal: AbortSignal): Promise<WriteOutcome> {
+    const path = req.path;
     let content = req.content;
-    let tick = 0;
-    if (state.loaded) tick = state.tick;
-    if (this.writeMode === "review" || (state.loaded && state.modified)) {
-      const current = state.loaded ? state.text : await readFileWindow(req.path).catch(() => "");
-      const hs = hunks(current, req.content);
-      if (hs.length === 0) return; // nothing would change
-      const { added, removed } = summarizeDiff(current, req.content);
-      const reason = state.loaded && state.modified ? "conflict" : "review";
-      const answer = this.ask<ReviewAnswer>("review", { path: req.path, current, proposed: req.content, hunks: hs, added, removed, reason }, signal);
-      const a = await answer;
-      if (signal.aborted) throw new RpcError(ErrorCodes.RequestCancelled, `the write to ${req.path} was cancelled`);
-      if (!a || a.accepted !== true || typeof a.content !== "string") throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${req.path}`);
-      content = a.content;
+    let refresh = false;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const current = await this.current(path, this.writeMode === "save");
+      const now = currentText(current);
+      const approved = !refresh && now !== undefined && this.takeApproval(path, now, content);
+      const plan = decideWrite({ path, content, current, mode: this.writeMode, approved, refresh });
+      if (plan.action === "refuse") throw new RpcError(ErrorCodes.InternalError, plan.message);
+      if (plan.action === "unchanged") return { written: "nothing", message: `${path} already has this content; nothing to write` };
+      let commit: Commit;
+      let accepted: number | undefined;
+      const total = plan.prepared.diff.hunks.length;
+      if (plan.action === "review") {
+        const answer = await this.ask<unknown>("review", reviewQuestion(plan.prepared, plan.reason), signal);
+        if (signal.aborted) throw new RpcError(ErrorCodes.RequestCancelled, `the write to ${path} was cancelled`);
+        const chosen = acceptedHunks(plan.prepared.diff.hunks, answer);
+        if (chosen.length === 0) throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${path}; nothing was written`);
+        commit = commitFor(plan.prepared, chosen);
+        accepted = chosen.length;
+      } else {
+        commit = plan.commit;
+      }
+      const done = await this.perform(commit);
+      if (done) return { ...done, accepted, hunks: plan.action === "review" ? total : undefined, message: describe(path, done, accepted, total) };
+      if (plan.action !== "review") continue; // raced with a change: decide again on the new text
+      // The text changed while the user reviewed: carry what they accepted over to it.
+      const fresh = currentText(await this.current(path, false));
+      const merged = fresh && rebase(commit.base.text, commit.result, fresh);
+      if (!merged) {
+        const why = `${path} changed while its review was open, in the same lines as the agent's change; nothing was written`;
+        this.bridge.emit("notify", { message: `acpchat: ${why} (the agent was told)`, level: "warn" });
+        throw new RpcError(ErrorCodes.InternalError, `${why}. Read the file again and redo the change.`);
+      }
+      if (sameText(merged, fresh)) return { written: "nothing", message: `${path} already has the accepted changes; nothing to write` };
+      content = joinText(merged);
+      refresh = true;
     }
-    const applied = await this.bridge.request("bufferApply", { path: req.path, content, save: this.writeMode === "save", tick });
-    if (applied.result === "applied") return;
-    if (applied.result === "changed") throw new RpcError(ErrorCodes.InternalError, `${req.path} changed in the editor while the write was pending; nothing was written`);
-    await writeFileAtomic(req.path, content);
-    this.bridge.emit("reload", { path: req.path });
+    throw new RpcError(ErrorCodes.InternalError, `${path} kept changing while it was being written; nothing was written`);
+  }
+
+  /** Carry out a commit; undefined when the text is no longer the one it was computed against. */
+  private async perform(c: Commit): Promise<Omit<WriteOutcome, "message"> | undefined> {
+    if (c.to === "buffer") {
+      const r = await this.bridge.request("bufferApply", { path: c.path, tick: c.tick, edits: c.edits, eol: c.eol });
+      if (r.result !== "applied") return undefined;
+      if (!c.save) return { written: "buffer" };
+      const s = await this.bridge.request("bufferSave", { path: c.path, tick: r.tick });
+      if (s.result === "saved") return { written: "buffer", saved: true };
+      return { written: "buffer", saved: false, ...("error" in s ? { error: s.error } : {}) } as Omit<WriteOutcome, "message">;
+    }
+    // A buffer opened on the file meanwhile holds the editor's text now: decide again.
+    const b = await this.bridge.request("bufferState", { path: c.path, first: 0, last: 0 });
+    if (b.loaded) return undefined;
+    const w = await writeIfUnchanged(c.path, c.bytes, c.expected, this.maxReadBytes);
+    if (w.result === "changed") return undefined;
+    this.bridge.emit("reload", { path: c.path });
+    return { written: "disk" };
+  }
+
+  /** Take (once) an approval that covers exactly this write. */
+  private takeApproval(path: string, now: ReturnType<typeof currentText> & object, content: string): boolean {
+    const i = this.approvals.findIndex((a) => a.path === path && approvalCovers(a, now, content));
+    if (i < 0) return false;
+    this.approvals.splice(i, 1);
+    return true;
+  }
+
+  /**
+   * After a tool call that touched these files ended: buffers that fell behind the disk (the
+   * agent wrote the file itself) are reloaded when they hold no edits of the user's; with
+   * edits, the user gets one review of their buffer against the disk and chooses. Resolves
+   * when every file is settled (a question answered, or withdrawn by `signal`).
+   */
+  async syncBuffers(paths: readonly string[], signal: AbortSignal): Promise<void> {
+    for (const path of new Set(paths)) {
+      const st = await this.bridge.request("bufferState", { path });
+      if (!st.loaded) continue;
+      let disk: DiskSnapshot;
+      try {
+        disk = await diskSnapshot(path, this.maxReadBytes);
+      } catch {
+        continue;
+      }
+      const { loaded: _, lineCount: __, ...buffer } = st;
+      const plan = decideSync(path, buffer as BufferState, disk);
+      if (plan.action === "reload") await this.bridge.request("bufferReload", { path });
+      if (plan.action !== "review") continue;
+      const answer = await this.ask<unknown>("review", reviewQuestion(plan.prepared, "disk"), signal);
+      if (answer === undefined || signal.aborted) continue;
+      const chosen = acceptedHunks(plan.prepared.diff.hunks, answer);
+      const c = commitFor(plan.prepared, chosen);
+      if (c.to !== "buffer") continue;
+      const markSaved = sameText(c.result, plan.prepared.next);
+      const r = await this.bridge.request("bufferApply", { path, tick: c.tick, edits: c.edits, eol: c.eol, acknowledgeDisk: true, markSaved });
+      if (r.result !== "applied") this.bridge.emit("notify", { message: `acpchat: ${path} changed while you compared it with the disk; nothing was taken from the disk`, level: "warn" });
+    }
   }
 
   async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome & { remember?: "session" | "project" }> {
     const tc = req.toolCall;
     const diffs = (tc.content ?? [])
       .filter((c) => c.type === "diff")
-      .map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText) }));
+      .map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText, c.path) }));
     const question = {
       title: tc.title ?? tc.toolCallId,
       kind: tc.kind ?? "other",
@@ -93,6 +238,22 @@ export class NvimPort implements EditorPort {
     const a = await answer;
     if (a === undefined || typeof a.optionId !== "string") return { outcome: "cancelled" };
     const remember = a.remember === "session" || a.remember === "project" ? a.remember : undefined;
+    // The user saw these diffs and allowed them: the writes that carry out exactly these edits
+    // are not asked about again.
+    const kind = req.options.find((o) => o.optionId === a.optionId)?.kind;
+    if (kind === "allow_once" || kind === "allow_always") {
+      for (const c of tc.content ?? []) {
+        if (c.type !== "diff") continue;
+        let path = c.path;
+        try {
+          path = resolveThroughLinks(c.path);
+        } catch {
+          // keep the path as the agent gave it
+        }
+        this.approvals.push({ path, oldText: c.oldText, newText: c.newText });
+      }
+      if (this.approvals.length > 32) this.approvals.splice(0, this.approvals.length - 32);
+    }
     return { outcome: "selected", optionId: a.optionId, remember };
   }
 
@@ -115,4 +276,12 @@ export class NvimPort implements EditorPort {
     if (!a) return { action: "cancel" };
     return a.contentJson ? ({ action: a.action, content: JSON.parse(a.contentJson) } as ElicitationResponse) : ({ action: a.action } as ElicitationResponse);
   }
+}
+
+function describe(path: string, done: Omit<WriteOutcome, "message"> & { error?: string }, accepted: number | undefined, total: number): string {
+  const part = accepted !== undefined && accepted < total ? ` (the user accepted ${accepted} of ${total} hunks; the rest was not written)` : "";
+  if (done.written === "disk") return `wrote ${path}${part}`;
+  if (done.saved) return `applied to the buffer of ${path} and saved${part}`;
+  if (done.saved === false) return `applied to the buffer of ${path}, but not saved: ${done.error ?? "the write failed"}${part}`;
+  return `applied to the buffer of ${path} (unsaved)${part}`;
 }

@@ -1,29 +1,44 @@
-/** Line-level diff figures and hunks, computed with the `diff` package. */
-import { diffLines, structuredPatch } from "diff";
+/**
+ * Diff figures for the transcript and permission questions: the counts of the same bounded
+ * hunks a review uses (src/workspace/hunks.ts), cached per content so a render never diffs
+ * twice. The cache is keyed by the strings themselves (the tool call keeps them), whose hashes
+ * V8 keeps: a lookup costs no rescan of the text.
+ */
+import { existsSync } from "node:fs";
+import { diffTexts } from "../workspace/hunks.js";
+import { splitText } from "../workspace/text-codec.js";
 
 export interface DiffSummary {
   added: number;
   removed: number;
+  /** The file did not exist when this diff was first seen (agents send no old text for edits too). */
+  isNew: boolean;
 }
 
-export function summarizeDiff(oldText: string | null | undefined, newText: string): DiffSummary {
-  let added = 0;
-  let removed = 0;
-  for (const part of diffLines(oldText ?? "", newText)) {
-    if (part.added) added += part.count ?? 0;
-    else if (part.removed) removed += part.count ?? 0;
+const MAX_ENTRIES = 64;
+const cache = new Map<string, Map<string, DiffSummary>>();
+const NO_OLD = "\u0000(none)";
+
+export function summarizeDiff(oldText: string | null | undefined, newText: string, path?: string): DiffSummary {
+  const oldKey = oldText ?? NO_OLD + (path ?? "");
+  let inner = cache.get(oldKey);
+  const hit = inner?.get(newText);
+  if (hit) {
+    // Most recently used last.
+    cache.delete(oldKey);
+    cache.set(oldKey, inner!);
+    return hit;
   }
-  return { added, removed };
-}
-
-export interface Hunk {
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  lines: string[];
-}
-
-export function hunks(oldText: string, newText: string): Hunk[] {
-  return structuredPatch("a", "b", oldText, newText, "", "", { context: 0 }).hunks;
+  const d = diffTexts(splitText(oldText ?? ""), splitText(newText));
+  // No old text: a new file, or an agent that leaves it out for edits (claude-code-acp's Write,
+  // and its edit results that only add lines). Whether the file existed decides, when first seen.
+  const isNew = oldText == null && !(path !== undefined && existsSync(path));
+  const summary = { added: d.added, removed: d.removed, isNew };
+  if (!inner) {
+    inner = new Map();
+    cache.set(oldKey, inner);
+    if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+  }
+  inner.set(newText, summary);
+  return summary;
 }

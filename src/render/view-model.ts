@@ -52,7 +52,7 @@ function toolView(id: string, call: ToolCallState): BlockView {
   const content: ToolContentView[] = [];
   for (const c of call.content) {
     if (c.type === "content") content.push({ type: "text", text: contentText(c.content) });
-    else if (c.type === "diff") content.push({ type: "diff", path: c.path, isNew: c.oldText == null, ...summarizeDiff(c.oldText, c.newText) });
+    else if (c.type === "diff") content.push({ type: "diff", path: c.path, ...summarizeDiff(c.oldText, c.newText, c.path) });
     else {
       const t = call.terminals[c.terminalId];
       content.push({ type: "terminal", id: c.terminalId, tail: tail(t?.tail ?? ""), exit: t?.exit });

@@ -1,14 +1,14 @@
 /**
- * Disk side of fs/read_text_file and fs/write_text_file, for files no buffer holds.
- * Reads honour `line` (1-based) and `limit` (lines); writes are atomic (temp file + rename in
- * the same directory), so a write that fails half way leaves the old file intact.
+ * Disk side of fs/read_text_file, for files no buffer holds, and a plain atomic write.
+ * Reads honour `line` (1-based) and `limit` (lines) and decode the bytes like Vim (see
+ * text-codec.ts): the agent reads lines joined with "\n", whatever the file's encoding and line
+ * breaks. Binary files and files over the limit are refused, never shown empty.
  */
-import { open, realpath, rename, stat, unlink, mkdir, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
-import { randomBytes } from "node:crypto";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
+import { DEFAULT_MAX_READ_BYTES, diskSnapshot, writeIfUnchanged } from "./disk.js";
+import { joinText, type Text } from "./text-codec.js";
 
-export const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024;
+export { DEFAULT_MAX_READ_BYTES };
 
 /** Select lines `line..line+limit-1` (1-based) of `text`. */
 export function sliceLines(text: string, line?: number | null, limit?: number | null): string {
@@ -19,59 +19,29 @@ export function sliceLines(text: string, line?: number | null, limit?: number | 
   return lines.slice(start, end).join("\n");
 }
 
-export async function readFileWindow(path: string, line?: number | null, limit?: number | null, maxBytes = DEFAULT_MAX_READ_BYTES): Promise<string> {
-  let st;
-  try {
-    st = await stat(path);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") throw new RpcError(ErrorCodes.ResourceNotFound, `Resource not found: ${path}`);
-    throw new RpcError(ErrorCodes.InternalError, `cannot read ${path}: ${(e as Error).message}`);
-  }
-  if (st.isDirectory()) throw new RpcError(ErrorCodes.InvalidParams, `${path} is a directory, not a text file`);
-  if (!st.isFile()) throw new RpcError(ErrorCodes.InvalidParams, `${path} is not a regular file`);
-  if (st.size > maxBytes) throw new RpcError(ErrorCodes.InvalidParams, `${path} is ${st.size} bytes, over the ${maxBytes}-byte read limit (fs.max_read_bytes)`);
-  const fh = await open(path, "r");
-  try {
-    await assertUnmoved(path, (await fh.stat()).ino);
-    const buf = await fh.readFile();
-    if (buf.subarray(0, 8192).includes(0)) throw new RpcError(ErrorCodes.InvalidParams, `${path} looks binary (it contains NUL bytes); only text files can be read`);
-    return sliceLines(buf.toString("utf8"), line, limit);
-  } finally {
-    await fh.close();
-  }
-}
-
 /**
- * `path` was resolved through its symlinks when the boundary checked it. If a component has
- * been swapped for a symlink since, it no longer resolves to itself: refuse rather than follow.
+ * Lines `line..line+limit-1` (1-based; all when neither is given) of a text, as the agent reads
+ * them: joined with "\n", and ending with a newline when the window reaches a final newline.
  */
-async function assertUnmoved(path: string, ino?: number): Promise<void> {
-  const real = await realpath(path).catch(() => undefined);
-  if (real !== path || (ino !== undefined && (await stat(path)).ino !== ino)) {
-    throw new RpcError(ErrorCodes.InvalidParams, `Access denied: ${path} changed (a symlink was swapped in) after it was checked`);
-  }
+export function textWindow(t: Text, line?: number | null, limit?: number | null): string {
+  if (!line && !limit) return joinText(t);
+  const start = Math.max(0, (line ?? 1) - 1);
+  const end = limit ? Math.min(t.lines.length, start + limit) : t.lines.length;
+  if (start >= t.lines.length) return "";
+  const s = t.lines.slice(start, end).join("\n");
+  return end === t.lines.length && t.eol && !limit ? s + "\n" : s;
 }
 
-/** Write `content` to `path` atomically, creating parent directories. */
+export async function readFileWindow(path: string, line?: number | null, limit?: number | null, maxBytes = DEFAULT_MAX_READ_BYTES): Promise<string> {
+  const snap = await diskSnapshot(path, maxBytes);
+  if (!snap.exists) throw new RpcError(ErrorCodes.ResourceNotFound, `Resource not found: ${path}`);
+  if (snap.refused) throw new RpcError(ErrorCodes.InvalidParams, snap.refused.message);
+  return textWindow(snap.file!, line, limit);
+}
+
+/** Write `content` (UTF-8) to `path` atomically, keeping the file's mode, creating parent directories. */
 export async function writeFileAtomic(path: string, content: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await assertUnmoved(dirname(path));
-  const tmp = join(dirname(path), `.${basename(path)}.acpchat-${randomBytes(4).toString("hex")}.tmp`);
-  let mode: number | undefined;
-  try {
-    mode = (await stat(path)).mode & 0o7777;
-  } catch {
-    mode = undefined;
-  }
-  try {
-    await writeFile(tmp, content, mode === undefined ? {} : { mode });
-    // Checked again right before the rename: the window for a swap is as small as it gets.
-    await assertUnmoved(dirname(path));
-    await rename(tmp, path);
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    if (e instanceof RpcError) throw e;
-    throw new RpcError(ErrorCodes.InternalError, `could not write ${path}: ${(e as Error).message}`);
-  }
+  const snap = await diskSnapshot(path, Number.MAX_SAFE_INTEGER);
+  const r = await writeIfUnchanged(path, Buffer.from(content, "utf8"), snap.fingerprint, Number.MAX_SAFE_INTEGER);
+  if (r.result === "changed") throw new RpcError(ErrorCodes.InternalError, `${path} changed while it was being written; nothing was written`);
 }

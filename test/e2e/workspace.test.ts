@@ -17,13 +17,13 @@ type Step = Record<string, unknown>;
 async function setup(bin: (typeof bins)[number], turns: Step[][], extra: Record<string, unknown> = {}, scenario: Record<string, unknown> = {}) {
   const t = (current = await startNvim(bin, fakeAgents({ fake: { turns, ...scenario } }, extra)));
   const work = join(t.dir, "work");
-  const chat = async () => t.lua<{ id: number; buf: number }>("local c = require('acpchat.chat').current(); return { id = c.id, buf = c.buf }");
-  const ready = async (id: number) => t.waitFor(async () => (await t.lua<string>("return require('acpchat.chat').get(...).status.status", [id])) === "ready", "ready");
+  const chat = async () => t.lua<{ id: number; buf: number }>("local c = require('acpchat.registry').current(); return { id = c.id, buf = c.buf }");
+  const ready = async (id: number) => t.waitFor(async () => (await t.lua<string>("return require('acpchat.registry').get(...).status.state", [id])) === "ready", "ready");
   const turnEnded = async (id: number, n = 1) => {
     try {
-      await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.chat').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n} to end`);
+      await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n} to end`);
     } catch (e) {
-      const buf = await t.lua<number>("return require('acpchat.chat').get(...).buf", [id]);
+      const buf = await t.lua<number>("return require('acpchat.registry').get(...).buf", [id]);
       const msgs = await t.lua<string>("return vim.fn.execute('messages')");
       throw new Error(`${(e as Error).message}\ntranscript:\n${(await t.lines(buf)).join("\n")}\nmessages:${msgs}`);
     }
@@ -188,8 +188,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     const asked = await t.lua<{ prompt: string; labels: string[] }[]>("return _G.asked");
     expect(asked[0]!.prompt).toContain("Run a [execute]");
     expect(asked[0]!.prompt).toContain("Makefile:1");
-    expect(asked[0]!.prompt).toContain('{"command":"make a"}');
-    expect(asked[0]!.labels).toEqual(["Allow (allow once)", "Always allow (allow always)", "Always allow (allow always, remember for this project)", "Deny (reject)"]);
+    expect(asked[0]!.prompt).toContain("make a");
+    expect([...asked[0]!.labels].sort()).toEqual(["Allow (allow once)", "Always allow (allow always)", "Always allow (allow always, remember for this project)", "Deny (reject)"]);
     const r = echoed(await replies(c.buf));
     expect(r[0]!.result).toEqual({ outcome: { outcome: "selected", optionId: "allow" } });
     expect(r[1]!.result).toEqual({ outcome: { outcome: "selected", optionId: "deny" } }); // Esc rejects once
@@ -198,7 +198,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.waitFor(async () => (await t.lua<number>("return #_G.asked")) === 3, "the third question");
     await t.nvim.command("AcpChatCancel");
     await turnEnded(c.id, 2);
-    expect(await t.lua("return require('acpchat.chat').get(...).last_stop", [c.id])).toBe("cancelled");
+    expect(await t.lua("return require('acpchat.registry').get(...).last_stop", [c.id])).toBe("cancelled");
     expect(await t.lua("return vim.tbl_count(require('acpchat.permission').open)")).toBe(0);
   });
 
@@ -263,7 +263,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const r = echoed(await replies(c.buf));
     expect(r.map((x) => (x.result as { outcome: { optionId: string } }).outcome.optionId)).toEqual(["once", "always", "always"]);
     expect(await t.lua("return _G.asked")).toBe(1); // the read by rule, the second run by memory
-    expect(await t.lua("return _G.labels")).toEqual(["Allow (allow once)", "Always (allow always)", "Always (allow always, remember for this project)", "No (reject)"]);
+    expect([...(await t.lua<string[]>("return _G.labels"))].sort()).toEqual(["Allow (allow once)", "Always (allow always)", "Always (allow always, remember for this project)", "No (reject)"]);
     expect(await replies(c.buf)).toMatch(/Allowed "Read a" without asking/);
     // A new chat in the same project remembers; removing the rule makes it ask again.
     await script([ask("z", "execute", "Run make")]);
@@ -276,7 +276,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.ui.select = function(items, _, on_choice) _G.rules = #items; on_choice(items[1]) end");
     await t.nvim.command("AcpChatPermissions");
     await t.waitFor(async () => (await t.lua<number>("return _G.rules")) === 1, "the rules list");
-    expect(await t.lua("return #require('acpchat.rpc').request('permissions', { id = ... })", [c2.id])).toBe(0);
+    expect(await t.lua("return #require('acpchat.bridge').call_sync('permissions', { chat = ... })", [c2.id])).toBe(0);
   });
 
   it("gd opens a tool call's diff read-only; a permission question can show its diff first", async () => {

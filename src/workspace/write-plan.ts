@@ -1,0 +1,291 @@
+/**
+ * What an agent's write does, decided in one place as a pure function of plain data:
+ *   - the proposal (path and content),
+ *   - the current text as the editor sees it (a loaded buffer: its lines, change tick,
+ *     'fileformat', 'fileencoding', 'bomb', 'endofline'...) or as the disk has it (bytes
+ *     decoded like Vim, size, mode, link count, a fingerprint of the content),
+ *   - the write mode ("review", "buffer", "save"),
+ *   - earlier answers (the user approved this very edit in the permission prompt; a review
+ *     that has to be shown again because the text changed under it).
+ * It returns an action: refuse (with the reason for the agent), nothing to do, review, or a
+ * commit (apply line edits to the buffer as one undo step, or write bytes to disk), each
+ * carrying what it was computed against, so the effect lands only if that is still the text.
+ *
+ * The effects live at the edge (src/nvim/nvim-port.ts and lua/acpchat/workspace.lua); this
+ * module never touches the editor or the disk.
+ */
+import { hashBytes as hashOf, type DiskSnapshot, type Fingerprint } from "./disk.js";
+import { compose, diffTexts, editsFor, type DiffLimits, type Hunk, type LineDiff, type LineEdit } from "./hunks.js";
+import { encodeText, encodingFromVim, joinText, proposalText, sameText, splitText, unencodable, type Encoding, type FileFormat, type Text, type TextFile } from "./text-codec.js";
+
+export type WriteMode = "review" | "buffer" | "save";
+
+/** A loaded buffer, as lua/acpchat/workspace.lua reports it. */
+export interface BufferState {
+  tick: number;
+  modified: boolean;
+  lines: string[];
+  /** Vim's empty buffer (no line at all; it shows one empty line). */
+  empty: boolean;
+  eol: boolean;
+  fixeol: boolean;
+  binary: boolean;
+  fileformat: string;
+  fileencoding: string;
+  bomb: boolean;
+  readonly: boolean;
+  modifiable: boolean;
+}
+
+export type Current = { kind: "buffer"; buffer: BufferState; disk?: DiskSnapshot } | { kind: "disk"; disk: DiskSnapshot };
+
+/** The text of a buffer as it would be written: its lines, and a final newline unless 'noeol' (and 'nofixeol'). */
+export function bufferText(b: BufferState): Text {
+  if (b.empty) return { lines: [], eol: false };
+  return { lines: b.lines, eol: b.eol || (b.fixeol && !b.binary) };
+}
+
+/** The buffer as bytes on disk, when its encoding is one this client writes. */
+export function bufferBytes(b: BufferState): Buffer | undefined {
+  const encoding = encodingFromVim(b.fileencoding);
+  if (!encoding) return undefined;
+  const format: FileFormat | undefined = b.fileformat === "dos" ? "dos" : b.fileformat === "unix" ? "unix" : undefined;
+  if (!format) return undefined;
+  try {
+    return encodeText({ ...bufferText(b), encoding, format, bom: b.bomb && encoding !== "latin1" && encoding !== "cp1252" });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text of what is there now, for comparisons across kinds (a review of a disk file, then the buffer opened). */
+export function currentText(c: Current): Text | undefined {
+  if (c.kind === "buffer") return bufferText(c.buffer);
+  if (!c.disk.exists) return { lines: [], eol: false };
+  return c.disk.file ? { lines: c.disk.file.lines, eol: c.disk.file.eol } : undefined;
+}
+
+/** What a commit was computed against: it lands only if that is still so. */
+export type Base = { kind: "buffer"; tick: number; empty: boolean; text: Text } | { kind: "disk"; fingerprint: Fingerprint; text: Text };
+
+/** Everything needed to turn accepted hunks into an effect. */
+export interface Prepared {
+  path: string;
+  base: Base;
+  next: Text;
+  diff: LineDiff;
+  /** Disk: how to encode the result (the old file's encoding, line breaks, BOM). */
+  file?: { encoding: Encoding; format: FileFormat; bom: boolean };
+  /** Buffer: also :write it afterwards (mode "save", and no unsaved edits of the user's in it). */
+  save: boolean;
+}
+
+export type Commit =
+  | { to: "buffer"; path: string; tick: number; edits: LineEdit[]; eol?: boolean; save: boolean; result: Text; base: Base }
+  | { to: "disk"; path: string; expected: Fingerprint; bytes: Buffer; result: Text; create: boolean; base: Base };
+
+export type WritePlan =
+  | { action: "refuse"; message: string }
+  | { action: "unchanged"; where: "buffer" | "disk" }
+  | { action: "review"; reason: "review" | "conflict" | "refresh"; prepared: Prepared }
+  | { action: "commit"; commit: Commit; prepared: Prepared };
+
+export interface WriteRequest {
+  path: string;
+  content: string;
+  current: Current;
+  mode: WriteMode;
+  /** The user approved exactly this edit already (the permission prompt's diff): no second question. */
+  approved?: boolean;
+  /** The text changed under an answered review: show it again, whatever the mode. */
+  refresh?: boolean;
+  limits?: DiffLimits;
+}
+
+/** Decide what a write does. Pure: the same input always gives the same plan. */
+export function decideWrite(req: WriteRequest): WritePlan {
+  const { path, current, mode } = req;
+  if (current.kind === "buffer") return decideBuffer(req, current.buffer, current.disk);
+  const disk = current.disk;
+  if (!disk.exists) {
+    const next = splitText(req.content);
+    const bad = unencodable(next.lines, "utf-8");
+    if (bad) return { action: "refuse", message: `${path}: line ${bad.line} of the new text has ${bad.char}, which cannot be written as UTF-8; nothing was written` };
+    const base: Base = { kind: "disk", fingerprint: disk.fingerprint, text: { lines: [], eol: false } };
+    const prepared: Prepared = { path, base, next, diff: diffTexts(base.text, next, req.limits), file: { encoding: "utf-8", format: next.format, bom: false }, save: false };
+    return finishDecision(req, prepared, mode === "review" ? "review" : undefined);
+  }
+  if (disk.refused) {
+    const why = disk.refused.why === "binary" ? "binary files are not overwritten" : disk.refused.why === "too-large" ? "it is not overwritten" : "it is not overwritten";
+    return { action: "refuse", message: `${disk.refused.message}; ${why}` };
+  }
+  if (disk.readonly) return { action: "refuse", message: `${path} is read-only (mode ${disk.mode.toString(8).padStart(4, "0")}); it was not written` };
+  const file = disk.file!;
+  const next = proposalText(req.content, file);
+  const bad = unencodable(next.lines, file.encoding);
+  if (bad) return { action: "refuse", message: encodingMessage(path, file.encoding, bad) };
+  const base: Base = { kind: "disk", fingerprint: disk.fingerprint, text: { lines: file.lines, eol: file.eol } };
+  if (sameText(base.text, next)) return { action: "unchanged", where: "disk" };
+  const prepared: Prepared = { path, base, next, diff: diffTexts(base.text, next, req.limits), file: { encoding: file.encoding, format: file.format, bom: file.bom }, save: false };
+  return finishDecision(req, prepared, mode === "review" ? "review" : undefined);
+}
+
+function decideBuffer(req: WriteRequest, b: BufferState, disk: DiskSnapshot | undefined): WritePlan {
+  const { path, mode } = req;
+  if (!b.modifiable) return { action: "refuse", message: `${path} is open in a buffer that cannot be modified ('nomodifiable'); nothing was written` };
+  if (b.readonly) return { action: "refuse", message: `${path} is read-only (its buffer is 'readonly'); nothing was written` };
+  const format: FileFormat = b.fileformat === "dos" ? "dos" : "unix";
+  const next = proposalText(req.content, { format, bom: b.bomb });
+  const encoding = encodingFromVim(b.fileencoding);
+  if (encoding) {
+    const bad = unencodable(next.lines, encoding);
+    if (bad) return { action: "refuse", message: encodingMessage(path, encoding, bad) };
+  }
+  const text = bufferText(b);
+  if (sameText(text, next)) return { action: "unchanged", where: "buffer" };
+  if (mode === "save" && !b.modified && disk?.exists && disk.fingerprint.hash) {
+    // The buffer was saved, so it should be the disk: if it is not, someone wrote the file
+    // behind it, and saving over that would lose their change.
+    const bytes = bufferBytes({ ...b, fixeol: false });
+    if (bytes && hashOf(bytes) !== disk.fingerprint.hash) {
+      return { action: "refuse", message: `${path} changed on disk since it was loaded in the editor; nothing was written (the user was asked to compare)` };
+    }
+  }
+  const base: Base = { kind: "buffer", tick: b.tick, empty: b.empty, text };
+  const prepared: Prepared = { path, base, next, diff: diffTexts(text, next, req.limits), save: mode === "save" && !b.modified };
+  // Unsaved edits of the user's are never overwritten without their say.
+  const reason = b.modified ? "conflict" : mode === "review" ? "review" : undefined;
+  return finishDecision(req, prepared, reason);
+}
+
+function finishDecision(req: WriteRequest, prepared: Prepared, reason: "review" | "conflict" | undefined): WritePlan {
+  if (req.refresh) return { action: "review", reason: "refresh", prepared };
+  if (reason && !req.approved) return { action: "review", reason, prepared };
+  return { action: "commit", prepared, commit: commitFor(prepared, prepared.diff.hunks.map((_, i) => i)) };
+}
+
+function encodingMessage(path: string, encoding: Encoding, bad: { line: number; char: string }): string {
+  return `${path} is ${encoding}, and line ${bad.line} of the new text has ${bad.char}, which ${encoding} cannot hold; nothing was written (write only characters the file's encoding has, or ask the user to convert it)`;
+}
+
+/** The effect of accepting these hunks (indices into prepared.diff.hunks). */
+export function commitFor(p: Prepared, accepted: readonly number[]): Commit {
+  const { base, next, diff } = p;
+  const result = compose(base.text, next, diff.hunks, accepted);
+  if (base.kind === "buffer") {
+    let edits = editsFor(next, diff.hunks, accepted);
+    // Vim's empty buffer shows one empty line: replace it rather than add to it.
+    if (base.empty) edits = [{ start: 0, end: 1, lines: result.lines }];
+    const eol = result.eol !== base.text.eol && result.lines.length > 0 ? result.eol : undefined;
+    return { to: "buffer", path: p.path, tick: base.tick, edits, eol, save: p.save, result, base };
+  }
+  const f = p.file!;
+  const bytes = encodeText({ ...result, ...f });
+  return { to: "disk", path: p.path, expected: base.fingerprint, bytes, result, create: !base.fingerprint.exists, base };
+}
+
+/** The indices of the hunks a review's answer accepted (anything else is dropped). */
+export function acceptedHunks(hunks: readonly Hunk[], answer: unknown): number[] {
+  const list = (answer as { accepted?: unknown } | undefined)?.accepted;
+  if (!Array.isArray(list)) return [];
+  return [...new Set(list.filter((i): i is number => Number.isInteger(i) && i >= 0 && i < hunks.length))].sort((a, b) => a - b);
+}
+
+/**
+ * The text changed under an answered review (the user typed in the buffer, or the disk
+ * changed): carry the accepted changes (base -> result) over to the new text (base -> now),
+ * like a merge. Undefined when both touched the same lines (or lines next to each other).
+ */
+export function rebase(base: Text, result: Text, now: Text, limits?: DiffLimits): Text | undefined {
+  const mine = diffTexts(base, result, limits).hunks;
+  const theirs = diffTexts(base, now, limits).hunks;
+  for (const a of mine) {
+    for (const b of theirs) {
+      if (a.oldStart <= b.oldStart + b.oldCount && b.oldStart <= a.oldStart + a.oldCount) return undefined;
+    }
+  }
+  // Walk the base once, taking each changed range from whichever side changed it.
+  type Take = { h: Hunk; from: Text };
+  const takes: Take[] = [...mine.map((h) => ({ h, from: result })), ...theirs.map((h) => ({ h, from: now }))].sort((x, y) => x.h.oldStart - y.h.oldStart);
+  const lines: string[] = [];
+  let pos = 0;
+  let eol = base.eol;
+  for (const { h, from } of takes) {
+    for (let k = pos; k < h.oldStart; k++) lines.push(base.lines[k]!);
+    for (let k = 0; k < h.newCount; k++) lines.push(from.lines[h.newStart + k]!);
+    pos = h.oldStart + h.oldCount;
+    if (pos === base.lines.length && h.newStart + h.newCount === from.lines.length) eol = from.eol;
+  }
+  for (let k = pos; k < base.lines.length; k++) lines.push(base.lines[k]!);
+  return { lines, eol: lines.length > 0 && eol };
+}
+
+/**
+ * Whether an edit the user approved in a permission prompt (a diff: old and new text, where
+ * agents send either the whole file or the replaced snippet) is exactly this write.
+ */
+export function approvalCovers(approval: { oldText?: string | null; newText: string }, now: Text, content: string): boolean {
+  const current = joinText(now);
+  const old = approval.oldText ?? "";
+  if (old === "") return approval.newText === content && current === "";
+  if (old === current) return approval.newText === content;
+  const at = current.indexOf(old);
+  if (at < 0 || current.indexOf(old, at + 1) >= 0) return false;
+  return current.slice(0, at) + approval.newText + current.slice(at + old.length) === content;
+}
+
+/** The review question's payload (lines cross as lists; hunks in the one convention). */
+export interface ReviewQuestion {
+  path: string;
+  /** review: the write mode asks; conflict: the buffer has unsaved edits; refresh: the text
+   * changed under an answered review; disk: the file changed on disk behind unsaved edits. */
+  reason: "review" | "conflict" | "refresh" | "disk";
+  current: string[];
+  proposed: string[];
+  hunks: Hunk[];
+  added: number;
+  removed: number;
+  /** The diff gave up at its bound, or the file is too large for Vim's diff mode: show it whole. */
+  whole: boolean;
+  /** Only the final newline differs in the last hunk: say so (a diff view cannot show it). */
+  eolChange?: "added" | "removed";
+}
+
+/** Above this many lines (both sides), the review shows the files side by side without diff mode. */
+export const WHOLE_FILE_LINES = 50_000;
+
+export function reviewQuestion(p: Prepared, reason: ReviewQuestion["reason"]): ReviewQuestion {
+  const { base, next, diff } = p;
+  const eolChange = base.text.eol === next.eol || base.text.lines.length === 0 || next.lines.length === 0 ? undefined : next.eol ? "added" : "removed";
+  return {
+    path: p.path,
+    reason,
+    current: base.text.lines,
+    proposed: next.lines,
+    hunks: diff.hunks,
+    added: diff.added,
+    removed: diff.removed,
+    whole: !diff.exact || base.text.lines.length + next.lines.length > WHOLE_FILE_LINES,
+    eolChange,
+  };
+}
+
+export type SyncPlan = { action: "none" } | { action: "reload" } | { action: "review"; prepared: Prepared };
+
+/**
+ * After the agent touched a file (a tool call ended): a buffer that fell behind the disk is
+ * reloaded when it has no edits of the user's; with edits, the user compares and chooses
+ * (a review of the buffer against the disk). Like :checktime, decided here.
+ */
+export function decideSync(path: string, b: BufferState, disk: DiskSnapshot, limits?: DiffLimits): SyncPlan {
+  if (!disk.exists || !disk.file) return { action: "none" };
+  const raw = bufferBytes({ ...b, fixeol: false });
+  const same = raw ? hashOf(raw) === disk.fingerprint.hash : sameText(bufferText(b), disk.file);
+  if (same) return { action: "none" };
+  if (!b.modified) return { action: "reload" };
+  const text = bufferText(b);
+  const next = { lines: disk.file.lines, eol: disk.file.eol };
+  if (sameText(text, next)) return { action: "none" };
+  const base: Base = { kind: "buffer", tick: b.tick, empty: b.empty, text };
+  return { action: "review", prepared: { path, base, next, diff: diffTexts(text, next, limits), save: false } };
+}
