@@ -14,7 +14,8 @@ import { RenderQueue, type RenderOp } from "../render/render-queue.js";
 import { statusView, type StatusView } from "../render/view-model.js";
 import { NvimPort } from "./nvim-port.js";
 import { PermissionRules } from "../session/permission-rules.js";
-import { describeTerminalExit } from "../terminals/terminal-manager.js";
+import { describeTerminalExit } from "../terminals/exit-status.js";
+import { killAllNow } from "../agent/process-group.js";
 import { pruneTraces } from "../trace/trace-log.js";
 import { SessionIndex } from "../session/session-index.js";
 import { deleteSession, listSessions, setOption, type AgentSpec, type SessionsParams } from "../session/session-commands.js";
@@ -177,6 +178,7 @@ export class ChatHost {
       onEvents: (events) => queue.push(events),
       traceFile: p.logDir ? join(p.logDir, `${stamp}-chat${id}-${agent.name}.jsonl`) : undefined,
       timeouts: p.timeouts,
+      terminal: p.terminal,
       permissionRules: rules,
       features: { terminalOutputMeta: true, elicitationForm: true, authTerminal: true },
       onTurnEnd: (stop: StopReason | "error") => {
@@ -203,7 +205,7 @@ export class ChatHost {
           // The old transcript stays; what the failed load drew is dropped.
           held = undefined;
           send([{ op: "generation" }]);
-          chat.notice("Could not reload the session: the transcript above is the one from before. :AcpChat tries again.", "error");
+          chat.notice(`Could not reload the session: ${chat.failure ?? "the agent failed"}. The transcript above is the one from before; :AcpChat tries again.`, "error");
         }
         queue.push([{ type: "meta" }]);
         queue.flush();
@@ -262,6 +264,8 @@ export class ChatHost {
 
   private shutdownNow(): void {
     for (const e of this.chats.values()) e.chat.killNow();
+    // Also what no live chat holds any more (a session listing's short-lived agent, say).
+    killAllNow();
   }
 }
 

@@ -5,17 +5,16 @@
  * through the EditorPort and the `onEvents` sink.
  */
 import { AgentProcess, describeExit, type AgentCommand, type AgentExit } from "../agent/agent-process.js";
-import { killGroupNow } from "../agent/process-group.js";
 import { AcpClient, type AgentRequestHandlers, type ClientFeatures } from "../client/acp-client.js";
 import type { EditorPort } from "../client/editor-port.js";
 import { ConnectionClosedError, ErrorCodes, RpcError, errorMessage } from "../protocol/errors.js";
 import { JsonRpcPeer, type HandlerContext } from "../protocol/jsonrpc.js";
 import { parseSessionUpdate, type ContentBlock, type PermissionOutcome, type RequestPermissionRequest, type SessionUpdate, type StopReason } from "../protocol/schema.js";
 import { TerminalManager, describeTerminalExit, type Terminal } from "../terminals/terminal-manager.js";
-import { Redactor } from "../trace/redact.js";
+import { Redactor, commandSecrets } from "../trace/redact.js";
 import { TraceLog } from "../trace/trace-log.js";
 import { PathBoundary } from "../workspace/path-boundary.js";
-import { SessionState, type TranscriptEvent } from "./session-state.js";
+import { SessionState, exitFailed, type TranscriptEvent } from "./session-state.js";
 import type { PermissionRules } from "./permission-rules.js";
 import { PermissionQueue } from "./permission-queue.js";
 import { ChunkRedactor } from "./chunk-redactor.js";
@@ -34,6 +33,8 @@ export interface ChatOptions {
   onEvents: (events: TranscriptEvent[]) => void;
   traceFile?: string;
   timeouts?: { initializeMs?: number; newSessionMs?: number; cancelMs?: number; requestMs?: number };
+  /** The client's cap on a terminal's retained output (whatever the agent asks for). */
+  terminal?: { outputLimitBytes?: number };
   features?: ClientFeatures;
   /** Client-side permission rules (configured and remembered). */
   permissionRules?: PermissionRules;
@@ -76,10 +77,11 @@ export class Chat {
   private readonly signInAbort = new AbortController();
 
   constructor(readonly opts: ChatOptions) {
-    this.redactor = new Redactor(Object.values(opts.command.env ?? {}));
+    // The agent's environment and the keys on its command line (`--api-key …`) are secrets.
+    this.redactor = new Redactor(commandSecrets(opts.command));
     this.trace = new TraceLog(this.redactor, opts.traceFile);
     this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
-    this.terminals = new TerminalManager((t) => this.onTerminal(t));
+    this.terminals = new TerminalManager((t) => this.onTerminal(t), { outputCapBytes: opts.terminal?.outputLimitBytes });
     this.chunkRedactor = new ChunkRedactor(this.redactor);
     this.permissions = new PermissionQueue({ port: opts.port, redactor: this.redactor, rules: opts.permissionRules, notice: (t) => this.notice(t) });
   }
@@ -385,7 +387,7 @@ export class Chat {
   /** Synchronous kill, for a host that is exiting. */
   killNow(): void {
     this.terminals.closeAllNow();
-    killGroupNow(this.agent?.pid);
+    this.agent?.killNow();
   }
 
   private async onDisconnect(reason: string): Promise<void> {
@@ -487,7 +489,6 @@ export class Chat {
 
   /** After a turn: held text comes out, and (a safety net) no block may still hold a secret. */
   private redactBlocks(): void {
-    if (!this.redactor.active) return;
     this.flushHeld();
     const events: TranscriptEvent[] = [];
     const blocks = this.state.blocks;
@@ -509,10 +510,14 @@ export class Chat {
     const controller = this.linkedController(ctx);
     if (this.state.turnState === "cancelling") controller.abort();
     this.permissionAborts.add(controller);
+    // The request's tool call often carries only its id: merge it with the one the agent
+    // announced in this turn (title, kind, locations, raw input, diff), so the question says
+    // what it is about and remembered answers are keyed on what is approved.
+    const merged: RequestPermissionRequest = { ...req, toolCall: this.state.permissionToolCall(req.toolCall) };
     // Show the tool call the question is about, even if the agent never sent it as an update.
-    if (!this.state.toolCalls.has(req.toolCall.toolCallId)) this.emit(this.state.apply(this.redactor.value({ ...req.toolCall, sessionUpdate: "tool_call", title: req.toolCall.title ?? "tool call" } as SessionUpdate)));
+    if (!this.state.currentToolCall(req.toolCall.toolCallId)) this.emit(this.state.apply(this.redactor.value({ ...merged.toolCall, sessionUpdate: "tool_call", title: merged.toolCall.title ?? "tool call" } as SessionUpdate)));
     this.emit(this.state.permissionAsked());
-    return this.permissions.ask(req, controller.signal).finally(() => {
+    return this.permissions.ask(merged, controller.signal).finally(() => {
       this.permissionAborts.delete(controller);
       this.emit(this.state.permissionAnswered());
     });
@@ -528,6 +533,9 @@ export class Chat {
   }
 
   private onTerminal(t: Terminal): void {
-    this.emit(this.state.terminalOutput(t.id, t.tail(4000), describeTerminalExit(t.exitStatus)));
+    // Redacted with a margin (a secret cut by the tail's start is still found), and while the
+    // command runs, without an end that may begin a secret.
+    const tail = this.redactor.tail(t.tail(4500), t.exitStatus !== undefined).slice(-4000);
+    this.emit(this.state.terminalOutput(t.id, tail, describeTerminalExit(t.exitStatus), exitFailed(t.exitStatus)));
   }
 }
