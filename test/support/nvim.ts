@@ -31,7 +31,14 @@ export interface NvimBin {
 }
 
 export function nvimBins(): NvimBin[] {
-  const version = (p: string) => execFileSync(p, ["--version"], { encoding: "utf8" }).split("\n")[0]!.replace("NVIM ", "");
+  const version = (p: string) => {
+    try {
+      return execFileSync(p, ["--version"], { encoding: "utf8" }).split("\n")[0]!.replace("NVIM ", "");
+    } catch {
+      // One line that says what was looked for and how to get it, instead of a stack at import.
+      throw new Error(`no Neovim at ${p} (looked in $NVIM_BINS, then .cache/nvim/*/usr/bin/nvim, then PATH): install one with \`bash scripts/install-nvim.sh\``);
+    }
+  };
   if (process.env.NVIM_BINS) return process.env.NVIM_BINS.split(":").filter(Boolean).map((p) => ({ path: p, version: version(p) }));
   const cache = join(ROOT, ".cache/nvim");
   const found = existsSync(cache)
