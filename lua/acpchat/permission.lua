@@ -1,11 +1,19 @@
 -- Permission questions (session/request_permission) through vim.ui.select, so telescope,
 -- fzf-lua, snacks or the built-in numbered list all work. Node asks one question at a time.
+--
+-- A question is never answered by keys typed before it appeared: whatever is in the typeahead
+-- when the question arrives, and again when it is drawn, is taken out and given back after the
+-- answer (so the picker, the built-in numbered list included, waits for a key pressed after it
+-- was drawn). The "always" answers come after the "once" answers, so a stray digit cannot pick
+-- one either. Every text shown is one line (text.flat): an agent cannot draw fake options.
 local bridge = require("acpchat.bridge")
 local questions = require("acpchat.questions")
+local text = require("acpchat.text")
 
 local M = {}
---- Open questions: key -> { chat, q }.
-local open = {}
+--- Open questions: key -> { chat, q, typeahead }.
+M.open = {}
+local open = M.open
 
 local kind_label = {
   allow_once = "allow once",
@@ -14,30 +22,49 @@ local kind_label = {
   reject_always = "reject always",
 }
 
---- The question's text: tool call title, kind, locations and a compact view of its input.
+local flat = text.flat
+
+--- The question's text: tool call title, kind, locations and a compact view of its input,
+--- each on a line of its own.
 function M.prompt_text(q)
-  local lines = { string.format("%s [%s]", q.title, q.kind) }
+  local lines = { string.format("%s [%s]", flat(q.title or q.tool_call_id or "tool call", 200), flat(q.kind or "other", 40)) }
   for _, loc in ipairs(q.locations or {}) do
-    lines[#lines + 1] = "  " .. loc
+    lines[#lines + 1] = "  " .. flat(loc, 300)
   end
-  if q.input and q.input ~= vim.NIL and q.input ~= "" then
-    lines[#lines + 1] = "  " .. q.input
+  if type(q.input) == "string" and q.input ~= "" then
+    lines[#lines + 1] = "  " .. flat(q.input, 300)
   end
   for _, d in ipairs(q.diffs or {}) do
-    lines[#lines + 1] = string.format("  +%d -%d %s", d.added, d.removed, d.path)
+    lines[#lines + 1] = string.format("  +%d -%d %s", tonumber(d.added) or 0, tonumber(d.removed) or 0, flat(d.path, 300))
   end
   return table.concat(lines, "\n")
 end
 
---- The choices, in the agent's order, plus "show the diff first" when there is one.
+local function is_always(kind)
+  return kind == "allow_always" or kind == "reject_always"
+end
+
+--- The choices: the agent's "once" options first, then its "always" options (each also offered
+--- remembered for the project), then "show the diff first" when there is one.
 function M.choices(q)
   local items = {}
-  for _, o in ipairs(q.options) do
-    items[#items + 1] = { id = o.id, label = string.format("%s (%s)", o.name, kind_label[o.kind] or o.kind), kind = o.kind }
+  local function add(o)
+    local name, label = flat(o.name, 80), kind_label[o.kind] or flat(o.kind, 40)
+    items[#items + 1] = { id = o.id, label = string.format("%s (%s)", name, label), kind = o.kind }
     -- An "always" answer can also be remembered by the client, for the project.
-    if o.kind == "allow_always" or o.kind == "reject_always" then
+    if is_always(o.kind) then
       items[#items].remember = "session"
-      items[#items + 1] = { id = o.id, label = string.format("%s (%s, remember for this project)", o.name, kind_label[o.kind]), kind = o.kind, remember = "project" }
+      items[#items + 1] = { id = o.id, label = string.format("%s (%s, remember for this project)", name, label), kind = o.kind, remember = "project" }
+    end
+  end
+  for _, o in ipairs(q.options or {}) do
+    if not is_always(o.kind) then
+      add(o)
+    end
+  end
+  for _, o in ipairs(q.options or {}) do
+    if is_always(o.kind) then
+      add(o)
     end
   end
   if q.diffs and #q.diffs > 0 then
@@ -46,14 +73,50 @@ function M.choices(q)
   return items
 end
 
-local function answer(key, option_id, remember)
+--- Take every key waiting in the typeahead (typed, or fed, before the question was drawn).
+function M.take_typeahead()
+  local keys = {}
+  for _ = 1, 10000 do
+    local ok, c = pcall(vim.fn.getchar, 0)
+    if not ok or c == 0 or c == "" then
+      break
+    end
+    keys[#keys + 1] = type(c) == "number" and vim.fn.nr2char(c) or c
+  end
+  return table.concat(keys)
+end
+
+--- Keys taken from the typeahead for question `key`, kept to be given back after its answer.
+local function hold_typeahead(key)
+  local keys = M.take_typeahead()
+  if keys ~= "" and open[key] then
+    open[key].typeahead = (open[key].typeahead or "") .. keys
+  elseif keys ~= "" then
+    -- The question is gone: give them back at once.
+    vim.api.nvim_feedkeys(keys, "t", false)
+  end
+end
+
+--- The question is over: the keys held back go where they were typed.
+local function release(key)
+  local o = open[key]
   open[key] = nil
+  if o and o.typeahead and o.typeahead ~= "" then
+    local keys = o.typeahead
+    vim.schedule(function()
+      vim.api.nvim_feedkeys(keys, "t", false)
+    end)
+  end
+end
+
+local function answer(key, option_id, remember)
+  release(key)
   questions.reply(key, option_id and { option_id = option_id, remember = remember } or nil)
 end
 
 --- Esc or an empty choice rejects once when the agent offers that; else the turn's question is cancelled.
 local function dismissed(q)
-  for _, o in ipairs(q.options) do
+  for _, o in ipairs(q.options or {}) do
     if o.kind == "reject_once" then
       return o.id
     end
@@ -63,6 +126,8 @@ end
 
 function M.ask(chat_id, key, q)
   open[key] = { chat = chat_id, q = q }
+  -- Keys typed before the question arrived never answer it.
+  hold_typeahead(key)
   vim.schedule(function()
     M.select(key, q)
   end)
@@ -72,6 +137,8 @@ function M.select(key, q)
   if not open[key] then
     return
   end
+  -- Nor keys typed between its arrival and its drawing.
+  hold_typeahead(key)
   local items = M.choices(q)
   vim.ui.select(items, {
     prompt = "Allow the agent to: " .. M.prompt_text(q),
@@ -80,6 +147,9 @@ function M.select(key, q)
       return item.label
     end,
   }, function(item)
+    if not open[key] then
+      return
+    end
     if item and item.show_diff then
       local ok, review = pcall(require, "acpchat.review")
       if ok and review.show_permission_diff then
@@ -95,14 +165,14 @@ function M.select(key, q)
   end)
 end
 
-
-
---- :AcpChatPermissions: the rules the client remembered for this chat; choosing one removes it.
 --- Withdrawn: a picker still open answers nothing (vim.ui.select cannot be closed from outside).
 function M.close(key)
-  open[key] = nil
+  release(key)
 end
 
+--- :AcpChatPermissions: the rules the client remembered for this chat, each with what it
+--- approves (its key: the command line, the path, or the tool with its input); choosing one
+--- removes it.
 function M.manage(chat)
   bridge.call("permissions", { chat = chat.id }, function(err, rules)
     if err then
@@ -112,19 +182,22 @@ function M.manage(chat)
   end)
 end
 
+--- How a remembered rule reads in the list.
+function M.rule_text(r)
+  return string.format("%s  %s  (%s, this %s)", r.action, flat(r.tool, 200), flat(r.agent, 40), r.scope)
+end
+
 function M.pick_rule(chat, rules)
   if #rules == 0 then
     return require("acpchat.util").notify("acpchat: no remembered permission rules for this chat")
   end
   vim.ui.select(rules, {
     prompt = "Remembered permission rules (choose one to remove it):",
-    format_item = function(r)
-      return string.format("%s %s (%s, for this %s)", r.action, r.tool, r.agent, r.scope)
-    end,
+    format_item = M.rule_text,
   }, function(r)
     if r then
       bridge.call("permission_remove", { chat = chat.id, rule = r.id }, function(err)
-        require("acpchat.util").notify(err and ("acpchat: " .. err) or ("acpchat: removed the rule: " .. r.action .. " " .. r.tool), err and vim.log.levels.ERROR or nil)
+        require("acpchat.util").notify(err and ("acpchat: " .. err) or ("acpchat: removed the rule: " .. r.action .. " " .. flat(r.tool, 200)), err and vim.log.levels.ERROR or nil)
       end)
     end
   end)

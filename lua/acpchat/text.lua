@@ -13,11 +13,59 @@ M.status = {
   completed = { "●", "done", "AcpChatToolDone" },
   failed = { "✗", "failed", "AcpChatToolFailed" },
   cancelled = { "⊘", "cancelled", "AcpChatToolCancelled" },
+  -- The turn ended and the agent never said how the tool call ended.
+  unfinished = { "◌", "not finished", "AcpChatToolCancelled" },
 }
 local plan_icon = { pending = "○", in_progress = "◐", completed = "✓" }
 
 local function split(s)
   return vim.split(s or "", "\n", { plain = true })
+end
+
+local ctrl = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+
+local function esc2(c)
+  local b1, b2 = c:byte(1, 2)
+  return string.format("\\u{%x}", (b1 % 32) * 64 + (b2 % 64))
+end
+
+local function esc3(c)
+  local b1, b2, b3 = c:byte(1, 3)
+  return string.format("\\u{%x}", (b1 % 16) * 4096 + (b2 % 64) * 64 + (b3 % 64))
+end
+
+--- One line, safe to draw: newlines, control characters (C0, DEL, C1), bidi controls,
+--- zero-width characters and line separators escaped (`\n`, `\x1b`, `\u{202e}`), at most `max`
+--- characters (with "…"). A builder never produces a line with a newline in it.
+function M.flat(s, max)
+  s = tostring(s == nil and "" or s)
+  s = s:gsub("[%z\1-\31\127]", function(c)
+    return ctrl[c] or string.format("\\x%02x", c:byte())
+  end)
+  s = s:gsub("\194[\128-\159]", esc2)
+  s = s:gsub("\216\156", esc2)
+  s = s:gsub("\226\128[\139-\143\168-\174]", esc3)
+  s = s:gsub("\226\129[\160-\169]", esc3)
+  s = s:gsub("\239\187\191", esc3)
+  max = max or 300
+  if #s > max and vim.fn.strchars(s) > max then
+    s = vim.fn.strcharpart(s, 0, max - 1) .. "…"
+  end
+  return s
+end
+
+--- The key that expands a folded tool output, when one is mapped (for the hint).
+local function expand_key()
+  local ok, config = pcall(require, "acpchat.config")
+  local keys = ok and config.options and config.options.keymaps
+  local k = keys and keys.expand_output
+  return type(k) == "string" and k ~= "" and k or nil
+end
+
+--- Flip a tool call view between folded and expanded output (the caller redraws it).
+function M.toggle_expanded(v)
+  v.expanded = not v.expanded
+  return v.expanded
 end
 
 --- Lines of a text kind (user, agent, thought) with its prefix on each line.
@@ -46,30 +94,49 @@ local function builder()
   return b
 end
 
+--- Output text: folded to its first `c.fold` lines unless the view is expanded.
+local function output_lines(b, c, expanded)
+  local lines = split(c.text)
+  if #lines == 1 and lines[1] == "" then
+    return
+  end
+  local show = #lines
+  if type(c.fold) == "number" and not expanded and #lines > c.fold then
+    show = c.fold
+  end
+  for i = 1, show do
+    b.add("  " .. lines[i])
+  end
+  if show < #lines then
+    local more = #lines - show
+    local key = expand_key()
+    b.add(string.format("  … %d more line%s%s", more, more == 1 and "" or "s", key and ("  (" .. key .. ": show all)") or ""), "AcpChatToolFolded")
+  end
+end
+
 local function tool_lines(v)
   local b = builder()
   local status = v.status or "pending"
-  local icon, word, group = unpack(M.status[status] or { "?", status, "AcpChatToolPending" })
-  local head = string.format("%s %s · %s · %s", icon, word, v.kind or "other", v.title ~= "" and v.title or v.tool_call_id)
+  local icon, word, group = unpack(M.status[status] or { "?", M.flat(status, 40), "AcpChatToolPending" })
+  local title = (v.title and v.title ~= "") and v.title or v.tool_call_id
+  local head = string.format("%s %s · %s · %s", icon, word, M.flat(v.kind or "other", 40), M.flat(title, 300))
   local row = b.add(head, "AcpChatToolTitle")
   b.hl(row, 0, #icon + 1 + #word, group)
   for _, loc in ipairs(v.locations or {}) do
-    local where = loc.path
+    local where = M.flat(loc.path, 300)
     if type(loc.line) == "number" then
       where = where .. ":" .. loc.line
     end
     b.add("  ↳ " .. where, "AcpChatLocation")
   end
   if v.input and v.input ~= "" then
-    b.add("  " .. v.input:gsub("\n", " "), "AcpChatToolInput")
+    b.add("  " .. M.flat((v.input:gsub("\n", " ")), 300), "AcpChatToolInput")
   end
   for _, c in ipairs(v.content or {}) do
     if c.type == "text" then
-      for _, l in ipairs(split(c.text)) do
-        b.add("  " .. l)
-      end
+      output_lines(b, c, v.expanded)
     elseif c.type == "diff" then
-      local r = b.add(string.format("  +%d -%d %s%s", c.added, c.removed, c.path, c.is_new and " (new)" or ""), "AcpChatDiffSummary")
+      local r = b.add(string.format("  +%d -%d %s%s", c.added, c.removed, M.flat(c.path, 300), c.is_new and " (new)" or ""), "AcpChatDiffSummary")
       local plus = string.format("+%d", c.added)
       b.hl(r, 2, 2 + #plus, "AcpChatDiffAdd")
       b.hl(r, 3 + #plus, 3 + #plus + #string.format("-%d", c.removed), "AcpChatDiffDelete")
@@ -79,7 +146,12 @@ local function tool_lines(v)
           b.add("  │ " .. l, "AcpChatTerminal")
         end
       end
-      b.add("  │ " .. (c.exit and ("[" .. c.exit .. "]") or "[running]") .. "  (gt: full output)", "AcpChatTerminalStatus")
+      local exit = c.exit and ("[" .. M.flat(c.exit, 60) .. "]") or "[running]"
+      local r = b.add("  │ " .. exit .. "  (gt: full output)", "AcpChatTerminalStatus")
+      if c.failed then
+        -- A non-zero exit or a signal: the command failed.
+        b.hl(r, #"  │ ", #"  │ " + #exit, "AcpChatTerminalFailed")
+      end
     end
   end
   return b
@@ -89,7 +161,7 @@ local function plan_lines(v)
   local b = builder()
   b.add("Plan", "AcpChatPlanTitle")
   for _, e in ipairs(v.entries or {}) do
-    local row = b.add(string.format("  %s %s", plan_icon[e.status] or "○", e.content))
+    local row = b.add(string.format("  %s %s", plan_icon[e.status] or "○", M.flat(e.content, 500)))
     if e.status == "completed" then
       b.hl(row, 0, -1, "AcpChatPlanDone")
     elseif e.status == "in_progress" then
@@ -125,7 +197,7 @@ function M.block(v)
     end
     return lines, hls
   end
-  return { "[" .. tostring(t) .. "]" }, {}
+  return { "[" .. M.flat(t, 60) .. "]" }, {}
 end
 
 local function human(n)

@@ -1,15 +1,19 @@
 /**
  * What the transcript should say, as plain data for the Lua side (which decides how it looks).
  * Node owns the content: tool call summaries, diff figures, terminal tails, plan entries.
+ * Every string that Lua draws on one line (titles, paths, raw input, plan entries) is one line
+ * here already: newlines, control and bidi characters escaped, length capped.
  */
 import type { Block, SessionState, ToolCallState } from "../session/session-state.js";
 import { contentText } from "../session/session-state.js";
+import { commandLine } from "../session/permission-rules.js";
 import { summarizeDiff } from "./diff-summary.js";
 
 export type ToolContentView =
-  | { type: "text"; text: string }
+  /** Output text; `fold`: the lines shown while folded (more follow: Lua offers to expand). */
+  | { type: "text"; text: string; fold?: number }
   | { type: "diff"; path: string; added: number; removed: number; isNew: boolean }
-  | { type: "terminal"; id: string; tail: string; exit?: string };
+  | { type: "terminal"; id: string; tail: string; exit?: string; failed?: boolean };
 
 export type BlockView =
   | { id: string; type: "turn"; turn: number }
@@ -30,6 +34,12 @@ export type BlockView =
 
 const TAIL_LINES = 8;
 const INPUT_CHARS = 200;
+const TITLE_CHARS = 300;
+/** Output lines shown while a tool call's output is folded. */
+export const FOLD_LINES = 5;
+/** Output beyond this is not sent at all (the agent has it; the transcript is for reading). */
+const MAX_OUTPUT_LINES = 400;
+const MAX_OUTPUT_CHARS = 40_000;
 
 export function blockView(b: Block): BlockView {
   switch (b.type) {
@@ -42,7 +52,7 @@ export function blockView(b: Block): BlockView {
     case "tool":
       return toolView(b.id, b.call);
     case "plan":
-      return { id: b.id, type: "plan", entries: b.entries.map((e) => ({ content: e.content, status: e.status, priority: e.priority })) };
+      return { id: b.id, type: "plan", entries: b.entries.map((e) => ({ content: oneLine(e.content, 500), status: e.status, priority: e.priority })) };
     case "note":
       return { id: b.id, type: "note", text: b.text, level: b.level };
   }
@@ -51,28 +61,39 @@ export function blockView(b: Block): BlockView {
 function toolView(id: string, call: ToolCallState): BlockView {
   const content: ToolContentView[] = [];
   for (const c of call.content) {
-    if (c.type === "content") content.push({ type: "text", text: contentText(c.content) });
+    if (c.type === "content") content.push(textView(contentText(c.content)));
     else if (c.type === "diff") content.push({ type: "diff", path: c.path, ...summarizeDiff(c.oldText, c.newText, c.path) });
     else {
       const t = call.terminals[c.terminalId];
-      content.push({ type: "terminal", id: c.terminalId, tail: tail(t?.tail ?? ""), exit: t?.exit });
+      content.push(terminalView(c.terminalId, t));
     }
   }
   // Terminals streamed through _meta (claude-agent-acp, codex-acp) have no terminal content entry.
   for (const [tid, t] of Object.entries(call.terminals)) {
-    if (!call.content.some((c) => c.type === "terminal" && c.terminalId === tid)) content.push({ type: "terminal", id: tid, tail: tail(t.tail), exit: t.exit });
+    if (!call.content.some((c) => c.type === "terminal" && c.terminalId === tid)) content.push(terminalView(tid, t));
   }
+  // No content, but the result in rawOutput (codex-acp: formatted_output, stdout, stderr).
+  if (content.length === 0) {
+    const out = rawOutputText(call.rawOutput);
+    if (out) content.push(textView(out));
+  }
+  const terminalFailed = content.some((c) => c.type === "terminal" && c.failed);
   return {
     id,
     type: "tool",
     toolCallId: call.toolCallId,
-    title: call.title,
-    kind: call.kind,
-    status: call.status,
-    locations: call.locations.map((l) => ({ path: l.path, line: l.line })),
+    title: oneLine(call.title, TITLE_CHARS),
+    kind: oneLine(call.kind, 40),
+    // A command that failed is shown failed, whatever the agent concluded.
+    status: terminalFailed && call.status === "completed" ? "failed" : call.status,
+    locations: call.locations.map((l) => ({ path: oneLine(l.path, TITLE_CHARS), line: l.line })),
     content,
     input: compactInput(call.rawInput),
   };
+}
+
+function terminalView(id: string, t: ToolCallState["terminals"][string] | undefined): ToolContentView {
+  return { type: "terminal", id, tail: tail(t?.tail ?? ""), exit: t?.exit, failed: t?.failed || undefined };
 }
 
 function tail(s: string): string {
@@ -80,11 +101,104 @@ function tail(s: string): string {
   return lines.slice(-TAIL_LINES).join("\n");
 }
 
-export function compactInput(raw: unknown): string | undefined {
+const REMINDER = /<system-reminder>[\s\S]*?(?:<\/system-reminder>|$)/g;
+
+/**
+ * A tool's output text: agent-internal blocks (`<system-reminder>`) moved after the output,
+ * where only expanding shows them; long output folded to its first lines; very long output cut.
+ */
+export function textView(text: string): ToolContentView {
+  const internal: string[] = [];
+  const body = text.replace(REMINDER, (m) => {
+    internal.push(m.trim());
+    return "";
+  });
+  const lines = body.replace(/\s+$/, "").replace(/^\s*\n/, "").split("\n");
+  if (lines.length === 1 && lines[0] === "") lines.pop();
+  const fold = Math.min(FOLD_LINES, lines.length);
+  for (const r of internal) lines.push(...r.split("\n"));
+  let chars = 0;
+  let keep = 0;
+  while (keep < lines.length && keep < MAX_OUTPUT_LINES && chars + lines[keep]!.length <= MAX_OUTPUT_CHARS) chars += lines[keep++]!.length + 1;
+  const cut = lines.length - keep;
+  const shown = lines.slice(0, keep);
+  if (cut > 0) shown.push(`[${cut} more lines not shown]`);
+  return shown.length > fold ? { type: "text", text: shown.join("\n"), fold } : { type: "text", text: shown.join("\n") };
+}
+
+/** What a tool's `rawOutput` says, as text, when it carries the result (undefined: nothing to show). */
+export function rawOutputText(raw: unknown): string | undefined {
   if (raw === undefined || raw === null) return undefined;
-  const s = typeof raw === "string" ? raw : JSON.stringify(raw);
-  if (!s || s === "{}") return undefined;
-  return s.length > INPUT_CHARS ? `${s.slice(0, INPUT_CHARS)}…` : s;
+  if (typeof raw === "string") return raw.trim() ? raw : undefined;
+  if (Array.isArray(raw)) {
+    const texts = raw.map((x) => (x && typeof x === "object" && typeof (x as { text?: unknown }).text === "string" ? (x as { text: string }).text : undefined));
+    if (texts.every((t) => t !== undefined)) return texts.join("\n") || undefined;
+    return compactInput(raw);
+  }
+  if (typeof raw !== "object") return String(raw);
+  const r = raw as Record<string, unknown>;
+  const str = (k: string) => (typeof r[k] === "string" && (r[k] as string) !== "" ? (r[k] as string) : undefined);
+  let out = str("formatted_output") ?? str("aggregated_output") ?? str("output") ?? str("result");
+  if (out === undefined) {
+    const parts = [str("stdout"), str("stderr")].filter((x): x is string => x !== undefined);
+    if (parts.length > 0) out = parts.map((p) => p.replace(/\n$/, "")).join("\n");
+  }
+  const code = r.exit_code ?? r.exitCode;
+  if (typeof code === "number" && code !== 0) out = `${out ? `${out.replace(/\n$/, "")}\n` : ""}[exit ${code}]`;
+  if (out !== undefined) return out;
+  return compactInput(raw);
+}
+
+const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+/** Control characters (C0, DEL, C1), bidi controls, zero-width characters, line and paragraph separators. */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * One line, safe to draw: newlines and control, bidi and zero-width characters escaped
+ * (`\n`, `\u{202e}`), capped at `max` characters with "…". An agent cannot draw a fake option
+ * on a line of its own, or hide a command behind a right-to-left override.
+ */
+export function oneLine(s: string, max = INPUT_CHARS): string {
+  const out = s.replace(UNSAFE, (c) => ESCAPES[c] ?? `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  if (out.length <= max) return out;
+  const chars = [...out];
+  return chars.length <= max ? out : `${chars.slice(0, max - 1).join("")}…`;
+}
+
+/**
+ * A tool's raw input in one short line: a command as `$ <command line>`, other fields as
+ * `key: value` (long strings shortened, with their size), never a JSON dump.
+ */
+export function compactInput(raw: unknown, max = INPUT_CHARS): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw === "string") return raw.trim() ? oneLine(raw, max) : undefined;
+  if (typeof raw !== "object") return oneLine(String(raw), max);
+  if (Array.isArray(raw)) return raw.length ? oneLine(raw.map((x) => value(x)).join(", "), max) : undefined;
+  const parts: string[] = [];
+  const cmd = commandLine(raw);
+  const skip = new Set<string>();
+  if (cmd !== undefined) {
+    parts.push(`$ ${cmd}`);
+    for (const k of ["command", "cmd", "args"]) skip.add(k);
+  }
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+    if (skip.has(k) || v === undefined || v === null || v === "") continue;
+    parts.push(`${k}: ${value(v)}`);
+  }
+  if (parts.length === 0) return undefined;
+  return oneLine(parts.join(" · "), max);
+}
+
+/** A field's value, short: long strings cut with their size, objects as short JSON. */
+function value(v: unknown): string {
+  if (typeof v === "string") {
+    const lines = v.split("\n").length;
+    if (v.length <= 60 && lines === 1) return v;
+    return `${oneLine(v.slice(0, 40), 1000)}… (${lines > 1 ? `${lines} lines, ` : ""}${v.length} chars)`;
+  }
+  if (typeof v !== "object" || v === null) return String(v);
+  const json = JSON.stringify(v);
+  return json.length <= 80 ? json : `${json.slice(0, 60)}… (${json.length} chars)`;
 }
 
 /** The one visible state of a chat (winbar, statusline, and what the keys do). */

@@ -1,47 +1,75 @@
 /**
- * Keeps the agent's configured secrets out of the transcript while text streams. A secret can
- * arrive split across chunks ("sk-live-12" + "34…"), so the end of each text chunk that could be
- * the start of a secret is held back until the next chunk (or the end of the run of chunks)
- * shows what it is. Tool calls are redacted whole. Without configured secrets it passes
- * everything through untouched.
+ * Keeps secrets out of the session's state while updates stream: the agent's configured secrets
+ * and values that look like API keys (see src/trace/redact.ts). A secret can arrive split across
+ * chunks ("sk-live-12" + "34…"), so the end of each text chunk that could be the start of a
+ * secret is held back until the next chunk (or the end of the run of chunks) shows what it is;
+ * terminal output streamed in a tool call's `_meta` is held back the same way, per terminal.
+ * Every other update that carries text the user sees (tool calls, plans, session titles,
+ * commands) is redacted whole, so whatever is drawn from the state (transcript, winbar,
+ * statusline, session index, saved transcript) is already clean.
  */
 import type { SessionUpdate } from "../protocol/schema.js";
 import type { Redactor } from "../trace/redact.js";
 
 type ChunkKind = "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk";
 const CHUNKS = new Set<string>(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]);
+/** Updates whose text is shown: redacted whole. (Modes and config options carry ids sent back to the agent.) */
+const SHOWN = new Set<string>(["tool_call", "tool_call_update", "plan", "session_info_update", "available_commands_update", "unknown"]);
+
+type TerminalMeta = { terminal_output?: { terminal_id?: string; data?: unknown }; terminal_exit?: { terminal_id?: string } };
 
 export class ChunkRedactor {
   private held: { kind: ChunkKind; text: string; base: SessionUpdate } | undefined;
+  /** The held-back end of each terminal's output streamed in `_meta`. */
+  private readonly heldTerminal = new Map<string, string>();
 
   constructor(private readonly redactor: Redactor) {}
 
   /** The updates to apply now for `update` (held text may come out first). */
   push(update: SessionUpdate): SessionUpdate[] {
-    if (!this.redactor.active) return [update];
     if (CHUNKS.has(update.sessionUpdate)) {
       const u = update as SessionUpdate & { sessionUpdate: ChunkKind; content: { type: string; text?: string } };
       if (u.content.type === "text" && typeof u.content.text === "string") {
         const out = this.held && this.held.kind !== u.sessionUpdate ? this.flush() : [];
         const combined = (this.held?.text ?? "") + u.content.text;
-        const safe = this.redactor.text(combined);
-        const keep = this.redactor.holdBack(safe);
-        const now = safe.slice(0, safe.length - keep);
-        this.held = keep > 0 ? { kind: u.sessionUpdate, text: safe.slice(safe.length - keep), base: u } : undefined;
-        if (now) out.push(withText(u, now));
+        const { shown, held } = this.redactor.split(combined);
+        this.held = held ? { kind: u.sessionUpdate, text: held, base: u } : undefined;
+        if (shown) out.push(shown === u.content.text ? u : withText(u, shown));
         return out;
       }
     }
     const out = this.flush();
-    out.push(update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update" ? this.redactor.value(update) : update);
+    out.push(SHOWN.has(update.sessionUpdate) ? this.redactor.value(this.terminalMeta(update)) : update);
     return out;
   }
 
-  /** Whatever is held, as it is (the run of chunks ended, or the turn did). */
+  /** Whatever is held, redacted (the run of chunks ended, or the turn did). */
   flush(): SessionUpdate[] {
     const h = this.held;
     this.held = undefined;
-    return h ? [withText(h.base, h.text)] : [];
+    return h ? [withText(h.base, this.redactor.text(h.text))] : [];
+  }
+
+  /** `_meta.terminal_output.data`: the end that may begin a secret waits for the next piece or the exit. */
+  private terminalMeta(update: SessionUpdate): SessionUpdate {
+    const meta = (update as { _meta?: unknown })._meta as TerminalMeta | undefined;
+    if (!meta || typeof meta !== "object") return update;
+    const out = meta.terminal_output;
+    const exit = meta.terminal_exit;
+    const id = (out && typeof out.data === "string" ? out.terminal_id : undefined) ?? exit?.terminal_id;
+    if (!id) return update;
+    const combined = (this.heldTerminal.get(id) ?? "") + (out && typeof out.data === "string" && out.terminal_id === id ? out.data : "");
+    let data: string;
+    if (exit?.terminal_id === id) {
+      this.heldTerminal.delete(id);
+      data = this.redactor.text(combined);
+    } else {
+      const { shown, held } = this.redactor.split(combined);
+      if (held) this.heldTerminal.set(id, held);
+      else this.heldTerminal.delete(id);
+      data = shown;
+    }
+    return { ...update, _meta: { ...meta, terminal_output: { ...out, terminal_id: id, data } } } as SessionUpdate;
   }
 }
 

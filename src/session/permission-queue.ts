@@ -9,6 +9,7 @@ import type { PermissionOutcome, RequestPermissionRequest } from "../protocol/sc
 import type { Redactor } from "../trace/redact.js";
 import { abortable } from "./abort.js";
 import { optionFor, type PermissionRules } from "./permission-rules.js";
+import { oneLine } from "../render/view-model.js";
 
 export interface PermissionQueueDeps {
   port: EditorPort;
@@ -33,16 +34,18 @@ export class PermissionQueue {
   private async decide(req: RequestPermissionRequest, signal: AbortSignal): Promise<{ outcome: PermissionOutcome }> {
     if (signal.aborted) return { outcome: { outcome: "cancelled" } };
     const { port, redactor, rules } = this.deps;
-    const decision = rules?.decide(req);
+    // Rules see the request without secrets: remembered keys are stored and shown.
+    const safe = redactor.value(req);
+    const decision = rules?.decide(safe);
     const auto = decision && optionFor(req.options, decision);
     if (decision && auto) {
-      const title = req.toolCall.title ?? req.toolCall.toolCallId;
-      this.deps.notice(`${decision.action === "allow" ? "Allowed" : "Rejected"} "${title}" without asking (${decision.why}).`);
+      const title = oneLine(safe.toolCall.title ?? safe.toolCall.toolCallId, 120);
+      this.deps.notice(`${decision.action === "allow" ? "Allowed" : "Rejected"} "${title}" without asking (${oneLine(decision.why, 300)}).`);
       return { outcome: { outcome: "selected", optionId: auto.optionId } };
     }
-    // What the user is shown holds no secret; the answer refers to the agent's own option ids.
-    const shown = redactor.active ? { ...redactor.value(req), options: req.options } : req;
-    const answer = await abortable(port.requestPermission(shown, signal), signal).catch((e) => {
+    // What the user is shown holds no secret and draws every field on one line; the answer
+    // refers to the agent's own option ids.
+    const answer = await abortable(port.requestPermission(shown(safe, req), signal), signal).catch((e) => {
       if (signal.aborted) return { outcome: "cancelled" } as PermissionOutcome & { remember?: undefined };
       throw e;
     });
@@ -50,8 +53,24 @@ export class PermissionQueue {
     const chosen = req.options.find((o) => o.optionId === answer.optionId);
     if (!chosen) throw new RpcError(ErrorCodes.InternalError, `the editor chose an option the agent did not offer: ${answer.optionId}`);
     if (answer.remember && rules && (chosen.kind === "allow_always" || chosen.kind === "reject_always")) {
-      rules.remember(req, chosen.kind === "allow_always" ? "allow" : "reject", answer.remember);
+      const rule = rules.remember(safe, chosen.kind === "allow_always" ? "allow" : "reject", answer.remember);
+      if (!rule) this.deps.notice(`Not remembered: "${oneLine(safe.toolCall.title ?? safe.toolCall.toolCallId, 120)}" reaches outside the working directory, so it is asked every time.`);
     }
     return { outcome: { outcome: "selected", optionId: chosen.optionId } };
   }
+}
+
+/** The question as the user sees it: title, kind, paths and option names on one line each. */
+function shown(safe: RequestPermissionRequest, req: RequestPermissionRequest): RequestPermissionRequest {
+  const tc = safe.toolCall;
+  return {
+    ...safe,
+    toolCall: {
+      ...tc,
+      title: oneLine(tc.title ?? tc.toolCallId, 200),
+      kind: tc.kind == null ? tc.kind : oneLine(tc.kind, 40),
+      locations: tc.locations?.map((l) => ({ ...l, path: oneLine(l.path, 300) })),
+    },
+    options: req.options.map((o, i) => ({ ...o, name: oneLine(safe.options[i]?.name ?? o.name, 80) })),
+  };
 }

@@ -17,13 +17,25 @@ import type {
   StopReason,
   ToolCallContent,
   ToolCallStatus,
+  ToolCallUpdate,
 } from "../protocol/schema.js";
 import { describeTerminalExit } from "../terminals/terminal-manager.js";
 
-export type DisplayToolStatus = ToolCallStatus | "cancelled";
+/** `cancelled`: the turn was cancelled; `unfinished`: the turn ended without a final status. */
+export type DisplayToolStatus = ToolCallStatus | "cancelled" | "unfinished";
+
+/** Whether a command failed: killed by a signal, or any exit code but 0 (false while running). */
+export function exitFailed(s: { exitCode?: number | null; signal?: string | null } | undefined | null): boolean {
+  if (!s) return false;
+  return (s.signal !== null && s.signal !== undefined) || s.exitCode !== 0;
+}
 
 export interface ToolCallState {
   toolCallId: string;
+  /** The transcript block that shows it (an id reused in a later turn gets a block of its own). */
+  blockId: string;
+  /** The tool's own name (`name`, or claude-code-acp's `_meta.claudeCode.toolName`). */
+  toolName?: string;
   title: string;
   kind: string;
   status: DisplayToolStatus;
@@ -32,7 +44,7 @@ export interface ToolCallState {
   rawInput?: unknown;
   rawOutput?: unknown;
   /** Live output of a client terminal shown in this call, or streamed by the agent in `_meta`. */
-  terminals: Record<string, { tail: string; exit?: string }>;
+  terminals: Record<string, { tail: string; exit?: string; failed?: boolean }>;
   turn: number;
 }
 
@@ -95,7 +107,20 @@ export class SessionState {
     this.turnState = "idle";
     this.lastStopReason = stopReason;
     this.pendingPermissions = 0;
-    return [{ type: "meta" }];
+    // Nothing of this turn may keep spinning: unfinished tool calls say they did not finish.
+    return [...this.settleToolCalls(this.turn, stopReason === "cancelled" ? "cancelled" : "unfinished"), { type: "meta" }];
+  }
+
+  /** Tool calls of `turn` still pending or running are marked `how`; their blocks redraw. */
+  private settleToolCalls(turn: number, how: "cancelled" | "unfinished"): TranscriptEvent[] {
+    const events: TranscriptEvent[] = [];
+    for (const call of this.toolCalls.values()) {
+      if (call.turn === turn && (call.status === "pending" || call.status === "in_progress")) {
+        call.status = how;
+        events.push({ type: "update", block: this.byId.get(call.blockId)! });
+      }
+    }
+    return events;
   }
 
   /**
@@ -105,15 +130,7 @@ export class SessionState {
   beginCancel(): TranscriptEvent[] {
     if (this.turnState === "idle") return [];
     this.turnState = "cancelling";
-    const events: TranscriptEvent[] = [];
-    for (const call of this.toolCalls.values()) {
-      if (call.turn === this.turn && (call.status === "pending" || call.status === "in_progress")) {
-        call.status = "cancelled";
-        events.push({ type: "update", block: this.byId.get(toolBlockId(call.toolCallId))! });
-      }
-    }
-    events.push({ type: "meta" });
-    return events;
+    return [...this.settleToolCalls(this.turn, "cancelled"), { type: "meta" }];
   }
 
   permissionAsked(): TranscriptEvent[] {
@@ -202,6 +219,7 @@ export class SessionState {
     const events: TranscriptEvent[] = [];
     // A replayed conversation (session/load) has no beginTurn: a user message opens the turn.
     if (kind === "user" && this.turnState === "idle") {
+      events.push(...this.settleToolCalls(this.turn, "unfinished"));
       this.turn++;
       events.push(this.addBlock({ type: "turn", turn: this.turn }));
     }
@@ -211,11 +229,13 @@ export class SessionState {
 
   /** `tool_call` may arrive twice (upsert); `tool_call_update` replaces only the fields present. */
   private upsertToolCall(u: Record<string, unknown> & { toolCallId: string }, isCreate: boolean): TranscriptEvent[] {
-    let call = this.toolCalls.get(u.toolCallId);
+    // An id reused in a later turn is a new tool call: the earlier turn's block stays as it was.
+    let call = this.currentToolCall(u.toolCallId);
     const fresh = !call;
     if (!call) {
       call = {
         toolCallId: u.toolCallId,
+        blockId: this.freeToolBlockId(u.toolCallId),
         title: "",
         kind: "other",
         status: "pending",
@@ -236,10 +256,43 @@ export class SessionState {
     set("locations", u.locations);
     if ("rawInput" in u && u.rawInput !== undefined) call.rawInput = u.rawInput;
     if ("rawOutput" in u && u.rawOutput !== undefined) call.rawOutput = u.rawOutput;
+    const name = typeof u.name === "string" && u.name ? u.name : metaToolName(u._meta);
+    if (name) call.toolName = name;
     this.applyTerminalMeta(call, u._meta);
     if (fresh && !isCreate && !call.title) call.title = call.toolCallId;
-    if (fresh) return [this.addBlock({ type: "tool", call, turn: this.turn }, toolBlockId(call.toolCallId))];
-    return [{ type: "update", block: this.byId.get(toolBlockId(call.toolCallId))! }];
+    if (fresh) return [this.addBlock({ type: "tool", call, turn: this.turn }, call.blockId)];
+    return [{ type: "update", block: this.byId.get(call.blockId)! }];
+  }
+
+  /** The tool call with this id in the current turn (an earlier turn's is another call). */
+  currentToolCall(toolCallId: string): ToolCallState | undefined {
+    const call = this.toolCalls.get(toolCallId);
+    return call && call.turn === this.turn ? call : undefined;
+  }
+
+  private freeToolBlockId(toolCallId: string): string {
+    const base = toolBlockId(toolCallId);
+    if (!this.byId.has(base)) return base;
+    for (let i = this.turn; ; i++) if (!this.byId.has(`${base}#${i}`)) return `${base}#${i}`;
+  }
+
+  /**
+   * The tool call a permission question is about, as complete as the client knows it: the
+   * request's own fields (often only the id) over what the agent announced for that id in this
+   * turn (title, kind, locations, raw input, content with its diffs).
+   */
+  permissionToolCall(tc: ToolCallUpdate): ToolCallUpdate {
+    const known = this.currentToolCall(tc.toolCallId);
+    if (!known) return tc;
+    const merged: ToolCallUpdate = { ...tc };
+    const has = (v: unknown) => v !== undefined && v !== null;
+    if (!has(tc.title) && known.title && known.title !== known.toolCallId) merged.title = known.title;
+    if (!has(tc.kind) && known.kind) merged.kind = known.kind;
+    if (!has(tc.name) && known.toolName) merged.name = known.toolName;
+    if (!has(tc.locations) && known.locations.length > 0) merged.locations = known.locations;
+    if (!has(tc.content) && known.content.length > 0) merged.content = known.content;
+    if (tc.rawInput === undefined && known.rawInput !== undefined) merged.rawInput = known.rawInput;
+    return merged;
   }
 
   /** claude-agent-acp / codex-acp stream terminal output through `_meta` (terminal_info/output/exit). */
@@ -250,16 +303,20 @@ export class SessionState {
     if (!id) return;
     const t = (call.terminals[id] ??= { tail: "" });
     if (typeof m.terminal_output?.data === "string") t.tail = clipTail(t.tail + m.terminal_output.data);
-    if (m.terminal_exit) t.exit = describeTerminalExit({ exitCode: m.terminal_exit.exit_code ?? null, signal: m.terminal_exit.signal ?? null });
+    if (m.terminal_exit) {
+      const status = { exitCode: m.terminal_exit.exit_code ?? null, signal: m.terminal_exit.signal ?? null };
+      t.exit = describeTerminalExit(status);
+      t.failed = exitFailed(status);
+    }
   }
 
   /** Output of a client-side terminal shown in a tool call. */
-  terminalOutput(terminalId: string, tail: string, exit?: string): TranscriptEvent[] {
+  terminalOutput(terminalId: string, tail: string, exit?: string, failed?: boolean): TranscriptEvent[] {
     const events: TranscriptEvent[] = [];
     for (const call of this.toolCalls.values()) {
       if (!call.content.some((c) => c.type === "terminal" && c.terminalId === terminalId)) continue;
-      call.terminals[terminalId] = { tail: clipTail(tail), exit };
-      events.push({ type: "update", block: this.byId.get(toolBlockId(call.toolCallId))! });
+      call.terminals[terminalId] = failed ? { tail: clipTail(tail), exit, failed } : { tail: clipTail(tail), exit };
+      events.push({ type: "update", block: this.byId.get(call.blockId)! });
     }
     return events;
   }
@@ -311,6 +368,11 @@ export class SessionState {
 
 export function toolBlockId(toolCallId: string): string {
   return `tool:${toolCallId}`;
+}
+
+function metaToolName(meta: unknown): string | undefined {
+  const n = (meta as { claudeCode?: { toolName?: unknown } } | undefined)?.claudeCode?.toolName;
+  return typeof n === "string" && n ? n : undefined;
 }
 
 function optionName(opt: SessionConfigOption & { type: "select" }, value: string): string {

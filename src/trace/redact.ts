@@ -1,7 +1,9 @@
 /**
- * Secret redaction for everything that leaves the process as text: trace, log, transcript notes,
- * error messages. Two rules: values of fields whose name looks secret, and any occurrence of a
- * known secret value (the configured env values of the agent).
+ * Secret redaction for everything that leaves the process as text: trace, log, transcript,
+ * titles, plans, terminal tails, error messages. Three rules: values of fields whose name looks
+ * secret, any occurrence of a known secret value (the agent's configured environment, and
+ * command-line arguments that carry a key), and values that look like API keys whoever sent
+ * them (`sk-…`, `ghp_…`, `AKIA…`, `Bearer …`, `API_KEY=…`, private key blocks).
  */
 const SECRET_KEY = /(token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key)/i;
 export const REDACTED = "[REDACTED]";
@@ -12,6 +14,51 @@ const SECRET_FIELD = new RegExp(String.raw`"([^"\\]*(?:${SECRET_WORDS})[^"\\]*)"
 /** `"name": "<secret-looking>", "value": "<string>"` (env variables, HTTP headers). */
 const SECRET_PAIR = new RegExp(String.raw`"name":"([^"\\]*(?:${SECRET_WORDS})[^"\\]*)","value":"(?:[^"\\]|\\.)*"`, "gi");
 
+/**
+ * Prefixes of well-known API key formats (OpenAI/Anthropic, GitHub, Slack, AWS, Google, GitLab,
+ * Hugging Face, npm, JWTs). A token that starts with one and is long enough is a key.
+ */
+const KEY_PREFIXES = ["sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "AKIA", "ASIA", "AIza", "glpat-", "hf_", "npm_", "eyJ"];
+/** Characters of a key token (JSON string escapes and quotes end it). */
+const TOKEN_CHAR = /[A-Za-z0-9_.\-]/;
+/** Start of a token: not after a token character (`\n` and friends in JSON text count as a boundary). */
+const BOUNDARY = String.raw`(?<=^|[^A-Za-z0-9_.\-]|\\[nrtbf])`;
+const KEY_TOKEN = String.raw`(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9\-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{30,}|glpat-[A-Za-z0-9_\-]{20,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})(?![A-Za-z0-9_\-])`;
+/** `Bearer <token>`; `API_KEY=<value>` (environment style); `--api-key <value>` / `--token=<value>`. */
+const KEY_CONTEXT = String.raw`(\bBearer\s+)[A-Za-z0-9._~+/\-]{12,}=*|(\b[A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*=["']?)[^\s"'\\]{6,}|(--?[a-z\-]*(?:api-key|apikey|token|secret|password)[a-z\-]*(?:=|\s+)["']?)[^\s"'\\\-][^\s"'\\]{5,}`;
+const PRIVATE_KEY = String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)`;
+const KEY_LIKE = new RegExp(`${BOUNDARY}${KEY_TOKEN}|${KEY_CONTEXT}|${PRIVATE_KEY}`, "g");
+/** A cheap test before the full patterns run (most text has none of these). */
+const KEY_HINT = /sk-|gh[pousr]_|github_pat_|xox[abposr]-|AKIA|ASIA|AIza|glpat-|hf_|npm_|eyJ|Bearer|API_?KEY|TOKEN|SECRET|PASSW|api-?key|token|secret|password|PRIVATE KEY/;
+/** The end of a stream that may be the start of a key-like value still arriving. */
+const PARTIAL_CONTEXT = /(?:\bBearer(?:\s+[A-Za-z0-9._~+/\-]*)?|\b[A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*(?:=["']?[^\s"'\\]*)?|--?[a-z\-]*(?:api-key|apikey|token|secret|password)[a-z\-]*(?:(?:=|\s+)["']?[^\s"'\\]*)?)$/;
+/** Words that begin a key's context, held back while they may still be arriving. */
+const CONTEXT_WORDS = ["Bearer", "-----BEGIN"];
+/** Flags whose next argument (or `=value`) is a secret, in an agent's command line. */
+const SECRET_FLAG = /^--?[\w-]*(?:key|token|secret|password|passwd|auth|credential)[\w-]*$/i;
+
+/** Every key-like value replaced (see KEY_LIKE). */
+export function redactKeyLike(s: string): string {
+  if (!KEY_HINT.test(s)) return s;
+  return s.replace(KEY_LIKE, (_m, bearer?: string, assign?: string, flag?: string) => `${bearer ?? assign ?? flag ?? ""}${REDACTED}`);
+}
+
+/**
+ * The secrets an agent's command carries: every environment value, and command-line values
+ * that follow a secret-looking flag (`--api-key sk-…`, `--token=…`).
+ */
+export function commandSecrets(cmd: { args?: string[]; env?: Record<string, string> }): string[] {
+  const out = Object.values(cmd.env ?? {});
+  const args = cmd.args ?? [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const eq = a.indexOf("=");
+    if (eq > 0 && SECRET_FLAG.test(a.slice(0, eq))) out.push(a.slice(eq + 1));
+    else if (SECRET_FLAG.test(a) && i + 1 < args.length) out.push(args[i + 1]!);
+  }
+  return out;
+}
+
 export class Redactor {
   private readonly values: string[];
 
@@ -20,7 +67,7 @@ export class Redactor {
     this.values = [...new Set([...secrets].filter((s) => typeof s === "string" && s.length >= 6))].sort((a, b) => b.length - a.length);
   }
 
-  /** Whether there are secret values to look for. */
+  /** Whether there are known secret values to look for (key-like values are looked for always). */
   get active(): boolean {
     return this.values.length > 0;
   }
@@ -43,7 +90,7 @@ export class Redactor {
     return out;
   }
 
-  /** How many characters at the end of `s` could begin a secret (to hold back from a stream). */
+  /** How many characters at the end of `s` could begin a known secret (to hold back from a stream). */
   holdBack(s: string): number {
     let keep = 0;
     for (const v of this.values) {
@@ -57,7 +104,33 @@ export class Redactor {
     return keep;
   }
 
+  /**
+   * A stream's text so far (`s`: what was held back before plus what came now) split into what
+   * can be shown now, redacted, and what must wait for more text: the start of a known secret,
+   * or a token that is or may become a key-like value. The held part is cut at a token's start,
+   * so no key is ever shown in two pieces. `held` is already free of known secrets.
+   */
+  split(s: string): { shown: string; held: string } {
+    const lit = this.literal(s);
+    let keep = Math.max(this.holdBack(lit), partialKey(lit));
+    if (keep === 0) return { shown: redactKeyLike(lit), held: "" };
+    let cut = lit.length - keep;
+    while (cut > 0 && TOKEN_CHAR.test(lit[cut - 1]!)) cut--;
+    keep = lit.length - cut;
+    return { shown: redactKeyLike(lit.slice(0, cut)), held: lit.slice(cut) };
+  }
+
+  /** A live tail (terminal output): redacted, and while it grows, without a possibly unfinished secret at its end. */
+  tail(s: string, finished: boolean): string {
+    if (finished) return this.text(s);
+    return this.split(s).shown;
+  }
+
   text(s: string): string {
+    return redactKeyLike(this.literal(s));
+  }
+
+  private literal(s: string): string {
     let out = s;
     for (const v of this.values) if (out.includes(v)) out = out.split(v).join(REDACTED);
     return out;
@@ -75,4 +148,22 @@ export class Redactor {
     if (typeof out.name === "string" && SECRET_KEY.test(out.name) && "value" in out) out.value = REDACTED;
     return out;
   }
+}
+
+/** Length of the end of `s` that may be a key-like value still arriving (0: none). */
+function partialKey(s: string): number {
+  // The trailing token: a key prefix, or the start of one ("s", "sk", "gh", "AKI", "Bear").
+  let i = s.length;
+  while (i > 0 && TOKEN_CHAR.test(s[i - 1]!)) i--;
+  const token = s.slice(i);
+  let keep = 0;
+  if (token && (KEY_PREFIXES.some((p) => token.startsWith(p) || p.startsWith(token)) || CONTEXT_WORDS.some((w) => w.startsWith(token)))) keep = token.length;
+  // `Bearer …`, `API_KEY=…`, `--token …`: from where the context starts.
+  const end = s.length > 512 ? s.slice(-512) : s;
+  const m = PARTIAL_CONTEXT.exec(end);
+  if (m) keep = Math.max(keep, m[0].length);
+  // A private key block that has not ended yet.
+  const begin = s.lastIndexOf("-----BEGIN");
+  if (begin >= 0 && s.indexOf("-----END", begin) < 0) keep = Math.max(keep, s.length - begin);
+  return keep;
 }

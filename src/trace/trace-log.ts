@@ -104,13 +104,26 @@ export class TraceLog {
   }
 }
 
+/** The name of a trace file this plugin writes: `<ISO time with - for : and .>-chat<id>[-<agent>].jsonl`. */
+const TRACE_NAME = /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:-\d{3}Z)?-chat\d+(?:-[^/\\]*)?\.jsonl$/;
+
+/** Whether `name` is one of the plugin's trace files (only those are ever pruned). */
+export function isTraceFile(name: string): boolean {
+  return TRACE_NAME.test(name);
+}
+
 /**
  * Keep the newest `keep` trace files of a folder (their names start with an ISO time, so they
- * sort by age); traces are for diagnosis, not an archive.
+ * sort by age); traces are for diagnosis, not an archive. Only regular files named the way this
+ * plugin names its traces are counted or deleted: other `*.jsonl` files in the same folder (the
+ * user's, another tool's) are never touched.
  */
 export function pruneTraces(dir: string, keep = 50): void {
   try {
-    const files = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort();
+    const files = readdirSync(dir, { withFileTypes: true })
+      .filter((f) => f.isFile() && isTraceFile(f.name))
+      .map((f) => f.name)
+      .sort();
     for (const f of files.slice(0, Math.max(0, files.length - keep))) unlinkSync(join(dir, f));
   } catch {
     // A missing or unreadable folder has nothing to prune.

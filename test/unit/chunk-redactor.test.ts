@@ -36,9 +36,12 @@ describe("ChunkRedactor", () => {
     expect(tool).toEqual([expect.objectContaining({ title: "curl [REDACTED]" })]);
   });
 
-  it("passes everything through untouched when no secret is configured", () => {
+  it("passes ordinary text through untouched when no secret is configured; key-like values are still redacted", () => {
     const r = new ChunkRedactor(new Redactor([]));
-    const u = chunk("sk-live-0123456789");
-    expect(r.push(u)).toEqual([u]);
+    const u = chunk("plain text, nothing secret.");
+    expect(r.push(u)[0]).toBe(u);
+    const out = [...texts(r.push(chunk("key sk-ant-api03-abcdefgh"))), ...texts(r.push(chunk("ijklmnopqrstuv done."))), ...texts(r.flush())];
+    expect(out.join("")).toBe("key [REDACTED] done.");
+    for (const o of out) expect(o).not.toMatch(/abcdefgh|ijklmnop/);
   });
 });

@@ -46,7 +46,7 @@ describe("permission rules", () => {
     const store = join(dir, "state", "permissions.json");
     const a = new PermissionRules("claude", dir, [], store);
     a.remember(req("execute", "Run npm test"), "allow", "session");
-    const p = a.remember(req("edit", "Edit x", [], "Edit"), "reject", "project");
+    const p = a.remember(req("edit", "Edit x", [], "Edit"), "reject", "project")!;
     expect(a.decide(req("execute", "Run npm test"))).toMatchObject({ action: "allow", always: true });
     expect(a.decide(req("edit", "Edit y", [], "Edit"))).toMatchObject({ action: "reject" });
     // A new chat in the same project sees the project rule, not the session one; another agent neither.
