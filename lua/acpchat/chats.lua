@@ -108,6 +108,7 @@ function M.create(agent_name, opts_)
   vim.bo[chat.prompt_buf].completefunc = "v:lua.require'acpchat.complete'.omnifunc"
   registry.chats[id] = chat
   keys.setup(chat, { send = M.send_prompt, cancel = M.cancel, hide = layout.hide })
+  layout.track_scroll(chat)
   require("acpchat.complete").attach(chat)
   prompt.placeholder(chat)
   api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
@@ -159,6 +160,8 @@ function M.send(chat, text, done)
   local context = chat.context
   chat.context = {}
   prompt.show_context(chat)
+  -- The user's own prompt: the transcript follows its answer again.
+  layout.follow_end(chat)
   bridge.call("send", { chat = chat.id, text = text, context = context }, function(err)
     if err then
       -- Nothing was sent: the context waits for the next try.

@@ -20,10 +20,40 @@ local function wins_of(buf, tab)
   end, vim.fn.win_findbuf(buf))
 end
 
+local function at_end(win, buf)
+  return api.nvim_win_get_cursor(win)[1] >= api.nvim_buf_line_count(buf)
+end
+
 function M.refresh_winbar(chat)
   for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
-    vim.wo[win].winbar = text.winbar(chat.status, api.nvim_win_get_width(win))
+    local below = chat.unseen and not at_end(win, chat.buf)
+    local width = api.nvim_win_get_width(win) - (below and 8 or 0)
+    vim.wo[win].winbar = (below and "%#AcpChatNewBelow#↓ new ↓%* " or "") .. text.winbar(chat.status, width)
   end
+end
+
+--- The user sent a prompt: every window of the transcript goes to its end and follows it again.
+function M.follow_end(chat)
+  local last = api.nvim_buf_line_count(chat.buf)
+  for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
+    pcall(api.nvim_win_set_cursor, win, { last, 0 })
+  end
+  chat.unseen = false
+  M.refresh_winbar(chat)
+end
+
+--- The cursor reached the end of the transcript: the "new text below" marker goes away.
+function M.track_scroll(chat)
+  api.nvim_create_autocmd({ "CursorMoved", "WinScrolled" }, {
+    buffer = chat.buf,
+    callback = function()
+      local win = api.nvim_get_current_win()
+      if chat.unseen and api.nvim_win_get_buf(win) == chat.buf and at_end(win, chat.buf) then
+        chat.unseen = false
+        M.refresh_winbar(chat)
+      end
+    end,
+  })
 end
 
 --- Window options of a transcript window (set with the window: they never leak into others).
@@ -35,13 +65,32 @@ local function transcript_options(chat, w)
   wo.relativenumber = false
   wo.signcolumn = "no"
   wo.foldmethod = "manual"
-  wo.foldtext = "v:lua.require'acpchat.layout'.foldtext()"
+  wo.foldtext = FOLDTEXT
   wo.foldenable = true
   wo.fillchars = "fold: "
   wo.conceallevel = 2
   wo.winfixwidth = true
   blocks.refold(chat, w)
 end
+
+local FOLDTEXT = "v:lua.require'acpchat.layout'.foldtext()"
+local CHAT_OPTIONS = { "wrap", "linebreak", "number", "relativenumber", "signcolumn", "foldmethod", "foldtext", "foldenable", "fillchars", "conceallevel", "winfixwidth", "winfixheight" }
+
+-- A window split from a transcript window inherits its window options (Vim copies them): a
+-- window that shows another buffer gets the global values back, so nothing leaks.
+api.nvim_create_autocmd({ "BufWinEnter", "WinNew" }, {
+  group = api.nvim_create_augroup("AcpChatLayout", { clear = true }),
+  callback = function()
+    local win = api.nvim_get_current_win()
+    local ft = vim.bo[api.nvim_win_get_buf(win)].filetype
+    if ft == "acpchat" or ft == "acpchat-prompt" or vim.wo[win].foldtext ~= FOLDTEXT then
+      return
+    end
+    for _, name in ipairs(CHAT_OPTIONS) do
+      vim.wo[win][name] = api.nvim_get_option_value(name, { scope = "global" })
+    end
+  end,
+})
 
 --- Sizes the layout asks for, given the editor's size now.
 function M.sizes()

@@ -8,8 +8,29 @@ local M = {}
 ---@type table<string, { chat: integer, kind: string }>
 M.open = {}
 
+--- Where the user was when the question came: they are put back there after answering.
+local function here()
+  local win = vim.api.nvim_get_current_win()
+  return { win = win, cursor = vim.api.nvim_win_get_cursor(win), insert = vim.api.nvim_get_mode().mode:sub(1, 1) == "i" }
+end
+
+local function go_back(at)
+  vim.schedule(function()
+    if not vim.api.nvim_win_is_valid(at.win) then
+      return
+    end
+    vim.api.nvim_set_current_win(at.win)
+    pcall(vim.api.nvim_win_set_cursor, at.win, at.cursor)
+    if at.insert then
+      -- Insert where the cursor was: at the end of the line needs `startinsert!`.
+      local line = vim.api.nvim_get_current_line()
+      vim.cmd(at.cursor[2] >= #line and "startinsert!" or "startinsert")
+    end
+  end)
+end
+
 function M.track(key, chat_id, kind)
-  M.open[key] = { chat = chat_id, kind = kind }
+  M.open[key] = { chat = chat_id, kind = kind, at = here() }
 end
 
 --- Whether `key` still waits for its answer.
@@ -19,11 +40,16 @@ end
 
 --- Answer a question (value nil: dismissed). Only the first answer counts.
 function M.reply(key, value)
-  if M.open[key] == nil then
+  local q = M.open[key]
+  if q == nil then
     return
   end
   M.open[key] = nil
   bridge.call("reply", { key = key, value = value })
+  -- A review tab closes by itself; everything else returns to where the user was.
+  if q.kind ~= "review" then
+    go_back(q.at)
+  end
 end
 
 function M.forget(key)

@@ -203,6 +203,11 @@ function M.apply(id, ops)
         api.nvim_win_set_cursor(win, { last, 0 })
       end
     end
+    -- A window scrolled up keeps its place; its winbar says that new text arrived below.
+    if #follow < #vim.fn.win_findbuf(buf) and not chat.unseen then
+      chat.unseen = true
+      layout.refresh_winbar(chat)
+    end
   end
   chat.batches = (chat.batches or 0) + 1
   api.nvim_exec_autocmds("User", { pattern = "AcpChatUpdate", data = { chat = id }, modeline = false })
