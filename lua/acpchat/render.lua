@@ -158,10 +158,16 @@ local handlers = {
       require("acpchat.util").notify(string.format("acpchat: %s stopped: %s (:AcpChat restarts it)", chat.agent or "the agent", op.status.reason or "no reason given"), vim.log.levels.WARN)
     end
     layout.refresh_winbar(chat)
+    -- Resumed without a replay: what the plugin recorded for the session, marked as such.
+    if op.status.continued_by == "resume" and op.status.state == "ready" and not chat.history_shown then
+      chat.history_shown = true
+      require("acpchat.history").show(chat)
+    end
   end,
   turn_end = function(chat, op)
     chat.last_stop = op.stop_reason
     chat.turn_ended = (chat.turn_ended or 0) + 1
+    require("acpchat.history").save(chat)
     vim.schedule(function()
       api.nvim_exec_autocmds("User", { pattern = "AcpChatTurnEnd", data = { chat = chat.id, stop_reason = op.stop_reason }, modeline = false })
     end)

@@ -301,7 +301,7 @@ function memory(collect: boolean): { rss: number; heapUsed: number; external: nu
 
 function statusOf(chat: Chat): StatusView {
   return statusView(
-    { agent: chat.opts.agentName, lifecycle: chat.status, failure: chat.failure, sessionId: chat.sessionId, cwd: chat.boundary.cwd, queued: chat.queue.view() },
+    { agent: chat.opts.agentName, lifecycle: chat.status, failure: chat.failure, sessionId: chat.sessionId, cwd: chat.boundary.cwd, queued: chat.queue.view(), continuedBy: chat.continuedBy },
     chat.state,
   );
 }

@@ -214,6 +214,8 @@ export interface ChatFacts {
   cwd: string;
   /** Prompts waiting for the agent, oldest first. */
   queued: { id: number; text: string }[];
+  /** How an earlier session was continued (resume: nothing was replayed). */
+  continuedBy?: "resume" | "load";
 }
 
 export interface StatusView {
@@ -231,6 +233,7 @@ export interface StatusView {
   sessionId?: string;
   cwd: string;
   queued: { id: number; text: string }[];
+  continuedBy?: "resume" | "load";
   /** What the pickers and completion offer, held in Lua so that they need no round trip. */
   modes: { current?: string; available: { id: string; name: string; description?: string }[] };
   options: OptionView[];
@@ -273,6 +276,7 @@ export function statusView(f: ChatFacts, s: SessionState): StatusView {
     sessionId: f.sessionId,
     cwd: f.cwd,
     queued: f.queued,
+    continuedBy: f.continuedBy,
     modes: { current: s.modes?.currentModeId, available: s.modes?.availableModes.map((m) => ({ id: m.id, name: m.name, description: m.description ?? undefined })) ?? [] },
     options: optionViews(s),
     legacyModels: s.legacyModels && {

@@ -61,6 +61,8 @@ export class Chat {
   client: AcpClient | undefined;
   /** Why the chat failed or the agent ended, for the user. */
   failure: string | undefined;
+  /** How an earlier session was continued: resume (the agent replays nothing) or load. */
+  continuedBy: "resume" | "load" | undefined;
   private peer: JsonRpcPeer | undefined;
   private readonly permissions: PermissionQueue;
   private readonly chunkRedactor: ChunkRedactor;
@@ -129,6 +131,7 @@ export class Chat {
         const setup = await this.withAuth(() => (how === "resume" ? client.resumeSession(resume.sessionId, this.boundary.cwd) : client.loadSession(resume.sessionId, this.boundary.cwd)));
         this.emit(this.state.applySetup(setup));
         this.flushHeld();
+        this.continuedBy = how;
       } else {
         const client = this.client;
         const res = await this.withAuth(() => client.newSession(this.boundary.cwd, { timeoutMs: this.opts.timeouts?.newSessionMs ?? 120_000, additionalDirectories: this.opts.extraRoots }));

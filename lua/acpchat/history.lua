@@ -1,0 +1,56 @@
+-- Local history: the transcript as this plugin drew it, kept per session (after each turn), and
+-- shown when a session is resumed by an agent that does not replay it (session/resume).
+-- Transcripts are redacted in Node before they are drawn, so no secret is written here.
+local api = vim.api
+
+local M = {}
+
+function M.dir()
+  return vim.fn.stdpath("state") .. "/acpchat/history"
+end
+
+local function file(session_id)
+  return M.dir() .. "/" .. session_id:gsub("[^%w%-_.]", "_") .. ".md"
+end
+
+--- Keep the chat's transcript for its session (a turn ended).
+function M.save(chat)
+  local sid = chat.status and chat.status.session_id
+  if not sid or not api.nvim_buf_is_valid(chat.buf) then
+    return
+  end
+  vim.fn.mkdir(M.dir(), "p")
+  pcall(vim.fn.writefile, api.nvim_buf_get_lines(chat.buf, 0, -1, false), file(sid))
+end
+
+M.header = "── local history: what this chat showed before; the agent resumed the session without replaying it ──"
+M.footer = "── end of local history ──"
+
+--- A resumed session with nothing replayed: show what was recorded for it, marked as such.
+function M.show(chat)
+  local sid = chat.status and chat.status.session_id
+  local f = sid and file(sid)
+  if not f or vim.fn.filereadable(f) == 0 then
+    return false
+  end
+  local lines = vim.fn.readfile(f)
+  if #lines == 0 then
+    return false
+  end
+  local out = vim.list_extend({ M.header }, lines)
+  vim.list_extend(out, { M.footer })
+  local buf = chat.buf
+  local was = vim.bo[buf].modifiable
+  vim.bo[buf].modifiable = true
+  local empty = api.nvim_buf_line_count(buf) == 1 and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ""
+  api.nvim_buf_set_lines(buf, 0, empty and 1 or 0, false, out)
+  local ns = api.nvim_create_namespace("acpchat_history")
+  for _, row in ipairs({ 0, #out - 1 }) do
+    api.nvim_buf_set_extmark(buf, ns, row, 0, { line_hl_group = "AcpChatNote" })
+  end
+  vim.bo[buf].modifiable = was
+  vim.bo[buf].modified = false
+  return true
+end
+
+return M
