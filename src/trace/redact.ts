@@ -130,6 +130,34 @@ export class Redactor {
     return redactKeyLike(this.literal(s));
   }
 
+  /**
+   * Where secrets are in `s`, as [start, end) ranges: known values, key-like values (without
+   * their `Bearer `/`NAME=`/`--flag ` context), and an end that may begin either (four or more
+   * characters of a known value, a token starting with a key prefix, a key's context).
+   */
+  regions(s: string): [number, number][] {
+    const out: [number, number][] = [];
+    for (const v of this.values) for (let i = s.indexOf(v); i >= 0; i = s.indexOf(v, i + v.length)) out.push([i, i + v.length]);
+    if (KEY_HINT.test(s)) {
+      KEY_LIKE.lastIndex = 0;
+      for (let m = KEY_LIKE.exec(s); m; m = KEY_LIKE.exec(s)) {
+        const context = (m[1] ?? m[2] ?? m[3] ?? "").length;
+        out.push([m.index + context, m.index + m[0].length]);
+        if (m[0].length === 0) KEY_LIKE.lastIndex++;
+      }
+    }
+    const lit = this.holdBack(s);
+    let end = lit >= 4 ? lit : 0;
+    let i = s.length;
+    while (i > 0 && TOKEN_CHAR.test(s[i - 1]!)) i--;
+    const token = s.slice(i);
+    if (KEY_PREFIXES.some((p) => token.startsWith(p))) end = Math.max(end, token.length);
+    const m = PARTIAL_CONTEXT.exec(s.length > 256 ? s.slice(-256) : s);
+    if (m) end = Math.max(end, m[0].length);
+    if (end > 0) out.push([s.length - end, s.length]);
+    return out;
+  }
+
   private literal(s: string): string {
     let out = s;
     for (const v of this.values) if (out.includes(v)) out = out.split(v).join(REDACTED);
@@ -147,6 +175,43 @@ export class Redactor {
     // `{name: "API_KEY", value: "..."}` pairs (terminal env, HTTP headers) hide the value too.
     if (typeof out.name === "string" && SECRET_KEY.test(out.name) && "value" in out) out.value = REDACTED;
     return out;
+  }
+}
+
+/**
+ * Redacts the pieces of a stream (message chunks, terminal output) one by one, each kept as its
+ * own piece: for a log that records what crossed the wire. A secret split across pieces is
+ * found in the text around the boundary, and the part of it in each piece is hidden; an end
+ * that may begin a secret (a key prefix, the start of a known secret) is hidden too.
+ */
+export class PieceRedactor {
+  private readonly tails = new Map<string, string>();
+
+  constructor(private readonly redactor: Redactor) {}
+
+  /** `text`, a piece of stream `stream`, with every character of a secret hidden. */
+  piece(stream: string, text: string): string {
+    const tail = this.tails.get(stream) ?? "";
+    const w = tail + text;
+    this.tails.set(stream, w.length > 512 ? w.slice(-512) : w);
+    const spans = this.redactor.regions(w)
+      .map(([a, b]) => [Math.max(a, tail.length) - tail.length, b - tail.length] as const)
+      .filter(([a, b]) => b > a && b > 0)
+      .sort((x, y) => x[0] - y[0]);
+    if (spans.length === 0) return text;
+    let out = "";
+    let at = 0;
+    for (const [a, b] of spans) {
+      if (b <= at) continue;
+      out += text.slice(at, Math.max(a, at)) + REDACTED;
+      at = b;
+    }
+    return out + text.slice(at);
+  }
+
+  /** The stream ended (or is forgotten). */
+  end(stream: string): void {
+    this.tails.delete(stream);
   }
 }
 

@@ -7,7 +7,7 @@
 import { appendFileSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Frame } from "../protocol/jsonrpc.js";
-import type { Redactor } from "./redact.js";
+import { PieceRedactor, type Redactor } from "./redact.js";
 
 export interface TraceEntry {
   time: string;
@@ -29,6 +29,8 @@ export class TraceLog {
   private flushTimer: NodeJS.Timeout | undefined;
   private lastMs = 0;
   private lastIso = "";
+  /** Streamed text (message chunks, terminal output) is redacted across its pieces. */
+  private readonly pieces: PieceRedactor;
 
   constructor(
     private readonly redactor: Redactor,
@@ -36,9 +38,15 @@ export class TraceLog {
     private readonly maxEntries = 5000,
   ) {
     if (file) mkdirSync(dirname(file), { recursive: true });
+    this.pieces = new PieceRedactor(redactor);
   }
 
   frame(f: Frame): void {
+    const piece = f.direction === "in" && f.method === "session/update" ? this.streamed(f.payload) : undefined;
+    if (piece) {
+      this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload: f.size > MAX_PAYLOAD_CHARS ? clip(piece) : piece });
+      return;
+    }
     if (f.text !== undefined && f.size <= MAX_PAYLOAD_CHARS) {
       // The wire text is the payload: splice it in rather than serialising the message again.
       const head = JSON.stringify({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size });
@@ -47,6 +55,32 @@ export class TraceLog {
     }
     const payload = f.size > MAX_PAYLOAD_CHARS ? clip(f.payload) : f.payload;
     this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload });
+  }
+
+  /**
+   * A session/update that carries a piece of a stream (a text chunk, terminal output in
+   * `_meta`): a copy with the piece redacted as part of its stream, when that hides more than
+   * redacting the frame alone would (a secret split across pieces). Undefined otherwise.
+   */
+  private streamed(payload: unknown): unknown {
+    const params = (payload as { params?: { sessionId?: unknown; update?: Record<string, unknown> } } | undefined)?.params;
+    const u = params?.update;
+    if (!u || typeof u !== "object") return undefined;
+    const kind = u.sessionUpdate;
+    const content = u.content as { type?: unknown; text?: unknown } | undefined;
+    if ((kind === "agent_message_chunk" || kind === "agent_thought_chunk" || kind === "user_message_chunk") && content?.type === "text" && typeof content.text === "string") {
+      const safe = this.pieces.piece(`${String(params!.sessionId)}:${kind}`, content.text);
+      if (safe === content.text) return undefined;
+      return { ...(payload as object), params: { ...params, update: { ...u, content: { ...content, text: safe } } } };
+    }
+    const meta = u._meta as { terminal_output?: { terminal_id?: unknown; data?: unknown } } | undefined;
+    const out = meta?.terminal_output;
+    if ((kind === "tool_call" || kind === "tool_call_update") && out && typeof out.data === "string") {
+      const safe = this.pieces.piece(`terminal:${String(out.terminal_id)}`, out.data);
+      if (safe === out.data) return undefined;
+      return { ...(payload as object), params: { ...params, update: { ...u, _meta: { ...meta, terminal_output: { ...out, data: safe } } } } };
+    }
+    return undefined;
   }
 
   /** ISO time, recomputed at most once a millisecond. */

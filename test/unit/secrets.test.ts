@@ -12,8 +12,8 @@ import { parseSessionUpdate, type RequestPermissionRequest, type SessionUpdate }
 import { ChunkRedactor } from "../../src/session/chunk-redactor.js";
 import { PermissionQueue } from "../../src/session/permission-queue.js";
 import { PermissionRules } from "../../src/session/permission-rules.js";
-import { commandSecrets, Redactor, redactKeyLike, REDACTED } from "../../src/trace/redact.js";
-import { isTraceFile, pruneTraces } from "../../src/trace/trace-log.js";
+import { commandSecrets, PieceRedactor, Redactor, redactKeyLike, REDACTED } from "../../src/trace/redact.js";
+import { isTraceFile, pruneTraces, TraceLog } from "../../src/trace/trace-log.js";
 
 const ANTHROPIC = "sk-ant-api03-Zx9_Qw8-Lm7Kp6Jn5Hb4Gv3Fc2Dx1Sz0Aa";
 const GITHUB = "ghp_1234567890abcdefghijABCDEFGHIJ123456";
@@ -148,6 +148,38 @@ describe("permission questions", () => {
     // The same command is then answered without asking.
     await q.ask({ ...req, toolCall: { ...req.toolCall, toolCallId: "t2" } }, new AbortController().signal);
     expect(asked).toHaveLength(1);
+  });
+});
+
+describe("the trace", () => {
+  const r = new Redactor([PLANTED]);
+  const text = `a ${PLANTED} b ${ANTHROPIC} c Bearer abcdefghijklmnop1234 d ${GITHUB} e`;
+
+  it("each piece of a stream is logged as it came, without the part of any secret split across pieces", () => {
+    for (let cut = 1; cut < text.length; cut++) {
+      const p = new PieceRedactor(r);
+      const pieces = [p.piece("s", text.slice(0, cut)), p.piece("s", text.slice(cut))];
+      for (const piece of pieces) for (const secret of [PLANTED, ANTHROPIC, GITHUB, "abcdefghijklmnop1234"]) expect(piece.includes(secret.slice(4, 10)), `${JSON.stringify(pieces)} at ${cut}`).toBe(false);
+    }
+    // Ordinary text is left as it is.
+    const p = new PieceRedactor(r);
+    expect([p.piece("s", "it's "), p.piece("s", "fine")]).toEqual(["it's ", "fine"]);
+  });
+
+  it("message chunks and terminal output in session/update frames are redacted across frames", () => {
+    const log = new TraceLog(r);
+    const frame = (update: Record<string, unknown>) => {
+      const payload = { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update } };
+      const t = JSON.stringify(payload);
+      log.frame({ direction: "in", kind: "notification", method: "session/update", size: t.length, payload, text: t });
+    };
+    frame({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `key ${ANTHROPIC.slice(0, 16)}` } });
+    frame({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${ANTHROPIC.slice(16)} ok` } });
+    frame({ sessionUpdate: "tool_call_update", toolCallId: "t", _meta: { terminal_output: { terminal_id: "T", data: PLANTED.slice(0, 9) } } });
+    frame({ sessionUpdate: "tool_call_update", toolCallId: "t", _meta: { terminal_output: { terminal_id: "T", data: `${PLANTED.slice(9)}\n` } } });
+    const all = JSON.stringify(log.list());
+    for (const f of [ANTHROPIC.slice(13, 16), ANTHROPIC.slice(16, 26), PLANTED.slice(0, 9), PLANTED.slice(9)]) expect(all).not.toContain(f);
+    expect(all).toContain(" ok");
   });
 });
 
