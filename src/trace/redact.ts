@@ -134,11 +134,12 @@ export class Redactor {
    * Where secrets are in `s`, as [start, end) ranges: known values, key-like values (without
    * their `Bearer `/`NAME=`/`--flag ` context), and an end that may begin either (four or more
    * characters of a known value, a token starting with a key prefix, a key's context).
+   * `endOnly`: only that end.
    */
-  regions(s: string): [number, number][] {
+  regions(s: string, endOnly = false): [number, number][] {
     const out: [number, number][] = [];
-    for (const v of this.values) for (let i = s.indexOf(v); i >= 0; i = s.indexOf(v, i + v.length)) out.push([i, i + v.length]);
-    if (KEY_HINT.test(s)) {
+    if (!endOnly) for (const v of this.values) for (let i = s.indexOf(v); i >= 0; i = s.indexOf(v, i + v.length)) out.push([i, i + v.length]);
+    if (!endOnly && KEY_HINT.test(s)) {
       KEY_LIKE.lastIndex = 0;
       for (let m = KEY_LIKE.exec(s); m; m = KEY_LIKE.exec(s)) {
         const context = (m[1] ?? m[2] ?? m[3] ?? "").length;
@@ -152,7 +153,7 @@ export class Redactor {
     while (i > 0 && TOKEN_CHAR.test(s[i - 1]!)) i--;
     const token = s.slice(i);
     if (KEY_PREFIXES.some((p) => token.startsWith(p))) end = Math.max(end, token.length);
-    const m = PARTIAL_CONTEXT.exec(s.length > 256 ? s.slice(-256) : s);
+    const m = PARTIAL_CONTEXT.exec(s.length > 160 ? s.slice(-160) : s);
     if (m) end = Math.max(end, m[0].length);
     if (end > 0) out.push([s.length - end, s.length]);
     return out;
@@ -182,19 +183,26 @@ export class Redactor {
  * Redacts the pieces of a stream (message chunks, terminal output) one by one, each kept as its
  * own piece: for a log that records what crossed the wire. A secret split across pieces is
  * found in the text around the boundary, and the part of it in each piece is hidden; an end
- * that may begin a secret (a key prefix, the start of a known secret) is hidden too.
+ * that may begin a secret (a key prefix, the start of a known secret) is hidden too. Secrets
+ * wholly inside one piece are left to the redaction of the piece itself (Redactor.text/json),
+ * which must follow.
  */
 export class PieceRedactor {
-  private readonly tails = new Map<string, string>();
+  /** Per stream: the end of what came so far, kept only while it may begin a secret. */
+  private readonly carry = new Map<string, string>();
 
   constructor(private readonly redactor: Redactor) {}
 
   /** `text`, a piece of stream `stream`, with every character of a secret hidden. */
   piece(stream: string, text: string): string {
-    const tail = this.tails.get(stream) ?? "";
+    const tail = this.carry.get(stream) ?? "";
     const w = tail + text;
-    this.tails.set(stream, w.length > 512 ? w.slice(-512) : w);
-    const spans = this.redactor.regions(w)
+    // Only an end that may begin a secret can carry one into the next piece.
+    if (this.redactor.holdBack(w) > 0 || partialKey(w) > 0) this.carry.set(stream, w.length > 256 ? w.slice(-256) : w);
+    else if (tail) this.carry.delete(stream);
+    // Secrets wholly inside this piece are the frame's own redaction's job.
+    const spans = this.redactor
+      .regions(w, tail === "")
       .map(([a, b]) => [Math.max(a, tail.length) - tail.length, b - tail.length] as const)
       .filter(([a, b]) => b > a && b > 0)
       .sort((x, y) => x[0] - y[0]);
@@ -211,7 +219,7 @@ export class PieceRedactor {
 
   /** The stream ended (or is forgotten). */
   end(stream: string): void {
-    this.tails.delete(stream);
+    this.carry.delete(stream);
   }
 }
 
@@ -224,7 +232,7 @@ function partialKey(s: string): number {
   let keep = 0;
   if (token && (KEY_PREFIXES.some((p) => token.startsWith(p) || p.startsWith(token)) || CONTEXT_WORDS.some((w) => w.startsWith(token)))) keep = token.length;
   // `Bearer …`, `API_KEY=…`, `--token …`: from where the context starts.
-  const end = s.length > 512 ? s.slice(-512) : s;
+  const end = s.length > 160 ? s.slice(-160) : s;
   const m = PARTIAL_CONTEXT.exec(end);
   if (m) keep = Math.max(keep, m[0].length);
   // A private key block that has not ended yet.
