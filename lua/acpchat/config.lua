@@ -166,6 +166,7 @@ M.schema = record({
       { "open_location", key("gf", "Transcript: open the tool call's location.") },
       { "show_diff", key("gd", "Transcript: show the tool call's diff.") },
       { "show_terminal", key("gt", "Transcript: show the tool call's terminal output.") },
+      { "expand_output", key("za", "Transcript: on a tool call, show its folded output whole (again: fold it); elsewhere Vim's za.") },
     }, { desc = "The chat's keys (|acpchat-keys|); false leaves one unmapped." }),
   },
   {

@@ -105,6 +105,14 @@ function M.setup(chat, actions)
     end
     require("acpchat.terminal_view").show(chat, term)
   end, "show the terminal output")
+  map(chat.buf, "n", k.expand_output, function()
+    local b = tool_at_cursor(chat)
+    if not b or not b.view then
+      return vim.cmd("normal! " .. vim.v.count1 .. "za")
+    end
+    require("acpchat.text").toggle_expanded(b.view)
+    require("acpchat.render").apply(chat.id, { { op = "update", block = b.view } })
+  end, "show or fold the tool call's output")
   map(chat.buf, "n", k.show_diff, function()
     local b = tool_at_cursor(chat)
     if not b then

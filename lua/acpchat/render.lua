@@ -91,6 +91,10 @@ local function update(chat, v)
     return add(chat, v)
   end
   local first, last = block_range(buf, rs, b)
+  -- Output the user unfolded stays unfolded when the call is updated.
+  if b.view and b.view.expanded and v.type == "tool" then
+    v.expanded = true
+  end
   local lines, hls, line_hl = text.block(v)
   api.nvim_buf_clear_namespace(buf, ns_hl, first, last + 1)
   api.nvim_buf_set_lines(buf, first, last + 1, false, lines)

@@ -17,6 +17,7 @@ import { PermissionRules } from "../session/permission-rules.js";
 import { describeTerminalExit } from "../terminals/exit-status.js";
 import { killAllNow } from "../agent/process-group.js";
 import { pruneTraces } from "../trace/trace-log.js";
+import { Redactor } from "../trace/redact.js";
 import { SessionIndex } from "../session/session-index.js";
 import { deleteSession, listSessions, setOption, type AgentSpec, type SessionsParams } from "../session/session-commands.js";
 import type { QueuedPrompt } from "../session/prompt-queue.js";
@@ -68,7 +69,9 @@ export class ChatHost {
   receive(args: unknown[]): void {
     const [wireMethod, wireParams, ref] = args as [string, unknown, number | undefined];
     const method = localName(String(wireMethod)) as LuaMethod;
-    const settle = (ok: boolean, value?: unknown, error?: string) => {
+    const settle = (ok: boolean, value?: unknown, raw?: string) => {
+      // An error may quote the agent: it is redacted like everything else the user sees.
+      const error = raw === undefined ? undefined : this.redact(wireParams, raw);
       if (typeof ref === "number") this.bridge.emit("result", { ref, ok, value, error });
       else if (!ok) this.bridge.emit("notify", { message: `acpchat: ${error}`, level: "error" });
     };
@@ -80,6 +83,13 @@ export class ChatHost {
         (v) => settle(true, v ?? undefined),
         (e: unknown) => settle(false, undefined, errorMessage(e)),
       );
+  }
+
+  /** Redacted with the chat's secrets when the call names one, else key-like values only. */
+  private redact(params: unknown, text: string): string {
+    const id = (params as { chat?: unknown } | undefined)?.chat;
+    const chat = typeof id === "number" ? this.chats.get(id)?.chat : undefined;
+    return (chat?.redactor ?? genericRedactor).text(text);
   }
 
   private makeHandlers(): Handlers {
@@ -121,7 +131,7 @@ export class ChatHost {
         this.get(p.chat)
           .chat.terminals.all()
           .filter((t) => !p.terminal || t.id === p.terminal)
-          .map((t) => ({ id: t.id, pid: t.pid, output: t.output(), exit: describeTerminalExit(t.exitStatus) })),
+          .map((t) => ({ id: t.id, pid: t.pid, output: this.get(p.chat).chat.redactor.text(t.output()), exit: describeTerminalExit(t.exitStatus) })),
       sessions: (p) => listSessions(sessionsParams(p), this.liveChat(p.agent.name)),
       deleteSession: (p) => deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, this.liveChat(p.agent.name)),
       log: (p) => {
@@ -268,6 +278,8 @@ export class ChatHost {
     killAllNow();
   }
 }
+
+const genericRedactor = new Redactor();
 
 function takenBack(p: QueuedPrompt): TakenBack {
   return { text: p.text, context: p.context };

@@ -119,10 +119,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(left.filter((f) => f.endsWith("-old.jsonl"))).toHaveLength(50);
   });
 
-  // Expected to fail until src/nvim/chat-host.ts (not this test's owner's) redacts the `terminal`
-  // call's output with the chat's redactor: `output: chat.redactor.text(t.output())`. When it
-  // does, this starts passing and `.fails` must go.
-  it.fails(":AcpChatTerminal shows the full output without the planted key", async () => {
+  it(":AcpChatTerminal shows the full output without the planted key", async () => {
     const turns = [[{ request: "terminal/create", params: { command: "echo", args: ["out:", "$env.SECRET_TOKEN", KEY_LIKE] } }, { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } }]];
     const t = (current = await startNvim(bin, {
       agents: { fake: { command: process.execPath, args: [FAKE_AGENT], env: { FAKE_AGENT_SCENARIO: JSON.stringify({ turns }), SECRET_TOKEN: ENV_SECRET } } },

@@ -62,21 +62,15 @@ describe.each(bins)("Neovim $version", (bin) => {
     await h.send("go");
     const lines = await h.lines();
     const at = lines.indexOf("● done · read · Read big.txt");
-    expect(lines.slice(at + 1, at + 7)).toEqual(["  row 1", "  row 2", "  row 3", "  row 4", "  row 5", "  … 28 more lines"]);
+    expect(lines.slice(at + 1, at + 7)).toEqual(["  row 1", "  row 2", "  row 3", "  row 4", "  row 5", "  … 28 more lines  (za: show all)"]);
     expect(lines.join("\n")).not.toContain("system-reminder");
-    // Expanded (the view flag a key toggles), the block shows everything, the reminder last.
-    await h.t.lua(`
-      local chat = require('acpchat.registry').get(...)
-      for _, b in pairs(chat.render.blocks) do
-        if b.view and b.view.tool_call_id == 'r1' then
-          require('acpchat.text').toggle_expanded(b.view)
-          require('acpchat.render').apply(chat.id, { { op = 'update', block = b.view } })
-        end
-      end
-    `, [h.c.id]);
-    const expanded = await h.lines();
-    expect(expanded).toContain("  row 30");
-    expect(expanded).toContain("  <system-reminder>");
+    // za on the tool call shows everything, the reminder last; za again folds it.
+    await h.t.lua("local buf, row = ...; vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1]); vim.api.nvim_win_set_cursor(0, { row, 0 })", [h.c.buf, at + 2]);
+    await h.t.nvim.input("<Esc>za");
+    await h.t.waitFor(async () => (await h.lines()).includes("  row 30"), "the output expanded");
+    expect(await h.lines()).toContain("  <system-reminder>");
+    await h.t.nvim.input("za");
+    await h.t.waitFor(async () => !(await h.lines()).includes("  row 30"), "the output folded again");
   });
 
   it("a call with no content shows the output its rawOutput carries (codex-acp), and its input compactly", async () => {
