@@ -4,15 +4,11 @@
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { fakeAgents, nvimBins, startNvim, type TestNvim } from "../support/nvim.js";
+import { describe, expect, it } from "vitest";
+import { nvimBins } from "../support/nvim.js";
+import { nvim, openChat, setAgents } from "../support/chat.js";
 
 const bins = nvimBins();
-let current: TestNvim | undefined;
-afterEach(async () => {
-  await current?.quit();
-  current = undefined;
-});
 
 /** A snapshot of a folder: every file's path, size, mtime and content. */
 function snapshot(dir: string): string {
@@ -69,7 +65,7 @@ export function escapeCases(work: string, outside: string) {
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("denies 36 escapes across read, write and terminal cwd, and changes nothing outside", async () => {
-    const t = (current = await startNvim(bin, fakeAgents({ fake: { turns: [[]] } }, { write: "buffer" })));
+    const t = await nvim(bin);
     const work = join(t.dir, "work");
     const outside = join(t.dir, "outside");
     mkdirSync(outside);
@@ -95,14 +91,12 @@ describe.each(bins)("Neovim $version", (bin) => {
       { request: "fs/write_text_file", params: { path: join(work, "sub", "ok.txt"), content: "ok\n" }, echo: true },
       { request: "terminal/create", params: { command: "true", cwd: join(work, "sub") }, echo: true },
     ];
-    await t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [steps]);
-    await t.nvim.command("AcpChat");
-    const id = await t.lua<number>("return require('acpchat.registry').current().id");
-    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.registry').get(...).status.state", [id])) === "ready", "ready");
+    await setAgents(t, { fake: { turns: [steps] } }, { write: "buffer" });
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend escape");
-    await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [id])) >= 1 ? true : false), "the turn to end", 30_000);
-    const buf = await t.lua<number>("return require('acpchat.registry').get(...).buf", [id]);
-    const text = (await t.lines(buf)).join("\n");
+    await c.turns(1, 30_000);
+    const text = await c.text();
     const replies = [...text.matchAll(/\{"jsonrpc":"2\.0".*?\}(?=\{"jsonrpc"|$|\n)/gs)].map((m) => JSON.parse(m[0]) as { result?: unknown; error?: { code: number; message: string } });
     const n = reads.length + writes.length + cwds.length;
     expect(n).toBeGreaterThanOrEqual(36);

@@ -1,64 +1,35 @@
 /** End to end: a real headless Neovim, the plugin loaded from this checkout, the fake agent. */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { groupAlive } from "../../src/agent/process-group.js";
-import { fakeAgents, nvimBins, startNvim, type TestNvim } from "../support/nvim.js";
+import { nvimBins } from "../support/nvim.js";
+import { call, nvim, openChat, startChat, withAgents } from "../support/chat.js";
 
 const bins = nvimBins();
-let current: TestNvim | undefined;
-afterEach(async () => {
-  await current?.quit();
-  current = undefined;
-});
-
-interface ChatInfo {
-  id: number;
-  buf: number;
-  prompt_buf: number;
-}
-
-async function open(t: TestNvim, cmd = "AcpChat"): Promise<ChatInfo> {
-  await t.nvim.command(cmd);
-  return t.lua<ChatInfo>("local c = require('acpchat.registry').current(); return { id = c.id, buf = c.buf, prompt_buf = c.prompt_buf }");
-}
-
-async function status(t: TestNvim, id: number): Promise<Record<string, unknown>> {
-  return t.lua("return require('acpchat.registry').get(...).status", [id]);
-}
-
-async function waitReady(t: TestNvim, id: number) {
-  await t.waitFor(async () => (await status(t, id)).state === "ready", "the chat to be ready");
-}
-
-async function waitTurnEnds(t: TestNvim, id: number, n = 1) {
-  await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n} to end`);
-}
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("opens a chat, sends with <CR> from the prompt, streams the answer into the transcript", async () => {
-    const t = (current = await startNvim(bin, fakeAgents({ fake: { turns: [[{ text: "Hello" }, { chunks: 200, text: "." }, { thought: "let me think\nabout it" }, { text: "Done." }]] } })));
-    const c = await open(t);
+    const c = await startChat(bin, { turns: [[{ text: "Hello" }, { chunks: 200, text: "." }, { thought: "let me think\nabout it" }, { text: "Done." }]] });
+    const t = c.t;
     expect(await t.lua("return vim.api.nvim_buf_get_name(...)", [c.buf])).toMatch(/acpchat:\/\/\d+\/chat$/);
     expect(await t.lua("return vim.bo[...].filetype", [c.buf])).toBe("acpchat");
     expect(await t.lua("return vim.bo[...].buftype", [c.buf])).toBe("nofile");
-    expect(await t.lua("return vim.api.nvim_buf_get_name(...)", [c.prompt_buf])).toMatch(/acpchat:\/\/\d+\/prompt$/);
-    await waitReady(t, c.id);
+    expect(await t.lua("return vim.api.nvim_buf_get_name(...)", [c.promptBuf])).toMatch(/acpchat:\/\/\d+\/prompt$/);
+    await c.ready();
     // Type in the prompt and send with <CR> in normal mode.
-    await t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [c.prompt_buf]);
+    await c.focusPrompt();
     await t.nvim.input("<Esc>ihi there<Esc>");
     await t.nvim.input("<CR>");
-    await waitTurnEnds(t, c.id);
-    const lines = await t.lines(c.buf);
-    expect(lines).toEqual(["## You · turn 1", "> hi there", "", `Hello${".".repeat(200)}`, "", "  ┆ let me think", "  ┆ about it", "", "Done."]);
-    expect(await t.lines(c.prompt_buf)).toEqual([""]);
+    await c.turns(1);
+    expect(await c.lines()).toEqual(["## You · turn 1", "> hi there", "", `Hello${".".repeat(200)}`, "", "  ┆ let me think", "  ┆ about it", "", "Done."]);
+    expect(await c.promptLines()).toEqual([""]);
     // The empty prompt shows a hint; typing removes it.
-    const hint = await t.lua<unknown[]>("return vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces().acpchat_prompt_hint, 0, -1, { details = true })", [c.prompt_buf]);
+    const hint = await t.lua<unknown[]>("return vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces().acpchat_prompt_hint, 0, -1, { details = true })", [c.promptBuf]);
     expect(JSON.stringify(hint)).toContain("Ask fake");
     // 200 chunks arrive in a handful of batches, not 200.
-    expect(await t.lua<number>("return require('acpchat.registry').get(...).batches", [c.id])).toBeLessThan(60);
+    expect(await c.batches()).toBeLessThan(60);
     // Thoughts are folded.
-    const win = await t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
-    expect(await t.lua("return vim.api.nvim_win_call(..., function() return vim.fn.foldclosed(6) end)", [win])).toBe(6);
-    const bar = await t.lua<string>("return vim.wo[...].winbar", [win]);
+    expect(await t.lua("return vim.api.nvim_win_call(..., function() return vim.fn.foldclosed(6) end)", [await c.win()])).toBe(6);
+    const bar = await c.winbar();
     expect(bar).toContain("fake");
     expect(bar).toContain("ready");
   });
@@ -66,32 +37,28 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("draws tool calls and the plan once, updated in place, with gf to their locations", async () => {
     const tool = (u: Record<string, unknown>) => ({ update: { sessionUpdate: "tool_call_update", toolCallId: "t1", ...u } });
     const plan = (statuses: string[]) => ({ update: { sessionUpdate: "plan", entries: statuses.map((s, i) => ({ content: `step ${i + 1}`, priority: "medium", status: s })) } });
-    const t = (current = await startNvim(
-      bin,
-      fakeAgents({
-        fake: {
-          turns: [
-            [
-              { update: { sessionUpdate: "tool_call", toolCallId: "t1", title: "Read notes", kind: "read", status: "pending" } },
-              plan(["pending", "pending"]),
-              { text: "between" },
-              tool({ status: "in_progress", locations: [{ path: "notes.txt", line: 2 }] }),
-              { sleep: 50 },
-              tool({ status: "completed", content: [{ type: "diff", path: "notes.txt", oldText: "a\nb\n", newText: "a\nB\nc\n" }] }),
-              plan(["completed", "in_progress"]),
-              { text: " and after" },
-            ],
+    const t = await withAgents(bin, {
+      fake: {
+        turns: [
+          [
+            { update: { sessionUpdate: "tool_call", toolCallId: "t1", title: "Read notes", kind: "read", status: "pending" } },
+            plan(["pending", "pending"]),
+            { text: "between" },
+            tool({ status: "in_progress", locations: [{ path: "notes.txt", line: 2 }] }),
+            { sleep: 50 },
+            tool({ status: "completed", content: [{ type: "diff", path: "notes.txt", oldText: "a\nb\n", newText: "a\nB\nc\n" }] }),
+            plan(["completed", "in_progress"]),
+            { text: " and after" },
           ],
-        },
-      }),
-    ));
+        ],
+      },
+    });
     await t.lua("vim.fn.writefile({ 'one', 'two', 'three' }, 'notes.txt')");
-    const c = await open(t);
-    await waitReady(t, c.id);
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend go");
-    await waitTurnEnds(t, c.id);
-    const lines = await t.lines(c.buf);
-    expect(lines).toEqual([
+    await c.turns(1);
+    expect(await c.lines()).toEqual([
       "## You · turn 1",
       "> go",
       "",
@@ -109,50 +76,43 @@ describe.each(bins)("Neovim $version", (bin) => {
     const marks = await t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.render').ns_blocks, 0, -1, {})", [c.buf]);
     expect(marks).toBe(5);
     // gf on the tool call opens its location in an editor window.
-    const win = await t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
-    await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, {4, 0})", [win]);
+    await c.focus();
+    await t.lua("vim.api.nvim_win_set_cursor(0, {4, 0})");
     await t.nvim.input("<Esc>gf");
     await t.waitFor(async () => (await t.lua<string>("return vim.fn.expand('%:t')")) === "notes.txt", "gf to open notes.txt");
     expect(await t.lua("return vim.api.nvim_win_get_cursor(0)[1]")).toBe(2);
   });
 
   it("cancels mid-turn with <C-c>: the running tool call is marked cancelled and the turn ends", async () => {
-    const t = (current = await startNvim(
-      bin,
-      fakeAgents({
-        fake: {
-          turns: [[{ update: { sessionUpdate: "tool_call", toolCallId: "long", title: "Long job", kind: "execute", status: "in_progress" } }, { chunks: 100000, text: "z", every: 50, pause: 5 }]],
-        },
-      }),
-    ));
-    const c = await open(t);
-    await waitReady(t, c.id);
-    await t.nvim.command("AcpChatSend work");
-    await t.waitFor(async () => (await status(t, c.id)).activity === "streaming", "streaming");
-    await t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [c.prompt_buf]);
-    await t.nvim.input("<C-c>");
-    await waitTurnEnds(t, c.id);
-    expect(await t.lua("return require('acpchat.registry').get(...).last_stop", [c.id])).toBe("cancelled");
-    const lines = await t.lines(c.buf);
-    expect(lines[3]).toBe("⊘ cancelled · execute · Long job");
-    expect((await status(t, c.id)).state).toBe("ready");
+    const c = await startChat(bin, {
+      turns: [[{ update: { sessionUpdate: "tool_call", toolCallId: "long", title: "Long job", kind: "execute", status: "in_progress" } }, { chunks: 100000, text: "z", every: 50, pause: 5 }]],
+    });
+    await c.ready();
+    await c.t.nvim.command("AcpChatSend work");
+    await c.t.waitFor(async () => (await c.status()).activity === "streaming", "streaming");
+    await c.focusPrompt();
+    await c.t.nvim.input("<C-c>");
+    await c.turns(1);
+    expect(await c.lastStop()).toBe("cancelled");
+    expect((await c.lines())[3]).toBe("⊘ cancelled · execute · Long job");
+    expect(await c.state()).toBe("ready");
   });
 
   it("runs two chats with different agents at once, each with its own process; close leaves none", async () => {
-    const t = (current = await startNvim(bin, fakeAgents({ alpha: { turns: [[{ text: "from alpha" }]] }, beta: { spawnChild: true, turns: [[{ text: "from beta" }]] } })));
-    const a = await open(t, "AcpChat alpha");
+    const t = await withAgents(bin, { alpha: { turns: [[{ text: "from alpha" }]] }, beta: { spawnChild: true, turns: [[{ text: "from beta" }]] } });
+    const a = await openChat(t, "AcpChat alpha");
     await t.nvim.command("tabnew");
-    const b = await open(t, "AcpChat beta");
+    const b = await openChat(t, "AcpChat beta");
     expect(b.id).not.toBe(a.id);
-    await waitReady(t, a.id);
-    await waitReady(t, b.id);
-    await t.lua("require('acpchat.chats').send(require('acpchat.registry').get(...), 'one')", [a.id]);
+    await a.ready();
+    await b.ready();
+    await a.send("one");
     await t.nvim.command("AcpChatSend two");
-    await waitTurnEnds(t, a.id);
-    await waitTurnEnds(t, b.id);
-    expect((await t.lines(a.buf)).at(-1)).toBe("from alpha");
-    expect((await t.lines(b.buf)).at(-1)).toBe("from beta");
-    const list = await t.lua<{ chat: number; pid: number }[]>("return require('acpchat.bridge').call_sync('chats', {})");
+    await a.turns(1);
+    await b.turns(1);
+    expect((await a.lines()).at(-1)).toBe("from alpha");
+    expect((await b.lines()).at(-1)).toBe("from beta");
+    const list = await call<{ chat: number; pid: number }[]>(t, "chats");
     const pids = list.map((x) => x.pid);
     expect(new Set(pids).size).toBe(2);
     expect(pids.every((p) => groupAlive(p))).toBe(true);
@@ -165,81 +125,79 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it(":AcpChat focuses this tab's chat, :AcpChat! starts another, :AcpChatToggle hides and shows", async () => {
-    const t = (current = await startNvim(bin, fakeAgents({ fake: {} })));
-    const a = await open(t);
+    const a = await startChat(bin, {});
+    const t = a.t;
     await t.nvim.command("wincmd p");
-    const again = await open(t);
+    const again = await openChat(t);
     expect(again.id).toBe(a.id);
     await t.nvim.command("AcpChatToggle");
-    expect(await t.lua("return #vim.fn.win_findbuf(...)", [a.buf])).toBe(0);
+    expect(await a.windows()).toBe(0);
     await t.nvim.command("AcpChatToggle");
-    expect(await t.lua("return #vim.fn.win_findbuf(...)", [a.buf])).toBe(1);
-    const b = await open(t, "AcpChat!");
+    expect(await a.windows()).toBe(1);
+    const b = await openChat(t, "AcpChat!");
     expect(b.id).not.toBe(a.id);
-    expect(await t.lua("return #vim.fn.win_findbuf(...)", [b.buf])).toBe(1);
+    expect(await b.windows()).toBe(1);
   });
 
   it("follows new text only while the cursor is at the end", async () => {
-    const t = (current = await startNvim(bin, fakeAgents({ fake: { turns: [[{ text: "a\nb\nc\nd" }], [{ text: "e\nf\ng" }], [{ text: "h" }]] } })));
-    const c = await open(t);
-    await waitReady(t, c.id);
-    const win = await t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
+    const c = await startChat(bin, { turns: [[{ text: "a\nb\nc\nd" }], [{ text: "e\nf\ng" }], [{ text: "h" }]] });
+    const t = c.t;
+    await c.ready();
+    const win = await c.win();
     await t.nvim.command("AcpChatSend 1");
-    await waitTurnEnds(t, c.id, 1);
+    await c.turns(1);
     const last1 = await t.lua<number>("return vim.api.nvim_buf_line_count(...)", [c.buf]);
     expect(await t.lua("return vim.api.nvim_win_get_cursor(...)[1]", [win])).toBe(last1);
     await t.lua("vim.api.nvim_win_set_cursor(..., {1, 0})", [win]);
     await t.nvim.command("AcpChatSend 2");
-    await waitTurnEnds(t, c.id, 2);
+    await c.turns(2);
     expect(await t.lua("return vim.api.nvim_win_get_cursor(...)[1]", [win])).toBe(1);
     // ]] jumps to the next turn header.
-    await t.lua("vim.api.nvim_set_current_win(...)", [win]);
+    await c.focus();
     await t.nvim.input("<Esc>]]");
-    const lines = await t.lines(c.buf);
+    const lines = await c.lines();
     await t.waitFor(async () => lines[(await t.lua<number>("return vim.api.nvim_win_get_cursor(0)[1]")) - 1] === "## You · turn 2", "]] to reach turn 2");
     await t.nvim.input("[[");
     await t.waitFor(async () => lines[(await t.lua<number>("return vim.api.nvim_win_get_cursor(0)[1]")) - 1] === "## You · turn 1", "[[ to reach turn 1");
   });
 
   it("reports an agent that cannot start, naming the command", async () => {
-    const t = (current = await startNvim(bin, { agents: { broken: { command: "no-such-agent-cmd", args: ["--acp"] } }, default_agent: "broken" }));
-    const c = await open(t);
-    await t.waitFor(async () => (await status(t, c.id)).state === "crashed", "the chat to fail");
-    const lines = await t.lines(c.buf);
-    expect(lines.join("\n")).toMatch(/no-such-agent-cmd --acp/);
+    const t = await nvim(bin, { agents: { broken: { command: "no-such-agent-cmd", args: ["--acp"] } }, default_agent: "broken" });
+    const c = await openChat(t);
+    await c.waitState("crashed");
+    expect(await c.text()).toMatch(/no-such-agent-cmd --acp/);
     await t.waitFor(async () => (await t.lua<string>("return vim.fn.execute('messages')")).includes("broken stopped"), "a notification");
   });
 
   it("exposes status() for statuslines and fires User autocommands", async () => {
-    const t = (current = await startNvim(bin, fakeAgents({ fake: { turns: [[{ update: { sessionUpdate: "usage_update", used: 5000, size: 100000 } }, { text: "x" }, { stop: "max_tokens" }]] } })));
+    const t = await withAgents(bin, { fake: { turns: [[{ update: { sessionUpdate: "usage_update", used: 5000, size: 100000 } }, { text: "x" }, { stop: "max_tokens" }]] } });
     await t.lua(`
       _G.events = {}
       vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function(ev) table.insert(_G.events, ev.data) end })
     `);
-    const c = await open(t);
-    await waitReady(t, c.id);
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend go");
-    await waitTurnEnds(t, c.id);
+    await c.turns(1);
     await t.waitFor(async () => (await t.lua<unknown[]>("return _G.events")).length > 0, "AcpChatTurnEnd");
     expect(await t.lua("return _G.events")).toEqual([{ chat: c.id, stop_reason: "max_tokens" }]);
     const s = await t.lua<Record<string, unknown>>("return require('acpchat').status()");
     expect(s).toMatchObject({ agent: "fake", state: "ready", queued: 0, usage: { used: 5000, size: 100000 } });
-    const win = await t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
-    expect(await t.lua<string>("return vim.wo[...].winbar", [win])).toContain("ctx 5k/100k (5%%)"); // escaped for 'winbar'
+    expect(await c.winbar()).toContain("ctx 5k/100k (5%%)"); // escaped for 'winbar'
   });
 
   it("<C-s> sends from insert mode; q hides the chat; wiping the transcript stops the agent", async () => {
-    const t = (current = await startNvim(bin, fakeAgents({ fake: { turns: [[{ text: "insert-mode send" }]] } })));
-    const c = await open(t);
-    await waitReady(t, c.id);
-    await t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [c.prompt_buf]);
+    const c = await startChat(bin, { turns: [[{ text: "insert-mode send" }]] });
+    const t = c.t;
+    await c.ready();
+    await c.focusPrompt();
     await t.nvim.input("<Esc>ihello<C-s>");
-    await waitTurnEnds(t, c.id);
-    expect((await t.lines(c.buf)).at(-1)).toBe("insert-mode send");
-    const pid = (await t.lua<{ pid: number }[]>("return require('acpchat.bridge').call_sync('chats', {})"))[0]!.pid;
-    await t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [c.buf]);
+    await c.turns(1);
+    expect((await c.lines()).at(-1)).toBe("insert-mode send");
+    const pid = (await call<{ pid: number }[]>(t, "chats"))[0]!.pid;
+    await c.focus();
     await t.nvim.input("<Esc>q");
-    await t.waitFor(async () => (await t.lua<number>("return #vim.fn.win_findbuf(...)", [c.buf])) === 0, "q to hide the chat");
+    await t.waitFor(async () => (await c.windows()) === 0, "q to hide the chat");
     expect(groupAlive(pid)).toBe(true); // hidden, not closed
     await t.nvim.command(`bwipeout! ${c.buf}`);
     await t.waitFor(async () => !groupAlive(pid), "the agent to stop with its transcript");

@@ -1,18 +1,15 @@
 /** The plugin's surface in a real Neovim: text builder, config, completion, context, health, loading. */
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LUA_METHODS, NODE_EVENTS, NODE_REQUESTS } from "../../src/nvim/contract.js";
 import { wireName } from "../../src/nvim/wire.js";
 import { readRecord } from "../support/conformance.js";
-import { fakeAgents, nvimBins, ROOT, startNvim, type TestNvim } from "../support/nvim.js";
+import { nvimBins, ROOT } from "../support/nvim.js";
+import { notes, nvim, openChat, recordNotes, setAgents, withAgents } from "../support/chat.js";
 
 const bins = nvimBins();
-let current: TestNvim | undefined;
-afterEach(async () => {
-  await current?.quit();
-  current = undefined;
-});
 
 it("the Lua mirror of the contract lists exactly the methods of src/nvim/contract.ts", () => {
   const lua = readFileSync(join(ROOT, "lua/acpchat/contract.lua"), "utf8");
@@ -24,7 +21,7 @@ it("the Lua mirror of the contract lists exactly the methods of src/nvim/contrac
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("text builder: blocks to lines and highlights, without a window", async () => {
-    const t = (current = await startNvim(bin, {}));
+    const t = await nvim(bin);
     const r = await t.lua<unknown[]>(`
       local text = require("acpchat.text")
       local out = {}
@@ -74,7 +71,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("validates setup() with dotted-path messages and keeps working without setup()", async () => {
-    const t = (current = await startNvim(bin, {}));
+    const t = await nvim(bin);
     const msgs = await t.lua<string[]>(`
       local c = require("acpchat.config")
       return {
@@ -97,55 +94,46 @@ describe.each(bins)("Neovim $version", (bin) => {
       "valid",
     ]);
     // Without any agent, :AcpChat says what to install.
-    await t.lua("_G.msgs = {}; vim.notify = function(m) table.insert(_G.msgs, m) end");
+    await recordNotes(t);
     await t.nvim.command("AcpChat");
-    await t.waitFor(async () => (await t.lua<string[]>("return _G.msgs")).length > 0, "a notification");
-    const [m] = await t.lua<string[]>("return _G.msgs");
-    expect(m).toMatch(/no agent found[\s\S]*claude-agent-acp/);
+    await t.waitFor(async () => (await notes(t)).length > 0, "a notification");
+    const [m] = await notes(t);
+    expect(m!.msg).toMatch(/no agent found[\s\S]*claude-agent-acp/);
   });
 
   it("completes / commands and @ files; @ mentions and :AcpChatAdd become resources in the prompt", async () => {
-    const t = (current = await startNvim(
-      bin,
-      fakeAgents({
-        fake: {
-          record: "__RECORD__",
-          commands: [
-            { name: "review", description: "Review the diff", input: { hint: "branch" } },
-            { name: "init", description: "Set up" },
-          ],
-        },
-      }),
-    ));
-    // Re-point the record file into this test's folder.
+    const t = await withAgents(bin, {
+      fake: {
+        record: "$DIR/record.jsonl",
+        commands: [
+          { name: "review", description: "Review the diff", input: { hint: "branch" } },
+          { name: "init", description: "Set up" },
+        ],
+      },
+    });
     const record = join(t.dir, "record.jsonl");
-    await t.lua("local a = require('acpchat.config').options.agents.fake; a.env.FAKE_AGENT_SCENARIO = a.env.FAKE_AGENT_SCENARIO:gsub('__RECORD__', ...)", [record]);
     writeFileSync(join(t.dir, "work", "main.py"), "print('hi')\nx = 1\ny = 2\n");
     writeFileSync(join(t.dir, "work", "README.md"), "# readme\n");
     await t.nvim.command("edit main.py");
-    await t.nvim.command("AcpChat");
-    const id = await t.lua<number>("return require('acpchat.registry').current().id");
-    await t.waitFor(async () => (await t.lua<number>("return #(require('acpchat.registry').get(...).status.commands or {})", [id])) === 2, "commands");
-    const cmds = await t.lua<{ word: string; abbr: string; menu: string }[]>("return require('acpchat.complete').candidates(require('acpchat.registry').get(...), '/re')", [id]);
-    expect(cmds).toEqual([{ word: "/review", abbr: "/review branch", menu: "Review the diff", kind: "cmd" }]);
-    const files = await t.lua<{ word: string }[]>("return require('acpchat.complete').candidates(require('acpchat.registry').get(...), '@ma')", [id]);
-    expect(files.map((f) => f.word)).toEqual(["@main.py"]);
+    const c = await openChat(t);
+    await t.waitFor(async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 2, "commands");
+    expect(await c.complete("/re")).toEqual([{ word: "/review", abbr: "/review branch", menu: "Review the diff", kind: "cmd" }]);
+    expect((await c.complete("@ma")).map((f) => f.word)).toEqual(["@main.py"]);
     // :AcpChatAdd from the source window, with a range.
     await t.nvim.command("wincmd t");
     await t.nvim.command("2,3AcpChatAdd");
-    const promptWin = await t.lua<number>("return vim.fn.win_findbuf(require('acpchat.registry').get(...).prompt_buf)[1]", [id]);
-    expect(await t.lua("return vim.wo[...].winbar", [promptWin])).toBe("context: main.py:2-3");
+    expect(await c.promptWinbar()).toBe("context: main.py:2-3");
     await t.nvim.command("AcpChatSend look at @README.md please");
     await t.waitFor(async () => readRecord(record).received.some((m) => m.method === "session/prompt"), "the prompt to reach the agent");
     const prompt = readRecord(record).received.find((m) => m.method === "session/prompt")!.params as { prompt: Record<string, unknown>[] };
     expect(prompt.prompt[0]).toEqual({ type: "text", text: "look at @README.md please" });
     expect(prompt.prompt[1]).toMatchObject({ type: "resource", resource: { uri: `file://${join(t.dir, "work", "README.md")}`, text: "# readme\n" } });
     expect(prompt.prompt[2]).toMatchObject({ type: "resource", resource: { uri: `file://${join(t.dir, "work", "main.py")}#L2-L3`, text: "x = 1\ny = 2" } });
-    expect(await t.lua("return vim.wo[...].winbar", [promptWin])).toBe("");
+    expect(await c.promptWinbar()).toBe("");
   });
 
   it(":checkhealth acpchat reports Node, the host, the build, registration and agents", async () => {
-    const t = (current = await startNvim(bin, fakeAgents({ fake: {} })));
+    const t = await withAgents(bin, { fake: {} });
     await t.nvim.command("checkhealth acpchat");
     const text = (await t.lines(0)).join("\n");
     expect(text).toMatch(/OK.*Node v\d+/);
@@ -157,48 +145,41 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("needs no :UpdateRemotePlugins, and still works after one (the manifest is not used)", async () => {
-    let t = (current = await startNvim(bin, fakeAgents({ fake: { turns: [[{ text: "classic" }]] } })));
-    await t.nvim.command("UpdateRemotePlugins");
-    const dir = t.dir;
-    await t.quit();
-    t = current = await startNvim(bin, fakeAgents({ fake: { turns: [[{ text: "classic" }]] } }), {
-      XDG_DATA_HOME: join(dir, "data"),
-    });
-    await t.nvim.command("AcpChat");
-    const id = await t.lua<number>("return require('acpchat.registry').current().id");
-    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.registry').get(...).status.state", [id])) === "ready", "ready");
+    const first = await withAgents(bin, { fake: { turns: [[{ text: "classic" }]] } });
+    await first.nvim.command("UpdateRemotePlugins");
+    await first.quit();
+    // The next Neovim shares the data folder, where the manifest was written.
+    const t = await withAgents(bin, { fake: { turns: [[{ text: "classic" }]] } }, {}, { XDG_DATA_HOME: join(first.dir, "data") });
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend hi");
-    await t.waitFor(async () => ((await t.lines(await t.lua<number>("return require('acpchat.registry').get(...).buf", [id]))).at(-1) === "classic" ? true : false), "the answer");
+    await t.waitFor(async () => (await c.lines()).at(-1) === "classic", "the answer");
   });
 
   it("loads lazily, the way lazy.nvim's cmd = 'AcpChat' does: on the rtp only when first used", async () => {
-    const { writeFileSync: write } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
     const bare = join(tmpdir(), `acpchat-bare-init-${process.pid}.lua`);
-    write(bare, "vim.opt.swapfile = false\n");
-    const t = (current = await startNvim(bin, {}, {}, bare));
+    writeFileSync(bare, "vim.opt.swapfile = false\n");
+    const t = await nvim(bin, {}, {}, bare);
     expect(await t.lua("return vim.fn.exists(':AcpChat')")).toBe(0);
     // What a plugin manager does on the first :AcpChat: add to the rtp, source plugin/.
     await t.lua("vim.opt.rtp:prepend(...); vim.cmd('runtime plugin/acpchat.lua')", [ROOT]);
-    await t.lua("require('acpchat').setup(...)", [fakeAgents({ lazy: { turns: [[{ text: "loaded late" }]] } })]);
-    await t.nvim.command("AcpChat");
-    const id = await t.lua<number>("return require('acpchat.registry').current().id");
-    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.registry').get(...).status.state", [id])) === "ready", "ready");
+    await setAgents(t, { lazy: { turns: [[{ text: "loaded late" }]] } });
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend hi");
-    await t.waitFor(async () => ((await t.lines(await t.lua<number>("return require('acpchat.registry').get(...).buf", [id]))).at(-1) === "loaded late" ? true : false), "the answer");
+    await t.waitFor(async () => (await c.lines()).at(-1) === "loaded late", "the answer");
   });
 
   it("presets: an agent whose command is on PATH is offered (the claude adapter under its older name too)", async () => {
-    const { mkdirSync: mk, writeFileSync: write, chmodSync } = await import("node:fs");
-    const t0 = await startNvim(bin, {});
+    const t0 = await nvim(bin);
     const binDir = join(t0.dir, "bin");
     await t0.quit();
-    mk(binDir, { recursive: true });
+    mkdirSync(binDir, { recursive: true });
     for (const name of ["claude-code-acp", "goose"]) {
-      write(join(binDir, name), "#!/bin/sh\nexit 0\n");
+      writeFileSync(join(binDir, name), "#!/bin/sh\nexit 0\n");
       chmodSync(join(binDir, name), 0o755);
     }
-    const t = (current = await startNvim(bin, {}, { PATH: `${binDir}:${process.env.PATH}` }));
+    const t = await nvim(bin, {}, { PATH: `${binDir}:${process.env.PATH}` });
     expect(await t.lua("return require('acpchat.config').agent_names()")).toEqual(["claude", "goose"]);
     expect(await t.lua("return require('acpchat.config').agents().claude.command")).toBe("claude-code-acp");
     expect(await t.lua("return require('acpchat.config').agents().goose.args")).toEqual(["acp"]);

@@ -29,13 +29,23 @@ export function fakeAgent(t: TestNvim, scenario: Scenario, extra: Record<string,
   return { command: process.execPath, args: [FAKE_AGENT], env: { FAKE_AGENT_SCENARIO: JSON.stringify(sc), ...env }, ...rest };
 }
 
-/** Neovim with fake agents (the first is the default) and more setup() options. */
-export async function withAgents(bin: NvimBin, scenarios: Record<string, Scenario>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<TestNvim> {
-  const t = await nvim(bin, {}, env);
+/** setup() on a running Neovim with fake agents (the first is the default) and more options. */
+export async function setAgents(t: TestNvim, scenarios: Record<string, Scenario>, extra: Record<string, unknown> = {}): Promise<void> {
   const agents: Record<string, unknown> = {};
   for (const [name, sc] of Object.entries(scenarios)) agents[name] = fakeAgent(t, sc);
   await t.lua("require('acpchat').setup(...)", [{ agents, default_agent: Object.keys(scenarios)[0], ...extra }]);
+}
+
+/** Neovim with fake agents (the first is the default) and more setup() options. */
+export async function withAgents(bin: NvimBin, scenarios: Record<string, Scenario>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<TestNvim> {
+  const t = await nvim(bin, {}, env);
+  await setAgents(t, scenarios, extra);
   return t;
+}
+
+/** How many chats the registry holds. */
+export function chatCount(t: TestNvim): Promise<number> {
+  return t.lua<number>("return vim.tbl_count(require('acpchat.registry').chats)");
 }
 
 /** Call the Node host and wait for the answer (tests only: this is the one blocking helper). */
@@ -61,9 +71,30 @@ export function answers(t: TestNvim, labels: string[]): Promise<unknown> {
   );
 }
 
+/**
+ * Permission questions answered by option kind (allow_once, reject_once, ...), in order; once
+ * the list runs out, `otherwise`. Options that would be remembered are never picked.
+ */
+export function answerKinds(t: TestNvim, kinds: string[], otherwise = "allow_once"): Promise<unknown> {
+  return t.lua(
+    `_G.answers, _G.otherwise = ...
+     vim.ui.select = function(items, opts, on_choice)
+       local want = table.remove(_G.answers, 1) or _G.otherwise
+       for _, it in ipairs(items) do if it.kind == want and not it.remember then return on_choice(it) end end
+       on_choice(nil)
+     end`,
+    [kinds, otherwise],
+  );
+}
+
 /** Notifications are recorded in _G.notes (message and level) instead of shown. */
 export function recordNotes(t: TestNvim): Promise<unknown> {
   return t.lua("_G.notes = {}; vim.notify = function(m, l) table.insert(_G.notes, { msg = m, level = l }) end");
+}
+
+/** The notifications recordNotes() caught so far. */
+export function notes(t: TestNvim): Promise<{ msg: string; level: number }[]> {
+  return t.lua<{ msg: string; level: number }[]>("return _G.notes or {}");
 }
 
 export type Chat = Awaited<ReturnType<typeof chatHandle>>;
@@ -106,10 +137,26 @@ export async function chatHandle(t: TestNvim, id?: number) {
       await t.lua("require('acpchat.chats').send_prompt(require('acpchat.registry').get(...))", [info.id]);
     },
     lastStop: () => get("c.last_stop") as Promise<string>,
+    /** Render batches applied to the transcript so far. */
+    batches: () => get("c.batches") as Promise<number>,
+    /** The transcript's (first) window. */
+    win: () => get("vim.fn.win_findbuf(c.buf)[1]") as Promise<number>,
+    /** How many windows show the transcript (0 when hidden). */
+    windows: () => get("#vim.fn.win_findbuf(c.buf)") as Promise<number>,
+    /** Make the transcript's window, or the prompt's, the current one. */
+    focus: () => get("vim.api.nvim_set_current_win(vim.fn.win_findbuf(c.buf)[1])"),
+    focusPrompt: () => get("vim.api.nvim_set_current_win(vim.fn.win_findbuf(c.prompt_buf)[1])"),
+    /** The transcript window's winbar as set (cut to the window's width). */
     winbar: () => get("vim.wo[vim.fn.win_findbuf(c.buf)[1]].winbar") as Promise<string>,
+    /** The winbar's whole text, as a wide enough window would show it. */
+    winbarText: () => get("require('acpchat.text').winbar(c.status)") as Promise<string>,
+    /** The prompt window's winbar (the context attached to the next prompt). */
+    promptWinbar: () => get("vim.wo[vim.fn.win_findbuf(c.prompt_buf)[1]].winbar") as Promise<string>,
+    /** Completion candidates for `text` typed in the prompt (/ commands, @ files). */
+    complete: (text: string) => t.lua<{ word: string; abbr?: string; menu?: string; kind?: string }[]>("return require('acpchat.complete').candidates(require('acpchat.registry').get(...), select(2, ...))", [info.id, text]),
     trace: () => call<{ dir: string; kind: string; method?: string; payload_json: string }[]>(t, "trace", { chat: info.id }),
     problems: async () => (await h.trace()).filter((e) => e.kind === "problem").map((e) => String(JSON.parse(e.payload_json))),
-    notes: () => t.lua<{ msg: string; level: number }[]>("return _G.notes or {}"),
+    notes: () => notes(t),
     agentPid: async () => (await call<{ chat: number; pid: number }[]>(t, "chats")).find((c) => c.chat === info.id)!.pid,
   };
   return h;
