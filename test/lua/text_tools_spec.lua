@@ -70,7 +70,7 @@ describe("tool call blocks", function()
     end
     local v = { type = "tool", tool_call_id = "r", title = "Read f", kind = "read", status = "completed", content = { { type = "text", text = table.concat(out, "\n"), fold = 5 } } }
     local lines, hls = text.block(v)
-    eq({ "● done · read · Read f", "  line 1", "  line 2", "  line 3", "  line 4", "  line 5", "  … 7 more lines" }, lines)
+    eq({ "● done · read · Read f", "  line 1", "  line 2", "  line 3", "  line 4", "  line 5", "  … 7 more lines  (za: show all)" }, lines)
     eq({ 6, 0, -1, "AcpChatToolFolded" }, hls[#hls])
     text.toggle_expanded(v)
     lines = text.block(v)
