@@ -139,7 +139,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await b.windows()).toBe(1);
   });
 
-  it("follows new text only while the cursor is at the end", async () => {
+  it("follows the reply to the user's prompt, and ]] / [[ move between turns", async () => {
     const c = await startChat(bin, { turns: [[{ text: "a\nb\nc\nd" }], [{ text: "e\nf\ng" }], [{ text: "h" }]] });
     const t = c.t;
     await c.ready();
@@ -148,12 +148,15 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.turns(1);
     const last1 = await t.lua<number>("return vim.api.nvim_buf_line_count(...)", [c.buf]);
     expect(await t.lua("return vim.api.nvim_win_get_cursor(...)[1]", [win])).toBe(last1);
+    // Sending from a window scrolled up brings it to the end to follow the answer (scrolling up
+    // while it streams keeps the place: test/e2e/windows.test.ts).
     await t.lua("vim.api.nvim_win_set_cursor(..., {1, 0})", [win]);
     await t.nvim.command("AcpChatSend 2");
     await c.turns(2);
-    expect(await t.lua("return vim.api.nvim_win_get_cursor(...)[1]", [win])).toBe(1);
+    expect(await t.lua("return vim.api.nvim_win_get_cursor(...)[1]", [win])).toBe(await t.lua<number>("return vim.api.nvim_buf_line_count(...)", [c.buf]));
     // ]] jumps to the next turn header.
     await c.focus();
+    await t.lua("vim.api.nvim_win_set_cursor(..., {1, 0})", [win]);
     await t.nvim.input("<Esc>]]");
     const lines = await c.lines();
     await t.waitFor(async () => lines[(await t.lua<number>("return vim.api.nvim_win_get_cursor(0)[1]")) - 1] === "## You · turn 2", "]] to reach turn 2");
