@@ -7,6 +7,7 @@ local M = {}
 
 M.groups = {
   AcpChatTurn = "Title",
+  AcpChatReply = "Title",
   AcpChatUser = "CursorLine",
   AcpChatThought = "Comment",
   AcpChatToolTitle = "Function",

@@ -44,7 +44,7 @@ local function add(chat, v)
   local empty = count == 1 and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ""
   local prev = rs.blocks[rs.order[#rs.order]]
   -- A blank line between blocks, except under a turn header (the user's words belong to it).
-  local sep = (empty or (prev and prev.type == "turn")) and 0 or 1
+  local sep = (empty or (prev and (prev.type == "turn" or prev.type == "reply"))) and 0 or 1
   local first
   if empty then
     api.nvim_buf_set_lines(buf, 0, 1, false, lines)

@@ -173,10 +173,23 @@ end
 
 --- Lines and highlights of a block view.
 ---@return string[] lines, table[] hls, string[]|nil line_hls (group per line)
+--- How a turn that did not simply end is marked.
+M.end_words = {
+  cancelled = "turn cancelled",
+  max_tokens = "stopped: the reply reached the token limit",
+  max_turn_requests = "stopped: the turn reached its limit of model requests",
+  refusal = "the agent refused",
+  error = "the turn failed (the note above says why)",
+}
+
 function M.block(v)
   local t = v.type
   if t == "turn" then
     return { "## You · turn " .. v.turn }, { { 0, 0, -1, "AcpChatTurn" } }
+  elseif t == "reply" then
+    return { "## " .. M.flat(v.agent or "agent", 80) }, { { 0, 0, -1, "AcpChatReply" } }
+  elseif t == "end" then
+    return { "── " .. (M.end_words[v.reason] or ("stopped: " .. M.flat(v.reason or "?", 60))) .. " ──" }, { { 0, 0, -1, "AcpChatWarn" } }
   elseif t == "user" or t == "agent" or t == "thought" then
     return M.text_lines(t, v.text), {}, M.line_hl[t]
   elseif t == "tool" then

@@ -17,6 +17,8 @@ export type ToolContentView =
 
 export type BlockView =
   | { id: string; type: "turn"; turn: number }
+  | { id: string; type: "reply"; agent: string; turn: number }
+  | { id: string; type: "end"; reason: string }
   | { id: string; type: "user" | "agent" | "thought"; text: string }
   | {
       id: string;
@@ -45,6 +47,10 @@ export function blockView(b: Block): BlockView {
   switch (b.type) {
     case "turn":
       return { id: b.id, type: "turn", turn: b.turn };
+    case "reply":
+      return { id: b.id, type: "reply", agent: oneLine(b.agent, 80), turn: b.turn };
+    case "end":
+      return { id: b.id, type: "end", reason: b.reason };
     case "user":
     case "agent":
     case "thought":

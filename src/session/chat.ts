@@ -45,10 +45,13 @@ export interface ChatOptions {
   onTakeBack?: (prompts: QueuedPrompt[]) => void;
 }
 
+/** What the user does about a dead agent: said wherever its death is. */
+export const RESTART_HINT = "Run :AcpChat to start it again (the session continues when the agent can resume it); your prompt stays in the prompt window.";
+
 export type ChatStatus = "starting" | "signing_in" | "ready" | "failed" | "closed";
 
 export class Chat {
-  readonly state = new SessionState();
+  readonly state: SessionState;
   readonly trace: TraceLog;
   readonly terminals: TerminalManager;
   readonly boundary: PathBoundary;
@@ -79,6 +82,7 @@ export class Chat {
   private readonly signInAbort = new AbortController();
 
   constructor(readonly opts: ChatOptions) {
+    this.state = new SessionState(opts.agentName);
     // The agent's environment and the keys on its command line (`--api-key …`) are secrets.
     this.redactor = new Redactor(commandSecrets(opts.command));
     this.trace = new TraceLog(this.redactor, opts.traceFile);
@@ -148,7 +152,7 @@ export class Chat {
       const why = e instanceof ConnectionClosedError ? await this.describeEnd(e.message) : errorMessage(e);
       this.failure = this.redactor.text(why);
       this.giveBackQueue();
-      this.notice(`Could not start ${this.opts.agentName}: ${why}`, "error");
+      this.notice(`Could not start ${this.opts.agentName}: ${why}\n${RESTART_HINT}`, "error");
       await this.close();
       throw new Error(this.redactor.text(why));
     }
@@ -324,7 +328,7 @@ export class Chat {
       result = await Promise.race([ready.client.prompt(ready.sessionId, prompt), local]);
     } catch (e) {
       result = "error";
-      const why = e instanceof ConnectionClosedError ? `The agent stopped: ${await this.describeEnd(e.message)}` : `The turn failed: ${errorMessage(e)}`;
+      const why = e instanceof ConnectionClosedError ? `The agent stopped: ${await this.describeEnd(e.message)}\n${RESTART_HINT}` : `The turn failed: ${errorMessage(e)}`;
       this.notice(why, "error");
     }
     this.finishTurn(result);
@@ -404,7 +408,7 @@ export class Chat {
       const why = await this.describeEnd(reason);
       this.failure = this.redactor.text(why);
       // A running turn reports the end itself (its prompt request fails); otherwise say it here.
-      if (!this.settleTurn) this.notice(`The agent stopped: ${why}`, "error");
+      if (!this.settleTurn) this.notice(`The agent stopped: ${why}\n${RESTART_HINT}`, "error");
       this.emit([{ type: "meta" }]);
       // Without its connection the agent is of no use; one that closed its output but kept
       // running (or left children behind) must not linger.

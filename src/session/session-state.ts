@@ -50,6 +50,10 @@ export interface ToolCallState {
 
 export type Block =
   | { id: string; type: "turn"; turn: number }
+  /** The header of the agent's reply, before its first words, thought, tool call or plan. */
+  | { id: string; type: "reply"; agent: string; turn: number }
+  /** A turn that ended other than normally (cancelled, limits, refusal, error). */
+  | { id: string; type: "end"; reason: string; turn: number }
   | { id: string; type: "user"; text: string; turn: number }
   | { id: string; type: "agent"; text: string; turn: number }
   | { id: string; type: "thought"; text: string; turn: number }
@@ -72,6 +76,12 @@ export interface Usage {
 }
 
 export class SessionState {
+  /** The turn whose reply header was drawn. */
+  private replyTurn = 0;
+
+  /** `agent`: the name the reply headers show. */
+  constructor(private readonly agent = "agent") {}
+
   readonly blocks: Block[] = [];
   private readonly byId = new Map<string, Block>();
   readonly toolCalls = new Map<string, ToolCallState>();
@@ -108,7 +118,17 @@ export class SessionState {
     this.lastStopReason = stopReason;
     this.pendingPermissions = 0;
     // Nothing of this turn may keep spinning: unfinished tool calls say they did not finish.
-    return [...this.settleToolCalls(this.turn, stopReason === "cancelled" ? "cancelled" : "unfinished"), { type: "meta" }];
+    const events = this.settleToolCalls(this.turn, stopReason === "cancelled" ? "cancelled" : "unfinished");
+    // A turn that did not simply end says so where it ended.
+    if (stopReason !== "end_turn") events.push(this.addBlock({ type: "end", reason: stopReason ?? "error", turn: this.turn }));
+    return [...events, { type: "meta" }];
+  }
+
+  /** The reply's header, once per turn, before the agent's first block in it. */
+  private replyHeader(): TranscriptEvent[] {
+    if (this.turn === 0 || this.replyTurn === this.turn) return [];
+    this.replyTurn = this.turn;
+    return [this.addBlock({ type: "reply", agent: this.agent, turn: this.turn })];
   }
 
   /** Tool calls of `turn` still pending or running are marked `how`; their blocks redraw. */
@@ -223,6 +243,7 @@ export class SessionState {
       this.turn++;
       events.push(this.addBlock({ type: "turn", turn: this.turn }));
     }
+    if (kind !== "user") events.push(...this.replyHeader());
     events.push(this.addBlock({ type: kind, text, turn: this.turn }));
     return events;
   }
@@ -260,7 +281,7 @@ export class SessionState {
     if (name) call.toolName = name;
     this.applyTerminalMeta(call, u._meta);
     if (fresh && !isCreate && !call.title) call.title = call.toolCallId;
-    if (fresh) return [this.addBlock({ type: "tool", call, turn: this.turn }, call.blockId)];
+    if (fresh) return [...this.replyHeader(), this.addBlock({ type: "tool", call, turn: this.turn }, call.blockId)];
     return [{ type: "update", block: this.byId.get(call.blockId)! }];
   }
 
@@ -330,7 +351,7 @@ export class SessionState {
       existing.entries = entries;
       return [{ type: "update", block: existing }];
     }
-    return [this.addBlock({ type: "plan", entries, turn: this.turn }, id)];
+    return [...this.replyHeader(), this.addBlock({ type: "plan", entries, turn: this.turn }, id)];
   }
 
   // ---------- session setup ----------

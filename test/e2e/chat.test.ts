@@ -20,7 +20,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("<Esc>ihi there<Esc>");
     await t.nvim.input("<CR>");
     await c.turns(1);
-    expect(await c.lines()).toEqual(["## You · turn 1", "> hi there", "", `Hello${".".repeat(200)}`, "", "  ┆ let me think", "  ┆ about it", "", "Done."]);
+    // The turn reads as a conversation: the user's header and words, the agent's header and reply.
+    expect(await c.lines()).toEqual(["## You · turn 1", "> hi there", "", "## fake", `Hello${".".repeat(200)}`, "", "  ┆ let me think", "  ┆ about it", "", "Done."]);
     expect(await c.promptLines()).toEqual([""]);
     // The empty prompt shows a hint; typing removes it.
     const hint = await t.lua<unknown[]>("return vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces().acpchat_prompt_hint, 0, -1, { details = true })", [c.promptBuf]);
@@ -28,7 +29,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     // 200 chunks arrive in a handful of batches, not 200.
     expect(await c.batches()).toBeLessThan(60);
     // Thoughts are folded.
-    expect(await t.lua("return vim.api.nvim_win_call(..., function() return vim.fn.foldclosed(6) end)", [await c.win()])).toBe(6);
+    expect(await t.lua("return vim.api.nvim_win_call(..., function() return vim.fn.foldclosed(7) end)", [await c.win()])).toBe(7);
     const bar = await c.winbar();
     expect(bar).toContain("fake");
     expect(bar).toContain("ready");
@@ -62,6 +63,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       "## You · turn 1",
       "> go",
       "",
+      "## fake",
       "● done · read · Read notes",
       "  ↳ notes.txt:2",
       "  +2 -1 notes.txt",
@@ -74,10 +76,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     ]);
     // One block extmark per block: updates redrew in place.
     const marks = await t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.render').ns_blocks, 0, -1, {})", [c.buf]);
-    expect(marks).toBe(5);
+    expect(marks).toBe(6);
     // gf on the tool call opens its location in an editor window.
     await c.focus();
-    await t.lua("vim.api.nvim_win_set_cursor(0, {4, 0})");
+    await t.lua("vim.api.nvim_win_set_cursor(0, {5, 0})");
     await t.nvim.input("<Esc>gf");
     await t.waitFor(async () => (await t.lua<string>("return vim.fn.expand('%:t')")) === "notes.txt", "gf to open notes.txt");
     expect(await t.lua("return vim.api.nvim_win_get_cursor(0)[1]")).toBe(2);
@@ -94,7 +96,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.nvim.input("<C-c>");
     await c.turns(1);
     expect(await c.lastStop()).toBe("cancelled");
-    expect((await c.lines())[3]).toBe("⊘ cancelled · execute · Long job");
+    expect((await c.lines())[4]).toBe("⊘ cancelled · execute · Long job");
+    // The turn says where it ended, and how.
+    await c.t.waitFor(async () => (await c.lines()).at(-1) === "── turn cancelled ──", "the end marker");
     expect(await c.state()).toBe("ready");
   });
 

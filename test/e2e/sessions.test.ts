@@ -24,7 +24,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const b = await chatHandle(t);
     expect(b.id).not.toBe(a.id);
     await b.ready();
-    expect(await b.text()).toBe("## You · turn 1\n> hello\n\nhi there");
+    expect(await b.text()).toBe("## You · turn 1\n> hello\n\n## fake\nhi there");
     // Delete it: the list is then empty.
     await answers(t, ["Greeting"]);
     await t.nvim.command("AcpChatSessions!");
@@ -198,7 +198,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.ready();
     // Loaded: the conversation was replayed into a fresh view.
     const loaded = await c.text();
-    expect(loaded).toContain("> one\n\nfirst answer");
+    expect(loaded).toContain("> one\n\n## fake\nfirst answer");
     expect(loaded).not.toContain("exited with code 3");
     await t.nvim.command("AcpChatSend three");
     await c.turns(3);

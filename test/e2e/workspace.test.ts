@@ -317,7 +317,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return vim.fn.tabpagenr('$')")).toBe(1);
     // gd on the tool call block.
     const win = await t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
-    await t.lua("vim.cmd('stopinsert'); vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, {4, 0})", [win]);
+    await t.lua("vim.cmd('stopinsert'); vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, {5, 0})", [win]); // under the reply header
     await t.nvim.input("gd");
     await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the diff tab");
     expect(await t.lua("return vim.wo.diff")).toBe(true);

@@ -57,7 +57,7 @@ describe("timing", () => {
     await h.send("go");
     await h.turns(1);
     const marks = await h.t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.render').ns_blocks, 0, -1, {})", [h.buf]);
-    expect(marks).toBe(1000 + 2);
+    expect(marks).toBe(1000 + 3); // the tool calls, the turn header, the prompt, the reply header
     const text = await h.text();
     expect(text.match(/^● done · read · Tool \d+$/gm)).toHaveLength(1000);
     expect(await stillUsable(h, 2)).toBe(true);

@@ -42,7 +42,7 @@ describe("Chat over a real pipe", () => {
     expect(c.chat.client!.init!.agentInfo).toMatchObject({ name: "fake-agent" });
     const stop = await c.chat.prompt([{ type: "text", text: "hi" }]);
     expect(stop).toBe("max_tokens");
-    expect(c.transcript()).toBe(`turn\nuser: hi\nagent: Hello${".".repeat(50)}\nthought: hmm\nagent: done`);
+    expect(c.transcript()).toBe(`turn\nuser: hi\nreply\nagent: Hello${".".repeat(50)}\nthought: hmm\nagent: done\nend`);
     expect(c.chat.state.turnState).toBe("idle");
     const init = c.received().received.find((m) => m.method === "initialize")!;
     expect(init.params).toMatchObject({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } });

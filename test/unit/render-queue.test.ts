@@ -22,8 +22,9 @@ describe("RenderQueue", () => {
     q.flush();
     expect(sent).toHaveLength(1);
     const ops = sent[0]!;
-    expect(ops.map((o) => o.op)).toEqual(["add", "add", "add", "meta"]);
-    expect(ops[2]).toMatchObject({ op: "add", block: { type: "agent", text: "x".repeat(100) } });
+    expect(ops.map((o) => o.op)).toEqual(["add", "add", "add", "add", "meta"]);
+    expect(ops[2]).toMatchObject({ op: "add", block: { type: "reply" } });
+    expect(ops[3]).toMatchObject({ op: "add", block: { type: "agent", text: "x".repeat(100) } });
   });
 
   it("merges consecutive appends to the same block and draws an updated tool call once, as it is at flush time", () => {

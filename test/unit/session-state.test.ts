@@ -14,11 +14,12 @@ describe("SessionState", () => {
     s.apply(u({ sessionUpdate: "agent_thought_chunk", content: text("ing") }));
     s.apply(u({ sessionUpdate: "agent_message_chunk", content: text("Hel") }));
     const e2 = s.apply(u({ sessionUpdate: "agent_message_chunk", content: text("lo") }));
-    expect(kinds(s)).toEqual(["turn", "user", "thought", "agent"]);
-    expect((s.blocks[2] as { text: string }).text).toBe("thinking");
-    expect((s.blocks[3] as { text: string }).text).toBe("Hello");
-    expect(e1.map((e) => e.type)).toEqual(["meta", "add"]); // first update moves prompting -> streaming
-    expect(e2).toEqual([{ type: "append", id: s.blocks[3]!.id, text: "lo" }]);
+    // The reply's header comes once, before the agent's first block of the turn.
+    expect(kinds(s)).toEqual(["turn", "user", "reply", "thought", "agent"]);
+    expect((s.blocks[3] as { text: string }).text).toBe("thinking");
+    expect((s.blocks[4] as { text: string }).text).toBe("Hello");
+    expect(e1.map((e) => e.type)).toEqual(["meta", "add", "add"]); // first update moves prompting -> streaming
+    expect(e2).toEqual([{ type: "append", id: s.blocks[4]!.id, text: "lo" }]);
     expect(s.turnState).toBe("streaming");
   });
 
@@ -108,7 +109,7 @@ describe("SessionState", () => {
     s.apply(unknown);
     s.apply(u({ sessionUpdate: "usage_update", used: "lots" }));
     s.apply(u({ sessionUpdate: "agent_message_chunk", content: text("still here") }));
-    expect(kinds(s)).toEqual(["turn", "user", "note", "note", "agent"]);
+    expect(kinds(s)).toEqual(["turn", "user", "note", "note", "reply", "agent"]);
     expect((s.blocks[3] as Extract<Block, { type: "note" }>).text).toMatch(/invalid usage_update: used/);
     expect(s.unknownKinds.get("hologram_update")).toBe(1);
   });
@@ -139,7 +140,7 @@ describe("SessionState", () => {
     s.apply(u({ sessionUpdate: "user_message_chunk", content: text("old question") }));
     s.apply(u({ sessionUpdate: "agent_message_chunk", content: text("old answer") }));
     s.apply(u({ sessionUpdate: "user_message_chunk", content: text("second") }));
-    expect(kinds(s)).toEqual(["turn", "user", "agent", "turn", "user"]);
+    expect(kinds(s)).toEqual(["turn", "user", "reply", "agent", "turn", "user"]);
     expect(s.turn).toBe(2);
   });
 
