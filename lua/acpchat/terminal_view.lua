@@ -34,6 +34,8 @@ function M.show(chat, terminal_id)
     end
     vim.cmd("belowright split")
     api.nvim_win_set_buf(0, buf)
+    -- Output is read, not typed into (the prompt may have left Insert mode on).
+    vim.cmd("stopinsert")
   end)
 end
 
