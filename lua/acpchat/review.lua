@@ -20,6 +20,11 @@ M.open_reviews = {}
 --- hold the editor longer than a frame).
 M.max_highlight_lines = 20000
 
+--- Above this many changed lines, the review tab uses 'diffopt' inline:simple instead of
+--- inline:char or inline:word (Neovim 0.12 computes those for a whole changed block on every
+--- redraw: 400 ms for 10,000 lines). Only while the review tab is the current one.
+M.max_inline_lines = 1000
+
 local function split_text(s)
   if s == nil or s == "" then
     return {}, false
@@ -34,19 +39,68 @@ local function split_text(s)
 end
 M.split_text = split_text
 
-local function scratch(name, lines, ft)
+local function new_scratch(name)
   local buf = api.nvim_create_buf(false, true)
   api.nvim_buf_set_name(buf, name)
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
   vim.bo[buf].undolevels = -1
-  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
-  if ft and ft ~= "" and #lines <= M.max_highlight_lines then
+  return buf
+end
+
+local function set_filetype(buf, ft, count)
+  if ft and ft ~= "" and count <= M.max_highlight_lines then
     vim.bo[buf].filetype = ft
   end
+end
+
+local function scratch(name, lines, ft)
+  local buf = new_scratch(name)
+  vim.bo[buf].modifiable = true
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  set_filetype(buf, ft, #lines)
   return buf
+end
+
+--- Lines per event-loop turn when a review's buffers are filled: each turn stays well under a
+--- frame, so the editor keeps answering while a large file opens.
+M.chunk_lines = 4000
+
+--- Fill `buf` with the `count` lines of `text` (joined with "\n"), a chunk per turn, collecting
+--- them into `into`; then call `done` (not if the buffer went away).
+local function fill(buf, text, count, into, done)
+  local pos = 1
+  local function step()
+    if not api.nvim_buf_is_valid(buf) then
+      return
+    end
+    local chunk = {}
+    while #into < count and #chunk < M.chunk_lines do
+      local nl = text:find("\n", pos, true)
+      local line = text:sub(pos, (nl or #text + 1) - 1)
+      chunk[#chunk + 1] = line
+      into[#into + 1] = line
+      pos = (nl or #text) + 1
+    end
+    if #chunk > 0 then
+      vim.bo[buf].modifiable = true
+      if #into == #chunk then
+        api.nvim_buf_set_lines(buf, 0, -1, false, chunk)
+      else
+        api.nvim_buf_set_lines(buf, -1, -1, false, chunk)
+      end
+      vim.bo[buf].modifiable = false
+    end
+    if #into < count then
+      vim.schedule(step)
+    else
+      vim.schedule(done)
+    end
+  end
+  step()
 end
 
 --- Open a tab with `left` and `right` side by side, under :diffthis unless `plain`.
@@ -177,7 +231,53 @@ local function hunk_at_cursor(r)
   return best
 end
 
+--- While the tab is current, a light 'diffopt' (see max_inline_lines); the user's otherwise.
+local function light_diffopt(r)
+  local heavy = false
+  for _, item in ipairs(vim.split(vim.o.diffopt, ",", { plain = true })) do
+    if item == "inline:char" or item == "inline:word" then
+      heavy = true
+    end
+  end
+  if not heavy then
+    return
+  end
+  local saved
+  local function enter()
+    if not saved and api.nvim_get_current_tabpage() == r.tab then
+      saved = vim.o.diffopt
+      local items = vim.tbl_filter(function(i)
+        return not i:match("^inline:")
+      end, vim.split(saved, ",", { plain = true }))
+      table.insert(items, "inline:simple")
+      vim.o.diffopt = table.concat(items, ",")
+    end
+  end
+  local function leave()
+    if saved then
+      vim.o.diffopt = saved
+      saved = nil
+    end
+  end
+  r.restore_diffopt = leave
+  local group = api.nvim_create_augroup("AcpChatReview" .. r.key, { clear = true })
+  api.nvim_create_autocmd("TabEnter", { group = group, callback = enter })
+  api.nvim_create_autocmd("TabLeave", {
+    group = group,
+    callback = function()
+      if api.nvim_get_current_tabpage() == r.tab then
+        leave()
+      end
+    end,
+  })
+  enter()
+end
+
 local function close_tab(r)
+  if r.restore_diffopt then
+    r.restore_diffopt()
+    pcall(api.nvim_del_augroup_by_name, "AcpChatReview" .. r.key)
+  end
   if r.tab and api.nvim_tabpage_is_valid(r.tab) and #api.nvim_list_tabpages() > 1 then
     pcall(vim.cmd, "tabclose " .. api.nvim_tabpage_get_number(r.tab))
   end
@@ -202,88 +302,146 @@ local function finish(r, accept)
   close_tab(r)
 end
 
---- Open a review (asked by Node). `req`: path, reason, current and proposed lines, hunks,
---- added, removed, whole (no diff mode), eol_change.
+--- Open a review (asked by Node). `req`: path, reason, current and proposed (texts, with
+--- current_lines and proposed_lines), hunks, added, removed, whole (no diff mode), eol_change.
 function M.ask(chat_id, key, req)
+  local r = {
+    key = key,
+    chat = chat_id,
+    path = req.path,
+    reason = req.reason,
+    current = {},
+    proposed = {},
+    hunks = req.hunks or {},
+    added = req.added or 0,
+    removed = req.removed or 0,
+    whole = req.whole,
+    eol_change = req.eol_change,
+    accepted = {},
+  }
+  r.result_count = req.current_lines or 0
+  M.open_reviews[key] = r
+  -- Built over several turns of the event loop (see fill); a question withdrawn meanwhile stops it.
+  local function alive()
+    return not r.done and questions.is_open(key)
+  end
+  local function cleanup()
+    for _, b in ipairs({ r.left, r.right }) do
+      if b and api.nvim_buf_is_valid(b) then
+        pcall(api.nvim_buf_delete, b, { force = true })
+      end
+    end
+  end
+  local tail = vim.fn.fnamemodify(req.path, ":t")
   vim.schedule(function()
-    if not questions.is_open(key) then
+    if not alive() then
+      return cleanup()
+    end
+    r.left = new_scratch(string.format("acpchat://review/%s/result/%s", key, tail))
+    r.right = new_scratch(string.format("acpchat://review/%s/%s/%s", key, r.reason == "disk" and "disk" or "proposed", tail))
+    fill(r.left, req.current or "", req.current_lines or 0, r.current, function()
+      if not alive() then
+        return cleanup()
+      end
+      fill(r.right, req.proposed or "", req.proposed_lines or 0, r.proposed, function()
+        if not alive() then
+          return cleanup()
+        end
+        M.show(r)
+      end)
+    end)
+  end)
+end
+
+--- The review's tab, keys and notes, once its buffers are filled.
+--- Each step in a turn of its own (a filetype can take milliseconds; the first diff is computed
+--- when the tab is drawn); a review closed meanwhile stops.
+function M.show(r)
+  local ft = vim.filetype.match({ filename = r.path }) or ""
+  local steps = {
+    function()
+      set_filetype(r.left, ft, #r.current)
+    end,
+    function()
+      set_filetype(r.right, ft, #r.proposed)
+    end,
+    function()
+      M.open_tab(r)
+    end,
+  }
+  local function run(i)
+    if r.done or not api.nvim_buf_is_valid(r.left) or not api.nvim_buf_is_valid(r.right) then
       return
     end
-    local r = {
-      key = key,
-      chat = chat_id,
-      path = req.path,
-      reason = req.reason,
-      current = req.current or {},
-      proposed = req.proposed or {},
-      hunks = req.hunks or {},
-      added = req.added or 0,
-      removed = req.removed or 0,
-      whole = req.whole,
-      eol_change = req.eol_change,
-      accepted = {},
-    }
-    r.result_count = #r.current
-    M.open_reviews[key] = r
-    local ft = vim.filetype.match({ filename = req.path }) or ""
-    local tail = vim.fn.fnamemodify(req.path, ":t")
-    r.left = scratch(string.format("acpchat://review/%s/result/%s", key, tail), r.current, ft)
-    r.right = scratch(string.format("acpchat://review/%s/%s/%s", key, r.reason == "disk" and "disk" or "proposed", tail), r.proposed, ft)
-    r.tab, r.lw, r.rw = diff_tab(r.left, r.right, r.whole)
-    refresh(r)
-    if reasons[r.reason] then
-      util.notify("acpchat: " .. req.path .. " " .. reasons[r.reason], vim.log.levels.WARN)
+    steps[i]()
+    if steps[i + 1] then
+      vim.schedule(function()
+        run(i + 1)
+      end)
     end
-    local function map(lhs, fn, desc)
-      for _, b in ipairs({ r.left, r.right }) do
-        vim.keymap.set("n", lhs, fn, { buffer = b, nowait = true, silent = true, desc = "acpchat review: " .. desc })
-      end
+  end
+  run(1)
+end
+
+function M.open_tab(r)
+  r.tab, r.lw, r.rw = diff_tab(r.left, r.right, r.whole)
+  if not r.whole and r.added + r.removed > M.max_inline_lines then
+    light_diffopt(r)
+  end
+  -- The diff is computed when the tab is drawn, after this turn.
+  winbars(r)
+  if reasons[r.reason] then
+    util.notify("acpchat: " .. r.path .. " " .. reasons[r.reason], vim.log.levels.WARN)
+  end
+  local function map(lhs, fn, desc)
+    for _, b in ipairs({ r.left, r.right }) do
+      vim.keymap.set("n", lhs, fn, { buffer = b, nowait = true, silent = true, desc = "acpchat review: " .. desc })
     end
-    local function one(accept)
-      return function()
-        local i = hunk_at_cursor(r)
-        if i then
-          set_hunk(r, i, accept, result_rows(r))
-          refresh(r)
-        end
-      end
-    end
-    local function all(accept)
-      return function()
-        local rows = result_rows(r)
-        for i = #r.hunks, 1, -1 do
-          set_hunk(r, i, accept, rows)
-        end
+  end
+  local function one(accept)
+    return function()
+      local i = hunk_at_cursor(r)
+      if i then
+        set_hunk(r, i, accept, result_rows(r))
         refresh(r)
       end
     end
-    if r.reason == "refresh" then
-      -- The user accepted these already: they start accepted.
-      all(true)()
+  end
+  local function all(accept)
+    return function()
+      local rows = result_rows(r)
+      for i = #r.hunks, 1, -1 do
+        set_hunk(r, i, accept, rows)
+      end
+      refresh(r)
     end
-    map("ga", one(true), "accept the hunk")
-    map("gr", one(false), "reject the hunk")
-    map("gA", all(true), "accept every hunk")
-    map("gR", all(false), "reject every hunk")
-    map("ZZ", function()
-      finish(r, true)
-    end, "finish: write what was accepted")
-    map("ZQ", function()
-      finish(r, false)
-    end, "reject the change")
-    -- Closing the tab (or wiping a buffer) counts as reject.
-    for _, b in ipairs({ r.left, r.right }) do
-      api.nvim_create_autocmd({ "BufWipeout", "BufHidden" }, {
-        buffer = b,
-        once = true,
-        callback = function()
-          vim.schedule(function()
-            finish(r, false)
-          end)
-        end,
-      })
-    end
-  end)
+  end
+  if r.reason == "refresh" then
+    -- The user accepted these already: they start accepted.
+    all(true)()
+  end
+  map("ga", one(true), "accept the hunk")
+  map("gr", one(false), "reject the hunk")
+  map("gA", all(true), "accept every hunk")
+  map("gR", all(false), "reject every hunk")
+  map("ZZ", function()
+    finish(r, true)
+  end, "finish: write what was accepted")
+  map("ZQ", function()
+    finish(r, false)
+  end, "reject the change")
+  -- Closing the tab (or wiping a buffer) counts as reject.
+  for _, b in ipairs({ r.left, r.right }) do
+    api.nvim_create_autocmd({ "BufWipeout", "BufHidden" }, {
+      buffer = b,
+      once = true,
+      callback = function()
+        vim.schedule(function()
+          finish(r, false)
+        end)
+      end,
+    })
+  end
 end
 
 --- Node withdrew the request (turn cancelled, agent gone): close without answering.

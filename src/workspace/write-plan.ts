@@ -240,8 +240,12 @@ export interface ReviewQuestion {
   /** review: the write mode asks; conflict: the buffer has unsaved edits; refresh: the text
    * changed under an answered review; disk: the file changed on disk behind unsaved edits. */
   reason: "review" | "conflict" | "refresh" | "disk";
-  current: string[];
-  proposed: string[];
+  /** The current and proposed lines, each joined with "\n" (one string crosses to Lua far
+   * faster than thousands), and how many lines each has ("" is zero lines or one empty line). */
+  current: string;
+  currentLines: number;
+  proposed: string;
+  proposedLines: number;
   hunks: Hunk[];
   added: number;
   removed: number;
@@ -260,8 +264,10 @@ export function reviewQuestion(p: Prepared, reason: ReviewQuestion["reason"]): R
   return {
     path: p.path,
     reason,
-    current: base.text.lines,
-    proposed: next.lines,
+    current: base.text.lines.join("\n"),
+    currentLines: base.text.lines.length,
+    proposed: next.lines.join("\n"),
+    proposedLines: next.lines.length,
     hunks: diff.hunks,
     added: diff.added,
     removed: diff.removed,

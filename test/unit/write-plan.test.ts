@@ -87,14 +87,16 @@ describe("decideWrite", () => {
     const plan = decideWrite(req("1\nX\n3\n4\nY\n", { kind: "disk", disk: disk("1\n2\n3\n4\n5\n") }, "review"));
     if (plan.action !== "review") throw new Error(plan.action);
     const q = reviewQuestion(plan.prepared, plan.reason);
-    expect(q).toMatchObject({ current: ["1", "2", "3", "4", "5"], proposed: ["1", "X", "3", "4", "Y"], added: 2, removed: 2, whole: false });
+    expect(q).toMatchObject({ current: "1\n2\n3\n4\n5", currentLines: 5, proposed: "1\nX\n3\n4\nY", proposedLines: 5, added: 2, removed: 2, whole: false });
     expect(q.hunks).toEqual([
       { oldStart: 1, oldCount: 1, newStart: 1, newCount: 1 },
       { oldStart: 4, oldCount: 1, newStart: 4, newCount: 1 },
     ]);
     const c = commitFor(plan.prepared, [1]);
     expect(c.to === "disk" && c.bytes.toString()).toBe("1\n2\n3\n4\nY\n");
-    expect(reviewQuestion(decideWrite(req("a", { kind: "disk", disk: disk("a\n") }, "review")).prepared!, "review").eolChange).toBe("removed");
+    const eol = decideWrite(req("a", { kind: "disk", disk: disk("a\n") }, "review"));
+    if (eol.action !== "review") throw new Error(eol.action);
+    expect(reviewQuestion(eol.prepared, "review").eolChange).toBe("removed");
   });
 
   it("an empty buffer's one phantom line is replaced, not kept", () => {
