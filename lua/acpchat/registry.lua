@@ -40,7 +40,9 @@ end
 function M.need()
   local c = M.current()
   if not c then
-    require("acpchat.util").notify("acpchat: no chat in this tab (open one with :AcpChat)", vim.log.levels.WARN)
+    vim.schedule(function()
+      vim.notify("acpchat: no chat in this tab (open one with :AcpChat)", vim.log.levels.WARN, { title = "acpchat" })
+    end)
   end
   return c
 end

@@ -19,7 +19,7 @@ import type {
   ToolCallStatus,
   ToolCallUpdate,
 } from "../protocol/schema.js";
-import { describeTerminalExit } from "../terminals/terminal-manager.js";
+import { describeTerminalExit } from "../terminals/exit-status.js";
 
 /** `cancelled`: the turn was cancelled; `unfinished`: the turn ended without a final status. */
 export type DisplayToolStatus = ToolCallStatus | "cancelled" | "unfinished";
