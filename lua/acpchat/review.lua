@@ -444,6 +444,9 @@ function M.open_tab(r)
   end
 end
 
+-- For the Lua specs (test/lua/hunks_spec.lua): the hunk application on its own.
+M._internal = { set_hunk = set_hunk, result_rows = result_rows, new_scratch = new_scratch }
+
 --- Node withdrew the request (turn cancelled, agent gone): close without answering.
 function M.close(key)
   local r = M.open_reviews[key]
