@@ -29,6 +29,7 @@ import {
   currentText,
   decideSync,
   decideWrite,
+  hasNul,
   rebase,
   reviewQuestion,
   type BufferState,
@@ -85,6 +86,7 @@ export class NvimPort implements EditorPort {
     const r = await this.bridge.request("bufferState", { path: req.path, first, last });
     if (!r.loaded) return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes) };
     if (r.empty) return { content: "" };
+    if (hasNul(r.lines)) throw new RpcError(ErrorCodes.InvalidParams, `${req.path} looks binary (its buffer holds NUL bytes); only text files can be read`);
     // The window as a text of its own: it ends with the buffer's final newline if it reaches the end.
     const reachesEnd = first + r.lines.length >= r.lineCount;
     const eol = reachesEnd && bufferText(r).eol;

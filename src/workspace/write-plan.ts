@@ -58,6 +58,11 @@ export function bufferBytes(b: BufferState): Buffer | undefined {
   }
 }
 
+/** Neovim hands a NUL byte of a line over as "\n": a buffer with one holds a binary file. */
+export function hasNul(lines: readonly string[]): boolean {
+  return lines.some((l) => l.includes("\n"));
+}
+
 /** The text of what is there now, for comparisons across kinds (a review of a disk file, then the buffer opened). */
 export function currentText(c: Current): Text | undefined {
   if (c.kind === "buffer") return bufferText(c.buffer);
@@ -134,6 +139,7 @@ function decideBuffer(req: WriteRequest, b: BufferState, disk: DiskSnapshot | un
   const { path, mode } = req;
   if (!b.modifiable) return { action: "refuse", message: `${path} is open in a buffer that cannot be modified ('nomodifiable'); nothing was written` };
   if (b.readonly) return { action: "refuse", message: `${path} is read-only (its buffer is 'readonly'); nothing was written` };
+  if (hasNul(b.lines)) return { action: "refuse", message: `${path} looks binary (its buffer holds NUL bytes); binary files are not overwritten` };
   const format: FileFormat = b.fileformat === "dos" ? "dos" : "unix";
   const next = proposalText(req.content, { format, bom: b.bomb });
   const encoding = encodingFromVim(b.fileencoding);

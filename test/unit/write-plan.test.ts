@@ -62,6 +62,7 @@ describe("decideWrite", () => {
     expect(decideWrite(req("x", { kind: "disk", disk: disk("a\n", { mode: 0o444, readonly: true }) }))).toMatchObject({ action: "refuse", message: expect.stringContaining("read-only (mode 0444)") });
     expect(decideWrite(req("x", { kind: "buffer", buffer: buffer(["a"], { readonly: true }) }))).toMatchObject({ action: "refuse" });
     expect(decideWrite(req("x", { kind: "buffer", buffer: buffer(["a"], { modifiable: false }) }))).toMatchObject({ action: "refuse" });
+    expect(decideWrite(req("x", { kind: "buffer", buffer: buffer(["ELF\n\u0001"]) }))).toMatchObject({ action: "refuse", message: expect.stringContaining("binary") });
     const latin1 = disk(Buffer.from([0x63, 0xe9, 0x81, 0x0a]));
     expect(decideWrite(req("c€\n", { kind: "disk", disk: latin1 }))).toMatchObject({ action: "refuse", message: expect.stringContaining("latin1 cannot hold") });
     expect(decideWrite(req("日本\n", { kind: "buffer", buffer: buffer(["a"], { fileencoding: "latin1" }) }))).toMatchObject({ action: "refuse" });
