@@ -36,7 +36,8 @@ export interface AgentRequestHandlers {
   sessionUpdate(sessionId: string, update: SessionUpdate): void;
   requestPermission(req: RequestPermissionRequest, ctx: HandlerContext): Promise<out.PermissionResponse>;
   readTextFile(req: ReadTextFileRequest, ctx: HandlerContext): Promise<out.ReadTextFileResult>;
-  writeTextFile(req: WriteTextFileRequest, ctx: HandlerContext): Promise<Record<string, never>>;
+  /** The response may say in `_meta` what was written (ACP's extension point). */
+  writeTextFile(req: WriteTextFileRequest, ctx: HandlerContext): Promise<{ _meta?: Record<string, unknown> }>;
   createTerminal(req: CreateTerminalRequest, ctx: HandlerContext): Promise<out.CreateTerminalResult>;
   terminalOutput(req: z.infer<typeof TerminalRequest>): Promise<out.TerminalOutputResult>;
   waitForTerminalExit(req: z.infer<typeof TerminalRequest>, ctx: HandlerContext): Promise<out.TerminalExitResult>;

@@ -14,6 +14,17 @@ import type {
   WriteTextFileRequest,
 } from "../protocol/schema.js";
 
+/** What a write did, for the agent's response. */
+export interface WriteResult {
+  written: "buffer" | "disk" | "nothing";
+  /** The buffer was also written to disk (write mode "save"). */
+  saved?: boolean;
+  /** Hunks of the proposal that were accepted, of how many (after a review). */
+  accepted?: number;
+  hunks?: number;
+  message: string;
+}
+
 export interface EditorPort {
   /**
    * Ask the user to pick one of the agent's permission options. With an *_always option the
@@ -22,8 +33,16 @@ export interface EditorPort {
   requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome & { remember?: "session" | "project" }>;
   /** Read a text file, preferring the editor's buffer (with unsaved changes) to the disk. */
   readTextFile(req: ReadTextFileRequest, signal: AbortSignal): Promise<{ content: string }>;
-  /** Write a text file; resolves when the content is in place (or rejects if the user refused). */
-  writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<void>;
+  /**
+   * Write a text file; resolves when the content is in place (or rejects if the user refused),
+   * with what was written when the port can say (it goes back to the agent).
+   */
+  writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<WriteResult | void>;
+  /**
+   * A tool call that touched these files ended: buffers that fell behind the disk (the agent
+   * wrote with its own file system) are reloaded, or the user is asked when they hold edits.
+   */
+  syncBuffers?(paths: readonly string[], signal: AbortSignal): Promise<void>;
   /** Ask the user for structured input (elicitation/create). Optional. */
   elicit?(req: CreateElicitationRequest, signal: AbortSignal): Promise<ElicitationResponse>;
   /** The agent needs a sign-in: let the user pick one of its methods (undefined: declined). */

@@ -111,15 +111,12 @@ export class NvimPort implements EditorPort {
    * disk changed), the accepted changes are carried over to the new text and shown again; if
    * they cannot be, nothing is written and both the agent and the user are told.
    */
-  async writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<void> {
+  async writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<WriteOutcome> {
     const outcome = await this.write(req, signal);
-    this.lastWrite = outcome;
     // Truthful: content the agent asked to save that is not on disk is not a success.
     if (outcome.saved === false) throw new RpcError(ErrorCodes.InternalError, outcome.message);
+    return outcome;
   }
-
-  /** The outcome of the last write (for the agent's response, once the EditorPort carries it). */
-  lastWrite: WriteOutcome | undefined;
 
   /** A write, with what it did. */
   async write(req: WriteTextFileRequest, signal: AbortSignal): Promise<WriteOutcome> {

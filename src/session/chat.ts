@@ -77,10 +77,12 @@ export class Chat {
   private ending: Promise<AgentExit | undefined> | undefined;
   private early: { sessionId: string; update: SessionUpdate }[] = [];
   private settleTurn: ((r: StopReason | "error") => void) | undefined;
+  /** Tool calls whose files were checked against the disk. */
+  private readonly synced = new WeakSet<object>();
   /** A queued prompt is being prepared (its files read): nothing else may start meanwhile. */
   private preparing = false;
-  /** Withdraws a sign-in question when the chat closes. */
-  private readonly signInAbort = new AbortController();
+  /** Aborted when the chat closes: withdraws questions that outlive a turn (sign-in, disk sync). */
+  private readonly lifetime = new AbortController();
 
   constructor(readonly opts: ChatOptions) {
     this.state = new SessionState(opts.agentName);
@@ -185,7 +187,9 @@ export class Chat {
   private async runQueued(p: QueuedPrompt): Promise<void> {
     let blocks: ContentBlock[];
     try {
-      blocks = await buildPrompt(p.text, p.context, this.boundary, this.client?.supports("embeddedContext") ?? false);
+      // Files are read as the agent would read them: the user's buffer (unsaved edits) first.
+      const read = async (path: string) => (await this.opts.port.readTextFile({ sessionId: this.sessionId ?? "", path }, new AbortController().signal)).content;
+      blocks = await buildPrompt(p.text, p.context, this.boundary, this.client?.supports("embeddedContext") ?? false, read);
     } catch (e) {
       this.preparing = false;
       this.notice(`Could not prepare the prompt: ${errorMessage(e)}`, "error");
@@ -223,7 +227,7 @@ export class Chat {
         if (methods.length === 0 || !this.opts.port.chooseAuthMethod) throw new Error(`${this.opts.agentName} needs you to sign in (${e.message}), and it offers no method this client can use`);
         this.notice(`${this.opts.agentName} asks you to sign in.`);
         this.setStatus("signing_in");
-        const signal = this.signInAbort.signal;
+        const signal = this.lifetime.signal;
         const id = await this.opts.port.chooseAuthMethod(methods, signal);
         const method = methods.find((m) => m.id === id);
         if (!method) throw new Error(`sign-in declined: ${this.opts.agentName} needs you to sign in before it can start`);
@@ -380,7 +384,7 @@ export class Chat {
   }
 
   private async doClose(): Promise<void> {
-    this.signInAbort.abort(new Error("chat closed"));
+    this.lifetime.abort(new Error("chat closed"));
     const wasFailed = this.status === "failed";
     if (this.client && this.sessionId && this.client.supports("close") && !this.peer?.closed) {
       await Promise.race([this.client.closeSession(this.sessionId).catch(() => undefined), new Promise((r) => setTimeout(r, 300))]);
@@ -429,8 +433,9 @@ export class Chat {
       },
       writeTextFile: async (req, ctx) => {
         const path = this.inside(req.path, "write");
-        await this.opts.port.writeTextFile({ ...req, path }, this.linked(ctx));
-        return {};
+        const result = await this.opts.port.writeTextFile({ ...req, path }, this.linked(ctx));
+        // What was written (a review may have accepted part of it): the agent should know.
+        return result ? { _meta: { "acp-chat.nvim/write": result } } : {};
       },
       createTerminal: async (req) => {
         const cwd = this.inside(req.cwd ?? this.boundary.cwd, "terminal cwd");
@@ -481,6 +486,7 @@ export class Chat {
       return;
     }
     for (const u of this.chunkRedactor.push(update)) this.emit(this.state.apply(u));
+    if (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") this.afterToolCall(update.toolCallId);
     // A terminal that already produced output (or ended) before the tool call showed it.
     if ((update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") && update.content) {
       for (const c of update.content) {
@@ -488,6 +494,30 @@ export class Chat {
         if (t) this.onTerminal(t);
       }
     }
+  }
+
+  /**
+   * A tool call that touched files (an edit, delete or move, or one with a diff) ended: buffers
+   * of those files are checked against the disk, as agents may write with their own file system.
+   */
+  private afterToolCall(toolCallId: string): void {
+    const call = this.state.toolCalls.get(toolCallId);
+    if (!call || !this.opts.port.syncBuffers || this.synced.has(call)) return;
+    if (call.status !== "completed" && call.status !== "failed") return;
+    const diffs = call.content.flatMap((c) => (c.type === "diff" ? [c.path] : []));
+    if (diffs.length === 0 && !["edit", "delete", "move"].includes(call.kind)) return;
+    this.synced.add(call);
+    const paths: string[] = [];
+    for (const p of [...diffs, ...call.locations.map((l) => l.path)]) {
+      try {
+        paths.push(this.boundary.check(p, "sync"));
+      } catch {
+        // outside the boundary: never touched
+      }
+    }
+    if (paths.length === 0) return;
+    // Not tied to the turn: the user may answer after it ended; closing the chat withdraws it.
+    this.opts.port.syncBuffers(paths, this.lifetime.signal).catch((e) => this.trace.note("problem", `checking buffers against disk: ${errorMessage(e)}`));
   }
 
   /** Text held back in case it began a secret comes out (the run of chunks is over). */

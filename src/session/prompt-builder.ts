@@ -15,7 +15,12 @@ export type ContextItem =
 const MENTION = /(?:^|\s)@([^\s@]+)/g;
 const EMBED_LIMIT = 256 * 1024;
 
-export async function buildPrompt(text: string, context: ContextItem[], boundary: PathBoundary, embedded: boolean): Promise<ContentBlock[]> {
+/** Reads a file's text as the agent would get it (an unsaved buffer before the disk). */
+export type ReadText = (path: string) => Promise<string>;
+
+const readDisk: ReadText = (path) => readFile(path, "utf8");
+
+export async function buildPrompt(text: string, context: ContextItem[], boundary: PathBoundary, embedded: boolean, read: ReadText = readDisk): Promise<ContentBlock[]> {
   const blocks: ContentBlock[] = [{ type: "text", text }];
   const seen = new Set<string>();
   const files: string[] = [];
@@ -32,7 +37,7 @@ export async function buildPrompt(text: string, context: ContextItem[], boundary
   for (const path of files) {
     if (seen.has(path)) continue;
     seen.add(path);
-    blocks.push(await fileBlock(path, embedded));
+    blocks.push(await fileBlock(path, embedded, read));
   }
   for (const item of context) {
     if (item.type !== "range") continue;
@@ -43,14 +48,14 @@ export async function buildPrompt(text: string, context: ContextItem[], boundary
   return blocks;
 }
 
-async function fileBlock(path: string, embedded: boolean): Promise<ContentBlock> {
+async function fileBlock(path: string, embedded: boolean, read: ReadText): Promise<ContentBlock> {
   const uri = pathToFileURL(path).href;
   const name = path.split("/").pop() ?? path;
   if (embedded) {
     try {
       const st = await stat(path);
       if (st.size <= EMBED_LIMIT) {
-        const text = await readFile(path, "utf8");
+        const text = await read(path);
         if (!text.includes("\0")) return { type: "resource", resource: { uri, text, mimeType: "text/plain" } };
       }
     } catch {

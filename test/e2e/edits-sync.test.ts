@@ -1,0 +1,88 @@
+/**
+ * The seams of the write path with the rest of the chat: what a write did goes back to the
+ * agent; a file the agent wrote itself never leaves the buffer behind; what the user adds to a
+ * prompt is what they see (the unsaved buffer).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { nvimBins } from "../support/nvim.js";
+import { nvim, openChat, recordNotes, setAgents, withAgents } from "../support/chat.js";
+
+const bins = nvimBins();
+
+/** A tool call that edits `path` with the agent's own file system (a shell in a terminal). */
+function agentWritesItself(path: string, text: string) {
+  return [
+    { update: { sessionUpdate: "tool_call", toolCallId: "w1", title: "Write f.txt", kind: "edit", status: "in_progress", locations: [{ path }] } },
+    { request: "terminal/create", params: { command: "sh", args: ["-c", `printf '${text}' > ${path}`] } },
+    { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
+    { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } },
+    { text: "written" },
+  ];
+}
+
+describe.each(bins)("Neovim $version", (bin) => {
+  it("the agent's write response says what was written", async () => {
+    const t = await withAgents(bin, { fake: { turns: [[{ request: "fs/write_text_file", params: { path: "$DIR/work/new.txt", content: "hello\n" }, echo: true }]] } }, { write: "buffer" });
+    const c = await openChat(t);
+    await c.ready();
+    await c.send("write");
+    await c.turns(1);
+    const reply = JSON.parse(/\{"jsonrpc".*\}/.exec(await c.text())![0]);
+    expect(reply.result._meta["acp-chat.nvim/write"]).toMatchObject({ written: "disk" });
+    expect(readFileSync(join(t.dir, "work/new.txt"), "utf8")).toBe("hello\n");
+  });
+
+  it("a file the agent wrote itself: an untouched buffer reloads; one with the user's edits is compared, nothing lost", async () => {
+    const t = await nvim(bin);
+    const f = join(t.dir, "work/f.txt");
+    writeFileSync(f, "old\n");
+    await t.nvim.command(`edit ${f}`);
+    const buf = await t.lua<number>("return vim.api.nvim_get_current_buf()");
+    const scenario = { turns: [agentWritesItself(f, "from the agent\\n"), agentWritesItself(f, "again\\n")] };
+    await setAgents(t, { fake: scenario });
+    const c = await openChat(t);
+    await c.ready();
+    await c.send("go");
+    await c.turns(1);
+    // Untouched: reloaded, no W12 waiting for the next :w.
+    await t.waitFor(async () => (await t.lines(buf))[0] === "from the agent", "the buffer to reload");
+    expect(await t.lua("return vim.bo[...].modified", [buf])).toBe(false);
+    // With the user's unsaved edits: compared (buffer against disk) instead of overwritten.
+    await t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'my unsaved words' })", [buf]);
+    await recordNotes(t);
+    await c.send("again");
+    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 1, "the comparison");
+    expect(await t.lines(buf)).toEqual(["my unsaved words"]);
+    // Keeping the buffer (rejecting the disk's version) loses nothing of the user's.
+    await t.nvim.input("<Esc>ZQ");
+    await c.turns(2);
+    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 0, "the comparison to close");
+    expect(await t.lines(buf)).toEqual(["my unsaved words"]);
+    expect(readFileSync(f, "utf8")).toBe("again\n");
+  });
+
+  it("@file and :AcpChatAdd send the unsaved buffer the user sees, trailing backslash and all", async () => {
+    const t = await withAgents(bin, { fake: { record: "$DIR/record.jsonl", agentCapabilities: { promptCapabilities: { embeddedContext: true } } } });
+    const f = join(t.dir, "work/notes.txt");
+    writeFileSync(f, "saved text\n");
+    await t.nvim.command(`edit ${f}`);
+    await t.lua("vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'unsaved line', 'ends with \\\\' })");
+    const buf = await t.lua<number>("return vim.api.nvim_get_current_buf()");
+    const c = await openChat(t);
+    await c.ready();
+    await t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [buf]);
+    await t.nvim.command("AcpChatAdd");
+    await c.send("look at @notes.txt");
+    await c.turns(1);
+    const prompts = readFileSync(join(t.dir, "record.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((m) => m.method === "session/prompt");
+    const resources = prompts[0].params.prompt.filter((b: { type: string }) => b.type === "resource");
+    expect(resources.length).toBeGreaterThan(0);
+    for (const r of resources) expect(r.resource.text).toBe("unsaved line\nends with \\\n");
+  });
+});
