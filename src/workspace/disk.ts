@@ -10,7 +10,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { access, chown, link, lstat, mkdir, open, realpath, rename, stat, unlink } from "node:fs/promises";
+import { access, chown, link, lstat, mkdir, open, realpath, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import { decodeBytes, type TextFile } from "./text-codec.js";
@@ -136,7 +136,7 @@ export async function writeIfUnchanged(path: string, bytes: Uint8Array, expected
     try {
       const fh = await open(path, "r+");
       try {
-        await fh.write(bytes, 0, bytes.length, 0);
+        await writeAll(fh, bytes);
         await fh.truncate(bytes.length);
         await fh.sync();
       } finally {
@@ -170,10 +170,23 @@ function tempName(path: string): string {
 }
 
 /** Write a new file; with `mode` (the old file's), exactly that mode, else the umask's default. */
+/**
+ * Every byte, or an error: one write() may write only part (a full disk answers with a short
+ * count first, and ENOSPC only on the next call), which must never pass for success.
+ */
+async function writeAll(fh: FileHandle, bytes: Uint8Array): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) {
+    const { bytesWritten } = await fh.write(bytes, done, bytes.length - done, done);
+    if (bytesWritten <= 0) throw new Error(`wrote ${done} of ${bytes.length} bytes`);
+    done += bytesWritten;
+  }
+}
+
 async function writeSynced(file: string, bytes: Uint8Array, mode?: number): Promise<void> {
   const fh = await open(file, "wx", mode ?? 0o666);
   try {
-    await fh.write(bytes, 0, bytes.length, 0);
+    await writeAll(fh, bytes);
     // open() applies the umask: the old file's mode is set exactly.
     if (mode !== undefined) await fh.chmod(mode);
     await fh.sync();

@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileS
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { nvim, openChat, setAgents } from "../support/chat.js";
+import { nvim, openChat, setAgents, wrote } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -106,7 +106,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       expect(r.error, `case ${i}: ${JSON.stringify(r)}`).toMatchObject({ code: -32602, message: expect.stringMatching(/Access denied/) });
     }
     expect(replies[n]!.result).toEqual({ content: "fine\n" });
-    expect(replies[n + 1]!.result).toEqual({});
+    expect(replies[n + 1]!.result).toEqual(wrote());
     expect(replies[n + 2]!.result).toMatchObject({ terminalId: expect.any(String) });
     // Nothing outside changed, and no terminal ran outside.
     expect(snapshot(outside) + snapshot(`${work}-evil`)).toBe(before);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import { editsNvim, write, type EditsNvim } from "./edits-support.js";
+import { wrote } from "../support/chat.js";
 
 const bins = nvimBins();
 let current: EditsNvim | undefined;
@@ -77,7 +78,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(r[0]!.error).toMatchObject({ message: expect.stringContaining("binary files are not overwritten") });
     expect(r[1]!.error).toMatchObject({ message: expect.stringContaining("over the 1000-byte read limit") });
     expect(r[2]!.error).toMatchObject({ message: expect.stringContaining("read-only") });
-    expect(r[3]!.result).toEqual({});
+    expect(r[3]!.result).toEqual(wrote());
     expect(r[4]!.error).toMatchObject({ message: expect.stringContaining("over the 1000-byte read limit") });
     expect(readFileSync(join(e.work, "prog")).equals(bin_)).toBe(true);
     expect(readFileSync(join(e.work, "big.txt"), "utf8")).toBe("x".repeat(5000));

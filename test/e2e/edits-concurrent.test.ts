@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import { editsNvim, reviewShown, write, type EditsNvim } from "./edits-support.js";
+import { wrote } from "../support/chat.js";
 
 const bins = nvimBins();
 let current: EditsNvim | undefined;
@@ -40,7 +41,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await e.t.lines(0)).toEqual(withLine(9, "DISK", withLine(1, "AGENT")));
     await e.t.nvim.input("ZZ");
     await e.turnEnded(chat.id);
-    expect((await e.replies(chat.buf))[0]!.result).toEqual({});
+    expect((await e.replies(chat.buf))[0]!.result).toEqual(wrote());
     expect(readFileSync(f, "utf8")).toBe(text(withLine(9, "DISK", withLine(1, "AGENT"))));
   });
 
@@ -58,7 +59,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await e.t.waitFor(async () => (await e.t.lua<string>("return vim.api.nvim_buf_get_name(0)")).includes("/result/"), "the refreshed review tab");
     await e.t.nvim.input("ZZ");
     await e.turnEnded(chat.id);
-    expect((await e.replies(chat.buf))[0]!.result).toEqual({});
+    expect((await e.replies(chat.buf))[0]!.result).toEqual(wrote());
     expect(await e.t.lines(b)).toEqual(withLine(9, "MINE", withLine(1, "AGENT")));
     expect(readFileSync(f, "utf8")).toBe(text(lines)); // the user saves
   });
@@ -120,7 +121,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     ]);
     await e.turnEnded(chat.id);
     const r = await e.replies(chat.buf);
-    expect(r.map((x) => x.result ?? x.error)).toEqual([{ outcome: { outcome: "selected", optionId: "ok" } }, {}, {}]);
+    expect(r.map((x) => x.result ?? x.error)).toEqual([{ outcome: { outcome: "selected", optionId: "ok" } }, wrote(), wrote("nothing")]);
     expect(await e.t.lua("return _G.asked")).toBe(1);
     expect(await e.reviews()).toBe(0);
     expect(readFileSync(f, "utf8")).toBe("a\nB\n");

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import { editsNvim, read, write, type EditsNvim } from "./edits-support.js";
+import { wrote } from "../support/chat.js";
 
 const bins = nvimBins();
 let current: EditsNvim | undefined;
@@ -57,7 +58,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const r = await e.replies(chat.buf);
     cases.forEach((c, i) => {
       expect(r[2 * i]!.result, c.name).toEqual({ content: c.disk });
-      expect(r[2 * i + 1]!.result, c.name).toEqual({});
+      expect(r[2 * i + 1]!.result, c.name).toEqual(wrote());
       expect(readFileSync(join(e.work, c.name)).toString("hex"), c.name).toBe(c.after.toString("hex"));
     });
   });
@@ -76,7 +77,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const r = await e.replies(chat.buf);
     for (const [i, c] of cases.entries()) {
       expect(r[2 * i]!.result, c.name).toEqual({ content: c.buffer ?? c.disk });
-      expect(r[2 * i + 1]!.result, `${c.name}: ${JSON.stringify(r[2 * i + 1])}`).toEqual({});
+      expect(r[2 * i + 1]!.result, `${c.name}: ${JSON.stringify(r[2 * i + 1])}`).toEqual(wrote());
       expect(readFileSync(join(e.work, c.name)).toString("hex"), c.name).toBe((c.afterBuffer ?? c.after).toString("hex"));
       const b = await e.bufOf(join(e.work, c.name));
       expect(await e.t.lua("return vim.bo[...].modified", [b]), c.name).toBe(false);

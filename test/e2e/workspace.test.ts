@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeAgents, nvimBins, startNvim, type TestNvim } from "../support/nvim.js";
+import { wrote } from "../support/chat.js";
 
 const bins = nvimBins();
 let current: TestNvim | undefined;
@@ -80,7 +81,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatSend write");
     await turnEnded(c.id);
     const r = echoed(await replies(c.buf));
-    expect(r.map((x) => x.result)).toEqual([{}, {}]);
+    expect(r.map((x) => x.result)).toEqual([wrote(), wrote()]);
     const abuf = await t.lua<number>("return vim.fn.bufnr(...)", [join(work, "a.txt")]);
     expect(await t.lines(abuf)).toEqual(["one", "TWO", "three", "four"]);
     expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("one\ntwo\nthree\n"); // the user saves
@@ -152,7 +153,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("tabclose");
     await turnEnded(c.id);
     const r = echoed(await replies(c.buf));
-    expect(r[0]!.result).toEqual({});
+    expect(r[0]!.result).toEqual(wrote());
     expect(r[1]!.error).toMatchObject({ message: expect.stringContaining("rejected") });
     expect(readFileSync(join(work, "s.txt"), "utf8")).toBe("keep\n");
   });

@@ -3,7 +3,7 @@
  * wait for turns, read the transcript and the chat's state. Every end-to-end and hostile test
  * uses it, so a test reads as the scenario it checks.
  */
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import { FAKE_AGENT, startNvim, type NvimBin, type TestNvim } from "./nvim.js";
 
 export type Scenario = Record<string, unknown>;
@@ -174,4 +174,12 @@ export async function startChat(bin: NvimBin, scenario: Scenario, extra: Record<
   const name = opts.name ?? "fake";
   await t.lua("require('acpchat').setup(...)", [{ agents: { [name]: fakeAgent(t, scenario, opts.agentExtra) }, default_agent: name, ...extra }]);
   return openChat(t);
+}
+
+/**
+ * The answer to fs/write_text_file when the write landed: `_meta` says what was written
+ * (`where`: "buffer" or "disk"; either by default).
+ */
+export function wrote(where?: "buffer" | "disk" | "nothing"): unknown {
+  return { _meta: { "acp-chat.nvim/write": expect.objectContaining({ written: where ?? expect.stringMatching(/^(buffer|disk)$/) }) } };
 }

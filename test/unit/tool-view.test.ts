@@ -110,7 +110,8 @@ describe("tool call state", () => {
     s.endTurn("end_turn");
     s.beginTurn([]);
     const ev = s.apply(u({ sessionUpdate: "tool_call", toolCallId: "t1", title: "second", status: "in_progress" }));
-    expect(ev.filter((e) => e.type !== "meta").map((e) => e.type)).toEqual(["add"]);
+    // The new turn's reply header, then the new block (the earlier one is not updated).
+    expect(ev.filter((e) => e.type !== "meta").map((e) => (e.type === "add" ? `add ${e.block.type}` : e.type))).toEqual(["add reply", "add tool"]);
     s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "failed" }));
     const views = toolViews(s);
     expect(views.map((v) => [v.id, v.title, v.status])).toEqual([
