@@ -5,7 +5,7 @@
  * the check, and callers use the *resolved* path for the operation itself, so a symlink swapped
  * in after the check cannot redirect it outside.
  */
-import { realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { isAbsolute, join, normalize, resolve, sep, basename, dirname } from "node:path";
 import { RpcError, ErrorCodes } from "../protocol/errors.js";
 
@@ -19,8 +19,12 @@ export class BoundaryError extends RpcError {
   }
 }
 
-/** realpath of the deepest existing ancestor, with the missing tail appended. */
-export function resolveThroughLinks(absPath: string): string {
+/**
+ * realpath of the deepest existing ancestor, with the missing tail appended. A dangling symlink
+ * on the way is followed to where it points (existing or not): writing through it would create
+ * its target, so the target is what the boundary must judge.
+ */
+export function resolveThroughLinks(absPath: string, depth = 0): string {
   const missing: string[] = [];
   let cur = absPath;
   for (;;) {
@@ -29,12 +33,27 @@ export function resolveThroughLinks(absPath: string): string {
       return missing.length ? join(real, ...missing.reverse()) : real;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ELOOP" || depth > 40) throw new Error(`too many levels of symbolic links: ${absPath}`);
       if (code !== "ENOENT" && code !== "ENOTDIR") throw e;
+      const target = danglingTarget(cur);
+      if (target !== undefined) {
+        const followed = resolveThroughLinks(resolve(dirname(cur), target), depth + 1);
+        return missing.length ? join(followed, ...missing.reverse()) : followed;
+      }
       const parent = dirname(cur);
       if (parent === cur) return absPath;
       missing.push(basename(cur));
       cur = parent;
     }
+  }
+}
+
+/** The target of `path` when it is a symlink (realpath failed, so it dangles). */
+function danglingTarget(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -34,3 +34,25 @@ describe("PathBoundary", () => {
     expect(() => b.check(`${d}/project-evil/x`, "read")).toThrow(/Access denied/);
   });
 });
+
+describe("dangling symlinks", () => {
+  it("a link inside the cwd to a file outside that does not exist yet is judged by its target", () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-dangle-")));
+    const cwd = join(root, "cwd");
+    const outside = join(root, "outside");
+    mkdirSync(cwd);
+    mkdirSync(outside);
+    symlinkSync(join(outside, "new.txt"), join(cwd, "escape.txt"));
+    symlinkSync("../outside/dir/x", join(cwd, "rel"));
+    symlinkSync(join(cwd, "later.txt"), join(cwd, "inside-link"));
+    const b = new PathBoundary(cwd);
+    expect(() => b.check("escape.txt", "write")).toThrow(/outside the session's working directory/);
+    expect(() => b.check(join(cwd, "rel"), "write")).toThrow(/outside/);
+    // A dangling link that stays inside is fine, and resolves to its target.
+    expect(b.check("inside-link", "write")).toBe(join(cwd, "later.txt"));
+    // A loop of links is refused, not followed forever.
+    symlinkSync(join(cwd, "loop-b"), join(cwd, "loop-a"));
+    symlinkSync(join(cwd, "loop-a"), join(cwd, "loop-b"));
+    expect(() => b.check("loop-a", "write")).toThrow(/outside|denied/i);
+  });
+});
