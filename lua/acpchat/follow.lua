@@ -24,12 +24,31 @@ function M.editor_window(chat)
   return best
 end
 
+--- Whether the editor may open `path` for the agent: a regular file (never a FIFO or a device,
+--- which would block the editor) inside the chat's cwd or a root the user added.
+function M.openable(chat, path)
+  local real = type(path) == "string" and vim.uv.fs_realpath(path)
+  local st = real and vim.uv.fs_stat(real)
+  if not st or st.type ~= "file" then
+    return false
+  end
+  local roots = { chat.cwd }
+  vim.list_extend(roots, config.options.fs.extra_roots or {})
+  for _, root in ipairs(roots) do
+    local r = vim.uv.fs_realpath(root)
+    if r and (real == r or vim.startswith(real, r:gsub("/$", "") .. "/")) then
+      return true
+    end
+  end
+  return false
+end
+
 function M.follow(chat, view)
   if not config.options.follow or view.status ~= "in_progress" then
     return
   end
   local loc = view.locations and view.locations[1]
-  if not loc or vim.fn.filereadable(loc.path) == 0 then
+  if not loc or not M.openable(chat, loc.path) then
     return
   end
   local key = loc.path .. ":" .. tostring(loc.line)

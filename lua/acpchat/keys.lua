@@ -56,7 +56,10 @@ local function open_location(chat)
     path, lnum = b.view.locations[1].path, b.view.locations[1].line
   end
   if not path then
-    return vim.cmd("normal! gf")
+    return util.notify("acpchat: no location under the cursor", vim.log.levels.WARN)
+  end
+  if not require("acpchat.follow").openable(chat, path) then
+    return util.notify("acpchat: not opened: " .. path .. " is not a regular file inside the session's folder", vim.log.levels.WARN)
   end
   -- Open in the last editor window, not in the chat.
   vim.cmd("wincmd p")

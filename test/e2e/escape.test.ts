@@ -1,0 +1,86 @@
+/**
+ * Nothing reaches past the chat, in a real Neovim: no process the plugin starts holds the
+ * editor's address, follow-along opens only regular files inside the boundary, and every
+ * process a terminal started (daemons included) is gone when Neovim is killed.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { nvimBins } from "../support/nvim.js";
+import { chatHandle, startChat } from "../support/chat.js";
+
+const bins = nvimBins();
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+    return state !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+describe.each(bins)("Neovim $version", (bin) => {
+  it("neither the agent nor its terminals get $NVIM (the editor's RPC address)", async () => {
+    const c = await startChat(bin, {
+      turns: [[{ text: "agent sees [$env.NVIM][$env.NVIM_LISTEN_ADDRESS]\n" }, { request: "terminal/create", params: { command: "env" } }, { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } }, { request: "terminal/output", params: { terminalId: "$last.terminalId" }, echo: true }]],
+    });
+    const address = await c.t.lua<string>("return vim.v.servername");
+    expect(address).not.toBe("");
+    await c.ready();
+    await c.send("go");
+    await c.turns(1);
+    const text = await c.text();
+    expect(text).toContain("agent sees [][]");
+    expect(text).toContain("PATH=");
+    expect(text).not.toContain(address);
+    expect(text).not.toMatch(/\bNVIM=/);
+  });
+
+  it("follow-along and gf open only regular files inside the session's folder (not a FIFO, not outside)", async () => {
+    const c = await startChat(bin, {}, { follow: true });
+    const work = join(c.t.dir, "work");
+    const fifo = join(work, "pipe");
+    execFileSync("mkfifo", [fifo]);
+    const outside = join(c.t.dir, "outside.txt");
+    writeFileSync(outside, "secret\n");
+    const at = (id: string, path: string) => ({ update: { sessionUpdate: "tool_call", toolCallId: id, title: `Read ${id}`, kind: "read", status: "in_progress", locations: [{ path }] } });
+    await c.t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode(...)", [{ turns: [[at("a", fifo), { sleep: 100 }, at("b", outside), { sleep: 100 }, { text: "done" }]] }]);
+    await c.t.nvim.command("AcpChat!");
+    const d = await chatHandle(c.t);
+    await d.ready();
+    const before = await c.t.lua<string[]>("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())");
+    await d.send("go");
+    await d.turns(1);
+    const after = await c.t.lua<string[]>("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())");
+    expect(after.filter((n) => n === fifo || n === outside)).toEqual([]);
+    expect(after.length).toBe(before.length);
+    // gf on the FIFO's location is refused with a note, and the editor answers.
+    await c.t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [d.buf]);
+    const row = (await d.lines()).findIndex((l) => l.includes("Read a"));
+    await c.t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row + 1]);
+    await c.t.nvim.input("<Esc>gf");
+    expect(await c.t.lua<number>("return 1 + 1")).toBe(2);
+    expect((await c.t.lua<string[]>("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())")).includes(fifo)).toBe(false);
+  });
+
+  it("Neovim killed with SIGKILL: a terminal's setsid and double-forked daemons are gone too", async () => {
+    const c = await startChat(bin, {});
+    const pids = join(c.t.dir, "pids");
+    mkdirSync(pids);
+    const daemons = `setsid sh -c 'echo $$ > ${pids}/setsid; exec sleep 300' & (sh -c 'echo $$ > ${pids}/double; exec sleep 300' &) ; nohup sh -c 'echo $$ > ${pids}/nohup; exec sleep 300' >/dev/null 2>&1 & sleep 0.3; echo started`;
+    await c.t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode(...)", [{ turns: [[{ request: "terminal/create", params: { command: daemons } }, { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } }, { text: "daemons started" }]] }]);
+    await c.t.nvim.command("AcpChat!");
+    const d = await chatHandle(c.t);
+    await d.ready();
+    await d.send("go");
+    await d.turns(1);
+    await c.t.waitFor(async () => ["setsid", "double", "nohup"].every((f) => existsSync(join(pids, f))), "the daemons' pids");
+    const ids = ["setsid", "double", "nohup"].map((f) => Number(readFileSync(join(pids, f), "utf8")));
+    expect(ids.every(alive)).toBe(true);
+    c.t.proc.kill("SIGKILL");
+    await c.t.waitFor(async () => ids.every((p) => !alive(p)), "every daemon to be gone", 10_000);
+  });
+});
