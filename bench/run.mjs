@@ -291,6 +291,10 @@ async function main() {
   results.open = await benchStart(root, bin, 5);
   say(`open: :AcpChat ${results.open.openMs.toFixed(1)} ms, worst editor answer while starting ${results.open.worstMs.toFixed(1)} ms`);
   writeResults(results, version);
+  // 9. The agent's edits: diff and review open time (bench/edits.mjs, its own Neovims).
+  say("edits: bench/edits.mjs");
+  const edits = execFileSync(process.execPath, [join(root, "bench/edits.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
+  writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Edits (9)\n\n" + edits);
   process.exit(0);
 }
 
