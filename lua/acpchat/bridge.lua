@@ -30,9 +30,7 @@ local callbacks = {}
 local next_ref = 1
 
 local function report(msg, level)
-  vim.schedule(function()
-    vim.notify(msg, level or vim.log.levels.ERROR, { title = "acpchat" })
-  end)
+  require("acpchat.notify").notify(msg, level or vim.log.levels.ERROR)
 end
 
 --- The host's command line. `env -u` keeps the editor's RPC address ($NVIM, which Neovim sets

@@ -87,7 +87,11 @@ function M.create(agent_name, opts_)
   opts_ = opts_ or {}
   local name = agent_name or config.default_agent()
   if not name then
-    util.notify(config.install_hint(), vim.log.levels.ERROR)
+    local presets = vim.tbl_map(function(p)
+      return p.command
+    end, vim.tbl_values(config.presets))
+    table.sort(presets)
+    util.notify("acpchat: no agent found: install " .. table.concat(presets, ", ") .. " (:checkhealth acpchat says how)", vim.log.levels.ERROR)
     return nil
   end
   local agent = config.agents()[name]
@@ -154,7 +158,7 @@ end
 --- queued) or refused it; until then the user's text stays where it is.
 function M.send(chat, text, done)
   if registry.state(chat) == "crashed" then
-    util.notify(string.format("acpchat: %s stopped (%s); :AcpChat restarts it, your prompt stays here", chat.agent, chat.status.reason or "crashed"), vim.log.levels.WARN)
+    util.notify(string.format("acpchat: %s stopped; :AcpChat restarts it (your prompt stays here)", chat.agent), vim.log.levels.WARN)
     return done and done(false)
   end
   local context = chat.context

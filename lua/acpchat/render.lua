@@ -159,7 +159,7 @@ local handlers = {
     chat.status = op.status
     -- A chat that crashed may be hidden: say so where the user looks.
     if op.status.state == "crashed" and before ~= "crashed" then
-      require("acpchat.util").notify(string.format("acpchat: %s stopped: %s (:AcpChat restarts it)", chat.agent or "the agent", op.status.reason or "no reason given"), vim.log.levels.WARN)
+      require("acpchat.util").notify(string.format("acpchat: %s stopped (the chat says why); :AcpChat restarts it", chat.agent or "the agent"), vim.log.levels.WARN)
     end
     layout.refresh_winbar(chat)
     -- Resumed without a replay: what the plugin recorded for the session, marked as such.

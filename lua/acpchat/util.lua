@@ -1,14 +1,7 @@
 local M = {}
 
---- vim.notify, safe from any callback (fast events, RPC handlers).
-function M.notify(msg, level)
-  if type(level) == "string" then
-    level = vim.log.levels[level:upper()] or vim.log.levels.INFO
-  end
-  vim.schedule(function()
-    vim.notify(msg, level or vim.log.levels.INFO, { title = "acpchat" })
-  end)
-end
+local note = require("acpchat.notify")
+M.notify, M.one_line = note.notify, note.one_line
 
 --- `fn` for a user command: a failure becomes one notification line (details in :AcpChatLog),
 --- never a stack trace or a hit-enter prompt.

@@ -13,19 +13,30 @@ import { answers, call, chatHandle, openChat, recordNotes, startChat, withAgents
 const bins = nvimBins();
 
 /**
- * A second client of the same Neovim (as a user's UI would be) pinging it every 10 ms while
- * `during` runs; resolves with the slowest answer in ms.
+ * While `during` runs: a second client of the same Neovim (as a UI would be) asks it for `1`
+ * every 10 ms, and a timer inside Neovim measures how late each 5 ms tick fires (how long the
+ * editor's loop was blocked). Resolves with the client's 95th percentile and the worst lateness,
+ * in ms: the client's figure carries the test machine's own scheduling noise, the timer's does not.
  */
-async function slowestAnswer(t: TestNvim, during: () => Promise<unknown>): Promise<number> {
+async function responsiveness(t: TestNvim, during: () => Promise<unknown>): Promise<{ clientP95: number; blockedMax: number }> {
   const addr = await t.lua<string>("return vim.fn.serverstart()");
   const other = attach({ socket: addr });
-  let worst = 0;
+  await t.lua(`
+    _G.lateness = { max = 0 }
+    local last = vim.uv.hrtime()
+    _G.lateness.timer = vim.uv.new_timer()
+    _G.lateness.timer:start(5, 5, function()
+      local now = vim.uv.hrtime()
+      _G.lateness.max = math.max(_G.lateness.max, (now - last) / 1e6 - 5)
+      last = now
+    end)`);
+  const samples: number[] = [];
   let running = true;
   const pinger = (async () => {
     while (running) {
       const t0 = performance.now();
       await other.eval("1");
-      worst = Math.max(worst, performance.now() - t0);
+      samples.push(performance.now() - t0);
       await new Promise((r) => setTimeout(r, 10));
     }
   })();
@@ -36,7 +47,9 @@ async function slowestAnswer(t: TestNvim, during: () => Promise<unknown>): Promi
     await pinger;
     await other.close();
   }
-  return worst;
+  const blockedMax = await t.lua<number>("_G.lateness.timer:stop(); return _G.lateness.max");
+  samples.sort((a, b) => a - b);
+  return { clientP95: samples[Math.floor(samples.length * 0.95)] ?? 0, blockedMax };
 }
 
 const errorsIn = (messages: string) => messages.split("\n").filter((l) => /E\d+:|Error|stack traceback|Press ENTER/i.test(l));
@@ -46,7 +59,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const t = await withAgents(bin, { slow: { delays: { initialize: 2000 }, turns: [[{ text: "answered after the start" }]] } });
     let c!: Awaited<ReturnType<typeof openChat>>;
     let opened = 0;
-    const worst = await slowestAnswer(t, async () => {
+    const r = await responsiveness(t, async () => {
       const t0 = performance.now();
       await t.nvim.command("AcpChat");
       opened = performance.now() - t0;
@@ -60,7 +73,8 @@ describe.each(bins)("Neovim $version", (bin) => {
       await c.turns(1);
     });
     expect(opened).toBeLessThan(500);
-    expect(worst).toBeLessThan(50);
+    expect(r.clientP95).toBeLessThan(50);
+    expect(r.blockedMax).toBeLessThan(50);
     expect(await c.text()).toContain("> hello while starting");
     expect(await c.text()).toContain("answered after the start");
     expect(((await c.status()).queued ?? []).length).toBe(0);
@@ -68,11 +82,12 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("an agent that never answers initialize: the editor stays responsive, the chat says why, closing leaves no process", async () => {
     const c = await startChat(bin, { noInitAnswer: true }, { timeouts: { initialize_ms: 1500 } });
-    const worst = await slowestAnswer(c.t, async () => {
+    const r = await responsiveness(c.t, async () => {
       await c.type("are you there?");
       await c.waitState("crashed", 10_000);
     });
-    expect(worst).toBeLessThan(50);
+    expect(r.clientP95).toBeLessThan(50);
+    expect(r.blockedMax).toBeLessThan(50);
     expect((await c.status()).reason).toMatch(/initialize got no answer from the agent within 2 s/);
     expect(await c.text()).toMatch(/initialize got no answer/);
     // What was typed came back into the prompt: nothing is lost.
@@ -116,7 +131,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await recordNotes(c.t);
     // Typed while crashed: refused, and the text stays.
     await c.type("again");
-    await c.t.waitFor(async () => (await c.notes()).some((n) => /stopped [\s\S]*:AcpChat restarts it/.test(n.msg)), "the note");
+    await c.t.waitFor(async () => (await c.notes()).some((n) => /stopped[\s\S]*:AcpChat restarts it/.test(n.msg)), "the note");
     expect(await c.promptLines()).toEqual(["again"]);
     await c.t.nvim.command("AcpChat");
     await c.ready();
@@ -177,7 +192,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     });
     await c.ready();
     await answers(c.t, []);
-    const worst = await slowestAnswer(c.t, async () => {
+    const r = await responsiveness(c.t, async () => {
       for (const cmd of ["AcpChatMode code", "AcpChatModel m2", "AcpChatOption model m1", "AcpChatSessions"]) {
         const t0 = performance.now();
         await c.t.nvim.command(cmd);
@@ -185,7 +200,8 @@ describe.each(bins)("Neovim $version", (bin) => {
       }
       await c.t.waitFor(async () => (await c.status()).mode === "Code", "the mode set", 10_000);
     });
-    expect(worst).toBeLessThan(50);
+    expect(r.clientP95).toBeLessThan(50);
+    expect(r.blockedMax).toBeLessThan(50);
   });
 
   it("an agent that answers nothing at all: every user command returns promptly", async () => {

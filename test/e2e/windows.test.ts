@@ -93,3 +93,22 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await c.t.lua("return vim.wo.wrap")).toBe(await c.t.lua("return vim.go.wrap"));
   });
 });
+
+describe.each(bins)("Neovim $version: notifications", (bin) => {
+  it("with Neovim's own vim.notify, every note is one line that fits: never a hit-enter prompt", async () => {
+    const c = await startChat(bin, { byText: { boom: [{ exit: 7 }] } });
+    await c.ready();
+    await c.t.nvim.uiAttach(60, 10, { ext_linegrid: true });
+    await c.send("boom");
+    await c.waitState("crashed");
+    await c.t.lua("require('acpchat.util').notify(string.rep('a very long reason ', 20) .. '\\nand a second line', vim.log.levels.WARN)");
+    await c.t.waitFor(async () => (await c.t.lua<string>("return vim.fn.execute('messages')")).includes("a very long reason"), "the note");
+    const messages = (await c.t.lua<string>("return vim.fn.execute('messages')")).split("\n").filter((l) => l.startsWith("acpchat") || l.includes("very long"));
+    expect(messages.length).toBeGreaterThan(0);
+    for (const m of messages) expect(m.length).toBeLessThanOrEqual(60);
+    // Nothing waits for Enter: the editor takes the next command at once.
+    expect(await c.t.lua<string>("return vim.api.nvim_get_mode().mode")).not.toBe("r");
+    expect((await c.t.lua<{ blocking: boolean }>("return vim.api.nvim_get_mode()")).blocking).toBe(false);
+    await c.t.nvim.uiDetach();
+  });
+});
