@@ -8,16 +8,14 @@ import { join } from "node:path";
 import { attach, type NeovimClient } from "neovim";
 import { afterEach, describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { editsNvim, reviewShown, write, type EditsNvim } from "./edits-support.js";
+import { agentTurn, editsNvim, reviewShown, write } from "./edits-support.js";
 
 const bins = nvimBins();
-let current: EditsNvim | undefined;
+/** A second client of the Neovim under test (the harness quits that Neovim after each test). */
 let pinger: NeovimClient | undefined;
 afterEach(async () => {
-  pinger?.quit();
+  await pinger?.close();
   pinger = undefined;
-  await current?.t.quit();
-  current = undefined;
 });
 
 /** Ping every few ms until stopped; the longest round trip. */
@@ -50,31 +48,31 @@ function pinging(c: NeovimClient): { stop: () => Promise<{ max: number; count: n
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("a 10,000-line rewrite opens in review with the editor never blocked for 100 ms", async () => {
-    const e = (current = await editsNvim(bin, { write: "review" }));
+    const { t, work } = await editsNvim(bin, { write: "review" });
     // A UI, so that the review is drawn (diff mode computes while drawing).
-    await e.t.nvim.uiAttach(160, 50, { ext_linegrid: true, rgb: true } as never);
-    const f = join(e.work, "big.txt");
+    await t.nvim.uiAttach(160, 50, { ext_linegrid: true, rgb: true } as never);
+    const f = join(work, "big.txt");
     const old = Array.from({ length: 10_000 }, (_, i) => `line ${i} of the file, with some text ${i * 7}`);
     writeFileSync(f, old.join("\n") + "\n");
-    const addr = await e.t.lua<string>("return vim.fn.serverstart()");
+    const addr = await t.lua<string>("return vim.fn.serverstart()");
     pinger = attach({ socket: addr });
     await pinger.eval("1");
     // The chat starts first; the agent writes once the pings run.
-    const chat = await e.start([{ sleep: 500 }, write(f, old.map((l) => "    " + l).join("\n") + "\n")]);
+    const chat = await agentTurn(t, [{ sleep: 500 }, write(f, old.map((l) => "    " + l).join("\n") + "\n")]);
     const ping = pinging(pinger);
     const t0 = performance.now();
-    await reviewShown(e);
+    await reviewShown(t);
     const opened = performance.now() - t0;
     // Let it draw, scroll through it a little.
-    await e.t.nvim.input("G");
+    await t.nvim.input("G");
     await new Promise((r) => setTimeout(r, 300));
     const { max, count } = await ping.stop();
     process.stderr.write(`review of a 10,000-line rewrite opened after ${opened.toFixed(0)} ms; longest ping ${max.toFixed(1)} ms over ${count} pings\n`);
 
 
-    expect(await e.t.lua("return #vim.api.nvim_buf_get_lines(0, 0, -1, false)")).toBe(10_000);
+    expect(await t.lua("return #vim.api.nvim_buf_get_lines(0, 0, -1, false)")).toBe(10_000);
     expect(max).toBeLessThan(100);
-    await e.t.nvim.input("ZQ");
-    await e.turnEnded(chat.id);
+    await t.nvim.input("ZQ");
+    await chat.turns(1, 15_000);
   });
 });

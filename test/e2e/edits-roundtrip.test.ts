@@ -5,17 +5,12 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { editsNvim, read, write, type EditsNvim } from "./edits-support.js";
-import { wrote } from "../support/chat.js";
+import { agentTurn, editsNvim, read, write } from "./edits-support.js";
+import { bufnr, replies, wrote } from "../support/chat.js";
 
 const bins = nvimBins();
-let current: EditsNvim | undefined;
-afterEach(async () => {
-  await current?.t.quit();
-  current = undefined;
-});
 
 interface Case {
   name: string;
@@ -47,40 +42,40 @@ const plusLine = (s: string) => (s.endsWith("\n") ? `${s}m\n` : `${s}\nm`);
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("files on disk: read decoded like Vim, written back byte for byte", async () => {
-    const e = (current = await editsNvim(bin, { write: "buffer" }));
+    const { t, work } = await editsNvim(bin, { write: "buffer" });
     const steps = [];
     for (const c of cases) {
-      writeFileSync(join(e.work, c.name), c.bytes);
-      steps.push(read(join(e.work, c.name)), write(join(e.work, c.name), plusLine(c.disk)));
+      writeFileSync(join(work, c.name), c.bytes);
+      steps.push(read(join(work, c.name)), write(join(work, c.name), plusLine(c.disk)));
     }
-    const chat = await e.start(steps);
-    await e.turnEnded(chat.id);
-    const r = await e.replies(chat.buf);
+    const chat = await agentTurn(t, steps);
+    await chat.turns(1, 15_000);
+    const r = await replies(chat);
     cases.forEach((c, i) => {
       expect(r[2 * i]!.result, c.name).toEqual({ content: c.disk });
       expect(r[2 * i + 1]!.result, c.name).toEqual(wrote());
-      expect(readFileSync(join(e.work, c.name)).toString("hex"), c.name).toBe(c.after.toString("hex"));
+      expect(readFileSync(join(work, c.name)).toString("hex"), c.name).toBe(c.after.toString("hex"));
     });
   });
 
   it("loaded buffers: read as Vim decoded them, the change saved by Vim byte for byte", async () => {
-    const e = (current = await editsNvim(bin, { write: "save" }));
+    const { t, work } = await editsNvim(bin, { write: "save" });
     const steps = [];
     for (const c of cases) {
-      writeFileSync(join(e.work, c.name), c.bytes);
-      await e.t.nvim.command(`edit ${join(e.work, c.name)}`);
+      writeFileSync(join(work, c.name), c.bytes);
+      await t.nvim.command(`edit ${join(work, c.name)}`);
       const text = c.buffer ?? c.disk;
-      steps.push(read(join(e.work, c.name)), write(join(e.work, c.name), plusLine(text)));
+      steps.push(read(join(work, c.name)), write(join(work, c.name), plusLine(text)));
     }
-    const chat = await e.start(steps);
-    await e.turnEnded(chat.id);
-    const r = await e.replies(chat.buf);
+    const chat = await agentTurn(t, steps);
+    await chat.turns(1, 15_000);
+    const r = await replies(chat);
     for (const [i, c] of cases.entries()) {
       expect(r[2 * i]!.result, c.name).toEqual({ content: c.buffer ?? c.disk });
       expect(r[2 * i + 1]!.result, `${c.name}: ${JSON.stringify(r[2 * i + 1])}`).toEqual(wrote());
-      expect(readFileSync(join(e.work, c.name)).toString("hex"), c.name).toBe((c.afterBuffer ?? c.after).toString("hex"));
-      const b = await e.bufOf(join(e.work, c.name));
-      expect(await e.t.lua("return vim.bo[...].modified", [b]), c.name).toBe(false);
+      expect(readFileSync(join(work, c.name)).toString("hex"), c.name).toBe((c.afterBuffer ?? c.after).toString("hex"));
+      const b = await bufnr(t, join(work, c.name));
+      expect(await t.lua("return vim.bo[...].modified", [b]), c.name).toBe(false);
     }
   });
 });

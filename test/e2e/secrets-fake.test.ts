@@ -8,15 +8,11 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { FAKE_AGENT, nvimBins, startNvim, type TestNvim } from "../support/nvim.js";
+import { describe, expect, it } from "vitest";
+import { FAKE_AGENT, nvimBins } from "../support/nvim.js";
+import { fakeAgent, nvim, openChat, startChat } from "../support/chat.js";
 
 const bins = nvimBins();
-let current: TestNvim | undefined;
-afterEach(async () => {
-  await current?.quit();
-  current = undefined;
-});
 
 const ENV_SECRET = "planted-env-secret-7f3a9c";
 const ARG_SECRET = "argkey-9f8e7d6c5b4a";
@@ -46,12 +42,9 @@ describe.each(bins)("Neovim $version", (bin) => {
         { text: " Done." },
       ],
     ];
-    const t = (current = await startNvim(bin, {
-      agents: {
-        fake: { command: process.execPath, args: [FAKE_AGENT, "--api-key", ARG_SECRET], env: { FAKE_AGENT_SCENARIO: JSON.stringify({ turns, title: "t" }), SECRET_TOKEN: ENV_SECRET } },
-      },
-      default_agent: "fake",
-    }));
+    const t = await nvim(bin);
+    const agent = fakeAgent(t, { turns, title: "t" }, { args: [FAKE_AGENT, "--api-key", ARG_SECRET], env: { SECRET_TOKEN: ENV_SECRET } });
+    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: agent }, default_agent: "fake" }]);
     // Files in the log folder that the plugin did not write, and more traces than it keeps.
     const logDirReal = await t.lua<string>("return vim.fn.stdpath('log') .. '/acpchat'");
     mkdirSync(logDirReal, { recursive: true });
@@ -60,22 +53,20 @@ describe.each(bins)("Neovim $version", (bin) => {
     for (let i = 0; i < 55; i++) writeFileSync(join(logDirReal, `2020-01-01T00-00-${String(i).padStart(2, "0")}-000Z-chat${i}-old.jsonl`), "{}\n");
     await t.lua("_G.notes = {}; local orig = vim.notify; vim.notify = function(m, ...) table.insert(_G.notes, tostring(m)); return orig(m, ...) end");
 
-    await t.nvim.command("AcpChat");
-    const c = await t.lua<{ id: number; buf: number }>("local c = require('acpchat.registry').current(); return { id = c.id, buf = c.buf }");
-    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.registry').get(...).status.state", [c.id])) === "ready", "the chat to be ready");
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend go");
-    await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [c.id])) >= 1 ? true : false), "the turn to end");
-    await t.waitFor(async () => (await t.lines(c.buf)).some((l) => l.includes("[exit 0]")), "the terminal's exit");
+    await c.turns(1, 15_000);
+    await t.waitFor(async () => (await c.lines()).some((l) => l.includes("[exit 0]")), "the terminal's exit");
 
     const found: string[] = [];
-    const transcript = (await t.lines(c.buf)).join("\n");
+    const transcript = await c.text();
     found.push(...leaks("transcript", transcript));
     // The secrets were there to leak: they show as redacted, the rest of the text intact.
     if (!transcript.includes("I will use [REDACTED] and [REDACTED] now.")) console.error(transcript);
     expect(transcript).toContain("I will use [REDACTED] and [REDACTED] now.");
     expect(transcript).toContain("out: [REDACTED] [REDACTED]");
-    const win = await t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
-    const winbar = await t.lua<string>("return vim.wo[...].winbar", [win]);
+    const winbar = await c.winbar();
     found.push(...leaks("winbar", winbar));
     // The window is narrow: the winbar as a wide one would draw it, title included.
     const wide = await t.lua<string>("return require('acpchat.text').winbar(require('acpchat.registry').get(...).status, 500)", [c.id]);
@@ -121,15 +112,11 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it(":AcpChatTerminal shows the full output without the planted key", async () => {
     const turns = [[{ request: "terminal/create", params: { command: "echo", args: ["out:", "$env.SECRET_TOKEN", KEY_LIKE] } }, { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } }]];
-    const t = (current = await startNvim(bin, {
-      agents: { fake: { command: process.execPath, args: [FAKE_AGENT], env: { FAKE_AGENT_SCENARIO: JSON.stringify({ turns }), SECRET_TOKEN: ENV_SECRET } } },
-      default_agent: "fake",
-    }));
-    await t.nvim.command("AcpChat");
-    const c = await t.lua<{ id: number }>("local c = require('acpchat.registry').current(); return { id = c.id }");
-    await t.waitFor(async () => (await t.lua<string>("return require('acpchat.registry').get(...).status.state", [c.id])) === "ready", "the chat to be ready");
+    const c = await startChat(bin, { turns }, {}, { agentExtra: { env: { SECRET_TOKEN: ENV_SECRET } } });
+    const t = c.t;
+    await c.ready();
     await t.nvim.command("AcpChatSend go");
-    await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [c.id])) >= 1 ? true : false), "the turn to end");
+    await c.turns(1, 15_000);
     await t.nvim.command("AcpChatTerminal");
     await t.waitFor(async () => /terminal/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")), "the terminal buffer");
     const text = (await t.lines(0)).join("\n");

@@ -1,49 +1,26 @@
 /** The editor as the agent's workspace, end to end: buffers, writes, review, permissions, terminals. */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { fakeAgents, nvimBins, startNvim, type TestNvim } from "../support/nvim.js";
-import { wrote } from "../support/chat.js";
+import { describe, expect, it } from "vitest";
+import { nvimBins, type NvimBin, type TestNvim } from "../support/nvim.js";
+import { bufnr, openChat, questions, replies, reviews, setScenario, withAgents, wrote } from "../support/chat.js";
 
 const bins = nvimBins();
-let current: TestNvim | undefined;
-afterEach(async () => {
-  await current?.quit();
-  current = undefined;
-});
 
 type Step = Record<string, unknown>;
 
-/** Start Neovim with one fake agent whose turns are `turns`; returns helpers. */
-async function setup(bin: (typeof bins)[number], turns: Step[][], extra: Record<string, unknown> = {}, scenario: Record<string, unknown> = {}) {
-  const t = (current = await startNvim(bin, fakeAgents({ fake: { turns, ...scenario } }, extra)));
-  const work = join(t.dir, "work");
-  const chat = async () => t.lua<{ id: number; buf: number }>("local c = require('acpchat.registry').current(); return { id = c.id, buf = c.buf }");
-  const ready = async (id: number) => t.waitFor(async () => (await t.lua<string>("return require('acpchat.registry').get(...).status.state", [id])) === "ready", "ready");
-  const turnEnded = async (id: number, n = 1) => {
-    try {
-      await t.waitFor(async () => ((await t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n} to end`);
-    } catch (e) {
-      const buf = await t.lua<number>("return require('acpchat.registry').get(...).buf", [id]);
-      const msgs = await t.lua<string>("return vim.fn.execute('messages')");
-      throw new Error(`${(e as Error).message}\ntranscript:\n${(await t.lines(buf)).join("\n")}\nmessages:${msgs}`);
-    }
-  };
-  /** The agent's message text: each request's reply is echoed by the fake agent. */
-  const replies = async (buf: number) => (await t.lines(buf)).join("\n");
-  /** What the agent does in its one turn, for chats started from now on (paths known only now). */
-  const script = (steps: Step[]) => t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { ... } })", [steps]);
-  return { t, work, chat, ready, turnEnded, replies, script };
+/** Neovim with one fake agent "fake" whose turns are `turns`, and more setup() options. */
+async function setup(bin: NvimBin, turns: Step[][], extra: Record<string, unknown> = {}): Promise<{ t: TestNvim; work: string }> {
+  const t = await withAgents(bin, { fake: { turns } }, extra);
+  return { t, work: join(t.dir, "work") };
 }
 
-/** The echoed JSON replies, in order, parsed. */
-function echoed(text: string): Record<string, unknown>[] {
-  return [...text.matchAll(/\{"jsonrpc":"2\.0".*?\}(?=\{"jsonrpc"|$|\n)/gs)].map((m) => JSON.parse(m[0]));
-}
+/** What the agent does in its one turn, for chats started from now on (paths known only now). */
+const script = (t: TestNvim, steps: Step[]) => setScenario(t, { turns: [steps] });
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("reads unsaved buffers (with line and limit), falls back to disk, reports missing, directory and binary files", async () => {
-    const { t, work, chat, ready, turnEnded, replies, script } = await setup(bin, [[]]);
+    const { t, work } = await setup(bin, [[]]);
     writeFileSync(join(work, "big.txt"), Array.from({ length: 50 }, (_, i) => `disk ${i + 1}`).join("\n") + "\n");
     writeFileSync(join(work, "ondisk.txt"), "only on disk\n");
     writeFileSync(join(work, "bin.dat"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
@@ -51,13 +28,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("edit big.txt");
     await t.lua("vim.api.nvim_buf_set_lines(0, 9, 12, false, { 'unsaved 10', 'unsaved 11', 'unsaved 12' })");
     const p = (path: string, more: Step = {}) => ({ request: "fs/read_text_file", params: { path: join(work, path), ...more }, echo: true });
-    await script([p("big.txt", { line: 10, limit: 3 }), p("big.txt", { line: 49 }), p("ondisk.txt"), p("nothere.txt"), p("adir"), p("bin.dat"), p("ondisk.txt", { line: 1, limit: 1 })],);
-    await t.nvim.command("AcpChat");
-    const c = await chat();
-    await ready(c.id);
+    await script(t, [p("big.txt", { line: 10, limit: 3 }), p("big.txt", { line: 49 }), p("ondisk.txt"), p("nothere.txt"), p("adir"), p("bin.dat"), p("ondisk.txt", { line: 1, limit: 1 })],);
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend read");
-    await turnEnded(c.id);
-    const r = echoed(await replies(c.buf));
+    await c.turns(1, 15_000);
+    const r = await replies(c);
     expect(r[0]!.result).toEqual({ content: "unsaved 10\nunsaved 11\nunsaved 12" });
     expect(r[1]!.result).toEqual({ content: "disk 49\ndisk 50\n" });
     expect(r[2]!.result).toEqual({ content: "only on disk\n" });
@@ -68,21 +44,20 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("writes into a loaded buffer as one undoable change (write = buffer), and to disk atomically otherwise", async () => {
-    const { t, work, chat, ready, turnEnded, replies, script } = await setup(bin, [[]], { write: "buffer" });
+    const { t, work } = await setup(bin, [[]], { write: "buffer" });
     writeFileSync(join(work, "a.txt"), "one\ntwo\nthree\n");
     await t.nvim.command("edit a.txt");
     await t.lua("vim.api.nvim_win_set_cursor(0, {3, 2})");
     const w = (path: string, content: string) => ({ request: "fs/write_text_file", params: { path: join(work, path), content }, echo: true });
-    await script([w("a.txt", "one\nTWO\nthree\nfour\n"), w("deep/new/b.txt", "created\n")],);
+    await script(t, [w("a.txt", "one\nTWO\nthree\nfour\n"), w("deep/new/b.txt", "created\n")],);
     const src = await t.lua<number>("return vim.api.nvim_get_current_win()");
-    await t.nvim.command("AcpChat");
-    const c = await chat();
-    await ready(c.id);
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend write");
-    await turnEnded(c.id);
-    const r = echoed(await replies(c.buf));
+    await c.turns(1, 15_000);
+    const r = await replies(c);
     expect(r.map((x) => x.result)).toEqual([wrote(), wrote()]);
-    const abuf = await t.lua<number>("return vim.fn.bufnr(...)", [join(work, "a.txt")]);
+    const abuf = await bufnr(t, join(work, "a.txt"));
     expect(await t.lines(abuf)).toEqual(["one", "TWO", "three", "four"]);
     expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("one\ntwo\nthree\n"); // the user saves
     expect(await t.lua("return vim.api.nvim_win_get_cursor(...)", [src])).toEqual([3, 2]);
@@ -93,25 +68,24 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("never overwrites unsaved edits: the change goes to review, and rejecting it changes nothing", async () => {
-    const { t, work, chat, ready, turnEnded, replies, script } = await setup(bin, [[]], { write: "buffer" });
+    const { t, work } = await setup(bin, [[]], { write: "buffer" });
     writeFileSync(join(work, "a.txt"), "one\ntwo\n");
     await t.nvim.command("edit a.txt");
     await t.lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'MY EDIT' })");
-    await script([{ request: "fs/write_text_file", params: { path: join(work, "a.txt"), content: "agent\ntwo\n" }, echo: true }],);
-    await t.nvim.command("AcpChat");
-    const c = await chat();
-    await ready(c.id);
+    await script(t, [{ request: "fs/write_text_file", params: { path: join(work, "a.txt"), content: "agent\ntwo\n" }, echo: true }],);
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend write");
-    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 1, "the review to open");
+    await t.waitFor(async () => (await reviews(t)) === 1, "the review to open");
     // The review shows the user's text on the left and the agent's on the right.
     const bufs = await t.lua<string[]>("return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))");
     expect(bufs.some((b) => /review\/.*\/result\/a\.txt$/.test(b))).toBe(true);
     expect(await t.lines(0)).toEqual(["MY EDIT", "two"]);
     await t.nvim.input("ZQ");
-    await turnEnded(c.id);
-    const r = echoed(await replies(c.buf));
+    await c.turns(1, 15_000);
+    const r = await replies(c);
     expect(r[0]!.error).toMatchObject({ message: expect.stringContaining("rejected the change") });
-    const abuf = await t.lua<number>("return vim.fn.bufnr(...)", [join(work, "a.txt")]);
+    const abuf = await bufnr(t, join(work, "a.txt"));
     expect(await t.lines(abuf)).toEqual(["MY EDIT", "two"]);
     expect(await t.lua("return vim.bo[...].modified", [abuf])).toBe(true);
     expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("one\ntwo\n");
@@ -122,18 +96,17 @@ describe.each(bins)("Neovim $version", (bin) => {
     const proposed = [...original];
     proposed[1] = "CHANGED 2";
     proposed[15] = "CHANGED 16";
-    const { t, work, chat, ready, turnEnded, replies, script } = await setup(bin, [[]]);
+    const { t, work } = await setup(bin, [[]]);
     writeFileSync(join(work, "r.txt"), original.join("\n") + "\n");
     writeFileSync(join(work, "s.txt"), "keep\n");
-    await script([
+    await script(t, [
         { request: "fs/write_text_file", params: { path: join(work, "r.txt"), content: proposed.join("\n") + "\n" }, echo: true },
         { request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "replaced\n" }, echo: true },
       ],);
-    await t.nvim.command("AcpChat");
-    const c = await chat();
-    await ready(c.id);
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend write");
-    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 1, "the review to open");
+    await t.waitFor(async () => (await reviews(t)) === 1, "the review to open");
     await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the review tab");
     await t.lua("vim.cmd('normal! gg')");
     await t.nvim.input("]c");
@@ -148,11 +121,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(onDisk[1]).toBe("CHANGED 2");
     expect(onDisk[15]).toBe("line 16");
     // The second write opens its own review; closing its tab is a rejection.
-    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 1, "the second review");
+    await t.waitFor(async () => (await reviews(t)) === 1, "the second review");
     await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the second review tab");
     await t.nvim.command("tabclose");
-    await turnEnded(c.id);
-    const r = echoed(await replies(c.buf));
+    await c.turns(1, 15_000);
+    const r = await replies(c);
     expect(r[0]!.result).toEqual(wrote());
     expect(r[1]!.error).toMatchObject({ message: expect.stringContaining("rejected") });
     expect(readFileSync(join(work, "s.txt"), "utf8")).toBe("keep\n");
@@ -171,7 +144,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       },
       echo: true,
     });
-    const { t, chat, ready, turnEnded, replies } = await setup(bin, [[perm("a"), perm("b")], [perm("c")]]);
+    const { t } = await setup(bin, [[perm("a"), perm("b")], [perm("c")]]);
     await t.lua(`
       _G.asked = {}
       vim.ui.select = function(items, opts, on_choice)
@@ -181,31 +154,30 @@ describe.each(bins)("Neovim $version", (bin) => {
         else _G.pending = on_choice end
       end
     `);
-    await t.nvim.command("AcpChat");
-    const c = await chat();
-    await ready(c.id);
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend go");
-    await turnEnded(c.id);
-    const asked = await t.lua<{ prompt: string; labels: string[] }[]>("return _G.asked");
+    await c.turns(1, 15_000);
+    const asked = await questions(t);
     expect(asked[0]!.prompt).toContain("Run a [execute]");
     expect(asked[0]!.prompt).toContain("Makefile:1");
     expect(asked[0]!.prompt).toContain("make a");
     expect([...asked[0]!.labels].sort()).toEqual(["Allow (allow once)", "Always allow (allow always)", "Always allow (allow always, remember for this project)", "Deny (reject)"]);
-    const r = echoed(await replies(c.buf));
+    const r = await replies(c);
     expect(r[0]!.result).toEqual({ outcome: { outcome: "selected", optionId: "allow" } });
     expect(r[1]!.result).toEqual({ outcome: { outcome: "selected", optionId: "deny" } }); // Esc rejects once
     // Second turn: the question stays open, then the turn is cancelled.
     await t.nvim.command("AcpChatSend again");
     await t.waitFor(async () => (await t.lua<number>("return #_G.asked")) === 3, "the third question");
     await t.nvim.command("AcpChatCancel");
-    await turnEnded(c.id, 2);
-    expect(await t.lua("return require('acpchat.registry').get(...).last_stop", [c.id])).toBe("cancelled");
+    await c.turns(2, 15_000);
+    expect(await c.lastStop()).toBe("cancelled");
     expect(await t.lua("return vim.tbl_count(require('acpchat.permission').open)")).toBe(0);
   });
 
   it("runs terminals in the cwd: live tail in the tool call, output within the byte limit, gt shows the full output", async () => {
     const script = "for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; done; pwd; exit 4";
-    const { t, work, chat, ready, turnEnded, replies } = await setup(bin, [
+    const { t, work } = await setup(bin, [
       [
         { request: "terminal/create", params: { command: "sh", args: ["-c", script], outputByteLimit: 40 } },
         { update: { sessionUpdate: "tool_call", toolCallId: "sh1", title: "Run script", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "$last.terminalId" }] } },
@@ -213,13 +185,12 @@ describe.each(bins)("Neovim $version", (bin) => {
         { request: "terminal/output", params: { terminalId: "$last.terminalId" }, echo: true },
       ],
     ]);
-    await t.nvim.command("AcpChat");
-    const c = await chat();
-    await ready(c.id);
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend run");
-    await turnEnded(c.id);
-    const text = await replies(c.buf);
-    const out = echoed(text)[0]!.result as { output: string; truncated: boolean; exitStatus: { exitCode: number } };
+    await c.turns(1, 15_000);
+    const text = await c.text();
+    const out = (await replies(c))[0]!.result as { output: string; truncated: boolean; exitStatus: { exitCode: number } };
     expect(out.truncated).toBe(true);
     expect(Buffer.byteLength(out.output)).toBeLessThanOrEqual(40);
     expect(out.output.endsWith(`${work}\n`)).toBe(true);
@@ -246,8 +217,8 @@ describe.each(bins)("Neovim $version", (bin) => {
       },
       echo: true,
     });
-    const { t, work, chat, ready, turnEnded, replies, script } = await setup(bin, [[]], { permissions: { rules: [{ kind: "read", path: "**", action: "allow" }] } });
-    await script([ask("r", "read", "Read a", join(work, "a.txt")), ask("x", "execute", "Run make"), ask("y", "execute", "Run make")],);
+    const { t, work } = await setup(bin, [[]], { permissions: { rules: [{ kind: "read", path: "**", action: "allow" }] } });
+    await script(t, [ask("r", "read", "Read a", join(work, "a.txt")), ask("x", "execute", "Run make"), ask("y", "execute", "Run make")],);
     await t.lua(`
       _G.asked = 0
       vim.ui.select = function(items, opts, on_choice)
@@ -256,23 +227,21 @@ describe.each(bins)("Neovim $version", (bin) => {
         for _, it in ipairs(items) do if it.remember == "project" then return on_choice(it) end end
       end
     `);
-    await t.nvim.command("AcpChat");
-    const c = await chat();
-    await ready(c.id);
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend go");
-    await turnEnded(c.id);
-    const r = echoed(await replies(c.buf));
+    await c.turns(1, 15_000);
+    const r = await replies(c);
     expect(r.map((x) => (x.result as { outcome: { optionId: string } }).outcome.optionId)).toEqual(["once", "always", "always"]);
     expect(await t.lua("return _G.asked")).toBe(1); // the read by rule, the second run by memory
     expect([...(await t.lua<string[]>("return _G.labels"))].sort()).toEqual(["Allow (allow once)", "Always (allow always)", "Always (allow always, remember for this project)", "No (reject)"]);
-    expect(await replies(c.buf)).toMatch(/Allowed "Read a" without asking/);
+    expect(await c.text()).toMatch(/Allowed "Read a" without asking/);
     // A new chat in the same project remembers; removing the rule makes it ask again.
-    await script([ask("z", "execute", "Run make")]);
-    await t.nvim.command("AcpChat!");
-    const c2 = await chat();
-    await ready(c2.id);
+    await script(t, [ask("z", "execute", "Run make")]);
+    const c2 = await openChat(t, "AcpChat!");
+    await c2.ready();
     await t.nvim.command("AcpChatSend again");
-    await turnEnded(c2.id);
+    await c2.turns(1, 15_000);
     expect(await t.lua("return _G.asked")).toBe(1);
     await t.lua("vim.ui.select = function(items, _, on_choice) _G.rules = #items; on_choice(items[1]) end");
     await t.nvim.command("AcpChatPermissions");
@@ -282,9 +251,9 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("gd opens a tool call's diff read-only; a permission question can show its diff first", async () => {
     const diff = { type: "diff", path: "", oldText: "a\nb\n", newText: "a\nB\n" };
-    const { t, work, chat, ready, turnEnded, script } = await setup(bin, [[]]);
+    const { t, work } = await setup(bin, [[]]);
     diff.path = join(work, "f.txt");
-    await script([
+    await script(t, [
         { update: { sessionUpdate: "tool_call", toolCallId: "e1", title: "Edit f.txt", kind: "edit", status: "completed", content: [diff] } },
         {
           request: "session/request_permission",
@@ -307,17 +276,16 @@ describe.each(bins)("Neovim $version", (bin) => {
         end
       end
     `);
-    await t.nvim.command("AcpChat");
-    const c = await chat();
-    await ready(c.id);
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend go");
-    await turnEnded(c.id);
+    await c.turns(1, 15_000);
     expect(await t.lua("return _G.asked")).toBe(2);
     expect(await t.lua("return _G.diff_tab")).toBe(2);
     expect(await t.lua("return _G.diff_lines")).toEqual(["a", "B"]);
     expect(await t.lua("return vim.fn.tabpagenr('$')")).toBe(1);
     // gd on the tool call block.
-    const win = await t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
+    const win = await c.win();
     await t.lua("vim.cmd('stopinsert'); vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, {5, 0})", [win]); // under the reply header
     await t.nvim.input("gd");
     await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the diff tab");
@@ -327,32 +295,30 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("follow-along: a running tool call's location shows in the last editor window, focus stays", async () => {
-    const { t, work, chat, ready, turnEnded, script } = await setup(bin, [[]], { follow: true });
+    const { t, work } = await setup(bin, [[]], { follow: true });
     writeFileSync(join(work, "f.txt"), "1\n2\n3\n4\n5\n");
-    await script([{ update: { sessionUpdate: "tool_call", toolCallId: "r", title: "Read f", kind: "read", status: "in_progress", locations: [{ path: join(work, "f.txt"), line: 4 }] } }, { sleep: 100 }],);
+    await script(t, [{ update: { sessionUpdate: "tool_call", toolCallId: "r", title: "Read f", kind: "read", status: "in_progress", locations: [{ path: join(work, "f.txt"), line: 4 }] } }, { sleep: 100 }],);
     const editor = await t.lua<number>("return vim.api.nvim_get_current_win()");
-    await t.nvim.command("AcpChat");
-    const c = await chat();
-    await ready(c.id);
+    const c = await openChat(t);
+    await c.ready();
     const focus = await t.lua<number>("return vim.api.nvim_get_current_win()");
     await t.nvim.command("AcpChatSend go");
-    await turnEnded(c.id);
+    await c.turns(1, 15_000);
     await t.waitFor(async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(...))", [editor])).endsWith("f.txt"), "f.txt in the editor window");
     expect(await t.lua("return vim.api.nvim_win_get_cursor(...)[1]", [editor])).toBe(4);
     expect(await t.lua<number>("return vim.api.nvim_get_current_win()")).toBe(focus);
   });
 
   it('write = "save": the change goes into the loaded buffer and is written to disk', async () => {
-    const { t, work, chat, ready, turnEnded, script } = await setup(bin, [[]], { write: "save" });
+    const { t, work } = await setup(bin, [[]], { write: "save" });
     writeFileSync(join(work, "s.txt"), "one\n");
     await t.nvim.command("edit s.txt");
-    await script([{ request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "one\ntwo\n" }, echo: true }],);
-    await t.nvim.command("AcpChat");
-    const c = await chat();
-    await ready(c.id);
+    await script(t, [{ request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "one\ntwo\n" }, echo: true }],);
+    const c = await openChat(t);
+    await c.ready();
     await t.nvim.command("AcpChatSend write");
-    await turnEnded(c.id);
-    const buf = await t.lua<number>("return vim.fn.bufnr(...)", [join(work, "s.txt")]);
+    await c.turns(1, 15_000);
+    const buf = await bufnr(t, join(work, "s.txt"));
     expect(await t.lines(buf)).toEqual(["one", "two"]);
     expect(await t.lua("return vim.bo[...].modified", [buf])).toBe(false);
     expect(readFileSync(join(work, "s.txt"), "utf8")).toBe("one\ntwo\n");

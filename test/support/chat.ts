@@ -3,6 +3,8 @@
  * wait for turns, read the transcript and the chat's state. Every end-to-end and hostile test
  * uses it, so a test reads as the scenario it checks.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { FAKE_AGENT, startNvim, type NvimBin, type TestNvim } from "./nvim.js";
 
@@ -182,4 +184,63 @@ export async function startChat(bin: NvimBin, scenario: Scenario, extra: Record<
  */
 export function wrote(where?: "buffer" | "disk" | "nothing"): unknown {
   return { _meta: { "acp-chat.nvim/write": expect.objectContaining({ written: where ?? expect.stringMatching(/^(buffer|disk)$/) }) } };
+}
+
+let scenarioFiles = 0;
+
+/**
+ * The scenario of the fake agent `agent` for the chats started from now on (their agent reads it
+ * when it starts): a file in the test's folder, so large contents fit; $DIR: the test's folder.
+ */
+export async function setScenario(t: TestNvim, scenario: Scenario, agent = "fake"): Promise<void> {
+  const file = join(t.dir, `scenario-${scenarioFiles++}.json`);
+  writeFileSync(file, JSON.stringify(scenario).replaceAll("$DIR", t.dir));
+  await t.lua("require('acpchat.config').options.agents[select(1, ...)].env.FAKE_AGENT_SCENARIO = select(2, ...)", [agent, file]);
+}
+
+/** Send `text` to the chat (as :AcpChatSend does) and wait until the turn it starts has ended. */
+export async function sendAndWait(c: Chat, text: string, ms?: number): Promise<void> {
+  const n = (await c.turnsEnded()) + 1;
+  await c.send(text);
+  await c.turns(n, ms);
+}
+
+/** The fake agent's echoed replies (each `echo: true` request's result or error), in order. */
+export async function replies(c: Chat): Promise<Record<string, unknown>[]> {
+  return [...(await c.text()).matchAll(/\{"jsonrpc":"2\.0".*?\}(?=\{"jsonrpc"|$|\n)/gs)].map((m) => JSON.parse(m[0]) as Record<string, unknown>);
+}
+
+/** How many reviews of the agent's writes are open. */
+export function reviews(t: TestNvim): Promise<number> {
+  return t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)");
+}
+
+/** The buffer number of the file `path` (-1 when it has no buffer). */
+export function bufnr(t: TestNvim, path: string): Promise<number> {
+  return t.lua<number>("return vim.fn.bufnr(...)", [path]);
+}
+
+/**
+ * Every vim.ui.select question is recorded (its prompt and its choices as drawn; questions()
+ * reads them) and answered by option kind, in order, then `otherwise`; options that would be
+ * remembered are never picked.
+ */
+export function recordQuestions(t: TestNvim, kinds: string[] = [], otherwise = "allow_once"): Promise<unknown> {
+  return t.lua(
+    `_G.asked, _G.answers, _G.otherwise = {}, ...
+     vim.ui.select = function(items, opts, on_choice)
+       local labels = {}
+       for i, it in ipairs(items) do labels[i] = opts.format_item(it) end
+       table.insert(_G.asked, { prompt = opts.prompt, labels = labels })
+       local want = table.remove(_G.answers, 1) or _G.otherwise
+       for _, it in ipairs(items) do if it.kind == want and not it.remember then return on_choice(it) end end
+       on_choice(nil)
+     end`,
+    [kinds, otherwise],
+  );
+}
+
+/** The questions asked so far (recorded by recordQuestions() or a test's own vim.ui.select in _G.asked). */
+export function questions(t: TestNvim): Promise<{ prompt: string; labels: string[] }[]> {
+  return t.lua<{ prompt: string; labels: string[] }[]>("return _G.asked");
 }
