@@ -12,6 +12,8 @@ if vim.fn.has("nvim-0.10") == 0 then
 end
 
 require("acpchat.highlights").setup()
+-- Knows Neovim's own vim.notify before notification plugins replace it (see notify.lua).
+require("acpchat.notify")
 
 local function cmd(name, desc, fn, opts)
   opts = opts or {}

@@ -1,6 +1,10 @@
 -- Notifications: one line that fits, from any callback. A leaf module (bridge.lua uses it).
 local M = {}
 
+-- Neovim's own vim.notify, as it was when the plugin loaded (plugin/acpchat.lua requires this
+-- module at startup). Notification plugins replace vim.notify; they show long text well.
+local builtin = vim.notify
+
 --- One line that fits the command line (the details are in :AcpChatLog and the transcript).
 function M.one_line(msg)
   local line = tostring(msg):gsub("%s*\n%s*", " · ")
@@ -17,14 +21,14 @@ end
 
 --- vim.notify, safe from any callback (fast events, RPC handlers), and never a hit-enter
 --- prompt: Neovim's own notify echoes, and a message longer than the command line stops the
---- editor until Enter. So every note is one line that fits; the details are in the transcript
---- and :AcpChatLog.
+--- editor until Enter, so with it every note is one line that fits (the details are in the
+--- transcript and :AcpChatLog). A notification plugin gets the whole text.
 function M.notify(msg, level)
   if type(level) == "string" then
     level = vim.log.levels[level:upper()] or vim.log.levels.INFO
   end
   vim.schedule(function()
-    vim.notify(M.one_line(msg), level or vim.log.levels.INFO, { title = "acpchat" })
+    vim.notify(vim.notify == builtin and M.one_line(msg) or msg, level or vim.log.levels.INFO, { title = "acpchat" })
   end)
 end
 

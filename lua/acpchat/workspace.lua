@@ -40,7 +40,12 @@ function M.state(p)
     last = count
   end
   local lines = first >= count and {} or api.nvim_buf_get_lines(b, first, last, false)
+  local disk_changed
+  if p.probe_disk then
+    disk_changed = M.disk_changed(b)
+  end
   return {
+    disk_changed = disk_changed,
     loaded = true,
     tick = api.nvim_buf_get_changedtick(b),
     modified = bo.modified,
@@ -109,6 +114,23 @@ function M.checktime(b, choice)
   })
   pcall(vim.cmd, "checktime " .. b)
   pcall(api.nvim_del_autocmd, id)
+end
+
+--- Whether the file changed on disk since Vim read or wrote it (Vim's own check, :checktime).
+--- The buffer is left as it is; Vim will not warn about this change again (W12): the caller
+--- shows the user the difference instead.
+function M.disk_changed(b)
+  local changed = false
+  local id = api.nvim_create_autocmd("FileChangedShell", {
+    buffer = b,
+    callback = function()
+      changed = vim.v.fcs_reason ~= "" and vim.v.fcs_reason ~= "deleted"
+      vim.v.fcs_choice = ""
+    end,
+  })
+  pcall(vim.cmd, "checktime " .. b)
+  pcall(api.nvim_del_autocmd, id)
+  return changed
 end
 
 --- :write the buffer if it is still at change tick `tick`. Truthful: "saved" only when the

@@ -175,7 +175,8 @@ export const NODE_EVENTS = ["render", "result", "ask", "dismiss", "takeBack", "n
  */
 export interface NodeRequests {
   /** A loaded buffer's lines [first, last) (0-based; all by default) and the options that decide how it is written. */
-  bufferState: { params: { path: string; first?: number; last?: number }; result: { loaded: false } | ({ loaded: true; lineCount: number } & BufferStateWire) };
+  /** `probeDisk`: also ask Vim whether the file changed on disk since the buffer read it. */
+  bufferState: { params: { path: string; first?: number; last?: number; probeDisk?: boolean }; result: { loaded: false } | ({ loaded: true; lineCount: number } & BufferStateWire) };
   /**
    * Line edits (old lines [start, end), bottom first) as one undo step of their own, if the
    * buffer is still at `tick`; `eol` sets 'endofline'. `acknowledgeDisk`: the user has seen the
@@ -205,6 +206,8 @@ export interface BufferStateWire {
   bomb: boolean;
   readonly: boolean;
   modifiable: boolean;
+  /** With probeDisk: Vim saw the file change on disk since it read or wrote it. */
+  diskChanged?: boolean;
 }
 
 export type NodeRequest = keyof NodeRequests;

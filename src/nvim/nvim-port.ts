@@ -4,6 +4,7 @@
  * it decides on (a buffer's state through the bridge's primitives, or the disk), carries out
  * the action, and asks the user through the bridge without waiting on Lua (see contract.ts).
  */
+import { basename } from "node:path";
 import type { EditorPort } from "../client/editor-port.js";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import type {
@@ -151,7 +152,8 @@ export class NvimPort implements EditorPort {
       const merged = fresh && rebase(commit.base.text, commit.result, fresh);
       if (!merged) {
         const why = `${path} changed while its review was open, in the same lines as the agent's change; nothing was written`;
-        this.bridge.emit("notify", { message: `acpchat: ${why} (the agent was told)`, level: "warn" });
+        // The note leads with what happened: a narrow command line keeps only its start.
+        this.bridge.emit("notify", { message: `acpchat: not written, the agent was told: ${basename(path)} changed in the same lines during the review`, level: "warn" });
         throw new RpcError(ErrorCodes.InternalError, `${why}. Read the file again and redo the change.`);
       }
       if (sameText(merged, fresh)) return { written: "nothing", message: `${path} already has the accepted changes; nothing to write` };
@@ -196,7 +198,7 @@ export class NvimPort implements EditorPort {
    */
   async syncBuffers(paths: readonly string[], signal: AbortSignal): Promise<void> {
     for (const path of new Set(paths)) {
-      const st = await this.bridge.request("bufferState", { path });
+      const st = await this.bridge.request("bufferState", { path, probeDisk: true });
       if (!st.loaded) continue;
       let disk: DiskSnapshot;
       try {

@@ -35,6 +35,8 @@ export interface BufferState {
   bomb: boolean;
   readonly: boolean;
   modifiable: boolean;
+  /** Vim saw the file change on disk since it read or wrote it (asked for by a sync only). */
+  diskChanged?: boolean;
 }
 
 export type Current = { kind: "buffer"; buffer: BufferState; disk?: DiskSnapshot } | { kind: "disk"; disk: DiskSnapshot };
@@ -295,6 +297,9 @@ export function decideSync(path: string, b: BufferState, disk: DiskSnapshot, lim
   const same = raw ? hashOf(raw) === disk.fingerprint.hash : sameText(bufferText(b), disk.file);
   if (same) return { action: "none" };
   if (!b.modified) return { action: "reload" };
+  // The buffer holds the user's edits: it differs from the disk because of them unless Vim saw
+  // the file change behind it (the agent wrote it). Only then is there something to compare.
+  if (b.diskChanged === false) return { action: "none" };
   const text = bufferText(b);
   const next = { lines: disk.file.lines, eol: disk.file.eol };
   if (sameText(text, next)) return { action: "none" };

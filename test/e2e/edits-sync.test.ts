@@ -63,6 +63,22 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(readFileSync(f, "utf8")).toBe("again\n");
   });
 
+  it("an edit that did not touch the disk asks nothing, even with the user's unsaved edits in the buffer", async () => {
+    const t = await nvim(bin);
+    const f = join(t.dir, "work/g.txt");
+    writeFileSync(f, "on disk\n");
+    await t.nvim.command(`edit ${f}`);
+    await t.lua("vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'my unsaved words' })");
+    await setAgents(t, { fake: { turns: [[{ update: { sessionUpdate: "tool_call", toolCallId: "e1", title: "Edit g.txt", kind: "edit", status: "in_progress", locations: [{ path: f }] } }, { update: { sessionUpdate: "tool_call_update", toolCallId: "e1", status: "failed" } }, { sleep: 300 }, { text: "gave up" }]] } });
+    const c = await openChat(t);
+    await c.ready();
+    await c.send("edit");
+    await c.turns(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")).toBe(0);
+    expect(await t.lua<number>("return vim.fn.tabpagenr('$')")).toBe(1);
+  });
+
   it("@file and :AcpChatAdd send the unsaved buffer the user sees, trailing backslash and all", async () => {
     const t = await withAgents(bin, { fake: { record: "$DIR/record.jsonl", agentCapabilities: { promptCapabilities: { embeddedContext: true } } } });
     const f = join(t.dir, "work/notes.txt");
