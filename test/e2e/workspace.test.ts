@@ -77,9 +77,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.ready();
     await t.nvim.command("AcpChatSend write");
     await t.waitFor(async () => (await reviews(t)) === 1, "the review to open");
-    // The review shows the user's text on the left and the agent's on the right.
-    const bufs = await t.lua<string[]>("return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))");
-    expect(bufs.some((b) => /review\/.*\/result\/a\.txt$/.test(b))).toBe(true);
+    // The review shows the user's text on the left and the agent's on the right (its tab opens
+    // in the turn after the review is registered).
+    const tabBufs = () => t.lua<string[]>("return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))");
+    await t.waitFor(async () => (await tabBufs()).some((b) => /review\/.*\/result\/a\.txt$/.test(b)), "the review tab");
     expect(await t.lines(0)).toEqual(["MY EDIT", "two"]);
     await t.nvim.input("ZQ");
     await c.turns(1, 15_000);
