@@ -4,7 +4,7 @@
  * process a terminal started (daemons included) is gone when Neovim is killed.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
@@ -64,6 +64,20 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.nvim.input("<Esc>gf");
     expect(await c.t.lua<number>("return 1 + 1")).toBe(2);
     expect((await c.t.lua<string[]>("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())")).includes(fifo)).toBe(false);
+  });
+
+  it('a write through a dangling symlink inside the cwd (write = "save") is denied and creates nothing outside', async () => {
+    const c = await startChat(bin, {}, { write: "save" });
+    const outside = join(c.t.dir, "outside-new.txt");
+    symlinkSync(outside, join(c.t.dir, "work", "innocent.txt"));
+    await c.t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode(...)", [{ turns: [[{ request: "fs/write_text_file", params: { path: join(c.t.dir, "work", "innocent.txt"), content: "pwned\n" }, echo: true }]] }]);
+    await c.t.nvim.command("AcpChat!");
+    const d = await chatHandle(c.t);
+    await d.ready();
+    await d.send("go");
+    await d.turns(1);
+    expect(await d.text()).toMatch(/Access denied: write of .*innocent\.txt.* is outside the session's working directory/);
+    expect(existsSync(outside)).toBe(false);
   });
 
   it("Neovim killed with SIGKILL: a terminal's setsid and double-forked daemons are gone too", async () => {

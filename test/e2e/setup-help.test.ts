@@ -7,16 +7,12 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { nvimBins, ROOT, startNvim, type TestNvim } from "../support/nvim.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { nvimBins, ROOT } from "../support/nvim.js";
+import { nvim } from "../support/chat.js";
 
 const bins = nvimBins();
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-help-")));
-let current: TestNvim | undefined;
-afterEach(async () => {
-  await current?.quit();
-  current = undefined;
-});
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** An init.lua that installs the checkout one way. The help needs none of the plugin's code, so
@@ -46,7 +42,7 @@ const installs = [
 
 describe.each(bins)("Neovim $version", (bin) => {
   it.each(installs)(":help acpchat after installing as a $how, without :helptags", async ({ init }) => {
-    const t = (current = await startNvim(bin, {}, {}, init()));
+    const t = await nvim(bin, {}, {}, init());
     // One manual on the runtimepath: the test must not pass thanks to some other copy.
     const found = await t.lua<string[]>("return vim.api.nvim_get_runtime_file('doc/acpchat.txt', true)");
     expect(found.length).toBe(1);
