@@ -170,7 +170,8 @@ async function main() {
   const lines = await nvim.lua("return vim.api.nvim_buf_get_lines(require('acpchat.registry').get(...).buf, 0, -1, false)", [chatId]);
   const transcript = lines.join("\n");
   const turnText = transcript.slice(transcript.lastIndexOf("## You"));
-  const agentText = turnText.split("\n\n").filter((p) => p.startsWith("w")).join("");
+  // Paragraphs of the reply (a header line such as "## flood" opens the first one).
+  const agentText = turnText.split("\n\n").map((p) => p.replace(/^## [^\n]*\n/, "")).filter((p) => p.startsWith("w")).join("");
   const complete = agentText.replace(/\n/g, "") === expected.replace(/\n/g, "") && (turnText.match(/Tool \d+/g) ?? []).length === 20;
   // Two more rounds of each side, alternating, so the ratio is a median, not one draw.
   const floods = [floodMs];
