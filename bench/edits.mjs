@@ -8,12 +8,12 @@
 //     blocking meanwhile (a second client pings `nvim_eval("1")` every 2 ms over the socket).
 // Targets: a 10k-line full rewrite opens in review in under 300 ms; the editor is never blocked
 // for more than 16 ms. Prints a markdown table (and JSON with --json).
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { attach } from "neovim";
+import { nvimBin, startBenchNvim } from "./nvim.mjs";
 import { build } from "esbuild";
 import { structuredPatch } from "diff";
 
@@ -21,16 +21,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const AGENT = join(root, "bench/edits-agent.mjs");
 const say = (s) => process.stderr.write(s + "\n");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function nvimBin() {
-  if (process.env.NVIM) return process.env.NVIM;
-  const cache = join(root, ".cache/nvim");
-  if (existsSync(cache)) {
-    const found = readdirSync(cache).sort().reverse().map((v) => join(cache, v, "usr/bin/nvim")).find((p) => existsSync(p));
-    if (found) return found;
-  }
-  return "nvim";
-}
 
 async function loadHunks(dir) {
   const outfile = join(dir, "hunks.mjs");
@@ -105,15 +95,8 @@ async function main() {
   }
 
   // Reviews in Neovim.
-  for (const d of ["config", "data", "state", "cache", "work"]) mkdirSync(join(dir, d), { recursive: true });
-  const sock = join(dir, "nvim.sock");
   const setup = { agents: { bench: { command: process.execPath, args: [AGENT] } }, default_agent: "bench", write: "review" };
-  const proc = spawn(nvimBin(), ["--embed", "--headless", "-i", "NONE", "-n", "--listen", sock, "-u", join(root, "test/nvim/init.lua")], {
-    cwd: join(dir, "work"),
-    env: { ...process.env, XDG_CONFIG_HOME: join(dir, "config"), XDG_DATA_HOME: join(dir, "data"), XDG_STATE_HOME: join(dir, "state"), XDG_CACHE_HOME: join(dir, "cache"), ACPCHAT_TEST_SETUP: JSON.stringify(setup) },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const nvim = attach({ proc });
+  const { nvim, proc, sock } = startBenchNvim(nvimBin(), dir, setup, join(dir, "work"));
   const version = (await nvim.commandOutput("version")).split("\n")[0];
   await nvim.uiAttach(200, 60, { ext_linegrid: true, rgb: true });
   const second = attach({ socket: sock });

@@ -3,7 +3,7 @@
 // against a flood agent. Every figure is a ratio or a distribution measured in this one run, so
 // it holds on a noisy machine. Writes bench/RESULTS.md.
 import { spawn, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, readdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem, tmpdir, platform, release } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,22 +11,13 @@ import { createInterface } from "node:readline";
 import { attach } from "neovim";
 import { floodLines } from "./flood-agent.mjs";
 import { benchStart } from "./start.mjs";
+import { nvimBin, startBenchNvim } from "./nvim.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FLOOD = join(root, "bench/flood-agent.mjs");
 const say = (s) => process.stderr.write(s + "\n");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const ms = (ns) => Number(ns) / 1e6;
-
-function nvimBin() {
-  if (process.env.NVIM) return process.env.NVIM;
-  const cache = join(root, ".cache/nvim");
-  if (existsSync(cache)) {
-    const found = readdirSync(cache).sort().reverse().map((v) => join(cache, v, "usr/bin/nvim")).find((p) => existsSync(p));
-    if (found) return found;
-  }
-  return "nvim";
-}
 
 function pct(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -38,15 +29,8 @@ function rssKiB(pid) {
 }
 
 async function startNvim(bin, dir) {
-  for (const d of ["config", "data", "state", "cache"]) mkdirSync(join(dir, d), { recursive: true });
-  const sock = join(dir, "nvim.sock");
   const setup = { agents: { flood: { command: process.execPath, args: [FLOOD] } }, default_agent: "flood" };
-  const proc = spawn(bin, ["--embed", "--headless", "-i", "NONE", "-n", "--listen", sock, "-u", join(root, "test/nvim/init.lua")], {
-    cwd: dir,
-    env: { ...process.env, XDG_CONFIG_HOME: join(dir, "config"), XDG_DATA_HOME: join(dir, "data"), XDG_STATE_HOME: join(dir, "state"), XDG_CACHE_HOME: join(dir, "cache"), ACPCHAT_TEST_SETUP: JSON.stringify(setup) },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const nvim = attach({ proc });
+  const { nvim, proc, sock } = startBenchNvim(bin, dir, setup);
   await nvim.eval("1");
   return { nvim, proc, sock };
 }

@@ -1,26 +1,19 @@
 // The first :AcpChat of a fresh Neovim, and the editor's responsiveness while the agent starts:
 // each run is a new Neovim (node host cold), an agent that takes 1.5 s to answer `initialize`,
 // and a second client (a UI would be one) asking Neovim for `1` every 5 ms until the chat is ready.
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attach } from "neovim";
+import { startBenchNvim } from "./nvim.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function oneRun(root, bin) {
   const dir = mkdtempSync(join(tmpdir(), "acpchat-bench-start-"));
-  for (const d of ["config", "data", "state", "cache"]) mkdirSync(join(dir, d), { recursive: true });
-  const sock = join(dir, "nvim.sock");
   const scenario = { delays: { initialize: 1500 } };
   const setup = { agents: { slow: { command: process.execPath, args: [join(root, "test/agents/fake-agent.mjs")], env: { FAKE_AGENT_SCENARIO: JSON.stringify(scenario) } } }, default_agent: "slow" };
-  const proc = spawn(bin, ["--embed", "--headless", "-i", "NONE", "-n", "--listen", sock, "-u", join(root, "test/nvim/init.lua")], {
-    cwd: dir,
-    env: { ...process.env, XDG_CONFIG_HOME: join(dir, "config"), XDG_DATA_HOME: join(dir, "data"), XDG_STATE_HOME: join(dir, "state"), XDG_CACHE_HOME: join(dir, "cache"), ACPCHAT_TEST_SETUP: JSON.stringify(setup) },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const nvim = attach({ proc });
+  const { nvim, proc, sock } = startBenchNvim(bin, dir, setup);
   await nvim.eval("1");
   const ui = attach({ socket: sock });
   await ui.eval("1");

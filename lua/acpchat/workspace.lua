@@ -42,7 +42,9 @@ function M.state(p)
   local lines = first >= count and {} or api.nvim_buf_get_lines(b, first, last, false)
   local disk_changed
   if p.probe_disk then
-    disk_changed = M.disk_changed(b)
+    -- The buffer stays as it is; Vim will not warn about this change again (W12): the caller
+    -- shows the user the difference instead.
+    disk_changed = M.checktime(b, "")
   end
   return {
     disk_changed = disk_changed,
@@ -70,18 +72,27 @@ local function break_undo(b)
   end)
 end
 
+--- The loaded buffer for `p.path` if it is still at change tick `p.tick`; else the answer why not.
+local function at_tick(p)
+  local b = M.find_buf(p.path)
+  if not b then
+    return nil, { result = "not_loaded" }
+  end
+  if api.nvim_buf_get_changedtick(b) ~= p.tick then
+    return nil, { result = "changed" }
+  end
+  return b
+end
+
 --- Apply line edits (each { start, end, lines }: old lines [start, end), bottom first, as Node
 --- computed them) as one undo step of their own, if the buffer is still at change tick `tick`.
 --- `eol`: set 'endofline' (and, when false, 'nofixendofline'). Cursors and marks in every
 --- window move with the lines around them (set_lines adjusts them).
 ---@param p { path: string, tick: integer, edits: { start: integer, ["end"]: integer, lines: string[] }[], eol: boolean?, acknowledge_disk: boolean?, mark_saved: boolean? }
 function M.apply(p)
-  local b = M.find_buf(p.path)
+  local b, why = at_tick(p)
   if not b then
-    return { result = "not_loaded" }
-  end
-  if api.nvim_buf_get_changedtick(b) ~= p.tick then
-    return { result = "changed" }
+    return why
   end
   break_undo(b)
   for _, e in ipairs(p.edits or {}) do
@@ -105,27 +116,14 @@ end
 
 --- :checktime for one buffer, answering Vim's question about a file changed on disk with
 --- `choice` (v:fcs_choice: "reload", or "" to keep the buffer and stop the warning, W12).
+--- Returns whether Vim saw the file change since it read or wrote it.
 function M.checktime(b, choice)
-  local id = api.nvim_create_autocmd("FileChangedShell", {
-    buffer = b,
-    callback = function()
-      vim.v.fcs_choice = choice
-    end,
-  })
-  pcall(vim.cmd, "checktime " .. b)
-  pcall(api.nvim_del_autocmd, id)
-end
-
---- Whether the file changed on disk since Vim read or wrote it (Vim's own check, :checktime).
---- The buffer is left as it is; Vim will not warn about this change again (W12): the caller
---- shows the user the difference instead.
-function M.disk_changed(b)
   local changed = false
   local id = api.nvim_create_autocmd("FileChangedShell", {
     buffer = b,
     callback = function()
       changed = vim.v.fcs_reason ~= "" and vim.v.fcs_reason ~= "deleted"
-      vim.v.fcs_choice = ""
+      vim.v.fcs_choice = choice
     end,
   })
   pcall(vim.cmd, "checktime " .. b)
@@ -137,12 +135,9 @@ end
 --- buffer is written and no longer modified (an error, or "no" to Vim's question, is not).
 ---@param p { path: string, tick: integer }
 function M.save(p)
-  local b = M.find_buf(p.path)
+  local b, why = at_tick(p)
   if not b then
-    return { result = "not_loaded" }
-  end
-  if api.nvim_buf_get_changedtick(b) ~= p.tick then
-    return { result = "changed" }
+    return why
   end
   local ok, err = pcall(api.nvim_buf_call, b, function()
     vim.cmd("silent write")

@@ -20,6 +20,8 @@
 import type { RenderOp } from "../render/render-queue.js";
 import type { ContextItem } from "../session/prompt-builder.js";
 import type { SessionChoice } from "../session/session-commands.js";
+import type { TraceEntry } from "../trace/trace-log.js";
+import type { BufferState } from "../workspace/write-plan.js";
 
 /** What Lua says when it opens a chat (snake_case on the wire; camelCase here). */
 export interface OpenParams {
@@ -78,16 +80,8 @@ export interface TerminalOutput {
   failed?: boolean;
 }
 
-export interface TraceEntryWire {
-  time: string;
-  dir: "in" | "out" | "note";
-  kind: string;
-  id?: number | string | null;
-  method?: string;
-  size: number;
-  /** The frame or note, as JSON text (it is the agent's data, not ours). */
-  payloadJson: string;
-}
+/** A trace entry; its payload is the agent's data, so it crosses as JSON text. */
+export type TraceEntryWire = Omit<TraceEntry, "payload"> & { payloadJson: string };
 
 /** Lua -> Node. All are notifications; `result` is what the `result` event carries back. */
 export interface LuaToNode {
@@ -192,23 +186,8 @@ export interface NodeRequests {
   bufferReload: { params: { path: string }; result: { result: "reloaded" | "not_loaded" | "changed" } };
 }
 
-/** What bufferState says of a loaded buffer (src/workspace/write-plan.ts, BufferState). */
-export interface BufferStateWire {
-  tick: number;
-  modified: boolean;
-  lines: string[];
-  empty: boolean;
-  eol: boolean;
-  fixeol: boolean;
-  binary: boolean;
-  fileformat: string;
-  fileencoding: string;
-  bomb: boolean;
-  readonly: boolean;
-  modifiable: boolean;
-  /** With probeDisk: Vim saw the file change on disk since it read or wrote it. */
-  diskChanged?: boolean;
-}
+/** What bufferState says of a loaded buffer: write-plan.ts's BufferState, as Lua reports it. */
+export type BufferStateWire = BufferState;
 
 export type NodeRequest = keyof NodeRequests;
 

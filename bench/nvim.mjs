@@ -1,0 +1,33 @@
+// The benchmarks' Neovim: which binary, and a fresh headless instance with isolated folders,
+// the plugin loaded as the tests load it, listening on a socket for a second client.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { attach } from "neovim";
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** $NVIM, else the newest Neovim the install script put in .cache/nvim, else `nvim`. */
+export function nvimBin() {
+  if (process.env.NVIM) return process.env.NVIM;
+  const cache = join(root, ".cache/nvim");
+  if (existsSync(cache)) {
+    const found = readdirSync(cache).sort().reverse().map((v) => join(cache, v, "usr/bin/nvim")).find((p) => existsSync(p));
+    if (found) return found;
+  }
+  return "nvim";
+}
+
+/** A Neovim in `dir` (config, data, state, cache and work folders made there) with setup(`setup`). */
+export function startBenchNvim(bin, dir, setup, cwd = dir) {
+  for (const d of ["config", "data", "state", "cache"]) mkdirSync(join(dir, d), { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  const sock = join(dir, "nvim.sock");
+  const proc = spawn(bin, ["--embed", "--headless", "-i", "NONE", "-n", "--listen", sock, "-u", join(root, "test/nvim/init.lua")], {
+    cwd,
+    env: { ...process.env, XDG_CONFIG_HOME: join(dir, "config"), XDG_DATA_HOME: join(dir, "data"), XDG_STATE_HOME: join(dir, "state"), XDG_CACHE_HOME: join(dir, "cache"), ACPCHAT_TEST_SETUP: JSON.stringify(setup) },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  return { nvim: attach({ proc }), proc, sock };
+}
