@@ -1,21 +1,25 @@
 #!/usr/bin/env node
 // A flood agent: answers each prompt by streaming, as fast as the pipe allows, CHUNKS
 // agent_message_chunk updates of a few bytes interleaved with TOOL_UPDATES tool call updates.
-// `--dump` writes the same stream to stdout without any protocol, for the bare-Node baseline.
+// `flood N T long` sends a reply that is one long line (no newline in any chunk). With
+// FLOOD_STAMP set, the agent writes the wall-clock time (epoch ms, sub-millisecond) of the
+// flood's first byte to that file before writing it, so a reader can time from that byte.
+// `--dump` writes the same stream to stdout without any protocol.
 import { createInterface } from "node:readline";
+import { writeFileSync } from "node:fs";
 
 const CHUNKS = Number(process.env.FLOOD_CHUNKS ?? 20000);
 const TOOL_UPDATES = Number(process.env.FLOOD_TOOL_UPDATES ?? 200);
 
 /** The turn's lines for session `sid`, and the text they carry. */
-export function floodLines(sid, chunks = CHUNKS, toolUpdates = TOOL_UPDATES, turn = 0) {
+export function floodLines(sid, chunks = CHUNKS, toolUpdates = TOOL_UPDATES, turn = 0, long = false) {
   const lines = [];
   let text = "";
   const every = toolUpdates > 0 ? Math.floor(chunks / toolUpdates) : Infinity;
   let tool = 0;
   const up = (update) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: sid, update } });
   for (let i = 0; i < chunks; i++) {
-    const t = i % 50 === 49 ? "w\n" : `w${i % 10} `;
+    const t = !long && i % 50 === 49 ? "w\n" : `w${i % 10} `;
     text += t;
     lines.push(up({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } }));
     if (i % every === every - 1 && tool < toolUpdates) {
@@ -46,9 +50,11 @@ if (process.argv.includes("--dump")) {
     else if (method === "session/new") out({ jsonrpc: "2.0", id, result: { sessionId: `flood-${n++}` } });
     else if (method === "session/prompt") {
       const text = params.prompt.map((b) => b.text ?? "").join("");
-      const m = text.match(/^flood (\d+) (\d+)$/);
-      const { lines } = floodLines(params.sessionId, m ? Number(m[1]) : CHUNKS, m ? Number(m[2]) : TOOL_UPDATES, turns++);
-      process.stdout.write(lines.join("\n") + "\n");
+      const m = text.match(/^flood (\d+) (\d+)( long)?$/);
+      const { lines } = floodLines(params.sessionId, m ? Number(m[1]) : CHUNKS, m ? Number(m[2]) : TOOL_UPDATES, turns++, Boolean(m?.[3]));
+      const data = lines.join("\n") + "\n";
+      if (process.env.FLOOD_STAMP) writeFileSync(process.env.FLOOD_STAMP, String(performance.timeOrigin + performance.now()));
+      process.stdout.write(data);
       out({ jsonrpc: "2.0", id, result: { stopReason: "end_turn" } });
     } else if (id !== undefined && method) out({ jsonrpc: "2.0", id, error: { code: -32601, message: "no" } });
   });

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// The plain baseline for the flood benchmarks: the fastest reader of the same bytes in Node.
+// It starts bench/flood-agent.mjs, says initialize and session/new, sends the prompt
+// `flood CHUNKS TOOLS [long]`, and reads the agent's stdout as it arrives: no readline, no
+// streams on top, each `data` buffer is split on \n (indexOf), a line cut by the buffer's end is
+// kept and joined to the next buffer, and each line is decoded and JSON.parse'd. It stops at
+// the prompt's response. It prints one JSON line: `ms` from the agent's first byte of the flood
+// (the agent's FLOOD_STAMP file) to the response parsed, `cpuMs` the CPU this process used
+// (all threads, process.cpuUsage) from the prompt sent to the response, `frames` parsed.
+// Run as a script, it first reads two floods of 4,000 chunks (JIT warm-up), then the measured one.
+//
+//   node bench/flood-baseline.mjs 20000 0 [long]
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const FLOOD = join(dirname(fileURLToPath(import.meta.url)), "flood-agent.mjs");
+
+export function runBaseline(chunks, tools, long) {
+  const stamp = join(mkdtempSync(join(tmpdir(), "acpchat-base-")), "first-byte");
+  const child = spawn(process.execPath, [FLOOD], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, FLOOD_STAMP: stamp } });
+  const send = (m) => child.stdin.write(JSON.stringify(m) + "\n");
+  let carry = null;
+  let frames = 0;
+  let cpu0;
+  return new Promise((resolve) => {
+    const onMessage = (m) => {
+      frames++;
+      if (m.id === 1) {
+        cpu0 = process.cpuUsage();
+        frames = 0;
+        send({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: m.result.sessionId, prompt: [{ type: "text", text: `flood ${chunks} ${tools}${long ? " long" : ""}` }] } });
+      } else if (m.id === 2) {
+        const end = performance.timeOrigin + performance.now();
+        const cpu = process.cpuUsage(cpu0);
+        child.kill();
+        resolve({ ms: end - Number(readFileSync(stamp, "utf8")), cpuMs: (cpu.user + cpu.system) / 1000, frames: frames - 1 });
+      }
+    };
+    child.stdout.on("data", (buf) => {
+      let start = 0;
+      let nl = buf.indexOf(10);
+      if (carry !== null && nl >= 0) {
+        onMessage(JSON.parse(Buffer.concat([carry, buf.subarray(0, nl)]).toString("utf8")));
+        carry = null;
+        start = nl + 1;
+        nl = buf.indexOf(10, start);
+      }
+      while (nl >= 0) {
+        onMessage(JSON.parse(buf.toString("utf8", start, nl)));
+        start = nl + 1;
+        nl = buf.indexOf(10, start);
+      }
+      if (start < buf.length) carry = carry === null ? Buffer.from(buf.subarray(start)) : Buffer.concat([carry, buf.subarray(start)]);
+    });
+    send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } });
+    send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } });
+  });
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) {
+  const [chunks, tools, long] = process.argv.slice(2);
+  // Two small floods first: the JIT warms up, as the plugin's long-lived host has.
+  (async () => {
+    for (let i = 0; i < 2; i++) await runBaseline(4000, 0, long === "long");
+    const r = await runBaseline(Number(chunks ?? 20000), Number(tools ?? 0), long === "long");
+    process.stdout.write(JSON.stringify(r) + "\n");
+    process.exit(0);
+  })();
+}
