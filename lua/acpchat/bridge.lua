@@ -109,6 +109,13 @@ end
 ---@param cb fun(err: string?, result: any)?
 function M.call(method, params, cb)
   assert(allowed[method], "acpchat: not a contract method: " .. tostring(method))
+  -- These only make sense to the host that asked or holds the chat: never start one for them.
+  if not M.channel and (method == "reply" or method == "close" or method == "shutdown" or method == "log" or method == "cancel") then
+    if cb then
+      cb("the Node host is not running", nil)
+    end
+    return false
+  end
   local chan = M.start()
   if not chan then
     if cb then

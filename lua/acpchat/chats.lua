@@ -49,10 +49,11 @@ function M.agent_params(name, agent)
   }
 end
 
-local function open_params(chat, agent, resume)
+local function open_params(chat, agent, resume, reopen)
   local opts = config.options
   return {
     chat = chat.id,
+    reopen = reopen or nil,
     agent = M.agent_params(chat.agent, agent),
     resume = resume,
     session_index = index_file(),
@@ -72,11 +73,11 @@ local function open_params(chat, agent, resume)
 end
 
 --- Open the chat in Node (in the background: the host and the agent start while the user types).
-local function open_in_node(chat, resume)
+local function open_in_node(chat, resume, reopen)
   chat.generation = bridge.generation
   chat.status = { agent = chat.agent, state = "starting", activity = "idle", queued = {}, commands = {}, modes = { available = {} }, options = {} }
   layout.refresh_winbar(chat)
-  bridge.call("open", open_params(chat, chat.spec, resume))
+  bridge.call("open", open_params(chat, chat.spec, resume, reopen))
   -- A host that was not running started with this call.
   chat.generation = bridge.generation
 end
@@ -182,8 +183,13 @@ end
 --- The prompt buffer's text is sent; it leaves the prompt once Node has it.
 function M.send_prompt(chat)
   local text = prompt.text(chat)
-  if not text or chat.sending == text then
+  if not text then
     return
+  end
+  if chat.sending then
+    -- The previous prompt is on its way (the host may still be starting): one at a time, so
+    -- nothing is sent twice.
+    return util.notify("acpchat: the previous prompt is still on its way; send again in a moment", vim.log.levels.WARN)
   end
   chat.sending = text
   M.send(chat, text, function(ok)
@@ -210,13 +216,18 @@ function M.restart(chat)
   if chat.generation ~= bridge.generation or not bridge.channel then
     -- The Node host itself went away: open the chat afresh in a new one.
     util.notify(string.format("acpchat: starting %s again", chat.agent))
-    return open_in_node(chat, chat.status and chat.status.session_id)
+    return open_in_node(chat, chat.status and chat.status.session_id, true)
   end
+  -- Starting from now on (a second :AcpChat meanwhile must not restart it again).
+  chat.status = vim.tbl_extend("force", chat.status or {}, { state = "starting", reason = nil })
+  layout.refresh_winbar(chat)
   bridge.call("restart", { chat = chat.id }, function(err, res)
     if err then
       return util.notify("acpchat: could not restart: " .. err, vim.log.levels.ERROR)
     end
-    util.notify(string.format("acpchat: restarting %s (%s)", chat.agent, res.how == "new" and "new session" or (res.how .. "ing the session")))
+    if res.how ~= "running" then
+      util.notify(string.format("acpchat: restarting %s (%s)", chat.agent, res.how == "new" and "new session" or (res.how .. "ing the session")))
+    end
   end)
 end
 

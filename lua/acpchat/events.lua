@@ -51,10 +51,18 @@ local requests = {
   end,
 }
 
---- The host died: every chat it held shows as crashed, with the way back.
+--- The host died: every chat it held shows as crashed, with the way back; prompts it had
+--- queued come back into the prompt buffer, and its open questions close.
 local function host_exited(why)
+  for key, q in pairs(require("acpchat.questions").open) do
+    require("acpchat.ask").dismiss(key, q.kind)
+  end
   for _, chat in pairs(registry.chats) do
     if chat.generation == bridge.generation then
+      local queued = chat.status and chat.status.queued or {}
+      if #queued > 0 then
+        require("acpchat.prompt").take_back(chat, queued)
+      end
       chat.status = vim.tbl_extend("force", chat.status or {}, { state = "crashed", reason = why, queued = {} })
       require("acpchat.layout").refresh_winbar(chat)
     end

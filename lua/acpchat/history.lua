@@ -40,10 +40,13 @@ function M.show(chat)
   local out = vim.list_extend({ M.header }, lines)
   vim.list_extend(out, { M.footer })
   local buf = chat.buf
+  -- A chat that shows its conversation already (started again in the same view) needs none.
+  if api.nvim_buf_line_count(buf) > 1 or api.nvim_buf_get_lines(buf, 0, 1, false)[1] ~= "" then
+    return false
+  end
   local was = vim.bo[buf].modifiable
   vim.bo[buf].modifiable = true
-  local empty = api.nvim_buf_line_count(buf) == 1 and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ""
-  api.nvim_buf_set_lines(buf, 0, empty and 1 or 0, false, out)
+  api.nvim_buf_set_lines(buf, 0, 1, false, out)
   local ns = api.nvim_create_namespace("acpchat_history")
   for _, row in ipairs({ 0, #out - 1 }) do
     api.nvim_buf_set_extmark(buf, ns, row, 0, { line_hl_group = "AcpChatNote" })

@@ -139,8 +139,10 @@ function M.save(p)
   if not b then
     return why
   end
+  -- `write!`: Node checked the disk right before (Vim's own check would ask y/n and stop the
+  -- editor when only the file's time changed).
   local ok, err = pcall(api.nvim_buf_call, b, function()
-    vim.cmd("silent write")
+    vim.cmd("silent write!")
   end)
   if not ok then
     return { result = "not_saved", error = (tostring(err):gsub("^.-Vim[^:]*:", "")) }

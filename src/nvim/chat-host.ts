@@ -17,7 +17,7 @@ import { PermissionRules } from "../session/permission-rules.js";
 import { describeTerminalExit } from "../terminals/exit-status.js";
 import { killAllNow } from "../agent/process-group.js";
 import { pruneTraces } from "../trace/trace-log.js";
-import { Redactor } from "../trace/redact.js";
+import { Redactor, commandSecrets } from "../trace/redact.js";
 import { SessionIndex } from "../session/session-index.js";
 import { deleteSession, listSessions, setOption, type AgentSpec, type SessionsParams } from "../session/session-commands.js";
 import type { QueuedPrompt } from "../session/prompt-queue.js";
@@ -87,15 +87,19 @@ export class ChatHost {
 
   /** Redacted with the chat's secrets when the call names one, else key-like values only. */
   private redact(params: unknown, text: string): string {
-    const id = (params as { chat?: unknown } | undefined)?.chat;
-    const chat = typeof id === "number" ? this.chats.get(id)?.chat : undefined;
-    return (chat?.redactor ?? genericRedactor).text(text);
+    const p = params as { chat?: unknown; agent?: AgentParams } | undefined;
+    const chat = typeof p?.chat === "number" ? this.chats.get(p.chat)?.chat : undefined;
+    if (chat) return chat.redactor.text(text);
+    // A call about an agent without a chat (sessions): that agent's secrets.
+    if (p?.agent && typeof p.agent === "object") return new Redactor(commandSecrets(agentSpec(fromWire<AgentParams>(p.agent)))).text(text);
+    return genericRedactor.text(text);
   }
 
   private makeHandlers(): Handlers {
     return {
       open: (p) => {
-        if (!this.chats.has(p.chat)) this.chats.set(p.chat, this.create(p));
+        // `reopen`: the chat lived in a host that died; its transcript is on screen already.
+        if (!this.chats.has(p.chat)) this.chats.set(p.chat, this.create(p, p.reopen ? (p.resume ? "continue" : "new") : undefined));
         return null;
       },
       send: (p) => this.get(p.chat).chat.submit(p.text, p.context ?? []),
@@ -157,10 +161,11 @@ export class ChatHost {
 
   /**
    * A chat for `p`, starting in the background (a new session, or `p.resume`). After a restart
-   * the view keeps what it shows until the replacement succeeded: a reloaded session's replay is
-   * held back and replaces the transcript only once `session/load` answered.
+   * the view keeps what it shows until the replacement succeeded: what a continued session draws
+   * while it starts is held back; a load's replay then replaces the transcript, anything else is
+   * added below it, and a failure leaves it as it was.
    */
-  private create(p: OpenParams, restart?: "resume" | "load" | "new"): Entry {
+  private create(p: OpenParams, restart?: "continue" | "new"): Entry {
     const id = p.chat;
     const agent = agentSpec(p.agent);
     const port = new NvimPort(this.bridge, this.questions, id, p.fs?.maxReadBytes, p.write ?? "review");
@@ -168,14 +173,14 @@ export class ChatHost {
     if (p.logDir) pruneTraces(p.logDir);
     const rules = new PermissionRules(agent.name, p.cwd, p.permissions?.rules ?? [], p.permissions?.store);
     const index = new SessionIndex(p.sessionIndex);
-    let held: RenderOp[] | undefined = restart === "load" ? [] : undefined;
+    let held: RenderOp[] | undefined = restart === "continue" ? [] : undefined;
     const send = (ops: RenderOp[]) => {
       // Status changes are drawn at once; the replay waits for the load to succeed.
       if (held) held.push(...ops.filter((o) => o.op !== "meta"));
       const shown = held ? ops.filter((o) => o.op === "meta") : ops;
       if (shown.length > 0) this.bridge.emit("render", { chat: id, ops: shown });
     };
-    if (restart && restart !== "load") send([{ op: "generation" }]);
+    if (restart === "new") send([{ op: "generation" }]);
     const touch = () => {
       if (chat.sessionId) index.touch({ agent: agent.name, sessionId: chat.sessionId, cwd: chat.boundary.cwd, title: chat.state.title });
     };
@@ -198,14 +203,17 @@ export class ChatHost {
       onTakeBack: (prompts) => this.bridge.emit("takeBack", { chat: id, prompts: prompts.map(takenBack) }),
     });
     const queue = new RenderQueue({ frameMs: p.frameMs, send, status: () => statusOf(chat) });
+    // The view shows "starting" at once (a crashed chat's view must not look crashed meanwhile).
+    queue.push([{ type: "meta" }]);
     chat.start(p.resume ? { sessionId: p.resume } : undefined).then(
       async () => {
         touch();
         if (held) {
-          queue.flush(); // the rest of the replay joins what is held
-          const replay = held;
+          queue.flush(); // the rest of what it drew joins what is held
+          const drawn = held;
           held = undefined;
-          send([{ op: "reset" }, ...replay]);
+          // A load replayed the conversation: it replaces the view. A resume replays nothing.
+          send([{ op: chat.continuedBy === "load" ? "reset" : "generation" }, ...drawn]);
         }
         await this.applyDefaults(chat, agent);
         queue.flush();
@@ -244,15 +252,17 @@ export class ChatHost {
    * `:AcpChat` on a chat whose agent died: start it again and continue the session (resume or
    * load when the agent supports it). The old chat's questions are withdrawn.
    */
-  private restart(id: number): { how: "resume" | "load" | "new" } {
+  private restart(id: number): { how: "resume" | "load" | "new" | "running" } {
     const old = this.get(id);
+    // Asked twice (a second :AcpChat while the first restart starts): the one starting goes on.
+    if (old.chat.status !== "failed") return { how: "running" };
     const sessionId = old.chat.sessionId;
     const how = (sessionId !== undefined ? old.chat.client?.continuation() : undefined) ?? "new";
     old.queue.flush();
     old.queue.dispose();
     this.questions.withdrawAll(id);
     void old.chat.close();
-    this.chats.set(id, this.create({ ...old.params, resume: how !== "new" ? sessionId : undefined }, how));
+    this.chats.set(id, this.create({ ...old.params, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue"));
     return { how };
   }
 

@@ -40,6 +40,8 @@ export interface OpenParams {
   sessionIndex?: string;
   /** Continue this earlier session instead of starting a new one. */
   resume?: string;
+  /** The chat lived in a Node host that died: its transcript is on screen already. */
+  reopen?: boolean;
 }
 
 /** An agent from the config (src/session/session-commands.ts has it as the chat uses it). */
@@ -92,7 +94,7 @@ export interface LuaToNode {
   cancel: { params: ChatRef; result: { takenBack: TakenBack[] } };
   close: { params: ChatRef; result: null };
   /** Start a crashed (or timed out) chat's agent again, continuing its session when possible. */
-  restart: { params: ChatRef; result: { how: "resume" | "load" | "new" } };
+  restart: { params: ChatRef; result: { how: "resume" | "load" | "new" | "running" } };
   /** The answer to a question asked with the `ask` event. */
   reply: { params: { key: string; value?: unknown }; result: null };
   setMode: { params: ChatRef & { mode: string }; result: null };

@@ -18,7 +18,7 @@ import type {
 } from "../protocol/schema.js";
 import { compactInput } from "../render/view-model.js";
 import { summarizeDiff } from "../render/diff-summary.js";
-import { DEFAULT_MAX_READ_BYTES, diskSnapshot, writeIfUnchanged, type DiskSnapshot } from "../workspace/disk.js";
+import { DEFAULT_MAX_READ_BYTES, diskSnapshot, stillIs, writeIfUnchanged, type DiskSnapshot } from "../workspace/disk.js";
 import { readFileWindow, textWindow } from "../workspace/files.js";
 import { resolveThroughLinks } from "../workspace/path-boundary.js";
 import { sameText, joinText } from "../workspace/text-codec.js";
@@ -169,6 +169,11 @@ export class NvimPort implements EditorPort {
       const r = await this.bridge.request("bufferApply", { path: c.path, tick: c.tick, edits: c.edits, eol: c.eol });
       if (r.result !== "applied") return undefined;
       if (!c.save) return { written: "buffer" };
+      // Vim's :write would ask (y/n) when the file's time changed, and stop the editor: Node
+      // checks the disk instead, right before the save, which then skips Vim's check.
+      if (c.expectedDisk && !(await stillIs(c.path, c.expectedDisk, this.maxReadBytes))) {
+        return { written: "buffer", saved: false, error: `${c.path} changed on disk meanwhile; the change is in the buffer, not saved` } as Omit<WriteOutcome, "message">;
+      }
       const s = await this.bridge.request("bufferSave", { path: c.path, tick: r.tick });
       if (s.result === "saved") return { written: "buffer", saved: true };
       return { written: "buffer", saved: false, ...("error" in s ? { error: s.error } : {}) } as Omit<WriteOutcome, "message">;

@@ -79,8 +79,9 @@ export class Chat {
   private settleTurn: ((r: StopReason | "error") => void) | undefined;
   /** Tool calls whose files were checked against the disk. */
   private readonly synced = new WeakSet<object>();
-  /** A queued prompt is being prepared (its files read): nothing else may start meanwhile. */
-  private preparing = false;
+  /** The queued prompt being prepared (its files read): nothing else starts meanwhile, and a
+   * cancel or a crash in that window gives it back like the rest of the queue. */
+  private preparing: QueuedPrompt | undefined;
   /** Aborted when the chat closes: withdraws questions that outlive a turn (sign-in, disk sync). */
   private readonly lifetime = new AbortController();
 
@@ -179,9 +180,16 @@ export class Chat {
     if (this.status !== "ready" || this.state.turnState !== "idle" || this.preparing) return false;
     const next = this.queue.shift();
     if (!next) return false;
-    this.preparing = true;
+    this.preparing = next;
     void this.runQueued(next);
     return true;
+  }
+
+  /** Every prompt not sent yet: the one being prepared, then the queue. */
+  private takeUnsent(): QueuedPrompt[] {
+    const p = this.preparing;
+    this.preparing = undefined;
+    return [...(p ? [p] : []), ...this.queue.takeAll()];
   }
 
   private async runQueued(p: QueuedPrompt): Promise<void> {
@@ -191,13 +199,16 @@ export class Chat {
       const read = async (path: string) => (await this.opts.port.readTextFile({ sessionId: this.sessionId ?? "", path }, new AbortController().signal)).content;
       blocks = await buildPrompt(p.text, p.context, this.boundary, this.client?.supports("embeddedContext") ?? false, read);
     } catch (e) {
-      this.preparing = false;
+      if (this.preparing !== p) return; // taken back meanwhile
+      this.preparing = undefined;
       this.notice(`Could not prepare the prompt: ${errorMessage(e)}`, "error");
       this.opts.onTakeBack?.([p]);
       this.pump();
       return;
     }
-    this.preparing = false;
+    // Cancelled, or the agent died, while its files were read: it was given back already.
+    if (this.preparing !== p) return;
+    this.preparing = undefined;
     const stop = await this.prompt(blocks);
     this.opts.onTurnEnd?.(stop);
     this.pump();
@@ -205,7 +216,7 @@ export class Chat {
 
   /** Queued prompts go back to the user (the agent cannot take them). */
   private giveBackQueue(): void {
-    const back = this.queue.takeAll();
+    const back = this.takeUnsent();
     if (back.length > 0) {
       this.opts.onTakeBack?.(back);
       this.emit([{ type: "meta" }]);
@@ -356,7 +367,7 @@ export class Chat {
    * the cancel for `cancelMs` has its turn ended by the client, with a note saying so.
    */
   cancel(): QueuedPrompt[] {
-    const back = this.queue.takeAll();
+    const back = this.takeUnsent();
     if (back.length > 0) this.emit([{ type: "meta" }]);
     this.cancelTurn();
     return back;

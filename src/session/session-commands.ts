@@ -6,7 +6,7 @@ import type { AgentCommand } from "../agent/agent-process.js";
 import { withAgent } from "../session/agent-probe.js";
 import type { Chat } from "../session/chat.js";
 import { SessionIndex } from "../session/session-index.js";
-import { Redactor } from "../trace/redact.js";
+import { Redactor, commandSecrets } from "../trace/redact.js";
 
 export interface AgentSpec {
   name: string;
@@ -59,7 +59,7 @@ export async function listSessions(p: SessionsParams, live: Chat | undefined): P
   const out = new Map<string, SessionChoice>();
   for (const s of index.list(p.cwd, p.agent.name)) out.set(s.sessionId, { sessionId: s.sessionId, title: s.title, updatedAt: s.updatedAt, cwd: s.cwd, source: "index" });
   // Titles come from the agent: redacted with its secrets like everything else shown.
-  const redactor = new Redactor(Object.values(p.agent.env ?? {}));
+  const redactor = new Redactor(commandSecrets(p.agent));
   for (const s of listed) {
     const known = out.get(s.sessionId);
     out.set(s.sessionId, { sessionId: s.sessionId, title: s.title != null ? redactor.text(s.title) : known?.title, updatedAt: s.updatedAt ?? known?.updatedAt, cwd: s.cwd, source: known ? "both" : "agent" });

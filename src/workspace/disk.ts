@@ -54,6 +54,28 @@ export async function assertUnmoved(path: string, ino?: number): Promise<void> {
   }
 }
 
+/**
+ * Create `dir` and its missing parents one at a time, each under a parent that is still where
+ * the boundary check saw it (a parent swapped for a symlink meanwhile would lead outside).
+ */
+async function makeParents(dir: string): Promise<void> {
+  const missing: string[] = [];
+  let cur = dir;
+  while (!(await access(cur).then(() => true, () => false))) {
+    const parent = dirname(cur);
+    if (parent === cur) break;
+    missing.unshift(cur);
+    cur = parent;
+  }
+  await assertUnmoved(cur);
+  for (const d of missing) {
+    await mkdir(d).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== "EEXIST") throw e;
+    });
+    await assertUnmoved(d);
+  }
+}
+
 /** The file as it is now. Missing files are `{ exists: false }`; other failures throw. */
 export async function diskSnapshot(path: string, maxBytes = DEFAULT_MAX_READ_BYTES): Promise<DiskSnapshot> {
   let st;
@@ -109,7 +131,7 @@ export type DiskWriteResult = { result: "written"; how: "created" | "replaced" |
  */
 export async function writeIfUnchanged(path: string, bytes: Uint8Array, expected: Fingerprint, maxBytes = DEFAULT_MAX_READ_BYTES): Promise<DiskWriteResult> {
   const dir = dirname(path);
-  if (!expected.exists) await mkdir(dir, { recursive: true });
+  if (!expected.exists) await makeParents(dir);
   await assertUnmoved(dir);
   if (!(await stillIs(path, expected, maxBytes))) return { result: "changed" };
   const fail = (e: unknown): never => {

@@ -85,10 +85,12 @@ export interface Prepared {
   file?: { encoding: Encoding; format: FileFormat; bom: boolean };
   /** Buffer: also :write it afterwards (mode "save", and no unsaved edits of the user's in it). */
   save: boolean;
+  /** Buffer with save: the disk as it was when this was decided (the save lands only on it). */
+  disk?: Fingerprint;
 }
 
 export type Commit =
-  | { to: "buffer"; path: string; tick: number; edits: LineEdit[]; eol?: boolean; save: boolean; result: Text; base: Base }
+  | { to: "buffer"; path: string; tick: number; edits: LineEdit[]; eol?: boolean; save: boolean; expectedDisk?: Fingerprint; result: Text; base: Base }
   | { to: "disk"; path: string; expected: Fingerprint; bytes: Buffer; result: Text; create: boolean; base: Base };
 
 export type WritePlan =
@@ -160,7 +162,8 @@ function decideBuffer(req: WriteRequest, b: BufferState, disk: DiskSnapshot | un
     }
   }
   const base: Base = { kind: "buffer", tick: b.tick, empty: b.empty, text };
-  const prepared: Prepared = { path, base, next, diff: diffTexts(text, next, req.limits), save: mode === "save" && !b.modified };
+  const save = mode === "save" && !b.modified;
+  const prepared: Prepared = { path, base, next, diff: diffTexts(text, next, req.limits), save, disk: save && disk?.exists ? disk.fingerprint : undefined };
   // Unsaved edits of the user's are never overwritten without their say.
   const reason = b.modified ? "conflict" : mode === "review" ? "review" : undefined;
   return finishDecision(req, prepared, reason);
@@ -185,7 +188,7 @@ export function commitFor(p: Prepared, accepted: readonly number[]): Commit {
     // Vim's empty buffer shows one empty line: replace it rather than add to it.
     if (base.empty) edits = [{ start: 0, end: 1, lines: result.lines }];
     const eol = result.eol !== base.text.eol && result.lines.length > 0 ? result.eol : undefined;
-    return { to: "buffer", path: p.path, tick: base.tick, edits, eol, save: p.save, result, base };
+    return { to: "buffer", path: p.path, tick: base.tick, edits, eol, save: p.save, expectedDisk: p.disk, result, base };
   }
   const f = p.file!;
   const bytes = encodeText({ ...result, ...f });
