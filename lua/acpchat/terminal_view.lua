@@ -23,7 +23,7 @@ function M.show(chat, terminal_id)
       vim.keymap.set("n", "q", "<Cmd>close<CR>", { buffer = buf, nowait = true, silent = true, desc = "acpchat: close the output" })
     end
     local lines = vim.split(t.output, "\n", { plain = true })
-    lines[#lines + 1] = "[" .. (t.exit or "running") .. "]"
+    lines[#lines + 1] = "[" .. (t.exit or "running") .. (t.failed and ", failed" or "") .. "]"
     vim.bo[buf].modifiable = true
     api.nvim_buf_set_lines(buf, 0, -1, false, lines)
     vim.bo[buf].modifiable = false

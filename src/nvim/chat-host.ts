@@ -14,7 +14,7 @@ import { RenderQueue, type RenderOp } from "../render/render-queue.js";
 import { statusView, type StatusView } from "../render/view-model.js";
 import { NvimPort } from "./nvim-port.js";
 import { PermissionRules } from "../session/permission-rules.js";
-import { describeTerminalExit } from "../terminals/exit-status.js";
+import { describeTerminalExit, terminalFailed } from "../terminals/exit-status.js";
 import { killAllNow } from "../agent/process-group.js";
 import { pruneTraces } from "../trace/trace-log.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
@@ -135,7 +135,7 @@ export class ChatHost {
         this.get(p.chat)
           .chat.terminals.all()
           .filter((t) => !p.terminal || t.id === p.terminal)
-          .map((t) => ({ id: t.id, pid: t.pid, output: this.get(p.chat).chat.redactor.text(t.output()), exit: describeTerminalExit(t.exitStatus) })),
+          .map((t) => ({ id: t.id, pid: t.pid, output: this.get(p.chat).chat.redactor.text(t.output()), exit: describeTerminalExit(t.exitStatus), failed: terminalFailed(t.exitStatus) })),
       sessions: (p) => listSessions(sessionsParams(p), this.liveChat(p.agent.name)),
       deleteSession: (p) => deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, this.liveChat(p.agent.name)),
       log: (p) => {
