@@ -49,9 +49,41 @@ function M.agent_params(name, agent)
   }
 end
 
+--- name = value tables as the pairs they cross as (sorted: the same config sends the same list).
+local function pairs_of(t)
+  local out = {}
+  for k, v in pairs(t or {}) do
+    out[#out + 1] = { name = k, value = v }
+  end
+  table.sort(out, function(a, b)
+    return a.name < b.name
+  end)
+  return out
+end
+
+--- The MCP servers for a chat with `agent`: the global ones, then the agent's (one of the same
+--- name replaces the global one, in its place). `$VAR`s are expanded by Node when the chat starts.
+function M.mcp_params(agent)
+  local list, at = {}, {}
+  for _, source in ipairs({ config.options.mcp_servers or {}, agent.mcp_servers or {} }) do
+    for _, s in ipairs(source) do
+      local p = { name = s.name, type = s.type, command = s.command, args = s.args, env = s.env and pairs_of(s.env), url = s.url, headers = s.headers and pairs_of(s.headers) }
+      if at[s.name] then
+        list[at[s.name]] = p
+      else
+        list[#list + 1] = p
+        at[s.name] = #list
+      end
+    end
+  end
+  return list
+end
+
 local function open_params(chat, agent, resume, reopen)
   local opts = config.options
+  local mcp = M.mcp_params(agent)
   return {
+    mcp_servers = #mcp > 0 and mcp or nil,
     chat = chat.id,
     reopen = reopen or nil,
     agent = M.agent_params(chat.agent, agent),

@@ -98,6 +98,57 @@ local function list(items, o)
   return o
 end
 
+-- An MCP server for the agent (ACP's McpServer): stdio (the agent starts `command`), or http /
+-- sse (the agent connects to `url`; only agents whose mcpCapabilities allow it get those).
+local mcp_server = record({
+  { "name", nonempty({ required = true, desc = "The server's name, as the agent shows it." }) },
+  { "type", one_of({ "stdio", "http", "sse" }, { default = "stdio", desc = "How the agent reaches it." }) },
+  { "command", nonempty({ desc = "stdio: the program (a path, or found on PATH; made absolute when the chat starts)." }) },
+  { "args", list(str({}), { expect = "list of strings", desc = "stdio: its arguments." }) },
+  {
+    "env",
+    map(str({}), {
+      atomic = true,
+      expect = "table of name = string",
+      desc = "stdio: its environment. `$NAME` or `${NAME}` in a value is taken from your environment when the chat starts ($$ is a $). Values are redacted like the agent's env.",
+    }),
+  },
+  { "url", nonempty({ desc = "http, sse: the server's URL." }) },
+  {
+    "headers",
+    map(str({}), { atomic = true, expect = "table of name = string", desc = "http, sse: HTTP headers; `$NAME` expanded and values redacted as for env." }),
+  },
+}, {
+  atomic = true,
+  expect = "MCP server",
+  -- The fields of the other transport are a mistake, not something to ignore silently.
+  check = function(v)
+    if v.type == "stdio" then
+      if not v.command then
+        return "a stdio server needs command"
+      elseif v.url or v.headers then
+        return "url and headers are for http and sse servers (set type)"
+      end
+    else
+      if not v.url then
+        return string.format("an %s server needs url", v.type)
+      elseif v.command or v.args or v.env then
+        return string.format("command, args and env are for stdio servers, not %s", v.type)
+      end
+    end
+  end,
+})
+
+local function mcp_servers(o)
+  return list(mcp_server, {
+    default = o.default,
+    expect = "list of MCP servers",
+    tag = o.tag,
+    desc = o.desc,
+    example = o.example,
+  })
+end
+
 local agent = record({
   { "command", nonempty({ required = true, desc = "The program to run, found on PATH (or a path)." }) },
   { "args", list(str({}), { expect = "list of strings", desc = "Its arguments." }) },
@@ -122,6 +173,10 @@ local agent = record({
       desc = "Session config options to set when a session starts (id = value).",
     }),
   },
+  {
+    "mcp_servers",
+    mcp_servers({ tag = "acpchat-agents.mcp_servers", desc = "MCP servers for this agent's sessions, besides the global |acpchat-mcp_servers|; one with the same name replaces the global one." }),
+  },
 }, { atomic = true })
 
 local rule = record({
@@ -142,6 +197,23 @@ M.schema = record({
         'agents = { claude = { command = "claude-agent-acp",',
         '                      mode = "acceptEdits", model = "opus",',
         "                      options = { thinking = true } } }",
+      },
+    }),
+  },
+  {
+    "mcp_servers",
+    mcp_servers({
+      default = {},
+      tag = "acpchat-mcp_servers",
+      desc = "MCP servers passed to every agent on session/new, load and resume (|acpchat-mcp|). stdio servers always; http and sse ones only to agents that accept them (the others get a note in the transcript). One mistake drops the whole list.",
+      example = {
+        "mcp_servers = {",
+        '  { name = "fs", command = "mcp-fs", args = { "." } },',
+        '  { name = "gh", command = "github-mcp",',
+        '    env = { GITHUB_TOKEN = "$GITHUB_TOKEN" } },',
+        '  { name = "docs", type = "http", url = "https://x.dev/mcp",',
+        '    headers = { Authorization = "Bearer ${DOCS_TOKEN}" } },',
+        "}",
       },
     }),
   },
@@ -360,6 +432,14 @@ local function resolve(node, v, path, problems)
     for i, item in ipairs(v) do
       local x, ok = resolve(node.items, item, join(path, i), problems)
       out[i], clean = x, clean and ok
+    end
+  end
+  -- A record's own rule across its fields (checked when every field is valid).
+  if clean and node.check then
+    local problem = node.check(out)
+    if problem then
+      problems[#problems + 1] = string.format("%s: %s", path, problem)
+      clean = false
     end
   end
   if node.atomic and not clean then

@@ -65,6 +65,44 @@ function M.check()
     health.warn("setup(): " .. p)
   end
 
+  health.start("acp-chat.nvim: MCP servers")
+  local any = false
+  local function check_servers(owner, list)
+    for _, s in ipairs(list or {}) do
+      any = true
+      local who = owner and string.format("%s (agent %s)", s.name, owner) or s.name
+      if s.type == "stdio" then
+        local found = vim.fn.executable(s.command) == 1
+        if found then
+          health.ok(string.format("%s: stdio, `%s` found (%s)", who, s.command, vim.fn.exepath(s.command)))
+        else
+          health.error(string.format("%s: stdio, `%s` not found (not an executable file, nor on PATH)", who, s.command))
+        end
+      else
+        -- Headers and env values may be secrets: only their names are shown.
+        local header_names = vim.tbl_keys(s.headers or {})
+        table.sort(header_names)
+        health.info(string.format("%s: %s, %s%s (passed only to agents whose mcpCapabilities.%s is true)", who, s.type, s.url, #header_names > 0 and (", headers " .. table.concat(header_names, ", ")) or "", s.type))
+      end
+      for what, t in pairs({ env = s.env or {}, header = s.headers or {} }) do
+        for name, value in pairs(t) do
+          for var in value:gsub("%$%$", ""):gmatch("%$%{?([%a_][%w_]*)") do
+            if vim.env[var] == nil then
+              health.warn(string.format("%s: %s %s uses $%s, which is not set in Neovim's environment", who, what, name, var))
+            end
+          end
+        end
+      end
+    end
+  end
+  check_servers(nil, config.options.mcp_servers)
+  for _, name in ipairs(names) do
+    check_servers(name, agents[name].mcp_servers)
+  end
+  if not any then
+    health.info("none configured (|acpchat-mcp|)")
+  end
+
   health.start("acp-chat.nvim: logs")
   health.info("JSON-RPC traces: " .. config.log_dir())
 end

@@ -189,6 +189,7 @@ export class ChatHost {
       command: { command: agent.command, args: agent.args ?? [], env: agent.env ?? {}, cwd: agent.cwd },
       cwd: p.cwd,
       extraRoots: p.extraRoots,
+      mcpServers: p.mcpServers,
       port,
       onEvents: (events) => queue.push(events),
       traceFile: p.logDir ? join(p.logDir, `${stamp}-chat${id}-${agent.name}.jsonl`) : undefined,

@@ -17,6 +17,7 @@
  *    JSON, a form's fields) never crosses as an object: it crosses as a list of pairs or as a
  *    JSON string (`*_json`).
  */
+import type { McpServerConfig } from "../client/acp-client.js";
 import type { RenderOp } from "../render/render-queue.js";
 import type { ContextItem } from "../session/prompt-builder.js";
 import type { SessionChoice } from "../session/session-commands.js";
@@ -42,6 +43,8 @@ export interface OpenParams {
   resume?: string;
   /** The chat lived in a Node host that died: its transcript is on screen already. */
   reopen?: boolean;
+  /** MCP servers for the session (the global ones and the agent's, merged by name); env and headers as pairs. */
+  mcpServers?: McpServerConfig[];
 }
 
 /** An agent from the config (src/session/session-commands.ts has it as the chat uses it). */

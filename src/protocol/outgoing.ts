@@ -11,6 +11,7 @@ export interface InitializeParams {
     terminal: boolean;
     auth: { terminal: boolean };
     elicitation?: { form: Record<string, never>; url: Record<string, never> };
+    session?: { notices?: Record<string, never>; compaction?: Record<string, never>; configOptions?: { boolean?: Record<string, never> } };
     _meta?: { [key: string]: unknown };
   };
   clientInfo: { name: string; version: string };
@@ -18,15 +19,44 @@ export interface InitializeParams {
 export interface AuthenticateParams {
   methodId: string;
 }
+/** A name and a value (an MCP server's environment variable or HTTP header). */
+export interface NameValue {
+  name: string;
+  value: string;
+}
+/** An MCP server the agent starts itself (every agent supports stdio). */
+export interface McpServerStdio {
+  name: string;
+  /** An absolute path (the spec asks for one). */
+  command: string;
+  args: string[];
+  env: NameValue[];
+}
+/** An MCP server the agent connects to: only when `mcpCapabilities.http` / `.sse` says it can. */
+export interface McpServerHttp {
+  type: "http";
+  name: string;
+  url: string;
+  headers: NameValue[];
+}
+export interface McpServerSse {
+  type: "sse";
+  name: string;
+  url: string;
+  headers: NameValue[];
+}
+export type McpServer = McpServerStdio | McpServerHttp | McpServerSse;
 export interface NewSessionParams {
   cwd: string;
-  mcpServers: never[];
+  mcpServers: McpServer[];
   additionalDirectories?: string[];
 }
+/** `session/load` and `session/resume`. */
 export interface LoadSessionParams {
   sessionId: string;
   cwd: string;
-  mcpServers: never[];
+  mcpServers: McpServer[];
+  additionalDirectories?: string[];
 }
 export interface ListSessionsParams {
   cwd?: string;

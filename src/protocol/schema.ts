@@ -241,7 +241,7 @@ const present = z.looseObject({}).nullish();
 export const AgentCapabilities = z.looseObject({
   loadSession: z.boolean().optional(),
   promptCapabilities: PromptCapabilities.optional(),
-  mcpCapabilities: z.looseObject({}).optional(),
+  mcpCapabilities: z.looseObject({ http: z.boolean().nullish(), sse: z.boolean().nullish(), ...meta }).optional(),
   sessionCapabilities: z.looseObject({ list: present, delete: present, resume: present, close: present, additionalDirectories: present }).optional(),
   auth: z.looseObject({ logout: present }).optional(),
   ...meta,

@@ -5,7 +5,7 @@
  * through the EditorPort and the `onEvents` sink.
  */
 import { AgentProcess, describeExit, type AgentCommand, type AgentExit } from "../agent/agent-process.js";
-import { AcpClient, type AgentRequestHandlers, type ClientFeatures } from "../client/acp-client.js";
+import { AcpClient, resolveMcpServers, type AgentRequestHandlers, type ClientFeatures, type McpServerConfig } from "../client/acp-client.js";
 import type { EditorPort } from "../client/editor-port.js";
 import { ConnectionClosedError, ErrorCodes, RpcError, errorMessage } from "../protocol/errors.js";
 import { JsonRpcPeer, type HandlerContext } from "../protocol/jsonrpc.js";
@@ -30,6 +30,8 @@ export interface ChatOptions {
   cwd: string;
   /** More directories the user allows the agent to touch. */
   extraRoots?: string[];
+  /** MCP servers for the agent, as configured (`$VAR`s expanded when the chat starts). */
+  mcpServers?: McpServerConfig[];
   port: EditorPort;
   onEvents: (events: TranscriptEvent[]) => void;
   traceFile?: string;
@@ -84,11 +86,15 @@ export class Chat {
   private preparing: QueuedPrompt | undefined;
   /** Aborted when the chat closes: withdraws questions that outlive a turn (sign-in, disk sync). */
   private readonly lifetime = new AbortController();
+  /** The configured MCP servers, expanded; and what to tell the user about them. */
+  private readonly mcp: ReturnType<typeof resolveMcpServers>;
 
   constructor(readonly opts: ChatOptions) {
     this.state = new SessionState(opts.agentName);
-    // The agent's environment and the keys on its command line (`--api-key …`) are secrets.
-    this.redactor = new Redactor(commandSecrets(opts.command));
+    this.mcp = resolveMcpServers(opts.mcpServers ?? [], opts.cwd, process.env);
+    // The agent's environment and the keys on its command line (`--api-key …`) are secrets, and
+    // so are the MCP servers' environment and header values.
+    this.redactor = new Redactor([...commandSecrets(opts.command), ...this.mcp.secrets]);
     this.trace = new TraceLog(this.redactor, opts.traceFile);
     this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
     this.terminals = new TerminalManager((t) => this.onTerminal(t), { outputCapBytes: opts.terminal?.outputLimitBytes });
@@ -130,19 +136,20 @@ export class Chat {
     });
     try {
       await this.client.initialize(this.opts.clientInfo ?? { name: "acp-chat.nvim", version: "0.1.0" }, { initializeMs: this.opts.timeouts?.initializeMs ?? 60_000 });
+      const setupOpts = { mcpServers: this.mcpServersToSend(), additionalDirectories: this.opts.extraRoots };
       if (resume) {
         const client = this.client;
         const how = client.continuation();
         if (!how) throw new Error(`${this.opts.agentName} cannot resume or load sessions (it advertises neither session/resume nor loadSession)`);
         // Known up front: session/load replays the conversation before it answers.
         this.sessionId = resume.sessionId;
-        const setup = await this.withAuth(() => (how === "resume" ? client.resumeSession(resume.sessionId, this.boundary.cwd) : client.loadSession(resume.sessionId, this.boundary.cwd)));
+        const setup = await this.withAuth(() => (how === "resume" ? client.resumeSession(resume.sessionId, this.boundary.cwd, setupOpts) : client.loadSession(resume.sessionId, this.boundary.cwd, setupOpts)));
         this.emit(this.state.applySetup(setup));
         this.flushHeld();
         this.continuedBy = how;
       } else {
         const client = this.client;
-        const res = await this.withAuth(() => client.newSession(this.boundary.cwd, { timeoutMs: this.opts.timeouts?.newSessionMs ?? 120_000, additionalDirectories: this.opts.extraRoots }));
+        const res = await this.withAuth(() => client.newSession(this.boundary.cwd, { timeoutMs: this.opts.timeouts?.newSessionMs ?? 120_000, ...setupOpts }));
         this.sessionId = res.sessionId;
         this.emit(this.state.applySetup(res));
       }
@@ -160,6 +167,21 @@ export class Chat {
       await this.close();
       throw new Error(this.redactor.text(why));
     }
+  }
+
+  /**
+   * The MCP servers this agent can take (stdio always; http and sse when it advertises them);
+   * each one left out, and each problem with the configuration, is a note in the transcript.
+   */
+  private mcpServersToSend() {
+    for (const p of this.mcp.problems) this.notice(p, "warn");
+    const { send, skipped } = this.client!.mcpServers(this.mcp.servers);
+    for (const s of skipped) {
+      const type = "type" in s ? s.type : "stdio";
+      this.notice(`MCP server "${s.name}" (${type}) not passed: ${this.opts.agentName} does not accept ${type} MCP servers (agentCapabilities.mcpCapabilities.${type}).`, "warn");
+    }
+    if (send.length > 0) this.trace.note("lifecycle", `MCP servers: ${send.map((s) => s.name).join(", ")}`);
+    return send;
   }
 
   /**
