@@ -79,8 +79,9 @@ local function append(chat, id, s)
     parts[i] = prefix .. parts[i]
   end
   local last = api.nvim_buf_line_count(buf) - 1
-  local col = #api.nvim_buf_get_lines(buf, last, last + 1, false)[1]
-  api.nvim_buf_set_text(buf, last, col, last, col, parts)
+  -- At the end of the last line (-1, -1) without reading it: a reply that is one long line
+  -- must not cost its whole length in every batch.
+  api.nvim_buf_set_text(buf, -1, -1, -1, -1, parts)
   line_hls(buf, last + 1, #parts - 1, text.line_hl[b.type])
 end
 
@@ -209,8 +210,13 @@ function M.apply(id, ops)
   if changed then
     local last = api.nvim_buf_line_count(buf)
     for _, win in ipairs(follow) do
+      -- Already there (a reply growing one long line): setting it again would make Neovim
+      -- measure the whole wrapped line to place the view, in every batch.
       if api.nvim_win_is_valid(win) then
-        api.nvim_win_set_cursor(win, { last, 0 })
+        local cur = api.nvim_win_get_cursor(win)
+        if cur[1] ~= last or cur[2] ~= 0 then
+          api.nvim_win_set_cursor(win, { last, 0 })
+        end
       end
     end
     -- A window scrolled up keeps its place; its winbar says that new text arrived below.

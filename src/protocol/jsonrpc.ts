@@ -198,26 +198,36 @@ export class JsonRpcPeer {
     for (;;) {
       const nl = chunk.indexOf(10, start);
       if (nl < 0) break;
-      const piece = chunk.subarray(start, nl);
-      start = nl + 1;
       if (this.discarding) {
+        start = nl + 1;
         this.discarding = false;
         this.partial = [];
         this.partialBytes = 0;
         continue;
       }
-      let line: Buffer = piece;
+      let text: string;
       if (this.partial.length > 0) {
-        this.partial.push(piece);
-        line = Buffer.concat(this.partial);
+        this.partial.push(chunk.subarray(start, nl));
+        const line = Buffer.concat(this.partial);
         this.partial = [];
         this.partialBytes = 0;
+        if (line.length > this.maxLineBytes) {
+          this.problem(`dropped a line of ${line.length} bytes (limit ${this.maxLineBytes})`);
+          start = nl + 1;
+          continue;
+        }
+        text = line.toString("utf8");
+      } else {
+        if (nl - start > this.maxLineBytes) {
+          this.problem(`dropped a line of ${nl - start} bytes (limit ${this.maxLineBytes})`);
+          start = nl + 1;
+          continue;
+        }
+        // Decoded straight from the stream's buffer: no Buffer object per line.
+        text = chunk.toString("utf8", start, nl);
       }
-      if (line.length > this.maxLineBytes) {
-        this.problem(`dropped a line of ${line.length} bytes (limit ${this.maxLineBytes})`);
-        continue;
-      }
-      this.onLine(line.toString("utf8"));
+      start = nl + 1;
+      this.onLine(text);
       if (this.closedReason !== undefined) return;
     }
     if (start < chunk.length && !this.discarding) {

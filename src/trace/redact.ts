@@ -37,6 +37,16 @@ const CONTEXT_WORDS = ["Bearer", "-----BEGIN"];
 /** Flags whose next argument (or `=value`) is a secret, in an agent's command line. */
 const SECRET_FLAG = /^--?[\w-]*(?:key|token|secret|password|passwd|auth|credential)[\w-]*$/i;
 
+/**
+ * Whether `s` holds a hint of a key-like value or of a secret field name. Text without one and
+ * without a known secret value is left as it is by Redactor.json and Redactor.text; so is any
+ * join of such texts whose seams are JSON punctuation (`"`, `,`, `:`, braces), since every hint
+ * is made of letters, digits, `-`, `_` and spaces only.
+ */
+export function hasSecretHint(s: string): boolean {
+  return KEY_HINT.test(s) || SECRET_HINT.test(s);
+}
+
 /** Every key-like value replaced (see KEY_LIKE). */
 export function redactKeyLike(s: string): string {
   if (!KEY_HINT.test(s)) return s;
@@ -70,6 +80,12 @@ export class Redactor {
   /** Whether there are known secret values to look for (key-like values are looked for always). */
   get active(): boolean {
     return this.values.length > 0;
+  }
+
+  /** Whether `s` contains one of the known secret values. */
+  hasKnownValue(s: string): boolean {
+    for (const v of this.values) if (s.includes(v)) return true;
+    return false;
   }
 
   /** A copy of `value` with secret fields and secret values replaced. */
@@ -200,6 +216,8 @@ export class PieceRedactor {
     // Only an end that may begin a secret can carry one into the next piece.
     if (this.redactor.holdBack(w) > 0 || partialKey(w) > 0) this.carry.set(stream, w.length > 256 ? w.slice(-256) : w);
     else if (tail) this.carry.delete(stream);
+    // Nothing carried in and no end that may begin a secret: regions(w, true) would find nothing.
+    else return text;
     // Secrets wholly inside this piece are the frame's own redaction's job.
     const spans = this.redactor
       .regions(w, tail === "")

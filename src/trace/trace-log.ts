@@ -2,12 +2,14 @@
  * The JSON-RPC trace of one chat: every frame in and out as a JSON line
  * `{time, dir, kind, id, method, size, payload}` with secrets redacted, appended to a file and
  * kept (bounded, as a ring) in memory for `:AcpChatLog`. Each frame is serialised and redacted
- * once, as text: the trace must keep up with thousands of updates a second.
+ * once, as text: the trace must keep up with thousands of updates a second. The file is written
+ * in batches (at most one every 200 ms), asynchronously: the disk never holds up the text on its
+ * way to the editor.
  */
-import { appendFileSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
+import { appendFile, appendFileSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Frame } from "../protocol/jsonrpc.js";
-import { PieceRedactor, type Redactor } from "./redact.js";
+import { hasSecretHint, PieceRedactor, type Redactor } from "./redact.js";
 
 export interface TraceEntry {
   time: string;
@@ -21,14 +23,26 @@ export interface TraceEntry {
 
 /** Payloads above this are cut in the trace (a 50 MB line must not become a 50 MB log entry). */
 const MAX_PAYLOAD_CHARS = 16 * 1024;
+/** How long frames gather before they are written to the file together. */
+const BATCH_MS = 200;
 
 export class TraceLog {
   private readonly ring: string[] = [];
   private head = 0;
   private pendingLines: string[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
+  /** A batch is being written to the file (the next waits for it: lines stay in order). */
+  private writing = false;
+  /** flush() was called while a batch was being written. */
+  private flushAfterWrite = false;
   private lastMs = 0;
   private lastIso = "";
+  /** The last method name and its JSON text (a trace sees few distinct methods, in runs). */
+  private lastMethod: string | undefined;
+  private lastMethodJson = "";
+  private lastMethodHint = false;
+  /** Whether the last frameHead() holds a hint of a secret in its id or method. */
+  private headHint = false;
   /** Streamed text (message chunks, terminal output) is redacted across its pieces. */
   private readonly pieces: PieceRedactor;
 
@@ -49,8 +63,12 @@ export class TraceLog {
     }
     if (f.text !== undefined && f.size <= MAX_PAYLOAD_CHARS) {
       // The wire text is the payload: splice it in rather than serialising the message again.
-      const head = JSON.stringify({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size });
-      this.addLine(`${head.slice(0, -1)},"payload":${f.text}}`);
+      const line = `${this.frameHead(f)},"payload":${f.text}}`;
+      // Redaction would leave the line alone when neither its head's own text (id, method: the
+      // rest is a time, fixed words and a number) nor the payload holds a hint of a secret, and
+      // no known secret is in it (see hasSecretHint): the scan of the head is saved.
+      if (!this.headHint && !hasSecretHint(f.text) && !this.redactor.hasKnownValue(line)) this.keep(line);
+      else this.addLine(line);
       return;
     }
     const payload = f.size > MAX_PAYLOAD_CHARS ? clip(f.payload) : f.payload;
@@ -83,6 +101,31 @@ export class TraceLog {
     return undefined;
   }
 
+  /**
+   * `{"time":…,"dir":…,"kind":…[,"id":…][,"method":…],"size":…` without its closing brace: the
+   * same text as JSON.stringify of those fields (time, dir and kind need no escaping, the size is
+   * a number), built without an object per frame.
+   */
+  private frameHead(f: Frame): string {
+    let head = `{"time":"${this.now()}","dir":"${f.direction}","kind":"${f.kind}"`;
+    this.headHint = false;
+    if (f.id !== undefined) {
+      const id = JSON.stringify(f.id);
+      head += `,"id":${id}`;
+      this.headHint = typeof f.id === "string" && hasSecretHint(id);
+    }
+    if (f.method !== undefined) {
+      if (f.method !== this.lastMethod) {
+        this.lastMethod = f.method;
+        this.lastMethodJson = JSON.stringify(f.method);
+        this.lastMethodHint = hasSecretHint(this.lastMethodJson);
+      }
+      head += `,"method":${this.lastMethodJson}`;
+      this.headHint ||= this.lastMethodHint;
+    }
+    return `${head},"size":${f.size}`;
+  }
+
   /** ISO time, recomputed at most once a millisecond. */
   private now(): string {
     const ms = Date.now();
@@ -105,18 +148,48 @@ export class TraceLog {
     return filter ? entries.filter((e) => (e.method ?? e.kind).includes(filter)) : entries;
   }
 
-  /** Write what is buffered now (called on close). */
+  /**
+   * Write what is buffered now (called on close): at once when no batch is being written,
+   * otherwise right after that batch, so the file keeps the order of the frames.
+   */
   flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (!this.file || this.pendingLines.length === 0) return;
-    const text = this.pendingLines.join("\n") + "\n";
-    this.pendingLines = [];
+    if (this.writing) {
+      this.flushAfterWrite = true;
+      return;
+    }
     try {
-      appendFileSync(this.file, text);
+      appendFileSync(this.file, this.takePending());
     } catch {
       // The log is a diagnostic aid; failing to write it must not break the chat.
     }
+  }
+
+  /** The batch written every 200 ms while frames come: off the event loop, one at a time. */
+  private writeBatch(): void {
+    this.flushTimer = undefined;
+    if (!this.file || this.pendingLines.length === 0) return;
+    if (this.writing) {
+      this.flushTimer = setTimeout(() => this.writeBatch(), BATCH_MS);
+      return;
+    }
+    this.writing = true;
+    appendFile(this.file, this.takePending(), () => {
+      // A failed write is dropped: the log is a diagnostic aid.
+      this.writing = false;
+      if (this.flushAfterWrite) {
+        this.flushAfterWrite = false;
+        this.flush();
+      }
+    });
+  }
+
+  private takePending(): string {
+    const text = this.pendingLines.join("\n") + "\n";
+    this.pendingLines = [];
+    return text;
   }
 
   private add(e: TraceEntry): void {
@@ -124,7 +197,11 @@ export class TraceLog {
   }
 
   private addLine(raw: string): void {
-    const line = this.redactor.json(raw);
+    this.keep(this.redactor.json(raw));
+  }
+
+  /** A redacted line into the ring and the file's next batch. */
+  private keep(line: string): void {
     if (this.ring.length < this.maxEntries) this.ring.push(line);
     else {
       this.ring[this.head] = line;
@@ -133,7 +210,7 @@ export class TraceLog {
     if (this.file) {
       this.pendingLines.push(line);
       // Batched: a flood of chunks must not mean a flood of syscalls.
-      this.flushTimer ??= setTimeout(() => this.flush(), 200);
+      this.flushTimer ??= setTimeout(() => this.writeBatch(), BATCH_MS);
     }
   }
 }
