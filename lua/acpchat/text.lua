@@ -171,6 +171,32 @@ local function plan_lines(v)
   return b
 end
 
+--- How a context compaction's status reads: word, highlight group.
+M.compaction_status = {
+  in_progress = { "compacting the context…", "AcpChatToolRunning" },
+  completed = { "context compacted", "AcpChatToolDone" },
+  failed = { "context compaction failed", "AcpChatToolFailed" },
+  cancelled = { "context compaction cancelled", "AcpChatToolCancelled" },
+}
+
+--- A context compaction: a header with its status, the error, and the summary under a gutter
+--- (dimmed, like a thought), redrawn in place as it streams.
+local function compaction_lines(v)
+  local b = builder()
+  local word, group = unpack(M.compaction_status[v.status] or { "context compaction: " .. M.flat(v.status or "?", 40), "AcpChatToolPending" })
+  local row = b.add("⟲ " .. word, "AcpChatToolTitle")
+  b.hl(row, 0, -1, group)
+  if v.error and v.error ~= "" then
+    b.add("  " .. M.flat(v.error, 300), "AcpChatError")
+  end
+  if v.summary and v.summary ~= "" then
+    for _, l in ipairs(split(v.summary)) do
+      b.add("  ┆ " .. l, "AcpChatThought")
+    end
+  end
+  return b
+end
+
 --- Lines and highlights of a block view.
 ---@return string[] lines, table[] hls, string[]|nil line_hls (group per line)
 --- How a turn that did not simply end is marked.
@@ -197,6 +223,9 @@ function M.block(v)
     return b.lines, b.hls
   elseif t == "plan" then
     local b = plan_lines(v)
+    return b.lines, b.hls
+  elseif t == "compaction" then
+    local b = compaction_lines(v)
     return b.lines, b.hls
   elseif t == "note" then
     local group = v.level == "error" and "AcpChatError" or v.level == "warn" and "AcpChatWarn" or "AcpChatNote"

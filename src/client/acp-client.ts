@@ -21,6 +21,7 @@ import {
   sessionNotification,
   TerminalRequest,
   WriteTextFileRequest,
+  parseOptInUpdate,
   parseSessionUpdate,
   type ContentBlock,
   type ElicitationResponse,
@@ -83,7 +84,7 @@ export class AcpClient {
   ) {
     peer.onNotification("session/update", undefined, (params) => {
       const n = sessionNotification(params);
-      const update = parseSessionUpdate(n.update);
+      const update = parseOptInUpdate(parseSessionUpdate(n.update));
       if (update.sessionUpdate === "unknown") this.onProblem(update.reason);
       handlers.sessionUpdate(n.sessionId, update);
     });
@@ -108,6 +109,8 @@ export class AcpClient {
       fs: { readTextFile: true, writeTextFile: true },
       terminal: true,
       auth: { terminal: this.features.authTerminal === true },
+      // Handled by SessionState: notice and compaction_* updates, boolean config options.
+      session: { notices: {}, compaction: {}, configOptions: { boolean: {} } },
     };
     if (this.features.elicitationForm) caps.elicitation = { form: {}, url: {} };
     if (this.features.terminalOutputMeta) caps._meta = { terminal_output: true };

@@ -202,6 +202,7 @@ export class ChatHost {
         touch();
       },
       onTakeBack: (prompts) => this.bridge.emit("takeBack", { chat: id, prompts: prompts.map(takenBack) }),
+      onNotify: (message, level) => this.bridge.emit("notify", { message: `acpchat: ${message}`, level }),
     });
     const queue = new RenderQueue({ frameMs: p.frameMs, send, status: () => statusOf(chat) });
     // The view shows "starting" at once (a crashed chat's view must not look crashed meanwhile).

@@ -189,7 +189,51 @@ export interface UnknownSessionUpdate {
   raw: unknown;
   reason: string;
 }
-export type SessionUpdate = KnownSessionUpdate | UnknownSessionUpdate;
+export type SessionUpdate = KnownSessionUpdate | OptInSessionUpdate | UnknownSessionUpdate;
+
+/*
+ * Variants an agent sends only to a client that opted in through `clientCapabilities.session`
+ * (this one does: acp-client.ts). They are parsed apart from KnownSessionUpdate, after it, so
+ * that parseSessionUpdate and its hand-checked hot path stay exactly as
+ * test/unit/schema-hot-path.test.ts holds them; parseOptInUpdate takes what it left unknown.
+ */
+/** `notice`: live information for the user, not session history (`session.notices`). */
+export const NoticeUpdate = z.looseObject({
+  sessionUpdate: z.literal("notice"),
+  /** info, warning, error, or a custom / future one. */
+  severity: z.string(),
+  title: z.string().min(1),
+  description: z.string().nullish(),
+  ...meta,
+});
+/** `compaction_update`: a context compaction's upsert; `summary`/`error` patch (absent: unchanged, null: cleared) (`session.compaction`). */
+export const CompactionUpdate = z.looseObject({
+  sessionUpdate: z.literal("compaction_update"),
+  compactionId: z.string(),
+  /** in_progress, completed, failed, cancelled, or a custom / future one. */
+  status: z.string(),
+  summary: z.array(ContentBlock).nullish(),
+  error: z.string().nullish(),
+  ...meta,
+});
+/** `compaction_summary_chunk`: one content block appended to a compaction's summary. */
+export const CompactionSummaryChunk = z.looseObject({ sessionUpdate: z.literal("compaction_summary_chunk"), compactionId: z.string(), content: ContentBlock, ...meta });
+export const OptInSessionUpdate = z.discriminatedUnion("sessionUpdate", [NoticeUpdate, CompactionUpdate, CompactionSummaryChunk]);
+export type OptInSessionUpdate = z.infer<typeof OptInSessionUpdate>;
+export const OPT_IN_UPDATE_KINDS = new Set(OptInSessionUpdate.options.map((o) => o.shape.sessionUpdate.value as string));
+
+/**
+ * An update parseSessionUpdate left unknown because it is an opt-in variant: parsed now (or
+ * still unknown, with the reason, when the agent got it wrong). Anything else is returned as is.
+ * Spec: https://agentclientprotocol.com/rfds/session-notices
+ */
+export function parseOptInUpdate(update: SessionUpdate): SessionUpdate {
+  if (update.sessionUpdate !== "unknown" || !OPT_IN_UPDATE_KINDS.has(update.originalKind)) return update;
+  const r = OptInSessionUpdate.safeParse(update.raw);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  return { ...update, reason: `invalid ${update.originalKind}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}` };
+}
 
 /** `session/update` params (schema `SessionNotification`); the update itself is parsed apart. */
 export const SessionNotificationEnvelope = z.looseObject({ sessionId: z.string(), update: z.looseObject({ sessionUpdate: z.string() }) });

@@ -32,7 +32,9 @@ export type BlockView =
       input?: string;
     }
   | { id: string; type: "plan"; entries: { content: string; status: string; priority: string }[] }
-  | { id: string; type: "note"; text: string; level: string };
+  | { id: string; type: "note"; text: string; level: string }
+  /** A context compaction: its status, the error if it failed, the summary as far as it came (capped like tool output). */
+  | { id: string; type: "compaction"; status: string; error?: string; summary: string };
 
 const TAIL_LINES = 8;
 const INPUT_CHARS = 200;
@@ -61,6 +63,8 @@ export function blockView(b: Block): BlockView {
       return { id: b.id, type: "plan", entries: b.entries.map((e) => ({ content: oneLine(e.content, 500), status: e.status, priority: e.priority })) };
     case "note":
       return { id: b.id, type: "note", text: b.text, level: b.level };
+    case "compaction":
+      return { id: b.id, type: "compaction", status: oneLine(b.status, 40), error: b.error === undefined ? undefined : oneLine(b.error, TITLE_CHARS), summary: (textView(b.summary) as { text: string }).text };
   }
 }
 

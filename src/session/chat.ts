@@ -15,7 +15,7 @@ import { describeTerminalExit } from "../terminals/exit-status.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
 import { TraceLog } from "../trace/trace-log.js";
 import { PathBoundary } from "../workspace/path-boundary.js";
-import { SessionState, exitFailed, type TranscriptEvent } from "./session-state.js";
+import { SessionState, exitFailed, noticeLevel, type TranscriptEvent } from "./session-state.js";
 import type { PermissionRules } from "./permission-rules.js";
 import { PermissionQueue } from "./permission-queue.js";
 import { ChunkRedactor } from "./chunk-redactor.js";
@@ -46,6 +46,8 @@ export interface ChatOptions {
   onTurnEnd?: (stop: StopReason | "error") => void;
   /** Queued prompts that can no longer be sent (the agent is gone): the user gets them back. */
   onTakeBack?: (prompts: QueuedPrompt[]) => void;
+  /** A notice from the agent (`notice` update), for the editor's notifications; redacted already. */
+  onNotify?: (message: string, level: "info" | "warn" | "error") => void;
 }
 
 /** What the user does about a dead agent: said wherever its death is. */
@@ -518,6 +520,10 @@ export class Chat {
       this.trace.note("problem", `session/update for unknown session ${sessionId}`);
       return;
     }
+    if (update.sessionUpdate === "notice" || update.sessionUpdate === "compaction_update" || update.sessionUpdate === "compaction_summary_chunk") {
+      this.onOptInUpdate(this.redactor.value(update));
+      return;
+    }
     for (const u of this.chunkRedactor.push(update)) this.emit(this.state.apply(u));
     if (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") this.afterToolCall(update.toolCallId);
     // A terminal that already produced output (or ended) before the tool call showed it.
@@ -525,6 +531,26 @@ export class Chat {
       for (const c of update.content) {
         const t = c.type === "terminal" ? this.terminals.find(c.terminalId) : undefined;
         if (t) this.onTerminal(t);
+      }
+    }
+  }
+
+  /**
+   * `notice` (shown as a note and a notification) and `compaction_*` (a block at its place, its
+   * summary redacted whole after each chunk: a secret may arrive split across chunks).
+   */
+  private onOptInUpdate(update: SessionUpdate): void {
+    this.emit(this.chunkRedactor.flush().flatMap((u) => this.state.apply(u)));
+    this.emit(this.state.apply(update));
+    if (update.sessionUpdate === "notice") {
+      this.trace.note("notice", `${update.severity}: ${update.title}`);
+      this.opts.onNotify?.(`${this.opts.agentName}: ${update.title}${update.description ? ` — ${update.description}` : ""}`, noticeLevel(update.severity));
+    } else if (update.sessionUpdate === "compaction_update" || update.sessionUpdate === "compaction_summary_chunk") {
+      const { block } = this.state.compaction(update.compactionId);
+      const safe = this.redactor.text(block.summary);
+      if (safe !== block.summary) {
+        block.summary = safe;
+        this.emit([{ type: "update", block }]);
       }
     }
   }

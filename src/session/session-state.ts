@@ -10,6 +10,7 @@ import type {
   ContentBlock,
   KnownSessionUpdate,
   LegacyModels,
+  OptInSessionUpdate,
   PlanEntry,
   SessionConfigOption,
   SessionModeState,
@@ -59,7 +60,9 @@ export type Block =
   | { id: string; type: "thought"; text: string; turn: number }
   | { id: string; type: "tool"; call: ToolCallState; turn: number }
   | { id: string; type: "plan"; entries: PlanEntry[]; turn: number }
-  | { id: string; type: "note"; text: string; level: "info" | "warn" | "error"; turn: number };
+  | { id: string; type: "note"; text: string; level: "info" | "warn" | "error"; turn: number }
+  /** A context compaction, where it first appeared; its status and summary change in place. */
+  | { id: string; type: "compaction"; compactionId: string; status: string; summary: string; error?: string; turn: number };
 
 export type TranscriptEvent =
   | { type: "add"; block: Block }
@@ -184,8 +187,38 @@ export class SessionState {
       events.push(...this.note(update.reason, "warn"));
       return events;
     }
-    events.push(...this.applyKnown(update));
+    events.push(...(isOptIn(update) ? this.applyOptIn(update) : this.applyKnown(update)));
     return events;
+  }
+
+  /** The variants the client opted in to (`clientCapabilities.session`). */
+  private applyOptIn(u: OptInSessionUpdate): TranscriptEvent[] {
+    switch (u.sessionUpdate) {
+      case "notice":
+        // Live information, not history: a note where it arrived (the host also notifies).
+        return this.note(u.description ? `${u.title}\n${u.description}` : u.title, noticeLevel(u.severity));
+      case "compaction_update": {
+        const { block, events } = this.compaction(u.compactionId);
+        block.status = u.status;
+        if (u.summary !== undefined) block.summary = (u.summary ?? []).map(contentText).join("");
+        if (u.error !== undefined) block.error = u.error ?? undefined;
+        return events.length > 0 ? events : [{ type: "update", block }];
+      }
+      case "compaction_summary_chunk": {
+        const { block, events } = this.compaction(u.compactionId);
+        block.summary += contentText(u.content);
+        return events.length > 0 ? events : [{ type: "update", block }];
+      }
+    }
+  }
+
+  /** The compaction with this id; a first-seen id makes one (in progress) at the end of the transcript. */
+  compaction(compactionId: string): { block: Extract<Block, { type: "compaction" }>; events: TranscriptEvent[] } {
+    const id = `compaction:${compactionId}`;
+    const found = this.byId.get(id);
+    if (found && found.type === "compaction") return { block: found, events: [] };
+    const ev = this.addBlock({ type: "compaction", compactionId, status: "in_progress", summary: "", turn: this.turn }, id);
+    return { block: (ev as { block: Extract<Block, { type: "compaction" }> }).block, events: [ev] };
   }
 
   private applyKnown(u: KnownSessionUpdate): TranscriptEvent[] {
@@ -385,6 +418,15 @@ export class SessionState {
     this.byId.set(block.id, block);
     return { type: "add", block };
   }
+}
+
+function isOptIn(u: KnownSessionUpdate | OptInSessionUpdate): u is OptInSessionUpdate {
+  return u.sessionUpdate === "notice" || u.sessionUpdate === "compaction_update" || u.sessionUpdate === "compaction_summary_chunk";
+}
+
+/** A notice's severity as a note's level (custom and future severities read as info). */
+export function noticeLevel(severity: string): "info" | "warn" | "error" {
+  return severity === "error" ? "error" : severity === "warning" ? "warn" : "info";
 }
 
 export function toolBlockId(toolCallId: string): string {
