@@ -1,0 +1,65 @@
+/**
+ * End to end, correctness under floods (issue 18): after 20,000 chunks the transcript holds
+ * exactly their concatenation, for a reply of many short lines and for one that is a single
+ * long line, the window following the reply stays on its last line; and a secret split across
+ * chunk boundaries is hidden in the transcript and the trace.
+ */
+import { describe, expect, it } from "vitest";
+import { nvimBins, ROOT } from "../support/nvim.js";
+import { nvim, openChat, startChat, type Chat } from "../support/chat.js";
+import { join } from "node:path";
+
+const bins = nvimBins();
+const FLOOD = join(ROOT, "bench/flood-agent.mjs");
+const KEY = "sk-ant-api03-Zx9_Qw8-Lm7Kp6Jn5Hb4Gv3Fc2Dx1Sz0Aa";
+
+/** What bench/flood-agent.mjs streams for `flood N 0 [long]`: chunk i is "w<i mod 10> ", or "w\n" every 50th unless long. */
+function floodText(chunks: number, long: boolean): string {
+  let s = "";
+  for (let i = 0; i < chunks; i++) s += !long && i % 50 === 49 ? "w\n" : `w${i % 10} `;
+  return s;
+}
+
+/** The reply of the last turn as the transcript holds it: everything under the agent's header. */
+async function lastReply(c: Chat): Promise<string> {
+  const text = await c.text();
+  const turn = text.slice(text.lastIndexOf("## You"));
+  const reply = turn.slice(turn.indexOf("\n## ") + 1);
+  return reply.slice(reply.indexOf("\n") + 1);
+}
+
+describe.each(bins)("Neovim $version", (bin) => {
+  it("a flood of 20,000 chunks lands byte for byte, as many lines and as one long line", async () => {
+    const t = await nvim(bin, { agents: { flood: { command: process.execPath, args: [FLOOD] } }, default_agent: "flood" });
+    const c = await openChat(t);
+    await c.ready();
+    await c.send("flood 20000 0");
+    await c.turns(1, 60_000);
+    expect((await lastReply(c)) === floodText(20000, false)).toBe(true);
+    await c.send("flood 20000 0 long");
+    await c.turns(2, 60_000);
+    const long = floodText(20000, true);
+    expect(long).not.toContain("\n");
+    const reply = await lastReply(c);
+    expect(reply.length).toBe(long.length);
+    expect(reply === long).toBe(true);
+    // The transcript's window followed the reply to its last line.
+    const [row, count] = await t.lua<[number, number]>("local w = vim.fn.win_findbuf(...)[1]; return { vim.api.nvim_win_get_cursor(w)[1], vim.api.nvim_buf_line_count(...) }", [c.buf]);
+    expect(row).toBe(count);
+  });
+
+  it("a key split across chunk boundaries is hidden in the transcript and the trace", async () => {
+    const pieces = [`key ${KEY.slice(0, 5)}`, KEY.slice(5, 20), `${KEY.slice(20)} ok`];
+    const c = await startChat(bin, { turns: [pieces.map((text) => ({ text }))] });
+    await c.ready();
+    await c.send("hi");
+    await c.turns(1);
+    const reply = await lastReply(c);
+    expect(reply).toContain("[REDACTED]");
+    expect(reply).toContain(" ok");
+    const trace = JSON.stringify(await c.trace());
+    for (const s of [reply, trace]) {
+      for (let k = 0; k + 8 <= KEY.length; k++) expect(s).not.toContain(KEY.slice(k, k + 8));
+    }
+  });
+});
