@@ -7,9 +7,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem, tmpdir, platform, release } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createInterface } from "node:readline";
 import { attach } from "neovim";
 import { floodLines } from "./flood-agent.mjs";
+import { streamBench } from "./flood-stream.mjs";
+import { BEFORE } from "./flood-before.mjs";
 import { benchStart } from "./start.mjs";
 import { nvimBin, startBenchNvim } from "./nvim.mjs";
 
@@ -45,22 +46,41 @@ async function waitLua(nvim, expr, timeoutMs = 120000) {
   }
 }
 
-/** Bare Node: the same agent, the same prompt, read and parsed from a pipe, nothing drawn. */
+/**
+ * Bare Node: the same agent, the same prompt, read from a pipe as plainly as Node allows (no
+ * readline: each buffer split on \n, a cut line joined to the next buffer, JSON.parse each line),
+ * nothing drawn. Timed from the prompt sent to its response parsed, as the plugin is.
+ */
 async function bareNode(chunks, tools) {
   const child = spawn(process.execPath, [FLOOD], { stdio: ["pipe", "pipe", "inherit"] });
-  const rl = createInterface({ input: child.stdout });
   const send = (m) => child.stdin.write(JSON.stringify(m) + "\n");
   let t0 = 0n;
   let parsed = 0;
+  let carry = null;
   const done = new Promise((resolve) => {
-    rl.on("line", (line) => {
-      const m = JSON.parse(line);
+    const onMessage = (m) => {
       parsed++;
       if (m.id === 1) {
         send({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: m.result.sessionId, prompt: [{ type: "text", text: `flood ${chunks} ${tools}` }] } });
         t0 = process.hrtime.bigint();
         parsed = 0;
       } else if (m.id === 2) resolve(process.hrtime.bigint());
+    };
+    child.stdout.on("data", (buf) => {
+      let start = 0;
+      let nl = buf.indexOf(10);
+      if (carry !== null && nl >= 0) {
+        onMessage(JSON.parse(Buffer.concat([carry, buf.subarray(0, nl)]).toString("utf8")));
+        carry = null;
+        start = nl + 1;
+        nl = buf.indexOf(10, start);
+      }
+      while (nl >= 0) {
+        onMessage(JSON.parse(buf.toString("utf8", start, nl)));
+        start = nl + 1;
+        nl = buf.indexOf(10, start);
+      }
+      if (start < buf.length) carry = carry === null ? Buffer.from(buf.subarray(start)) : Buffer.concat([carry, buf.subarray(start)]);
     });
   });
   send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } });
@@ -272,6 +292,8 @@ async function main() {
 
   await nvim.command("AcpChatClose").catch(() => undefined);
   proc.kill("SIGTERM");
+  // 10. Streaming at the speed of the pipe: long replies, a UI attached (bench/flood-stream.mjs).
+  results.stream = { ui: await streamBench({ bin, ui: true }), headless: await streamBench({ bin, ui: false }) };
   // 8. The first :AcpChat of a fresh Neovim, and the editor while an agent starts.
   results.open = await benchStart(root, bin, 5);
   say(`open: :AcpChat ${results.open.openMs.toFixed(1)} ms, worst editor answer while starting ${results.open.worstMs.toFixed(1)} ms`);
@@ -295,7 +317,7 @@ ${version}, Node ${process.version}. Each figure is a ratio or distribution from
 
 | # | what | figure | goal |
 | --- | --- | --- | --- |
-| 1 | throughput: 20,000 chunks + 200 tool call updates, \`:AcpChatSend\` to the transcript holding all of it (median of 3, alternating with bare Node) | ${f(r.throughput.floodMs, 0)} ms [${r.throughput.floods.map((x) => x.toFixed(0)).join(", ")}] vs bare Node ${f(r.throughput.bareMs, 0)} ms [${r.throughput.bares.map((x) => x.toFixed(0)).join(", ")}]: **x${f(r.throughput.ratio, 2)}** (transcript complete: ${r.throughput.complete}) | ≤ x3: ${goal(r.throughput.ratio <= 3 && r.throughput.complete)} |
+| 1 | throughput: 20,000 chunks + 200 tool call updates, \`:AcpChatSend\` to the transcript holding all of it (median of 3, alternating with bare Node: the same bytes from the same pipe, each buffer split on \\n, JSON.parse per line, no readline) | ${f(r.throughput.floodMs, 0)} ms [${r.throughput.floods.map((x) => x.toFixed(0)).join(", ")}] vs bare Node ${f(r.throughput.bareMs, 0)} ms [${r.throughput.bares.map((x) => x.toFixed(0)).join(", ")}]: **x${f(r.throughput.ratio, 2)}** (transcript complete: ${r.throughput.complete}) | ≤ x3: ${goal(r.throughput.ratio <= 3 && r.throughput.complete)} |
 | 1b | naive baseline: one Neovim request per chunk | ${f(r.throughput.naiveMs, 0)} ms: x${f(r.throughput.naiveRatio, 1)} of bare Node | (reference) |
 | 2 | responsiveness: \`nvim_eval("1")\` every 5 ms during (1), ${r.responsiveness.samples} samples | p50 ${f(r.responsiveness.p50, 2)} ms, p99 **${f(r.responsiveness.p99, 2)} ms**, max ${f(r.responsiveness.max, 2)} ms | p99 < 16 ms: ${goal(r.responsiveness.p99 < 16)} |
 | 3 | render batches reaching Lua during (1) | ${r.batches.batches} batches over ${f(r.batches.frames, 0)} frames of 16 ms (**${f(r.batches.perFrame, 2)}** per frame) | ≤ 1 per frame + 1: ${goal(r.batches.batches <= Math.ceil(r.batches.frames) + 1)} |
@@ -303,10 +325,50 @@ ${version}, Node ${process.version}. Each figure is a ratio or distribution from
 | 5 | fs/read_text_file, 2,000 lines from a modified 200,000-line buffer vs the same window from disk in Node (p50 of 30) | buffer ${f(r.reads.bufferP50, 2)} ms, disk ${f(r.reads.diskP50, 2)} ms (x${f(r.reads.ratio, 2)}) | (report) |
 | 6 | start: \`:AcpChat\` to the prompt ready, node host cold start included | ${f(r.start.totalMs, 0)} ms total, of which the agent's initialize + session/new ${f(r.start.agentMs, 0)} ms: **client ${f(r.start.clientMs, 0)} ms** | (report) |
 | 8 | first \`:AcpChat\` of a fresh Neovim (node host cold) to the command returning; the slowest answer to a second client asking every 5 ms until the chat is ready, with an agent taking 1.5 s to initialize (median of ${r.open.runs.length} fresh Neovims) | \`:AcpChat\` **${f(r.open.openMs, 1)} ms** [${r.open.runs.map((x) => x.openMs.toFixed(0)).join(", ")}]; slowest answer **${f(r.open.worstMs, 1)} ms** [${r.open.runs.map((x) => x.worstMs.toFixed(0)).join(", ")}]; ready after ${f(r.open.readyMs, 0)} ms | < 100 ms: ${goal(r.open.openMs < 100)}; < 16 ms: ${goal(r.open.worstMs < 16)} |
-| 7 | memory before, after 200,000 chunks, after 200,000 more (Node: heap after a full GC; Neovim: RSS) | Node ${r.memory.before.node} → ${r.memory.after.node} → ${r.memory.after2.node} KiB; Neovim ${r.memory.before.nvim} → ${r.memory.after.nvim} → ${r.memory.after2.nvim} KiB; transcript +${f(r.memory.transcriptKiB, 0)} then +${f(r.memory.transcript2KiB, 0)} KiB | second 200k grows ≈ transcript: Node +${r.memory.after2.node - r.memory.after.node} KiB, Neovim +${r.memory.after2.nvim - r.memory.after.nvim} KiB |
-`;
+| 7 | memory before, after 200,000 chunks, after 200,000 more (Node: heap after a full GC; Neovim: RSS) | Node ${r.memory.before.node} → ${r.memory.after.node} → ${r.memory.after2.node} KiB; Neovim ${r.memory.before.nvim} → ${r.memory.after.nvim} → ${r.memory.after2.nvim} KiB; transcript +${f(r.memory.transcriptKiB, 0)} then +${f(r.memory.transcript2KiB, 0)} KiB | second 200k grows ≤ transcript: Node +${r.memory.after2.node - r.memory.after.node} KiB, Neovim +${r.memory.after2.nvim - r.memory.after.nvim} KiB: ${goal(r.memory.after2.node - r.memory.after.node <= r.memory.transcript2KiB && r.memory.after2.nvim - r.memory.after.nvim <= r.memory.transcript2KiB)} |
+${streamSection(r.stream)}`;
   writeFileSync(join(root, "bench/RESULTS.md"), md);
   say("wrote bench/RESULTS.md");
+}
+
+/** Section 10: the plugin against the plain baseline, UI attached and headless, before and after. */
+function streamSection(st) {
+  const f = (x, d = 0) => (typeof x === "number" ? x.toFixed(d) : "–");
+  const goal = (ok) => (ok ? "met" : "**missed**");
+  const rows = [];
+  for (const mode of ["ui", "headless"]) {
+    for (const c of st[mode].results) {
+      const b = BEFORE[mode].find((x) => x.chunks === c.chunks && x.long === c.long);
+      const limit = c.chunks >= 200000 ? 2 : 1.5;
+      rows.push(
+        `| ${mode === "ui" ? "UI 160x50" : "headless"} | ${c.chunks.toLocaleString("en")} chunks, ${c.long ? "one long line" : "many lines"} | ` +
+          `x${f(b?.ratio, 2)} (${f(b?.pluginMs)} vs ${f(b?.baseMs)} ms) | **x${f(c.ratio, 2)}** (${f(c.pluginMs)} [${c.plugin.map((x) => x.toFixed(0)).join(", ")}] vs ${f(c.baseMs)} [${c.base.map((x) => x.toFixed(0)).join(", ")}] ms) | ≤ x${limit}: ${goal(c.ratio <= limit && c.complete)} | ` +
+          `${f(b?.p99, 1)} / ${f(b?.max, 1)} | **${f(c.p99, 1)} / ${f(c.max, 1)}** (${c.samples}) | ${goal(c.p99 < 16 && c.max < 50)} | ` +
+          `x${f(b?.cpuRatio, 2)} (${f(b?.hostCpuMs)} vs ${f(b?.baseCpuMs)}) | **x${f(c.cpuRatio, 2)}** (${f(c.hostCpuMs)} vs ${f(c.baseCpuMs)}) | ${goal(c.cpuRatio <= 2)} | ${f(b?.nvimCpuMs)} → ${f(c.nvimCpuMs)} | ${c.complete} |`,
+      );
+    }
+  }
+  return `
+## Streaming at the speed of the pipe (10)
+
+\`bench/flood-stream.mjs\`: replies of 20,000 and 200,000 \`agent_message_chunk\` updates of 2 or 3 bytes, as many
+short lines (a newline every 50 chunks) or as one long line (no newline at all), into one chat with the default
+config (trace on, redaction on). Time runs from the agent's first byte of the flood (the agent writes the wall
+clock to a file just before it writes) to the transcript holding all of it (\`AcpChatTurnEnd\`). Each figure is
+the median of 3 plugin floods alternating with 3 baselines. **Baseline** (\`bench/flood-baseline.mjs\`): a Node
+process that starts the same agent and reads the same bytes from the same pipe as plainly as Node allows: no
+readline, each \`data\` buffer is split on \\n with \`indexOf\`, a line cut by the buffer's end is joined to the
+next buffer, each line is decoded and \`JSON.parse\`d, nothing else; it has read two floods of 4,000 chunks
+first (JIT warm). **UI**: a second client attached as a 160x50 UI (\`nvim_ui_attach\`, ext_linegrid) consumed
+the redraw events (${st.ui.redraws} redraw batches). **Editor**: a third client's \`nvim_eval("1")\` every 5 ms during the
+plugin's floods (p99 / max, samples). **CPU**: all threads' time on the CPU (/proc schedstat) of the plugin's Node
+host during a flood vs the baseline process's own (process.cpuUsage) from its prompt to the response; Neovim's
+own beside. **Before**: \`bench/flood-before.mjs\` (the plugin at 16bbc73, the same bench, another run).
+
+| | reply | time / baseline before | time / baseline now | goal | editor p99 / max ms before | now | goal (< 16 / < 50) | host CPU / baseline CPU before (ms) | now (ms) | goal (≤ x2) | Neovim CPU ms before → now | transcript byte-identical |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${rows.join("\n")}
+`;
 }
 
 main().catch((e) => {

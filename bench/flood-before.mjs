@@ -1,0 +1,18 @@
+// Figures of bench/flood-stream.mjs before the work on issue 18: the plugin at commit 16bbc73,
+// measured with this bench (commit 72b8e33) on the machine of bench/RESULTS.md, in another run
+// than the one RESULTS.md reports. bench/run.mjs prints them beside the current figures; each
+// ratio (plugin / baseline, host CPU / baseline CPU) is from one run, so ratios compare.
+export const BEFORE = {
+  ui: [
+    { chunks: 20000, long: false, pluginMs: 91, baseMs: 41, ratio: 2.21, hostCpuMs: 92, nvimCpuMs: 8, baseCpuMs: 44, cpuRatio: 2.09, p99: 2.46, max: 2.46 },
+    { chunks: 20000, long: true, pluginMs: 104, baseMs: 44, ratio: 2.34, hostCpuMs: 100, nvimCpuMs: 14, baseCpuMs: 31, cpuRatio: 3.28, p99: 4.12, max: 4.12 },
+    { chunks: 200000, long: false, pluginMs: 1244, baseMs: 305, ratio: 4.08, hostCpuMs: 1184, nvimCpuMs: 66, baseCpuMs: 248, cpuRatio: 4.77, p99: 4.1, max: 9.83 },
+    { chunks: 200000, long: true, pluginMs: 1257, baseMs: 254, ratio: 4.95, hostCpuMs: 1193, nvimCpuMs: 449, baseCpuMs: 218, cpuRatio: 5.47, p99: 17.75, max: 34.04 },
+  ],
+  headless: [
+    { chunks: 20000, long: false, pluginMs: 98, baseMs: 40, ratio: 2.46, hostCpuMs: 96, nvimCpuMs: 6, baseCpuMs: 43, cpuRatio: 2.24, p99: 4.49, max: 4.49 },
+    { chunks: 20000, long: true, pluginMs: 92, baseMs: 35, ratio: 2.65, hostCpuMs: 85, nvimCpuMs: 11, baseCpuMs: 33, cpuRatio: 2.58, p99: 6.78, max: 6.78 },
+    { chunks: 200000, long: false, pluginMs: 1259, baseMs: 268, ratio: 4.7, hostCpuMs: 1210, nvimCpuMs: 56, baseCpuMs: 219, cpuRatio: 5.52, p99: 5.91, max: 13.41 },
+    { chunks: 200000, long: true, pluginMs: 1261, baseMs: 252, ratio: 5.01, hostCpuMs: 1142, nvimCpuMs: 437, baseCpuMs: 223, cpuRatio: 5.12, p99: 17.32, max: 23.04 },
+  ],
+};
