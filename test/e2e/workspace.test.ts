@@ -201,7 +201,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatTerminal");
     await t.waitFor(async () => /terminal/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")), "the terminal buffer");
     const lines = await t.lines(0);
-    expect(lines.at(-1)).toBe("[exit 4]");
+    expect(lines.at(-1)).toBe("[exit 4, failed]");
     expect(lines).toContain(work);
   });
 

@@ -87,7 +87,7 @@ describe("noise from the agent", () => {
       turns: [
         [
           u({ sessionUpdate: "hologram_update", intensity: 9 }),
-          u({ sessionUpdate: "compaction_update", compactionId: "c1", status: "started" }),
+          u({ sessionUpdate: "teleport_update", teleportId: "c1", status: "started" }),
           raw({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "not-this-one", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "GHOST" } } } }),
           { text: "real text" },
         ],
@@ -98,7 +98,7 @@ describe("noise from the agent", () => {
     await h.turns(1);
     const text = await h.text();
     expect(text).toContain('! unknown session/update variant "hologram_update"');
-    expect(text).toContain('! unknown session/update variant "compaction_update"');
+    expect(text).toContain('! unknown session/update variant "teleport_update"');
     expect(text).not.toContain("GHOST");
     expect(text).toContain("real text");
     expect((await h.problems()).filter((p) => p.includes("unknown session not-this-one"))).toHaveLength(1);
