@@ -41,6 +41,10 @@ export class TraceLog {
   private lastMethod: string | undefined;
   private lastMethodJson = "";
   private lastMethodHint = false;
+  /** The text of the chunk frame() is tracing, when the frame carries one (see wireHint). */
+  private chunkText: string | undefined;
+  /** The parts of a chunk's wire text around its text, as the last chunk had them. */
+  private shape: { pre: string; post: string; hint: boolean } | undefined;
   /** Whether the last frameHead() holds a hint of a secret in its id or method. */
   private headHint = false;
   /** Streamed text (message chunks, terminal output) is redacted across its pieces. */
@@ -56,6 +60,7 @@ export class TraceLog {
   }
 
   frame(f: Frame): void {
+    this.chunkText = undefined;
     const piece = f.direction === "in" && f.method === "session/update" ? this.streamed(f.payload) : undefined;
     if (piece) {
       this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload: f.size > MAX_PAYLOAD_CHARS ? clip(piece) : piece });
@@ -67,7 +72,7 @@ export class TraceLog {
       // Redaction would leave the line alone when neither its head's own text (id, method: the
       // rest is a time, fixed words and a number) nor the payload holds a hint of a secret, and
       // no known secret is in it (see hasSecretHint): the scan of the head is saved.
-      if (!this.headHint && !hasSecretHint(f.text) && !this.redactor.hasKnownValue(line)) this.keep(line);
+      if (!this.headHint && !this.wireHint(f.text) && !this.redactor.hasKnownValue(line)) this.keep(line);
       else this.addLine(line);
       return;
     }
@@ -88,7 +93,10 @@ export class TraceLog {
     const content = u.content as { type?: unknown; text?: unknown } | undefined;
     if ((kind === "agent_message_chunk" || kind === "agent_thought_chunk" || kind === "user_message_chunk") && content?.type === "text" && typeof content.text === "string") {
       const safe = this.pieces.piece(`${String(params!.sessionId)}:${kind}`, content.text);
-      if (safe === content.text) return undefined;
+      if (safe === content.text) {
+        this.chunkText = content.text;
+        return undefined;
+      }
       return { ...(payload as object), params: { ...params, update: { ...u, content: { ...content, text: safe } } } };
     }
     const meta = u._meta as { terminal_output?: { terminal_id?: unknown; data?: unknown } } | undefined;
@@ -124,6 +132,33 @@ export class TraceLog {
       this.headHint ||= this.lastMethodHint;
     }
     return `${head},"size":${f.size}`;
+  }
+
+  /**
+   * hasSecretHint(wire), scanning only what changes from one chunk of a stream to the next.
+   * The wire text of a chunk is `pre + JSON(text) + post`, and `pre` and `post` repeat from
+   * chunk to chunk: they are scanned once, when they change. A hint is a run of letters, `-`,
+   * `_` and spaces (see hasSecretHint), so one that crosses a seam needs such characters on
+   * both sides of it: then the answer is yes and the whole line is redacted as before.
+   */
+  private wireHint(wire: string): boolean {
+    const text = this.chunkText;
+    if (text === undefined) return hasSecretHint(wire);
+    let shape = this.shape;
+    let mid: string;
+    if (shape && wire.length >= shape.pre.length + shape.post.length && wire.startsWith(shape.pre) && wire.endsWith(shape.post)) {
+      mid = wire.slice(shape.pre.length, wire.length - shape.post.length);
+    } else {
+      mid = JSON.stringify(text);
+      const at = wire.lastIndexOf(mid);
+      if (at < 0) return hasSecretHint(wire);
+      const pre = wire.slice(0, at);
+      const post = wire.slice(at + mid.length);
+      shape = this.shape = { pre, post, hint: hasSecretHint(pre) || hasSecretHint(post) };
+    }
+    if (shape.hint || hasSecretHint(mid)) return true;
+    if (mid === "") return seam(shape.pre, shape.post);
+    return seam(shape.pre, mid) || seam(mid, shape.post);
   }
 
   /** ISO time, recomputed at most once a millisecond. */
@@ -239,6 +274,14 @@ export function pruneTraces(dir: string, keep = 50): void {
   } catch {
     // A missing or unreadable folder has nothing to prune.
   }
+}
+
+/** Characters a secret hint is made of (see hasSecretHint). */
+const HINT_CHAR = /[A-Za-z0-9_\- ]/;
+
+/** Whether a hint could run across the seam of `a + b`. */
+function seam(a: string, b: string): boolean {
+  return a.length > 0 && b.length > 0 && HINT_CHAR.test(a[a.length - 1]!) && HINT_CHAR.test(b[0]!);
 }
 
 function clip(payload: unknown): unknown {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Frame } from "../../src/protocol/jsonrpc.js";
-import { Redactor, REDACTED } from "../../src/trace/redact.js";
+import { PieceRedactor, Redactor, REDACTED } from "../../src/trace/redact.js";
 import { TraceLog } from "../../src/trace/trace-log.js";
 
 const ANTHROPIC = "sk-ant-api03-Zx9_Qw8-Lm7Kp6Jn5Hb4Gv3Fc2Dx1Sz0Aa";
@@ -46,6 +46,30 @@ describe("trace lines", () => {
     const all = got.join("\n");
     for (const s of [ANTHROPIC, KNOWN, "abc123", "abcdefghijklmnop"]) expect(all).not.toContain(s);
     expect(all).toContain(REDACTED);
+  });
+
+  it("of message chunks are the same text as json() of the whole line, whatever the chunks and their wire shape", () => {
+    const r = new Redactor([KNOWN, "123456"]);
+    const log = new TraceLog(r);
+    const ref = new PieceRedactor(r);
+    const chunk = (sessionId: string, text: string, order = false) =>
+      wire("session/update", undefined, { params: order ? { update: { content: { text, type: "text" }, sessionUpdate: "agent_message_chunk" }, sessionId } : { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } });
+    const texts = ["w1 ", "w2 ", "", "token", "my TOKEN", " is ", "x", "\"", "}}", "text", "session", "a\nb", "é✓", "PRIVATE", " KEY", "sk", "-", "abc", "API_KEY", "123456", `key ${ANTHROPIC} ok`, "Bearer abcdefghijklmnop ok", "OPENAI_API_KEY=hunter2hunter2 x", `has ${KNOWN} x`, "w3 "];
+    const cases: Frame[] = [];
+    for (const sid of ["s1", "s-token-2", "s1"]) for (const [i, t] of texts.entries()) cases.push(chunk(sid, t, i % 7 === 3));
+    let compared = 0;
+    for (const f of cases) {
+      const p = f.payload as { params: { sessionId: string; update: { content: { text: string } } } };
+      const text = p.params.update.content.text;
+      const changed = ref.piece(`${p.params.sessionId}:agent_message_chunk`, text) !== text;
+      log.frame(f);
+      if (changed) continue; // redacted as a piece of its stream: the other path, unchanged
+      const entries = log.list();
+      const last = entries[entries.length - 1]!;
+      expect(JSON.stringify(last)).toBe(JSON.stringify(JSON.parse(reference(r, f, last.time))));
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(40);
   });
 
   it("hide a secret split across message chunks, in memory and in the file", async () => {
