@@ -124,7 +124,8 @@ local function tool_lines(v)
   b.hl(row, 0, #icon + 1 + #word, group)
   for _, loc in ipairs(v.locations or {}) do
     local where = M.flat(loc.path, 300)
-    if type(loc.line) == "number" then
+    -- Lines are 1-based; some agents send 0 for "the whole file".
+    if type(loc.line) == "number" and loc.line > 0 then
       where = where .. ":" .. loc.line
     end
     b.add("  ↳ " .. where, "AcpChatLocation")

@@ -58,6 +58,12 @@ describe("tool call blocks", function()
     writable((text.block({ type = "mystery\ntype" })))
   end)
 
+  it("a location's line shows when it is a line (1-based); 0 means the file", function()
+    local lines = text.block({ type = "tool", tool_call_id = "t", title = "Read", kind = "read", locations = { { path = "a.txt", line = 0 }, { path = "b.txt", line = 3 } } })
+    eq("  ↳ a.txt", lines[2])
+    eq("  ↳ b.txt:3", lines[3])
+  end)
+
   it("a title that hides its text behind a right-to-left override shows the override", function()
     local lines = text.block({ type = "tool", tool_call_id = "t", title = "ls " .. RLO .. "txt.hs" })
     eq("○ pending · other · ls \\u{202e}txt.hs", lines[1])
