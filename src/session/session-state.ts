@@ -262,8 +262,10 @@ export class SessionState {
     if (last && last.type === kind) {
       last.text += text;
       // `+=` builds a rope (V8 cons strings, ~60 bytes per piece): flatten it now and then, or
-      // 20,000 three-byte chunks would hold ~1 MB of rope nodes for 60 KB of text.
-      if (++this.appendsSinceFlatten >= 256) {
+      // 20,000 three-byte chunks would hold ~1 MB of rope nodes for 60 KB of text. Flattening
+      // copies the whole text, so the interval grows with it (a fixed one made a long reply cost
+      // the square of its length): the rope stays under about the text's own size.
+      if (++this.appendsSinceFlatten >= Math.max(256, last.text.length >> 6)) {
         this.appendsSinceFlatten = 0;
         flatten(last.text);
       }
