@@ -18,11 +18,34 @@ import { fileURLToPath } from "node:url";
 
 const FLOOD = join(dirname(fileURLToPath(import.meta.url)), "flood-agent.mjs");
 
+/**
+ * The plain reader: each `data` buffer split on \n, a line cut by the buffer's end joined to the
+ * next buffer, each line decoded and JSON.parse'd.
+ */
+export function readFrames(stream, onMessage) {
+  let carry = null;
+  stream.on("data", (buf) => {
+    let start = 0;
+    let nl = buf.indexOf(10);
+    if (carry !== null && nl >= 0) {
+      onMessage(JSON.parse(Buffer.concat([carry, buf.subarray(0, nl)]).toString("utf8")));
+      carry = null;
+      start = nl + 1;
+      nl = buf.indexOf(10, start);
+    }
+    while (nl >= 0) {
+      onMessage(JSON.parse(buf.toString("utf8", start, nl)));
+      start = nl + 1;
+      nl = buf.indexOf(10, start);
+    }
+    if (start < buf.length) carry = carry === null ? Buffer.from(buf.subarray(start)) : Buffer.concat([carry, buf.subarray(start)]);
+  });
+}
+
 export function runBaseline(chunks, tools, long) {
   const stamp = join(mkdtempSync(join(tmpdir(), "acpchat-base-")), "first-byte");
   const child = spawn(process.execPath, [FLOOD], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, FLOOD_STAMP: stamp } });
   const send = (m) => child.stdin.write(JSON.stringify(m) + "\n");
-  let carry = null;
   let frames = 0;
   let cpu0;
   return new Promise((resolve) => {
@@ -39,22 +62,7 @@ export function runBaseline(chunks, tools, long) {
         resolve({ ms: end - Number(readFileSync(stamp, "utf8")), cpuMs: (cpu.user + cpu.system) / 1000, frames: frames - 1 });
       }
     };
-    child.stdout.on("data", (buf) => {
-      let start = 0;
-      let nl = buf.indexOf(10);
-      if (carry !== null && nl >= 0) {
-        onMessage(JSON.parse(Buffer.concat([carry, buf.subarray(0, nl)]).toString("utf8")));
-        carry = null;
-        start = nl + 1;
-        nl = buf.indexOf(10, start);
-      }
-      while (nl >= 0) {
-        onMessage(JSON.parse(buf.toString("utf8", start, nl)));
-        start = nl + 1;
-        nl = buf.indexOf(10, start);
-      }
-      if (start < buf.length) carry = carry === null ? Buffer.from(buf.subarray(start)) : Buffer.concat([carry, buf.subarray(start)]);
-    });
+    readFrames(child.stdout, onMessage);
     send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } });
     send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } });
   });

@@ -13,6 +13,7 @@ import { streamBench } from "./flood-stream.mjs";
 import { BEFORE } from "./flood-before.mjs";
 import { benchStart } from "./start.mjs";
 import { nvimBin, startBenchNvim } from "./nvim.mjs";
+import { readFrames } from "./flood-baseline.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FLOOD = join(root, "bench/flood-agent.mjs");
@@ -56,7 +57,6 @@ async function bareNode(chunks, tools) {
   const send = (m) => child.stdin.write(JSON.stringify(m) + "\n");
   let t0 = 0n;
   let parsed = 0;
-  let carry = null;
   const done = new Promise((resolve) => {
     const onMessage = (m) => {
       parsed++;
@@ -66,22 +66,7 @@ async function bareNode(chunks, tools) {
         parsed = 0;
       } else if (m.id === 2) resolve(process.hrtime.bigint());
     };
-    child.stdout.on("data", (buf) => {
-      let start = 0;
-      let nl = buf.indexOf(10);
-      if (carry !== null && nl >= 0) {
-        onMessage(JSON.parse(Buffer.concat([carry, buf.subarray(0, nl)]).toString("utf8")));
-        carry = null;
-        start = nl + 1;
-        nl = buf.indexOf(10, start);
-      }
-      while (nl >= 0) {
-        onMessage(JSON.parse(buf.toString("utf8", start, nl)));
-        start = nl + 1;
-        nl = buf.indexOf(10, start);
-      }
-      if (start < buf.length) carry = carry === null ? Buffer.from(buf.subarray(start)) : Buffer.concat([carry, buf.subarray(start)]);
-    });
+    readFrames(child.stdout, onMessage);
   });
   send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } });
   send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } });

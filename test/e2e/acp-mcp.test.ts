@@ -3,20 +3,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { chatCount, chatHandle, fakeAgent, nvim, openChat, sendAndWait } from "../support/chat.js";
+import { chatCount, chatHandle, fakeAgent, nvim, openChat, received, sendAndWait } from "../support/chat.js";
 
 const bins = nvimBins();
 const SECRET = "mcp-token-e2e-31337";
 
-/** Every message the agent received with `method`, in order. */
-function received(dir: string, method: string): Record<string, unknown>[] {
-  return readFileSync(join(dir, "record.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { method?: string; params?: Record<string, unknown> })
-    .filter((m) => m.method === method)
-    .map((m) => m.params!);
-}
 
 const servers = [
   { name: "files", command: process.execPath, args: ["--version"], env: { MCP_TOKEN: "$ACP_E2E_TOKEN", PLAIN: "x" } },

@@ -3,18 +3,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { recordNotes, sendAndWait, startChat } from "../support/chat.js";
+import { received, recordNotes, sendAndWait, startChat } from "../support/chat.js";
 
 const bins = nvimBins();
 
-function received(dir: string, method: string): Record<string, unknown>[] {
-  return readFileSync(join(dir, "record.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { method?: string; params?: Record<string, unknown> })
-    .filter((m) => m.method === method)
-    .map((m) => m.params!);
-}
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("advertises session.notices, session.compaction and session.configOptions.boolean; a boolean option is set with type boolean", async () => {

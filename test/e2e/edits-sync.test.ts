@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { nvim, openChat, recordNotes, setAgents, withAgents } from "../support/chat.js";
+import { nvim, openChat, received, recordNotes, setAgents, withAgents } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -92,12 +92,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatAdd");
     await c.send("look at @notes.txt");
     await c.turns(1);
-    const prompts = readFileSync(join(t.dir, "record.jsonl"), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l))
-      .filter((m) => m.method === "session/prompt");
-    const resources = prompts[0].params.prompt.filter((b: { type: string }) => b.type === "resource");
+    const prompts = received(t.dir, "session/prompt") as { prompt: { type: string; resource: { text: string } }[] }[];
+    const resources = prompts[0]!.prompt.filter((b) => b.type === "resource");
     expect(resources.length).toBeGreaterThan(0);
     for (const r of resources) expect(r.resource.text).toBe("unsaved line\nends with \\\n");
   });

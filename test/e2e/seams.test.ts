@@ -3,11 +3,11 @@
  * :AcpChat during a restart, the Node host dying with prompts queued and questions open, a cancel
  * while a prompt is being prepared, secrets in a session listing's error.
  */
-import { readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { call, nvim, openChat, recordNotes, setAgents, startChat } from "../support/chat.js";
+import { call, nvim, openChat, received, recordNotes, setAgents, startChat } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -40,9 +40,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.nvim.command("AcpChat");
     await c.ready();
     await c.t.waitFor(async () => (await c.text()).includes("first answer"), "the loaded conversation");
-    const methods = readFileSync(join(c.t.dir, "record.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).method);
-    expect(methods.filter((m) => m === "session/load")).toHaveLength(1);
-    expect(methods.filter((m) => m === "session/new")).toHaveLength(1);
+    expect(received(c.t.dir, "session/load")).toHaveLength(1);
+    expect(received(c.t.dir, "session/new")).toHaveLength(1);
   });
 
   it("the Node host dies: queued prompts come back into the prompt, open questions close, and :AcpChat draws the session once", async () => {
@@ -83,8 +82,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.lua("local c = require('acpchat.registry').get(...); require('acpchat.chats').send_prompt(c); require('acpchat.chats').cancel(c)", [c.id]);
     await c.t.waitFor(async () => (await c.promptLines()).join("\n").includes("never sent"), "the prompt back");
     await new Promise((r) => setTimeout(r, 500));
-    const prompts = readFileSync(join(c.t.dir, "record.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((m) => m.method === "session/prompt");
-    expect(prompts).toHaveLength(0);
+    expect(received(c.t.dir, "session/prompt")).toHaveLength(0);
   });
 
   it("a session listing that fails shows its error without the agent's secrets", async () => {

@@ -3,7 +3,7 @@
  * wait for turns, read the transcript and the chat's state. Every end-to-end and hostile test
  * uses it, so a test reads as the scenario it checks.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { FAKE_AGENT, startNvim, type NvimBin, type TestNvim } from "./nvim.js";
@@ -243,4 +243,14 @@ export function recordQuestions(t: TestNvim, kinds: string[] = [], otherwise = "
 /** The questions asked so far (recorded by recordQuestions() or a test's own vim.ui.select in _G.asked). */
 export function questions(t: TestNvim): Promise<{ prompt: string; labels: string[] }[]> {
   return t.lua<{ prompt: string; labels: string[] }[]>("return _G.asked");
+}
+
+/** The params of every message the fake agent recorded with `method` (scenario `record: "$DIR/record.jsonl"`), in order. */
+export function received(dir: string, method: string): Record<string, unknown>[] {
+  return readFileSync(join(dir, "record.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { method?: string; params?: Record<string, unknown> })
+    .filter((m) => m.method === method)
+    .map((m) => m.params!);
 }
