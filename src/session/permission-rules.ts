@@ -73,6 +73,9 @@ export function commandLine(raw: unknown): string | undefined {
 const PATH_FIELDS = ["file_path", "filePath", "path", "notebook_path", "absolute_path", "target_file", "source", "destination"];
 
 /** The files a tool call names: its locations, else the path fields of its raw input. */
+/** Fields of a tool's input that name the directory it runs in. */
+const DIR_FIELDS = ["cwd", "workdir", "working_directory", "workingDirectory", "dir", "directory"];
+
 export function toolPaths(tc: Pick<ToolCallUpdate, "locations" | "rawInput">): string[] {
   const locs = (tc.locations ?? []).map((l) => l.path).filter((p) => typeof p === "string" && p !== "");
   if (locs.length > 0) return [...new Set(locs)];
@@ -241,9 +244,10 @@ export class PermissionRules {
   /** Everything the call touches is inside the cwd: its paths, and the directory a command runs in. */
   private insideCwd(tc: ToolCallUpdate, rel: string[]): boolean {
     if (!rel.every(inside)) return false;
+    // The directory a command runs in, under whichever name the agent gives it.
     const raw = tc.rawInput as Record<string, unknown> | undefined;
-    const dir = raw && typeof raw === "object" && typeof raw.cwd === "string" ? raw.cwd : undefined;
-    return dir === undefined || inside(relative(this.cwd, real(this.cwd, dir)));
+    const dirs = raw && typeof raw === "object" ? DIR_FIELDS.map((f) => raw[f]).filter((d): d is string => typeof d === "string" && d !== "") : [];
+    return dirs.every((dir) => inside(relative(this.cwd, real(this.cwd, dir))));
   }
 
   private project(): RememberedRule[] {

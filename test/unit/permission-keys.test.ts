@@ -91,6 +91,8 @@ describe("remembered answers", () => {
     // A command that runs in another directory.
     r.remember(bash("t1", "ls"), "allow", "session");
     expect(r.decide(bash("t2", "ls", { cwd: "/" }))).toBeUndefined();
+    // ... whatever the agent calls that directory.
+    for (const field of ["workdir", "working_directory", "workingDirectory", "dir", "directory"]) expect(r.decide(bash("t2", "ls", { [field]: "/" })), field).toBeUndefined();
     expect(r.decide(bash("t3", "ls", { cwd: join(dir, "sub") }))?.action).toBe("allow");
     // Through a symbolic link that points out of the cwd.
     mkdirSync(join(dir, "links"), { recursive: true });
