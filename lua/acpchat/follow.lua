@@ -48,11 +48,13 @@ function M.follow(chat, view)
     return
   end
   local loc = view.locations and view.locations[1]
-  if not loc or not M.openable(chat, loc.path) then
+  if not loc then
     return
   end
+  -- Every update of a running call comes here (once per render batch): the location already
+  -- shown is skipped before the file system is asked anything.
   local key = loc.path .. ":" .. tostring(loc.line)
-  if chat.followed == key then
+  if chat.followed == key or not M.openable(chat, loc.path) then
     return
   end
   chat.followed = key

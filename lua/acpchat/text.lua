@@ -198,8 +198,6 @@ local function compaction_lines(v)
   return b
 end
 
---- Lines and highlights of a block view.
----@return string[] lines, table[] hls, string[]|nil line_hls (group per line)
 --- How a turn that did not simply end is marked.
 M.end_words = {
   cancelled = "turn cancelled",
@@ -209,6 +207,8 @@ M.end_words = {
   error = "the turn failed (the note above says why)",
 }
 
+--- Lines and highlights of a block view.
+---@return string[] lines, table[] hls, string|nil line_hl (a group for every line)
 function M.block(v)
   local t = v.type
   if t == "turn" then
