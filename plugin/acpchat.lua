@@ -15,6 +15,18 @@ require("acpchat.highlights").setup()
 -- Knows Neovim's own vim.notify before notification plugins replace it (see notify.lua).
 require("acpchat.notify")
 
+-- The file buffer of the user's last visual selection, for the agent's `selection` tool
+-- (lua/acpchat/editor_tools.lua): the user selects before any chat exists.
+vim.api.nvim_create_autocmd("ModeChanged", {
+  group = vim.api.nvim_create_augroup("acpchat_selection", { clear = true }),
+  pattern = "*:[vV\22]*",
+  callback = function(ev)
+    if vim.bo[ev.buf].buftype == "" and vim.api.nvim_buf_get_name(ev.buf) ~= "" then
+      vim.g.acpchat_last_visual_buf = ev.buf
+    end
+  end,
+})
+
 local function cmd(name, desc, fn, opts)
   opts = opts or {}
   opts.desc = desc

@@ -23,6 +23,19 @@ await build({
   legalComments: "none",
 });
 
+// The editor's MCP server (src/editor-tools/mcp-server.ts), a script of its own that agents start
+// with plain `node`: everything it needs, the MCP SDK included, is in the bundle.
+await build({
+  entryPoints: [join(root, "src", "editor-tools", "mcp-server.ts")],
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  outfile: join(root, "dist", "acpchat-mcp.cjs"),
+  logLevel: "warning",
+  legalComments: "none",
+});
+
 // The Lua mirror of the contract (src/nvim/contract.ts), taken from the bundle itself so the two
 // cannot drift apart. Names are in their wire form (snake_case).
 const require = createRequire(import.meta.url);

@@ -61,11 +61,14 @@ local function pairs_of(t)
   return out
 end
 
---- The MCP servers for a chat with `agent`: the global ones, then the agent's (one of the same
---- name replaces the global one, in its place). `$VAR`s are expanded by Node when the chat starts.
-function M.mcp_params(agent)
+--- The MCP servers for a chat with `agent`: the global ones, the project's, the agent's, then the
+--- project's for that agent (one of the same name replaces an earlier one, in its place).
+--- `$VAR`s are expanded by Node when the chat starts.
+function M.mcp_params(agent, project, name)
+  project = project or {}
+  local project_agent = (project.agents or {})[name or ""] or {}
   local list, at = {}, {}
-  for _, source in ipairs({ config.options.mcp_servers or {}, agent.mcp_servers or {} }) do
+  for _, source in ipairs({ config.options.mcp_servers or {}, project.mcp_servers or {}, agent.mcp_servers or {}, project_agent.mcp_servers or {} }) do
     for _, s in ipairs(source) do
       local p = { name = s.name, type = s.type, command = s.command, args = s.args, env = s.env and pairs_of(s.env), url = s.url, headers = s.headers and pairs_of(s.headers) }
       if at[s.name] then
@@ -79,11 +82,32 @@ function M.mcp_params(agent)
   return list
 end
 
+--- The editor's tools for a chat with agent `name` (nil: off): the global setting, then the
+--- project's, and either the agent's or the project's `editor_tools = false` for that agent.
+function M.editor_tools_params(name, agent, project)
+  local g = config.options.editor_tools
+  local p = project.editor_tools or {}
+  local enabled, tools = g.enabled, p.tools or g.tools
+  if p.enabled ~= nil then
+    enabled = p.enabled
+  end
+  local pa = (project.agents or {})[name] or {}
+  if agent.editor_tools == false or pa.editor_tools == false or #tools == 0 then
+    enabled = false
+  end
+  if not enabled then
+    return nil
+  end
+  return { tools = tools, timeout_ms = g.timeout_ms, max_items = g.max_results }
+end
+
 local function open_params(chat, agent, resume, reopen)
   local opts = config.options
-  local mcp = M.mcp_params(agent)
+  local project = require("acpchat.project").load(chat.cwd)
+  local mcp = M.mcp_params(agent, project, chat.agent)
   return {
     mcp_servers = #mcp > 0 and mcp or nil,
+    editor_tools = M.editor_tools_params(chat.agent, agent, project),
     chat = chat.id,
     reopen = reopen or nil,
     agent = M.agent_params(chat.agent, agent),

@@ -149,6 +149,27 @@ local function mcp_servers(o)
   })
 end
 
+-- The editor's tools offered to agents (src/editor-tools/tools.ts has their descriptions).
+M.editor_tool_names = { "diagnostics", "definition", "references", "hover", "document_symbols", "workspace_symbols", "open_buffers", "selection", "quickfix" }
+
+local editor_tools = record({
+  { "enabled", bool({ default = true, desc = "Offer the tools to every agent (per agent: |acpchat-agents.editor_tools|; per project: |acpchat-project|)." }) },
+  {
+    "tools",
+    list(one_of(M.editor_tool_names, {}), {
+      default = vim.deepcopy(M.editor_tool_names),
+      default_text = "all of them",
+      expect = "list of tool names",
+      desc = "Which tools agents get: " .. table.concat(M.editor_tool_names, ", ") .. ".",
+    }),
+  },
+  { "timeout_ms", num({ min = 0, default = 5000, desc = "Longest wait for the editor's answer to one tool call (language servers included); the agent hears why when it runs out." }) },
+  { "max_results", num({ min = 1, inclusive = true, integer = true, default = 200, desc = "The most lines one answer lists; the agent is told how many more there were." }) },
+}, {
+  tag = "acpchat-editor_tools",
+  desc = "The editor's own MCP server (|acpchat-editor-tools|): it lets agents ask what Neovim knows (diagnostics, definitions, references, hover, symbols, open files, the selection, the quickfix list), read-only and within the session's folders.",
+})
+
 local agent = record({
   { "command", nonempty({ required = true, desc = "The program to run, found on PATH (or a path)." }) },
   { "args", list(str({}), { expect = "list of strings", desc = "Its arguments." }) },
@@ -173,6 +194,7 @@ local agent = record({
       desc = "Session config options to set when a session starts (id = value).",
     }),
   },
+  { "editor_tools", bool({ tag = "acpchat-agents.editor_tools", desc = "false: this agent does not get the editor's tools (|acpchat-editor_tools|), whatever the global setting." }) },
   {
     "mcp_servers",
     mcp_servers({ tag = "acpchat-agents.mcp_servers", desc = "MCP servers for this agent's sessions, besides the global |acpchat-mcp_servers|; one with the same name replaces the global one." }),
@@ -217,6 +239,7 @@ M.schema = record({
       },
     }),
   },
+  { "editor_tools", editor_tools },
   { "default_agent", str({ desc = "The agent |:AcpChat| starts when none is named.", default_text = "the first agent found, by name" }) },
   {
     "layout",
@@ -511,6 +534,36 @@ end
 
 function M.agent_names()
   local names = vim.tbl_keys(M.agents())
+--- What a project's `.acpchat.lua` may set (|acpchat-project|): its MCP servers and editor
+--- tools, for every agent and per agent.
+M.project_schema = record({
+  { "mcp_servers", mcp_servers({ tag = false, desc = "Added to the global ones (the same name replaces)." }) },
+  {
+    "editor_tools",
+    record({
+      { "enabled", bool({ desc = "Offer the editor's tools in this project." }) },
+      { "tools", list(one_of(M.editor_tool_names, {}), { expect = "list of tool names", desc = "Which tools." }) },
+    }, { tag = false, desc = "Over the global |acpchat-editor_tools|." }),
+  },
+  {
+    "agents",
+    map(
+      record({
+        { "mcp_servers", mcp_servers({ tag = false, desc = "Added to the agent's." }) },
+        { "editor_tools", bool({ desc = "false: not for this agent here." }) },
+      }, { atomic = true }),
+      { expect = "table of name = { mcp_servers, editor_tools }", desc = "Per agent." }
+    ),
+  },
+}, { desc = "A project's .acpchat.lua." })
+
+--- Check a project's settings; returns what to use and the problems (dotted paths).
+function M.resolve_project(t)
+  local problems = {}
+  local out = resolve(M.project_schema, t, ".acpchat.lua", problems)
+  return out or {}, problems
+end
+
   table.sort(names)
   return names
 end

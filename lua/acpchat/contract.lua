@@ -29,6 +29,7 @@ return {
     "render",
     "result",
     "ask",
+    "editor_answer",
     "dismiss",
     "take_back",
     "notify",
@@ -39,6 +40,7 @@ return {
     "buffer_state",
     "buffer_apply",
     "buffer_save",
+    "editor_query",
     "buffer_reload",
   },
   -- The remote plugin's one function.

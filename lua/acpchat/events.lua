@@ -33,6 +33,10 @@ local handlers = {
   reload = function(p)
     require("acpchat.workspace").reload(p.path)
   end,
+  ---@param p { chat: integer, key: string, tool: string, args_json: string }
+  editor_query = function(p)
+    require("acpchat.editor_tools").query(p)
+  end,
 }
 
 local requests = {

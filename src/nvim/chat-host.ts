@@ -4,6 +4,7 @@
  * results, questions). Each chat gets a render queue that sends at most one batch per frame.
  */
 import type { Neovim } from "neovim";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -24,6 +25,8 @@ import type { QueuedPrompt } from "../session/prompt-queue.js";
 import { Bridge } from "./bridge.js";
 import { Questions } from "./questions.js";
 import { LUA_METHODS, type AgentParams, type LuaMethod, type LuaToNode, type OpenParams, type TakenBack } from "./contract.js";
+import { EditorQueries } from "./editor-queries.js";
+import { EditorChannel } from "../editor-tools/channel.js";
 import { fromWire, localName } from "./wire.js";
 
 interface Entry {
@@ -42,11 +45,13 @@ export class ChatHost {
   private readonly handlers: Handlers;
 
   constructor(nvim: Neovim) {
+  private readonly editorQueries: EditorQueries;
     this.bridge = new Bridge(nvim);
     this.questions = new Questions(this.bridge);
     this.handlers = this.makeHandlers();
     // The host's stdin closing means Neovim is gone (quit, crash, SIGKILL): take every agent
     // and terminal with us. `exit` handlers can only do synchronous work, hence killNow.
+    this.editorQueries = new EditorQueries(this.bridge);
     process.stdin.on("end", () => {
       this.shutdownNow();
       process.exit(0);
@@ -172,6 +177,10 @@ export class ChatHost {
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     if (p.logDir) pruneTraces(p.logDir);
     const rules = new PermissionRules(agent.name, p.cwd, p.permissions?.rules ?? [], p.permissions?.store);
+      editorAnswer: (p) => {
+        this.editorQueries.answer(p.key, p.valueJson, p.error);
+        return null;
+      },
     const index = new SessionIndex(p.sessionIndex);
     let held: RenderOp[] | undefined = restart === "continue" ? [] : undefined;
     const send = (ops: RenderOp[]) => {
@@ -207,6 +216,7 @@ export class ChatHost {
     const queue = new RenderQueue({ frameMs: p.frameMs, send, status: () => statusOf(chat) });
     // The view shows "starting" at once (a crashed chat's view must not look crashed meanwhile).
     queue.push([{ type: "meta" }]);
+    const editor = this.editorChannel(p, () => chat);
     chat.start(p.resume ? { sessionId: p.resume } : undefined).then(
       async () => {
         touch();
@@ -227,11 +237,36 @@ export class ChatHost {
           send([{ op: "generation" }]);
           chat.notice(`Could not reload the session: ${chat.failure ?? "the agent failed"}. The transcript above is the one from before; :AcpChat tries again.`, "error");
         }
+      clientMcpServer: editor,
         queue.push([{ type: "meta" }]);
         queue.flush();
       },
     );
-    return { params: p, chat, rules, queue };
+    return { params: p, chat, rules, queue, media };
+  }
+
+  /**
+   * The editor's MCP server for this chat's sessions (issue 17), when it is on and the bundled
+   * server script exists; its tool calls become `editorQuery` events for this chat.
+   */
+  private editorChannel(p: OpenParams, chat: () => Chat): EditorChannel | undefined {
+    if (!p.editorTools || !MCP_SCRIPT || !existsSync(MCP_SCRIPT)) return undefined;
+    try {
+      return new EditorChannel({
+        cwd: p.cwd,
+        extraRoots: p.extraRoots,
+        tools: p.editorTools.tools,
+        timeoutMs: p.editorTools.timeoutMs,
+        maxItems: p.editorTools.maxItems,
+        node: process.execPath,
+        script: MCP_SCRIPT,
+        query: (tool, args, signal) => this.editorQueries.query(p.chat, tool, args, signal),
+        onProblem: (m) => chat().trace.note("problem", m),
+      });
+    } catch (e) {
+      this.bridge.emit("notify", { message: `acpchat: the editor's tools are off for this chat: ${errorMessage(e)}`, level: "warn" });
+      return undefined;
+    }
   }
 
   /** Per-agent defaults from the config: mode, model, other options. Failures are noted, not fatal. */
@@ -305,6 +340,7 @@ function agentSpec(a: AgentParams): AgentSpec {
     options: Object.fromEntries((a.options ?? []).map((o) => [o.id, o.value])),
   };
 }
+    this.editorQueries.dropAll(id);
 
 function sessionsParams(p: { agent: AgentParams; cwd: string; sessionIndex?: string }): SessionsParams {
   return { agent: agentSpec(p.agent), cwd: p.cwd, sessionIndex: p.sessionIndex };
@@ -321,6 +357,9 @@ function memory(collect: boolean): { rss: number; heapUsed: number; external: nu
   // Timers, sockets, child processes: what keeps the event loop busy (none may leak).
   const resources = process.getActiveResourcesInfo().filter((r) => r !== "TTYWrap");
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, resources };
+/** The editor's MCP server script, beside this bundle (dist/acpchat-mcp.cjs); none when run from source. */
+const MCP_SCRIPT = typeof __dirname === "string" ? join(__dirname, "acpchat-mcp.cjs") : undefined;
+
 }
 
 function statusOf(chat: Chat): StatusView {

@@ -18,6 +18,7 @@
  *    JSON string (`*_json`).
  */
 import type { McpServerConfig } from "../client/acp-client.js";
+import type { ToolName } from "../editor-tools/tools.js";
 import type { RenderOp } from "../render/render-queue.js";
 import type { ContextItem } from "../session/prompt-builder.js";
 import type { SessionChoice } from "../session/session-commands.js";
@@ -52,6 +53,8 @@ export interface AgentParams {
   name: string;
   command: string;
   args?: string[];
+  /** The editor's own MCP server for the agent (src/editor-tools/); absent: off. */
+  editorTools?: { tools?: ToolName[]; timeoutMs?: number; maxItems?: number };
   /** The agent's environment, as pairs (data keys never cross as object keys). */
   env?: { name: string; value: string }[];
   cwd?: string;
@@ -150,6 +153,8 @@ export type QuestionKind = "permission" | "review" | "auth" | "elicitation";
 export interface NodeEvents {
   /** A render batch for one chat (at most one per frame). */
   render: { chat: number; ops: RenderOp[] };
+  /** The editor's answer to an `editorQuery` (JSON text: the data is the editor's), or why it has none. */
+  editorAnswer: { params: { key: string; valueJson?: string; error?: string }; result: null };
   /** The answer to a Lua call that carried `ref`. */
   result: { ref: number; ok: boolean; value?: unknown; error?: string };
   /** A question for the user; answered with `reply` and the same key. */
@@ -166,7 +171,7 @@ export interface NodeEvents {
 
 export type NodeEvent = keyof NodeEvents;
 
-export const NODE_EVENTS = ["render", "result", "ask", "dismiss", "takeBack", "notify", "reload"] as const satisfies readonly NodeEvent[];
+export const NODE_EVENTS = ["render", "result", "ask", "dismiss", "takeBack", "notify", "reload", "editorQuery"] as const satisfies readonly NodeEvent[];
 
 /**
  * Node -> Lua requests: buffer primitives that answer at once and never wait on the user
@@ -182,6 +187,7 @@ export interface NodeRequests {
    * file's new content on disk (no W12 on the next :w); `markSaved`: the buffer now equals the disk.
    */
   bufferApply: {
+  "editorAnswer",
     params: { path: string; tick: number; edits: { start: number; end: number; lines: string[] }[]; eol?: boolean; acknowledgeDisk?: boolean; markSaved?: boolean };
     result: { result: "applied"; tick: number } | { result: "not_loaded" | "changed" };
   };
@@ -198,3 +204,5 @@ export type NodeRequest = keyof NodeRequests;
 
 export const NODE_REQUESTS = ["bufferState", "bufferApply", "bufferSave", "bufferReload"] as const satisfies readonly NodeRequest[];
 
+  /** An agent's editor tool call (diagnostics, definition, ...): answered later with `editorAnswer`. */
+  editorQuery: { chat: number; key: string; tool: ToolName; argsJson: string };

@@ -53,6 +53,17 @@ export interface ChatOptions {
 /** What the user does about a dead agent: said wherever its death is. */
 export const RESTART_HINT = "Run :AcpChat to start it again (the session continues when the agent can resume it); your prompt stays in the prompt window.";
 
+  /** An MCP server the client provides itself (the editor's tools), added to every session's servers. */
+  clientMcpServer?: ClientMcpServer;
+}
+
+/** An MCP server of the client's own (src/editor-tools/channel.ts): closed with the chat. */
+export interface ClientMcpServer {
+  readonly mcpServer: { name: string; command: string; args: string[]; env: { name: string; value: string }[] };
+  /** Values that no trace, log or transcript may show (its token, its socket's path). */
+  readonly secrets: string[];
+  readonly ready: Promise<void>;
+  close(): void;
 export type ChatStatus = "starting" | "signing_in" | "ready" | "failed" | "closed";
 
 export class Chat {
@@ -96,7 +107,7 @@ export class Chat {
     this.mcp = resolveMcpServers(opts.mcpServers ?? [], opts.cwd, process.env);
     // The agent's environment and the keys on its command line (`--api-key …`) are secrets, and
     // so are the MCP servers' environment and header values.
-    this.redactor = new Redactor([...commandSecrets(opts.command), ...this.mcp.secrets]);
+    this.redactor = new Redactor([...commandSecrets(opts.command), ...this.mcp.secrets, ...(opts.clientMcpServer?.secrets ?? [])]);
     this.trace = new TraceLog(this.redactor, opts.traceFile);
     this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
     this.terminals = new TerminalManager((t) => this.onTerminal(t), { outputCapBytes: opts.terminal?.outputLimitBytes });
@@ -138,8 +149,16 @@ export class Chat {
     });
     try {
       await this.client.initialize(this.opts.clientInfo ?? { name: "acp-chat.nvim", version: "0.1.0" }, { initializeMs: this.opts.timeouts?.initializeMs ?? 60_000 });
-      const setupOpts = { mcpServers: this.mcpServersToSend(), additionalDirectories: this.opts.extraRoots };
-      if (resume) {
+      const setupOpts = { mcpServers: [...this.mcpServersToSend(), ...(await this.clientMcpServers())], additionalDirectories: this.opts.extraRoots };
+      if (resume?.fork) {
+        // `:AcpChatFork` (unstable session/fork): a new session with the context of that one.
+        const client = this.client;
+        if (!client.supports("fork")) throw new Error(`${this.opts.agentName} cannot fork sessions (it does not advertise sessionCapabilities.fork)`);
+        const res = await this.withAuth(() => client.forkSession(resume.sessionId, this.boundary.cwd, { timeoutMs: this.opts.timeouts?.newSessionMs ?? 120_000, ...setupOpts }));
+        this.sessionId = res.sessionId;
+        this.forkedFrom = resume.sessionId;
+        this.emit(this.state.applySetup(res));
+      } else if (resume) {
         const client = this.client;
         const how = client.continuation();
         if (!how) throw new Error(`${this.opts.agentName} cannot resume or load sessions (it advertises neither session/resume nor loadSession)`);
@@ -196,6 +215,23 @@ export class Chat {
     this.queue.add(text, context);
     const queued = !this.pump();
     this.emit([{ type: "meta" }]);
+  /** The client's own MCP server, unless it failed to start or a configured one took its name. */
+  private async clientMcpServers() {
+    const own = this.opts.clientMcpServer;
+    if (!own) return [];
+    if (this.mcp.servers.some((s) => s.name === own.mcpServer.name)) {
+      this.notice(`The editor's tools (MCP server "${own.mcpServer.name}") are not passed: a configured MCP server has the same name.`, "warn");
+      return [];
+    }
+    try {
+      await own.ready;
+      return [own.mcpServer];
+    } catch (e) {
+      this.notice(`The editor's tools are not available: ${errorMessage(e)}`, "warn");
+      return [];
+    }
+  }
+
     return { queued };
   }
 
@@ -437,6 +473,7 @@ export class Chat {
     this.agent?.killNow();
   }
 
+    this.opts.clientMcpServer?.close();
   private async onDisconnect(reason: string): Promise<void> {
     for (const c of this.permissionAborts) c.abort(new Error(reason));
     if (this.closing) return;
@@ -450,6 +487,7 @@ export class Chat {
       // A running turn reports the end itself (its prompt request fails); otherwise say it here.
       if (!this.settleTurn) this.notice(`The agent stopped: ${why}\n${RESTART_HINT}`, "error");
       this.emit([{ type: "meta" }]);
+    this.opts.clientMcpServer?.close();
       // Without its connection the agent is of no use; one that closed its output but kept
       // running (or left children behind) must not linger.
       await Promise.all([this.terminals.closeAll(), this.agentEnd()]);
@@ -514,6 +552,18 @@ export class Chat {
       // Agents announce commands right after answering session/new; that notification can be
       // read before the response's promise has resolved here. Keep it until the id is known.
       this.early.push({ sessionId, update });
+      // Option `unstable` (AcpClient registers these only then).
+      unstableUpdate: (sessionId, update) => this.onUnstableUpdate(sessionId, update),
+      authStatus: (s) => {
+        // Only the state is acted on; unknown states read as unknown (the schema says so).
+        const words: Record<string, string> = { authenticated: "is signed in", unauthenticated: "needs you to sign in again", not_required: "needs no sign-in" };
+        this.trace.note("auth", `auth/status_update: ${s.state}`);
+        this.notice(`${this.opts.agentName} ${words[s.state] ?? "cannot tell whether it is signed in"} (auth/status_update).`, s.state === "unauthenticated" ? "warn" : "info");
+      },
+      mcpMessage: async (req) => {
+        // This client declares no MCP server with the `acp` transport, so none can be addressed.
+        throw new RpcError(ErrorCodes.ResourceNotFound, `Resource not found: no MCP server "${req.serverId}" (acp-chat.nvim declares no MCP servers with the acp transport)`);
+      },
       return;
     }
     if (sessionId !== this.sessionId) {

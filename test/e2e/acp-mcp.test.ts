@@ -19,7 +19,7 @@ const httpSent = { type: "http", name: "docs", url: "http://127.0.0.1:9/mcp", he
 describe.each(bins)("Neovim $version", (bin) => {
   it("stdio servers are passed with $VARs expanded; an http server is left out, with a note, for an agent without http", async () => {
     const t = await nvim(bin, {}, { ACP_E2E_TOKEN: SECRET });
-    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, { record: "$DIR/record.jsonl" }) }, default_agent: "fake", mcp_servers: servers }]);
+    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, { record: "$DIR/record.jsonl" }) }, default_agent: "fake", mcp_servers: servers, editor_tools: { enabled: false } }]);
     const c = await openChat(t);
     await c.ready();
     expect(received(t.dir, "session/new")[0]!.mcpServers).toEqual([stdioSent]);
@@ -36,7 +36,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const t = await nvim(bin, {}, { ACP_E2E_TOKEN: SECRET });
     const scenario = { record: "$DIR/record.jsonl", store: "$DIR/store.json", agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } } };
     const agentServers = [{ name: "extra", command: process.execPath }, { name: "docs", type: "http", url: "http://127.0.0.1:9/other" }];
-    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, scenario, { mcp_servers: agentServers }) }, default_agent: "fake", mcp_servers: servers }]);
+    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, scenario, { mcp_servers: agentServers }) }, default_agent: "fake", mcp_servers: servers, editor_tools: { enabled: false } }]);
     const c = await openChat(t);
     await c.ready();
     const httpOther = { type: "http", name: "docs", url: "http://127.0.0.1:9/other", headers: [] };

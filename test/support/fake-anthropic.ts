@@ -4,6 +4,8 @@
  *   read <abs path>            -> tool_use mcp__acp__Read, then a reply quoting the result
  *   write <abs path> <text>    -> tool_use mcp__acp__Write, then a reply quoting the result
  *   run <command>              -> tool_use mcp__acp__Bash, then a reply quoting the result
+ *   tool <name> <json input>   -> tool_use of any tool the agent offers (an MCP server's:
+ *                                 mcp__<server>__<tool>), then a reply quoting the result
  *   anything else              -> a plain text reply
  * Requests are answered with server-sent events like the real API.
  */
@@ -95,6 +97,11 @@ function decide(body: { messages: Message[]; tools?: { name: string }[] }): { te
   let m: RegExpMatchArray | null;
   if ((m = text.match(/^read (\S+)$/))) return { tool: { name: "mcp__acp__Read", input: { file_path: m[1] } } };
   if ((m = text.match(/^write (\S+) ([\s\S]*)$/))) return { tool: { name: "mcp__acp__Write", input: { file_path: m[1], content: m[2] } } };
+  if ((m = text.match(/^tool (\S+)(?: ([\s\S]+))?$/))) {
+    const name = m[1]!;
+    if (!(body.tools ?? []).some((t) => t.name === name)) return { text: `NO SUCH TOOL: ${name} (offered: ${(body.tools ?? []).map((t) => t.name).join(", ")})` };
+    return { tool: { name, input: m[2] ? JSON.parse(m[2]) : {} } };
+  }
   if ((m = text.match(/^run ([\s\S]+)$/))) return { tool: { name: "mcp__acp__Bash", input: { command: m[1], timeout: 20000, description: "Run a command" } } };
   return { text: `You said: ${text}` };
 }
