@@ -103,8 +103,52 @@ function M.check()
     health.info("none configured (|acpchat-mcp|)")
   end
 
+  M.editor_tools(health, agents, names)
+
+  require("acpchat.complete").check_health(health)
+
   health.start("acp-chat.nvim: logs")
   health.info("JSON-RPC traces: " .. config.log_dir())
+end
+
+--- The editor's MCP server (|acpchat-editor-tools|): on or off, for whom, whether it can run,
+--- and the project file of the current directory.
+function M.editor_tools(health, agents, names)
+  health.start("acp-chat.nvim: editor tools")
+  local o = config.options.editor_tools
+  if not o.enabled then
+    health.info("off (editor_tools.enabled = false)")
+  else
+    health.ok(string.format("offered to agents as the MCP server \"nvim\": %s (answers within %d ms)", table.concat(o.tools, ", "), o.timeout_ms))
+  end
+  for _, name in ipairs(names) do
+    if agents[name].editor_tools == false then
+      health.info(name .. ": off for this agent")
+    end
+  end
+  local script = require("acpchat.bridge").root .. "/dist/acpchat-mcp.cjs"
+  if vim.uv.fs_stat(script) then
+    health.ok("server script: " .. script)
+  else
+    health.error("the server script is missing: run `npm run build` in " .. require("acpchat.bridge").root)
+  end
+  local base = vim.env.XDG_RUNTIME_DIR or vim.env.TMPDIR or "/tmp"
+  if vim.fn.filewritable(base) == 2 then
+    health.ok("private channels are made in " .. base .. " (a 0700 folder and a token per chat)")
+  else
+    health.error(base .. " is not writable: the server's private channel cannot be made")
+  end
+  local clients = {}
+  for _, c in ipairs(vim.lsp.get_clients()) do
+    if c.name ~= "acpchat" then
+      clients[#clients + 1] = c.name
+    end
+  end
+  health.info(#clients > 0 and ("language servers running (definition, references, hover, symbols): " .. table.concat(clients, ", ")) or "no language server running now: definition, references, hover and symbols need one for the file asked about")
+  local file = vim.fs.joinpath(vim.fn.getcwd(), require("acpchat.project").FILE)
+  if vim.uv.fs_stat(file) then
+    health.info(file .. ": read for chats started here once you trust it (|acpchat-project|)")
+  end
 end
 
 return M
