@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A flood agent: answers each prompt by streaming, as fast as the pipe allows, CHUNKS
 // agent_message_chunk updates of a few bytes interleaved with TOOL_UPDATES tool call updates.
-// `flood N T long` sends a reply that is one long line (no newline in any chunk). With
+// `flood N T long` sends a reply that is one long line (no newline in any chunk); `key` at the
+// end (`flood N T [long] key`) adds, every 997 chunks, an API key cut into 3-byte chunks. With
 // FLOOD_STAMP set, the agent writes the wall-clock time (epoch ms, sub-millisecond) of the
 // flood's first byte to that file before writing it, so a reader can time from that byte.
 // `--dump` writes the same stream to stdout without any protocol.
@@ -11,8 +12,11 @@ import { writeFileSync } from "node:fs";
 const CHUNKS = Number(process.env.FLOOD_CHUNKS ?? 20000);
 const TOOL_UPDATES = Number(process.env.FLOOD_TOOL_UPDATES ?? 200);
 
-/** The turn's lines for session `sid`, and the text they carry. */
-export function floodLines(sid, chunks = CHUNKS, toolUpdates = TOOL_UPDATES, turn = 0, long = false) {
+/** A key-like value (an Anthropic key's form) that `key` floods carry. */
+export const FLOOD_KEY = "sk-ant-api03-Zx9_Qw8-Lm7Kp6Jn5Hb4Gv3Fc2Dx1Sz0Aa";
+
+/** The turn's lines for session `sid`, and the text they carry (`key`: FLOOD_KEY every 997 chunks). */
+export function floodLines(sid, chunks = CHUNKS, toolUpdates = TOOL_UPDATES, turn = 0, long = false, key = false) {
   const lines = [];
   let text = "";
   const every = toolUpdates > 0 ? Math.floor(chunks / toolUpdates) : Infinity;
@@ -20,8 +24,16 @@ export function floodLines(sid, chunks = CHUNKS, toolUpdates = TOOL_UPDATES, tur
   const up = (update) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: sid, update } });
   for (let i = 0; i < chunks; i++) {
     const t = !long && i % 50 === 49 ? "w\n" : `w${i % 10} `;
-    text += t;
-    lines.push(up({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } }));
+    const pieces = [t];
+    if (key && i % 997 === 500) {
+      pieces.push("key ");
+      for (let k = 0; k < FLOOD_KEY.length; k += 3) pieces.push(FLOOD_KEY.slice(k, k + 3));
+      pieces.push(" ");
+    }
+    for (const p of pieces) {
+      text += p;
+      lines.push(up({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: p } }));
+    }
     if (i % every === every - 1 && tool < toolUpdates) {
       const id = `tool-${turn}-${tool % 20}`;
       lines.push(
@@ -50,8 +62,8 @@ if (process.argv.includes("--dump")) {
     else if (method === "session/new") out({ jsonrpc: "2.0", id, result: { sessionId: `flood-${n++}` } });
     else if (method === "session/prompt") {
       const text = params.prompt.map((b) => b.text ?? "").join("");
-      const m = text.match(/^flood (\d+) (\d+)( long)?$/);
-      const { lines } = floodLines(params.sessionId, m ? Number(m[1]) : CHUNKS, m ? Number(m[2]) : TOOL_UPDATES, turns++, Boolean(m?.[3]));
+      const m = text.match(/^flood (\d+) (\d+)( long)?( key)?$/);
+      const { lines } = floodLines(params.sessionId, m ? Number(m[1]) : CHUNKS, m ? Number(m[2]) : TOOL_UPDATES, turns++, Boolean(m?.[3]), Boolean(m?.[4]));
       const data = lines.join("\n") + "\n";
       if (process.env.FLOOD_STAMP) writeFileSync(process.env.FLOOD_STAMP, String(performance.timeOrigin + performance.now()));
       process.stdout.write(data);

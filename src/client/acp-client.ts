@@ -19,6 +19,7 @@ import {
   ReadTextFileRequest,
   RequestPermissionRequest,
   sessionNotification,
+  isTextChunkNotification,
   TerminalRequest,
   WriteTextFileRequest,
   parseOptInUpdate,
@@ -88,6 +89,9 @@ export class AcpClient {
       if (update.sessionUpdate === "unknown") this.onProblem(update.reason);
       handlers.sessionUpdate(n.sessionId, update);
     });
+    // Text chunks stream by the thousand and mean their concatenation: the ones read together
+    // reach the handler above as one, without parsing each (each is still in the trace).
+    peer.coalesce("session/update", 4, isTextChunkNotification);
     peer.onRequest("session/request_permission", RequestPermissionRequest, (p, ctx) => handlers.requestPermission(p, ctx));
     peer.onRequest("fs/read_text_file", ReadTextFileRequest, (p, ctx) => handlers.readTextFile(p, ctx));
     peer.onRequest("fs/write_text_file", WriteTextFileRequest, (p, ctx) => handlers.writeTextFile(p, ctx));

@@ -38,6 +38,12 @@ export interface Frame {
   payload: unknown;
   /** The message as it crossed the wire (JSON text), when it was a JSON value: saves re-serialising. */
   text?: string;
+  /**
+   * Several notifications read together that differ only in the string at their end (see
+   * JsonRpcPeer.coalesce): frame i crossed the wire as `head + JSON(texts[i]) + tail`. `payload`
+   * is the first one as parsed (its own string included); `size` counts them all.
+   */
+  run?: { head: string; tail: string; texts: string[] };
 }
 
 export interface PeerOptions {
@@ -58,6 +64,28 @@ interface Pending {
 
 const CANCEL_REQUEST = "$/cancel_request";
 
+/**
+ * A notification's text up to the string at its end, learned from one that was parsed and
+ * checked in full: every line `head + <JSON string> + tail` is that notification with another
+ * string there (see JsonRpcPeer.coalesce).
+ */
+interface Shape {
+  method: string;
+  head: string;
+  tail: string;
+  /** The message it was learned from, as parsed. */
+  msg: Record<string, unknown>;
+  /** The keys from `params` down to the string (each the last key of its object). */
+  path: string[];
+}
+
+/** Shapes remembered at once (a few streams per session: message, thought, a few sessions). */
+const MAX_SHAPES = 8;
+/** What a JSON string's text must not hold to be its own value: quote, backslash, controls. */
+const NOT_PLAIN = /["\\\u0000-\u001f]/;
+/** A key that objects list first whatever its place in the text (an array index). */
+const INDEX_KEY = /^\d+$/;
+
 export class JsonRpcPeer {
   private nextId = 0;
   private readonly pending = new Map<RequestId, Pending>();
@@ -65,6 +93,12 @@ export class JsonRpcPeer {
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly closeListeners = new Set<(reason: string) => void>();
+  /** Methods whose notifications may be coalesced: how deep their string sits, which qualify. */
+  private readonly coalesced = new Map<string, { depth: number; accept: (params: unknown) => boolean }>();
+  /** Learned shapes, the one matched last first. */
+  private shapes: Shape[] = [];
+  /** Notifications of one shape read since the last delivery, not yet delivered. */
+  private run: { shape: Shape; texts: string[]; size: number } | undefined;
   private partial: Buffer[] = [];
   private partialBytes = 0;
   private discarding = false;
@@ -117,6 +151,36 @@ export class JsonRpcPeer {
     const wrapped: NotificationHandler = (params) => handler(validate(method, schema, params) as z.infer<S>);
     this.notificationHandlers.set(method, wrapped);
     return { dispose: () => this.notificationHandlers.get(method) === wrapped && this.notificationHandlers.delete(method) };
+  }
+
+  /**
+   * Let consecutive notifications of `method` that differ only in one string be delivered as
+   * one, that string joined: for a stream of text pieces whose meaning is their concatenation
+   * (ACP's message chunks), where parsing and handling each piece would cost far more than
+   * reading it. The string is the value reached from `params` by taking the last key of each
+   * object, `depth` objects deep counting the message itself (`{…,"params":{…,"text":"…"}}` is
+   * depth 2); `accept` says which parsed params qualify.
+   *
+   * The first notification of a shape is parsed, checked and handled as any other; its text up
+   * to the string (its head) is remembered. A later line that is that head, one JSON string and
+   * the same closing braces is the same notification with another string: it is not parsed.
+   * Such lines are gathered while they come one after the other, and delivered to the method's
+   * handler as one notification (its string the joined strings) before any other message is
+   * handled and at the end of each read from the stream; the trace gets one frame with every
+   * piece (Frame.run). Anything else (whitespace, escapes the fast check does not know, another
+   * head) takes the ordinary path.
+   */
+  coalesce(method: string, depth: number, accept: (params: unknown) => boolean): Disposable {
+    const entry = { depth, accept };
+    this.coalesced.set(method, entry);
+    return {
+      dispose: () => {
+        if (this.coalesced.get(method) !== entry) return;
+        this.endRun();
+        this.coalesced.delete(method);
+        this.shapes = this.shapes.filter((s) => s.method !== method);
+      },
+    };
   }
 
   /**
@@ -230,6 +294,8 @@ export class JsonRpcPeer {
       this.onLine(text);
       if (this.closedReason !== undefined) return;
     }
+    // What was gathered from this read is delivered now, not after the next one.
+    if (this.run) this.endRun();
     if (start < chunk.length && !this.discarding) {
       const rest = chunk.subarray(start);
       this.partialBytes += rest.length;
@@ -246,6 +312,8 @@ export class JsonRpcPeer {
   }
 
   private onLine(raw: string): void {
+    if (this.shapes.length > 0 && this.gather(raw)) return;
+    if (this.run) this.endRun();
     const text = raw.trim();
     if (text === "") return;
     let msg: unknown;
@@ -275,7 +343,11 @@ export class JsonRpcPeer {
       const kind = hasId ? "request" : "notification";
       this.options.onFrame?.({ direction: "in", kind, id: hasId ? (msg.id as RequestId) : undefined, method: msg.method, size: raw.length + 1, payload: msg, text });
       if (hasId) void this.handleRequest(msg.id as RequestId, msg.method, msg.params);
-      else this.handleNotification(msg.method, msg.params);
+      else {
+        this.handleNotification(msg.method, msg.params);
+        const c = this.coalesced.get(msg.method);
+        if (c && text === raw) this.learn(raw, msg, c.depth, c.accept);
+      }
       return;
     }
     if (hasId && ("result" in msg || "error" in msg)) {
@@ -308,6 +380,82 @@ export class JsonRpcPeer {
     this.options.onFrame?.({ direction: "in", kind: "invalid", size: raw.length + 1, payload: msg });
     this.problem(`neither request, notification nor response: ${preview(text)}`);
     this.sendError(hasId && isId(msg.id) ? msg.id : null, ErrorCodes.InvalidRequest, "Invalid Request");
+  }
+
+  /**
+   * `raw` is a line of a learned shape with a plain string: gathered into the run (which is
+   * delivered first when it is of another shape). False when it is not: the line is parsed.
+   */
+  private gather(raw: string): boolean {
+    const shapes = this.shapes;
+    for (let i = 0; i < shapes.length; i++) {
+      const shape = shapes[i]!;
+      const open = shape.head.length;
+      const close = raw.length - shape.tail.length;
+      if (close - open < 2 || raw.charCodeAt(open) !== 34 || raw.charCodeAt(close - 1) !== 34 || !raw.endsWith(shape.tail) || !raw.startsWith(shape.head)) continue;
+      let text = raw.slice(open + 1, close - 1);
+      if (NOT_PLAIN.test(text)) {
+        // Escapes (a newline is `\n`): the string alone is parsed; it must be one JSON string.
+        try {
+          text = JSON.parse(raw.slice(open, close)) as string;
+        } catch {
+          return false;
+        }
+      }
+      if (i > 0) {
+        shapes.splice(i, 1);
+        shapes.unshift(shape);
+      }
+      if (this.run && this.run.shape !== shape) this.endRun();
+      if (this.run) {
+        this.run.texts.push(text);
+        this.run.size += raw.length + 1;
+      } else this.run = { shape, texts: [text], size: raw.length + 1 };
+      return true;
+    }
+    return false;
+  }
+
+  /** Deliver the gathered run: one frame for the trace, one notification for the handler. */
+  private endRun(): void {
+    const run = this.run;
+    if (!run) return;
+    this.run = undefined;
+    const { shape, texts } = run;
+    this.options.onFrame?.({ direction: "in", kind: "notification", method: shape.method, size: run.size, payload: shape.msg, run: { head: shape.head, tail: shape.tail, texts } });
+    const params = withString(shape.msg.params, shape.path, 1, texts.length === 1 ? texts[0]! : texts.join(""));
+    this.handleNotification(shape.method, params);
+  }
+
+  /**
+   * Remember the shape of a notification that was parsed from `raw` when `accept` takes it and
+   * its text ends with its string and closing braces and nothing else: following the last key
+   * of each object from the message `depth` objects down reaches that string, and it is written
+   * as JSON.stringify writes it, right after the key's colon. Then `raw` minus that string and
+   * those braces is a head that any line of the same shape starts with.
+   */
+  private learn(raw: string, msg: Record<string, unknown>, depth: number, accept: (params: unknown) => boolean): void {
+    if (!accept(msg.params)) return;
+    const path: string[] = [];
+    let v: unknown = msg;
+    for (let d = 0; d < depth; d++) {
+      if (!isObject(v)) return;
+      const keys = Object.keys(v);
+      const last = keys[keys.length - 1];
+      // Index keys are listed first whatever their place in the text; __proto__ is no plain key.
+      if (last === undefined || keys.some((k) => INDEX_KEY.test(k) || k === "__proto__")) return;
+      path.push(last);
+      v = v[last];
+    }
+    if (typeof v !== "string" || path[0] !== "params") return;
+    const tail = "}".repeat(depth);
+    const literal = JSON.stringify(v);
+    const at = raw.length - tail.length - literal.length;
+    if (at < 1 || raw.charCodeAt(at - 1) !== 58 /* : */ || !raw.endsWith(tail) || raw.slice(at, at + literal.length) !== literal) return;
+    const head = raw.slice(0, at);
+    if (this.shapes.some((s) => s.head === head)) return;
+    this.shapes.unshift({ method: msg.method as string, head, tail, msg, path });
+    if (this.shapes.length > MAX_SHAPES) this.shapes.pop();
   }
 
   private async handleRequest(id: RequestId, method: string, params: unknown): Promise<void> {
@@ -372,6 +520,14 @@ function validate(method: string, schema: z.ZodType | undefined, params: unknown
   const issue = r.error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join(".") + ": " : "";
   throw new RpcError(ErrorCodes.InvalidParams, `Invalid params for ${method}: ${where}${issue?.message ?? "invalid"}`);
+}
+
+/** A copy of `v` with the value at `path` (from `path[from]` on) replaced by `text`; copies only the objects on the way. */
+function withString(v: unknown, path: string[], from: number, text: string): unknown {
+  if (from >= path.length) return text;
+  const o = v as Record<string, unknown>;
+  const k = path[from]!;
+  return { ...o, [k]: withString(o[k], path, from + 1, text) };
 }
 
 function abortError(method: string): Error {

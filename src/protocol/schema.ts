@@ -248,6 +248,14 @@ function isEnvelope(p: unknown): p is SessionNotificationEnvelope {
 export const hotPath = { isTextChunk, isEnvelope };
 
 /**
+ * `session/update` params that are a valid envelope holding a text chunk (the hand checks
+ * above): what the peer may coalesce (src/protocol/jsonrpc.ts `coalesce`).
+ */
+export function isTextChunkNotification(p: unknown): boolean {
+  return isEnvelope(p) && isTextChunk(p.update);
+}
+
+/**
  * Check `session/update` params: the same verdict and value as SessionNotificationEnvelope (a
  * hand check first, zod for the rest). Throws `-32602` for params that are not an envelope.
  * Spec: https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output

@@ -235,6 +235,48 @@ export class PieceRedactor {
     return out + text.slice(at);
   }
 
+  /**
+   * Consecutive pieces of stream `stream` at once, each kept as its own piece: every character
+   * of a secret in them hidden, whether it lies inside one piece, across pieces, or across the
+   * end of what came before; and an end that may begin a secret. One pass over their joined
+   * text. Unlike piece(), this does the pieces' whole redaction (nothing needs to follow), and
+   * only the end of the last piece is held suspect (the pieces between are known).
+   */
+  pieces(stream: string, texts: string[]): string[] {
+    const tail = this.carry.get(stream) ?? "";
+    const joined = texts.length === 1 ? texts[0]! : texts.join("");
+    const w = tail + joined;
+    const suspectEnd = this.redactor.holdBack(w) > 0 || partialKey(w) > 0;
+    if (suspectEnd) this.carry.set(stream, w.length > 256 ? w.slice(-256) : w);
+    else if (tail) this.carry.delete(stream);
+    if (!tail && !suspectEnd && !hasSecretHint(w) && !this.redactor.hasKnownValue(w)) return texts;
+    const spans = this.redactor
+      .regions(w)
+      .map(([a, b]) => [Math.max(a, tail.length) - tail.length, b - tail.length] as const)
+      .filter(([a, b]) => b > a && b > 0)
+      .sort((x, y) => x[0] - y[0]);
+    if (spans.length === 0) return texts;
+    const out: string[] = [];
+    let start = 0;
+    let first = 0;
+    for (const t of texts) {
+      const end = start + t.length;
+      let piece = "";
+      let at = start;
+      while (first < spans.length && spans[first]![1] <= start) first++;
+      for (let i = first; i < spans.length && spans[i]![0] < end; i++) {
+        const [a, b] = spans[i]!;
+        if (b <= at) continue;
+        piece += joined.slice(at, Math.max(a, at)) + REDACTED;
+        at = Math.min(b, end);
+        if (b >= end) break;
+      }
+      out.push(at === start ? t : piece + joined.slice(at, end));
+      start = end;
+    }
+    return out;
+  }
+
   /** The stream ended (or is forgotten). */
   end(stream: string): void {
     this.carry.delete(stream);

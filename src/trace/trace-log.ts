@@ -10,6 +10,7 @@ import { appendFile, appendFileSync, mkdirSync, readdirSync, unlinkSync } from "
 import { dirname, join } from "node:path";
 import type { Frame } from "../protocol/jsonrpc.js";
 import { hasSecretHint, PieceRedactor, type Redactor } from "./redact.js";
+import { elideMedia, mayHoldMedia } from "./media-elide.js";
 
 export interface TraceEntry {
   time: string;
@@ -47,6 +48,8 @@ export class TraceLog {
   private shape: { pre: string; post: string; hint: boolean } | undefined;
   /** Whether the last frameHead() holds a hint of a secret in its id or method. */
   private headHint = false;
+  /** Per head of a run (Frame.run): its stream, whether it is free of secrets, its message with an empty text. */
+  private readonly runShapes = new Map<string, { stream: string; plain: boolean; empty: string }>();
   /** Streamed text (message chunks, terminal output) is redacted across its pieces. */
   private readonly pieces: PieceRedactor;
 
@@ -60,7 +63,13 @@ export class TraceLog {
   }
 
   frame(f: Frame): void {
+    if (f.run) return this.run(f, f.run);
     this.chunkText = undefined;
+    // Images, audio and blobs: the trace keeps the length of their base64 data, never the data.
+    if (mayHoldMedia(f.text)) {
+      const elided = elideMedia(f.payload);
+      if (elided !== f.payload) return this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload: clip(elided) });
+    }
     const piece = f.direction === "in" && f.method === "session/update" ? this.streamed(f.payload) : undefined;
     if (piece) {
       this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload: f.size > MAX_PAYLOAD_CHARS ? clip(piece) : piece });
@@ -78,6 +87,41 @@ export class TraceLog {
     }
     const payload = f.size > MAX_PAYLOAD_CHARS ? clip(f.payload) : f.payload;
     this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload });
+  }
+
+  /**
+   * Notifications the peer read together that differ only in their text (Frame.run), redacted
+   * in one pass over their joined text (PieceRedactor.pieces). One of them is written as the
+   * frame it is; more are written as one entry of kind `notifications` whose payload holds
+   * their count, their common message (its text empty) and each one's text: a flood of small
+   * chunks costs one line per read from the pipe, and nothing of it is lost.
+   */
+  private run(f: Frame, run: NonNullable<Frame["run"]>): void {
+    let shape = this.runShapes.get(run.head);
+    if (!shape) {
+      if (this.runShapes.size >= 16) this.runShapes.clear();
+      const params = (f.payload as { params?: { sessionId?: unknown; update?: { sessionUpdate?: unknown } } }).params;
+      const empty = `${run.head}""${run.tail}`;
+      // A head that may hold a secret (a hint, a known value) is left to the frame-by-frame path.
+      const plain = !hasSecretHint(run.head) && !this.redactor.hasKnownValue(empty);
+      shape = { stream: `${String(params?.sessionId)}:${String(params?.update?.sessionUpdate)}`, plain, empty };
+      this.runShapes.set(run.head, shape);
+    }
+    if (!shape.plain) {
+      for (const t of run.texts) {
+        const text = `${run.head}${JSON.stringify(t)}${run.tail}`;
+        this.frame({ direction: f.direction, kind: f.kind, method: f.method, size: text.length + 1, payload: JSON.parse(text), text });
+      }
+      return;
+    }
+    const texts = this.pieces.pieces(shape.stream, run.texts).map((t) => (t.length > MAX_PAYLOAD_CHARS ? (clip(t) as string) : t));
+    const line =
+      texts.length === 1
+        ? `${this.frameHead(f)},"payload":${run.head}${JSON.stringify(texts[0])}${run.tail}}`
+        : `${this.frameHead(f, "notifications")},"payload":{"count":${texts.length},"message":${shape.empty},"texts":${JSON.stringify(texts)}}}`;
+    // The texts are redacted; the rest is the head (checked above) and fixed words.
+    if (this.headHint) this.addLine(line);
+    else this.keep(line);
   }
 
   /**
@@ -114,8 +158,8 @@ export class TraceLog {
    * same text as JSON.stringify of those fields (time, dir and kind need no escaping, the size is
    * a number), built without an object per frame.
    */
-  private frameHead(f: Frame): string {
-    let head = `{"time":"${this.now()}","dir":"${f.direction}","kind":"${f.kind}"`;
+  private frameHead(f: Frame, kind: string = f.kind): string {
+    let head = `{"time":"${this.now()}","dir":"${f.direction}","kind":"${kind}"`;
     this.headHint = false;
     if (f.id !== undefined) {
       const id = JSON.stringify(f.id);

@@ -13,10 +13,17 @@ const bins = nvimBins();
 const FLOOD = join(ROOT, "bench/flood-agent.mjs");
 const KEY = "sk-ant-api03-Zx9_Qw8-Lm7Kp6Jn5Hb4Gv3Fc2Dx1Sz0Aa";
 
-/** What bench/flood-agent.mjs streams for `flood N 0 [long]`: chunk i is "w<i mod 10> ", or "w\n" every 50th unless long. */
-function floodText(chunks: number, long: boolean): string {
+/**
+ * What bench/flood-agent.mjs streams for `flood N 0 [long] [key]`: chunk i is "w<i mod 10> ", or
+ * "w\n" every 50th unless long; with `key`, after chunk 500 and every 997 chunks on, "key " and
+ * the key in chunks of 3 bytes, then " ".
+ */
+function floodText(chunks: number, long: boolean, key = false): string {
   let s = "";
-  for (let i = 0; i < chunks; i++) s += !long && i % 50 === 49 ? "w\n" : `w${i % 10} `;
+  for (let i = 0; i < chunks; i++) {
+    s += !long && i % 50 === 49 ? "w\n" : `w${i % 10} `;
+    if (key && i % 997 === 500) s += `key ${KEY} `;
+  }
   return s;
 }
 
@@ -46,6 +53,27 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The transcript's window followed the reply to its last line.
     const [row, count] = await t.lua<[number, number]>("local w = vim.fn.win_findbuf(...)[1]; return { vim.api.nvim_win_get_cursor(w)[1], vim.api.nvim_buf_line_count(...) }", [c.buf]);
     expect(row).toBe(count);
+  });
+
+  it("a flood of 20,000 chunks with a key cut into chunks every 997: each key hidden in the transcript and the trace, every other byte in place", async () => {
+    const t = await nvim(bin, { agents: { flood: { command: process.execPath, args: [FLOOD] } }, default_agent: "flood" });
+    const c = await openChat(t);
+    await c.ready();
+    await c.send("flood 20000 0 key");
+    await c.turns(1, 60_000);
+    const sent = floodText(20000, false, true);
+    expect(sent.split(KEY)).toHaveLength(21);
+    // The keys cross chunk boundaries, and some the boundaries of what Node reads at once.
+    expect((await lastReply(c)) === sent.split(KEY).join("[REDACTED]")).toBe(true);
+    const trace = JSON.stringify(await c.trace());
+    for (let k = 0; k + 8 <= KEY.length; k++) expect(trace).not.toContain(KEY.slice(k, k + 8));
+    // The trace holds every other piece of the reply, in order.
+    const texts = (await c.trace()).flatMap((e) => {
+      const p = JSON.parse(e.payload_json) as { texts?: string[]; params?: { update?: { sessionUpdate?: string; content?: { text?: string } } } };
+      if (e.kind === "notifications") return p.texts!;
+      return e.method === "session/update" && p.params?.update?.sessionUpdate === "agent_message_chunk" ? [p.params.update.content!.text!] : [];
+    });
+    expect(texts.join("").replaceAll("[REDACTED]", "")).toBe(sent.split(KEY).join(""));
   });
 
   it("a key split across chunk boundaries is hidden in the transcript and the trace", async () => {

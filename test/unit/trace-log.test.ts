@@ -93,6 +93,75 @@ describe("trace lines", () => {
   });
 });
 
+/** Frames the peer read together (Frame.run): `texts` of one stream, head and tail as the wire had them. */
+function run(sessionId: string, texts: string[]): Frame {
+  const line = (t: string) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } } } });
+  const first = line(texts[0]!);
+  const lit = JSON.stringify(texts[0]);
+  const head = first.slice(0, first.length - 4 - lit.length);
+  return { direction: "in", kind: "notification", method: "session/update", size: texts.reduce((n, t) => n + line(t).length + 1, 0), payload: JSON.parse(first), run: { head, tail: "}}}}", texts } };
+}
+
+/** Every text the trace holds for message chunks, in order (single frames and runs alike). */
+function tracedTexts(entries: { kind: string; payload: unknown }[]): string[] {
+  return entries.flatMap((e) => {
+    const p = e.payload as { texts?: string[]; params?: { update?: { content?: { text?: string } } } };
+    return e.kind === "notifications" ? p.texts! : [p.params!.update!.content!.text!];
+  });
+}
+
+describe("trace of runs of chunks", () => {
+  it("writes a run of one as the frame it is, and a longer run as one entry with every piece", () => {
+    const r = new Redactor([KNOWN]);
+    const log = new TraceLog(r);
+    const one = run("s", ["hello "]);
+    log.frame(one);
+    const [entry] = log.list();
+    const single = wire("session/update", undefined, { params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hello " } } } });
+    expect(JSON.stringify(entry)).toBe(JSON.stringify(JSON.parse(reference(r, single, entry!.time))));
+    const texts = Array.from({ length: 500 }, (_, i) => (i % 50 === 49 ? "w\n" : `w${i % 10} `));
+    const many = run("s", texts);
+    log.frame(many);
+    const e = log.list()[1]!;
+    expect(e).toMatchObject({ dir: "in", kind: "notifications", method: "session/update", size: many.size });
+    const p = e.payload as { count: number; message: unknown; texts: string[] };
+    expect(p.count).toBe(500);
+    expect(p.texts).toEqual(texts);
+    expect(p.message).toEqual({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "" } } } });
+  });
+
+  it("hide a secret inside a piece, across pieces and across runs, in memory and in the file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "acpchat-trace-"));
+    const file = join(dir, "t.jsonl");
+    const log = new TraceLog(new Redactor([KNOWN]), file);
+    const text = `a ${ANTHROPIC} b ${KNOWN} c sk-ant-api03-abcdefghijklmnopqrstuv d ${KNOWN.slice(0, 9)}x e`;
+    const pieces: string[] = [];
+    for (let i = 0; i < text.length; i += 3) pieces.push(text.slice(i, i + 3));
+    // Runs of every length from 1 to 7, so every secret is cut by runs somewhere.
+    for (let i = 0, n = 1; i < pieces.length; i += n, n = (n % 7) + 1) log.frame(run("s", pieces.slice(i, i + n)));
+    log.flush();
+    const fromFile = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    for (const entries of [log.list(), fromFile]) {
+      const got = tracedTexts(entries).join("");
+      for (let k = 0; k + 8 <= ANTHROPIC.length; k++) expect(got).not.toContain(ANTHROPIC.slice(k, k + 8));
+      expect(got).not.toContain(KNOWN.slice(0, 10));
+      expect(got).not.toContain("abcdefghij");
+      expect(got.startsWith("a ")).toBe(true);
+      expect(got).toContain(" b ");
+      expect(got).toContain(`d ${KNOWN.slice(0, 9)}x e`); // a near miss is text
+    }
+  });
+
+  it("a run whose head may hold a secret is written frame by frame, redacted as single frames are", () => {
+    const r = new Redactor([KNOWN]);
+    const log = new TraceLog(r);
+    log.frame(run("s-token-1", ["w1 ", "w2 ", `${KNOWN} `]));
+    const entries = log.list();
+    expect(entries.map((e) => e.kind)).toEqual(["notification", "notification", "notification"]);
+    expect(JSON.stringify(entries)).not.toContain(KNOWN);
+  });
+});
+
 describe("trace file", () => {
   it("is written in batches, asynchronously, in the order of the frames; flush() on close loses nothing", async () => {
     const dir = mkdtempSync(join(tmpdir(), "acpchat-trace-"));

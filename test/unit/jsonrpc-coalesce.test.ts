@@ -1,0 +1,162 @@
+/**
+ * The peer's coalescing of text chunks (JsonRpcPeer.coalesce, issue 18): lines recognised by
+ * their learned head are delivered, joined, exactly as the ordinary path would have delivered
+ * them one by one; anything the fast check is not sure of is parsed. Held to that against a
+ * peer without coalescing over thousands of random lines (traps included: keys JSON lists in
+ * another order, duplicate keys, escapes, whitespace, fields after the text), cut anywhere.
+ */
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { JsonRpcPeer, type Frame } from "../../src/protocol/jsonrpc.js";
+import { isTextChunkNotification } from "../../src/protocol/schema.js";
+
+type Call = { method: string; params: unknown };
+
+/** A peer reading `bytes` cut every `step` bytes; what its handlers got, in order. */
+async function read(bytes: Buffer, step: number, coalesce: boolean) {
+  const input = new PassThrough();
+  const frames: Frame[] = [];
+  const peer = new JsonRpcPeer(input, new PassThrough(), { onFrame: (f) => frames.push(f) });
+  const calls: Call[] = [];
+  peer.onNotification("session/update", undefined, (params) => calls.push({ method: "session/update", params }));
+  peer.onNotification("other", undefined, (params) => calls.push({ method: "other", params }));
+  peer.onRequest("ask", undefined, (params) => {
+    calls.push({ method: "ask", params });
+    return {};
+  });
+  if (coalesce) peer.coalesce("session/update", 4, isTextChunkNotification);
+  for (let i = 0; i < bytes.length; i += step) input.write(bytes.subarray(i, i + step));
+  await new Promise((r) => setImmediate(r));
+  return { calls, frames };
+}
+
+const textOf = (p: unknown): string | undefined => {
+  const c = (p as { update?: { content?: { type?: unknown; text?: unknown } } })?.update?.content;
+  return isTextChunkNotification(p) && typeof c?.text === "string" ? c.text : undefined;
+};
+const withoutText = (p: unknown) => {
+  const q = p as { update: { content: Record<string, unknown> } };
+  return JSON.stringify({ ...q, update: { ...q.update, content: { ...q.update.content, text: "" } } });
+};
+
+/** Consecutive text chunks equal but for their text, joined: what both peers must agree on. */
+function joined(calls: Call[]): Call[] {
+  const out: Call[] = [];
+  for (const c of calls) {
+    const prev = out[out.length - 1];
+    const t = c.method === "session/update" ? textOf(c.params) : undefined;
+    const pt = prev && prev.method === "session/update" ? textOf(prev.params) : undefined;
+    if (prev && t !== undefined && pt !== undefined && withoutText(prev.params) === withoutText(c.params)) {
+      const q = prev.params as { update: { content: Record<string, unknown> } };
+      prev.params = { ...q, update: { ...q.update, content: { ...q.update.content, text: pt + t } } };
+    } else out.push({ method: c.method, params: structuredClone(c.params) });
+  }
+  return out;
+}
+
+/** A random line: mostly text chunks of a few streams, and the shapes that must not fool the fast check. */
+function randomLine(rnd: () => number, shape = Math.floor(rnd() * 16)): string {
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const text = pick(["w1 ", "w\n", "", "é✓🙂", 'say "hi"', "back\\slash", "tab\there", "}}}}", '"}}}}', "x".repeat(40), "sk-", "ant-api03", "\u0001"]);
+  const sid = pick(["s1", "s2"]);
+  const kind = pick(["agent_message_chunk", "agent_message_chunk", "agent_thought_chunk"]);
+  const lit = JSON.stringify(text);
+  const head = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${sid}","update":{"sessionUpdate":"${kind}","content":{"type":"text","text":`;
+  switch (shape) {
+    case 0:
+      // An index key after the text (JSON lists it first), once with the text's own value.
+      return `${head}"w1 ","0":${rnd() < 0.5 ? '"w1 "' : lit}}}}}`;
+    case 1:
+      return `${head}${JSON.stringify("first")},"text":${lit}}}}}`; // duplicate key: the last wins
+    case 2:
+      return `${head}"\\u0041${text.replace(/[\\"\u0000-\u001f]/g, "")}"}}}}`; // an escape JSON.stringify would not write
+    case 3:
+      return ` ${head}${lit}}}}} `; // whitespace around
+    case 4:
+      return `${head}${lit}, "_meta":{"a":1}}}}}`; // a field after the text
+    case 5:
+      return `{"jsonrpc":"2.0","method":"other","params":{"text":${lit}}}`;
+    case 6:
+      return `{"jsonrpc":"2.0","id":${Math.floor(rnd() * 1e6)},"method":"ask","params":{"text":${lit}}}`;
+    case 7:
+      return `${head}${lit}}}}`; // not JSON
+    case 8:
+      return `${head}${lit}}}}}}`; // not JSON either
+    case 9:
+      return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${sid}","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","title":${lit}}}}`;
+    case 10:
+      return `${head}${lit},"annotations":null}}}}`;
+    case 11:
+      return `${head}${lit}}},"__proto__":{"x":1}}}`;
+    case 12:
+      return `${head.replace('"text":', '"text" :')}${lit}}}}}`;
+    case 13:
+      return `${head}7}}}}`; // not a string
+    default:
+      return `${head}${lit}}}}}`;
+  }
+}
+
+function seeded(seed: number) {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    return s / 0x80000000;
+  };
+}
+
+describe("coalescing text chunks", () => {
+  it("delivers what the ordinary path delivers (joined), over random lines cut anywhere", async () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const rnd = seeded(seed);
+      const lines = Array.from({ length: 3000 }, () => (rnd() < 0.7 ? `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"w${Math.floor(rnd() * 10)} "}}}}` : randomLine(rnd)));
+      const bytes = Buffer.from(lines.join("\n") + "\n");
+      const plain = await read(bytes, bytes.length, false);
+      for (const step of [1, 7, 100, 4096, 65536]) {
+        const fast = await read(bytes, step, true);
+        expect(joined(fast.calls)).toEqual(joined(plain.calls));
+      }
+      // Coalescing did happen: fewer calls than lines.
+      const fast = await read(bytes, 65536, true);
+      expect(fast.calls.length).toBeLessThan(plain.calls.length / 2);
+    }
+  });
+
+  it("parses every trap line, even after learning the head it starts with", async () => {
+    for (const trap of [0, 1, 2, 3, 4, 7, 8, 10, 11, 12, 13]) {
+      const rnd = seeded(trap + 10);
+      // Plain chunks (the head is learned) and the trap, alternating at random.
+      const lines = Array.from({ length: 400 }, () => randomLine(rnd, rnd() < 0.5 ? 15 : trap));
+      const bytes = Buffer.from(lines.join("\n") + "\n");
+      const plain = await read(bytes, bytes.length, false);
+      const fast = await read(bytes, bytes.length, true);
+      expect(joined(fast.calls)).toEqual(joined(plain.calls));
+    }
+  });
+
+  it("gives the trace every piece: one frame per run, each piece as it came", async () => {
+    const texts = Array.from({ length: 5000 }, (_, i) => (i % 50 === 49 ? "w\n" : `w${i % 10} `));
+    const line = (t: string) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } } } });
+    const bytes = Buffer.from(texts.map(line).join("\n") + "\n");
+    const { calls, frames } = await read(bytes, 65536, true);
+    const seen: string[] = [];
+    for (const f of frames) {
+      if (f.run) {
+        for (const t of f.run.texts) seen.push(t);
+        // Each piece crossed the wire as head + its JSON + tail.
+        expect(JSON.parse(`${f.run.head}${JSON.stringify(f.run.texts[0])}${f.run.tail}`)).toEqual(JSON.parse(line(f.run.texts[0]!)));
+        expect(f.size).toBe(f.run.texts.reduce((n, t) => n + line(t).length + 1, 0));
+      } else seen.push((f.payload as { params: { update: { content: { text: string } } } }).params.update.content.text);
+    }
+    expect(seen).toEqual(texts);
+    expect(calls.map((c) => textOf(c.params)).join("")).toBe(texts.join(""));
+    expect(frames.length).toBeLessThan(50);
+  });
+
+  it("delivers a run before any other message, so order holds across kinds", async () => {
+    const chunk = (t: string) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } } } });
+    const lines = [chunk("a"), chunk("b"), chunk("c"), '{"jsonrpc":"2.0","method":"other","params":{}}', chunk("d"), chunk("e"), '{"jsonrpc":"2.0","id":1,"method":"ask","params":{}}', chunk("f")];
+    const { calls } = await read(Buffer.from(lines.join("\n") + "\n"), 1 << 20, true);
+    expect(calls.map((c) => (c.method === "session/update" ? textOf(c.params) : c.method))).toEqual(["a", "bc", "other", "de", "ask", "f"]);
+  });
+});
