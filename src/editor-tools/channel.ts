@@ -7,7 +7,7 @@
  * editor (`query`), and formats the answer (format.ts). Closing the channel ends the server.
  */
 import { timingSafeEqual, randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,8 +73,11 @@ export class EditorChannel {
   constructor(private readonly opts: EditorChannelOptions) {
     this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
     this.tools = opts.tools ?? [...TOOL_NAMES];
-    // mkdtemp makes the directory 0700: nobody else can reach the socket inside it.
-    this.dir = mkdtempSync(join(socketBase(), "acpchat-"));
+    // mkdtemp makes the directory 0700: nobody else can reach the socket inside it. Its name
+    // carries this host's pid, so that one left by a host that was killed can be swept.
+    const base = socketBase();
+    sweepStale(base);
+    this.dir = mkdtempSync(join(base, `acpchat-${process.pid}-`));
     chmodSync(this.dir, 0o700);
     this.socketPath = join(this.dir, "editor.sock");
     this.server = createServer((s) => this.accept(s));
@@ -206,6 +209,35 @@ export class EditorChannel {
       clearTimeout(timer);
       this.inflight.delete(abort);
     }
+  }
+}
+
+/** Channel folders of hosts that are gone (killed before they could remove them). */
+function sweepStale(base: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^acpchat-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    try {
+      const dir = join(base, name);
+      if (statSync(dir).uid === process.getuid?.()) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // another user's, or gone already
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -8,12 +8,23 @@ import type { Block, SessionState, ToolCallState } from "../session/session-stat
 import { contentText } from "../session/session-state.js";
 import { commandLine } from "../session/permission-rules.js";
 import { summarizeDiff } from "./diff-summary.js";
+import { decodedSize, type MediaBlock } from "../session/attachments.js";
 
 export type ToolContentView =
   /** Output text; `fold`: the lines shown while folded (more follow: Lua offers to expand). */
   | { type: "text"; text: string; fold?: number }
   | { type: "diff"; path: string; added: number; removed: number; isNew: boolean }
-  | { type: "terminal"; id: string; tail: string; exit?: string; failed?: boolean };
+  | { type: "terminal"; id: string; tail: string; exit?: string; failed?: boolean }
+  /** An image or audio clip in the output; `index`: its place in the call's content (to open it). */
+  | ({ type: "media"; index: number } & MediaView);
+
+/** An image or audio clip as one line: its kind, mimeType, decoded size and name (never its data). */
+export interface MediaView {
+  kind: "image" | "audio";
+  mime: string;
+  size: number;
+  name?: string;
+}
 
 export type BlockView =
   | { id: string; type: "turn"; turn: number }
@@ -33,6 +44,8 @@ export type BlockView =
     }
   | { id: string; type: "plan"; entries: { content: string; status: string; priority: string }[] }
   | { id: string; type: "note"; text: string; level: string }
+  /** An image or audio clip: opened or saved by its block id (the `mediaOpen`/`mediaSave` calls). */
+  | ({ id: string; type: "media"; role: string } & MediaView)
   /** A context compaction: its status, the error if it failed, the summary as far as it came (capped like tool output). */
   | { id: string; type: "compaction"; status: string; error?: string; summary: string };
 
@@ -63,6 +76,8 @@ export function blockView(b: Block): BlockView {
       return { id: b.id, type: "plan", entries: b.entries.map((e) => ({ content: oneLine(e.content, 500), status: e.status, priority: e.priority })) };
     case "note":
       return { id: b.id, type: "note", text: b.text, level: b.level };
+    case "media":
+      return { id: b.id, type: "media", role: b.role, ...mediaView(b.media, b.name) };
     case "compaction":
       return { id: b.id, type: "compaction", status: oneLine(b.status, 40), error: b.error === undefined ? undefined : oneLine(b.error, TITLE_CHARS), summary: (textView(b.summary) as { text: string }).text };
   }
@@ -70,8 +85,9 @@ export function blockView(b: Block): BlockView {
 
 function toolView(id: string, call: ToolCallState): BlockView {
   const content: ToolContentView[] = [];
-  for (const c of call.content) {
-    if (c.type === "content") content.push(textView(contentText(c.content)));
+  for (const [index, c] of call.content.entries()) {
+    if (c.type === "content" && (c.content.type === "image" || c.content.type === "audio")) content.push({ type: "media", index, ...mediaView(c.content) });
+    else if (c.type === "content") content.push(textView(contentText(c.content)));
     else if (c.type === "diff") content.push({ type: "diff", path: c.path, ...summarizeDiff(c.oldText, c.newText, c.path) });
     else {
       const t = call.terminals[c.terminalId];
@@ -100,6 +116,11 @@ function toolView(id: string, call: ToolCallState): BlockView {
     content,
     input: compactInput(call.rawInput),
   };
+}
+
+/** What the transcript says of an image or audio clip (its size decoded from the base64 length). */
+export function mediaView(m: MediaBlock, name?: string): MediaView {
+  return { kind: m.type, mime: oneLine(m.mimeType, 80), size: decodedSize(m.data), name: name === undefined ? undefined : oneLine(name, 120) };
 }
 
 function terminalView(id: string, t: ToolCallState["terminals"][string] | undefined): ToolContentView {

@@ -236,6 +236,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error("the MCP server outlived its chat")), 5000))]);
     expect(() => process.kill(transport.pid!, 0)).toThrow();
     expect(() => readdirSync(join(socket, ".."))).toThrow();
+
+    // A channel folder left by a host that was killed (SIGKILL) is swept when the next opens.
+    const stale = join(socket, "../..", "acpchat-4194303-AbC123");
+    mkdirSync(stale);
+    await openChat(t, "AcpChat!").then((d) => d.ready());
+    expect(() => readdirSync(stale)).toThrow();
   });
 
   it("is configurable: off per agent, fewer tools, or a project's .acpchat.lua (once trusted)", async () => {
