@@ -44,6 +44,25 @@ function M.at(chat, row)
   return found
 end
 
+--- The block under a row, with its id and the row's offset in it (for the media keys).
+---@return string? id, table? block, integer? offset
+function M.at_row(chat, row)
+  local rs = M.state(chat)
+  local found_id, found, start
+  for _, id in ipairs(rs.order) do
+    local b = rs.blocks[id]
+    local s = M.start(chat.buf, b)
+    if s > row then
+      break
+    end
+    found_id, found, start = id, b, s
+  end
+  if not found then
+    return nil
+  end
+  return found_id, found, row - start
+end
+
 --- Start rows (0-based) of the turn headers, for ]] and [[.
 function M.turn_rows(chat)
   local rs = M.state(chat)

@@ -119,6 +119,7 @@ local function open_params(chat, agent, resume, reopen)
     timeouts = opts.timeouts,
     fs = { max_read_bytes = opts.fs.max_read_bytes },
     terminal = opts.terminal and { output_limit_bytes = opts.terminal.output_limit_bytes } or nil,
+    media = opts.media and { max_bytes = opts.media.max_bytes } or nil,
     frame_ms = opts.frame_ms,
     write = opts.write,
     permissions = {

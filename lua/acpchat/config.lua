@@ -262,6 +262,8 @@ M.schema = record({
       { "show_diff", key("gd", "Transcript: show the tool call's diff.") },
       { "show_terminal", key("gt", "Transcript: show the tool call's terminal output.") },
       { "expand_output", key("za", "Transcript: on a tool call, show its folded output whole (again: fold it); elsewhere Vim's za.") },
+      { "open_media", key("gx", "Transcript: on an image or audio line, open it (|vim.ui.open| on a private temp file); elsewhere opens the URL under the cursor.") },
+      { "save_media", key("gS", "Transcript: on an image or audio line, save it to a file (asks for the path; asks before overwriting).") },
     }, { desc = "The chat's keys (|acpchat-keys|); false leaves one unmapped." }),
   },
   {
@@ -313,6 +315,20 @@ M.schema = record({
         }),
       },
     }, { desc = "Terminals the agent runs (terminal/create)." }),
+  },
+  {
+    "media",
+    record({
+      {
+        "max_bytes",
+        num({
+          min = 0,
+          default = 5 * 1024 * 1024,
+          default_text = "5 * 1024 * 1024",
+          desc = "The largest image or audio file attached to a prompt (|acpchat-media|); a larger one is refused with a message, and the prompt keeps its text.",
+        }),
+      },
+    }, { desc = "Images and audio in prompts (|acpchat-media|)." }),
   },
   {
     "fs",

@@ -58,6 +58,12 @@ function M.cancel()
   end
 end
 
+--- :AcpChatFork: a new chat that starts from a fork of this chat's session (unstable
+--- session/fork; needs `unstable = true` and an agent that advertises sessionCapabilities.fork).
+function M.fork()
+  require("acpchat.fork").fork()
+end
+
 function M.close()
   local c = registry().need()
   if c then
@@ -84,8 +90,15 @@ function M.add(opts)
   if not c then
     return
   end
+  -- Images and audio (and the clipboard's image: `+`, or `*` for the primary selection) are
+  -- checked by Node: inside the session's folder, under media.max_bytes (lua/acpchat/media.lua).
+  if opts.file == "+" or opts.file == "*" then
+    return require("acpchat.media").add_clipboard(c, opts.file == "*")
+  end
   local item
-  if opts.file and opts.file ~= "" then
+  if opts.file and opts.file ~= "" and require("acpchat.media").is_media(opts.file) then
+    return require("acpchat.media").add_file(c, vim.fn.fnamemodify(opts.file, ":p"))
+  elseif opts.file and opts.file ~= "" then
     item = { type = "file", path = vim.fn.fnamemodify(opts.file, ":p") }
   else
     local buf = vim.api.nvim_get_current_buf()

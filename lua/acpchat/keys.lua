@@ -116,6 +116,10 @@ function M.setup(chat, actions)
     require("acpchat.text").toggle_expanded(b.view)
     require("acpchat.render").apply(chat.id, { { op = "update", block = b.view } })
   end, "show or fold the tool call's output")
+  map(chat.buf, "n", k.open_subagent, function()
+    local b = blocks.at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+    require("acpchat.subagents").open_at(chat, b)
+  end, "open the subagent's session in its own view")
   map(chat.buf, "n", k.show_diff, function()
     local b = tool_at_cursor(chat)
     if not b then
@@ -123,6 +127,12 @@ function M.setup(chat, actions)
     end
     require("acpchat.review").show_tool_diff(chat, b.tool_call_id)
   end, "show the tool call's diff")
+  map(chat.buf, "n", k.open_media, function()
+    require("acpchat.media").open(chat)
+  end, "open the image or audio under the cursor")
+  map(chat.buf, "n", k.save_media, function()
+    require("acpchat.media").save(chat)
+  end, "save the image or audio under the cursor")
 end
 
 return M

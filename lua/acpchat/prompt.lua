@@ -9,7 +9,11 @@ local M = {}
 local ns_hint = api.nvim_create_namespace("acpchat_prompt_hint")
 
 function M.context_label(item)
-  local name = vim.fn.fnamemodify(item.path, ":~:.")
+  local name = item.label or vim.fn.fnamemodify(item.path, ":~:.")
+  if item.media then
+    -- An image or audio file: its type and size too (lua/acpchat/media.lua).
+    return string.format("%s (%s, %s)", name, item.media.mime, require("acpchat.text").human_size(item.media.size))
+  end
   return item.type == "range" and string.format("%s:%d-%d", name, item.start, item["end"]) or name
 end
 

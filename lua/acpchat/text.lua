@@ -62,6 +62,51 @@ local function expand_key()
   return type(k) == "string" and k ~= "" and k or nil
 end
 
+--- A size for people: 512 B, 12.3 KB, 4.0 MB (as Node's humanSize).
+function M.human_size(n)
+  n = tonumber(n) or 0
+  if n < 1024 then
+    return string.format("%d B", n)
+  elseif n < 1024 * 1024 then
+    return string.format("%.1f KB", n / 1024)
+  end
+  return string.format("%.1f MB", n / (1024 * 1024))
+end
+
+--- The keys that open and save an image or audio clip, for the hint on its line.
+local function media_hint()
+  local ok, config = pcall(require, "acpchat.config")
+  local keys = ok and config.options and config.options.keymaps or {}
+  local parts = {}
+  if type(keys.open_media) == "string" and keys.open_media ~= "" then
+    parts[#parts + 1] = keys.open_media .. ": open"
+  end
+  if type(keys.save_media) == "string" and keys.save_media ~= "" then
+    parts[#parts + 1] = keys.save_media .. ": save"
+  end
+  return #parts > 0 and ("  (" .. table.concat(parts, " · ") .. ")") or ""
+end
+
+--- An image or audio clip as one line: "[image] cat.png · image/png · 12.3 KB  (gx: open · gs: save)".
+--- Returns the line and its highlights (relative to column 0 of the line, after `lead`).
+function M.media_line(lead, v)
+  local tag = "[" .. (v.kind == "audio" and "audio" or "image") .. "]"
+  local parts = {}
+  if v.name and v.name ~= "" then
+    parts[#parts + 1] = M.flat(v.name, 120)
+  end
+  parts[#parts + 1] = M.flat(v.mime or "?", 80)
+  parts[#parts + 1] = M.human_size(v.size)
+  local body = table.concat(parts, " · ")
+  local hint = media_hint()
+  local line = lead .. tag .. " " .. body .. hint
+  local hls = { { #lead, #lead + #tag, "AcpChatToolTitle" } }
+  if hint ~= "" then
+    hls[#hls + 1] = { #line - #hint, #line, "AcpChatToolFolded" }
+  end
+  return line, hls
+end
+
 --- Flip a tool call view between folded and expanded output (the caller redraws it).
 function M.toggle_expanded(v)
   v.expanded = not v.expanded
@@ -80,7 +125,8 @@ end
 
 --- A builder: lines and highlight segments {row, col_start, col_end, group} (col_end -1: to eol).
 local function builder()
-  local b = { lines = {}, hls = {} }
+  -- `media`: row -> index in the tool call's content of the image or audio clip drawn there.
+  local b = { lines = {}, hls = {}, media = {} }
   function b.add(line, group)
     b.lines[#b.lines + 1] = line
     if group then
@@ -141,6 +187,13 @@ local function tool_lines(v)
       local plus = string.format("+%d", c.added)
       b.hl(r, 2, 2 + #plus, "AcpChatDiffAdd")
       b.hl(r, 3 + #plus, 3 + #plus + #string.format("-%d", c.removed), "AcpChatDiffDelete")
+    elseif c.type == "media" then
+      local line, hls = M.media_line("  ", c)
+      local r = b.add(line)
+      for _, h in ipairs(hls) do
+        b.hl(r, h[1], h[2], h[3])
+      end
+      b.media[r] = c.index
     elseif c.type == "terminal" then
       if c.tail and c.tail ~= "" then
         for _, l in ipairs(split(c.tail)) do
@@ -207,6 +260,15 @@ M.end_words = {
   error = "the turn failed (the note above says why)",
 }
 
+--- Which image or audio clip of a tool call view is drawn on row `offset` (0-based, from the
+--- block's first row): its index in the call's content, or nil.
+function M.media_at(v, offset)
+  if not v or v.type ~= "tool" then
+    return nil
+  end
+  return tool_lines(v).media[offset]
+end
+
 --- Lines and highlights of a block view.
 ---@return string[] lines, table[] hls, string|nil line_hl (a group for every line)
 function M.block(v)
@@ -228,6 +290,16 @@ function M.block(v)
   elseif t == "compaction" then
     local b = compaction_lines(v)
     return b.lines, b.hls
+  elseif t == "plan_doc" or t == "subagent" or t == "session_message" then
+    -- The unstable additions (option `unstable`); the builder gets this module (no require back).
+    return require("acpchat.unstable_text").block(v, M)
+  elseif t == "media" then
+    local line, hls = M.media_line(M.prefix[v.role] or "", v)
+    local out = {}
+    for _, h in ipairs(hls) do
+      out[#out + 1] = { 0, h[1], h[2], h[3] }
+    end
+    return { line }, out, M.line_hl[v.role]
   elseif t == "note" then
     local group = v.level == "error" and "AcpChatError" or v.level == "warn" and "AcpChatWarn" or "AcpChatNote"
     local lines = {}

@@ -22,6 +22,7 @@ import { Redactor, commandSecrets } from "../trace/redact.js";
 import { SessionIndex } from "../session/session-index.js";
 import { deleteSession, listSessions, setOption, type AgentSpec, type SessionsParams } from "../session/session-commands.js";
 import type { QueuedPrompt } from "../session/prompt-queue.js";
+import { DEFAULT_MAX_BYTES, MediaFiles, attachClipboard, describeAttachment, findMedia, openMedia, saveMedia } from "../session/attachments.js";
 import { Bridge } from "./bridge.js";
 import { Questions } from "./questions.js";
 import { LUA_METHODS, type AgentParams, type LuaMethod, type LuaToNode, type OpenParams, type TakenBack } from "./contract.js";
@@ -34,6 +35,8 @@ interface Entry {
   chat: Chat;
   rules: PermissionRules;
   queue: RenderQueue;
+  /** The chat's private folder for opened media and clipboard images (removed on close). */
+  media: MediaFiles;
 }
 
 type Handlers = { [M in LuaMethod]: (p: LuaToNode[M]["params"]) => LuaToNode[M]["result"] | Promise<LuaToNode[M]["result"]> };
@@ -141,6 +144,18 @@ export class ChatHost {
           .chat.terminals.all()
           .filter((t) => !p.terminal || t.id === p.terminal)
           .map((t) => ({ id: t.id, pid: t.pid, output: this.get(p.chat).chat.redactor.text(t.output()), exit: describeTerminalExit(t.exitStatus), failed: terminalFailed(t.exitStatus) })),
+      attach: (p) => {
+        const e = this.get(p.chat);
+        const max = e.params.media?.maxBytes ?? DEFAULT_MAX_BYTES;
+        if (p.clipboard) return attachClipboard(e.media, p.clipboard === "primary", max);
+        return describeAttachment(p.path ?? "", (path) => e.chat.boundary.check(path, "attach"), e.chat.boundary.cwd, max);
+      },
+      mediaOpen: (p) => {
+        const e = this.get(p.chat);
+        const b = e.chat.state.blocks.find((x) => x.id === p.block);
+        return openMedia(e.media, findMedia(e.chat.state.blocks, p.block, p.index), b?.type === "media" ? b.name : undefined).then((path) => ({ path }));
+      },
+      mediaSave: (p) => saveMedia(findMedia(this.get(p.chat).chat.state.blocks, p.block, p.index), p.path, p.overwrite === true),
       sessions: (p) => listSessions(sessionsParams(p), this.liveChat(p.agent.name)),
       deleteSession: (p) => deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, this.liveChat(p.agent.name)),
       log: (p) => {
@@ -170,7 +185,7 @@ export class ChatHost {
    * while it starts is held back; a load's replay then replaces the transcript, anything else is
    * added below it, and a failure leaves it as it was.
    */
-  private create(p: OpenParams, restart?: "continue" | "new"): Entry {
+  private create(p: OpenParams, restart?: "continue" | "new", media = new MediaFiles()): Entry {
     const id = p.chat;
     const agent = agentSpec(p.agent);
     const port = new NvimPort(this.bridge, this.questions, id, p.fs?.maxReadBytes, p.write ?? "review");
@@ -204,6 +219,7 @@ export class ChatHost {
       traceFile: p.logDir ? join(p.logDir, `${stamp}-chat${id}-${agent.name}.jsonl`) : undefined,
       timeouts: p.timeouts,
       terminal: p.terminal,
+      media: { maxBytes: p.media?.maxBytes, owns: (path) => media.owns(path) },
       permissionRules: rules,
       features: { terminalOutputMeta: true, elicitationForm: true, authTerminal: true },
       onTurnEnd: (stop: StopReason | "error") => {
@@ -299,7 +315,7 @@ export class ChatHost {
     old.queue.dispose();
     this.questions.withdrawAll(id);
     void old.chat.close();
-    this.chats.set(id, this.create({ ...old.params, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue"));
+    this.chats.set(id, this.create({ ...old.params, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue", old.media));
     return { how };
   }
 
@@ -317,10 +333,14 @@ export class ChatHost {
     e.queue.dispose();
     this.questions.withdrawAll(id);
     await e.chat.close();
+    e.media.dispose();
   }
 
   private shutdownNow(): void {
-    for (const e of this.chats.values()) e.chat.killNow();
+    for (const e of this.chats.values()) {
+      e.chat.killNow();
+      e.media.dispose();
+    }
     // Also what no live chat holds any more (a session listing's short-lived agent, say).
     killAllNow();
   }

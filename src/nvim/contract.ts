@@ -35,6 +35,8 @@ export interface OpenParams {
   timeouts?: { initializeMs?: number; newSessionMs?: number; cancelMs?: number; requestMs?: number };
   fs?: { maxReadBytes?: number };
   terminal?: { outputLimitBytes?: number };
+  /** Images and audio attached to prompts: the largest file, in bytes. */
+  media?: { maxBytes?: number };
   frameMs?: number;
   write?: "review" | "buffer" | "save";
   permissions?: { rules?: { action: "allow" | "reject"; tool: string; kind?: string }[]; store?: string };
@@ -74,6 +76,15 @@ export interface TakenBack {
   context: ContextItem[];
 }
 
+/** A file for the next prompt as the prompt shows it; `kind` and `mime` for images and audio. */
+export interface Attachment {
+  path: string;
+  label?: string;
+  kind?: "image" | "audio";
+  mime?: string;
+  size?: number;
+}
+
 export interface SessionsParams {
   agent: AgentParams;
   cwd: string;
@@ -110,6 +121,16 @@ export interface LuaToNode {
   toolDiffs: { params: ChatRef & { toolCallId: string }; result: { path: string; oldText?: string; newText: string }[] };
   trace: { params: ChatRef & { filter?: string }; result: TraceEntryWire[] };
   terminal: { params: ChatRef & { terminal?: string }; result: TerminalOutput[] };
+  /**
+   * A file (or the clipboard's image: `clipboard`) for the next prompt, checked now: an image
+   * or audio file must be inside the boundary and under the size limit (an error says why not).
+   * What to show for it; a clipboard image is saved in the chat's private folder first.
+   */
+  attach: { params: ChatRef & { path?: string; clipboard?: "clipboard" | "primary" }; result: Attachment };
+  /** Write the image or audio clip shown by a block (`index`: in a tool call's content) to a private temp file, for vim.ui.open. */
+  mediaOpen: { params: ChatRef & { block: string; index?: number }; result: { path: string } };
+  /** Save it to `path`; an existing file is replaced only with `overwrite` (else `exists` says so). */
+  mediaSave: { params: ChatRef & { block: string; index?: number; path: string; overwrite?: boolean }; result: { saved: boolean; exists?: boolean; path: string; size?: number } };
   sessions: { params: SessionsParams; result: { sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean } };
   deleteSession: { params: SessionsParams & { sessionId: string }; result: boolean };
   /** A failure in Lua, with its details, for the chat's trace (:AcpChatLog). */
@@ -138,6 +159,9 @@ export const LUA_METHODS = [
   "toolDiffs",
   "trace",
   "terminal",
+  "attach",
+  "mediaOpen",
+  "mediaSave",
   "sessions",
   "deleteSession",
   "log",

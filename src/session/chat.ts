@@ -22,6 +22,7 @@ import { ChunkRedactor } from "./chunk-redactor.js";
 import { abortable, linkedController } from "./abort.js";
 import { PromptQueue, type QueuedPrompt } from "./prompt-queue.js";
 import { buildPrompt, type ContextItem } from "./prompt-builder.js";
+import { DEFAULT_MAX_BYTES } from "./attachments.js";
 
 export interface ChatOptions {
   agentName: string;
@@ -46,6 +47,8 @@ export interface ChatOptions {
   onTurnEnd?: (stop: StopReason | "error") => void;
   /** Queued prompts that can no longer be sent (the agent is gone): the user gets them back. */
   onTakeBack?: (prompts: QueuedPrompt[]) => void;
+  /** Images and audio in prompts: the size limit; `owns`: the chat's own files (clipboard images), allowed outside the boundary. */
+  media?: { maxBytes?: number; owns?: (path: string) => boolean };
   /** A notice from the agent (`notice` update), for the editor's notifications; redacted already. */
   onNotify?: (message: string, level: "info" | "warn" | "error") => void;
 }
@@ -254,10 +257,14 @@ export class Chat {
 
   private async runQueued(p: QueuedPrompt): Promise<void> {
     let blocks: ContentBlock[];
+    let notes: string[];
     try {
       // Files are read as the agent would read them: the user's buffer (unsaved edits) first.
       const read = async (path: string) => (await this.opts.port.readTextFile({ sessionId: this.sessionId ?? "", path }, new AbortController().signal)).content;
-      blocks = await buildPrompt(p.text, p.context, this.boundary, this.client?.supports("embeddedContext") ?? false, read);
+      // Images and audio go as such only to an agent that takes them (promptCapabilities).
+      const caps = this.client?.capabilities.promptCapabilities;
+      const media = { image: caps?.image === true, audio: caps?.audio === true, maxBytes: this.opts.media?.maxBytes ?? DEFAULT_MAX_BYTES, agent: this.opts.agentName, owns: this.opts.media?.owns };
+      ({ blocks, notes } = await buildPrompt(p.text, p.context, this.boundary, this.client?.supports("embeddedContext") ?? false, read, media));
     } catch (e) {
       if (this.preparing !== p) return; // taken back meanwhile
       this.preparing = undefined;
@@ -269,7 +276,10 @@ export class Chat {
     // Cancelled, or the agent died, while its files were read: it was given back already.
     if (this.preparing !== p) return;
     this.preparing = undefined;
-    const stop = await this.prompt(blocks);
+    const turn = this.prompt(blocks);
+    // Below the user's words (the turn began synchronously): an attachment sent as a link, say.
+    for (const n of notes) this.notice(n, "warn");
+    const stop = await turn;
     this.opts.onTurnEnd?.(stop);
     this.pump();
   }

@@ -1,15 +1,19 @@
 /**
  * Turns what the user typed plus the context they added (:AcpChatAdd, `@file` mentions) into
  * ACP content blocks: `resource_link`s, or embedded `resource`s when the agent supports
- * embedded context. Mentions outside the session's cwd are left as plain text.
+ * embedded context. Mentions outside the session's cwd are left as plain text. Image and audio
+ * files become `image`/`audio` blocks when the agent takes them, else links with a note
+ * (src/session/attachments.ts); one outside the boundary or over the size limit is refused.
  */
 import { readFile, stat } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import type { ContentBlock } from "../protocol/schema.js";
 import type { PathBoundary } from "../workspace/path-boundary.js";
+import { AttachmentError, DEFAULT_MAX_BYTES, mediaBlock, mediaType, type MediaPolicy } from "./attachments.js";
 
 export type ContextItem =
-  | { type: "file"; path: string }
+  /** `label`: how the prompt names it (a clipboard image has no name of its own); `media`: what the prompt shows of an image or audio file (checked by `attach`). */
+  | { type: "file"; path: string; label?: string; media?: { kind: "image" | "audio"; mime: string; size: number } }
   | { type: "range"; path: string; start: number; end: number; text: string; filetype?: string };
 
 const MENTION = /(?:^|\s)@([^\s@]+)/g;
@@ -20,10 +24,29 @@ export type ReadText = (path: string) => Promise<string>;
 
 const readDisk: ReadText = (path) => readFile(path, "utf8");
 
-export async function buildPrompt(text: string, context: ContextItem[], boundary: PathBoundary, embedded: boolean, read: ReadText = readDisk): Promise<ContentBlock[]> {
+/** How images and audio are attached; `owns`: a path of the chat's own (a clipboard image), allowed outside the boundary. */
+export type MediaOptions = MediaPolicy & { owns?: (path: string) => boolean };
+
+const NO_MEDIA: MediaOptions = { image: false, audio: false, maxBytes: DEFAULT_MAX_BYTES, agent: "the agent" };
+
+/**
+ * The prompt's content blocks, and notes for the user (an image sent as a link, say). Throws an
+ * AttachmentError when an image or audio file cannot be attached (the caller gives the prompt
+ * back, text and context, so nothing is lost).
+ */
+export async function buildPrompt(
+  text: string,
+  context: ContextItem[],
+  boundary: PathBoundary,
+  embedded: boolean,
+  read: ReadText = readDisk,
+  media: MediaOptions = NO_MEDIA,
+): Promise<{ blocks: ContentBlock[]; notes: string[] }> {
   const blocks: ContentBlock[] = [{ type: "text", text }];
+  const notes: string[] = [];
   const seen = new Set<string>();
   const files: string[] = [];
+  const labels = new Map<string, string>();
   for (const m of text.matchAll(MENTION)) {
     const path = m[1]!.replace(/[.,;:!?)]+$/, "");
     try {
@@ -33,11 +56,35 @@ export async function buildPrompt(text: string, context: ContextItem[], boundary
       // not a file inside the cwd: it stays plain text
     }
   }
-  for (const item of context) if (item.type === "file") files.push(item.path);
+  for (const item of context) {
+    if (item.type !== "file") continue;
+    const type = mediaType(item.path);
+    if (!type) {
+      files.push(item.path);
+      continue;
+    }
+    // An image or audio file the user added: inside the boundary (like fs/read_text_file), or
+    // the chat's own (from the clipboard).
+    let abs = item.path;
+    if (!media.owns?.(item.path)) {
+      try {
+        abs = boundary.check(item.path, "attach");
+      } catch {
+        throw new AttachmentError(`Access denied: ${item.label ?? item.path} is outside the session's working directory (${boundary.cwd}): not attached`);
+      }
+    }
+    if (item.label) labels.set(abs, item.label);
+    files.push(abs);
+  }
   for (const path of files) {
     if (seen.has(path)) continue;
     seen.add(path);
-    blocks.push(await fileBlock(path, embedded, read));
+    const type = mediaType(path);
+    if (type) {
+      const { block, note } = await mediaBlock(path, type, media, labels.get(path));
+      blocks.push(block);
+      if (note) notes.push(note);
+    } else blocks.push(await fileBlock(path, embedded, read));
   }
   for (const item of context) {
     if (item.type !== "range") continue;
@@ -45,7 +92,7 @@ export async function buildPrompt(text: string, context: ContextItem[], boundary
     if (embedded) blocks.push({ type: "resource", resource: { uri, text: item.text, mimeType: "text/plain" } });
     else blocks.push({ type: "text", text: `\n${item.path} lines ${item.start}-${item.end}:\n\`\`\`${item.filetype ?? ""}\n${item.text}\n\`\`\`\n` });
   }
-  return blocks;
+  return { blocks, notes };
 }
 
 async function fileBlock(path: string, embedded: boolean, read: ReadText): Promise<ContentBlock> {

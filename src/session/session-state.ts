@@ -21,6 +21,7 @@ import type {
   ToolCallUpdate,
 } from "../protocol/schema.js";
 import { describeTerminalExit } from "../terminals/exit-status.js";
+import { mediaName, type MediaBlock } from "./attachments.js";
 
 /** `cancelled`: the turn was cancelled; `unfinished`: the turn ended without a final status. */
 export type DisplayToolStatus = ToolCallStatus | "cancelled" | "unfinished";
@@ -61,6 +62,8 @@ export type Block =
   | { id: string; type: "tool"; call: ToolCallState; turn: number }
   | { id: string; type: "plan"; entries: PlanEntry[]; turn: number }
   | { id: string; type: "note"; text: string; level: "info" | "warn" | "error"; turn: number }
+  /** An image or audio clip (sent by the agent, or attached by the user): one line, opened on demand. */
+  | { id: string; type: "media"; role: "user" | "agent" | "thought"; media: MediaBlock; name?: string; turn: number }
   /** A context compaction, where it first appeared; its status and summary change in place. */
   | { id: string; type: "compaction"; compactionId: string; status: string; summary: string; error?: string; turn: number };
 
@@ -112,6 +115,7 @@ export class SessionState {
     this.turn++;
     this.turnState = "prompting";
     const ev = [this.addBlock({ type: "turn", turn: this.turn }), this.addBlock({ type: "user", text: promptText(prompt), turn: this.turn })];
+    for (const c of prompt) if (c.type === "image" || c.type === "audio") ev.push(this.addBlock({ type: "media", role: "user", media: c, name: mediaName(c), turn: this.turn }));
     return [...ev, { type: "meta" }];
   }
 
@@ -257,6 +261,7 @@ export class SessionState {
 
   /** Consecutive chunks of the same kind merge into one block; anything else starts a new one. */
   private chunk(kind: "user" | "agent" | "thought", content: ContentBlock): TranscriptEvent[] {
+    if (content.type === "image" || content.type === "audio") return this.mediaChunk(kind, content);
     const text = contentText(content);
     const last = this.blocks[this.blocks.length - 1];
     if (last && last.type === kind) {
@@ -273,13 +278,27 @@ export class SessionState {
     }
     const events: TranscriptEvent[] = [];
     // A replayed conversation (session/load) has no beginTurn: a user message opens the turn.
-    if (kind === "user" && this.turnState === "idle") {
+    if (kind === "user" && this.turnState === "idle" && !(last?.type === "media" && last.role === "user" && last.turn === this.turn)) {
       events.push(...this.settleToolCalls(this.turn, "unfinished"));
       this.turn++;
       events.push(this.addBlock({ type: "turn", turn: this.turn }));
     }
     if (kind !== "user") events.push(...this.replyHeader());
     events.push(this.addBlock({ type: kind, text, turn: this.turn }));
+    return events;
+  }
+
+  /** An image or audio chunk: a block of its own (the text around it goes on in a new block). */
+  private mediaChunk(kind: "user" | "agent" | "thought", media: MediaBlock): TranscriptEvent[] {
+    const events: TranscriptEvent[] = [];
+    const last = this.blocks[this.blocks.length - 1];
+    if (kind === "user" && this.turnState === "idle" && !(last && (last.type === "user" || (last.type === "media" && last.role === "user")) && last.turn === this.turn)) {
+      events.push(...this.settleToolCalls(this.turn, "unfinished"));
+      this.turn++;
+      events.push(this.addBlock({ type: "turn", turn: this.turn }));
+    }
+    if (kind !== "user") events.push(...this.replyHeader());
+    events.push(this.addBlock({ type: "media", role: kind, media, turn: this.turn }));
     return events;
   }
 
@@ -463,7 +482,8 @@ export function contentText(c: ContentBlock): string {
 
 function promptText(prompt: ContentBlock[]): string {
   const text = prompt.filter((c) => c.type === "text").map(contentText).join("");
-  const refs = prompt.filter((c) => c.type !== "text").map(contentText);
+  // Images and audio get blocks of their own (a line each).
+  const refs = prompt.filter((c) => c.type !== "text" && c.type !== "image" && c.type !== "audio").map(contentText);
   return refs.length ? `${text}${text ? "\n" : ""}${refs.join(" ")}` : text;
 }
 

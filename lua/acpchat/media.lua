@@ -1,0 +1,182 @@
+-- Images and audio in the transcript: the clip under the cursor opened (vim.ui.open on a file
+-- in the chat's private temp folder, written by Node with the exact decoded bytes) or saved
+-- (vim.ui.input for the path; a confirmation before replacing a file). The data itself stays in
+-- Node: the buffer only ever shows one line per clip.
+local blocks = require("acpchat.blocks")
+local bridge = require("acpchat.bridge")
+local text = require("acpchat.text")
+local util = require("acpchat.util")
+
+local api = vim.api
+local M = {}
+
+--- The clip under the cursor: { block = id, index = n (in a tool call's content) }, or nil.
+function M.at_cursor(chat)
+  local row = api.nvim_win_get_cursor(0)[1] - 1
+  local id, b, offset = blocks.at_row(chat, row)
+  if not id then
+    return nil
+  end
+  if b.type == "media" and offset == 0 then
+    return { block = id }
+  end
+  if b.type == "tool" and b.view then
+    local index = text.media_at(b.view, offset)
+    if index then
+      return { block = id, index = index }
+    end
+  end
+end
+
+--- Open the clip under the cursor with the system's viewer; elsewhere, the URL under the cursor
+--- (what `gx` does in other buffers).
+function M.open(chat)
+  local ref = M.at_cursor(chat)
+  if not ref then
+    local cfile = vim.fn.expand("<cfile>")
+    if cfile:match("^%a[%w+.-]*://") and vim.ui.open then
+      return vim.ui.open(cfile)
+    end
+    return util.notify("acpchat: no image or audio under the cursor", vim.log.levels.WARN)
+  end
+  bridge.call("media_open", { chat = chat.id, block = ref.block, index = ref.index }, function(err, res)
+    if err then
+      return util.notify("acpchat: could not open it: " .. err, vim.log.levels.ERROR)
+    end
+    M.last_opened = res.path
+    local ok, e = pcall(M.ui_open, res.path)
+    if not ok then
+      util.notify("acpchat: could not open " .. res.path .. ": " .. tostring(e), vim.log.levels.ERROR)
+    end
+  end)
+end
+
+--- vim.ui.open, and a clear message when it fails (no viewer on this machine).
+function M.ui_open(path)
+  local cmd, err = vim.ui.open(path)
+  if not cmd then
+    return util.notify("acpchat: could not open " .. path .. ": " .. tostring(err), vim.log.levels.ERROR)
+  end
+  -- vim.ui.open runs the viewer in the background; say where the file is if it fails.
+  if type(cmd) == "table" and cmd.wait then
+    vim.defer_fn(function()
+      local ok, done = pcall(cmd.wait, cmd, 0)
+      if ok and done and done.code and done.code ~= 0 then
+        util.notify(string.format("acpchat: the viewer failed (exit %d); the file is %s", done.code, path), vim.log.levels.WARN)
+      end
+    end, 2000)
+  end
+end
+
+local function write(chat, ref, path, overwrite)
+  bridge.call("media_save", { chat = chat.id, block = ref.block, index = ref.index, path = path, overwrite = overwrite or nil }, function(err, res)
+    if err then
+      return util.notify("acpchat: not saved: " .. err, vim.log.levels.ERROR)
+    end
+    if res.saved then
+      return util.notify(string.format("acpchat: saved %s (%s)", vim.fn.fnamemodify(res.path, ":~:."), text.human_size(res.size)))
+    end
+    if res.exists and not overwrite then
+      vim.ui.select({ "Overwrite", "Cancel" }, { prompt = vim.fn.fnamemodify(res.path, ":~:.") .. " exists. Overwrite it?" }, function(choice)
+        if choice == "Overwrite" then
+          write(chat, ref, path, true)
+        else
+          util.notify("acpchat: not saved")
+        end
+      end)
+    end
+  end)
+end
+
+local EXT = { ["image/png"] = "png", ["image/jpeg"] = "jpg", ["audio/wav"] = "wav", ["audio/mpeg"] = "mp3" }
+
+--- The default name offered when saving: the name on its line (an attachment's), else
+--- image.<ext> / audio.<ext> from the mimeType on it.
+function M.default_name(line)
+  local kind, rest = line:match("%[(%a+)%] (.*)$")
+  if not kind then
+    return "media.bin"
+  end
+  rest = rest:gsub("  %(.*%)$", "")
+  local parts = vim.split(rest, " · ", { plain = true })
+  if #parts >= 3 then
+    return table.concat(parts, " · ", 1, #parts - 2)
+  end
+  local mime = parts[1] or ""
+  local ext = EXT[mime] or mime:match("^%a+/x%-([%w]+)$") or mime:match("^%a+/([%w]+)$") or "bin"
+  return kind .. "." .. ext
+end
+
+--- Save the clip under the cursor: asks for a path (relative to the chat's folder).
+function M.save(chat)
+  local ref = M.at_cursor(chat)
+  if not ref then
+    return util.notify("acpchat: no image or audio under the cursor", vim.log.levels.WARN)
+  end
+  local dir = chat.cwd or vim.fn.getcwd()
+  vim.ui.input({ prompt = "Save to: ", default = dir .. "/" .. M.default_name(api.nvim_get_current_line()), completion = "file" }, function(input)
+    if not input or input == "" then
+      return
+    end
+    local path = vim.fn.fnamemodify(vim.fn.expand(input), ":p")
+    write(chat, ref, path, false)
+  end)
+end
+
+-- The extensions of the images and audio that prompts attach (src/session/attachments.ts
+-- decides; this mirror only picks which files :AcpChatAdd hands to it).
+local MEDIA_EXT = {}
+for _, e in ipairs({ "png", "jpg", "jpeg", "gif", "webp", "bmp", "avif", "wav", "mp3", "ogg", "oga", "opus", "flac", "m4a", "aac" }) do
+  MEDIA_EXT[e] = true
+end
+
+--- Whether :AcpChatAdd treats `path` as an image or audio file.
+function M.is_media(path)
+  local ext = path:match("%.([%w]+)$")
+  return ext ~= nil and MEDIA_EXT[ext:lower()] == true
+end
+
+local function show(chat)
+  require("acpchat.prompt").show_context(chat)
+end
+
+--- :AcpChatAdd of an image or audio file: in the context at once (a prompt sent right away
+--- takes it, and Node checks it again then); Node's check says what it is, or why it cannot be
+--- attached (outside the session's folder, too large), and then it is taken out again.
+function M.add_file(chat, path)
+  local item = { type = "file", path = path }
+  table.insert(chat.context, item)
+  show(chat)
+  bridge.call("attach", { chat = chat.id, path = path }, function(err, a)
+    if err then
+      for i, it in ipairs(chat.context) do
+        if it == item then
+          table.remove(chat.context, i)
+          break
+        end
+      end
+      show(chat)
+      return util.notify("acpchat: " .. err, vim.log.levels.ERROR)
+    end
+    item.path = a.path
+    item.media = a.kind and { kind = a.kind, mime = a.mime, size = a.size } or nil
+    show(chat)
+    util.notify("acpchat: added " .. require("acpchat.prompt").context_label(item) .. " to the next prompt")
+  end)
+end
+
+--- :AcpChatAdd + (or * for the primary selection): the image on the clipboard, read by Node
+--- with wl-paste or xclip into the chat's private folder.
+function M.add_clipboard(chat, primary)
+  bridge.call("attach", { chat = chat.id, clipboard = primary and "primary" or "clipboard" }, function(err, a)
+    if err then
+      return util.notify("acpchat: " .. err, vim.log.levels.ERROR)
+    end
+    local item = { type = "file", path = a.path, label = a.label, media = { kind = a.kind, mime = a.mime, size = a.size } }
+    table.insert(chat.context, item)
+    show(chat)
+    util.notify("acpchat: added " .. require("acpchat.prompt").context_label(item) .. " to the next prompt")
+  end)
+end
+
+return M

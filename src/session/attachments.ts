@@ -1,0 +1,335 @@
+/**
+ * Images and audio, both ways: files the user attaches to a prompt (`:AcpChatAdd`, `@` mentions,
+ * the clipboard) and media the agent sends (message chunks, tool call content). ACP carries them
+ * as `image` / `audio` content blocks holding base64 data and a mimeType; the client sends them
+ * only when the agent's `promptCapabilities.image` / `.audio` says it takes them.
+ * Spec: https://agentclientprotocol.com/protocol/v1/content
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ContentBlock } from "../protocol/schema.js";
+
+export type MediaKind = "image" | "audio";
+export type MediaBlock = Extract<ContentBlock, { type: "image" } | { type: "audio" }>;
+
+/** The default limit of one attachment's size (`media.max_bytes`). */
+export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+
+const BY_EXT: Record<string, { kind: MediaKind; mime: string }> = {
+  png: { kind: "image", mime: "image/png" },
+  jpg: { kind: "image", mime: "image/jpeg" },
+  jpeg: { kind: "image", mime: "image/jpeg" },
+  gif: { kind: "image", mime: "image/gif" },
+  webp: { kind: "image", mime: "image/webp" },
+  bmp: { kind: "image", mime: "image/bmp" },
+  avif: { kind: "image", mime: "image/avif" },
+  wav: { kind: "audio", mime: "audio/wav" },
+  mp3: { kind: "audio", mime: "audio/mpeg" },
+  ogg: { kind: "audio", mime: "audio/ogg" },
+  oga: { kind: "audio", mime: "audio/ogg" },
+  opus: { kind: "audio", mime: "audio/opus" },
+  flac: { kind: "audio", mime: "audio/flac" },
+  m4a: { kind: "audio", mime: "audio/mp4" },
+  aac: { kind: "audio", mime: "audio/aac" },
+};
+
+/** What a file is by its extension: an image or audio (with its mimeType), or undefined. */
+export function mediaType(path: string): { kind: MediaKind; mime: string } | undefined {
+  const m = /\.([A-Za-z0-9]+)$/.exec(basename(path));
+  return m ? BY_EXT[m[1]!.toLowerCase()] : undefined;
+}
+
+/** A file extension for a mimeType (temp files are opened by their extension); "bin" when unknown. */
+export function extensionFor(mime: string): string {
+  const m = mime.toLowerCase().split(";")[0]!.trim();
+  const known = Object.entries(BY_EXT).find(([, t]) => t.mime === m);
+  if (known) return known[0];
+  const sub = /^[a-z]+\/(?:x-)?([a-z0-9]{1,8})$/.exec(m);
+  return sub ? sub[1]! : "bin";
+}
+
+/** The number of bytes that base64 text decodes to (whitespace ignored). */
+export function decodedSize(base64: string): number {
+  let len = base64.length;
+  if (/\s/.test(base64)) len = base64.replace(/\s+/g, "").length;
+  let pad = 0;
+  if (len > 0 && base64.trimEnd().endsWith("==")) pad = 2;
+  else if (len > 0 && base64.trimEnd().endsWith("=")) pad = 1;
+  return Math.max(0, Math.floor((len * 3) / 4) - pad);
+}
+
+/** A size for people: 512 B, 12.3 KB, 4.0 MB (1 KB = 1024 bytes). */
+export function humanSize(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/**
+ * Names of the media the user attached (ACP's image and audio blocks carry no name): the
+ * transcript shows "cat.png" rather than only a type. Kept beside the blocks, never sent.
+ */
+const names = new WeakMap<object, string>();
+export function mediaName(block: object): string | undefined {
+  return names.get(block);
+}
+
+/** An attachment refused: too large, outside the boundary, unreadable. The message is for the user. */
+export class AttachmentError extends Error {
+  override name = "AttachmentError";
+}
+
+export interface MediaPolicy {
+  /** What the agent takes (`promptCapabilities.image` / `.audio`). */
+  image: boolean;
+  audio: boolean;
+  /** The largest file attached, in bytes. */
+  maxBytes: number;
+  /** The agent's name, for the notes. */
+  agent: string;
+}
+
+/**
+ * The block for an image or audio file the user attached: an `image`/`audio` block when the
+ * agent takes that kind, else a `resource_link` and a note saying why. A file over the limit is
+ * refused with an AttachmentError (the caller gives the prompt back).
+ */
+export async function mediaBlock(path: string, type: { kind: MediaKind; mime: string }, policy: MediaPolicy, label?: string): Promise<{ block: ContentBlock; note?: string }> {
+  const name = label ?? basename(path);
+  let size: number;
+  try {
+    const st = await stat(path);
+    if (!st.isFile()) throw new AttachmentError(`${name} is not a regular file: not attached`);
+    size = st.size;
+  } catch (e) {
+    if (e instanceof AttachmentError) throw e;
+    throw new AttachmentError(`${name} cannot be read: ${(e as Error).message}`);
+  }
+  if (size > policy.maxBytes) {
+    throw new AttachmentError(`${name} is ${humanSize(size)}, over the limit for images and audio (${humanSize(policy.maxBytes)}, option media.max_bytes): not sent`);
+  }
+  const uri = pathToFileURL(path).href;
+  if (!policy[type.kind]) {
+    return {
+      block: { type: "resource_link", uri, name, mimeType: type.mime, size },
+      note: `${name} was sent as a link, not as ${type.kind === "image" ? "an image" : "audio"}: ${policy.agent} does not accept ${type.kind === "image" ? "images" : "audio"} in prompts (promptCapabilities.${type.kind}).`,
+    };
+  }
+  const bytes = await readFile(path);
+  if (bytes.length > policy.maxBytes) throw new AttachmentError(`${name} is ${humanSize(bytes.length)}, over the limit for images and audio (${humanSize(policy.maxBytes)}, option media.max_bytes): not sent`);
+  const data = bytes.toString("base64");
+  const block: MediaBlock = type.kind === "image" ? { type: "image", data, mimeType: type.mime, uri } : { type: "audio", data, mimeType: type.mime };
+  names.set(block, name);
+  return { block };
+}
+
+/**
+ * A chat's private folder for media files: what `open` writes (the exact decoded bytes) and
+ * images taken from the clipboard. Made on first use (mode 0700), removed when the chat closes.
+ */
+export class MediaFiles {
+  private dir: string | undefined;
+  private count = 0;
+
+  /** The folder, made now if needed. */
+  folder(): string {
+    this.dir ??= mkdtempSync(join(tmpdir(), "acpchat-media-"));
+    return this.dir;
+  }
+
+  /** Whether `path` lies in this chat's folder (an attachment from the clipboard). */
+  owns(path: string): boolean {
+    return this.dir !== undefined && path.startsWith(this.dir + "/");
+  }
+
+  /** Write `bytes` to a new file in the folder named `stem` + the extension of `mime`. */
+  async write(stem: string, mime: string, bytes: Uint8Array): Promise<string> {
+    const safe = stem.replace(/[^A-Za-z0-9_.-]+/g, "-").slice(0, 60) || "media";
+    const path = join(this.folder(), `${++this.count}-${safe}.${extensionFor(mime)}`);
+    await writeFile(path, bytes, { mode: 0o600, flag: "wx" });
+    return path;
+  }
+
+  /** Remove the folder and everything in it (synchronous: also runs while the host exits). */
+  dispose(): void {
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = undefined;
+  }
+}
+
+/** The bytes of a media block (base64 decoded). */
+export function mediaBytes(m: MediaBlock): Buffer {
+  return Buffer.from(m.data, "base64");
+}
+
+/**
+ * Media the agent sent, found by where the transcript shows it: a media block (`index`
+ * undefined) or item `index` of a tool call's content.
+ */
+export function findMedia(blocks: readonly { id: string; type: string }[], blockId: string, index?: number): MediaBlock | undefined {
+  const b = blocks.find((x) => x.id === blockId) as
+    | { type: "media"; media: MediaBlock }
+    | { type: "tool"; call: { content: { type: string; content?: ContentBlock }[] } }
+    | { type: string }
+    | undefined;
+  if (!b) return undefined;
+  if (b.type === "media" && "media" in b) return b.media;
+  if (b.type === "tool" && "call" in b && index !== undefined) {
+    const c = b.call.content[index];
+    if (c && c.type === "content" && c.content && (c.content.type === "image" || c.content.type === "audio")) return c.content as MediaBlock;
+  }
+  return undefined;
+}
+
+type Run = (cmd: string, args: string[]) => Promise<Buffer>;
+
+const run: Run = (cmd, args) =>
+  new Promise((resolve, reject) => {
+    execFile(cmd, args, { encoding: "buffer", timeout: 5000, maxBuffer: 256 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+
+/** Whether `cmd` is an executable on $PATH. */
+async function onPath(cmd: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  for (const dir of (env.PATH ?? "").split(":")) {
+    if (!dir) continue;
+    try {
+      const st = await stat(join(dir, cmd));
+      if (st.isFile() && (st.mode & 0o111) !== 0) return true;
+    } catch {
+      // not here
+    }
+  }
+  return false;
+}
+
+/** The clipboard tools this platform may offer, in the order they are tried. */
+export const CLIPBOARD_TOOLS = ["wl-paste", "xclip"] as const;
+
+/**
+ * The image (or audio) on the clipboard (`primary`: the X11/Wayland primary selection), read
+ * with wl-paste (Wayland) or xclip (X11): its bytes and mimeType. Throws an AttachmentError that
+ * says what is missing when the platform offers no way to read it or the clipboard holds none.
+ */
+export async function readClipboardMedia(primary: boolean, maxBytes: number, env: NodeJS.ProcessEnv = process.env, exec: Run = run): Promise<{ bytes: Buffer; mime: string }> {
+  const tools: { name: string; list: string[]; get: (mime: string) => string[] }[] = [];
+  if (env.WAYLAND_DISPLAY && (await onPath("wl-paste", env))) {
+    const p = primary ? ["--primary"] : [];
+    tools.push({ name: "wl-paste", list: [...p, "--list-types"], get: (mime) => [...p, "--no-newline", "--type", mime] });
+  }
+  if (env.DISPLAY && (await onPath("xclip", env))) {
+    const sel = ["-selection", primary ? "primary" : "clipboard"];
+    tools.push({ name: "xclip", list: [...sel, "-t", "TARGETS", "-o"], get: (mime) => [...sel, "-t", mime, "-o"] });
+  }
+  if (tools.length === 0) {
+    throw new AttachmentError("reading an image from the clipboard needs wl-paste (Wayland, package wl-clipboard) or xclip (X11) and a display; none was found. Save the image to a file and :AcpChatAdd the file.");
+  }
+  const tried: string[] = [];
+  for (const tool of tools) {
+    let types: string[];
+    try {
+      types = (await exec(tool.name, tool.list)).toString("utf8").split(/\r?\n/).map((s) => s.trim());
+    } catch (e) {
+      tried.push(`${tool.name}: ${(e as Error).message.split("\n")[0]}`);
+      continue;
+    }
+    const mime = types.find((t) => t === "image/png") ?? types.find((t) => /^(image|audio)\//.test(t) && mediaTypeOfMime(t));
+    if (!mime) {
+      tried.push(`${tool.name}: no image or audio on the ${primary ? "primary selection" : "clipboard"}`);
+      continue;
+    }
+    const bytes = await exec(tool.name, tool.get(mime));
+    if (bytes.length === 0) {
+      tried.push(`${tool.name}: the ${mime} on the clipboard is empty`);
+      continue;
+    }
+    if (bytes.length > maxBytes) throw new AttachmentError(`the clipboard's ${mime} is ${humanSize(bytes.length)}, over the limit for images and audio (${humanSize(maxBytes)}, option media.max_bytes): not attached`);
+    return { bytes, mime };
+  }
+  throw new AttachmentError(tried.join("; "));
+}
+
+/** The kind of a mimeType this client attaches (by the types it knows), or undefined. */
+export function mediaTypeOfMime(mime: string): { kind: MediaKind; mime: string } | undefined {
+  const m = mime.toLowerCase();
+  return Object.values(BY_EXT).find((t) => t.mime === m);
+}
+
+/** What `:AcpChatAdd` shows for a file it adds, checked now like the prompt will check it. */
+export interface AttachmentInfo {
+  path: string;
+  label?: string;
+  kind?: MediaKind;
+  mime?: string;
+  size?: number;
+}
+
+/**
+ * A file the user adds: an image or audio file must lie inside the boundary (`check`, which
+ * throws like fs/read_text_file's) and be under the limit, and is described; another file is
+ * left to the prompt (as today).
+ */
+export async function describeAttachment(path: string, check: (path: string) => string, cwd: string, maxBytes: number): Promise<AttachmentInfo> {
+  const type = mediaType(path);
+  if (!type) return { path };
+  let abs: string;
+  try {
+    abs = check(path);
+  } catch {
+    throw new AttachmentError(`Access denied: ${path} is outside the session's working directory (${cwd}): not attached`);
+  }
+  let size: number;
+  try {
+    const st = await stat(abs);
+    if (!st.isFile()) throw new AttachmentError(`${path} is not a regular file: not attached`);
+    size = st.size;
+  } catch (e) {
+    if (e instanceof AttachmentError) throw e;
+    throw new AttachmentError(`${path} cannot be read: ${(e as Error).message}`);
+  }
+  if (size > maxBytes) throw new AttachmentError(`${basename(path)} is ${humanSize(size)}, over the limit for images and audio (${humanSize(maxBytes)}, option media.max_bytes): not attached`);
+  return { path: abs, kind: type.kind, mime: type.mime, size };
+}
+
+/** The clipboard's image saved in the chat's folder, described for the prompt. */
+export async function attachClipboard(files: MediaFiles, primary: boolean, maxBytes: number, env: NodeJS.ProcessEnv = process.env): Promise<AttachmentInfo> {
+  const { bytes, mime } = await readClipboardMedia(primary, maxBytes, env);
+  const type = mediaTypeOfMime(mime)!;
+  const path = await files.write("clipboard", mime, bytes);
+  return { path, label: basename(path), kind: type.kind, mime, size: bytes.length };
+}
+
+/** The agent's image or audio clip written to the chat's folder (the exact decoded bytes), for opening. */
+export async function openMedia(files: MediaFiles, media: MediaBlock | undefined, name?: string): Promise<string> {
+  if (!media) throw new Error("no image or audio there (the transcript changed?)");
+  return files.write(name ?? media.type, media.mimeType, mediaBytes(media));
+}
+
+/**
+ * The agent's image or audio clip saved to `path` (absolute). An existing file is replaced only
+ * with `overwrite`; otherwise the answer says it exists (the editor asks, then calls again).
+ */
+export async function saveMedia(media: MediaBlock | undefined, path: string, overwrite: boolean): Promise<{ saved: boolean; exists?: boolean; path: string; size?: number }> {
+  if (!media) throw new Error("no image or audio there (the transcript changed?)");
+  if (!path.startsWith("/")) throw new Error(`not an absolute path: ${path}`);
+  const bytes = mediaBytes(media);
+  try {
+    const st = await stat(path);
+    if (st.isDirectory()) throw new AttachmentError(`${path} is a folder: not saved`);
+    if (!overwrite) return { saved: false, exists: true, path };
+  } catch (e) {
+    if (e instanceof AttachmentError) throw e;
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+  // "wx" without overwrite: a file that appeared meanwhile is not replaced either.
+  try {
+    await writeFile(path, bytes, { flag: overwrite ? "w" : "wx" });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return { saved: false, exists: true, path };
+    throw new Error(`could not save ${path}: ${(e as Error).message}`);
+  }
+  return { saved: true, path, size: bytes.length };
+}
