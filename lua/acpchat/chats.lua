@@ -101,7 +101,7 @@ function M.editor_tools_params(name, agent, project)
   return { tools = tools, timeout_ms = g.timeout_ms, max_items = g.max_results }
 end
 
-local function open_params(chat, agent, resume, reopen)
+local function open_params(chat, agent, resume, reopen, fork)
   local opts = config.options
   local project = require("acpchat.project").load(chat.cwd)
   local mcp = M.mcp_params(agent, project, chat.agent)
@@ -110,6 +110,8 @@ local function open_params(chat, agent, resume, reopen)
     editor_tools = M.editor_tools_params(chat.agent, agent, project),
     chat = chat.id,
     reopen = reopen or nil,
+    unstable = opts.unstable or nil,
+    fork = fork,
     agent = M.agent_params(chat.agent, agent),
     resume = resume,
     session_index = index_file(),
@@ -130,17 +132,18 @@ local function open_params(chat, agent, resume, reopen)
 end
 
 --- Open the chat in Node (in the background: the host and the agent start while the user types).
-local function open_in_node(chat, resume, reopen)
+local function open_in_node(chat, resume, reopen, fork)
   chat.generation = bridge.generation
   chat.status = { agent = chat.agent, state = "starting", activity = "idle", queued = {}, commands = {}, modes = { available = {} }, options = {} }
   layout.refresh_winbar(chat)
-  bridge.call("open", open_params(chat, chat.spec, resume, reopen))
+  bridge.call("open", open_params(chat, chat.spec, resume, reopen, fork))
   -- A host that was not running started with this call.
   chat.generation = bridge.generation
 end
 
 --- Create a chat with `agent_name` in the current tab and start its agent.
 --- opts.resume: continue that earlier session (resume, or load with its replay).
+--- opts.fork: start with a fork of that session (session/fork, option `unstable`).
 function M.create(agent_name, opts_)
   opts_ = opts_ or {}
   local name = agent_name or config.default_agent()
@@ -208,7 +211,7 @@ function M.create(agent_name, opts_)
       end
     end,
   })
-  open_in_node(chat, opts_.resume)
+  open_in_node(chat, opts_.resume, nil, opts_.fork)
   return chat
 end
 

@@ -65,6 +65,10 @@ local function add(chat, v)
   rs.blocks[v.id] = b
   rs.order[#rs.order + 1] = v.id
   apply_hls(buf, first, hls, line_hl, #lines)
+  if v.type == "subagent" then
+    -- A subagent's nested transcript folds away (option `unstable`).
+    require("acpchat.subagents").fold(chat, v, first, #lines, nil)
+  end
 end
 
 local function append(chat, id, s)
@@ -97,10 +101,15 @@ local function update(chat, v)
     v.expanded = true
   end
   local lines, hls, line_hl = text.block(v)
+  -- A subagent's fold stays as the user left it (open or closed) when it is redrawn.
+  local folded = v.type == "subagent" and require("acpchat.subagents").folded(buf, first, last) or nil
   api.nvim_buf_clear_namespace(buf, ns_hl, first, last + 1)
   api.nvim_buf_set_lines(buf, first, last + 1, false, lines)
   b.view = v.type == "tool" and v or nil
   apply_hls(buf, first, hls, line_hl, #lines)
+  if folded then
+    require("acpchat.subagents").fold(chat, v, first, #lines, folded)
+  end
 end
 
 --- Windows showing the transcript whose cursor sits on the last line: they follow new text.

@@ -37,7 +37,7 @@ function M.pick(agent_name, delete)
   end
   local cwd = spec.cwd or vim.fn.getcwd()
   util.notify("acpchat: asking " .. name .. " for its sessions…")
-  bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file() }, function(err, res)
+  bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil }, function(err, res)
     if err then
       return util.notify("acpchat: could not list the sessions of " .. name .. ": " .. err, vim.log.levels.ERROR)
     end
@@ -54,6 +54,33 @@ local function open_chat(session_id)
   end
 end
 
+--- How a session reads in the pickers.
+local function session_label(s, cwd)
+  local open = open_chat(s.session_id) and "  [open]" or ""
+  return string.format("%s  %s  %s%s", age(s.updated_at), s.title or s.session_id, vim.fn.fnamemodify(s.cwd or cwd, ":~"), open)
+end
+
+--- The picker's last entry when the agent can rename sessions (unstable session/set_title).
+M.rename_entry = { rename = true }
+M.rename_label = "✎ Rename a session…"
+
+--- Rename session `s` of `name`: asks for the title (the current one to edit), then tells the
+--- agent (session/set_title); the title the agent stored is the one shown from then on.
+function M.rename(name, spec, cwd, s)
+  vim.ui.input({ prompt = "New title: ", default = s.title or "" }, function(title)
+    if not title or vim.trim(title) == "" or title == s.title then
+      return
+    end
+    bridge.call("rename_session", { agent = spec, cwd = cwd, session_id = s.session_id, title = title, session_index = index_file(), unstable = true }, function(err, r)
+      if err then
+        return util.notify("acpchat: could not rename: " .. err, vim.log.levels.ERROR)
+      end
+      s.title = r.title
+      util.notify(string.format("acpchat: renamed to “%s”", r.title))
+    end)
+  end)
+end
+
 function M.choose(name, spec, cwd, res, delete)
   if #res.sessions == 0 then
     return util.notify("acpchat: no past sessions of " .. name .. " in " .. cwd)
@@ -64,16 +91,33 @@ function M.choose(name, spec, cwd, res, delete)
   if not delete and not res.can_open then
     return util.notify("acpchat: " .. name .. " cannot load or resume sessions", vim.log.levels.WARN)
   end
-  vim.ui.select(res.sessions, {
+  -- Renaming (option `unstable`, when the agent supports it) is the picker's last entry.
+  local items = vim.list_extend({}, res.sessions)
+  if res.can_rename and not delete then
+    items[#items + 1] = M.rename_entry
+  end
+  vim.ui.select(items, {
     prompt = (delete and "Delete a session of " or "Open a session of ") .. name .. ":",
     kind = "acpchat_session",
     format_item = function(s)
-      local open = open_chat(s.session_id) and "  [open]" or ""
-      return string.format("%s  %s  %s%s", age(s.updated_at), s.title or s.session_id, vim.fn.fnamemodify(s.cwd or cwd, ":~"), open)
+      return s.rename and M.rename_label or session_label(s, cwd)
     end,
   }, function(s)
     if not s then
       return
+    end
+    if s.rename then
+      return vim.ui.select(res.sessions, {
+        prompt = "Rename a session of " .. name .. ":",
+        kind = "acpchat_session",
+        format_item = function(x)
+          return session_label(x, cwd)
+        end,
+      }, function(x)
+        if x then
+          M.rename(name, spec, cwd, x)
+        end
+      end)
     end
     if delete then
       bridge.call("delete_session", { agent = spec, cwd = cwd, session_id = s.session_id, session_index = index_file() }, function(err)

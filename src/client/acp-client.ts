@@ -30,6 +30,7 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "../protocol/schema.js";
+import { AuthStatusUpdate, ForkSessionResponse, MessageMcpRequest, SetSessionTitleResponse, isUnstableUpdate, parseUnstableUpdate, type UnstableSessionUpdate } from "../protocol/unstable-schema.js";
 import type { z } from "zod";
 import type * as out from "../protocol/outgoing.js";
 import { accessSync, constants as fsConstants } from "node:fs";
@@ -49,6 +50,12 @@ export interface AgentRequestHandlers {
   releaseTerminal(req: z.infer<typeof TerminalRequest>): Promise<Record<string, never>>;
   elicit?(req: CreateElicitationRequest, ctx: HandlerContext): Promise<ElicitationResponse>;
   elicitationComplete?(elicitationId: string): void;
+  /** Option `unstable`: plan_update, plan_removed, subagent_update, session_message(_chunk) (src/session/unstable.ts). */
+  unstableUpdate?(sessionId: string, update: UnstableSessionUpdate): void;
+  /** Option `unstable`: `auth/status_update`, the agent's sign-in state changed. */
+  authStatus?(update: AuthStatusUpdate): void;
+  /** Option `unstable`: `mcp/message`, for an MCP server declared with the `acp` transport. */
+  mcpMessage?(req: MessageMcpRequest, ctx: HandlerContext): Promise<unknown>;
 }
 
 /** Exactly what this client implements; nothing is advertised that it cannot do. */
@@ -56,6 +63,8 @@ export interface ClientFeatures {
   elicitationForm?: boolean;
   authTerminal?: boolean;
   terminalOutputMeta?: boolean;
+  /** The unstable additions of schema.unstable.json (config `unstable`): advertised and handled only then. */
+  unstable?: boolean;
 }
 
 export interface ClientInfo {
@@ -85,7 +94,12 @@ export class AcpClient {
   ) {
     peer.onNotification("session/update", undefined, (params) => {
       const n = sessionNotification(params);
-      const update = parseOptInUpdate(parseSessionUpdate(n.update));
+      let update = parseOptInUpdate(parseSessionUpdate(n.update));
+      if (update.sessionUpdate === "unknown" && features.unstable && handlers.unstableUpdate) {
+        const u = parseUnstableUpdate(update);
+        if (isUnstableUpdate(u)) return handlers.unstableUpdate(n.sessionId, u);
+        update = u;
+      }
       if (update.sessionUpdate === "unknown") this.onProblem(update.reason);
       handlers.sessionUpdate(n.sessionId, update);
     });
@@ -105,6 +119,10 @@ export class AcpClient {
       peer.onRequest("elicitation/create", CreateElicitationRequest, (p, ctx) => elicit(p, ctx));
       peer.onNotification("elicitation/complete", CompleteElicitationNotification, (p) => handlers.elicitationComplete?.(p.elicitationId));
     }
+    if (features.unstable) {
+      if (handlers.authStatus) peer.onNotification("auth/status_update", AuthStatusUpdate, (p) => handlers.authStatus?.(p));
+      if (handlers.mcpMessage) peer.onRequest("mcp/message", MessageMcpRequest, (p, ctx) => handlers.mcpMessage!(p, ctx));
+    }
   }
 
   /** The capabilities sent in `initialize`. */
@@ -118,6 +136,9 @@ export class AcpClient {
     };
     if (this.features.elicitationForm) caps.elicitation = { form: {}, url: {} };
     if (this.features.terminalOutputMeta) caps._meta = { terminal_output: true };
+    // Unstable (option `unstable`): plan_update/plan_removed, and subagent_update with the child
+    // sessions' updates and session messages (src/session/unstable.ts).
+    if (this.features.unstable) Object.assign(caps, { plan: {}, subagents: {} });
     return caps;
   }
 
@@ -146,9 +167,13 @@ export class AcpClient {
     return this.init?.authMethods ?? [];
   }
 
-  supports(feature: "load" | "list" | "delete" | "resume" | "close" | "logout" | "embeddedContext" | "image"): boolean {
+  supports(feature: "load" | "list" | "delete" | "resume" | "close" | "logout" | "embeddedContext" | "image" | "fork" | "title"): boolean {
     const c = this.capabilities;
     switch (feature) {
+      case "fork":
+      case "title":
+        // Unstable: only with the option on (the agent's capability alone is not enough).
+        return this.features.unstable === true && (c.sessionCapabilities as Record<string, unknown> | undefined)?.[feature] != null;
       case "load":
         return c.loadSession === true;
       case "list":
@@ -213,6 +238,22 @@ export class AcpClient {
     this.require("resume", "sessionCapabilities.resume");
     const params: out.LoadSessionParams = { sessionId, ...this.setupParams(cwd, opts) };
     return parseResult("session/resume", LoadSessionResponse, await this.call("session/resume", params));
+  }
+
+  /**
+   * `session/fork` (unstable, `sessionCapabilities.fork`): a new session with the context of
+   * `sessionId`; the original is left as it was.
+   */
+  async forkSession(sessionId: string, cwd: string, opts: SessionSetupOptions & { timeoutMs?: number } = {}) {
+    this.require("fork", "sessionCapabilities.fork (and the unstable option)");
+    const params = { sessionId, ...this.setupParams(cwd, opts) };
+    return parseResult("session/fork", ForkSessionResponse, await this.call("session/fork", params, opts.timeoutMs));
+  }
+
+  /** `session/set_title` (unstable, `sessionCapabilities.title`): the title the agent stored (it may normalize it). */
+  async setSessionTitle(sessionId: string, title: string): Promise<string> {
+    this.require("title", "sessionCapabilities.title (and the unstable option)");
+    return parseResult("session/set_title", SetSessionTitleResponse, await this.call("session/set_title", { sessionId, title })).title;
   }
 
   async listSessions(cwd?: string): Promise<SessionInfo[]> {

@@ -20,7 +20,7 @@ import { killAllNow } from "../agent/process-group.js";
 import { pruneTraces } from "../trace/trace-log.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
 import { SessionIndex } from "../session/session-index.js";
-import { deleteSession, listSessions, setOption, type AgentSpec, type SessionsParams } from "../session/session-commands.js";
+import { deleteSession, forkSource, listSessions, renameSession, setOption, subagentView, type AgentSpec, type SessionsParams } from "../session/session-commands.js";
 import type { QueuedPrompt } from "../session/prompt-queue.js";
 import { DEFAULT_MAX_BYTES, MediaFiles, attachClipboard, describeAttachment, findMedia, openMedia, saveMedia } from "../session/attachments.js";
 import { Bridge } from "./bridge.js";
@@ -158,6 +158,14 @@ export class ChatHost {
       mediaSave: (p) => saveMedia(findMedia(this.get(p.chat).chat.state.blocks, p.block, p.index), p.path, p.overwrite === true),
       sessions: (p) => listSessions(sessionsParams(p), this.liveChat(p.agent.name)),
       deleteSession: (p) => deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, this.liveChat(p.agent.name)),
+      renameSession: async (p) => {
+        const shown = [...this.chats.values()].find((e) => e.chat.opts.agentName === p.agent.name && e.chat.sessionId === p.sessionId);
+        const r = await renameSession({ ...sessionsParams(p), sessionId: p.sessionId, title: p.title }, this.liveChat(p.agent.name), shown?.chat);
+        shown?.queue.push([{ type: "meta" }]);
+        return r;
+      },
+      subagent: (p) => subagentView(this.get(p.chat).chat, p.sessionId),
+      forkSource: (p) => forkSource(this.get(p.chat).chat),
       log: (p) => {
         const e = p.chat !== undefined ? this.chats.get(p.chat) : undefined;
         e?.chat.trace.note("lua-error", p.details ? `${p.message}\n${p.details}` : p.message);
@@ -221,7 +229,7 @@ export class ChatHost {
       terminal: p.terminal,
       media: { maxBytes: p.media?.maxBytes, owns: (path) => media.owns(path) },
       permissionRules: rules,
-      features: { terminalOutputMeta: true, elicitationForm: true, authTerminal: true },
+      features: { terminalOutputMeta: true, elicitationForm: true, authTerminal: true, unstable: p.unstable === true },
       onTurnEnd: (stop: StopReason | "error") => {
         queue.endTurn(stop);
         touch();
@@ -233,7 +241,7 @@ export class ChatHost {
     // The view shows "starting" at once (a crashed chat's view must not look crashed meanwhile).
     queue.push([{ type: "meta" }]);
     const editor = this.editorChannel(p, () => chat);
-    chat.start(p.resume ? { sessionId: p.resume } : undefined).then(
+    chat.start(p.fork ? { sessionId: p.fork, fork: true } : p.resume ? { sessionId: p.resume } : undefined).then(
       async () => {
         touch();
         if (held) {
@@ -315,7 +323,7 @@ export class ChatHost {
     old.queue.dispose();
     this.questions.withdrawAll(id);
     void old.chat.close();
-    this.chats.set(id, this.create({ ...old.params, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue", old.media));
+    this.chats.set(id, this.create({ ...old.params, fork: undefined /* a forked chat continues its own session */, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue", old.media));
     return { how };
   }
 
@@ -362,8 +370,8 @@ function agentSpec(a: AgentParams): AgentSpec {
 }
     this.editorQueries.dropAll(id);
 
-function sessionsParams(p: { agent: AgentParams; cwd: string; sessionIndex?: string }): SessionsParams {
-  return { agent: agentSpec(p.agent), cwd: p.cwd, sessionIndex: p.sessionIndex };
+function sessionsParams(p: { agent: AgentParams; cwd: string; sessionIndex?: string; unstable?: boolean }): SessionsParams {
+  return { agent: agentSpec(p.agent), cwd: p.cwd, sessionIndex: p.sessionIndex, unstable: p.unstable };
 }
 
 /** The host's memory, after a full garbage collection when asked (for the benchmarks). */

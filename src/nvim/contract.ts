@@ -20,6 +20,7 @@
 import type { McpServerConfig } from "../client/acp-client.js";
 import type { ToolName } from "../editor-tools/tools.js";
 import type { RenderOp } from "../render/render-queue.js";
+import type { BlockView } from "../render/view-model.js";
 import type { ContextItem } from "../session/prompt-builder.js";
 import type { SessionChoice } from "../session/session-commands.js";
 import type { TraceEntry } from "../trace/trace-log.js";
@@ -46,6 +47,10 @@ export interface OpenParams {
   resume?: string;
   /** The chat lived in a Node host that died: its transcript is on screen already. */
   reopen?: boolean;
+  /** Option `unstable`: advertise and handle the unstable additions of ACP v1. */
+  unstable?: boolean;
+  /** `:AcpChatFork`: start with session/fork of this session (instead of session/new). */
+  fork?: string;
   /** MCP servers for the session (the global ones and the agent's, merged by name); env and headers as pairs. */
   mcpServers?: McpServerConfig[];
 }
@@ -89,6 +94,8 @@ export interface SessionsParams {
   agent: AgentParams;
   cwd: string;
   sessionIndex?: string;
+  /** Option `unstable`: session/set_title may be offered. */
+  unstable?: boolean;
 }
 
 export interface TerminalOutput {
@@ -131,7 +138,13 @@ export interface LuaToNode {
   mediaOpen: { params: ChatRef & { block: string; index?: number }; result: { path: string } };
   /** Save it to `path`; an existing file is replaced only with `overwrite` (else `exists` says so). */
   mediaSave: { params: ChatRef & { block: string; index?: number; path: string; overwrite?: boolean }; result: { saved: boolean; exists?: boolean; path: string; size?: number } };
-  sessions: { params: SessionsParams; result: { sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean } };
+  sessions: { params: SessionsParams; result: { sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean; canRename: boolean } };
+  /** Unstable session/set_title: the title the agent stored. */
+  renameSession: { params: SessionsParams & { sessionId: string; title: string }; result: { title: string } };
+  /** A child session (subagent) of the chat, whole, for its own view. */
+  subagent: { params: ChatRef & { sessionId: string }; result: { title?: string; description?: string; state?: string; stopReason?: string; blocks: BlockView[] } };
+  /** The session :AcpChatFork would fork (an error says why it cannot). */
+  forkSource: { params: ChatRef; result: { sessionId: string; title?: string } };
   deleteSession: { params: SessionsParams & { sessionId: string }; result: boolean };
   /** A failure in Lua, with its details, for the chat's trace (:AcpChatLog). */
   log: { params: Partial<ChatRef> & { message: string; details?: string }; result: null };
@@ -164,6 +177,9 @@ export const LUA_METHODS = [
   "mediaSave",
   "sessions",
   "deleteSession",
+  "renameSession",
+  "subagent",
+  "forkSource",
   "log",
   "chats",
   "shutdown",

@@ -8,6 +8,7 @@ import type { Block, SessionState, ToolCallState } from "../session/session-stat
 import { contentText } from "../session/session-state.js";
 import { commandLine } from "../session/permission-rules.js";
 import { summarizeDiff } from "./diff-summary.js";
+import { unstableView, type UnstableBlockView } from "./unstable-view.js";
 import { decodedSize, type MediaBlock } from "../session/attachments.js";
 
 export type ToolContentView =
@@ -47,7 +48,9 @@ export type BlockView =
   /** An image or audio clip: opened or saved by its block id (the `mediaOpen`/`mediaSave` calls). */
   | ({ id: string; type: "media"; role: string } & MediaView)
   /** A context compaction: its status, the error if it failed, the summary as far as it came (capped like tool output). */
-  | { id: string; type: "compaction"; status: string; error?: string; summary: string };
+  | { id: string; type: "compaction"; status: string; error?: string; summary: string }
+  /** The unstable additions (option `unstable`): src/render/unstable-view.ts. */
+  | UnstableBlockView;
 
 const TAIL_LINES = 8;
 const INPUT_CHARS = 200;
@@ -80,6 +83,10 @@ export function blockView(b: Block): BlockView {
       return { id: b.id, type: "media", role: b.role, ...mediaView(b.media, b.name) };
     case "compaction":
       return { id: b.id, type: "compaction", status: oneLine(b.status, 40), error: b.error === undefined ? undefined : oneLine(b.error, TITLE_CHARS), summary: (textView(b.summary) as { text: string }).text };
+    case "plan_doc":
+    case "subagent":
+    case "session_message":
+      return unstableView(b, { blockView: blockView as (b: never) => unknown, oneLine });
   }
 }
 

@@ -3,7 +3,7 @@
  * sessions when no chat with that agent is open. The agent is killed afterwards.
  */
 import { AgentProcess, describeExit, type AgentCommand } from "../agent/agent-process.js";
-import { AcpClient } from "../client/acp-client.js";
+import { AcpClient, type ClientFeatures } from "../client/acp-client.js";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import { JsonRpcPeer } from "../protocol/jsonrpc.js";
 
@@ -11,7 +11,8 @@ const refuse = async (): Promise<never> => {
   throw new RpcError(ErrorCodes.MethodNotFound, "not available while listing sessions");
 };
 
-export async function withAgent<T>(cmd: AgentCommand, fn: (client: AcpClient) => Promise<T>, timeoutMs = 30_000): Promise<T> {
+/** `features`: what the client advertises (the unstable option makes session/set_title usable). */
+export async function withAgent<T>(cmd: AgentCommand, fn: (client: AcpClient) => Promise<T>, timeoutMs = 30_000, features: ClientFeatures = {}): Promise<T> {
   const agent = new AgentProcess(cmd);
   const peer = new JsonRpcPeer(agent.stdout, agent.stdin);
   const client = new AcpClient(peer, {
@@ -24,7 +25,7 @@ export async function withAgent<T>(cmd: AgentCommand, fn: (client: AcpClient) =>
     waitForTerminalExit: refuse,
     killTerminal: refuse,
     releaseTerminal: refuse,
-  });
+  }, features);
   try {
     await client.initialize({ name: "acp-chat.nvim", version: "0.1.0" }, { initializeMs: timeoutMs }).catch(async (e) => {
       const exit = await Promise.race([agent.exited, new Promise<undefined>((r) => setTimeout(r, 300))]);

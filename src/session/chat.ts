@@ -22,6 +22,8 @@ import { ChunkRedactor } from "./chunk-redactor.js";
 import { abortable, linkedController } from "./abort.js";
 import { PromptQueue, type QueuedPrompt } from "./prompt-queue.js";
 import { buildPrompt, type ContextItem } from "./prompt-builder.js";
+import { UnstableSession } from "./unstable.js";
+import type { UnstableSessionUpdate } from "../protocol/unstable-schema.js";
 import { DEFAULT_MAX_BYTES } from "./attachments.js";
 
 export interface ChatOptions {
@@ -104,6 +106,10 @@ export class Chat {
   private readonly lifetime = new AbortController();
   /** The configured MCP servers, expanded; and what to tell the user about them. */
   private readonly mcp: ReturnType<typeof resolveMcpServers>;
+  /** Plans by id, child sessions and session messages (option `unstable`; src/session/unstable.ts). */
+  readonly unstable: UnstableSession;
+  /** The session this one was forked from (`:AcpChatFork`). */
+  forkedFrom: string | undefined;
 
   constructor(readonly opts: ChatOptions) {
     this.state = new SessionState(opts.agentName);
@@ -115,6 +121,7 @@ export class Chat {
     this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
     this.terminals = new TerminalManager((t) => this.onTerminal(t), { outputCapBytes: opts.terminal?.outputLimitBytes });
     this.chunkRedactor = new ChunkRedactor(this.redactor);
+    this.unstable = new UnstableSession(this.state, this.redactor);
     this.permissions = new PermissionQueue({ port: opts.port, redactor: this.redactor, rules: opts.permissionRules, notice: (t) => this.notice(t) });
   }
 
@@ -134,7 +141,7 @@ export class Chat {
    * with `resume` continue an earlier session: `session/resume` when advertised, else
    * `session/load` (which replays the conversation). Throws (after showing why) on failure.
    */
-  async start(resume?: { sessionId: string }): Promise<void> {
+  async start(resume?: { sessionId: string; fork?: boolean }): Promise<void> {
     const { command } = this.opts;
     this.trace.note("lifecycle", `starting ${[command.command, ...(command.args ?? [])].join(" ")} in ${command.cwd ?? this.opts.cwd}`);
     const agent = new AgentProcess({ ...command, cwd: command.cwd ?? this.opts.cwd }, (text) => this.trace.note("stderr", text));
@@ -545,6 +552,18 @@ export class Chat {
         return {};
       },
       elicit: this.opts.port.elicit ? (req, ctx) => this.opts.port.elicit!(req, this.linked(ctx)) : undefined,
+      // Option `unstable` (AcpClient registers these only then).
+      unstableUpdate: (sessionId, update) => this.onUnstableUpdate(sessionId, update),
+      authStatus: (s) => {
+        // Only the state is acted on; unknown states read as unknown (the schema says so).
+        const words: Record<string, string> = { authenticated: "is signed in", unauthenticated: "needs you to sign in again", not_required: "needs no sign-in" };
+        this.trace.note("auth", `auth/status_update: ${s.state}`);
+        this.notice(`${this.opts.agentName} ${words[s.state] ?? "cannot tell whether it is signed in"} (auth/status_update).`, s.state === "unauthenticated" ? "warn" : "info");
+      },
+      mcpMessage: async (req) => {
+        // This client declares no MCP server with the `acp` transport, so none can be addressed.
+        throw new RpcError(ErrorCodes.ResourceNotFound, `Resource not found: no MCP server "${req.serverId}" (acp-chat.nvim declares no MCP servers with the acp transport)`);
+      },
     };
   }
 
@@ -577,6 +596,9 @@ export class Chat {
       return;
     }
     if (sessionId !== this.sessionId) {
+      // A child session's update (option `unstable`): its transcript, nested in its block.
+      const nested = this.unstable.route(sessionId, update);
+      if (nested) return this.emit(nested);
       this.trace.note("problem", `session/update for unknown session ${sessionId}`);
       return;
     }
@@ -615,6 +637,19 @@ export class Chat {
     }
   }
 
+  /** plan_update, plan_removed, subagent_update, session_message(_chunk): this session's or a child's. */
+  private onUnstableUpdate(sessionId: string, update: UnstableSessionUpdate): void {
+    if (sessionId === this.sessionId) {
+      // Text held back comes out first: the block lands after it.
+      this.emit(this.chunkRedactor.flush().flatMap((u) => this.state.apply(u)));
+      this.emit(this.unstable.apply(update));
+      return;
+    }
+    const nested = this.unstable.route(sessionId, update);
+    if (nested) this.emit(nested);
+    else this.trace.note("problem", `${update.sessionUpdate} for unknown session ${sessionId}`);
+  }
+
   /**
    * A tool call that touched files (an edit, delete or move, or one with a diff) ended: buffers
    * of those files are checked against the disk, as agents may write with their own file system.
@@ -647,6 +682,7 @@ export class Chat {
   /** After a turn: held text comes out, and (a safety net) no block may still hold a secret. */
   private redactBlocks(): void {
     this.flushHeld();
+    this.emit(this.unstable.flush());
     const events: TranscriptEvent[] = [];
     const blocks = this.state.blocks;
     for (let i = blocks.length - 1; i >= 0 && blocks[i]!.turn === this.state.turn; i--) {

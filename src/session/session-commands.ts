@@ -7,6 +7,8 @@ import { withAgent } from "../session/agent-probe.js";
 import type { Chat } from "../session/chat.js";
 import { SessionIndex } from "../session/session-index.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
+import { blockView, oneLine, type BlockView } from "../render/view-model.js";
+import { childViews } from "../render/unstable-view.js";
 
 export interface AgentSpec {
   name: string;
@@ -24,6 +26,8 @@ export interface SessionsParams {
   agent: AgentSpec;
   cwd: string;
   sessionIndex?: string;
+  /** Option `unstable`: session/set_title may be used (when the agent advertises it). */
+  unstable?: boolean;
 }
 
 export interface SessionChoice {
@@ -42,19 +46,21 @@ function command(a: AgentSpec, cwd: string): AgentCommand {
 
 /** Run `fn` with a client of this agent: a live chat's, else a short-lived connection's. */
 function withClient<T>(p: SessionsParams, live: Chat | undefined, fn: (c: Client) => Promise<T>): Promise<T> {
-  return live?.client ? fn(live.client) : withAgent(command(p.agent, p.cwd), fn);
+  return live?.client ? fn(live.client) : withAgent(command(p.agent, p.cwd), fn, undefined, { unstable: p.unstable === true });
 }
 
 /**
  * Past sessions in `cwd`: the agent's own list (session/list, when it supports it) merged with
  * the client's index, newest first; plus what can be done with them.
  */
-export async function listSessions(p: SessionsParams, live: Chat | undefined): Promise<{ sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean }> {
+export async function listSessions(p: SessionsParams, live: Chat | undefined): Promise<{ sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean; canRename: boolean }> {
   const index = new SessionIndex(p.sessionIndex);
-  const { listed, canDelete, canOpen } = await withClient(p, live, async (client) => ({
+  const { listed, canDelete, canOpen, canRename } = await withClient(p, live, async (client) => ({
     listed: client.supports("list") ? await client.listSessions(p.cwd) : [],
     canDelete: client.supports("delete"),
     canOpen: client.supports("load") || client.supports("resume"),
+    // Unstable session/set_title: the option on (a live chat's client has it from its own) and advertised.
+    canRename: p.unstable === true && client.supports("title"),
   }));
   const out = new Map<string, SessionChoice>();
   for (const s of index.list(p.cwd, p.agent.name)) out.set(s.sessionId, { sessionId: s.sessionId, title: s.title, updatedAt: s.updatedAt, cwd: s.cwd, source: "index" });
@@ -65,7 +71,7 @@ export async function listSessions(p: SessionsParams, live: Chat | undefined): P
     out.set(s.sessionId, { sessionId: s.sessionId, title: s.title != null ? redactor.text(s.title) : known?.title, updatedAt: s.updatedAt ?? known?.updatedAt, cwd: s.cwd, source: known ? "both" : "agent" });
   }
   const sessions = [...out.values()].sort((a, b) => (b.updatedAt ?? "").localeCompare(a.updatedAt ?? ""));
-  return { sessions, canDelete, canOpen };
+  return { sessions, canDelete, canOpen, canRename };
 }
 
 export async function deleteSession(p: SessionsParams & { sessionId: string }, live: Chat | undefined): Promise<boolean> {
@@ -81,4 +87,45 @@ export async function setOption(chat: Chat, option: string, value: string | bool
   if (!opt) throw new Error(`acpchat: ${chat.opts.agentName} has no option "${option}"`);
   if (opt.type === "boolean" && typeof value !== "boolean") value = value === "true" || value === "on";
   await chat.setConfigOption(option, value);
+}
+
+/**
+ * Rename a session (unstable `session/set_title`, option `unstable`): the agent stores the title
+ * (maybe normalized: the answer's title is the one to show); the client's index, and a live chat
+ * showing that session, take it too.
+ */
+export async function renameSession(p: SessionsParams & { sessionId: string; title: string }, live: Chat | undefined, shown: Chat | undefined): Promise<{ title: string }> {
+  if (p.unstable !== true) throw new Error("renaming sessions needs the unstable option (session/set_title is an unstable ACP method)");
+  const wanted = p.title.trim();
+  if (wanted === "") throw new Error("a session's title cannot be empty");
+  const stored = await withClient(p, live, async (client) => {
+    if (!client.supports("title")) throw new Error(`${p.agent.name} cannot rename sessions (it does not advertise sessionCapabilities.title)`);
+    return client.setSessionTitle(p.sessionId, wanted);
+  });
+  const title = new Redactor(commandSecrets(p.agent)).text(stored);
+  const index = new SessionIndex(p.sessionIndex);
+  const known = index.list(p.cwd, p.agent.name).find((s) => s.sessionId === p.sessionId);
+  index.touch({ agent: p.agent.name, sessionId: p.sessionId, cwd: known?.cwd ?? p.cwd, title });
+  if (shown) {
+    shown.state.title = title;
+    shown.notice(`Renamed to "${title}".`);
+  }
+  return { title };
+}
+
+/** A child session (subagent) of `chat`, whole: its own view shows every block of it. */
+export function subagentView(chat: Chat, sessionId: string): { title?: string; description?: string; state?: string; stopReason?: string; blocks: BlockView[] } {
+  const found = chat.unstable.child(sessionId);
+  if (!found) throw new Error(`no subagent ${sessionId} in this chat`);
+  const { views } = childViews(found.state.blocks, { blockView: blockView as (b: never) => unknown, oneLine });
+  const b = found.block;
+  return { title: b.title, description: b.description, state: b.state?.state, stopReason: b.state?.stopReason, blocks: views as BlockView[] };
+}
+
+/** The session `:AcpChatFork` forks: the chat's, when its agent can fork (else why not). */
+export function forkSource(chat: Chat): { sessionId: string; title?: string } {
+  if (!chat.opts.features?.unstable) throw new Error("forking needs the unstable option (session/fork is an unstable ACP method): setup({ unstable = true })");
+  if (chat.status !== "ready" || !chat.sessionId || !chat.client) throw new Error(`the chat is not ready (${chat.failure ?? chat.status})`);
+  if (!chat.client.supports("fork")) throw new Error(`${chat.opts.agentName} cannot fork sessions (it does not advertise sessionCapabilities.fork)`);
+  return { sessionId: chat.sessionId, title: chat.state.title };
 }

@@ -21,6 +21,7 @@ import type {
   ToolCallUpdate,
 } from "../protocol/schema.js";
 import { describeTerminalExit } from "../terminals/exit-status.js";
+import type { UnstableBlock } from "./unstable-blocks.js";
 import { mediaName, type MediaBlock } from "./attachments.js";
 
 /** `cancelled`: the turn was cancelled; `unfinished`: the turn ended without a final status. */
@@ -65,7 +66,9 @@ export type Block =
   /** An image or audio clip (sent by the agent, or attached by the user): one line, opened on demand. */
   | { id: string; type: "media"; role: "user" | "agent" | "thought"; media: MediaBlock; name?: string; turn: number }
   /** A context compaction, where it first appeared; its status and summary change in place. */
-  | { id: string; type: "compaction"; compactionId: string; status: string; summary: string; error?: string; turn: number };
+  | { id: string; type: "compaction"; compactionId: string; status: string; summary: string; error?: string; turn: number }
+  /** The unstable additions (option `unstable`): a plan by id, a child session, a message between sessions (src/session/unstable.ts). */
+  | UnstableBlock;
 
 export type TranscriptEvent =
   | { type: "add"; block: Block }
@@ -432,6 +435,16 @@ export class SessionState {
     return this.modes.availableModes.find((m) => m.id === this.modes!.currentModeId)?.name ?? this.modes.currentModeId;
   }
 
+
+  /** A block by its id (src/session/unstable.ts finds its blocks again). */
+  blockById(id: string): Block | undefined {
+    return this.byId.get(id);
+  }
+
+  /** A block of the unstable additions placed at the end (after the reply's header, in a turn). */
+  placeBlock(b: UnstableBlock): TranscriptEvent[] {
+    return [...this.replyHeader(), this.addBlock(b as Omit<Block, "id">, b.id)];
+  }
 
   private addBlock<B extends Omit<Block, "id">>(b: B, id?: string): TranscriptEvent {
     const block = { ...b, id: id ?? `b${this.nextBlock++}` } as unknown as Block;

@@ -14,7 +14,8 @@
 //   record: a file where every message received is appended as a JSON line
 // Steps (run in order; each may be delayed with "delay": ms):
 //   {"text": "..."}  one agent_message_chunk;  {"chunks": N, "text": "x"}  N chunks
-//   {"thought": "..."}  {"update": {...}}  any session/update
+//   {"thought": "..."}  {"update": {...}}  any session/update ({"session": "id"}: sent for that session, a child's)
+//   {"notify": "method", "params": {...}}  any notification (auth/status_update)
 //   {"request": "method", "params": {...}}  a client request; the reply is kept as $last
 //     (strings "$last.field" in later params are replaced); {"echo": true} streams the reply as text
 //   {"sleep": ms}  {"raw": "line"}  {"exit": code}  {"signal": "SIGKILL"}  {"closeStdout": true}
@@ -127,7 +128,8 @@ async function runSteps(sessionId, steps, token) {
     }
     if (step.thought !== undefined) update(sessionId, { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: step.thought } });
     if (step.user !== undefined) update(sessionId, { sessionUpdate: "user_message_chunk", content: { type: "text", text: step.user } });
-    if (step.update) update(sessionId, substitute(step.update, last));
+    if (step.update) update(step.session ?? sessionId, substitute(step.update, last));
+    if (step.notify) out({ jsonrpc: "2.0", method: step.notify, params: substitute(step.params ?? {}, last) });
     if (step.request) {
       const reply = await request(step.request, substitute({ sessionId, ...step.params }, last));
       if (reply.result && typeof reply.result === "object") last = { ...last, ...reply.result };
@@ -188,6 +190,25 @@ async function handle(msg) {
       if (method === "session/load") await runSteps(params.sessionId, s.history ?? []);
       else if (s.title) update(params.sessionId, { sessionUpdate: "session_info_update", title: s.title });
       return reply({ modes: scenario.modes ?? null, configOptions: scenario.configOptions ?? null });
+    }
+    case "session/fork": {
+      // Unstable: a new session with the source's history (the source must be known: `store` keeps sessions across processes).
+      const src = sessions.get(params.sessionId);
+      if (!src) return fail(-32002, `Resource not found: session ${params.sessionId}`);
+      const sessionId = `fork-${Math.random().toString(36).slice(2, 8)}`;
+      sessions.set(sessionId, { sessionId, cwd: params.cwd, title: src.title ? `${src.title} (fork)` : undefined, history: [...(src.history ?? [])], forkedFrom: src.sessionId });
+      saveStore();
+      return reply({ sessionId, modes: scenario.modes ?? null, configOptions: scenario.configOptions ?? null });
+    }
+    case "session/set_title": {
+      // Unstable: the agent normalizes (trims, collapses spaces) and answers with what it stored.
+      const s = sessions.get(params.sessionId);
+      if (!s) return fail(-32002, `Resource not found: session ${params.sessionId}`);
+      const title = String(params.title ?? "").trim().replace(/\s+/g, " ");
+      if (!title) return fail(-32602, "Invalid params: empty title");
+      s.title = title;
+      saveStore();
+      return reply({ title });
     }
     case "session/list":
       return reply({

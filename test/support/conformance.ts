@@ -25,6 +25,22 @@ for (const [name, def] of Object.entries(schema.$defs)) {
   clientSends.set(method, entry);
 }
 
+/*
+ * Methods only the unstable schema has (session/fork, session/set_title: option `unstable`) are
+ * checked against schema.unstable.json, shipped in the same package.
+ */
+const unstableSchema = require("@agentclientprotocol/sdk/schema/v1/schema.unstable.json") as { $defs: Record<string, { "x-method"?: string; "x-side"?: string }> };
+ajv.addSchema(unstableSchema, "acpu");
+const unstableSends = new Map<string, { params?: string; result?: string }>();
+for (const [name, def] of Object.entries(unstableSchema.$defs)) {
+  const method = def["x-method"];
+  if (!method || clientSends.has(method)) continue;
+  const entry = unstableSends.get(method) ?? {};
+  if (def["x-side"] === "agent" && (name.endsWith("Request") || name.endsWith("Notification"))) entry.params = name;
+  if (def["x-side"] === "client" && name.endsWith("Response")) entry.result = name;
+  unstableSends.set(method, entry);
+}
+
 /**
  * Methods outside the schema that the client still sends to older agents (ACP-NOTES.md:
  * gemini-cli answers session/set_model), checked by shape instead.
@@ -53,8 +69,13 @@ export function validateClientMessages(messages: Record<string, unknown>[], requ
     }
     let def: string | undefined;
     let value: unknown;
+    let schemaId = "acp";
     if (typeof m.method === "string") {
       def = clientSends.get(m.method)?.params;
+      if (!def && unstableSends.get(m.method)?.params) {
+        def = unstableSends.get(m.method)!.params;
+        schemaId = "acpu";
+      }
       value = m.params;
       methods.add(m.method);
       const legacy = LEGACY[m.method];
@@ -79,7 +100,7 @@ export function validateClientMessages(messages: Record<string, unknown>[], requ
       checked++;
       continue;
     }
-    const validate = ajv.getSchema(`acp#/$defs/${def}`)!;
+    const validate = ajv.getSchema(`${schemaId}#/$defs/${def}`)!;
     checked++;
     if (!validate(value)) violations.push({ message: m, errors: ajv.errorsText(validate.errors) });
   }

@@ -1,0 +1,155 @@
+-- Text builders for the blocks of the unstable ACP additions (option `unstable`): a plan by id,
+-- a subagent (a child session, its transcript nested under a gutter) and a message between
+-- sessions. Pure, like text.lua, which hands itself in (`text`) so that nothing requires back.
+local M = {}
+
+local plan_icon = { pending = "○", in_progress = "◐", completed = "✓" }
+
+--- The gutter of a subagent's nested transcript.
+M.gutter = "  │ "
+
+--- How a subagent's state reads: word, highlight group.
+M.state_words = {
+  running = { "running…", "AcpChatToolRunning" },
+  idle = { "idle", "AcpChatToolDone" },
+  requires_action = { "needs your action", "AcpChatWarn" },
+  unknown = { "state unknown", "AcpChatToolPending" },
+}
+
+local function split(s)
+  return vim.split(s or "", "\n", { plain = true })
+end
+
+local function builder()
+  local b = { lines = {}, hls = {} }
+  function b.add(line, group)
+    b.lines[#b.lines + 1] = line
+    if group then
+      b.hls[#b.hls + 1] = { #b.lines - 1, 0, -1, group }
+    end
+    return #b.lines - 1
+  end
+  function b.hl(row, cs, ce, group)
+    b.hls[#b.hls + 1] = { row, cs, ce, group }
+  end
+  return b
+end
+
+--- The key that opens a subagent's own view, when mapped (for the hint).
+local function open_key()
+  local ok, config = pcall(require, "acpchat.config")
+  local k = ok and config.options and config.options.keymaps and config.options.keymaps.open_subagent
+  return type(k) == "string" and k ~= "" and k or nil
+end
+
+local function plan_doc(v, text)
+  local b = builder()
+  local head = "Plan · " .. text.flat(v.plan_id, 80)
+  if v.removed then
+    b.add(head .. " (removed by the agent)", "AcpChatToolCancelled")
+    return b
+  end
+  b.add(head, "AcpChatPlanTitle")
+  if v.kind == "items" then
+    for _, e in ipairs(v.entries or {}) do
+      local row = b.add(string.format("  %s %s", plan_icon[e.status] or "○", text.flat(e.content, 500)))
+      if e.status == "completed" then
+        b.hl(row, 0, -1, "AcpChatPlanDone")
+      elseif e.status == "in_progress" then
+        b.hl(row, 0, -1, "AcpChatPlanActive")
+      end
+    end
+  elseif v.kind == "markdown" then
+    for _, l in ipairs(split(v.markdown)) do
+      b.add("  " .. text.flat(l, 1000))
+    end
+  elseif v.kind == "file" then
+    -- A location line: gf opens it (when it is a file inside the session's folder).
+    b.add("  ↳ " .. text.flat(v.location or "?", 300), "AcpChatLocation")
+  end
+  return b
+end
+
+--- The lines above a subagent's nested transcript (the header, and its description): the fold
+--- covers the rest.
+function M.subagent_head(v, text)
+  local b = builder()
+  local word, group = unpack(M.state_words[v.state] or (v.state and { text.flat(v.state, 40), "AcpChatToolPending" }) or { "", nil })
+  if v.state == "idle" and v.stop_reason and v.stop_reason ~= "end_turn" then
+    word = word .. " · " .. text.flat(v.stop_reason, 40)
+  end
+  local name = (v.title and v.title ~= "") and v.title or v.session_id
+  local head = "⑂ subagent · " .. text.flat(name, 200)
+  local key = open_key()
+  local line = head .. (word ~= "" and (" · " .. word) or "") .. (key and ("  (" .. key .. ": open)") or "")
+  local row = b.add(line, "AcpChatToolTitle")
+  if group then
+    b.hl(row, #head + #" · ", #head + #" · " + #word, group)
+  end
+  if v.description and v.description ~= "" then
+    b.add("  " .. text.flat(v.description, 300), "AcpChatNote")
+  end
+  return b
+end
+
+--- A child's blocks, each drawn by text.block under `prefix`, a blank gutter line between them.
+function M.nested(b, views, text, prefix)
+  for i, cv in ipairs(views or {}) do
+    if i > 1 then
+      b.add((prefix:gsub("%s+$", "")))
+    end
+    local lines, hls, line_hl = text.block(cv)
+    local first = #b.lines
+    for _, l in ipairs(lines) do
+      b.add(prefix .. l)
+    end
+    for _, h in ipairs(hls or {}) do
+      b.hl(first + h[1], h[2] + #prefix, h[3] == -1 and -1 or h[3] + #prefix, h[4])
+    end
+    if line_hl then
+      for r = first, #b.lines - 1 do
+        b.hl(r, #prefix, -1, line_hl)
+      end
+    end
+  end
+end
+
+local function subagent(v, text)
+  local b = M.subagent_head(v, text)
+  if v.hidden and v.hidden > 0 then
+    local key = open_key()
+    b.add(string.format("%s… %d earlier block%s%s", M.gutter, v.hidden, v.hidden == 1 and "" or "s", key and (" (" .. key .. ": the whole session)") or ""), "AcpChatToolFolded")
+  end
+  if not v.blocks or #v.blocks == 0 then
+    b.add(M.gutter .. "(nothing yet)", "AcpChatNote")
+  else
+    M.nested(b, v.blocks, text, M.gutter)
+  end
+  return b
+end
+
+local function session_message(v, text)
+  local b = builder()
+  local who = v.peer and text.flat(v.peer, 200) or "another session"
+  local head = v.direction == "to" and ("→ message to " .. who) or v.direction == "from" and ("← message from " .. who) or ("↔ message (" .. who .. ")")
+  b.add(head, "AcpChatReply")
+  for _, l in ipairs(split(v.text)) do
+    b.add("  " .. l)
+  end
+  return b
+end
+
+--- Lines and highlights of a block of the unstable additions.
+function M.block(v, text)
+  local b
+  if v.type == "plan_doc" then
+    b = plan_doc(v, text)
+  elseif v.type == "subagent" then
+    b = subagent(v, text)
+  else
+    b = session_message(v, text)
+  end
+  return b.lines, b.hls
+end
+
+return M

@@ -1,0 +1,82 @@
+/**
+ * What the transcript says of the unstable additions' blocks (src/session/unstable-blocks.ts):
+ * plain data for lua/acpchat/unstable_text.lua. view-model.ts hands them over with its own
+ * helpers (so that this module does not import it back).
+ */
+import type { UnstableBlock } from "../session/unstable-blocks.js";
+
+export type UnstableBlockView =
+  | {
+      id: string;
+      type: "plan_doc";
+      planId: string;
+      kind: string;
+      entries: { content: string; status: string; priority: string }[];
+      markdown?: string;
+      location?: string;
+      removed?: boolean;
+    }
+  | {
+      id: string;
+      type: "subagent";
+      sessionId: string;
+      title?: string;
+      description?: string;
+      state?: string;
+      stopReason?: string;
+      /** The child's transcript, as block views (turn and reply headers left out: the child has no "You"). */
+      blocks: unknown[];
+      /** Earlier blocks of the child not sent here (its own view shows them). */
+      hidden?: number;
+    }
+  | { id: string; type: "session_message"; direction: string; peer?: string; text: string };
+
+export interface ViewHelpers {
+  blockView: (b: never) => unknown;
+  oneLine: (s: string, max?: number) => string;
+}
+
+/** The child's blocks shown nested in the parent's transcript; its own view shows them all. */
+export const NESTED_BLOCKS = 30;
+
+/** A child transcript's blocks as views, without the turn and reply headers; the last `max` when given. */
+export function childViews(blocks: readonly unknown[], h: ViewHelpers, max?: number): { views: unknown[]; hidden: number } {
+  const shown = blocks.filter((b) => {
+    const t = (b as { type: string }).type;
+    return t !== "turn" && t !== "reply";
+  });
+  const from = max === undefined ? 0 : Math.max(0, shown.length - max);
+  return { views: shown.slice(from).map((b) => h.blockView(b as never)), hidden: from };
+}
+
+export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockView {
+  switch (b.type) {
+    case "plan_doc":
+      return {
+        id: b.id,
+        type: "plan_doc",
+        planId: h.oneLine(b.planId, 80),
+        kind: b.kind,
+        entries: b.entries.map((e) => ({ content: h.oneLine(e.content, 500), status: e.status, priority: e.priority })),
+        markdown: b.markdown,
+        location: b.location === undefined ? undefined : h.oneLine(b.location, 300),
+        removed: b.removed || undefined,
+      };
+    case "subagent": {
+      const { views, hidden } = childViews(b.blocks, h, NESTED_BLOCKS);
+      return {
+        id: b.id,
+        type: "subagent",
+        sessionId: h.oneLine(b.sessionId, 120),
+        title: b.title === undefined ? undefined : h.oneLine(b.title, 200),
+        description: b.description,
+        state: b.state === undefined ? undefined : h.oneLine(b.state.state, 40),
+        stopReason: b.state?.stopReason === undefined ? undefined : h.oneLine(b.state.stopReason, 40),
+        blocks: views,
+        hidden: hidden > 0 ? hidden : undefined,
+      };
+    }
+    case "session_message":
+      return { id: b.id, type: "session_message", direction: b.direction, peer: b.peer === undefined ? undefined : h.oneLine(b.peer, 200), text: b.text };
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The unstable additions of ACP v1 (issue 16, option `unstable`), with the scripted agent, on both
+ * Neovims, each with the option on and off: plans by id, subagents (child sessions nested and
+ * folded in the transcript, opened in their own view), messages between sessions, :AcpChatFork
+ * (session/fork) and renaming from the sessions picker (session/set_title).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { nvimBins } from "../support/nvim.js";
+import { chatCount, chatHandle, received, recordNotes, sendAndWait, startChat, type Chat } from "../support/chat.js";
+
+const bins = nvimBins();
+
+const plans = [
+  { update: { sessionUpdate: "plan_update", plan: { type: "items", planId: "p1", entries: [{ content: "read the parser", priority: "high", status: "in_progress" }, { content: "fix it", priority: "medium", status: "pending" }] } } },
+  { text: "working" },
+  { update: { sessionUpdate: "plan_update", plan: { type: "items", planId: "p1", entries: [{ content: "read the parser", priority: "high", status: "completed" }, { content: "fix it", priority: "medium", status: "in_progress" }] } } },
+  { update: { sessionUpdate: "plan_update", plan: { type: "markdown", planId: "p2", content: "# Later\n- write tests" } } },
+  { update: { sessionUpdate: "plan_update", plan: { type: "file", planId: "p3", uri: "file://$DIR/work/PLAN.md" } } },
+  { update: { sessionUpdate: "plan_removed", planId: "p2" } },
+];
+
+const child = "child-1";
+const subagentTurn = [
+  { update: { sessionUpdate: "subagent_update", sessionId: child, title: "Researcher", description: "reads the docs", state: { state: "running" } } },
+  { update: { sessionUpdate: "session_message", messageId: "m1", recipientSessionId: child, content: [{ type: "text", text: "look up the API" }] } },
+  { session: child, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "look up the API" } } },
+  { session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "child says hi, key $env.ACP_CHILD_KEY" } } },
+  { session: child, update: { sessionUpdate: "tool_call", toolCallId: "c1", title: "Read docs", kind: "read", status: "completed" } },
+  { update: { sessionUpdate: "session_message", messageId: "m2", senderSessionId: child } },
+  { update: { sessionUpdate: "session_message_chunk", messageId: "m2", content: { type: "text", text: "found " } } },
+  { update: { sessionUpdate: "session_message_chunk", messageId: "m2", content: { type: "text", text: "it" } } },
+  { update: { sessionUpdate: "subagent_update", sessionId: child, state: { state: "idle", stopReason: "end_turn" } } },
+  { text: "parent done" },
+];
+
+/** 1-based row of the first transcript line that starts with `prefix`. */
+async function rowOf(c: Chat, prefix: string): Promise<number> {
+  const i = (await c.lines()).findIndex((l) => l.startsWith(prefix));
+  expect(i, `a line starting with ${JSON.stringify(prefix)}`).toBeGreaterThanOrEqual(0);
+  return i + 1;
+}
+
+/** foldclosed() of a transcript row in its window (-1: not in a closed fold). */
+async function foldClosed(c: Chat, row: number): Promise<number> {
+  return c.t.lua<number>("local win, row = ...; return vim.api.nvim_win_call(win, function() return vim.fn.foldclosed(row) end)", [await c.win(), row]);
+}
+
+describe.each(bins)("Neovim $version", (bin) => {
+  it("off (the default): nothing unstable is advertised, unstable updates are unknown notes, :AcpChatFork and renaming say why not", async () => {
+    const c = await startChat(bin, {
+      record: "$DIR/record.jsonl",
+      agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, fork: {}, title: {} } },
+      turns: [[plans[0], subagentTurn[0], { session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "orphan" } } }, { text: "done" }]],
+    });
+    await c.ready();
+    const init = received(c.t.dir, "initialize")[0] as { clientCapabilities: Record<string, unknown> };
+    expect(init.clientCapabilities.plan).toBeUndefined();
+    expect(init.clientCapabilities.subagents).toBeUndefined();
+    await sendAndWait(c, "go");
+    const text = await c.text();
+    expect(text).toContain('! unknown session/update variant "plan_update"');
+    expect(text).toContain('! unknown session/update variant "subagent_update"');
+    expect(text).not.toContain("orphan");
+    expect(text).not.toContain("⑂");
+    await recordNotes(c.t);
+    await c.t.nvim.command("AcpChatFork");
+    expect((await c.notes()).map((n) => n.msg)).toEqual([expect.stringContaining(":AcpChatFork needs `unstable = true`")]);
+    expect(received(c.t.dir, "session/fork")).toEqual([]);
+    // The sessions picker offers no renaming.
+    await c.t.lua("_G.items = nil; vim.ui.select = function(items, opts, cb) _G.items = vim.tbl_map(opts.format_item, items); cb(nil) end");
+    await c.t.nvim.command("AcpChatSessions");
+    const items = await c.t.waitFor(() => c.t.lua<string[] | null>("return _G.items"), "the sessions picker");
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.some((l) => l.includes("Rename"))).toBe(false);
+  });
+
+  it("on: plans by id are drawn, redrawn in place, removed; a file plan's location opens with gf", async () => {
+    const c = await startChat(bin, { record: "$DIR/record.jsonl", turns: [plans] }, { unstable: true });
+    writeFileSync(join(c.t.dir, "work", "PLAN.md"), "# The plan\n");
+    await c.ready();
+    const init = received(c.t.dir, "initialize")[0] as { clientCapabilities: Record<string, unknown> };
+    expect(init.clientCapabilities).toMatchObject({ plan: {}, subagents: {} });
+    await sendAndWait(c, "go");
+    const lines = await c.lines();
+    const text = lines.join("\n");
+    expect(lines.filter((l) => l === "Plan · p1")).toHaveLength(1);
+    expect(text).toContain("Plan · p1\n  ✓ read the parser\n  ◐ fix it");
+    expect(text).toContain("Plan · p2 (removed by the agent)");
+    expect(text).not.toContain("write tests");
+    expect(text).toContain(`Plan · p3\n  ↳ ${join(c.t.dir, "work", "PLAN.md")}`);
+    expect(text).not.toContain("unknown session/update");
+    expect(await c.problems()).toEqual([]);
+    // gf on the file plan's line opens it.
+    await c.focus();
+    await c.t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [await rowOf(c, "  ↳ ")]);
+    await c.t.lua("vim.api.nvim_feedkeys('gf', 'x', false)");
+    await c.t.waitFor(async () => (await c.t.lua<string>("return vim.api.nvim_buf_get_name(0)")).endsWith("PLAN.md"), "PLAN.md to open");
+  });
+
+  it("on: a subagent's session is nested in a folded block, its messages are blocks, gs opens its own view, which follows it", async () => {
+    const c = await startChat(
+      bin,
+      { record: "$DIR/record.jsonl", turns: [subagentTurn, [{ session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "and more" } } }, { text: "second" }]] },
+      { unstable: true },
+      { agentExtra: { env: { ACP_CHILD_KEY: "child-secret-55aa77" } } },
+    );
+    await c.ready();
+    await sendAndWait(c, "go");
+    const text = await c.text();
+    expect(text).toContain("⑂ subagent · Researcher · idle  (gs: open)\n  reads the docs\n");
+    expect(text).toContain("  │ > look up the API");
+    expect(text).toContain("  │ child says hi, key [REDACTED]");
+    expect(text).toContain("  │ ● done · read · Read docs");
+    expect(text).toContain("→ message to Researcher\n  look up the API");
+    expect(text).toContain("← message from Researcher\n  found it");
+    expect(text).toContain("parent done");
+    expect(text).not.toContain("child-secret-55aa77");
+    expect(await c.problems()).toEqual([]);
+    // Folded under its header and description.
+    const head = await rowOf(c, "⑂ subagent");
+    const nested = await rowOf(c, "  │ child says hi");
+    expect(await foldClosed(c, head)).toBe(-1);
+    expect(await foldClosed(c, head + 1)).toBe(-1);
+    expect(await foldClosed(c, nested)).toBe(head + 2);
+    // gs on the block: the child's whole session in a view of its own.
+    await c.focus();
+    await c.t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [head]);
+    await c.t.lua("vim.api.nvim_feedkeys('gs', 'x', false)");
+    const viewBuf = await c.t.waitFor(() => c.t.lua<number>("local b = vim.fn.bufnr('acpchat://*/subagent/child-1'); return b > 0 and b or nil"), "the subagent's view");
+    await c.t.waitFor(async () => (await c.t.lines(viewBuf)).join("\n").includes("Read docs"), "the view to show the child's session");
+    const view = (await c.t.lines(viewBuf)).join("\n");
+    expect(view).toContain("⑂ subagent · Researcher · idle");
+    expect(view).toContain("child says hi, key [REDACTED]");
+    expect(await c.t.lua<number>("return #vim.fn.win_findbuf(...)", [viewBuf])).toBe(1);
+    // The user opens the fold; the next turn redraws the block and the fold stays open, and the view follows.
+    await c.t.lua("local win, row = ...; vim.api.nvim_win_call(win, function() vim.cmd(row .. 'foldopen') end)", [await c.win(), nested]);
+    await sendAndWait(c, "again");
+    // After its tool call, the child's words are a block of their own.
+    expect(await c.text()).toContain("  │ ● done · read · Read docs\n  │\n  │ and more\n");
+    expect(await foldClosed(c, await rowOf(c, "  │ child says hi"))).toBe(-1);
+    await c.t.waitFor(async () => (await c.t.lines(viewBuf)).join("\n").includes("\nand more"), "the view to follow the child");
+  });
+
+  it("on: :AcpChatFork starts a new chat from session/fork of this one (the source's transcript above); an agent without fork says so", async () => {
+    const c = await startChat(bin, { record: "$DIR/record.jsonl", store: "$DIR/store.json", agentCapabilities: { loadSession: true, sessionCapabilities: { fork: {} } } }, { unstable: true });
+    await c.ready();
+    await sendAndWait(c, "first question");
+    const source = (await c.status()).session_id as string;
+    await c.t.nvim.command("AcpChatFork");
+    await c.t.waitFor(async () => (await chatCount(c.t)) === 2, "a second chat");
+    const f = await chatHandle(c.t);
+    expect(f.id).not.toBe(c.id);
+    await f.ready();
+    const forked = received(c.t.dir, "session/fork");
+    expect(forked).toEqual([expect.objectContaining({ sessionId: source, cwd: expect.any(String), mcpServers: expect.any(Array) })]);
+    expect((await f.status()).session_id).toMatch(/^fork-/);
+    const lines = await f.lines();
+    expect(lines[0]).toMatch(/^── forked from sess-\w+: the conversation so far/);
+    expect(lines.join("\n")).toContain("echo: first question");
+    await sendAndWait(f, "second question");
+    expect(await f.text()).toContain("echo: second question");
+    // The source chat is untouched.
+    expect(await c.text()).not.toContain("second question");
+
+    // An agent that cannot fork: a clear note, no new chat.
+    const d = await startChat(bin, { agentCapabilities: { loadSession: true } }, { unstable: true });
+    await d.ready();
+    await recordNotes(d.t);
+    await d.t.nvim.command("AcpChatFork");
+    await d.t.waitFor(async () => (await d.notes()).length > 0, "a note");
+    expect((await d.notes())[0]!.msg).toBe("acpchat: cannot fork: fake cannot fork sessions (it does not advertise sessionCapabilities.fork)");
+    expect(await chatCount(d.t)).toBe(1);
+  });
+
+  it("on: the sessions picker renames a session with session/set_title; the agent's normalized title is shown", async () => {
+    const c = await startChat(bin, { record: "$DIR/record.jsonl", store: "$DIR/store.json", title: "Old title", agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, title: {} } } }, { unstable: true });
+    await c.ready();
+    await sendAndWait(c, "hello");
+    const sid = (await c.status()).session_id as string;
+    // The picker: its last entry renames; then which session; then the title, edited.
+    await c.t.lua(
+      `_G.asked = {}
+       local picks = { "Rename a session", "Old title" }
+       vim.ui.select = function(items, opts, cb)
+         local labels = vim.tbl_map(opts.format_item, items)
+         table.insert(_G.asked, { prompt = opts.prompt, labels = labels })
+         local want = table.remove(picks, 1)
+         for i, l in ipairs(labels) do if want and l:find(want, 1, true) then return cb(items[i], i) end end
+         cb(nil)
+       end
+       vim.ui.input = function(opts, cb) _G.input_default = opts.default; cb("  My   renamed  title ") end`,
+    );
+    await recordNotes(c.t);
+    await c.t.nvim.command("AcpChatSessions");
+    await c.t.waitFor(async () => (await c.notes()).some((n) => n.msg.includes("renamed")), "the rename");
+    expect((await c.notes()).map((n) => n.msg)).toContain("acpchat: renamed to “My renamed title”");
+    expect(received(c.t.dir, "session/set_title")).toEqual([{ sessionId: sid, title: "My   renamed  title" }]);
+    const asked = await c.t.lua<{ prompt: string; labels: string[] }[]>("return _G.asked");
+    expect(asked[0]!.labels.at(-1)).toBe("✎ Rename a session…");
+    expect(asked[1]!.prompt).toBe("Rename a session of fake:");
+    expect(await c.t.lua<string>("return _G.input_default")).toBe("Old title");
+    // The live chat showing that session takes the title, and the picker lists it.
+    await c.t.waitFor(async () => (await c.winbarText()).includes("My renamed title"), "the winbar to show the new title");
+    await c.t.lua("_G.items = nil; vim.ui.select = function(items, opts, cb) _G.items = vim.tbl_map(opts.format_item, items); cb(nil) end");
+    await c.t.nvim.command("AcpChatSessions");
+    const items = await c.t.waitFor(() => c.t.lua<string[] | null>("return _G.items"), "the sessions picker");
+    expect(items.some((l) => l.includes("My renamed title"))).toBe(true);
+  });
+});
