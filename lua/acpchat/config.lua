@@ -262,6 +262,7 @@ M.schema = record({
       { "show_diff", key("gd", "Transcript: show the tool call's diff.") },
       { "show_terminal", key("gt", "Transcript: show the tool call's terminal output.") },
       { "expand_output", key("za", "Transcript: on a tool call, show its folded output whole (again: fold it); elsewhere Vim's za.") },
+      { "open_subagent", key("gs", "Transcript: on a subagent's block, open its session in a view of its own (|acpchat-subagents|).") },
       { "open_subagent", key("gs", "Transcript: on a subagent's block, open its session in a view of its own (|acpchat-unstable|).") },
       { "open_media", key("gx", "Transcript: on an image or audio line, open it (|vim.ui.open| on a private temp file); elsewhere opens the URL under the cursor.") },
       { "save_media", key("gS", "Transcript: on an image or audio line, save it to a file (asks for the path; asks before overwriting).") },
@@ -341,6 +342,13 @@ M.schema = record({
   { "save_dir", str({ desc = "Where |:AcpChatSave| writes when given no path.", default_text = 'stdpath("data") .. "/acpchat/transcripts"' }) },
   { "log_dir", str({ desc = "Where the JSON-RPC traces go, one file per chat (|:AcpChatLog| shows them).", default_text = 'stdpath("log") .. "/acpchat"' }) },
   { "frame_ms", num({ min = 0, inclusive = true, default = 16, desc = "Longest wait before streamed text is drawn (one batch per frame)." }) },
+  {
+    "unstable",
+    bool({
+      default = false,
+      desc = "Advertise and handle what the ACP SDK's unstable v1 schema defines for clients (|acpchat-unstable-additions|): plans by id, subagents (child sessions) and their messages, |:AcpChatFork|, renaming sessions in |:AcpChatSessions|. These may change with any agent or SDK release. Off: none of it is advertised, and such updates show as unknown notes.",
+    }),
+  },
   {
     "unstable",
     bool({

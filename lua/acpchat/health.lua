@@ -107,6 +107,8 @@ function M.check()
 
   require("acpchat.complete").check_health(health)
 
+  require("acpchat.media").health(health)
+
   health.start("acp-chat.nvim: logs")
   health.info("JSON-RPC traces: " .. config.log_dir())
 end

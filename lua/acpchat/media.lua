@@ -179,4 +179,35 @@ function M.add_clipboard(chat, primary)
   end)
 end
 
+--- :checkhealth acpchat: images and audio (the limit, the clipboard, a viewer).
+function M.health(health)
+  health.start("acp-chat.nvim: images and audio")
+  local opts = require("acpchat.config").options
+  health.ok("attachments up to " .. text.human_size(opts.media and opts.media.max_bytes or 0) .. " (media.max_bytes)")
+  local tools = {}
+  if vim.env.WAYLAND_DISPLAY and vim.env.WAYLAND_DISPLAY ~= "" and vim.fn.executable("wl-paste") == 1 then
+    tools[#tools + 1] = "wl-paste (Wayland)"
+  end
+  if vim.env.DISPLAY and vim.env.DISPLAY ~= "" and vim.fn.executable("xclip") == 1 then
+    tools[#tools + 1] = "xclip (X11)"
+  end
+  if #tools > 0 then
+    health.ok(":AcpChatAdd + reads the clipboard's image with " .. table.concat(tools, ", "))
+  else
+    health.info(":AcpChatAdd + (the clipboard's image) needs wl-paste with a Wayland display or xclip with an X11 display; neither is available here. Files work everywhere.")
+  end
+  local viewer
+  for _, cmd in ipairs({ "xdg-open", "open", "wslview", "explorer.exe", "lemonade" }) do
+    if vim.fn.executable(cmd) == 1 then
+      viewer = cmd
+      break
+    end
+  end
+  if viewer then
+    health.ok("gx opens images and audio with vim.ui.open (" .. viewer .. ")")
+  else
+    health.warn("no opener for vim.ui.open found (xdg-open, open, wslview, ...): gx cannot open images or audio here; gS saves them")
+  end
+end
+
 return M
