@@ -326,10 +326,10 @@ M.schema = record({
           min = 0,
           default = 5 * 1024 * 1024,
           default_text = "5 * 1024 * 1024",
-          desc = "The largest image or audio file attached to a prompt (|acpchat-media|); a larger one is refused with a message, and the prompt keeps its text.",
+          desc = "The largest image or audio file attached to a prompt (|acpchat-images|); a larger one is refused with a message, and the prompt keeps its text.",
         }),
       },
-    }, { desc = "Images and audio in prompts (|acpchat-media|)." }),
+    }, { desc = "Images and audio in prompts (|acpchat-images|)." }),
   },
   {
     "fs",
