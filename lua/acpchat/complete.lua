@@ -1,6 +1,22 @@
--- Prompt completion: `/` completes the agent's slash commands, `@` files under the session's cwd.
--- Works with the built-in completion (omnifunc, <C-x><C-o>, triggered as you type / and @).
+-- Prompt completion: `/` (first thing in the prompt) completes the agent's slash commands, `@`
+-- the files under the session's cwd (images and audio among them: they are attached as such).
+--
+-- Two ways in, one source of candidates (this module):
+-- - an in-process language server named "acpchat" attached to each prompt buffer
+--   (prompt_lsp.lua), which nvim-cmp, blink.cmp, mini.completion and Neovim's own
+--   vim.lsp.completion (0.11+) ask like any other server;
+-- - 'omnifunc' (<C-x><C-o>), which works on every Neovim, 0.10 included.
+-- Unless the user's completion engine is loaded, the menu opens by itself as `/` or `@` is typed:
+-- through vim.lsp.completion on 0.11+, through the omnifunc on 0.10 (`completion.menu`).
+-- The file list comes from project_files.lua: listed in the background, never waited for.
+local config = require("acpchat.config")
+local project_files = require("acpchat.project_files")
+
+local api = vim.api
 local M = {}
+
+--- Most files offered for one `@` (the rest come as more is typed: the list says it is incomplete).
+M.max_items = 200
 
 local function chat_of(buf)
   for _, c in pairs(require("acpchat.registry").chats) do
@@ -9,82 +25,313 @@ local function chat_of(buf)
     end
   end
 end
+M.chat_of = chat_of
 
---- Files under `cwd` matching `prefix` (relative paths), capped.
-function M.files(cwd, prefix, max)
-  max = max or 200
-  local out = {}
-  local pattern = (prefix or "") .. "*"
-  local ok, matches = pcall(vim.fn.globpath, cwd, "**/" .. pattern, false, true)
-  if not ok then
-    return out
+--- What is being completed, from the line up to the cursor (`before`) on 0-based line `row`:
+--- { kind = "file" | "command", col = 0-based byte column of the `@` or `/`, prefix = the text
+--- after it }, or nil. `@` starts a word (as the prompt builder reads mentions); `/` is only a
+--- command as the first thing in the prompt.
+function M.context(before, row)
+  local at, word = before:match("()(@[^%s]*)$")
+  if at and (at == 1 or before:sub(at - 1, at - 1):match("%s")) then
+    return { kind = "file", col = at - 1, prefix = word:sub(2) }
   end
-  for _, p in ipairs(matches) do
-    if vim.fn.isdirectory(p) == 0 then
-      local rel = p:sub(#cwd + 2)
-      if not rel:match("^%.git/") and not rel:match("/node_modules/") and not rel:match("^node_modules/") then
-        out[#out + 1] = rel
-        if #out >= max then
-          break
-        end
-      end
+  local slash, cmd = before:match("^%s*()(/[^%s/]*)$")
+  if slash and (row or 0) == 0 then
+    return { kind = "command", col = slash - 1, prefix = cmd:sub(2) }
+  end
+end
+
+-- Images and audio by extension, as the prompt builder sends them (src/session/attachments.ts).
+local media = {
+  png = { "image", "image/png" },
+  jpg = { "image", "image/jpeg" },
+  jpeg = { "image", "image/jpeg" },
+  gif = { "image", "image/gif" },
+  webp = { "image", "image/webp" },
+  bmp = { "image", "image/bmp" },
+  avif = { "image", "image/avif" },
+  wav = { "audio", "audio/wav" },
+  mp3 = { "audio", "audio/mpeg" },
+  ogg = { "audio", "audio/ogg" },
+  oga = { "audio", "audio/ogg" },
+  opus = { "audio", "audio/opus" },
+  flac = { "audio", "audio/flac" },
+  m4a = { "audio", "audio/mp4" },
+  aac = { "audio", "audio/aac" },
+}
+
+--- Image or audio by the file's extension: kind ("image" | "audio") and mimeType, or nil.
+function M.media_type(path)
+  local ext = path:match("%.([%w]+)$")
+  local m = ext and media[ext:lower()]
+  if m then
+    return m[1], m[2]
+  end
+end
+
+--- A byte count as people read it: 812 B, 4.1 KB, 12 MB.
+function M.size_text(n)
+  if n < 1024 then
+    return n .. " B"
+  end
+  for _, u in ipairs({ "KB", "MB", "GB" }) do
+    n = n / 1024
+    if n < 1024 or u == "GB" then
+      return (n < 10 and string.format("%.1f %s", n, u) or string.format("%d %s", math.floor(n + 0.5), u))
+    end
+  end
+end
+
+--- How a file is described in the menu and its documentation: `detail` (one short line) and
+--- `doc` (markdown), from its path and its stat ({ size, type } or nil when not known yet).
+function M.describe(path, st)
+  local kind, mime = M.media_type(path)
+  local ext = path:match("[^/]%.([%w]+)$")
+  local what = (ext and (ext:lower() .. " ") or "") .. (kind or "file")
+  local size = st and st.size and M.size_text(st.size)
+  local detail = size and (what .. " · " .. size) or what
+  local lines = { "`" .. path .. "`", detail .. (mime and (" (" .. mime .. ")") or "") }
+  if st and st.type and st.type ~= "file" then
+    lines[#lines + 1] = "not a regular file (" .. st.type .. "): it stays plain text"
+  elseif kind then
+    local limit = vim.tbl_get(config.options, "media", "max_bytes")
+    if limit and st and st.size and st.size > limit then
+      lines[#lines + 1] = string.format("larger than media.max_bytes (%s): it cannot be attached", M.size_text(limit))
+    else
+      lines[#lines + 1] = string.format("attached as %s when the agent accepts %s, else as a link", kind == "image" and "an image" or "audio", kind == "image" and "images" or "audio")
+    end
+  else
+    lines[#lines + 1] = "its text goes with the prompt (or a link to it)"
+  end
+  return { detail = detail, doc = table.concat(lines, "\n\n"), media = kind }
+end
+
+--- The agent's commands (available_commands_update) that start with `prefix`.
+function M.commands(chat, prefix)
+  local out = {}
+  for _, c in ipairs(chat.status and chat.status.commands or {}) do
+    if vim.startswith(c.name, prefix) then
+      out[#out + 1] = c
     end
   end
   return out
 end
 
---- Candidates for the word before the cursor ("/name" or "@path").
+--- Files of the chat's cwd matching `prefix`, without waiting: what the (possibly still growing)
+--- list holds now, matched within `budget_ms`. Returns paths and whether more may match.
+function M.files_now(cwd, prefix, limit, budget_ms)
+  local files, whole = project_files.get(cwd)
+  local out, more
+  project_files.match(files, prefix or "", limit or M.max_items, function(paths, truncated)
+    out, more = paths, truncated
+  end, { sync = true, budget_ms = budget_ms or 30 })
+  return out, more or not whole
+end
+
+--- Files under `cwd` matching `prefix` (relative paths), capped. Kept for callers of the old API.
+function M.files(cwd, prefix, max)
+  return (M.files_now(cwd, prefix, max or M.max_items))
+end
+
+--- Candidates for the word before the cursor ("/name" or "@path"), as complete-items; and
+--- whether more may match (the file list is still growing, or was cut at M.max_items).
 function M.candidates(chat, word)
-  local items = {}
+  local items, more = {}, false
   if word:sub(1, 1) == "/" then
-    local prefix = word:sub(2)
-    for _, c in ipairs(chat.status and chat.status.commands or {}) do
-      if vim.startswith(c.name, prefix) then
-        local hint = c.hint and (" " .. c.hint) or ""
-        items[#items + 1] = { word = "/" .. c.name, abbr = "/" .. c.name .. hint, menu = c.description, kind = "cmd" }
-      end
+    for _, c in ipairs(M.commands(chat, word:sub(2))) do
+      local hint = c.hint and (" " .. c.hint) or ""
+      items[#items + 1] = { word = "/" .. c.name, abbr = "/" .. c.name .. hint, menu = c.description, kind = "cmd" }
     end
   elseif word:sub(1, 1) == "@" then
-    for _, f in ipairs(M.files(chat.cwd, word:sub(2))) do
-      items[#items + 1] = { word = "@" .. f, menu = "file", kind = "file" }
+    local paths
+    paths, more = M.files_now(chat.cwd, word:sub(2))
+    -- The omnifunc answers at once: sizes it does not know yet are looked up for a few ms only.
+    local t0 = vim.uv.hrtime()
+    local popup = vim.o.completeopt:find("popup") ~= nil
+    for _, f in ipairs(paths) do
+      local st = project_files.stat_cached(chat.cwd, f)
+      if not st and vim.uv.hrtime() - t0 < 5e6 then
+        st = project_files.stat_now(chat.cwd, f)
+      end
+      local d = M.describe(f, st)
+      -- The documentation only where it goes to a popup (0.10's "preview" would open a window).
+      items[#items + 1] = { word = "@" .. f, menu = d.detail, kind = d.media or "file", info = popup and d.doc or nil }
     end
   end
-  return items
+  return items, more
 end
 
 function M.omnifunc(findstart, base)
-  local line = vim.api.nvim_get_current_line()
-  local col = vim.api.nvim_win_get_cursor(0)[2]
+  local line = api.nvim_get_current_line()
+  local col = api.nvim_win_get_cursor(0)[2]
   if findstart == 1 then
     local s = line:sub(1, col):find("[/@][^%s]*$")
     return s and (s - 1) or -3
   end
-  local chat = chat_of(vim.api.nvim_get_current_buf())
+  local chat = chat_of(api.nvim_get_current_buf())
   if not chat then
     return {}
   end
-  return M.candidates(chat, base)
+  local items, more = M.candidates(chat, base)
+  if more then
+    -- Asked again as more is typed: the list grows, or was cut short.
+    return { words = items, refresh = "always" }
+  end
+  return items
 end
 
---- Open the completion menu as soon as `/` (at the start of the prompt) or `@` is typed.
-function M.attach(chat)
-  vim.api.nvim_create_autocmd("InsertCharPre", {
+--- The completion engine the user has loaded, if any: it asks the language server itself.
+function M.engine()
+  if package.loaded["blink.cmp"] then
+    return "blink.cmp"
+  elseif package.loaded["cmp"] then
+    return "nvim-cmp"
+  elseif rawget(_G, "MiniCompletion") then
+    return "mini.completion"
+  elseif package.loaded["coq"] then
+    return "coq_nvim"
+  end
+end
+
+--- How the menu opens by itself in the prompt: "lsp" (vim.lsp.completion), "omnifunc", or nil
+--- (an engine does it, or the user turned it off).
+function M.menu_mode(client_id)
+  local opts = config.options.completion or {}
+  local menu = opts.menu or "auto"
+  if menu == "none" or (menu == "auto" and M.engine()) then
+    return nil
+  end
+  if client_id and vim.lsp.completion and vim.lsp.completion.enable then
+    return "lsp"
+  end
+  return "omnifunc"
+end
+
+--- Open the omnifunc's menu as soon as `/` (first in the prompt) or `@` is typed (Neovim 0.10,
+--- or when the language server is off).
+local function omnifunc_trigger(chat, group)
+  api.nvim_create_autocmd("InsertCharPre", {
     buffer = chat.prompt_buf,
-    group = vim.api.nvim_create_augroup("AcpChatComplete" .. chat.prompt_buf, { clear = true }),
+    group = group,
     callback = function()
       local ch = vim.v.char
-      if ch ~= "@" and ch ~= "/" then
+      if (ch ~= "@" and ch ~= "/") or chat.menu_mode ~= "omnifunc" then
         return
       end
-      if ch == "/" then
-        local before = vim.api.nvim_get_current_line():sub(1, vim.api.nvim_win_get_cursor(0)[2])
-        if before:match("%S") then
-          return
-        end
+      local row, col = unpack(api.nvim_win_get_cursor(0))
+      local before = api.nvim_get_current_line():sub(1, col) .. ch
+      if not M.context(before, row - 1) then
+        return
       end
       vim.schedule(function()
-        if vim.fn.mode() == "i" and vim.fn.pumvisible() == 0 then
-          vim.api.nvim_feedkeys(vim.keycode("<C-x><C-o>"), "n", false)
+        if vim.fn.mode() ~= "i" or vim.fn.pumvisible() ~= 0 or api.nvim_get_current_buf() ~= chat.prompt_buf then
+          return
+        end
+        local r, c = unpack(api.nvim_win_get_cursor(0))
+        local ctx = M.context(api.nvim_get_current_line():sub(1, c), r - 1)
+        if not ctx or #M.candidates(chat, (ctx.kind == "file" and "@" or "/") .. ctx.prefix) == 0 then
+          return
+        end
+        -- Without noselect or noinsert (0.10's 'completeopt' is global), <C-p> takes the first
+        -- item back out of the prompt: nothing is inserted until one is picked.
+        local cot = vim.o.completeopt
+        local keep = (cot:find("noselect") or cot:find("noinsert")) and "" or "<C-p>"
+        api.nvim_feedkeys(vim.keycode("<C-x><C-o>" .. keep), "n", false)
+      end)
+    end,
+  })
+end
+
+--- A menu that opens by itself should not put its first item into the prompt as you type.
+local function prompt_completeopt(buf)
+  local cot = vim.o.completeopt
+  if not cot:find("noselect") and not cot:find("noinsert") then
+    cot = cot .. ",noselect"
+  end
+  if not cot:find("menuone") then
+    cot = cot .. ",menuone"
+  end
+  -- 'completeopt' can be local to a buffer since 0.11; on 0.10 the user's global one stays (and
+  -- is not tried: a failed vim.bo write there leaves the buffer held by the autocmd window, and
+  -- the prompt could then not be deleted).
+  local ok, info = pcall(api.nvim_get_option_info2, "completeopt", {})
+  if ok and (info.global_local or info.scope == "buf") then
+    vim.bo[buf].completeopt = cot
+  end
+end
+
+--- :checkhealth acpchat's completion section.
+function M.check_health(health)
+  health.start("acp-chat.nvim: completion in the prompt")
+  local opts = config.options.completion or {}
+  if opts.lsp == false then
+    health.info("language server: off (completion.lsp = false); the omnifunc completes")
+  else
+    local n = #require("acpchat.prompt_lsp").clients()
+    health.ok(string.format('language server: "acpchat", inside Neovim (no process), one per chat; %d running', n))
+  end
+  local engine = M.engine()
+  local menu = opts.menu or "auto"
+  if menu == "none" then
+    health.info("menu: opens on <C-x><C-o> or through your engine (completion.menu = \"none\")")
+  elseif menu == "auto" and engine then
+    health.ok(engine .. " is loaded: it shows the server's items (the built-in menu stays off)")
+  elseif opts.lsp ~= false and vim.lsp.completion and vim.lsp.completion.enable then
+    health.ok("menu: vim.lsp.completion, opening as you type / or @")
+  else
+    health.ok("menu: the omnifunc, opening as you type / or @")
+  end
+  if vim.fn.executable("git") == 1 then
+    health.ok("@ files: `git ls-files` in git work trees, a background walk elsewhere")
+  else
+    health.info("@ files: git not found: folders are walked (in the background; .gitignore is not read)")
+  end
+end
+
+--- Set up completion in the chat's prompt buffer: the language server, the file list (listed
+--- now, in the background), and the menu that opens as `/` or `@` is typed.
+function M.attach(chat)
+  local group = api.nvim_create_augroup("AcpChatComplete" .. chat.prompt_buf, { clear = true })
+  project_files.prefetch(chat.cwd)
+  -- The server's trigger characters are known once it is initialized: until then (a moment)
+  -- the omnifunc opens the menu.
+  local client_id
+  local function choose()
+    local mode = M.menu_mode(client_id)
+    if mode == chat.menu_mode then
+      return
+    end
+    if chat.menu_mode == "lsp" then
+      pcall(vim.lsp.completion.enable, false, client_id, chat.prompt_buf)
+    end
+    chat.menu_mode = mode
+    if mode == "lsp" then
+      vim.lsp.completion.enable(true, client_id, chat.prompt_buf, { autotrigger = true })
+    end
+    if mode then
+      prompt_completeopt(chat.prompt_buf)
+    end
+  end
+  choose()
+  if (config.options.completion or {}).lsp ~= false then
+    require("acpchat.prompt_lsp").start(chat, function(client)
+      client_id = client.id
+      chat.lsp_client = client.id
+      if api.nvim_buf_is_valid(chat.prompt_buf) then
+        choose()
+      end
+    end)
+  end
+  omnifunc_trigger(chat, group)
+  -- An engine loaded lazily (on InsertEnter) takes over from the built-in menu.
+  api.nvim_create_autocmd("InsertEnter", {
+    buffer = chat.prompt_buf,
+    group = group,
+    callback = function()
+      vim.schedule(function()
+        if api.nvim_buf_is_valid(chat.prompt_buf) then
+          choose()
         end
       end)
     end,

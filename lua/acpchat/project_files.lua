@@ -1,0 +1,337 @@
+-- The files under a session's cwd, for `@` completion: listed in the background and cached per
+-- folder, so completing never waits on the file system.
+--
+-- In a git work tree the list is `git ls-files` (tracked and untracked files that .gitignore does
+-- not hide), read as it streams; elsewhere the tree is walked with asynchronous scandir calls
+-- (never into .git, .hg, .svn or node_modules, never through a symlinked folder). Either way the
+-- list only holds paths below the cwd, relative to it, at most `M.max_files` of them. A list
+-- older than `M.stale_ms` is listed again in the background on next use; the old one answers
+-- meanwhile. Matching a prefix (`M.match`) is done in slices between which the editor runs.
+local uv = vim.uv or vim.loop
+
+local M = {}
+
+--- The most files kept for one folder.
+M.max_files = 100000
+--- After this long a list is refreshed (in the background) when next used.
+M.stale_ms = 10000
+--- Folders never walked into.
+M.skip_dirs = { [".git"] = true, [".hg"] = true, [".svn"] = true, ["node_modules"] = true }
+
+--- cwd -> { files = string[], done = boolean, at = ms, job = listing|nil }
+local lists = {}
+
+local function now_ms()
+  return uv.hrtime() / 1e6
+end
+
+--- A listing of `cwd` into a fresh list; calls `finish(files, ok)` on the main loop.
+local function walk(cwd, files, state, finish)
+  -- A queue of folders still to read: queue[head..tail].
+  local queue, head, tail, active = { "" }, 1, 1, 0
+  local stopped = false
+  local function done()
+    if not stopped then
+      stopped = true
+      vim.schedule(function()
+        finish(files, true)
+      end)
+    end
+  end
+  local pump
+  local function scan(rel)
+    active = active + 1
+    uv.fs_scandir(rel == "" and cwd or (cwd .. "/" .. rel), function(err, req)
+      -- A fast-event callback: plain table work only. Entries are read in slices (a folder may
+      -- hold a hundred thousand names), the next slice after the editor had its turn.
+      local function take()
+        if state.cancelled or stopped then
+          active = active - 1
+          return
+        end
+        local n = 0
+        while req and n < 2000 do
+          local name, kind = uv.fs_scandir_next(req)
+          if not name then
+            req = nil
+            break
+          end
+          n = n + 1
+          local path = rel == "" and name or (rel .. "/" .. name)
+          if kind == "directory" then
+            if not M.skip_dirs[name] then
+              tail = tail + 1
+              queue[tail] = path
+            end
+          elseif kind == "file" or kind == "link" then
+            files[#files + 1] = path
+            if #files >= M.max_files then
+              state.truncated = true
+              req, queue, head, tail = nil, {}, 1, 0
+              break
+            end
+          end
+        end
+        if req then
+          return vim.schedule(take)
+        end
+        active = active - 1
+        vim.schedule(pump)
+      end
+      if err then
+        req = nil
+      end
+      take()
+    end)
+  end
+  pump = function()
+    if state.cancelled or stopped then
+      return
+    end
+    while active < 4 and head <= tail do
+      local rel = queue[head]
+      queue[head] = nil
+      head = head + 1
+      scan(rel)
+    end
+    if active == 0 and head > tail then
+      done()
+    end
+  end
+  pump()
+end
+
+--- `git ls-files` in `cwd`, read as it streams; `finish(files, false)` when cwd is no work tree.
+local function git(cwd, files, state, finish)
+  local rest = ""
+  local ok, proc = pcall(vim.system, { "git", "-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--others", "--exclude-standard" }, {
+    cwd = cwd,
+    stdout = function(_, data)
+      if not data or state.cancelled then
+        return
+      end
+      data = rest .. data
+      local from = 1
+      while #files < M.max_files do
+        local z = data:find("\0", from, true)
+        if not z then
+          break
+        end
+        files[#files + 1] = data:sub(from, z - 1)
+        from = z + 1
+      end
+      rest = data:sub(from)
+      if #files >= M.max_files and not state.truncated then
+        state.truncated = true
+        pcall(function()
+          state.proc:kill(15)
+        end)
+      end
+    end,
+    stderr = false,
+  }, function(res)
+    vim.schedule(function()
+      finish(files, state.truncated or res.code == 0)
+    end)
+  end)
+  if not ok then
+    return false
+  end
+  state.proc = proc
+  return true
+end
+
+--- Start listing `cwd` (unless a listing runs). The list in use stays until the new one is whole.
+local function refresh(cwd)
+  local entry = lists[cwd]
+  if entry.job then
+    return
+  end
+  local state = { started = now_ms() }
+  entry.job = state
+  -- The first listing of a folder is used while it grows; a refresh is swapped in when done.
+  local files = entry.done and {} or entry.files
+  local function finish(list, ok)
+    if state.cancelled then
+      return
+    end
+    if not ok then
+      -- Not a git work tree (or no git): walk the folder instead.
+      for i = #list, 1, -1 do
+        list[i] = nil
+      end
+      return walk(cwd, list, state, finish)
+    end
+    entry.files, entry.done, entry.at, entry.job = list, true, now_ms(), nil
+    entry.truncated = state.truncated
+    entry.took_ms = entry.at - state.started
+    entry.stats = {}
+  end
+  if vim.fn.executable("git") == 1 and git(cwd, files, state, finish) then
+    return
+  end
+  walk(cwd, files, state, finish)
+end
+
+--- The files of `cwd` as known now (possibly still growing) and whether that list is whole and
+--- fresh. Starts (or refreshes) the listing in the background when needed; never waits.
+---@return string[] files, boolean complete
+function M.get(cwd)
+  local entry = lists[cwd]
+  if not entry then
+    entry = { files = {}, done = false, at = 0, stats = {} }
+    lists[cwd] = entry
+    refresh(cwd)
+  elseif entry.done and not entry.job and now_ms() - entry.at > M.stale_ms then
+    refresh(cwd)
+  end
+  return entry.files, entry.done and not entry.job
+end
+
+--- Start listing `cwd` ahead of the first `@`.
+function M.prefetch(cwd)
+  M.get(cwd)
+end
+
+--- What is known about `cwd`'s listing (for :checkhealth and tests).
+function M.info(cwd)
+  local e = lists[cwd]
+  if not e then
+    return nil
+  end
+  return { count = #e.files, done = e.done, listing = e.job ~= nil, truncated = e.truncated or false, took_ms = e.took_ms }
+end
+
+--- Forget every list (a listing under way is abandoned).
+function M.reset()
+  for _, e in pairs(lists) do
+    if e.job then
+      e.job.cancelled = true
+      if e.job.proc then
+        pcall(function()
+          e.job.proc:kill(15)
+        end)
+      end
+    end
+  end
+  lists = {}
+end
+
+--- The cached stat of `cwd/path` ({ size, type }), or nil.
+function M.stat_cached(cwd, path)
+  local e = lists[cwd]
+  return e and e.stats[path]
+end
+
+--- Stat `cwd/path` now (the omnifunc answers at once; callers bound how many) and cache it.
+function M.stat_now(cwd, path)
+  local e = lists[cwd]
+  local st = uv.fs_stat(cwd .. "/" .. path)
+  local s = st and { size = st.size, type = st.type } or nil
+  if e and s then
+    e.stats[path] = s
+  end
+  return s
+end
+
+--- Stat `paths` (relative to `cwd`) without blocking; `cb(stats)` with stats[path] = { size, type }
+--- (missing when the file is gone) on the main loop once all have answered.
+function M.stat(cwd, paths, cb)
+  local e = lists[cwd]
+  local cache = e and e.stats or {}
+  local out, left = {}, 0
+  local function one_done()
+    left = left - 1
+    if left == 0 then
+      vim.schedule(function()
+        cb(out)
+      end)
+    end
+  end
+  left = 1
+  for _, p in ipairs(paths) do
+    if cache[p] then
+      out[p] = cache[p]
+    else
+      left = left + 1
+      uv.fs_stat(cwd .. "/" .. p, function(err, st)
+        if not err and st then
+          local s = { size = st.size, type = st.type }
+          cache[p], out[p] = s, s
+        end
+        one_done()
+      end)
+    end
+  end
+  one_done()
+end
+
+--- Paths of `files` that match `prefix`, best first, at most `limit`: those that start with it,
+--- then those whose name starts with it, then those that contain it (ignoring case when the
+--- prefix is all lowercase). With no prefix: the top folder's files first. Runs in slices of about
+--- `slice_ms` milliseconds with the editor running between them; `cb(paths, truncated)` at the
+--- end. `opts.sync`: one pass without yielding (omnifunc), stopping after `opts.budget_ms`.
+function M.match(files, prefix, limit, cb, opts)
+  opts = opts or {}
+  local slice_ms = opts.slice_ms or 4
+  local lower = prefix == prefix:lower()
+  local lp = lower and prefix or nil
+  local tiers = { {}, {}, {} }
+  local count = 0
+  local n = #files
+  local i = 1
+  local stopped_early = false
+  local started = now_ms()
+  local function full()
+    return #tiers[1] >= limit
+  end
+  local function step()
+    local t0 = now_ms()
+    while i <= n do
+      local f = files[i]
+      i = i + 1
+      if prefix == "" then
+        local tier = tiers[f:find("/", 1, true) and 2 or 1]
+        tier[#tier + 1] = f
+      elseif f:sub(1, #prefix) == prefix then
+        tiers[1][#tiers[1] + 1] = f
+      else
+        local g = lp and f:lower() or f
+        local at = g:find(lp or prefix, 1, true)
+        if at then
+          local tier = tiers[at == g:match("()[^/]*$") and 2 or 3]
+          tier[#tier + 1] = f
+        end
+      end
+      count = count + 1
+      if full() then
+        stopped_early = i <= n
+        break
+      end
+      if count % 512 == 0 then
+        local t = now_ms()
+        if opts.sync then
+          if opts.budget_ms and t - started > opts.budget_ms then
+            stopped_early = i <= n
+            break
+          end
+        elseif t - t0 > slice_ms then
+          return vim.schedule(step)
+        end
+      end
+    end
+    local out = {}
+    for _, tier in ipairs(tiers) do
+      for _, f in ipairs(tier) do
+        if #out >= limit then
+          return cb(out, true)
+        end
+        out[#out + 1] = f
+      end
+    end
+    cb(out, stopped_early)
+  end
+  step()
+end
+
+return M
