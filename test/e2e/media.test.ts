@@ -170,7 +170,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(received(c.t.dir, "session/prompt")).toEqual([]);
   });
 
-  it("an agent's image (message and tool call) is one line; gx opens a private temp file with its exact bytes, gs saves it (asking before overwriting); the temp folder goes with the chat", async () => {
+  it("an agent's image (message and tool call) is one line; gx opens a private temp file with its exact bytes, gS saves it (asking before overwriting); the temp folder goes with the chat", async () => {
     const image = png(6, 5, 9);
     const shot = png(3, 3, 4);
     const c = await startChat(bin, {

@@ -141,3 +141,31 @@ describe("attachments", () => {
     expect(elideMedia(plain)).toBe(plain);
   });
 });
+
+describe("media in the session's state and view", () => {
+  it("an image chunk is a block of its own between the texts around it; a replayed user image opens its turn once; views carry no data", async () => {
+    const { SessionState } = await import("../../src/session/session-state.js");
+    const { blockView } = await import("../../src/render/view-model.js");
+    const s = new SessionState("bot");
+    const data = bytes(30).toString("base64");
+    // session/load replays: a user image, then the user's text: one turn.
+    s.apply({ sessionUpdate: "user_message_chunk", content: { type: "image", data, mimeType: "image/png" } });
+    s.apply({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "what is it?" } });
+    s.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "a " } });
+    s.apply({ sessionUpdate: "agent_message_chunk", content: { type: "audio", data, mimeType: "audio/wav" } });
+    s.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "b" } });
+    const views = s.blocks.map(blockView);
+    expect(views.map((v) => v.type)).toEqual(["turn", "media", "user", "reply", "agent", "media", "agent"]);
+    expect(views[1]).toEqual({ id: views[1]!.id, type: "media", role: "user", kind: "image", mime: "image/png", size: 30 });
+    expect(views[5]).toMatchObject({ type: "media", role: "agent", kind: "audio", mime: "audio/wav", size: 30 });
+    expect(JSON.stringify(views)).not.toContain(data);
+    // A tool call's image: a media item with its index in the call's content.
+    s.apply({ sessionUpdate: "tool_call", toolCallId: "t", title: "shot", content: [{ type: "content", content: { type: "text", text: "x" } }, { type: "content", content: { type: "image", data, mimeType: "image/png" } }] });
+    const tool = blockView(s.blocks.at(-1)!) as { content: unknown[] };
+    expect(tool.content[1]).toEqual({ type: "media", index: 1, kind: "image", mime: "image/png", size: 30 });
+    const { findMedia } = await import("../../src/session/attachments.js");
+    expect(findMedia(s.blocks, s.blocks.at(-1)!.id, 1)).toMatchObject({ type: "image", data });
+    expect(findMedia(s.blocks, s.blocks.at(-1)!.id, 0)).toBeUndefined();
+    expect(findMedia(s.blocks, views[5]!.id)).toMatchObject({ type: "audio", data });
+  });
+});
