@@ -109,6 +109,13 @@ function M.check()
 
   require("acpchat.media").health(health)
 
+  health.start("acp-chat.nvim: unstable ACP additions")
+  if config.options.unstable then
+    health.ok("on: plans by id, subagents and session messages are advertised; :AcpChatFork and renaming in :AcpChatSessions work with agents that advertise session/fork and session/set_title (|acpchat-unstable-additions|)")
+  else
+    health.info("off (unstable = false): agents' unstable updates show as unknown notes; :AcpChatFork and renaming sessions are unavailable")
+  end
+
   health.start("acp-chat.nvim: logs")
   health.info("JSON-RPC traces: " .. config.log_dir())
 end
