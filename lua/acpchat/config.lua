@@ -274,14 +274,14 @@ M.schema = record({
         "lsp",
         bool({
           default = true,
-          desc = 'Serve the prompt\'s completion from a language server inside Neovim, named "acpchat", attached to each prompt buffer: nvim-cmp, blink.cmp, mini.completion and |vim.lsp.completion| offer it as they offer any server\'s items. Your |LspAttach| autocmds run for it.',
+          desc = 'Serve the prompt\'s completion from a language server inside Neovim, named "acpchat", attached to each prompt buffer: nvim-cmp, blink.cmp, mini.completion and `vim.lsp.completion` offer it as they offer any server\'s items. Your |LspAttach| autocmds run for it.',
         }),
       },
       {
         "menu",
         one_of({ "auto", "builtin", "none" }, {
           default = "auto",
-          desc = 'Whether the menu opens by itself as you type `/` or `@`. "auto": Neovim\'s built-in menu (|vim.lsp.completion| on 0.11+, the omnifunc on 0.10) unless nvim-cmp, blink.cmp, mini.completion or coq_nvim is loaded (they open theirs). "builtin": always the built-in one. "none": never (your engine, or |i_CTRL-X_CTRL-O|).',
+          desc = 'Whether the menu opens by itself as you type `/` or `@`. "auto": Neovim\'s built-in menu (`vim.lsp.completion` on 0.11+, the omnifunc on 0.10) unless nvim-cmp, blink.cmp, mini.completion or coq_nvim is loaded (they open theirs). "builtin": always the built-in one. "none": never (your engine, or |i_CTRL-X_CTRL-O|).',
         }),
       },
     }, { desc = "`/` and `@` completion in the prompt (|acpchat-prompt-completion|)." }),
