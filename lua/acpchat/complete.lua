@@ -154,9 +154,11 @@ function M.candidates(chat, word)
       if not st and vim.uv.hrtime() - t0 < 5e6 then
         st = project_files.stat_now(chat.cwd, f)
       end
-      local d = M.describe(f, st)
-      -- The documentation only where it goes to a popup (0.10's "preview" would open a window).
-      items[#items + 1] = { word = "@" .. f, menu = d.detail, kind = d.media or "file", info = popup and d.doc or nil }
+      if not (st and (st.outside or st.type == "directory")) then
+        local d = M.describe(f, st)
+        -- The documentation only where it goes to a popup (0.10's "preview" would open a window).
+        items[#items + 1] = { word = "@" .. f, menu = d.detail, kind = d.media or "file", info = popup and d.doc or nil }
+      end
     end
   end
   return items, more

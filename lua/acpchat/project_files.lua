@@ -223,22 +223,49 @@ function M.stat_cached(cwd, path)
   return e and e.stats[path]
 end
 
+local function inside(real, root)
+  return real == root or real:sub(1, #root + 1) == root .. "/"
+end
+
+--- The folder `cwd` really is (symlinks resolved), to tell where a symlinked file leads.
+local function root_of(cwd)
+  local e = lists[cwd]
+  if e and not e.real then
+    e.real = uv.fs_realpath(cwd) or cwd
+  end
+  return e and e.real or uv.fs_realpath(cwd) or cwd
+end
+
 --- Stat `cwd/path` now (the omnifunc answers at once; callers bound how many) and cache it.
+--- A symlink that leads out of the cwd is `outside` (the prompt would not send it).
 function M.stat_now(cwd, path)
   local e = lists[cwd]
-  local st = uv.fs_stat(cwd .. "/" .. path)
-  local s = st and { size = st.size, type = st.type } or nil
+  local full = cwd .. "/" .. path
+  local l = uv.fs_lstat(full)
+  if not l then
+    return nil
+  end
+  local s
+  if l.type == "link" then
+    local real = uv.fs_realpath(full)
+    local st = real and uv.fs_stat(full)
+    s = st and { size = st.size, type = st.type, outside = not inside(real, root_of(cwd)) } or nil
+  else
+    s = { size = l.size, type = l.type }
+  end
   if e and s then
     e.stats[path] = s
   end
   return s
 end
 
---- Stat `paths` (relative to `cwd`) without blocking; `cb(stats)` with stats[path] = { size, type }
---- (missing when the file is gone) on the main loop once all have answered.
+--- Stat `paths` (relative to `cwd`) without blocking; `cb(stats)` with stats[path] = { size,
+--- type, outside } (missing when the file is gone; `outside`: a symlink out of the cwd) on the
+--- main loop once all have answered.
 function M.stat(cwd, paths, cb)
   local e = lists[cwd]
   local cache = e and e.stats or {}
+  local root = root_of(cwd)
   local out, left = {}, 0
   local function one_done()
     left = left - 1
@@ -248,18 +275,34 @@ function M.stat(cwd, paths, cb)
       end)
     end
   end
+  local function keep(p, s)
+    cache[p], out[p] = s, s
+    one_done()
+  end
   left = 1
   for _, p in ipairs(paths) do
     if cache[p] then
       out[p] = cache[p]
     else
       left = left + 1
-      uv.fs_stat(cwd .. "/" .. p, function(err, st)
-        if not err and st then
-          local s = { size = st.size, type = st.type }
-          cache[p], out[p] = s, s
+      local full = cwd .. "/" .. p
+      uv.fs_lstat(full, function(err, l)
+        if err or not l then
+          return one_done()
+        elseif l.type ~= "link" then
+          return keep(p, { size = l.size, type = l.type })
         end
-        one_done()
+        uv.fs_realpath(full, function(err2, real)
+          if err2 or not real then
+            return one_done()
+          end
+          uv.fs_stat(full, function(err3, st)
+            if err3 or not st then
+              return one_done()
+            end
+            keep(p, { size = st.size, type = st.type, outside = not inside(real, root) })
+          end)
+        end)
       end)
     end
   end
@@ -268,51 +311,56 @@ end
 
 --- Paths of `files` that match `prefix`, best first, at most `limit`: those that start with it,
 --- then those whose name starts with it, then those that contain it (ignoring case when the
---- prefix is all lowercase). With no prefix: the top folder's files first. Runs in slices of about
---- `slice_ms` milliseconds with the editor running between them; `cb(paths, truncated)` at the
---- end. `opts.sync`: one pass without yielding (omnifunc), stopping after `opts.budget_ms`.
+--- prefix is all lowercase); with no prefix, the top folder's files first; each group in
+--- alphabetical order. Runs in slices of about `slice_ms` milliseconds with the editor running
+--- between them; `cb(paths, truncated)` at the end (truncated: more would match). `opts.sync`:
+--- one pass without yielding (the omnifunc), stopping after `opts.budget_ms`.
 function M.match(files, prefix, limit, cb, opts)
   opts = opts or {}
   local slice_ms = opts.slice_ms or 4
-  local lower = prefix == prefix:lower()
-  local lp = lower and prefix or nil
+  local lp = prefix == prefix:lower() and prefix or nil
+  -- Each group keeps at most `limit` (the rest would never be shown): sorting stays cheap.
   local tiers = { {}, {}, {} }
-  local count = 0
+  local more = false
   local n = #files
   local i = 1
-  local stopped_early = false
   local started = now_ms()
-  local function full()
-    return #tiers[1] >= limit
+  local function add(t, f)
+    local tier = tiers[t]
+    if #tier < limit then
+      tier[#tier + 1] = f
+    else
+      more = true
+    end
   end
   local function step()
     local t0 = now_ms()
+    local count = 0
     while i <= n do
       local f = files[i]
       i = i + 1
       if prefix == "" then
-        local tier = tiers[f:find("/", 1, true) and 2 or 1]
-        tier[#tier + 1] = f
+        add(f:find("/", 1, true) and 2 or 1, f)
       elseif f:sub(1, #prefix) == prefix then
-        tiers[1][#tiers[1] + 1] = f
+        add(1, f)
       else
         local g = lp and f:lower() or f
         local at = g:find(lp or prefix, 1, true)
         if at then
-          local tier = tiers[at == g:match("()[^/]*$") and 2 or 3]
-          tier[#tier + 1] = f
+          add(at == g:match("()[^/]*$") and 2 or 3, f)
         end
       end
-      count = count + 1
-      if full() then
-        stopped_early = i <= n
+      if #tiers[1] >= limit and i <= n then
+        -- The best group is full: nothing further down the list could be shown.
+        more = true
         break
       end
+      count = count + 1
       if count % 512 == 0 then
         local t = now_ms()
         if opts.sync then
           if opts.budget_ms and t - started > opts.budget_ms then
-            stopped_early = i <= n
+            more = more or i <= n
             break
           end
         elseif t - t0 > slice_ms then
@@ -322,6 +370,13 @@ function M.match(files, prefix, limit, cb, opts)
     end
     local out = {}
     for _, tier in ipairs(tiers) do
+      table.sort(tier, function(a, b)
+        local la, lb = a:lower(), b:lower()
+        if la ~= lb then
+          return la < lb
+        end
+        return a < b
+      end)
       for _, f in ipairs(tier) do
         if #out >= limit then
           return cb(out, true)
@@ -329,7 +384,7 @@ function M.match(files, prefix, limit, cb, opts)
         out[#out + 1] = f
       end
     end
-    cb(out, stopped_early)
+    cb(out, more)
   end
   step()
 end

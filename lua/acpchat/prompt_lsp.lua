@@ -92,8 +92,9 @@ function M.completion(chat, position, enc, reply)
       local items = {}
       for _, p in ipairs(paths) do
         local st = stats[p]
-        -- Gone since it was listed, or a folder (a git submodule): nothing to mention.
-        if st and st.type ~= "directory" then
+        -- Gone since it was listed, a folder (a git submodule), or a symlink out of the
+        -- session's folder (the prompt would not send it): nothing to offer.
+        if st and st.type ~= "directory" and not st.outside then
           local d = complete.describe(p, st)
           local label = "@" .. p
           items[#items + 1] = {

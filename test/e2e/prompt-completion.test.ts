@@ -6,7 +6,7 @@
  * with its chat, and the file list made without blocking the editor.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { attach } from "neovim";
 import { describe, expect, it } from "vitest";
@@ -91,6 +91,10 @@ function project(t: TestNvim): string {
   writeFileSync(join(work, "img", "shot.png"), Buffer.alloc(3 * 1024, 1));
   mkdirSync(join(work, "node_modules", "dep"), { recursive: true });
   writeFileSync(join(work, "node_modules", "dep", "index.js"), "x\n");
+  // A symlink to a file of the project is offered; one that leads out of it is not.
+  symlinkSync("main.py", join(work, "alias.py"));
+  writeFileSync(join(t.dir, "outside.txt"), "secret\n");
+  symlinkSync(join(t.dir, "outside.txt"), join(work, "escape.txt"));
   return work;
 }
 
@@ -146,8 +150,8 @@ describe.each(bins)("Neovim $version", (bin) => {
 
     const all = await lspAsk(c, "look at @");
     expect(all.result!.isIncomplete).toBe(false);
-    // Top-level files first; nothing from node_modules.
-    expect(labels(all)).toEqual(["@README.md", "@main.py", "@img/shot.png"]);
+    // Top-level files first, by name; nothing from node_modules, nor the symlink out.
+    expect(labels(all)).toEqual(["@alias.py", "@main.py", "@README.md", "@img/shot.png"]);
     const py = await lspAsk(c, "look at @ma");
     expect(py.result!.items).toEqual([
       expect.objectContaining({
@@ -208,7 +212,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       const a = await lspAsk(c, "@");
       return !a.result!.isIncomplete && a;
     }, "a whole list");
-    expect(labels(first).sort()).toEqual(["@.gitignore", "@README.md", "@img/shot.png", "@main.py"]);
+    expect(labels(first).sort()).toEqual(["@.gitignore", "@README.md", "@alias.py", "@img/shot.png", "@main.py"]);
     writeFileSync(join(work, "later.txt"), "new\n");
     await t.waitFor(async () => labels(await lspAsk(c, "@la")).includes("@later.txt"), "the new file", 5000);
   });
@@ -226,11 +230,11 @@ describe.each(bins)("Neovim $version", (bin) => {
       const x = await menu(t);
       return x.words.length > 0 && x;
     }, "the menu after @");
-    expect(m.words).toEqual(["@README.md", "@main.py", "@img/shot.png"]);
-    expect(m.rows).toBe(3);
+    expect(m.words).toEqual(["@alias.py", "@main.py", "@README.md", "@img/shot.png"]);
+    expect(m.rows).toBe(4);
     // Nothing is put in the prompt until an item is picked.
     expect(m.line).toBe("see @");
-    expect(m.menus[2]).toBe("png image · 3.0 KB");
+    expect(m.menus[3]).toBe("png image · 3.0 KB");
     await t.nvim.input("ma");
     await t.waitFor(async () => {
       const x = await menu(t);
