@@ -37,10 +37,17 @@ function M.folded(buf, first, last)
     local closed = api.nvim_win_call(win, function()
       return vim.fn.foldclosed(last + 1) ~= -1
     end)
-    local level = api.nvim_win_call(win, function()
-      return vim.fn.foldlevel(last + 1)
+    -- Open only when the user opened it: a fold too short to close ('foldminlines') reads as
+    -- open to Vim but was never a choice, and neither is a missing fold.
+    local open = not closed and api.nvim_win_call(win, function()
+      for row = first + 1, last + 1 do
+        if vim.fn.foldlevel(row) > 0 then
+          return last + 1 - row + 1 > vim.wo.foldminlines
+        end
+      end
+      return false
     end)
-    states[win] = closed and "closed" or (level > 0 and "open" or "closed")
+    states[win] = open and "open" or "closed"
     delete_folds(win, first, last)
   end
   return states

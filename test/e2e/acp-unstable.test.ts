@@ -26,8 +26,9 @@ const subagentTurn = [
   { update: { sessionUpdate: "subagent_update", sessionId: child, title: "Researcher", description: "reads the docs", state: { state: "running" } } },
   { update: { sessionUpdate: "session_message", messageId: "m1", recipientSessionId: child, content: [{ type: "text", text: "look up the API" }] } },
   { session: child, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "look up the API" } } },
-  { session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "child says hi, key $env.ACP_CHILD_KEY" } } },
-  { session: child, update: { sessionUpdate: "tool_call", toolCallId: "c1", title: "Read docs", kind: "read", status: "completed" } },
+  // Apart (render batches of their own): the block is redrawn, its fold stays closed.
+  { delay: 80, session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "child says hi, key $env.ACP_CHILD_KEY" } } },
+  { delay: 80, session: child, update: { sessionUpdate: "tool_call", toolCallId: "c1", title: "Read docs", kind: "read", status: "completed" } },
   { update: { sessionUpdate: "session_message", messageId: "m2", senderSessionId: child } },
   { update: { sessionUpdate: "session_message_chunk", messageId: "m2", content: { type: "text", text: "found " } } },
   { update: { sessionUpdate: "session_message_chunk", messageId: "m2", content: { type: "text", text: "it" } } },
