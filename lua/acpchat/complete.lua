@@ -326,6 +326,21 @@ function M.attach(chat)
     end)
   end
   omnifunc_trigger(chat, group)
+  -- The server stopped by hand (:LspStop, :lsp stop): the omnifunc opens the menu again.
+  api.nvim_create_autocmd("LspDetach", {
+    buffer = chat.prompt_buf,
+    group = group,
+    callback = function(ev)
+      if client_id and ev.data and ev.data.client_id == client_id then
+        client_id, chat.lsp_client = nil, nil
+        vim.schedule(function()
+          if api.nvim_buf_is_valid(chat.prompt_buf) then
+            choose()
+          end
+        end)
+      end
+    end,
+  })
   -- An engine loaded lazily (on InsertEnter) takes over from the built-in menu.
   api.nvim_create_autocmd("InsertEnter", {
     buffer = chat.prompt_buf,

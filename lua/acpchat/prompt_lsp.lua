@@ -19,6 +19,21 @@ local M = {}
 M.name = "acpchat"
 
 local Kind = { Function = 3, File = 17 }
+
+local version
+--- The plugin's version (package.json), for serverInfo (:checkhealth vim.lsp shows it).
+local function plugin_version()
+  if not version then
+    local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
+    local f = io.open(root .. "/package.json", "r")
+    local ok, pkg = pcall(vim.json.decode, f and f:read("*a") or "")
+    if f then
+      f:close()
+    end
+    version = ok and type(pkg) == "table" and pkg.version or "unknown"
+  end
+  return version
+end
 local MethodNotFound = -32601
 
 --- Length in bytes of the UTF-8 character starting with byte `b`.
@@ -163,7 +178,7 @@ function M.server(chat)
             textDocumentSync = { openClose = false, change = 0 },
             completionProvider = { triggerCharacters = { "/", "@" }, resolveProvider = false },
           },
-          serverInfo = { name = M.name },
+          serverInfo = { name = M.name, version = plugin_version() },
         })
       elseif method == "shutdown" then
         answer(nil, vim.NIL)

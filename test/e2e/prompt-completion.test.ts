@@ -250,6 +250,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input(" and/");
     await new Promise((r) => setTimeout(r, 300));
     expect((await menu(t)).words).toEqual([]);
+    // The server stopped by hand (:LspStop): the omnifunc opens the menu from then on.
+    await t.nvim.input("<Esc>");
+    await t.lua("vim.lsp.get_clients({ name = 'acpchat' })[1]:stop()");
+    await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === "omnifunc", "the omnifunc's menu");
+    await t.nvim.input("ccsee @mai");
+    await t.waitFor(async () => (await menu(t)).words.join() === "@main.py", "the omnifunc's menu after @");
     await t.nvim.input("<Esc>");
   });
 
