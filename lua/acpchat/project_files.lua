@@ -4,9 +4,10 @@
 -- In a git work tree the list is `git ls-files` (tracked and untracked files that .gitignore does
 -- not hide), read as it streams; elsewhere the tree is walked with asynchronous scandir calls
 -- (never into .git, .hg, .svn or node_modules, never through a symlinked folder). Either way the
--- list only holds paths below the cwd, relative to it, at most `M.max_files` of them. A list
--- older than `M.stale_ms` is listed again in the background on next use; the old one answers
--- meanwhile. Matching a prefix (`M.match`) is done in slices between which the editor runs.
+-- list only holds paths below the cwd, relative to it, that an `@` mention can name (no spaces,
+-- no `@`), at most `M.max_files` of them. A list older than `M.stale_ms` is listed again in the
+-- background on next use; the old one answers meanwhile. Matching a prefix (`M.match`) is done
+-- in slices between which the editor runs.
 local uv = vim.uv or vim.loop
 
 local M = {}
@@ -17,6 +18,13 @@ M.max_files = 100000
 M.stale_ms = 10000
 --- Folders never walked into.
 M.skip_dirs = { [".git"] = true, [".hg"] = true, [".svn"] = true, ["node_modules"] = true }
+
+--- Whether a path can be written as an `@` mention: the prompt reads one up to the first space
+--- or `@` (src/session/prompt-builder.ts), so paths holding either are left out (:AcpChatAdd
+--- takes them).
+function M.mentionable(path)
+  return not path:find("[%s@]")
+end
 
 --- cwd -> { files = string[], done = boolean, at = ms, job = listing|nil }
 local lists = {}
@@ -58,7 +66,9 @@ local function walk(cwd, files, state, finish)
           end
           n = n + 1
           local path = rel == "" and name or (rel .. "/" .. name)
-          if kind == "directory" then
+          if not M.mentionable(name) then
+            -- skipped: a prompt cannot name it with @ (nor anything under it)
+          elseif kind == "directory" then
             if not M.skip_dirs[name] then
               tail = tail + 1
               queue[tail] = path
@@ -117,7 +127,10 @@ local function git(cwd, files, state, finish)
         if not z then
           break
         end
-        files[#files + 1] = data:sub(from, z - 1)
+        local path = data:sub(from, z - 1)
+        if M.mentionable(path) then
+          files[#files + 1] = path
+        end
         from = z + 1
       end
       rest = data:sub(from)
