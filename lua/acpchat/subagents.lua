@@ -122,7 +122,7 @@ local function draw(view, res)
     return
   end
   local v = { session_id = view.session_id, title = res.title, description = res.description, state = res.state, stop_reason = res.stop_reason }
-  local b = unstable_text.subagent_head(v, text)
+  local b = unstable_text.subagent_head(v, text, true)
   b.add("")
   if not res.blocks or #res.blocks == 0 then
     b.add("(nothing yet)", "AcpChatNote")

@@ -72,7 +72,8 @@ end
 
 --- The lines above a subagent's nested transcript (the header, and its description): the fold
 --- covers the rest.
-function M.subagent_head(v, text)
+--- `own`: for the subagent's own view (no hint of the key that opens it).
+function M.subagent_head(v, text, own)
   local b = builder()
   local word, group = unpack(M.state_words[v.state] or (v.state and { text.flat(v.state, 40), "AcpChatToolPending" }) or { "", nil })
   if v.state == "idle" and v.stop_reason and v.stop_reason ~= "end_turn" then
@@ -80,7 +81,7 @@ function M.subagent_head(v, text)
   end
   local name = (v.title and v.title ~= "") and v.title or v.session_id
   local head = "⑂ subagent · " .. text.flat(name, 200)
-  local key = open_key()
+  local key = not own and open_key() or nil
   local line = head .. (word ~= "" and (" · " .. word) or "") .. (key and ("  (" .. key .. ": open)") or "")
   local row = b.add(line, "AcpChatToolTitle")
   if group then

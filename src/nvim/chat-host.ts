@@ -160,6 +160,16 @@ export class ChatHost {
       deleteSession: (p) => deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, this.liveChat(p.agent.name)),
       renameSession: async (p) => {
         const shown = [...this.chats.values()].find((e) => e.chat.opts.agentName === p.agent.name && e.chat.sessionId === p.sessionId);
+        // Asked through the chat that holds the session when there is one (its agent has it in memory).
+        const live = shown?.chat.status === "ready" ? shown.chat : this.liveChat(p.agent.name);
+        const r = await renameSession({ ...sessionsParams(p), sessionId: p.sessionId, title: p.title }, live, shown?.chat);
+        shown?.queue.push([{ type: "meta" }]);
+        return r;
+      },
+      subagent: (p) => subagentView(this.get(p.chat).chat, p.sessionId),
+      forkSource: (p) => forkSource(this.get(p.chat).chat),
+      renameSession: async (p) => {
+        const shown = [...this.chats.values()].find((e) => e.chat.opts.agentName === p.agent.name && e.chat.sessionId === p.sessionId);
         const r = await renameSession({ ...sessionsParams(p), sessionId: p.sessionId, title: p.title }, this.liveChat(p.agent.name), shown?.chat);
         shown?.queue.push([{ type: "meta" }]);
         return r;
