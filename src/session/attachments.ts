@@ -81,6 +81,8 @@ export function mediaName(block: object): string | undefined {
 /** An attachment refused: too large, outside the boundary, unreadable. The message is for the user. */
 export class AttachmentError extends Error {
   override name = "AttachmentError";
+  /** The context item refused (its path as the user added it), when it was one. */
+  item?: string;
 }
 
 export interface MediaPolicy {

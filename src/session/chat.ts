@@ -24,7 +24,7 @@ import { PromptQueue, type QueuedPrompt } from "./prompt-queue.js";
 import { buildPrompt, type ContextItem } from "./prompt-builder.js";
 import { UnstableSession } from "./unstable.js";
 import type { UnstableSessionUpdate } from "../protocol/unstable-schema.js";
-import { DEFAULT_MAX_BYTES } from "./attachments.js";
+import { AttachmentError, DEFAULT_MAX_BYTES } from "./attachments.js";
 
 export interface ChatOptions {
   agentName: string;
@@ -275,7 +275,11 @@ export class Chat {
     } catch (e) {
       if (this.preparing !== p) return; // taken back meanwhile
       this.preparing = undefined;
-      this.notice(`Could not prepare the prompt: ${errorMessage(e)}`, "error");
+      // An image or audio file that cannot be attached leaves the context it comes back with
+      // (else sending again would fail again); the text comes back whole.
+      const refused = e instanceof AttachmentError ? e.item : undefined;
+      if (refused !== undefined) p.context = p.context.filter((c) => !(c.type === "file" && c.path === refused));
+      this.notice(`Could not prepare the prompt: ${errorMessage(e)}${refused !== undefined ? " (taken out of the prompt's context)" : ""}`, "error");
       this.opts.onTakeBack?.([p]);
       this.pump();
       return;

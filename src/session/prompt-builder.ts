@@ -47,6 +47,8 @@ export async function buildPrompt(
   const seen = new Set<string>();
   const files: string[] = [];
   const labels = new Map<string, string>();
+  /** Resolved path -> the path of the context item that added it. */
+  const added = new Map<string, string>();
   for (const m of text.matchAll(MENTION)) {
     const path = m[1]!.replace(/[.,;:!?)]+$/, "");
     try {
@@ -70,10 +72,11 @@ export async function buildPrompt(
       try {
         abs = boundary.check(item.path, "attach");
       } catch {
-        throw new AttachmentError(`Access denied: ${item.label ?? item.path} is outside the session's working directory (${boundary.cwd}): not attached`);
+        throw Object.assign(new AttachmentError(`Access denied: ${item.label ?? item.path} is outside the session's working directory (${boundary.cwd}): not attached`), { item: item.path });
       }
     }
     if (item.label) labels.set(abs, item.label);
+    added.set(abs, item.path);
     files.push(abs);
   }
   for (const path of files) {
@@ -81,7 +84,11 @@ export async function buildPrompt(
     seen.add(path);
     const type = mediaType(path);
     if (type) {
-      const { block, note } = await mediaBlock(path, type, media, labels.get(path));
+      const { block, note } = await mediaBlock(path, type, media, labels.get(path)).catch((e: unknown) => {
+        // Which context item it was: the caller takes it out of the context it gives back.
+        if (e instanceof AttachmentError && added.has(path)) e.item = added.get(path);
+        throw e;
+      });
       blocks.push(block);
       if (note) notes.push(note);
     } else blocks.push(await fileBlock(path, embedded, read));

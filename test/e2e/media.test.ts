@@ -168,6 +168,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.waitFor(async () => (await c.promptLines()).join("\n") === "describe @big.png please", "the prompt's text back in the prompt");
     expect(await c.state()).toBe("ready");
     expect(received(c.t.dir, "session/prompt")).toEqual([]);
+    // Added while small, grown before the send: refused then, and taken out of the context that
+    // comes back (sending again must not fail the same way), the text kept.
+    writeFileSync(join(c.t.dir, "work", "grows.png"), png(2, 2));
+    await c.t.nvim.command("AcpChatAdd grows.png");
+    await c.t.waitFor(async () => (await winbar(c)).includes("grows.png (image/png"), "the image in the context");
+    writeFileSync(join(c.t.dir, "work", "grows.png"), big);
+    await c.t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, {})", [c.promptBuf]);
+    await c.type("and this");
+    await c.t.waitFor(async () => (await c.text()).includes(`! Could not prepare the prompt: grows.png is ${size}, over the limit for images and audio (1000 B, option media.max_bytes): not sent (taken out of the prompt's context)`), "the second refusal");
+    await c.t.waitFor(async () => (await c.promptLines()).join("\n") === "and this", "the text back");
+    expect(await winbar(c)).toBe("");
+    expect(received(c.t.dir, "session/prompt")).toEqual([]);
   });
 
   it("an agent's image (message and tool call) is one line; gx opens a private temp file with its exact bytes, gS saves it (asking before overwriting); the temp folder goes with the chat", async () => {
