@@ -118,7 +118,12 @@ function M.save(chat)
     if not input or input == "" then
       return
     end
-    local path = vim.fn.fnamemodify(vim.fn.expand(input), ":p")
+    local path = vim.fn.expand(input)
+    if not path:match("^/") then
+      -- Relative to the chat's folder, as the default offered.
+      path = dir .. "/" .. path
+    end
+    path = vim.fn.fnamemodify(path, ":p")
     write(chat, ref, path, false)
   end)
 end

@@ -226,8 +226,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     const opened2 = await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened"))[1], "vim.ui.open again");
     expect(readFileSync(opened2).equals(shot)).toBe(true);
     // gs: the path asked with vim.ui.input (the default names the type), then an existing file is only replaced after a yes.
+    // A relative path is relative to the chat's folder (Neovim's own cwd is elsewhere).
+    await c.t.nvim.command("cd /");
     const target = join(c.t.dir, "work", "saved.png");
-    await c.t.lua("_G.inputs, _G.target = {}, ...; vim.ui.input = function(o, cb) table.insert(_G.inputs, o.default); cb(_G.target) end", [target]);
+    await c.t.lua("_G.inputs = {}; vim.ui.input = function(o, cb) table.insert(_G.inputs, o.default); cb('saved.png') end");
     await pressOn(c, await rowOf(c, /^ {2}\[image\] image\/png/), "gS");
     await c.t.waitFor(async () => existsSync(target), "the saved file");
     expect(readFileSync(target).equals(shot)).toBe(true);
@@ -235,7 +237,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.lua("_G.asked = {}; vim.ui.select = function(items, o, cb) table.insert(_G.asked, o.prompt); cb(_G.choice) end; _G.choice = 'Cancel'");
     await pressOn(c, await rowOf(c, /^\[image\] image\/png/), "gS");
     await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.asked")).length === 1, "the overwrite question");
-    expect((await c.t.lua<string[]>("return _G.asked"))[0]).toBe("saved.png exists. Overwrite it?");
+    expect((await c.t.lua<string[]>("return _G.asked"))[0]).toBe(`${target} exists. Overwrite it?`);
     await c.t.waitFor(async () => (await c.notes()).some((n) => n.msg === "acpchat: not saved"), "not saved");
     expect(readFileSync(target).equals(shot)).toBe(true);
     await c.t.lua("_G.choice = 'Overwrite'");
