@@ -136,6 +136,8 @@ export async function mediaBlock(path: string, type: { kind: MediaKind; mime: st
 export class MediaFiles {
   private dir: string | undefined;
   private count = 0;
+  /** What `open` wrote for each clip: opened again, the same file. */
+  private opened = new WeakMap<object, string>();
 
   /** The folder, made now if needed. */
   folder(): string {
@@ -160,6 +162,24 @@ export class MediaFiles {
   dispose(): void {
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
+    this.opened = new WeakMap();
+  }
+
+  /** The file written for `key` before, if it is still there. */
+  async cached(key: object): Promise<string | undefined> {
+    const path = this.opened.get(key);
+    if (!path) return undefined;
+    try {
+      await stat(path);
+      return path;
+    } catch {
+      this.opened.delete(key);
+      return undefined;
+    }
+  }
+
+  remember(key: object, path: string): void {
+    this.opened.set(key, path);
   }
 }
 
@@ -307,7 +327,15 @@ export async function attachClipboard(files: MediaFiles, primary: boolean, maxBy
 /** The agent's image or audio clip written to the chat's folder (the exact decoded bytes), for opening. */
 export async function openMedia(files: MediaFiles, media: MediaBlock | undefined, name?: string): Promise<string> {
   if (!media) throw new Error("no image or audio there (the transcript changed?)");
-  return files.write(name ?? media.type, media.mimeType, mediaBytes(media));
+  // Opened again: the same file, written again (a viewer may have changed it).
+  const known = await files.cached(media);
+  if (known) {
+    await writeFile(known, mediaBytes(media), { mode: 0o600 });
+    return known;
+  }
+  const path = await files.write(name ?? media.type, media.mimeType, mediaBytes(media));
+  files.remember(media, path);
+  return path;
 }
 
 /**

@@ -221,9 +221,16 @@ describe.each(bins)("Neovim $version", (bin) => {
     const opened = await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened"))[0], "vim.ui.open");
     expect(opened).toMatch(/\/acpchat-media-[^/]+\/\d+-image\.png$/);
     expect(readFileSync(opened).equals(image)).toBe(true);
+    // Opened again (after a viewer changed it): the same file, the exact bytes again.
+    writeFileSync(opened, "changed by a viewer");
+    await pressOn(c, await rowOf(c, /^\[image\] image\/png/), "gx");
+    await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened")).length === 2, "vim.ui.open again");
+    expect((await c.t.lua<string[]>("return _G.opened"))[1]).toBe(opened);
+    expect(readFileSync(opened).equals(image)).toBe(true);
     // gx on the tool call's image.
     await pressOn(c, await rowOf(c, /^ {2}\[image\] image\/png/), "gx");
-    const opened2 = await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened"))[1], "vim.ui.open again");
+    const opened2 = await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened"))[2], "vim.ui.open of the tool call's image");
+    expect(opened2).not.toBe(opened);
     expect(readFileSync(opened2).equals(shot)).toBe(true);
     // gs: the path asked with vim.ui.input (the default names the type), then an existing file is only replaced after a yes.
     // A relative path is relative to the chat's folder (Neovim's own cwd is elsewhere).
@@ -246,7 +253,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     // gx where there is no image: a warning, nothing opened.
     await pressOn(c, await rowOf(c, /^and a screenshot/), "gx");
     await c.t.waitFor(async () => (await c.notes()).some((n) => n.msg === "acpchat: no image or audio under the cursor"), "the warning");
-    expect((await c.t.lua<string[]>("return _G.opened")).length).toBe(2);
+    expect((await c.t.lua<string[]>("return _G.opened")).length).toBe(3);
     // The private folder goes when the chat closes.
     await c.t.nvim.command("AcpChatClose");
     await c.t.waitFor(async () => !existsSync(dirname(opened)), "the temp folder to be removed");
