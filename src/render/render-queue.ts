@@ -4,6 +4,12 @@
  * one message per frame that appends their concatenation, and redraws a tool call once however
  * many updates it had in that frame.
  *
+ * A reply line that grows very long (an agent streaming minified text) costs Neovim its whole
+ * length to redraw after every batch, and its end is out of view anyway (the window shows the
+ * line from its start): while only such appends are pending, batches come less often, in
+ * proportion to the line's length, so that the editor's share of work per character stays
+ * small. Anything else (a tool call, a status, the turn's end) is sent at the frame rate.
+ *
  * Ops (applied by Lua in order):
  *   {op:"add", block}            a new block at the end (its *current* content at flush time)
  *   {op:"append", id, text}      text at the end of the last block
@@ -35,6 +41,11 @@ export interface RenderQueueOptions {
   now?: () => number;
 }
 
+/** A last line longer than this (characters) makes batches of appends less frequent (see above). */
+const LONG_LINE = 32 * 1024;
+/** The longest wait between batches, however long the line. */
+const MAX_WAIT_MS = 1000;
+
 export class RenderQueue {
   private pending: Pending[] = [];
   private addedIds = new Set<string>();
@@ -42,6 +53,10 @@ export class RenderQueue {
   private meta = false;
   private turnEnd: string | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** When the timer fires. */
+  private due = Infinity;
+  /** Characters in the transcript's last line as far as the adds and appends tell. */
+  private lastLine = 0;
   private lastFlush = -Infinity;
   private readonly frameMs: number;
   private readonly now: () => number;
@@ -69,6 +84,7 @@ export class RenderQueue {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.due = Infinity;
     const ops: RenderOp[] = [];
     for (const p of this.pending) {
       if (p.kind === "append") ops.push({ op: "append", id: p.id, text: p.text });
@@ -97,11 +113,16 @@ export class RenderQueue {
       case "meta":
         this.meta = true;
         return;
-      case "add":
+      case "add": {
         this.pending.push({ kind: "add", block: e.block });
         this.addedIds.add(e.block.id);
+        const text = (e.block as { text?: unknown }).text;
+        this.lastLine = typeof text === "string" ? text.length - text.lastIndexOf("\n") - 1 : 0;
         return;
+      }
       case "append": {
+        const nl = e.text.lastIndexOf("\n");
+        this.lastLine = nl >= 0 ? e.text.length - nl - 1 : this.lastLine + e.text.length;
         if (this.addedIds.has(e.id)) return; // the add will carry the whole text
         const last = this.pending[this.pending.length - 1];
         if (last && last.kind === "append" && last.id === e.id) last.text += e.text;
@@ -118,11 +139,22 @@ export class RenderQueue {
   }
 
   private schedule(): void {
-    if (this.timer) return;
-    const wait = Math.max(0, this.lastFlush + this.frameMs - this.now());
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flush();
-    }, wait);
+    let interval = this.frameMs;
+    if (this.lastLine > LONG_LINE && !this.meta && this.turnEnd === undefined && this.pending.every((p) => p.kind === "append")) {
+      interval = Math.min(MAX_WAIT_MS, (this.frameMs * this.lastLine) / LONG_LINE);
+    }
+    const due = this.lastFlush + interval;
+    if (this.timer) {
+      if (due >= this.due) return;
+      clearTimeout(this.timer);
+    }
+    this.due = due;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.flush();
+      },
+      Math.max(0, due - this.now()),
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { RenderQueue, type RenderOp } from "../../src/render/render-queue.js";
 import { parseSessionUpdate } from "../../src/protocol/schema.js";
 import { SessionState } from "../../src/session/session-state.js";
@@ -72,5 +72,47 @@ describe("RenderQueue", () => {
     q.endTurn("end_turn");
     expect(sent.at(-1)!.map((o) => o.op)).toEqual(["add", "add", "meta", "turn_end"]);
     expect(sent.at(-1)!.at(-1)).toEqual({ op: "turn_end", stopReason: "end_turn" });
+  });
+
+  it("sends appends to a very long last line less often (in proportion to its length), anything else at the frame rate", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const sent: RenderOp[][] = [];
+      const state = new SessionState();
+      const q = new RenderQueue({ frameMs: 16, send: (ops) => sent.push(ops), status: () => statusView({ agent: "a", lifecycle: "ready", sessionId: "s", cwd: "/", queued: [] }, state), now: () => Date.now() });
+      const text = (t: string) => q.push(state.apply(parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } })));
+      q.push(state.beginTurn([]));
+      text("start ");
+      q.flush();
+      const batches = () => sent.length - 1;
+      // A short line: one batch a frame.
+      text("x".repeat(1000));
+      vi.advanceTimersByTime(16);
+      expect(batches()).toBe(1);
+      // A line of 10 x 32K: a batch every 10 frames.
+      text("y".repeat(320 * 1024));
+      vi.advanceTimersByTime(150);
+      expect(batches()).toBe(1);
+      vi.advanceTimersByTime(20);
+      expect(batches()).toBe(2);
+      text("z");
+      vi.advanceTimersByTime(100);
+      expect(batches()).toBe(2);
+      // Anything else than appends goes out at the frame rate (the timer is brought forward).
+      q.push([{ type: "meta" }]);
+      vi.advanceTimersByTime(1);
+      expect(batches()).toBe(3);
+      expect(sent.at(-1)!.map((o) => o.op)).toEqual(["append", "meta"]);
+      // A new line: the frame rate again.
+      text("z\nshort");
+      vi.advanceTimersByTime(16);
+      expect(batches()).toBe(4);
+      // The whole reply arrived, in order.
+      const appended = sent.flat().flatMap((o) => (o.op === "append" ? [o.text] : o.op === "add" && o.block.type === "agent" ? [o.block.text] : []));
+      expect(appended.join("")).toBe(`start ${"x".repeat(1000)}${"y".repeat(320 * 1024)}zz\nshort`);
+      q.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
