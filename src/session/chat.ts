@@ -710,9 +710,15 @@ export class Chat {
     // The request's tool call often carries only its id: merge it with the one the agent
     // announced in this turn (title, kind, locations, raw input, diff), so the question says
     // what it is about and remembered answers are keyed on what is approved.
-    const merged: RequestPermissionRequest = { ...req, toolCall: this.state.permissionToolCall(req.toolCall) };
+    // A subagent's question (option `unstable`) is about a tool call of its own session.
+    const child = req.sessionId !== this.sessionId ? this.unstable.child(req.sessionId)?.state : undefined;
+    const state = child ?? this.state;
+    const merged: RequestPermissionRequest = { ...req, toolCall: state.permissionToolCall(req.toolCall) };
     // Show the tool call the question is about, even if the agent never sent it as an update.
-    if (!this.state.currentToolCall(req.toolCall.toolCallId)) this.emit(this.state.apply(this.redactor.value({ ...merged.toolCall, sessionUpdate: "tool_call", title: merged.toolCall.title ?? "tool call" } as SessionUpdate)));
+    if (!state.currentToolCall(req.toolCall.toolCallId)) {
+      const shown = this.redactor.value({ ...merged.toolCall, sessionUpdate: "tool_call", title: merged.toolCall.title ?? "tool call" } as SessionUpdate);
+      this.emit(child ? (this.unstable.route(req.sessionId, shown) ?? []) : this.state.apply(shown));
+    }
     this.emit(this.state.permissionAsked());
     return this.permissions.ask(merged, controller.signal).finally(() => {
       this.permissionAborts.delete(controller);

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { chatCount, chatHandle, received, recordNotes, sendAndWait, startChat, type Chat } from "../support/chat.js";
+import { answerKinds, chatCount, chatHandle, received, recordNotes, replies, sendAndWait, startChat, type Chat } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -19,6 +19,7 @@ const plans = [
   { update: { sessionUpdate: "plan_update", plan: { type: "markdown", planId: "p2", content: "# Later\n- write tests" } } },
   { update: { sessionUpdate: "plan_update", plan: { type: "file", planId: "p3", uri: "file://$DIR/work/PLAN.md" } } },
   { update: { sessionUpdate: "plan_removed", planId: "p2" } },
+  { notify: "auth/status_update", params: { state: "unauthenticated", accounts: [{ label: "Fake Max" }] } },
 ];
 
 const child = "child-1";
@@ -29,6 +30,12 @@ const subagentTurn = [
   // Apart (render batches of their own): the block is redrawn, its fold stays closed.
   { delay: 80, session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "child says hi, key $env.ACP_CHILD_KEY" } } },
   { delay: 80, session: child, update: { sessionUpdate: "tool_call", toolCallId: "c1", title: "Read docs", kind: "read", status: "completed" } },
+  // The subagent asks a permission for a tool call of its own: shown in its transcript, not the parent's.
+  {
+    request: "session/request_permission",
+    params: { sessionId: child, toolCall: { toolCallId: "c2", title: "Write notes", kind: "edit" }, options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }] },
+    echo: true,
+  },
   { update: { sessionUpdate: "session_message", messageId: "m2", senderSessionId: child } },
   { update: { sessionUpdate: "session_message_chunk", messageId: "m2", content: { type: "text", text: "found " } } },
   { update: { sessionUpdate: "session_message_chunk", messageId: "m2", content: { type: "text", text: "it" } } },
@@ -53,7 +60,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await startChat(bin, {
       record: "$DIR/record.jsonl",
       agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, fork: {}, title: {} } },
-      turns: [[plans[0], subagentTurn[0], { session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "orphan" } } }, { text: "done" }]],
+      turns: [[plans[0], subagentTurn[0], { session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "orphan" } } }, plans.at(-1)!, { text: "done" }]],
     });
     await c.ready();
     const init = received(c.t.dir, "initialize")[0] as { clientCapabilities: Record<string, unknown> };
@@ -65,6 +72,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).toContain('! unknown session/update variant "subagent_update"');
     expect(text).not.toContain("orphan");
     expect(text).not.toContain("⑂");
+    expect(text).not.toContain("auth/status_update"); // not registered: ignored, as any unknown notification
     await recordNotes(c.t);
     await c.t.nvim.command("AcpChatFork");
     expect((await c.notes()).map((n) => n.msg)).toEqual([expect.stringContaining(":AcpChatFork needs `unstable = true`")]);
@@ -92,6 +100,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).not.toContain("write tests");
     expect(text).toContain(`Plan · p3\n  ↳ ${join(c.t.dir, "work", "PLAN.md")}`);
     expect(text).not.toContain("unknown session/update");
+    expect(text).toContain("! fake needs you to sign in again (auth/status_update).");
     expect(await c.problems()).toEqual([]);
     // gf on the file plan's line opens it.
     await c.focus();
@@ -108,9 +117,14 @@ describe.each(bins)("Neovim $version", (bin) => {
       { agentExtra: { env: { ACP_CHILD_KEY: "child-secret-55aa77" } } },
     );
     await c.ready();
+    await answerKinds(c.t, ["allow_once"]);
     await sendAndWait(c, "go");
     const text = await c.text();
     expect(text).toContain("⑂ subagent · Researcher · idle  (gs: open)\n  reads the docs\n");
+    // The subagent's permission question: its tool call is in its transcript, answered allow.
+    expect(text).toContain("  │ ○ pending · edit · Write notes");
+    expect(text.split("\n").filter((l) => l.includes("Write notes"))).toHaveLength(1);
+    expect(await replies(c)).toEqual([{ jsonrpc: "2.0", id: expect.any(Number), result: { outcome: { outcome: "selected", optionId: "ok" } } }]);
     expect(text).toContain("  │ > look up the API");
     expect(text).toContain("  │ child says hi, key [REDACTED]");
     expect(text).toContain("  │ ● done · read · Read docs");
@@ -139,7 +153,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.lua("local win, row = ...; vim.api.nvim_win_call(win, function() vim.cmd(row .. 'foldopen') end)", [await c.win(), nested]);
     await sendAndWait(c, "again");
     // After its tool call, the child's words are a block of their own.
-    expect(await c.text()).toContain("  │ ● done · read · Read docs\n  │\n  │ and more\n");
+    expect(await c.text()).toContain("  │ ○ pending · edit · Write notes\n  │\n  │ and more\n");
     expect(await foldClosed(c, await rowOf(c, "  │ child says hi"))).toBe(-1);
     await c.t.waitFor(async () => (await c.t.lines(viewBuf)).join("\n").includes("\nand more"), "the view to follow the child");
   });
