@@ -1,7 +1,9 @@
 /**
  * The JSON-RPC trace of one chat: every frame in and out as a JSON line
  * `{time, dir, kind, id, method, size, payload}` with secrets redacted, appended to a file and
- * kept (bounded, as a ring) in memory for `:AcpChatLog`. Each frame is serialised and redacted
+ * kept (bounded, as a ring) in memory for `:AcpChatLog`. Text chunks the peer read together
+ * (a run, see JsonRpcPeer.coalesce) are one line of kind `notifications` whose payload is
+ * `{count, message, texts}`: their common message (its text empty) and each one's text. Each frame is serialised and redacted
  * once, as text: the trace must keep up with thousands of updates a second. The file is written
  * in batches (at most one every 200 ms), asynchronously: the disk never holds up the text on its
  * way to the editor.
@@ -24,12 +26,16 @@ export interface TraceEntry {
 
 /** Payloads above this are cut in the trace (a 50 MB line must not become a 50 MB log entry). */
 const MAX_PAYLOAD_CHARS = 16 * 1024;
+/** The most the in-memory ring keeps, in characters (the file keeps everything). */
+const MAX_RING_CHARS = 1024 * 1024;
 /** How long frames gather before they are written to the file together. */
 const BATCH_MS = 200;
 
 export class TraceLog {
-  private readonly ring: string[] = [];
-  private head = 0;
+  /** The lines kept in memory: `ring[first..]`, oldest first (at most maxEntries and MAX_RING_CHARS). */
+  private ring: (string | undefined)[] = [];
+  private first = 0;
+  private ringChars = 0;
   private pendingLines: string[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   /** A batch is being written to the file (the next waits for it: lines stay in order). */
@@ -222,8 +228,7 @@ export class TraceLog {
 
   /** The entries kept in memory, oldest first; `filter` matches the method (or kind). */
   list(filter?: string): TraceEntry[] {
-    const lines = this.ring.length < this.maxEntries ? this.ring : [...this.ring.slice(this.head), ...this.ring.slice(0, this.head)];
-    const entries = lines.map((l) => JSON.parse(l) as TraceEntry);
+    const entries = this.ring.slice(this.first).map((l) => JSON.parse(l!) as TraceEntry);
     return filter ? entries.filter((e) => (e.method ?? e.kind).includes(filter)) : entries;
   }
 
@@ -281,10 +286,16 @@ export class TraceLog {
 
   /** A redacted line into the ring and the file's next batch. */
   private keep(line: string): void {
-    if (this.ring.length < this.maxEntries) this.ring.push(line);
-    else {
-      this.ring[this.head] = line;
-      this.head = (this.head + 1) % this.maxEntries;
+    this.ring.push(line);
+    this.ringChars += line.length;
+    // Bounded by count and by size (an entry of a run of chunks holds hundreds of them).
+    while (this.ring.length - this.first > 1 && (this.ring.length - this.first > this.maxEntries || this.ringChars > MAX_RING_CHARS)) {
+      this.ringChars -= this.ring[this.first]!.length;
+      this.ring[this.first++] = undefined;
+    }
+    if (this.first > 1024 && this.first * 2 > this.ring.length) {
+      this.ring = this.ring.slice(this.first);
+      this.first = 0;
     }
     if (this.file) {
       this.pendingLines.push(line);

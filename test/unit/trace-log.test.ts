@@ -152,6 +152,23 @@ describe("trace of runs of chunks", () => {
     }
   });
 
+  it("keep the ring in memory bounded by size as well as by count: runs of many pieces do not make it grow", () => {
+    const log = new TraceLog(new Redactor([]));
+    const texts = Array.from({ length: 400 }, (_, i) => `w${i % 10} `);
+    let size = 0;
+    for (let i = 0; i < 2000; i++) {
+      log.frame(run("s", texts));
+      if (i % 100 !== 99) continue;
+      const kept = log.list();
+      size = kept.reduce((n, e) => n + JSON.stringify(e).length, 0);
+      expect(size).toBeLessThan(1.1 * 1024 * 1024);
+      expect(kept.length).toBeGreaterThan(0);
+    }
+    // Full, and the newest entry is the last run.
+    expect(size).toBeGreaterThan(0.9 * 1024 * 1024);
+    expect((log.list().at(-1)!.payload as { texts: string[] }).texts).toEqual(texts);
+  });
+
   it("a run whose head may hold a secret is written frame by frame, redacted as single frames are", () => {
     const r = new Redactor([KNOWN]);
     const log = new TraceLog(r);
