@@ -1,7 +1,7 @@
 -- Prompt completion: `/` (first thing in the prompt) completes the agent's slash commands, `@`
 -- the files under the session's cwd (images and audio among them: they are attached as such).
 --
--- Two ways in, one source of candidates (this module):
+-- Two ways in, one source of candidates (prompt_items.lua, project_files.lua):
 -- - an in-process language server named "acpchat" attached to each prompt buffer
 --   (prompt_lsp.lua), which nvim-cmp, blink.cmp, mini.completion and Neovim's own
 --   vim.lsp.completion (0.11+) ask like any other server;
@@ -10,13 +10,20 @@
 -- through vim.lsp.completion on 0.11+, through the omnifunc on 0.10 (`completion.menu`).
 -- The file list comes from project_files.lua: listed in the background, never waited for.
 local config = require("acpchat.config")
+local prompt_items = require("acpchat.prompt_items")
 local project_files = require("acpchat.project_files")
 
 local api = vim.api
 local M = {}
 
---- Most files offered for one `@` (the rest come as more is typed: the list says it is incomplete).
-M.max_items = 200
+--- Most files offered for one `@`; what `/` and `@` complete; how a file is described
+--- (prompt_items.lua, shared with the language server).
+M.max_items = prompt_items.max_items
+M.context = prompt_items.context
+M.media_type = prompt_items.media_type
+M.size_text = prompt_items.size_text
+M.describe = prompt_items.describe
+M.commands = prompt_items.commands
 
 local function chat_of(buf)
   for _, c in pairs(require("acpchat.registry").chats) do
@@ -26,97 +33,6 @@ local function chat_of(buf)
   end
 end
 M.chat_of = chat_of
-
---- What is being completed, from the line up to the cursor (`before`) on 0-based line `row`:
---- { kind = "file" | "command", col = 0-based byte column of the `@` or `/`, prefix = the text
---- after it }, or nil. `@` starts a word (as the prompt builder reads mentions); `/` is only a
---- command as the first thing in the prompt.
-function M.context(before, row)
-  local at, word = before:match("()(@[^%s]*)$")
-  if at and (at == 1 or before:sub(at - 1, at - 1):match("%s")) then
-    return { kind = "file", col = at - 1, prefix = word:sub(2) }
-  end
-  local slash, cmd = before:match("^%s*()(/[^%s/]*)$")
-  if slash and (row or 0) == 0 then
-    return { kind = "command", col = slash - 1, prefix = cmd:sub(2) }
-  end
-end
-
--- Images and audio by extension, as the prompt builder sends them (src/session/attachments.ts).
-local media = {
-  png = { "image", "image/png" },
-  jpg = { "image", "image/jpeg" },
-  jpeg = { "image", "image/jpeg" },
-  gif = { "image", "image/gif" },
-  webp = { "image", "image/webp" },
-  bmp = { "image", "image/bmp" },
-  avif = { "image", "image/avif" },
-  wav = { "audio", "audio/wav" },
-  mp3 = { "audio", "audio/mpeg" },
-  ogg = { "audio", "audio/ogg" },
-  oga = { "audio", "audio/ogg" },
-  opus = { "audio", "audio/opus" },
-  flac = { "audio", "audio/flac" },
-  m4a = { "audio", "audio/mp4" },
-  aac = { "audio", "audio/aac" },
-}
-
---- Image or audio by the file's extension: kind ("image" | "audio") and mimeType, or nil.
-function M.media_type(path)
-  local ext = path:match("%.([%w]+)$")
-  local m = ext and media[ext:lower()]
-  if m then
-    return m[1], m[2]
-  end
-end
-
---- A byte count as people read it: 812 B, 4.1 KB, 12 MB.
-function M.size_text(n)
-  if n < 1024 then
-    return n .. " B"
-  end
-  for _, u in ipairs({ "KB", "MB", "GB" }) do
-    n = n / 1024
-    if n < 1024 or u == "GB" then
-      return (n < 10 and string.format("%.1f %s", n, u) or string.format("%d %s", math.floor(n + 0.5), u))
-    end
-  end
-end
-
---- How a file is described in the menu and its documentation: `detail` (one short line) and
---- `doc` (markdown), from its path and its stat ({ size, type } or nil when not known yet).
-function M.describe(path, st)
-  local kind, mime = M.media_type(path)
-  local ext = path:match("[^/]%.([%w]+)$")
-  local what = (ext and (ext:lower() .. " ") or "") .. (kind or "file")
-  local size = st and st.size and M.size_text(st.size)
-  local detail = size and (what .. " · " .. size) or what
-  local lines = { "`" .. path .. "`", detail .. (mime and (" (" .. mime .. ")") or "") }
-  if st and st.type and st.type ~= "file" then
-    lines[#lines + 1] = "not a regular file (" .. st.type .. "): it stays plain text"
-  elseif kind then
-    local limit = vim.tbl_get(config.options, "media", "max_bytes")
-    if limit and st and st.size and st.size > limit then
-      lines[#lines + 1] = string.format("larger than media.max_bytes (%s): it cannot be attached", M.size_text(limit))
-    else
-      lines[#lines + 1] = string.format("attached as %s when the agent accepts %s, else as a link", kind == "image" and "an image" or "audio", kind == "image" and "images" or "audio")
-    end
-  else
-    lines[#lines + 1] = "its text goes with the prompt (or a link to it)"
-  end
-  return { detail = detail, doc = table.concat(lines, "\n\n"), media = kind }
-end
-
---- The agent's commands (available_commands_update) that start with `prefix`.
-function M.commands(chat, prefix)
-  local out = {}
-  for _, c in ipairs(chat.status and chat.status.commands or {}) do
-    if vim.startswith(c.name, prefix) then
-      out[#out + 1] = c
-    end
-  end
-  return out
-end
 
 --- Files of the chat's cwd matching `prefix`, without waiting: what the (possibly still growing)
 --- list holds now, matched within `budget_ms`. Returns paths and whether more may match.
@@ -168,8 +84,9 @@ function M.omnifunc(findstart, base)
   local line = api.nvim_get_current_line()
   local col = api.nvim_win_get_cursor(0)[2]
   if findstart == 1 then
-    local s = line:sub(1, col):find("[/@][^%s]*$")
-    return s and (s - 1) or -3
+    -- What the language server would complete here, or nothing (-3: leave completion quietly).
+    local ctx = M.context(line:sub(1, col), api.nvim_win_get_cursor(0)[1] - 1)
+    return ctx and ctx.col or -3
   end
   local chat = chat_of(api.nvim_get_current_buf())
   if not chat then

@@ -33,6 +33,26 @@ local function now_ms()
   return uv.hrtime() / 1e6
 end
 
+--- Neovim's CPU time so far, in ms: what a piece of work cost, however busy the machine is
+--- (wall time would count the moments another process had the CPU).
+local function cpu_ms()
+  local r = uv.getrusage()
+  return (r.utime.sec + r.stime.sec) * 1e3 + (r.utime.usec + r.stime.usec) / 1e3
+end
+M.cpu_ms = cpu_ms
+
+--- The longest the editor's loop was held by one piece of this work (listing, matching,
+--- describing), in ms of CPU time: what "never waits" means, measured (tests read it).
+M.busiest_ms = 0
+
+--- Note a piece of work that started at `c0` (cpu_ms()).
+function M.note_busy(c0)
+  local d = cpu_ms() - c0
+  if d > M.busiest_ms then
+    M.busiest_ms = d
+  end
+end
+
 --- A listing of `cwd` into a fresh list; calls `finish(files, ok)` on the main loop.
 local function walk(cwd, files, state, finish)
   -- A queue of folders still to read: queue[head..tail].
@@ -57,6 +77,7 @@ local function walk(cwd, files, state, finish)
           active = active - 1
           return
         end
+        local c0 = cpu_ms()
         local n = 0
         while req and n < 2000 do
           local name, kind = uv.fs_scandir_next(req)
@@ -82,6 +103,7 @@ local function walk(cwd, files, state, finish)
             end
           end
         end
+        M.note_busy(c0)
         if req then
           return vim.schedule(take)
         end
@@ -120,6 +142,7 @@ local function git(cwd, files, state, finish)
       if not data or state.cancelled then
         return
       end
+      local c0 = cpu_ms()
       data = rest .. data
       local from = 1
       while #files < M.max_files do
@@ -134,6 +157,7 @@ local function git(cwd, files, state, finish)
         from = z + 1
       end
       rest = data:sub(from)
+      M.note_busy(c0)
       if #files >= M.max_files and not state.truncated then
         state.truncated = true
         pcall(function()
@@ -347,7 +371,7 @@ function M.match(files, prefix, limit, cb, opts)
     end
   end
   local function step()
-    local t0 = now_ms()
+    local t0, c0 = now_ms(), cpu_ms()
     local count = 0
     while i <= n do
       local f = files[i]
@@ -377,6 +401,7 @@ function M.match(files, prefix, limit, cb, opts)
             break
           end
         elseif t - t0 > slice_ms then
+          M.note_busy(c0)
           return vim.schedule(step)
         end
       end
@@ -396,6 +421,9 @@ function M.match(files, prefix, limit, cb, opts)
         end
         out[#out + 1] = f
       end
+    end
+    if not opts.sync then
+      M.note_busy(c0)
     end
     cb(out, more)
   end

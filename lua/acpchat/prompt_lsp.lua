@@ -10,7 +10,7 @@
 -- stopped when the buffer goes away. It announces completion and nothing else, so Neovim sets no
 -- keys or options for it beyond what a completion-only server gets; the user's LspAttach
 -- autocmds do run for it (`client.name == "acpchat"` tells it apart).
-local complete = require("acpchat.complete")
+local prompt_items = require("acpchat.prompt_items")
 local project_files = require("acpchat.project_files")
 
 local api = vim.api
@@ -78,14 +78,14 @@ function M.completion(chat, position, enc, reply)
   end
   local row = position.line
   local line = api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ""
-  local ctx = complete.context(line:sub(1, M.byte_col(line, position.character, enc)), row)
+  local ctx = prompt_items.context(line:sub(1, M.byte_col(line, position.character, enc)), row)
   if not ctx then
     return reply(empty)
   end
   local range = { start = { line = row, character = M.unit_col(line, ctx.col, enc) }, ["end"] = { line = position.line, character = position.character } }
   if ctx.kind == "command" then
     local items = {}
-    for i, c in ipairs(complete.commands(chat, ctx.prefix)) do
+    for i, c in ipairs(prompt_items.commands(chat, ctx.prefix)) do
       local label = "/" .. c.name
       local doc = "**" .. label .. "**" .. (c.hint and (" `" .. c.hint .. "`") or "")
       items[i] = {
@@ -102,15 +102,16 @@ function M.completion(chat, position, enc, reply)
     return reply({ isIncomplete = false, items = items })
   end
   local files, whole = project_files.get(chat.cwd)
-  project_files.match(files, ctx.prefix, complete.max_items, function(paths, truncated)
+  project_files.match(files, ctx.prefix, prompt_items.max_items, function(paths, truncated)
     project_files.stat(chat.cwd, paths, function(stats)
+      local c0 = project_files.cpu_ms()
       local items = {}
       for _, p in ipairs(paths) do
         local st = stats[p]
         -- Gone since it was listed, a folder (a git submodule), or a symlink out of the
         -- session's folder (the prompt would not send it): nothing to offer.
         if st and st.type ~= "directory" and not st.outside then
-          local d = complete.describe(p, st)
+          local d = prompt_items.describe(p, st)
           local label = "@" .. p
           items[#items + 1] = {
             label = label,
@@ -123,6 +124,7 @@ function M.completion(chat, position, enc, reply)
           }
         end
       end
+      project_files.note_busy(c0)
       reply({ isIncomplete = truncated or not whole, items = items })
     end)
   end, { slice_ms = 4 })

@@ -287,32 +287,42 @@ describe.each(bins)("Neovim $version", (bin) => {
     const asks: Answer[] = [];
     const cwd = join(t.dir, "work");
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
+    // The list made when the chat opened is dropped: the first @ below starts listing anew, so
+    // answers are asked for while it lists however fast this machine is.
+    await t.lua("require('acpchat.project_files').reset(); require('acpchat.project_files').busiest_ms = 0");
     for (;;) {
+      const a = await lspAsk(c, "@d1");
       const t0 = performance.now();
       await other.eval("1");
       pings.push(performance.now() - t0);
       const info = await t.lua<{ done: boolean; count: number } | null>("return require('acpchat.project_files').info(...)", [cwd]);
+      // The first one started the listing; the others count when it was still going after them.
+      if (asks.length === 0 || !info?.done) asks.push(a);
       if (info?.done) break;
-      asks.push(await lspAsk(c, "@d1"));
     }
     await other.close();
     const lateMax = await t.lua<number>("_G.late.timer:stop(); return _G.late.max");
+    // The longest the loop was held by one piece of the listing, matching or describing.
+    const busiest = await t.lua<number>("return require('acpchat.project_files').busiest_ms");
     const info = await t.lua<{ count: number; took_ms: number }>("return require('acpchat.project_files').info(...)", [cwd]);
     expect(info.count).toBe(30_000);
     pings.sort((a, b) => a - b);
     const worstAsk = Math.max(...asks.map((a) => a.ms));
     process.stderr.write(
-      `[prompt-completion ${bin.version}, ${how}] listed ${info.count} files in ${Math.round(info.took_ms)} ms; ${asks.length} @ answers meanwhile, worst ${worstAsk.toFixed(1)} ms; second client worst ${pings.at(-1)!.toFixed(1)} ms; loop late at most ${lateMax.toFixed(1)} ms\n`,
+      `[prompt-completion ${bin.version}, ${how}] listed ${info.count} files in ${Math.round(info.took_ms)} ms; ${asks.length} @ answers meanwhile, worst ${worstAsk.toFixed(1)} ms; second client worst ${pings.at(-1)!.toFixed(1)} ms; loop late at most ${lateMax.toFixed(1)} ms; longest slice of the work ${busiest.toFixed(1)} ms\n`,
     );
     expect(asks.length).toBeGreaterThan(0);
     // While it lists: answered with what is known, marked incomplete so the engine asks again.
     expect(asks.every((a) => a.result!.isIncomplete)).toBe(true);
-    // Typically 1-30 ms each on an idle machine (the first vim.lsp use loads its modules: ~12 ms);
-    // the bounds leave room for a loaded one. The synchronous globpath this replaced held the
-    // editor 180 ms for `@d1` and 420 ms for `@` in this folder, at every keystroke.
-    expect(worstAsk).toBeLessThan(250);
-    expect(pings.at(-1)!).toBeLessThan(250);
-    expect(lateMax).toBeLessThan(150);
+    // The synchronous globpath this replaced held the editor 180 ms for `@d1` and 420 ms for `@`
+    // in this folder, at every keystroke. Now no piece of the work holds it for long (measured
+    // around each piece, so other load on the machine hardly counts); what a second client and
+    // the loop see is typically 1-50 ms on a quiet machine (the first use of vim.lsp loads its
+    // modules, ~12 ms), bounded loosely here because this machine is shared.
+    expect(busiest).toBeLessThan(25);
+    expect(worstAsk).toBeLessThan(400);
+    expect(pings.at(-1)!).toBeLessThan(400);
+    expect(lateMax).toBeLessThan(400);
     // Once listed: the full answer, capped (the rest come as more is typed).
     const whole = await lspAsk(c, "@d1");
     expect(whole.result!.items.length).toBe(200);
