@@ -20,6 +20,9 @@ function M.lines(entries)
       what = what .. " (response)"
     elseif e.dir == "note" then
       what = "[" .. tostring(e.kind) .. "]"
+    elseif e.kind == "notifications" then
+      -- Text chunks read together, one entry: how many (their texts are in the payload).
+      what = what .. " ×" .. ((e.payload_json or ""):match('^{"count":(%d+)') or "?")
     end
     out[#out + 1] = string.format("%s %s %s%s %dB", time, arrow[e.dir] or "?", id, what, e.size or 0)
     -- A note's payload is a JSON string: show its text.
