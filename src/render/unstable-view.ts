@@ -38,6 +38,23 @@ export interface ViewHelpers {
 
 /** The child's blocks shown nested in the parent's transcript; its own view shows them all. */
 export const NESTED_BLOCKS = 30;
+/** The lines of each text block of the child shown nested (its last ones): the block is redrawn whole as the child streams. */
+export const NESTED_LINES = 20;
+
+/** A nested text view cut to its last NESTED_LINES lines, saying how many came before. */
+function tailView(v: unknown): unknown {
+  const t = v as { text?: unknown };
+  if (typeof t.text !== "string") return v;
+  // Only the end matters: find the start of the last NESTED_LINES lines from the end.
+  let at = t.text.length;
+  for (let n = 0; n < NESTED_LINES; n++) {
+    at = t.text.lastIndexOf("\n", at - 1);
+    if (at < 0) return v;
+  }
+  let earlier = 1;
+  for (let i = t.text.indexOf("\n"); i >= 0 && i < at; i = t.text.indexOf("\n", i + 1)) earlier++;
+  return { ...t, text: `… (${earlier} earlier line${earlier === 1 ? "" : "s"})${t.text.slice(at)}` };
+}
 
 /** A child transcript's blocks as views, without the turn and reply headers; the last `max` when given. */
 export function childViews(blocks: readonly unknown[], h: ViewHelpers, max?: number): { views: unknown[]; hidden: number } {
@@ -46,7 +63,8 @@ export function childViews(blocks: readonly unknown[], h: ViewHelpers, max?: num
     return t !== "turn" && t !== "reply";
   });
   const from = max === undefined ? 0 : Math.max(0, shown.length - max);
-  return { views: shown.slice(from).map((b) => h.blockView(b as never)), hidden: from };
+  const views = shown.slice(from).map((b) => h.blockView(b as never));
+  return { views: max === undefined ? views : views.map(tailView), hidden: from };
 }
 
 export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockView {
