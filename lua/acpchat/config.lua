@@ -158,7 +158,7 @@ local editor_tools = record({
     "tools",
     list(one_of(M.editor_tool_names, {}), {
       default = vim.deepcopy(M.editor_tool_names),
-      default_text = "all of them",
+      default_text = 'require("acpchat.config").editor_tool_names',
       expect = "list of tool names",
       desc = "Which tools agents get: " .. table.concat(M.editor_tool_names, ", ") .. ".",
     }),
@@ -542,6 +542,36 @@ function M.validate(opts)
   end
 end
 
+--- What a project's `.acpchat.lua` may set (|acpchat-project|): its MCP servers and editor
+--- tools, for every agent and per agent.
+M.project_schema = record({
+  { "mcp_servers", mcp_servers({ tag = false, desc = "Added to the global ones (the same name replaces)." }) },
+  {
+    "editor_tools",
+    record({
+      { "enabled", bool({ desc = "Offer the editor's tools in this project." }) },
+      { "tools", list(one_of(M.editor_tool_names, {}), { expect = "list of tool names", desc = "Which tools." }) },
+    }, { tag = false, desc = "Over the global |acpchat-editor_tools|." }),
+  },
+  {
+    "agents",
+    map(
+      record({
+        { "mcp_servers", mcp_servers({ tag = false, desc = "Added to the agent's." }) },
+        { "editor_tools", bool({ desc = "false: not for this agent here." }) },
+      }, { atomic = true }),
+      { expect = "table of name = { mcp_servers, editor_tools }", desc = "Per agent." }
+    ),
+  },
+}, { desc = "A project's .acpchat.lua." })
+
+--- Check a project's settings; returns what to use and the problems (dotted paths).
+function M.resolve_project(t)
+  local problems = {}
+  local out = resolve(M.project_schema, t, ".acpchat.lua", problems)
+  return out or {}, problems
+end
+
 M.defaults = default_of(M.schema)
 M.options = vim.deepcopy(M.defaults)
 --- The problems found by the last set(), for :checkhealth.
@@ -577,36 +607,6 @@ end
 
 function M.agent_names()
   local names = vim.tbl_keys(M.agents())
---- What a project's `.acpchat.lua` may set (|acpchat-project|): its MCP servers and editor
---- tools, for every agent and per agent.
-M.project_schema = record({
-  { "mcp_servers", mcp_servers({ tag = false, desc = "Added to the global ones (the same name replaces)." }) },
-  {
-    "editor_tools",
-    record({
-      { "enabled", bool({ desc = "Offer the editor's tools in this project." }) },
-      { "tools", list(one_of(M.editor_tool_names, {}), { expect = "list of tool names", desc = "Which tools." }) },
-    }, { tag = false, desc = "Over the global |acpchat-editor_tools|." }),
-  },
-  {
-    "agents",
-    map(
-      record({
-        { "mcp_servers", mcp_servers({ tag = false, desc = "Added to the agent's." }) },
-        { "editor_tools", bool({ desc = "false: not for this agent here." }) },
-      }, { atomic = true }),
-      { expect = "table of name = { mcp_servers, editor_tools }", desc = "Per agent." }
-    ),
-  },
-}, { desc = "A project's .acpchat.lua." })
-
---- Check a project's settings; returns what to use and the problems (dotted paths).
-function M.resolve_project(t)
-  local problems = {}
-  local out = resolve(M.project_schema, t, ".acpchat.lua", problems)
-  return out or {}, problems
-end
-
   table.sort(names)
   return names
 end

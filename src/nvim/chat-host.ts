@@ -25,9 +25,9 @@ import type { QueuedPrompt } from "../session/prompt-queue.js";
 import { DEFAULT_MAX_BYTES, MediaFiles, attachClipboard, describeAttachment, findMedia, openMedia, saveMedia } from "../session/attachments.js";
 import { Bridge } from "./bridge.js";
 import { Questions } from "./questions.js";
-import { LUA_METHODS, type AgentParams, type LuaMethod, type LuaToNode, type OpenParams, type TakenBack } from "./contract.js";
 import { EditorQueries } from "./editor-queries.js";
 import { EditorChannel } from "../editor-tools/channel.js";
+import { LUA_METHODS, type AgentParams, type LuaMethod, type LuaToNode, type OpenParams, type TakenBack } from "./contract.js";
 import { fromWire, localName } from "./wire.js";
 
 interface Entry {
@@ -45,16 +45,16 @@ export class ChatHost {
   private readonly chats = new Map<number, Entry>();
   private readonly bridge: Bridge;
   private readonly questions: Questions;
+  private readonly editorQueries: EditorQueries;
   private readonly handlers: Handlers;
 
   constructor(nvim: Neovim) {
-  private readonly editorQueries: EditorQueries;
     this.bridge = new Bridge(nvim);
     this.questions = new Questions(this.bridge);
+    this.editorQueries = new EditorQueries(this.bridge);
     this.handlers = this.makeHandlers();
     // The host's stdin closing means Neovim is gone (quit, crash, SIGKILL): take every agent
     // and terminal with us. `exit` handlers can only do synchronous work, hence killNow.
-    this.editorQueries = new EditorQueries(this.bridge);
     process.stdin.on("end", () => {
       this.shutdownNow();
       process.exit(0);
@@ -168,14 +168,6 @@ export class ChatHost {
       },
       subagent: (p) => subagentView(this.get(p.chat).chat, p.sessionId),
       forkSource: (p) => forkSource(this.get(p.chat).chat),
-      renameSession: async (p) => {
-        const shown = [...this.chats.values()].find((e) => e.chat.opts.agentName === p.agent.name && e.chat.sessionId === p.sessionId);
-        const r = await renameSession({ ...sessionsParams(p), sessionId: p.sessionId, title: p.title }, this.liveChat(p.agent.name), shown?.chat);
-        shown?.queue.push([{ type: "meta" }]);
-        return r;
-      },
-      subagent: (p) => subagentView(this.get(p.chat).chat, p.sessionId),
-      forkSource: (p) => forkSource(this.get(p.chat).chat),
       log: (p) => {
         const e = p.chat !== undefined ? this.chats.get(p.chat) : undefined;
         e?.chat.trace.note("lua-error", p.details ? `${p.message}\n${p.details}` : p.message);
@@ -187,6 +179,10 @@ export class ChatHost {
         return null;
       },
       ping: () => ({ pid: process.pid, node: process.version }),
+      editorAnswer: (p) => {
+        this.editorQueries.answer(p.key, p.valueJson, p.error);
+        return null;
+      },
       memory: (p) => memory(p.gc === true),
     };
   }
@@ -210,10 +206,6 @@ export class ChatHost {
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     if (p.logDir) pruneTraces(p.logDir);
     const rules = new PermissionRules(agent.name, p.cwd, p.permissions?.rules ?? [], p.permissions?.store);
-      editorAnswer: (p) => {
-        this.editorQueries.answer(p.key, p.valueJson, p.error);
-        return null;
-      },
     const index = new SessionIndex(p.sessionIndex);
     let held: RenderOp[] | undefined = restart === "continue" ? [] : undefined;
     const send = (ops: RenderOp[]) => {
@@ -226,6 +218,7 @@ export class ChatHost {
     const touch = () => {
       if (chat.sessionId) index.touch({ agent: agent.name, sessionId: chat.sessionId, cwd: chat.boundary.cwd, title: chat.state.title });
     };
+    const editor = this.editorChannel(p, () => chat);
     const chat: Chat = new Chat({
       agentName: agent.name,
       command: { command: agent.command, args: agent.args ?? [], env: agent.env ?? {}, cwd: agent.cwd },
@@ -246,11 +239,11 @@ export class ChatHost {
       },
       onTakeBack: (prompts) => this.bridge.emit("takeBack", { chat: id, prompts: prompts.map(takenBack) }),
       onNotify: (message, level) => this.bridge.emit("notify", { message: `acpchat: ${message}`, level }),
+      clientMcpServer: editor,
     });
     const queue = new RenderQueue({ frameMs: p.frameMs, send, status: () => statusOf(chat) });
     // The view shows "starting" at once (a crashed chat's view must not look crashed meanwhile).
     queue.push([{ type: "meta" }]);
-    const editor = this.editorChannel(p, () => chat);
     chat.start(p.fork ? { sessionId: p.fork, fork: true } : p.resume ? { sessionId: p.resume } : undefined).then(
       async () => {
         touch();
@@ -271,7 +264,6 @@ export class ChatHost {
           send([{ op: "generation" }]);
           chat.notice(`Could not reload the session: ${chat.failure ?? "the agent failed"}. The transcript above is the one from before; :AcpChat tries again.`, "error");
         }
-      clientMcpServer: editor,
         queue.push([{ type: "meta" }]);
         queue.flush();
       },
@@ -350,6 +342,7 @@ export class ChatHost {
     e.queue.flush();
     e.queue.dispose();
     this.questions.withdrawAll(id);
+    this.editorQueries.dropAll(id);
     await e.chat.close();
     e.media.dispose();
   }
@@ -366,6 +359,9 @@ export class ChatHost {
 
 const genericRedactor = new Redactor();
 
+/** The editor's MCP server script, beside this bundle (dist/acpchat-mcp.cjs); none when run from source. */
+const MCP_SCRIPT = typeof __dirname === "string" ? join(__dirname, "acpchat-mcp.cjs") : undefined;
+
 function takenBack(p: QueuedPrompt): TakenBack {
   return { text: p.text, context: p.context };
 }
@@ -378,7 +374,6 @@ function agentSpec(a: AgentParams): AgentSpec {
     options: Object.fromEntries((a.options ?? []).map((o) => [o.id, o.value])),
   };
 }
-    this.editorQueries.dropAll(id);
 
 function sessionsParams(p: { agent: AgentParams; cwd: string; sessionIndex?: string; unstable?: boolean }): SessionsParams {
   return { agent: agentSpec(p.agent), cwd: p.cwd, sessionIndex: p.sessionIndex, unstable: p.unstable };
@@ -395,9 +390,6 @@ function memory(collect: boolean): { rss: number; heapUsed: number; external: nu
   // Timers, sockets, child processes: what keeps the event loop busy (none may leak).
   const resources = process.getActiveResourcesInfo().filter((r) => r !== "TTYWrap");
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, resources };
-/** The editor's MCP server script, beside this bundle (dist/acpchat-mcp.cjs); none when run from source. */
-const MCP_SCRIPT = typeof __dirname === "string" ? join(__dirname, "acpchat-mcp.cjs") : undefined;
-
 }
 
 function statusOf(chat: Chat): StatusView {

@@ -53,6 +53,8 @@ export interface OpenParams {
   fork?: string;
   /** MCP servers for the session (the global ones and the agent's, merged by name); env and headers as pairs. */
   mcpServers?: McpServerConfig[];
+  /** The editor's own MCP server for the agent (src/editor-tools/); absent: off. */
+  editorTools?: { tools?: ToolName[]; timeoutMs?: number; maxItems?: number };
 }
 
 /** An agent from the config (src/session/session-commands.ts has it as the chat uses it). */
@@ -60,8 +62,6 @@ export interface AgentParams {
   name: string;
   command: string;
   args?: string[];
-  /** The editor's own MCP server for the agent (src/editor-tools/); absent: off. */
-  editorTools?: { tools?: ToolName[]; timeoutMs?: number; maxItems?: number };
   /** The agent's environment, as pairs (data keys never cross as object keys). */
   env?: { name: string; value: string }[];
   cwd?: string;
@@ -153,6 +153,8 @@ export interface LuaToNode {
   shutdown: { params: Record<string, never>; result: null };
   ping: { params: Record<string, never>; result: { pid: number; node: string } };
   memory: { params: { gc?: boolean }; result: { rss: number; heapUsed: number; external: number; resources: string[] } };
+  /** The editor's answer to an `editorQuery` (JSON text: the data is the editor's), or why it has none. */
+  editorAnswer: { params: { key: string; valueJson?: string; error?: string }; result: null };
 }
 
 export type LuaMethod = keyof LuaToNode;
@@ -185,6 +187,7 @@ export const LUA_METHODS = [
   "shutdown",
   "ping",
   "memory",
+  "editorAnswer",
 ] as const satisfies readonly LuaMethod[];
 
 export type QuestionKind = "permission" | "review" | "auth" | "elicitation";
@@ -193,8 +196,6 @@ export type QuestionKind = "permission" | "review" | "auth" | "elicitation";
 export interface NodeEvents {
   /** A render batch for one chat (at most one per frame). */
   render: { chat: number; ops: RenderOp[] };
-  /** The editor's answer to an `editorQuery` (JSON text: the data is the editor's), or why it has none. */
-  editorAnswer: { params: { key: string; valueJson?: string; error?: string }; result: null };
   /** The answer to a Lua call that carried `ref`. */
   result: { ref: number; ok: boolean; value?: unknown; error?: string };
   /** A question for the user; answered with `reply` and the same key. */
@@ -207,6 +208,8 @@ export interface NodeEvents {
   notify: { message: string; level: "info" | "warn" | "error" };
   /** The file changed on disk behind a loaded buffer: reload it. */
   reload: { path: string };
+  /** An agent's editor tool call (diagnostics, definition, ...): answered later with `editorAnswer`. */
+  editorQuery: { chat: number; key: string; tool: ToolName; argsJson: string };
 }
 
 export type NodeEvent = keyof NodeEvents;
@@ -227,7 +230,6 @@ export interface NodeRequests {
    * file's new content on disk (no W12 on the next :w); `markSaved`: the buffer now equals the disk.
    */
   bufferApply: {
-  "editorAnswer",
     params: { path: string; tick: number; edits: { start: number; end: number; lines: string[] }[]; eol?: boolean; acknowledgeDisk?: boolean; markSaved?: boolean };
     result: { result: "applied"; tick: number } | { result: "not_loaded" | "changed" };
   };
@@ -244,5 +246,3 @@ export type NodeRequest = keyof NodeRequests;
 
 export const NODE_REQUESTS = ["bufferState", "bufferApply", "bufferSave", "bufferReload"] as const satisfies readonly NodeRequest[];
 
-  /** An agent's editor tool call (diagnostics, definition, ...): answered later with `editorAnswer`. */
-  editorQuery: { chat: number; key: string; tool: ToolName; argsJson: string };

@@ -53,11 +53,6 @@ export interface ChatOptions {
   media?: { maxBytes?: number; owns?: (path: string) => boolean };
   /** A notice from the agent (`notice` update), for the editor's notifications; redacted already. */
   onNotify?: (message: string, level: "info" | "warn" | "error") => void;
-}
-
-/** What the user does about a dead agent: said wherever its death is. */
-export const RESTART_HINT = "Run :AcpChat to start it again (the session continues when the agent can resume it); your prompt stays in the prompt window.";
-
   /** An MCP server the client provides itself (the editor's tools), added to every session's servers. */
   clientMcpServer?: ClientMcpServer;
 }
@@ -69,6 +64,11 @@ export interface ClientMcpServer {
   readonly secrets: string[];
   readonly ready: Promise<void>;
   close(): void;
+}
+
+/** What the user does about a dead agent: said wherever its death is. */
+export const RESTART_HINT = "Run :AcpChat to start it again (the session continues when the agent can resume it); your prompt stays in the prompt window.";
+
 export type ChatStatus = "starting" | "signing_in" | "ready" | "failed" | "closed";
 
 export class Chat {
@@ -215,16 +215,6 @@ export class Chat {
     return send;
   }
 
-  /**
-   * A prompt from the user: sent now when the agent is ready and idle, else queued and sent in
-   * order once it is. Refused (the caller keeps the text) when the agent is gone.
-   */
-  submit(text: string, context: ContextItem[]): { queued: boolean } {
-    if (this.status === "failed") throw new Error(`${this.opts.agentName} stopped (${this.failure ?? "unknown reason"}): restart it with :AcpChat; your prompt stays in the prompt buffer`);
-    if (this.status === "closed") throw new Error("this chat is closed");
-    this.queue.add(text, context);
-    const queued = !this.pump();
-    this.emit([{ type: "meta" }]);
   /** The client's own MCP server, unless it failed to start or a configured one took its name. */
   private async clientMcpServers() {
     const own = this.opts.clientMcpServer;
@@ -242,6 +232,16 @@ export class Chat {
     }
   }
 
+  /**
+   * A prompt from the user: sent now when the agent is ready and idle, else queued and sent in
+   * order once it is. Refused (the caller keeps the text) when the agent is gone.
+   */
+  submit(text: string, context: ContextItem[]): { queued: boolean } {
+    if (this.status === "failed") throw new Error(`${this.opts.agentName} stopped (${this.failure ?? "unknown reason"}): restart it with :AcpChat; your prompt stays in the prompt buffer`);
+    if (this.status === "closed") throw new Error("this chat is closed");
+    this.queue.add(text, context);
+    const queued = !this.pump();
+    this.emit([{ type: "meta" }]);
     return { queued };
   }
 
@@ -477,6 +477,7 @@ export class Chat {
 
   private async doClose(): Promise<void> {
     this.lifetime.abort(new Error("chat closed"));
+    this.opts.clientMcpServer?.close();
     const wasFailed = this.status === "failed";
     if (this.client && this.sessionId && this.client.supports("close") && !this.peer?.closed) {
       await Promise.race([this.client.closeSession(this.sessionId).catch(() => undefined), new Promise((r) => setTimeout(r, 300))]);
@@ -490,11 +491,11 @@ export class Chat {
 
   /** Synchronous kill, for a host that is exiting. */
   killNow(): void {
+    this.opts.clientMcpServer?.close();
     this.terminals.closeAllNow();
     this.agent?.killNow();
   }
 
-    this.opts.clientMcpServer?.close();
   private async onDisconnect(reason: string): Promise<void> {
     for (const c of this.permissionAborts) c.abort(new Error(reason));
     if (this.closing) return;
@@ -508,7 +509,6 @@ export class Chat {
       // A running turn reports the end itself (its prompt request fails); otherwise say it here.
       if (!this.settleTurn) this.notice(`The agent stopped: ${why}\n${RESTART_HINT}`, "error");
       this.emit([{ type: "meta" }]);
-    this.opts.clientMcpServer?.close();
       // Without its connection the agent is of no use; one that closed its output but kept
       // running (or left children behind) must not linger.
       await Promise.all([this.terminals.closeAll(), this.agentEnd()]);
@@ -585,18 +585,6 @@ export class Chat {
       // Agents announce commands right after answering session/new; that notification can be
       // read before the response's promise has resolved here. Keep it until the id is known.
       this.early.push({ sessionId, update });
-      // Option `unstable` (AcpClient registers these only then).
-      unstableUpdate: (sessionId, update) => this.onUnstableUpdate(sessionId, update),
-      authStatus: (s) => {
-        // Only the state is acted on; unknown states read as unknown (the schema says so).
-        const words: Record<string, string> = { authenticated: "is signed in", unauthenticated: "needs you to sign in again", not_required: "needs no sign-in" };
-        this.trace.note("auth", `auth/status_update: ${s.state}`);
-        this.notice(`${this.opts.agentName} ${words[s.state] ?? "cannot tell whether it is signed in"} (auth/status_update).`, s.state === "unauthenticated" ? "warn" : "info");
-      },
-      mcpMessage: async (req) => {
-        // This client declares no MCP server with the `acp` transport, so none can be addressed.
-        throw new RpcError(ErrorCodes.ResourceNotFound, `Resource not found: no MCP server "${req.serverId}" (acp-chat.nvim declares no MCP servers with the acp transport)`);
-      },
       return;
     }
     if (sessionId !== this.sessionId) {
