@@ -29,24 +29,24 @@ return {
     "shutdown",
     "ping",
     "memory",
+    "editor_answer",
   },
   -- Node -> Lua: events (notifications).
   events = {
     "render",
     "result",
     "ask",
-    "editor_answer",
     "dismiss",
     "take_back",
     "notify",
     "reload",
+    "editor_query",
   },
   -- Node -> Lua: buffer requests that answer at once and never wait on the user.
   requests = {
     "buffer_state",
     "buffer_apply",
     "buffer_save",
-    "editor_query",
     "buffer_reload",
   },
   -- The remote plugin's one function.
