@@ -343,8 +343,10 @@ export class ChatHost {
     e.queue.dispose();
     this.questions.withdrawAll(id);
     this.editorQueries.dropAll(id);
-    await e.chat.close();
+    // At once: the chat is gone from the map, so a host exiting meanwhile (Neovim quits right
+    // after asking to shut down) would not find its folder any more.
     e.media.dispose();
+    await e.chat.close();
   }
 
   private shutdownNow(): void {
