@@ -107,14 +107,14 @@ function M.check()
 
   require("acpchat.complete").check_health(health)
 
-  require("acpchat.media").health(health)
-
   health.start("acp-chat.nvim: unstable ACP additions")
   if config.options.unstable then
     health.ok("on: plans by id, subagents and session messages are advertised; :AcpChatFork and renaming in :AcpChatSessions work with agents that advertise session/fork and session/set_title (|acpchat-unstable-additions|)")
   else
     health.info("off (unstable = false): agents' unstable updates show as unknown notes; :AcpChatFork and renaming sessions are unavailable")
   end
+
+  require("acpchat.media").health(health)
 
   health.start("acp-chat.nvim: logs")
   health.info("JSON-RPC traces: " .. config.log_dir())
@@ -124,6 +124,7 @@ end
 --- and the project file of the current directory.
 function M.editor_tools(health, agents, names)
   health.start("acp-chat.nvim: editor tools")
+  local config = require("acpchat.config")
   local o = config.options.editor_tools
   if not o.enabled then
     health.info("off (editor_tools.enabled = false)")
