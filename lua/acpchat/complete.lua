@@ -212,7 +212,10 @@ end
 --- now, in the background), and the menu that opens as `/` or `@` is typed.
 function M.attach(chat)
   local group = api.nvim_create_augroup("AcpChatComplete" .. chat.prompt_buf, { clear = true })
-  project_files.prefetch(chat.cwd)
+  -- Listing starts a process (git) or file system calls: a turn of the loop after the chat opened.
+  vim.schedule(function()
+    project_files.prefetch(chat.cwd)
+  end)
   -- The server's trigger characters are known once it is initialized: until then (a moment)
   -- the omnifunc opens the menu.
   local client_id

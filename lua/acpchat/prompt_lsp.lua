@@ -219,11 +219,65 @@ function M.server(chat)
   end
 end
 
---- Start the chat's server and attach it to its prompt buffer; stopped when the buffer goes.
---- `on_attach(client)` once it is initialized and attached. Returns the client id (nil when
---- Neovim refused: the omnifunc still completes).
-function M.start(chat, on_attach)
+-- Neovim's LSP client loads a score of modules on its first use (12 to 60 ms here, more on a
+-- busy machine): loaded one per turn of the loop before the first server starts, so opening a
+-- chat never holds the editor that long at once. Names a version lacks are skipped.
+local warm_modules = {
+  "vim.uri",
+  "vim.fs",
+  "vim.lsp.log",
+  "vim.lsp.protocol",
+  "vim.lsp.util",
+  "vim.lsp.sync",
+  "vim.lsp._changetracking",
+  "vim.lsp.rpc",
+  "vim.lsp._transport",
+  "vim.lsp",
+  "vim.lsp.client",
+  "vim.lsp._capability",
+  "vim.lsp.semantic_tokens",
+  "vim.lsp.document_color",
+  "vim.lsp._folding_range",
+  "vim.lsp.inline_completion",
+  "vim.lsp.completion",
+}
+local warm, warming = false, nil
+
+--- Run `fn` once Neovim's LSP modules are loaded (at once when they are).
+local function when_warm(fn)
+  if warm then
+    return fn()
+  elseif warming then
+    warming[#warming + 1] = fn
+    return
+  end
+  warming = { fn }
+  local i = 0
+  local function next_module()
+    i = i + 1
+    local name = warm_modules[i]
+    if not name then
+      warm = true
+      local waiting = warming
+      warming = nil
+      for _, f in ipairs(waiting) do
+        f()
+      end
+      return
+    end
+    if not package.loaded[name] then
+      pcall(require, name)
+    end
+    vim.schedule(next_module)
+  end
+  next_module()
+end
+
+local function start_now(chat, on_attach)
   local buf = chat.prompt_buf
+  if not api.nvim_buf_is_valid(buf) or not api.nvim_buf_is_loaded(buf) then
+    return
+  end
   local ok, id = pcall(vim.lsp.start, {
     name = M.name,
     cmd = M.server(chat),
@@ -241,7 +295,7 @@ function M.start(chat, on_attach)
     end,
   })
   if not ok or not id then
-    return nil
+    return
   end
   api.nvim_create_autocmd({ "BufWipeout", "BufUnload" }, {
     buffer = buf,
@@ -250,7 +304,15 @@ function M.start(chat, on_attach)
       M.stop(id)
     end,
   })
-  return id
+end
+
+--- Start the chat's server and attach it to its prompt buffer (in the background: the chat opens
+--- first); stopped when the buffer goes. `on_attach(client)` once it is initialized and
+--- attached (never when Neovim refused: the omnifunc still completes).
+function M.start(chat, on_attach)
+  when_warm(function()
+    start_now(chat, on_attach)
+  end)
 end
 
 --- Stop a prompt's server.
