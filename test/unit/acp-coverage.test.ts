@@ -42,6 +42,8 @@ function recordingPeer() {
   const peer = {
     onRequest: (method: string, schema: z.ZodType | undefined, handler: (p: unknown, ctx: HandlerContext) => unknown) => requests.set(method, { schema, handler }),
     onNotification: (method: string, schema: z.ZodType | undefined, handler: (p: unknown) => unknown) => notifications.set(method, { schema, handler }),
+    // Coalescing of text chunks (a peer feature, not a handler): nothing to record.
+    coalesce: () => ({ dispose: () => undefined }),
   };
   return { peer: peer as unknown as JsonRpcPeer, requests, notifications };
 }
