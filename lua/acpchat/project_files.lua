@@ -203,6 +203,11 @@ local function refresh(cwd)
     entry.truncated = state.truncated
     entry.took_ms = entry.at - state.started
     entry.stats = {}
+    local waiting = entry.waiters or {}
+    entry.waiters = nil
+    for _, w in ipairs(waiting) do
+      w()
+    end
   end
   if vim.fn.executable("git") == 1 and git(cwd, files, state, finish) then
     return
@@ -223,6 +228,25 @@ function M.get(cwd)
     refresh(cwd)
   end
   return entry.files, entry.done and not entry.job
+end
+
+--- `cb()` once the listing of `cwd` under way is whole, or after `timeout_ms` (at once when none
+--- is under way). Never waits itself: `cb` runs later on the main loop.
+function M.when_listed(cwd, timeout_ms, cb)
+  local entry = lists[cwd]
+  if not entry or not entry.job then
+    return vim.schedule(cb)
+  end
+  local called = false
+  local function once()
+    if not called then
+      called = true
+      cb()
+    end
+  end
+  entry.waiters = entry.waiters or {}
+  table.insert(entry.waiters, once)
+  vim.defer_fn(once, timeout_ms)
 end
 
 --- Start listing `cwd` ahead of the first `@`.

@@ -20,6 +20,9 @@ M.name = "acpchat"
 
 local Kind = { Function = 3, File = 17 }
 
+--- Longest an `@` answer waits for the file list when nothing matches yet.
+M.list_wait_ms = 1000
+
 local version
 --- The plugin's version (package.json), for serverInfo (:checkhealth vim.lsp shows it).
 local function plugin_version()
@@ -84,25 +87,48 @@ function M.completion(chat, position, enc, reply)
   end
   local range = { start = { line = row, character = M.unit_col(line, ctx.col, enc) }, ["end"] = { line = position.line, character = position.character } }
   if ctx.kind == "command" then
-    local items = {}
-    for i, c in ipairs(prompt_items.commands(chat, ctx.prefix)) do
-      local label = "/" .. c.name
-      local doc = "**" .. label .. "**" .. (c.hint and (" `" .. c.hint .. "`") or "")
-      items[i] = {
-        label = label,
-        labelDetails = c.hint and { detail = " " .. c.hint } or nil,
-        kind = Kind.Function,
-        detail = c.description,
-        documentation = { kind = "markdown", value = doc .. (c.description and ("\n\n" .. c.description) or "") },
-        filterText = label,
-        sortText = string.format("%04d", i),
-        textEdit = { range = range, newText = label },
-      }
-    end
-    return reply({ isIncomplete = false, items = items })
+    return M.commands(chat, ctx, range, reply, vim.uv.hrtime())
   end
+  M.files(chat, ctx, range, reply, true)
+end
+
+--- The `/` items for `ctx`. The agent tells its commands a moment after its session starts: an
+--- answer asked before that waits for them (up to M.list_wait_ms, asynchronously).
+function M.commands(chat, ctx, range, reply, since)
+  if #(chat.status and chat.status.commands or {}) == 0 and (vim.uv.hrtime() - since) / 1e6 < M.list_wait_ms then
+    return vim.defer_fn(function()
+      M.commands(chat, ctx, range, reply, since)
+    end, 50)
+  end
+  local items = {}
+  for i, c in ipairs(prompt_items.commands(chat, ctx.prefix)) do
+    local label = "/" .. c.name
+    local doc = "**" .. label .. "**" .. (c.hint and (" `" .. c.hint .. "`") or "")
+    items[i] = {
+      label = label,
+      labelDetails = c.hint and { detail = " " .. c.hint } or nil,
+      kind = Kind.Function,
+      detail = c.description,
+      documentation = { kind = "markdown", value = doc .. (c.description and ("\n\n" .. c.description) or "") },
+      filterText = label,
+      sortText = string.format("%04d", i),
+      textEdit = { range = range, newText = label },
+    }
+  end
+  return reply({ isIncomplete = false, items = items })
+end
+
+--- The `@` items for `ctx`. While the list is still being made and nothing matches yet, the
+--- answer waits for it (up to M.list_wait_ms; the editor does not: the answer is asynchronous):
+--- an engine shows nothing for an empty answer and may not ask again.
+function M.files(chat, ctx, range, reply, may_wait)
   local files, whole = project_files.get(chat.cwd)
   project_files.match(files, ctx.prefix, prompt_items.max_items, function(paths, truncated)
+    if #paths == 0 and not whole and may_wait then
+      return project_files.when_listed(chat.cwd, M.list_wait_ms, function()
+        M.files(chat, ctx, range, reply, false)
+      end)
+    end
     project_files.stat(chat.cwd, paths, function(stats)
       local c0 = project_files.cpu_ms()
       local items = {}
