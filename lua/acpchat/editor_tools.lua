@@ -204,6 +204,7 @@ function M.query(p)
   if not ok or type(args) ~= "table" then
     return done(nil, "the tool's arguments were not JSON")
   end
+  args.chat_id = p.chat
   local ran, err = xpcall(tool, debug.traceback, args, done)
   if not ran then
     -- The agent hears why; the traceback goes to the chat's trace (:AcpChatLog), not to the user.

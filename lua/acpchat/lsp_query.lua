@@ -44,21 +44,83 @@ local function find_buf(path)
   end
 end
 
---- The buffer of `path`, loaded so that language servers attach (as :edit would, but without
---- showing it, listing it or asking about a swap file).
-local function load(path)
-  local b = find_buf(path)
-  if not b then
-    b = vim.fn.bufadd(path)
-  end
-  if not api.nvim_buf_is_loaded(b) then
-    pcall(function()
-      vim.bo[b].swapfile = false
-    end)
-    local ok, err = pcall(vim.fn.bufload, b)
-    if not ok then
-      error("could not open " .. path .. ": " .. tostring(err), 0)
+-- Buffers the tools loaded (hidden, unlisted, no swap file), oldest first: at most KEEP stay
+-- loaded, so that asking again is quick, and no agent can fill the editor with buffers.
+local KEEP = 20
+local ours = {}
+
+--- The user shows one of them in a window: it is theirs now, with the swap file their options
+--- ask for ('swapfile' was off only while it was hidden).
+local function adopt(b)
+  for i, x in ipairs(ours) do
+    if x == b then
+      table.remove(ours, i)
+      break
     end
+  end
+  if api.nvim_buf_is_loaded(b) then
+    pcall(function()
+      vim.bo[b].swapfile = vim.go.swapfile
+    end)
+  end
+end
+
+local function forget_oldest()
+  local i = 1
+  while #ours > KEEP and i <= #ours do
+    local b = ours[i]
+    if not api.nvim_buf_is_valid(b) then
+      table.remove(ours, i)
+    elseif vim.fn.bufwinid(b) == -1 and not vim.bo[b].modified and not vim.bo[b].buflisted then
+      table.remove(ours, i)
+      pcall(api.nvim_buf_delete, b, { force = false })
+    else
+      i = i + 1
+    end
+  end
+end
+
+--- The buffer of `path`, loaded so that language servers attach (as :edit would, but without
+--- showing it, listing it or asking about a swap file). Node checked that it is a regular file
+--- of a sane size inside the session's folders; the type is checked again here (a FIFO would
+--- stop the editor in its read).
+local function load(path, chat)
+  local b = find_buf(path)
+  if b and api.nvim_buf_is_loaded(b) then
+    return b
+  end
+  local st = vim.uv.fs_stat(path)
+  if not st or st.type ~= "file" then
+    error(path .. (st and " is not a regular file" or ": no such file"), 0)
+  end
+  local new = not b
+  b = b or vim.fn.bufadd(path)
+  pcall(function()
+    vim.bo[b].swapfile = false
+  end)
+  -- An error in one of the user's FileType or BufRead autocmds is theirs, not the tool's: as
+  -- with :edit, the file is read and their other autocmds (those that start language servers)
+  -- still run. Under pcall the first error would abort them, hence :silent! (and v:errmsg).
+  vim.v.errmsg = ""
+  vim.cmd("silent! call bufload(" .. b .. ")")
+  local err = vim.v.errmsg
+  if not api.nvim_buf_is_loaded(b) then
+    error("could not open " .. path .. (err ~= "" and ": " .. err:match("^[^\n]*") or ""), 0)
+  end
+  if err ~= "" then
+    require("acpchat.bridge").call("log", { chat = chat, message = "editor tools: an autocmd failed while " .. path .. " was loaded", details = err })
+  end
+  api.nvim_create_autocmd("BufWinEnter", {
+    buffer = b,
+    once = true,
+    callback = function()
+      adopt(b)
+    end,
+  })
+  if new then
+    -- Only buffers the tools made are ever wiped; one the user had (unloaded) stays theirs.
+    ours[#ours + 1] = b
+    forget_oldest()
   end
   return b
 end
@@ -96,6 +158,17 @@ local function with_clients(b, method, deadline, started, fn)
   vim.defer_fn(function()
     with_clients(b, method, deadline, started, fn)
   end, 50)
+end
+
+--- `fn` as the answer of `method`'s requests: an answer that does not read as the protocol says
+--- (a server's bug) fails the tool with a reason, never raises in the editor's LSP handler.
+local function guarded(method, done, fn)
+  return function(...)
+    local ok, err = pcall(fn, ...)
+    if not ok then
+      done(nil, string.format("the language server's answer to %s could not be read: %s", method, tostring(err):match("^[^\n]*")))
+    end
+  end
 end
 
 --- Ask each client; `done(results, errors, note)` once all answered or at the deadline.
@@ -178,7 +251,7 @@ end
 --- Run `method` at the tool's position; `shape(results, b)` makes the answer.
 local function at_position(method, args, done, extra, shape)
   local deadline = vim.uv.now() + (args.timeout_ms or 5000)
-  local ok, b = pcall(load, args.path)
+  local ok, b = pcall(load, args.path, args.chat_id)
   if not ok then
     return done(nil, tostring(b))
   end
@@ -201,7 +274,7 @@ local function at_position(method, args, done, extra, shape)
         position = { line = args.line - 1, character = lsp_character(text, col, c.offset_encoding or "utf-16") },
       }
       return vim.tbl_extend("force", params, extra or {})
-    end, b, deadline, function(results, errors, note)
+    end, b, deadline, guarded(method, done, function(results, errors, note)
       if #results == 0 and #errors > 0 then
         return done(nil, table.concat(errors, "; "))
       end
@@ -211,7 +284,7 @@ local function at_position(method, args, done, extra, shape)
       local value = shape(results)
       value.note = note or (#errors > 0 and table.concat(errors, "; ") or nil)
       done(value)
-    end)
+    end))
   end)
 end
 
@@ -281,7 +354,7 @@ end
 
 function M.document_symbols(args, done)
   local deadline = vim.uv.now() + (args.timeout_ms or 5000)
-  local ok, b = pcall(load, args.path)
+  local ok, b = pcall(load, args.path, args.chat_id)
   if not ok then
     return done(nil, tostring(b))
   end
@@ -292,7 +365,7 @@ function M.document_symbols(args, done)
     end
     ask_all(clients, method, function()
       return { textDocument = { uri = vim.uri_from_bufnr(b) } }
-    end, b, deadline, function(results, errors, note)
+    end, b, deadline, guarded(method, done, function(results, errors, note)
       if #results == 0 and (#errors > 0 or note) then
         return done(nil, #errors > 0 and table.concat(errors, "; ") or ("no answer: " .. note))
       end
@@ -312,7 +385,7 @@ function M.document_symbols(args, done)
         walk(r.result, 0)
       end
       done({ items = items, note = note })
-    end)
+    end))
   end)
 end
 
@@ -327,7 +400,7 @@ function M.workspace_symbols(args, done)
   end
   ask_all(clients, method, function()
     return { query = args.query or "" }
-  end, nil, deadline, function(results, errors, note)
+  end, nil, deadline, guarded(method, done, function(results, errors, note)
     if #results == 0 and (#errors > 0 or note) then
       return done(nil, #errors > 0 and table.concat(errors, "; ") or ("no answer: " .. note))
     end
@@ -352,7 +425,7 @@ function M.workspace_symbols(args, done)
       end
     end
     done({ items = items, note = note })
-  end)
+  end))
 end
 
 return M

@@ -1,8 +1,8 @@
 -- A project's own settings: `.acpchat.lua` in the chat's working directory (|acpchat-project|).
 -- It can start programs (MCP servers), so it is read through vim.secure.read: Neovim asks once
 -- whether to trust the file, as it does for 'exrc', and asks again when the file changes. It
--- runs with no globals (it returns a table of data) and is checked against config.lua's
--- project_schema; a mistake is reported and that part is left out.
+-- runs with no globals (it returns a table of data), for at most M.MAX_INSTRUCTIONS, and is
+-- checked against config.lua's project_schema; a mistake is reported and that part is left out.
 local config = require("acpchat.config")
 
 local M = {}
@@ -18,6 +18,30 @@ local function report(path, msg, level)
     reported[key] = true
     require("acpchat.util").notify("acpchat: " .. msg, level or vim.log.levels.WARN)
   end
+end
+
+-- VM instructions a project file may take (a data file takes a few hundred; this many run in a
+-- fraction of a second). It runs while :AcpChat opens the chat: one that never ends must not
+-- take the editor with it.
+M.MAX_INSTRUCTIONS = 10000000
+
+--- pcall(chunk), stopped after M.MAX_INSTRUCTIONS. Count hooks do not run in JIT-compiled
+--- code, so the chunk (and the functions it defines) runs interpreted.
+local function run_limited(chunk)
+  if jit then
+    jit.off(chunk, true)
+  end
+  local hook, mask, count = debug.gethook()
+  debug.sethook(function()
+    error(string.format("stopped: it ran for more than %d instructions (a loop that never ends?)", M.MAX_INSTRUCTIONS), 0)
+  end, "", M.MAX_INSTRUCTIONS)
+  local ran, value = pcall(chunk)
+  if hook then
+    debug.sethook(hook, mask, count)
+  else
+    debug.sethook()
+  end
+  return ran, value
 end
 
 --- The settings of the project at `cwd` ({} when it has none, or they are not trusted).
@@ -36,7 +60,7 @@ function M.load(cwd)
     report(path, M.FILE .. ": " .. tostring(err), vim.log.levels.ERROR)
     return {}
   end
-  local ran, value = pcall(chunk)
+  local ran, value = run_limited(chunk)
   if not ran or type(value) ~= "table" then
     report(path, M.FILE .. ": " .. (ran and "must return a table" or tostring(value)), vim.log.levels.ERROR)
     return {}

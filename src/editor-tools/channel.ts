@@ -7,13 +7,14 @@
  * editor (`query`), and formats the answer (format.ts). Closing the channel ends the server.
  */
 import { timingSafeEqual, randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, constants as fsc, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { open, stat } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorMessage } from "../protocol/errors.js";
 import { PathBoundary } from "../workspace/path-boundary.js";
-import { formatResult, type RawResult } from "./format.js";
+import { formatResult, shownPath, type RawResult } from "./format.js";
 import { readLines, writeLine } from "./lines.js";
 import { ENV_SOCKET, ENV_TOKEN, SERVER_NAME, TOOL_NAMES, isToolName, parseArgs, type ToolName } from "./tools.js";
 
@@ -31,6 +32,8 @@ export interface EditorChannelOptions {
   timeoutMs?: number;
   maxItems?: number;
   maxChars?: number;
+  /** The largest file a tool opens in the editor (fs.max_read_bytes: what the agent may read). */
+  maxFileBytes?: number;
   /** For the chat's trace; never carries the token. */
   onProblem?: (message: string) => void;
 }
@@ -45,6 +48,13 @@ export interface StdioMcpServer {
 
 const MAX_LINE = 1 << 20;
 const HELLO_MS = 5_000;
+/** Calls of one channel run at once in the editor; more wait, up to MAX_WAITING, then are refused. */
+const MAX_RUNNING = 4;
+const MAX_WAITING = 16;
+/** A location's text is read only from files up to this size. */
+const MAX_LINE_FILE = 4 << 20;
+/** The tools that open the file at `path` in the editor (so its language server attaches). */
+const OPENS_FILE = new Set<ToolName>(["definition", "references", "hover", "document_symbols"]);
 
 /** A directory for the socket: $XDG_RUNTIME_DIR (per user, 0700) when there is one, else the temp dir. */
 function socketBase(): string {
@@ -69,6 +79,8 @@ export class EditorChannel {
   private readonly boundary: PathBoundary;
   private readonly tools: ToolName[];
   private closed = false;
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
 
   constructor(private readonly opts: EditorChannelOptions) {
     this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
@@ -116,6 +128,7 @@ export class EditorChannel {
     if (this.closed) return;
     this.closed = true;
     for (const c of this.inflight) c.abort();
+    for (const w of this.waiting.splice(0)) w();
     for (const s of this.sockets) s.destroy();
     this.server.close();
     rmSync(this.dir, { recursive: true, force: true });
@@ -127,15 +140,20 @@ export class EditorChannel {
     socket.on("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
     let authed = false;
+    let refused = false;
     const hello = setTimeout(() => this.refuse(socket, "no token within 5 s"), HELLO_MS);
     socket.on("close", () => clearTimeout(hello));
     readLines(
       socket,
       MAX_LINE,
       (msg) => {
+        if (refused) return;
         if (!authed) {
           clearTimeout(hello);
-          if (!this.tokenMatches((msg as { token?: unknown })?.token)) return this.refuse(socket, "the editor refused this server's token (it belongs to another chat, or the chat was restarted)");
+          if (!this.tokenMatches((msg as { token?: unknown })?.token)) {
+            refused = true;
+            return this.refuse(socket, "the editor refused this server's token (it belongs to another chat, or the chat was restarted)");
+          }
           authed = true;
           return writeLine(socket, { ok: true });
         }
@@ -161,11 +179,20 @@ export class EditorChannel {
 
   private async call(socket: Socket, msg: { id?: unknown; tool?: unknown; args?: unknown }): Promise<void> {
     const id = msg.id;
+    // A client flooding calls must not flood the editor: a few run, some wait, the rest are refused.
+    if (this.running >= MAX_RUNNING && this.waiting.length >= MAX_WAITING) {
+      return writeLine(socket, { id, text: `the editor is busy with ${this.running + this.waiting.length} calls of this server; call again once they have answered`, error: true });
+    }
+    if (this.running >= MAX_RUNNING) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
     try {
-      const text = await this.run(msg.tool, msg.args);
+      const text = this.closed || socket.destroyed ? "the chat closed" : await this.run(msg.tool, msg.args);
       writeLine(socket, { id, text });
     } catch (e) {
       writeLine(socket, { id, text: errorMessage(e), error: true });
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
     }
   }
 
@@ -179,6 +206,9 @@ export class EditorChannel {
       } catch {
         throw new Error(`${args.path} is outside the session's folders (${this.boundary.cwd}); the editor answers only for files inside them`);
       }
+      // Opening a FIFO, a device or a directory would stop the editor (or hand it to netrw); a
+      // huge file would stall it while it loads. Checked here, before the editor is asked.
+      if (OPENS_FILE.has(tool)) await this.openable(args.path as string, tool);
     }
     const timeoutMs = this.opts.timeoutMs ?? 5_000;
     const abort = new AbortController();
@@ -189,17 +219,14 @@ export class EditorChannel {
         abort.signal.addEventListener("abort", () => reject(abort.signal.reason instanceof Error ? abort.signal.reason : new Error("the chat closed")), { once: true });
         this.opts.query(tool, { ...args, timeout_ms: timeoutMs }, abort.signal).then(resolve, reject);
       });
-      const files = new Map<string, string[] | undefined>();
+      const files = await this.linesForLocations(tool, raw);
       return formatResult(
         tool,
         raw,
         {
           cwd: this.boundary.cwd,
           inside: (p) => this.boundary.contains(p),
-          lineOf: (p, line) => {
-            if (!files.has(p)) files.set(p, readLinesOf(p));
-            return files.get(p)?.[line - 1];
-          },
+          lineOf: (p, line) => files.get(p)?.[line - 1],
           maxItems: this.opts.maxItems ?? 200,
           maxChars: this.opts.maxChars ?? 20_000,
         },
@@ -210,7 +237,50 @@ export class EditorChannel {
       this.inflight.delete(abort);
     }
   }
+
+  private async openable(path: string, tool: ToolName): Promise<void> {
+    const shown = shownPath(this.boundary.cwd, path);
+    let st;
+    try {
+      st = await stat(path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new Error(code === "ENOENT" || code === "ENOTDIR" ? `${shown}: no such file` : `${shown}: cannot be read (${code ?? errorMessage(e)})`);
+    }
+    if (!st.isFile()) throw new Error(`${shown} is not a regular file (${st.isDirectory() ? "a directory" : "a FIFO, socket or device"}); ${tool} needs a source file`);
+    const max = this.opts.maxFileBytes ?? 10 * 1024 * 1024;
+    if (st.size > max) throw new Error(`${shown} is larger than ${max} bytes (fs.max_read_bytes); the editor does not open it for ${tool}`);
+  }
+
+  /**
+   * The text of the lines the answer shows (definition, references) that the editor did not send:
+   * only the locations that will be listed, read without blocking, from regular text files only.
+   */
+  private async linesForLocations(tool: ToolName, raw: RawResult): Promise<Map<string, string[] | undefined>> {
+    const files = new Map<string, string[] | undefined>();
+    if (tool !== "definition" && tool !== "references") return files;
+    const wanted: string[] = [];
+    for (const item of (raw.items ?? []) as { path?: unknown; text?: unknown }[]) {
+      if (wanted.length >= (this.opts.maxItems ?? 200)) break;
+      if (typeof item?.path !== "string" || !this.boundary.contains(item.path)) continue;
+      if (item.text === undefined && !wanted.includes(item.path)) wanted.push(item.path);
+    }
+    await Promise.all(
+      wanted.map(async (p) => {
+        let real: string;
+        try {
+          real = this.boundary.check(p, "read");
+        } catch {
+          return; // moved outside since: its text is not shown
+        }
+        files.set(p, await readLinesOf(real));
+      }),
+    );
+    return files;
+  }
 }
+
+
 
 /** Channel folders of hosts that are gone (killed before they could remove them). */
 function sweepStale(base: string): void {
@@ -241,13 +311,23 @@ function alive(pid: number): boolean {
   }
 }
 
-/** A file's lines for showing a location's text: small text files only. */
-function readLinesOf(path: string): string[] | undefined {
+/**
+ * A file's lines for showing a location's text: small regular text files only. Opened without
+ * blocking (a FIFO would wait for a writer) and checked on the open descriptor, so a file swapped
+ * for a FIFO after a check cannot stop the host.
+ */
+async function readLinesOf(path: string): Promise<string[] | undefined> {
+  let fh;
   try {
-    if (statSync(path).size > 4 << 20) return undefined;
-    const text = readFileSync(path, "utf8");
-    return text.includes("\0") ? undefined : text.split(/\r?\n/);
+    fh = await open(path, fsc.O_RDONLY | fsc.O_NONBLOCK);
+    const st = await fh.stat();
+    if (!st.isFile() || st.size > MAX_LINE_FILE) return undefined;
+    const bytes = await fh.readFile();
+    if (bytes.includes(0)) return undefined;
+    return new TextDecoder("utf-8", { fatal: false }).decode(bytes).split(/\r?\n/);
   } catch {
     return undefined;
+  } finally {
+    await fh?.close().catch(() => undefined);
   }
 }

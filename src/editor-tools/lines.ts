@@ -7,8 +7,16 @@ import type { Socket } from "node:net";
 
 export function readLines(socket: Socket, maxBytes: number, onLine: (value: unknown) => void, onFault: (why: string) => void): void {
   let pending = "";
+  let broken = false;
+  const fault = (why: string) => {
+    // Once: what follows a fault is not read (a flood after it must not keep growing `pending`).
+    broken = true;
+    pending = "";
+    onFault(why);
+  };
   socket.setEncoding("utf8");
   socket.on("data", (chunk: string) => {
+    if (broken) return;
     pending += chunk;
     let nl: number;
     while ((nl = pending.indexOf("\n")) >= 0) {
@@ -19,11 +27,12 @@ export function readLines(socket: Socket, maxBytes: number, onLine: (value: unkn
       try {
         value = JSON.parse(line);
       } catch {
-        return onFault("a line that is not JSON");
+        return fault("a line that is not JSON");
       }
       onLine(value);
+      if (broken) return;
     }
-    if (Buffer.byteLength(pending) > maxBytes) onFault(`a line longer than ${maxBytes} bytes`);
+    if (Buffer.byteLength(pending) > maxBytes) fault(`a line longer than ${maxBytes} bytes`);
   });
 }
 

@@ -284,6 +284,7 @@ export class ChatHost {
         tools: p.editorTools.tools,
         timeoutMs: p.editorTools.timeoutMs,
         maxItems: p.editorTools.maxItems,
+        maxFileBytes: p.fs?.maxReadBytes,
         node: process.execPath,
         script: MCP_SCRIPT,
         query: (tool, args, signal) => this.editorQueries.query(p.chat, tool, args, signal),

@@ -499,6 +499,9 @@ export class Chat {
   private async onDisconnect(reason: string): Promise<void> {
     for (const c of this.permissionAborts) c.abort(new Error(reason));
     if (this.closing) return;
+    // The agent is gone, and with it the editor's MCP server it started: no token stays valid
+    // while the chat waits to be restarted (a restart makes a new channel).
+    this.opts.clientMcpServer?.close();
     if (this.status === "ready") {
       this.failure = reason;
       this.status = "failed";

@@ -6,104 +6,12 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { nvimBins, type TestNvim } from "../support/nvim.js";
-import { chatCount, fakeAgent, nvim, openChat, received, type Chat } from "../support/chat.js";
+import { chatCount, nvim, openChat, received } from "../support/chat.js";
+import { FAKE_LS, connect, setupChat, tool, type Server } from "../support/editor-tools.js";
 
 const bins = nvimBins();
-
-interface Server {
-  name: string;
-  command: string;
-  args: string[];
-  env: { name: string; value: string }[];
-}
-
-const clients: Client[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
-});
-
-/** The official MCP client on the server the chat offered, as the agent would start it. */
-async function connect(s: Server, envOverride: Record<string, string> = {}): Promise<{ client: Client; transport: StdioClientTransport; closed: Promise<void> }> {
-  const env = { PATH: process.env.PATH ?? "", ...Object.fromEntries(s.env.map((e) => [e.name, e.value])), ...envOverride };
-  const transport = new StdioClientTransport({ command: s.command, args: s.args, env, stderr: "pipe" });
-  const client = new Client({ name: "test-agent", version: "1.0.0" });
-  const closed = new Promise<void>((resolve) => {
-    client.onclose = () => resolve();
-  });
-  await client.connect(transport);
-  clients.push(client);
-  return { client, transport, closed };
-}
-
-async function tool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ text: string; isError: boolean }> {
-  const r = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; isError?: boolean };
-  return { text: r.content.map((c) => c.text).join(""), isError: r.isError === true };
-}
-
-/** A language server in Lua: answers from fixed data; `_G.fakels_delay` ms late; `_G.fakels_silent`: never. */
-const FAKE_LS = `
-local dir = ...
-local function loc(file, line, ch) return { uri = vim.uri_from_fname(dir .. "/" .. file), range = { start = { line = line, character = ch }, ["end"] = { line = line, character = ch + 5 } } } end
-local function server(dispatchers)
-  local closing, id = false, 0
-  return {
-    request = function(method, params, callback)
-      id = id + 1
-      _G.fakels_requests = (_G.fakels_requests or 0) + 1
-      local function reply(result)
-        if _G.fakels_silent and method ~= "initialize" and method ~= "shutdown" then return end
-        vim.defer_fn(function() callback(nil, result) end, method == "initialize" and 0 or (_G.fakels_delay or 0))
-      end
-      if method == "initialize" then
-        reply({ capabilities = { textDocumentSync = 1, definitionProvider = true, referencesProvider = true, hoverProvider = true, documentSymbolProvider = true, workspaceSymbolProvider = true } })
-      elseif method == "textDocument/definition" then
-        _G.fakels_position = params.position
-        reply(loc("src/b.lua", 1, 9))
-      elseif method == "textDocument/references" then
-        _G.fakels_context = params.context
-        reply({ loc("src/a.lua", 1, 8), loc("src/b.lua", 1, 9), { uri = vim.uri_from_fname("/etc/hosts"), range = { start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 1 } } } })
-      elseif method == "textDocument/hover" then
-        reply({ contents = { kind = "markdown", value = "function greet(name: string)\\n\\nSays hello." } })
-      elseif method == "textDocument/documentSymbol" then
-        local r = function(a, b) return { start = { line = a, character = 0 }, ["end"] = { line = b, character = 0 } } end
-        reply({ { name = "M", kind = 2, range = r(0, 4), selectionRange = r(0, 0), children = { { name = "greet", kind = 12, detail = "(name)", range = r(1, 3), selectionRange = r(1, 1) } } } })
-      elseif method == "workspace/symbol" then
-        _G.fakels_query = params.query
-        reply({ { name = "greet", kind = 12, containerName = "M", location = loc("src/b.lua", 1, 9) } })
-      elseif method == "shutdown" then
-        reply(vim.NIL)
-      end
-      return true, id
-    end,
-    notify = function(method)
-      if method == "exit" then dispatchers.on_exit(0, 15) end
-      return true
-    end,
-    is_closing = function() return closing end,
-    terminate = function() closing = true end,
-  }
-end
--- Like a user's config: a server for every Lua file the editor loads.
-vim.api.nvim_create_autocmd("FileType", { pattern = "lua", callback = function(ev)
-  vim.lsp.start({ name = "fakels", cmd = server, root_dir = dir }, { bufnr = ev.buf })
-end })
-`;
-
-async function setupChat(t: TestNvim, extra: Record<string, unknown> = {}): Promise<{ c: Chat; server: Server; work: string }> {
-  const work = join(t.dir, "work");
-  mkdirSync(join(work, "src"), { recursive: true });
-  writeFileSync(join(work, "src/a.lua"), "local b = require('b')\nlocal x = b.greet('you')\nreturn x\n");
-  writeFileSync(join(work, "src/b.lua"), "local M = {}\nfunction M.greet(name)\n  return 'hello ' .. name\nend\nreturn M\n");
-  await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, { record: "$DIR/record.jsonl" }) }, default_agent: "fake", ...extra }]);
-  const c = await openChat(t);
-  await c.ready();
-  const servers = received(t.dir, "session/new")[0]!.mcpServers as Server[];
-  return { c, server: servers.find((s) => s.name === "nvim")!, work };
-}
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("offers every tool to the agent; diagnostics, open files, selection and quickfix come from the editor", async () => {
@@ -266,7 +174,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect((received(t.dir, "session/new").at(-1)!.mcpServers as Server[]).map((x) => x.name)).toEqual(["nvim"]);
     expect(JSON.stringify(await c2notes(t))).toContain(".acpchat.lua is not trusted");
     await t.nvim.command("AcpChatClose");
-    await t.lua("vim.secure.trust({ action = 'remove', path = ... }); vim.secure.trust({ action = 'allow', path = ... })", [join(work, ".acpchat.lua")]);
+    // Trusted as :trust does it, by the buffer (Neovim 0.10 takes no path for 'allow').
+    await t.lua("vim.secure.trust({ action = 'remove', path = ... }); vim.cmd.edit(...); vim.secure.trust({ action = 'allow', bufnr = 0 }); vim.cmd('bwipeout')", [join(work, ".acpchat.lua")]);
     await openChat(t, "AcpChat!").then((c) => c.ready());
     const last = received(t.dir, "session/new").at(-1)!.mcpServers as Server[];
     expect(last.map((x) => x.name)).toEqual(["proj", "nvim"]);
