@@ -130,6 +130,37 @@ end
 --- Open the omnifunc's menu as soon as `/` (first in the prompt) or `@` is typed (Neovim 0.10,
 --- or when the language server is off).
 local function omnifunc_trigger(chat, group)
+  -- Opens the menu where the cursor is, if there is something to offer. Nothing yet (the agent
+  -- has not told its commands, the file list is being made): tried again a few times while the
+  -- prompt stays as it is.
+  local function open(tries, was)
+    if vim.fn.mode() ~= "i" or vim.fn.pumvisible() ~= 0 or api.nvim_get_current_buf() ~= chat.prompt_buf then
+      return
+    end
+    local r, c = unpack(api.nvim_win_get_cursor(0))
+    local line = api.nvim_get_current_line()
+    local now = r .. ":" .. c .. ":" .. line
+    if was and was ~= now then
+      return
+    end
+    local ctx = M.context(line:sub(1, c), r - 1)
+    if not ctx then
+      return
+    end
+    if #M.candidates(chat, (ctx.kind == "file" and "@" or "/") .. ctx.prefix) == 0 then
+      if tries > 0 then
+        vim.defer_fn(function()
+          open(tries - 1, now)
+        end, 100)
+      end
+      return
+    end
+    -- Without noselect or noinsert (0.10's 'completeopt' is global), <C-p> takes the first
+    -- item back out of the prompt: nothing is inserted until one is picked.
+    local cot = vim.o.completeopt
+    local keep = (cot:find("noselect") or cot:find("noinsert")) and "" or "<C-p>"
+    api.nvim_feedkeys(vim.keycode("<C-x><C-o>" .. keep), "n", false)
+  end
   api.nvim_create_autocmd("InsertCharPre", {
     buffer = chat.prompt_buf,
     group = group,
@@ -144,19 +175,8 @@ local function omnifunc_trigger(chat, group)
         return
       end
       vim.schedule(function()
-        if vim.fn.mode() ~= "i" or vim.fn.pumvisible() ~= 0 or api.nvim_get_current_buf() ~= chat.prompt_buf then
-          return
-        end
-        local r, c = unpack(api.nvim_win_get_cursor(0))
-        local ctx = M.context(api.nvim_get_current_line():sub(1, c), r - 1)
-        if not ctx or #M.candidates(chat, (ctx.kind == "file" and "@" or "/") .. ctx.prefix) == 0 then
-          return
-        end
-        -- Without noselect or noinsert (0.10's 'completeopt' is global), <C-p> takes the first
-        -- item back out of the prompt: nothing is inserted until one is picked.
-        local cot = vim.o.completeopt
-        local keep = (cot:find("noselect") or cot:find("noinsert")) and "" or "<C-p>"
-        api.nvim_feedkeys(vim.keycode("<C-x><C-o>" .. keep), "n", false)
+        -- For up to 3 s: the first chat of a session also starts the Node host and the agent.
+        open(30)
       end)
     end,
   })

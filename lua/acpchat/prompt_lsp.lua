@@ -22,6 +22,9 @@ local Kind = { Function = 3, File = 17 }
 
 --- Longest an `@` answer waits for the file list when nothing matches yet.
 M.list_wait_ms = 1000
+--- Longest a `/` answer waits for the agent's commands (the first chat of a session also starts
+--- the Node host and the agent).
+M.commands_wait_ms = 3000
 
 local version
 --- The plugin's version (package.json), for serverInfo (:checkhealth vim.lsp shows it).
@@ -93,9 +96,9 @@ function M.completion(chat, position, enc, reply)
 end
 
 --- The `/` items for `ctx`. The agent tells its commands a moment after its session starts: an
---- answer asked before that waits for them (up to M.list_wait_ms, asynchronously).
+--- answer asked before that waits for them (up to M.commands_wait_ms, asynchronously).
 function M.commands(chat, ctx, range, reply, since)
-  if #(chat.status and chat.status.commands or {}) == 0 and (vim.uv.hrtime() - since) / 1e6 < M.list_wait_ms then
+  if #(chat.status and chat.status.commands or {}) == 0 and (vim.uv.hrtime() - since) / 1e6 < M.commands_wait_ms then
     return vim.defer_fn(function()
       M.commands(chat, ctx, range, reply, since)
     end, 50)

@@ -209,7 +209,7 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("/ typed before the agent told its commands: the answer waits for them", async () => {
     const t = await withAgents(bin, { fake: { commands: COMMANDS, delays: { initialize: 700 } } });
-    await t.lua("require('acpchat.prompt_lsp').list_wait_ms = 5000");
+    await t.lua("require('acpchat.prompt_lsp').commands_wait_ms = 5000");
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
     expect((await c.status()).commands ?? []).toEqual([]);
