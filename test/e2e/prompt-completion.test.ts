@@ -217,6 +217,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(labels(a)).toEqual(["/review"]);
   });
 
+  it("/ typed the moment the chat opens: the menu opens once the agent told its commands", async () => {
+    const t = await withAgents(bin, { fake: { commands: COMMANDS, delays: { initialize: 500 } } });
+    await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
+    const c = await openChat(t);
+    await c.focusPrompt();
+    await t.nvim.input("<Esc>cc/");
+    expect((await c.status()).commands ?? []).toEqual([]);
+    await t.waitFor(async () => (await menu(t)).words.join() === "/review,/init", "the agent's commands in the menu");
+    expect((await menu(t)).line).toBe("/");
+    await t.nvim.input("<C-e><Esc>");
+  });
+
   it("in a git work tree, @ lists what git lists (ignored files left out); a file made later shows up on a later @", async () => {
     const t = await withAgents(bin, { fake: {} });
     const work = project(t);
