@@ -108,6 +108,12 @@ async function chatWithCommands(t: TestNvim): Promise<Chat> {
   return c;
 }
 
+async function chatWithCommandsNoServer(t: TestNvim): Promise<Chat> {
+  const c = await openChat(t);
+  await t.waitFor(async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 2, "the agent's commands");
+  return c;
+}
+
 describe.each(bins)("Neovim $version", (bin) => {
   it('the prompt\'s language server "acpchat": / commands and @ files with kind, detail and documentation; attached to prompts only; gone with its chat', async () => {
     const t = await withAgents(bin, { fake: { commands: COMMANDS } });
@@ -227,6 +233,39 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.waitFor(async () => (await menu(t)).words.join() === "/review,/init", "the agent's commands in the menu");
     expect((await menu(t)).line).toBe("/");
     await t.nvim.input("<C-e><Esc>");
+  });
+
+  it("completion.lsp = false: no server, the omnifunc's menu; completion.menu = \"none\" or an engine loaded: no menu of ours, <C-x><C-o> still completes", async () => {
+    const t = await withAgents(bin, { fake: { commands: COMMANDS } }, { completion: { lsp: false } });
+    project(t);
+    await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
+    const c = await chatWithCommandsNoServer(t);
+    expect(await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])).toBe("omnifunc");
+    await c.focusPrompt();
+    await t.nvim.input("<Esc>ccsee @ma");
+    await t.waitFor(async () => (await menu(t)).words.join() === "@main.py", "the omnifunc's menu");
+    await t.nvim.input("<C-e><Esc>");
+    expect(await servers(t)).toEqual([]);
+
+    for (const how of ["menu", "engine"]) {
+      if (how === "menu") await t.lua("require('acpchat').setup(...)", [{ agents: (await t.lua("return require('acpchat.config').options.agents")) as object, completion: { menu: "none" } }]);
+      else {
+        await t.lua("require('acpchat').setup(...)", [{ agents: (await t.lua("return require('acpchat.config').options.agents")) as object }]);
+        // What nvim-cmp's module looks like to the plugin once loaded (it asks the server itself).
+        await t.lua("package.loaded['cmp'] = {}");
+      }
+      await t.nvim.command("AcpChat!");
+      const d = await chatWithCommands(t);
+      expect(await t.lua("return require('acpchat.registry').get(...).menu_mode", [d.id])).toBe(null);
+      await d.focusPrompt();
+      await t.nvim.input("<Esc>ccsee @ma");
+      await new Promise((r) => setTimeout(r, 400));
+      expect((await menu(t)).words).toEqual([]);
+      // One match and the user's own 'completeopt' (no menuone): Vim puts it in at once.
+      await t.nvim.input("<C-x><C-o>");
+      await t.waitFor(async () => (await menu(t)).line === "see @main.py", "<C-x><C-o>'s match in the prompt");
+      await t.nvim.input("<Esc>");
+    }
   });
 
   it("in a git work tree, @ lists what git lists (ignored files left out); a file made later shows up on a later @", async () => {
