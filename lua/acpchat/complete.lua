@@ -41,7 +41,7 @@ function M.files_now(cwd, prefix, limit, budget_ms)
   local out, more
   project_files.match(files, prefix or "", limit or M.max_items, function(paths, truncated)
     out, more = paths, truncated
-  end, { sync = true, budget_ms = budget_ms or 30 })
+  end, { sync = true, budget_ms = budget_ms or 15 })
   return out, more or not whole
 end
 
