@@ -95,9 +95,17 @@ export function columnOf(text: string, character: number, encoding: Encoding): n
   return [...text.slice(0, character)].length + 1;
 }
 
+/** A path as the answer shows it: relative to the cwd; quoted as JSON when it holds control characters (a line break would start a made-up entry). */
 export function shownPath(cwd: string, path: string): string {
   const rel = relative(cwd, path);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel.split(sep).join("/") : path;
+  const shown = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel.split(sep).join("/") : path;
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f\u2028\u2029]/.test(shown) ? JSON.stringify(shown) : shown;
+}
+
+/** Text of one entry on one line (names, messages and quickfix text can hold line breaks). */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, " ");
 }
 
 function position(ctx: FormatContext, l: RawLocation): { where: string; text: string | undefined } {
@@ -130,7 +138,7 @@ function confine<T extends { path?: string }>(ctx: FormatContext, items: T[]): {
 }
 
 function codeLine(text: string | undefined): string {
-  return text === undefined ? "" : `  ${text.trim().slice(0, 200)}`;
+  return text === undefined ? "" : `  ${oneLine(text.trim()).slice(0, 200)}`;
 }
 
 export function formatResult(tool: ToolName, raw: RawResult, ctx: FormatContext, args: Record<string, unknown>): string {
@@ -144,7 +152,7 @@ export function formatResult(tool: ToolName, raw: RawResult, ctx: FormatContext,
       const files = new Set(inside.map((d) => d.path)).size;
       const lines = inside.map((d) => {
         const tag = [d.source, d.code].filter((x) => x !== undefined && x !== "").join(" ");
-        return `${position(ctx, { ...d, text: "" }).where}: ${d.severity}: ${d.message.replace(/\s*\n\s*/g, " ")}${tag ? ` [${tag}]` : ""}`;
+        return `${position(ctx, { ...d, text: "" }).where}: ${d.severity}: ${oneLine(d.message)}${tag ? ` [${oneLine(tag)}]` : ""}`;
       });
       const head = inside.length > 0 ? `${inside.length} diagnostic${inside.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}:` : undefined;
       return note + finish(ctx, head, lines, outside, args.path ? "No diagnostics for this file." : "No diagnostics in the open files.");
@@ -165,13 +173,13 @@ export function formatResult(tool: ToolName, raw: RawResult, ctx: FormatContext,
     case "document_symbols": {
       const lines = ((raw.items ?? []) as RawSymbol[]).map((s) => {
         const range = s.end_line !== undefined && s.end_line !== s.line ? `${s.line}-${s.end_line}` : `${s.line}`;
-        return `${"  ".repeat(s.depth ?? 0)}${s.kind} ${s.name}${s.detail ? ` ${s.detail.replace(/\s+/g, " ")}` : ""} (${range})`;
+        return `${"  ".repeat(s.depth ?? 0)}${s.kind} ${oneLine(s.name)}${s.detail ? ` ${s.detail.replace(/\s+/g, " ")}` : ""} (${range})`;
       });
       return note + finish(ctx, undefined, lines, 0, "No symbols in this file.");
     }
     case "workspace_symbols": {
       const { inside, outside } = confine(ctx, (raw.items ?? []) as RawWorkspaceSymbol[]);
-      const lines = inside.map((s) => `${s.kind} ${s.name}${s.container ? ` (in ${s.container})` : ""}: ${position(ctx, { ...s, text: s.text ?? "" }).where}`);
+      const lines = inside.map((s) => `${s.kind} ${oneLine(s.name)}${s.container ? ` (in ${oneLine(s.container)})` : ""}: ${position(ctx, { ...s, text: s.text ?? "" }).where}`);
       return note + finish(ctx, undefined, lines, outside, "No matching symbols.");
     }
     case "open_buffers": {
@@ -190,7 +198,7 @@ export function formatResult(tool: ToolName, raw: RawResult, ctx: FormatContext,
     case "quickfix": {
       const items = ((raw.items ?? []) as RawQuickfix["items"]).filter((i) => i.valid !== false && i.path !== undefined);
       const { inside, outside } = confine(ctx, items);
-      const lines = inside.map((i) => `${position(ctx, { ...i, path: i.path!, text: "" }).where}:${i.type ? ` ${i.type}:` : ""} ${(i.text ?? "").trim()}`);
+      const lines = inside.map((i) => `${position(ctx, { ...i, path: i.path!, text: "" }).where}:${i.type ? ` ${i.type}:` : ""} ${oneLine((i.text ?? "").trim())}`);
       const head = raw.title ? `Quickfix list "${raw.title}":` : undefined;
       return finish(ctx, head, lines, outside, "The quickfix list is empty.");
     }

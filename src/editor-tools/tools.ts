@@ -8,9 +8,9 @@ import { z } from "zod";
 
 /** Where in a file: the line, and either the identifier on it or a column. */
 const position = {
-  path: z.string().min(1).describe("File path, relative to the project root (or absolute inside it)."),
+  path: z.string().min(1).max(4096).describe("File path, relative to the project root (or absolute inside it)."),
   line: z.number().int().min(1).describe("1-based line number."),
-  symbol: z.string().min(1).optional().describe("The identifier on that line to ask about (its first occurrence). Preferred over column."),
+  symbol: z.string().min(1).max(200).optional().describe("The identifier on that line to ask about (its first occurrence). Preferred over column."),
   column: z.number().int().min(1).optional().describe("1-based column in characters, when no symbol is given. Defaults to the first non-blank character."),
 };
 
@@ -20,7 +20,7 @@ export const TOOLS = {
     description:
       "Errors, warnings and hints that the editor's language servers and linters report, as the user sees them (including files with unsaved changes). Give a path for one file, or none for every file open in the editor. Each line: path:line:column: severity: message [source code].",
     input: {
-      path: z.string().min(1).optional().describe("File path relative to the project root; omit for all open files."),
+      path: z.string().min(1).max(4096).optional().describe("File path relative to the project root; omit for all open files."),
       severity: z.enum(["error", "warning", "info", "hint"]).optional().describe("Only this severity and worse (default: all)."),
     },
   },
@@ -47,7 +47,7 @@ export const TOOLS = {
   workspace_symbols: {
     title: "Workspace symbols",
     description: "Search the project's symbols by name through the language servers running in the editor. Returns kind, name, container and path:line:column.",
-    input: { query: z.string().describe("The name or part of it (fuzzy matching is up to the language server).") },
+    input: { query: z.string().max(500).describe("The name or part of it (fuzzy matching is up to the language server).") },
   },
   open_buffers: {
     title: "Open files",

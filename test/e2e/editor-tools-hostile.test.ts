@@ -6,7 +6,7 @@
  * token, as a hostile agent would use it), and a language server written in Lua.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -63,6 +63,35 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(r).toEqual({ isError: false, text: "3 definitions:\nloc.fifo:1:1\nbin.dat:1:1\nsrc/b.lua:1:1  local M = {}" });
     // The Node host still answers (a read of the FIFO would have stopped it for good).
     expect(await within(call(t, "ping"), 3000, "the host")).toMatchObject({ pid: expect.any(Number) });
+  });
+
+  it("a symlink in the folder that points outside: its path is refused, and its buffer, diagnostics, selection and quickfix entries are not shown", async () => {
+    const t = await nvim(bin);
+    const { server, work } = await setupChat(t);
+    mkdirSync(join(t.dir, "outside"));
+    writeFileSync(join(t.dir, "outside/secret.lua"), "local password = 'hunter2'\n");
+    symlinkSync(join(t.dir, "outside/secret.lua"), join(work, "link.lua"));
+    await t.nvim.command("edit link.lua");
+    await t.lua("vim.diagnostic.set(vim.api.nvim_create_namespace('x'), 0, { { lnum = 0, col = 6, message = 'hunter2 is weak', severity = 1 } })");
+    await t.lua("vim.api.nvim_feedkeys('V\\27', 'x', false)");
+    await t.lua("vim.fn.setqflist({}, ' ', { items = { { bufnr = vim.api.nvim_get_current_buf(), lnum = 1, text = 'hunter2' } } })");
+    const { client } = await connect(server);
+    const answers = {
+      open_buffers: await tool(client, "open_buffers"),
+      diagnostics: await tool(client, "diagnostics"),
+      selection: await tool(client, "selection"),
+      quickfix: await tool(client, "quickfix"),
+    };
+    expect(answers).toEqual({
+      open_buffers: { isError: false, text: "(1 outside the session's folders not shown)" },
+      diagnostics: { isError: false, text: "(1 outside the session's folders not shown)" },
+      selection: { isError: false, text: "The user's selection is in a file outside the session's folders; it is not shown." },
+      quickfix: { isError: false, text: 'Quickfix list ":setqflist()":\n(1 outside the session\'s folders not shown)' },
+    });
+    for (const [name, args] of [["diagnostics", { path: "link.lua" }], ["definition", { path: "link.lua", line: 1 }], ["document_symbols", { path: "./src/../link.lua" }]] as const) {
+      const r = await tool(client, name, args);
+      expect(r).toEqual({ isError: true, text: expect.stringContaining("is outside the session's folders") });
+    }
   });
 
   it("a client flooding calls gets a few run at a time and the rest refused at once", async () => {
