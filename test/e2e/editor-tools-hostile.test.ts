@@ -126,7 +126,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua<number>("return _G.fakels_max_inflight")).toBeLessThanOrEqual(4);
   });
 
-  it("buffers the tools load stay out of the way: a broken FileType autocmd does not fail the tool, and the user's :edit gets a swap file", async () => {
+  it("buffers the tools load stay out of the way: a broken FileType autocmd does not fail the tool, the user's :edit gets a swap file, at most 20 stay loaded", async () => {
     const t = await nvim(bin);
     const { server, work } = await setupChat(t);
     await t.lua("vim.o.swapfile = true"); // the user's (the test's init turns it off)
@@ -140,6 +140,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The user opens it: it is theirs now, with the swap file their options ask for.
     await t.nvim.command("silent! edit src/b.lua");
     expect(await t.lua("return { vim.api.nvim_get_current_buf(), vim.bo.buflisted, vim.bo.swapfile }")).toEqual([b, true, true]);
+
+    // An agent walking through 30 files: at most 20 stay loaded behind the user's back.
+    for (let i = 0; i < 30; i++) writeFileSync(join(work, `m${i}.lua`), `local M${i} = {}\nreturn M${i}\n`);
+    for (let i = 0; i < 30; i++) expect((await tool(client, "document_symbols", { path: `m${i}.lua` })).isError).toBe(false);
+    const hidden = await t.lua<string[]>(
+      "return vim.tbl_map(function(b) return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':t') end, vim.tbl_filter(function(b) return vim.api.nvim_buf_is_loaded(b) and not vim.bo[b].buflisted end, vim.api.nvim_list_bufs()))",
+    );
+    const tools = hidden.filter((n) => /^m\d+\.lua$/.test(n));
+    expect(tools).toHaveLength(20);
+    expect(tools).toContain("m29.lua");
+    expect(tools).not.toContain("m0.lua");
+    expect(await t.lua("return vim.fn.bufnr(...)", [join(work, "src/b.lua")])).toBe(b); // the user's stays
   });
 
   it("a crashed agent's channel closes; the restarted chat has a new token, and a call in flight when the chat closes ends at once", async () => {
