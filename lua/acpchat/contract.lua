@@ -24,6 +24,7 @@ return {
     "rename_session",
     "subagent",
     "fork_source",
+    "subagent_cancel",
     "log",
     "chats",
     "shutdown",

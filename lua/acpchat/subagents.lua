@@ -121,7 +121,7 @@ local function draw(view, res)
   if not api.nvim_buf_is_valid(buf) then
     return
   end
-  local v = { session_id = view.session_id, title = res.title, description = res.description, state = res.state, stop_reason = res.stop_reason }
+  local v = { session_id = view.session_id, title = res.title, description = res.description, state = res.state, stop_reason = res.stop_reason, can_cancel = res.can_cancel }
   local b = unstable_text.subagent_head(v, text, true)
   b.add("")
   if not res.blocks or #res.blocks == 0 then
@@ -183,6 +183,14 @@ function M.open_at(chat, b)
     view = { buf = buf, chat = chat.id, session_id = sid }
     M.views[key] = view
     vim.keymap.set("n", "q", "<cmd>close<cr>", { buffer = buf, desc = "acpchat: close the subagent's view", nowait = true, silent = true })
+    vim.keymap.set("n", "<C-c>", function()
+      -- Only when the agent allows it (the header says so); otherwise the error says why not.
+      bridge.call("subagent_cancel", { chat = chat.id, session_id = sid }, function(err)
+        if err then
+          util.notify("acpchat: " .. err, vim.log.levels.WARN)
+        end
+      end)
+    end, { buffer = buf, desc = "acpchat: stop the subagent's current work", nowait = true, silent = true })
     api.nvim_create_autocmd("BufWipeout", {
       buffer = buf,
       once = true,

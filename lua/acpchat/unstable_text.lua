@@ -83,6 +83,10 @@ function M.subagent_head(v, text, own)
   local head = "⑂ subagent · " .. text.flat(name, 200)
   local key = not own and open_key() or nil
   local line = head .. (word ~= "" and (" · " .. word) or "") .. (key and ("  (" .. key .. ": open)") or "")
+  if own and v.can_cancel then
+    -- Its own view: <C-c> stops its current work (the agent allowed it).
+    line = line .. "  (<C-c>: stop it)"
+  end
   local row = b.add(line, "AcpChatToolTitle")
   if group then
     b.hl(row, #head + #" · ", #head + #" · " + #word, group)

@@ -20,7 +20,7 @@ import { killAllNow } from "../agent/process-group.js";
 import { pruneTraces } from "../trace/trace-log.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
 import { SessionIndex } from "../session/session-index.js";
-import { deleteSession, forkSource, listSessions, renameSession, setOption, subagentView, type AgentSpec, type SessionsParams } from "../session/session-commands.js";
+import { cancelSubagent, deleteSession, forkSource, listSessions, renameSession, setOption, subagentView, type AgentSpec, type SessionsParams } from "../session/session-commands.js";
 import type { QueuedPrompt } from "../session/prompt-queue.js";
 import { DEFAULT_MAX_BYTES, MediaFiles, attachClipboard, describeAttachment, findMedia, openMedia, saveMedia } from "../session/attachments.js";
 import { Bridge } from "./bridge.js";
@@ -168,6 +168,7 @@ export class ChatHost {
       },
       subagent: (p) => subagentView(this.get(p.chat).chat, p.sessionId),
       forkSource: (p) => forkSource(this.get(p.chat).chat),
+      subagentCancel: (p) => cancelSubagent(this.get(p.chat).chat, p.sessionId),
       log: (p) => {
         const e = p.chat !== undefined ? this.chats.get(p.chat) : undefined;
         e?.chat.trace.note("lua-error", p.details ? `${p.message}\n${p.details}` : p.message);

@@ -142,9 +142,11 @@ export interface LuaToNode {
   /** Unstable session/set_title: the title the agent stored. */
   renameSession: { params: SessionsParams & { sessionId: string; title: string }; result: { title: string } };
   /** A child session (subagent) of the chat, whole, for its own view. */
-  subagent: { params: ChatRef & { sessionId: string }; result: { title?: string; description?: string; state?: string; stopReason?: string; blocks: BlockView[] } };
+  subagent: { params: ChatRef & { sessionId: string }; result: { title?: string; description?: string; state?: string; stopReason?: string; canCancel?: boolean; blocks: BlockView[] } };
   /** The session :AcpChatFork would fork (an error says why it cannot). */
   forkSource: { params: ChatRef; result: { sessionId: string; title?: string } };
+  /** Cancel a subagent's current work (when the agent granted it). */
+  subagentCancel: { params: ChatRef & { sessionId: string }; result: null };
   deleteSession: { params: SessionsParams & { sessionId: string }; result: boolean };
   /** A failure in Lua, with its details, for the chat's trace (:AcpChatLog). */
   log: { params: Partial<ChatRef> & { message: string; details?: string }; result: null };
@@ -182,6 +184,7 @@ export const LUA_METHODS = [
   "renameSession",
   "subagent",
   "forkSource",
+  "subagentCancel",
   "log",
   "chats",
   "shutdown",

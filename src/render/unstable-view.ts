@@ -24,6 +24,8 @@ export type UnstableBlockView =
       description?: string;
       state?: string;
       stopReason?: string;
+      /** The client may cancel the child's work (session/cancel with its id). */
+      canCancel?: boolean;
       /** The child's transcript, as block views (turn and reply headers left out: the child has no "You"). */
       blocks: unknown[];
       /** Earlier blocks of the child not sent here (its own view shows them). */
@@ -90,6 +92,7 @@ export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockVie
         description: b.description,
         state: b.state === undefined ? undefined : h.oneLine(b.state.state, 40),
         stopReason: b.state?.stopReason === undefined ? undefined : h.oneLine(b.state.stopReason, 40),
+        canCancel: b.canCancel,
         blocks: views,
         hidden: hidden > 0 ? hidden : undefined,
       };

@@ -114,12 +114,27 @@ export async function renameSession(p: SessionsParams & { sessionId: string; tit
 }
 
 /** A child session (subagent) of `chat`, whole: its own view shows every block of it. */
-export function subagentView(chat: Chat, sessionId: string): { title?: string; description?: string; state?: string; stopReason?: string; blocks: BlockView[] } {
+export function subagentView(chat: Chat, sessionId: string): { title?: string; description?: string; state?: string; stopReason?: string; canCancel?: boolean; blocks: BlockView[] } {
   const found = chat.unstable.child(sessionId);
   if (!found) throw new Error(`no subagent ${sessionId} in this chat`);
   const { views } = childViews(found.state.blocks, { blockView: blockView as (b: never) => unknown, oneLine });
   const b = found.block;
-  return { title: b.title, description: b.description, state: b.state?.state, stopReason: b.state?.stopReason, blocks: views as BlockView[] };
+  return { title: b.title, description: b.description, state: b.state?.state, stopReason: b.state?.stopReason, canCancel: b.canCancel, blocks: views as BlockView[] };
+}
+
+/**
+ * Cancel a subagent's current work (`session/cancel` with the child's id): only when the agent
+ * granted it (the child's capabilities.cancel); the child session stays, and may work again.
+ */
+export function cancelSubagent(chat: Chat, sessionId: string): null {
+  const found = chat.unstable.child(sessionId);
+  if (!found) throw new Error(`no subagent ${sessionId} in this chat`);
+  const name = found.block.title ?? sessionId;
+  if (!found.block.canCancel) throw new Error(`${chat.opts.agentName} does not let the client cancel ${name} (its capabilities.cancel is not set)`);
+  if (chat.status !== "ready" || !chat.client) throw new Error(`the chat is not ready (${chat.failure ?? chat.status})`);
+  chat.client.cancel(sessionId);
+  chat.notice(`Asked ${name} to stop its current work (session/cancel).`);
+  return null;
 }
 
 /** The session `:AcpChatFork` forks: the chat's, when its agent can fork (else why not). */

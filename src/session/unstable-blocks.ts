@@ -36,6 +36,8 @@ export type UnstableBlock =
       title?: string;
       description?: string;
       state?: SubagentStateView;
+      /** The agent lets the client cancel the child's current work (its capabilities.cancel). */
+      canCancel?: boolean;
       /** The child's transcript, live (the child SessionState's own array). */
       blocks: readonly unknown[];
       turn: number;

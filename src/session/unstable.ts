@@ -154,6 +154,8 @@ export class UnstableSession {
     const b = child.block;
     if (u.title !== undefined) b.title = u.title ?? undefined;
     if (u.description !== undefined) b.description = u.description ?? undefined;
+    // A concrete capability set replaces the whole set; null clears it (no mutations allowed).
+    if (u.capabilities !== undefined) b.canCancel = u.capabilities?.cancel != null || undefined;
     if (u.state !== undefined) b.state = u.state === null ? undefined : { state: u.state.state, stopReason: typeof u.state.stopReason === "string" ? u.state.stopReason : undefined };
     return events.length > 0 ? events : [{ type: "update", block: b }];
   }

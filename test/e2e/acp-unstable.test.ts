@@ -24,7 +24,7 @@ const plans = [
 
 const child = "child-1";
 const subagentTurn = [
-  { update: { sessionUpdate: "subagent_update", sessionId: child, title: "Researcher", description: "reads the docs", state: { state: "running" } } },
+  { update: { sessionUpdate: "subagent_update", sessionId: child, title: "Researcher", description: "reads the docs", state: { state: "running" }, capabilities: { cancel: {} } } },
   { update: { sessionUpdate: "session_message", messageId: "m1", recipientSessionId: child, content: [{ type: "text", text: "look up the API" }] } },
   { session: child, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "look up the API" } } },
   // Apart (render batches of their own): the block is redrawn, its fold stays closed.
@@ -146,7 +146,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     const viewBuf = await c.t.waitFor(() => c.t.lua<number>("local b = vim.fn.bufnr('acpchat://*/subagent/child-1'); return b > 0 and b or nil"), "the subagent's view");
     await c.t.waitFor(async () => (await c.t.lines(viewBuf)).join("\n").includes("Read docs"), "the view to show the child's session");
     const view = (await c.t.lines(viewBuf)).join("\n");
-    expect(view).toContain("⑂ subagent · Researcher · idle");
+    expect(view).toContain("⑂ subagent · Researcher · idle  (<C-c>: stop it)");
+    // <C-c> in its view stops its work: session/cancel with the child's id (the agent allowed it).
+    await c.t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1]); vim.api.nvim_feedkeys(vim.keycode('<C-c>'), 'x', false)", [viewBuf]);
+    await c.t.waitFor(async () => received(c.t.dir, "session/cancel").length > 0, "session/cancel for the subagent");
+    expect(received(c.t.dir, "session/cancel")).toEqual([{ sessionId: child }]);
+    await c.t.waitFor(async () => (await c.text()).includes("! Asked Researcher to stop its current work (session/cancel)."), "the note");
     expect(view).toContain("child says hi, key [REDACTED]");
     expect(await c.t.lua<number>("return #vim.fn.win_findbuf(...)", [viewBuf])).toBe(1);
     // The user opens the fold; the next turn redraws the block and the fold stays open, and the view follows.

@@ -46,6 +46,10 @@ describe("subagents", () => {
     const block = state.blocks.find((b) => b.type === "subagent") as Extract<(typeof state.blocks)[number], { type: "subagent" }>;
     u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "k", description: null, state: { state: "idle", stopReason: "max_tokens" } }));
     expect(block).toMatchObject({ title: "Kid", description: undefined, state: { state: "idle", stopReason: "max_tokens" } });
+    u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "k", capabilities: { cancel: {} } }));
+    expect(block.canCancel).toBe(true);
+    u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "k", capabilities: null }));
+    expect(block.canCancel).toBeUndefined();
     expect(u.owns("k")).toBe(true);
     expect(u.route("other", parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } }))).toBeUndefined();
     const ev = u.route("k", parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "key child-secret-123456 ok" } }));
