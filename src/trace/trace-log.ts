@@ -32,10 +32,15 @@ const MAX_RING_CHARS = 1024 * 1024;
 const BATCH_MS = 200;
 
 export class TraceLog {
-  /** The lines kept in memory: `ring[first..]`, oldest first (at most maxEntries and MAX_RING_CHARS). */
+  /**
+   * The lines kept in memory: `ring[first..]`, oldest first, holding at most maxEntries frames
+   * (a line of a run holds several: `frames[i]`) and MAX_RING_CHARS characters.
+   */
   private ring: (string | undefined)[] = [];
+  private frames: number[] = [];
   private first = 0;
   private ringChars = 0;
+  private ringFrames = 0;
   private pendingLines: string[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   /** A batch is being written to the file (the next waits for it: lines stay in order). */
@@ -126,8 +131,8 @@ export class TraceLog {
         ? `${this.frameHead(f)},"payload":${run.head}${JSON.stringify(texts[0])}${run.tail}}`
         : `${this.frameHead(f, "notifications")},"payload":{"count":${texts.length},"message":${shape.empty},"texts":${JSON.stringify(texts)}}}`;
     // The texts are redacted; the rest is the head (checked above) and fixed words.
-    if (this.headHint) this.addLine(line);
-    else this.keep(line);
+    if (this.headHint) this.addLine(line, texts.length);
+    else this.keep(line, texts.length);
   }
 
   /**
@@ -280,21 +285,25 @@ export class TraceLog {
     this.addLine(JSON.stringify(e));
   }
 
-  private addLine(raw: string): void {
-    this.keep(this.redactor.json(raw));
+  private addLine(raw: string, frames = 1): void {
+    this.keep(this.redactor.json(raw), frames);
   }
 
   /** A redacted line into the ring and the file's next batch. */
-  private keep(line: string): void {
+  private keep(line: string, frames = 1): void {
     this.ring.push(line);
+    this.frames.push(frames);
     this.ringChars += line.length;
-    // Bounded by count and by size (an entry of a run of chunks holds hundreds of them).
-    while (this.ring.length - this.first > 1 && (this.ring.length - this.first > this.maxEntries || this.ringChars > MAX_RING_CHARS)) {
+    this.ringFrames += frames;
+    // Bounded by frames and by size (a line of a run of chunks holds hundreds of them).
+    while (this.ring.length - this.first > 1 && (this.ringFrames > this.maxEntries || this.ringChars > MAX_RING_CHARS)) {
       this.ringChars -= this.ring[this.first]!.length;
+      this.ringFrames -= this.frames[this.first]!;
       this.ring[this.first++] = undefined;
     }
     if (this.first > 1024 && this.first * 2 > this.ring.length) {
       this.ring = this.ring.slice(this.first);
+      this.frames = this.frames.slice(this.first);
       this.first = 0;
     }
     if (this.file) {

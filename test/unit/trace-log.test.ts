@@ -152,9 +152,9 @@ describe("trace of runs of chunks", () => {
     }
   });
 
-  it("keep the ring in memory bounded by size as well as by count: runs of many pieces do not make it grow", () => {
+  it("keep the ring in memory bounded by size as well as by frames: runs of long pieces do not make it grow", () => {
     const log = new TraceLog(new Redactor([]));
-    const texts = Array.from({ length: 400 }, (_, i) => `w${i % 10} `);
+    const texts = Array.from({ length: 10 }, (_, i) => `w${i % 10} `.repeat(700));
     let size = 0;
     for (let i = 0; i < 2000; i++) {
       log.frame(run("s", texts));
@@ -167,6 +167,16 @@ describe("trace of runs of chunks", () => {
     // Full, and the newest entry is the last run.
     expect(size).toBeGreaterThan(0.9 * 1024 * 1024);
     expect((log.list().at(-1)!.payload as { texts: string[] }).texts).toEqual(texts);
+  });
+
+  it("count the frames a run holds toward the ring's limit of frames", () => {
+    const log = new TraceLog(new Redactor([]), undefined, 1000);
+    const texts = Array.from({ length: 400 }, (_, i) => `w${i % 10} `);
+    for (let i = 0; i < 10; i++) log.frame(run("s", texts));
+    // 1,000 frames: two runs of 400 (a third would make 1,200).
+    expect(log.list().map((e) => (e.payload as { count: number }).count)).toEqual([400, 400]);
+    log.note("lifecycle", "x");
+    expect(log.list()).toHaveLength(3);
   });
 
   it("a run whose head may hold a secret is written frame by frame, redacted as single frames are", () => {
