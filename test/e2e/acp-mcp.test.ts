@@ -58,7 +58,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("session/resume gets the servers too (and additionalDirectories when the agent advertises them)", async () => {
     const t = await nvim(bin, {}, { ACP_E2E_TOKEN: SECRET });
     const scenario = { record: "$DIR/record.jsonl", store: "$DIR/store.json", agentCapabilities: { sessionCapabilities: { resume: {}, additionalDirectories: {} } } };
-    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, scenario) }, default_agent: "fake", mcp_servers: [servers[0]], fs: { extra_roots: [t.dir] } }]);
+    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, scenario) }, default_agent: "fake", mcp_servers: [servers[0]], fs: { extra_roots: [t.dir] }, editor_tools: { enabled: false } }]);
     const c = await openChat(t);
     await c.ready();
     expect(received(t.dir, "session/new")[0]).toMatchObject({ mcpServers: [stdioSent], additionalDirectories: [t.dir] });
