@@ -24,6 +24,8 @@ end
 -- fraction of a second). It runs while :AcpChat opens the chat: one that never ends must not
 -- take the editor with it.
 M.MAX_INSTRUCTIONS = 10000000
+-- A project file larger than this is not read (settings take a few hundred bytes).
+M.MAX_BYTES = 1024 * 1024
 
 --- pcall(chunk), stopped after M.MAX_INSTRUCTIONS. Count hooks do not run in JIT-compiled
 --- code, so the chunk (and the functions it defines) runs interpreted.
@@ -47,7 +49,18 @@ end
 --- The settings of the project at `cwd` ({} when it has none, or they are not trusted).
 function M.load(cwd)
   local path = vim.fs.joinpath(cwd, M.FILE)
-  if not vim.uv.fs_stat(path) then
+  local st = vim.uv.fs_stat(path)
+  if not st then
+    return {}
+  end
+  -- Read only a small regular file: vim.secure.read reads the whole file to hash it, and an agent
+  -- can make a FIFO in the cwd (reading it would stop the editor) or a huge file.
+  if st.type ~= "file" then
+    report(path, M.FILE .. " is not a regular file (" .. st.type .. "), so it is ignored: " .. path, vim.log.levels.ERROR)
+    return {}
+  end
+  if st.size > M.MAX_BYTES then
+    report(path, string.format("%s is larger than %d bytes, so it is ignored: %s", M.FILE, M.MAX_BYTES, path), vim.log.levels.ERROR)
     return {}
   end
   local ok, contents = pcall(vim.secure.read, path)

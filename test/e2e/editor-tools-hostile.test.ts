@@ -195,6 +195,21 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(Date.now() - s).toBeLessThan(2000);
   });
 
+  it("a project file that is a FIFO (an agent can make one) or too large is not read: :AcpChat returns, the user is told", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    execFileSync("mkfifo", [join(work, ".acpchat.lua")]);
+    const { c } = await within(setupChat(t), 10_000, "the chat to open");
+    expect(await c.state()).toBe("ready");
+    expect(await t.lua<string>("return vim.fn.execute('messages')")).toContain(".acpchat.lua is not a regular file");
+    await t.nvim.command("AcpChatClose");
+
+    execFileSync("rm", [join(work, ".acpchat.lua")]);
+    writeFileSync(join(work, ".acpchat.lua"), `return {}\n${"-- padding\n".repeat(200_000)}`);
+    await within(openChat(t, "AcpChat!").then((d) => d.ready()), 10_000, "the second chat to open");
+    expect(await t.lua<string>("return vim.fn.execute('messages')")).toContain(".acpchat.lua is larger than");
+  });
+
   it("a project file that never ends is stopped: :AcpChat returns, the chat starts without it, the user is told", async () => {
     const t = await nvim(bin);
     const work = join(t.dir, "work");
