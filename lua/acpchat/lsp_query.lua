@@ -132,8 +132,23 @@ local function loaded_line(path, line)
   end
 end
 
+--- `fn` for a callback of `method`'s (an attach wait, the servers' answers): an error in it (an
+--- answer that does not read as the protocol says, a buffer gone meanwhile) fails the tool with a
+--- reason; it never raises in a deferred callback or an LSP handler, in front of the user.
+local function guarded(method, done, fn)
+  return function(...)
+    local ok, err = pcall(fn, ...)
+    if not ok then
+      done(nil, string.format("%s could not be answered in the editor: %s", method, tostring(err):match("^[^\n]*")))
+    end
+  end
+end
+
 --- `fn(clients)` once a server that answers `method` is attached to `b`, or `fn(nil, why)`.
 local function with_clients(b, method, deadline, started, fn)
+  if not api.nvim_buf_is_loaded(b) then
+    return fn(nil, "the file's buffer was closed in the editor before a language server could answer")
+  end
   local attached = vim.lsp.get_clients({ bufnr = b })
   local able = vim.tbl_filter(function(c)
     return supports(c, method, b)
@@ -160,16 +175,6 @@ local function with_clients(b, method, deadline, started, fn)
   end, 50)
 end
 
---- `fn` as the answer of `method`'s requests: an answer that does not read as the protocol says
---- (a server's bug) fails the tool with a reason, never raises in the editor's LSP handler.
-local function guarded(method, done, fn)
-  return function(...)
-    local ok, err = pcall(fn, ...)
-    if not ok then
-      done(nil, string.format("the language server's answer to %s could not be read: %s", method, tostring(err):match("^[^\n]*")))
-    end
-  end
-end
 
 --- Ask each client; `done(results, errors, note)` once all answered or at the deadline.
 --- results: { client, result }[]; errors: string[].
@@ -264,7 +269,7 @@ local function at_position(method, args, done, extra, shape)
   if not found then
     return done(nil, tostring(col))
   end
-  with_clients(b, method, deadline, vim.uv.now(), function(clients, why)
+  with_clients(b, method, deadline, vim.uv.now(), guarded(method, done, function(clients, why)
     if not clients then
       return done(nil, why)
     end
@@ -285,7 +290,7 @@ local function at_position(method, args, done, extra, shape)
       value.note = note or (#errors > 0 and table.concat(errors, "; ") or nil)
       done(value)
     end))
-  end)
+  end))
 end
 
 --- Location | Location[] | LocationLink[] as { path, line, character, encoding, text } items.
@@ -359,7 +364,7 @@ function M.document_symbols(args, done)
     return done(nil, tostring(b))
   end
   local method = "textDocument/documentSymbol"
-  with_clients(b, method, deadline, vim.uv.now(), function(clients, why)
+  with_clients(b, method, deadline, vim.uv.now(), guarded(method, done, function(clients, why)
     if not clients then
       return done(nil, why)
     end
@@ -386,7 +391,7 @@ function M.document_symbols(args, done)
       end
       done({ items = items, note = note })
     end))
-  end)
+  end))
 end
 
 function M.workspace_symbols(args, done)

@@ -154,6 +154,22 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return vim.fn.bufnr(...)", [join(work, "src/b.lua")])).toBe(b); // the user's stays
   });
 
+  it("a buffer wiped while its tool waits for a language server: the tool says so, the user sees no error", async () => {
+    const t = await nvim(bin);
+    const { server, work } = await setupChat(t);
+    writeFileSync(join(work, "notes.txt"), "plain\n");
+    const { client } = await connect(server);
+    // No server attaches to a .txt file: the tool waits a moment for one, and the buffer goes.
+    const pending = tool(client, "definition", { path: "notes.txt", line: 1 });
+    await t.waitFor(async () => (await t.lua<number>("return vim.fn.bufloaded(...)", [join(work, "notes.txt")])) === 1, "the file to be loaded");
+    await t.lua("vim.cmd('bwipeout! ' .. vim.fn.bufnr(...))", [join(work, "notes.txt")]);
+    const s = Date.now();
+    const r = await within(pending, 8000, "definition");
+    expect(r).toEqual({ isError: true, text: expect.stringContaining("closed") });
+    expect(Date.now() - s).toBeLessThan(3000);
+    expect(await t.lua<string>("return vim.fn.execute('messages')")).not.toMatch(/Error|Invalid buffer/);
+  });
+
   it("a crashed agent's channel closes; the restarted chat has a new token, and a call in flight when the chat closes ends at once", async () => {
     const t = await nvim(bin);
     const { c, server, work } = await setupChat(t, {}, { store: "$DIR/sessions.json" });
