@@ -67,9 +67,10 @@ local function diagnostics(args)
         line = d.lnum + 1,
         column = char_col(d.bufnr, d.lnum, d.col),
         severity = SEVERITY[d.severity] or "hint",
-        message = d.message,
-        source = d.source,
-        code = d.code,
+        -- Linters put what they like in these: only text (and a number for the code) is shown.
+        message = type(d.message) == "string" and d.message or tostring(d.message),
+        source = type(d.source) == "string" and d.source or nil,
+        code = (type(d.code) == "string" or type(d.code) == "number") and d.code or nil,
       }
     end
   end
@@ -190,10 +191,15 @@ function M.query(p)
       return
     end
     answered = true
-    if err then
-      bridge.call("editor_answer", { key = p.key, error = err })
+    local ok, json = true, nil
+    if not err then
+      ok, json = pcall(vim.json.encode, value or vim.empty_dict())
+    end
+    if err or not ok then
+      -- Every query is answered: an answer that cannot be encoded says why instead of never coming.
+      bridge.call("editor_answer", { key = p.key, error = err or ("the editor's answer could not be encoded: " .. tostring(json)) })
     else
-      bridge.call("editor_answer", { key = p.key, value_json = vim.json.encode(value or vim.empty_dict()) })
+      bridge.call("editor_answer", { key = p.key, value_json = json })
     end
   end
   local tool = tools[p.tool]

@@ -154,6 +154,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return vim.fn.bufnr(...)", [join(work, "src/b.lua")])).toBe(b); // the user's stays
   });
 
+  it("a diagnostic whose fields are not text (a linter's table for its code) is listed, and nothing waits on it", async () => {
+    const t = await nvim(bin);
+    const { server } = await setupChat(t);
+    await t.nvim.command("edit src/a.lua");
+    await t.lua("vim.diagnostic.set(vim.api.nvim_create_namespace('odd'), 0, { { lnum = 0, col = 0, message = 'odd code', severity = 2, source = 'lint', code = { [1] = 1, [50] = 2 } } })");
+    const { client } = await connect(server);
+    const s = Date.now();
+    const r = await within(tool(client, "diagnostics", { path: "src/a.lua" }), 8000, "diagnostics");
+    expect(r).toEqual({ isError: false, text: "1 diagnostic in 1 file:\nsrc/a.lua:1:1: warning: odd code [lint]" });
+    expect(Date.now() - s).toBeLessThan(2000);
+  });
+
   it("a buffer wiped while its tool waits for a language server: the tool says so, the user sees no error", async () => {
     const t = await nvim(bin);
     const { server, work } = await setupChat(t);
