@@ -94,6 +94,38 @@ describe.each(bins)("Neovim $version", (bin) => {
     }
   });
 
+  it("the channel refuses a token's prefix, no token, a line that is not JSON and an endless line, and closes each connection", async () => {
+    const t = await nvim(bin);
+    const { server } = await setupChat(t);
+    const path = envOf(server, "ACPCHAT_EDITOR_SOCKET");
+    const token = envOf(server, "ACPCHAT_EDITOR_TOKEN");
+    await t.lua("_G.queries = 0; local q = require('acpchat.editor_tools').query; require('acpchat.editor_tools').query = function(p) _G.queries = _G.queries + 1; return q(p) end");
+    /** What the host answers to `send` (written in chunks) until it closes the connection. */
+    const attempt = (chunks: string[]) =>
+      new Promise<string>((resolve) => {
+        const sock = createConnection(path);
+        let got = "";
+        sock.setEncoding("utf8");
+        sock.on("data", (d: string) => (got += d));
+        sock.on("error", () => undefined);
+        sock.on("close", () => resolve(got));
+        sock.once("connect", async () => {
+          for (const c of chunks) {
+            if (sock.destroyed) break;
+            sock.write(c);
+            await new Promise((r) => setTimeout(r, 5));
+          }
+        });
+      });
+    const call = JSON.stringify({ id: 1, tool: "open_buffers", args: {} });
+    expect(await within(attempt([JSON.stringify({ token: token.slice(0, -1) }) + "\n" + call + "\n"]), 3000, "a prefix")).toContain("refused this server's token");
+    expect(await within(attempt([call + "\n" + call + "\n"]), 3000, "no token")).toContain("refused this server's token");
+    expect(await within(attempt(["{not json\n" + call + "\n"]), 3000, "not JSON")).toContain("not JSON");
+    const endless = await within(attempt(Array.from({ length: 40 }, () => "x".repeat(64 * 1024))), 5000, "an endless line");
+    expect(endless).toContain("a line longer than");
+    expect(await t.lua("return _G.queries")).toBe(0);
+  });
+
   it("a client flooding calls gets a few run at a time and the rest refused at once", async () => {
     const t = await nvim(bin);
     const { server, work } = await setupChat(t);
