@@ -261,7 +261,7 @@ M.schema = record({
       { "open_location", key("gf", "Transcript: open the tool call's location.") },
       { "show_diff", key("gd", "Transcript: show the tool call's diff.") },
       { "show_terminal", key("gt", "Transcript: show the tool call's terminal output.") },
-      { "expand_output", key("za", "Transcript: on a tool call, show its folded output whole (again: fold it); elsewhere Vim's za.") },
+      { "expand_output", key("za", "Transcript: on a tool call or a context compaction, show its folded output whole (again: fold it); elsewhere Vim's za.") },
       { "open_subagent", key("gs", "Transcript: on a subagent's block, open its session in a view of its own (|acpchat-subagents|).") },
       { "open_media", key("gx", "Transcript: on an image or audio line, open it (|vim.ui.open()| on a private temp file); elsewhere opens the URL under the cursor.") },
       { "save_media", key("gS", "Transcript: on an image or audio line, save it to a file (asks for the path; asks before overwriting).") },

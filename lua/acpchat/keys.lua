@@ -109,8 +109,8 @@ function M.setup(chat, actions)
     require("acpchat.terminal_view").show(chat, term)
   end, "show the terminal output")
   map(chat.buf, "n", k.expand_output, function()
-    local b = tool_at_cursor(chat)
-    if not b or not b.view then
+    local b = blocks.at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+    if not b or not b.view or (b.type ~= "tool" and b.type ~= "compaction") then
       return vim.cmd("normal! " .. vim.v.count1 .. "za")
     end
     require("acpchat.text").toggle_expanded(b.view)

@@ -37,6 +37,12 @@ local function apply_hls(buf, first_row, hls, line_hl, nlines)
   line_hls(buf, first_row, nlines, line_hl)
 end
 
+--- Blocks whose view is kept for the keys (a tool call's gd/gt/gf; za on a tool call's output
+--- or a compaction's summary, which stays unfolded through updates).
+local function keeps_view(v)
+  return v.type == "tool" or v.type == "compaction"
+end
+
 local function add(chat, v)
   local buf, rs = chat.buf, state(chat)
   local lines, hls, line_hl = text.block(v)
@@ -61,7 +67,7 @@ local function add(chat, v)
     end
   end
   local mark = api.nvim_buf_set_extmark(buf, blocks.ns, first, 0, { right_gravity = false })
-  local b = { mark = mark, sep = sep, type = v.type, index = #rs.order + 1, tool_call_id = v.tool_call_id, view = v.type == "tool" and v or nil }
+  local b = { mark = mark, sep = sep, type = v.type, index = #rs.order + 1, tool_call_id = v.tool_call_id, view = keeps_view(v) and v or nil }
   rs.blocks[v.id] = b
   rs.order[#rs.order + 1] = v.id
   apply_hls(buf, first, hls, line_hl, #lines)
@@ -97,7 +103,7 @@ local function update(chat, v)
   end
   local first, last = block_range(buf, rs, b)
   -- Output the user unfolded stays unfolded when the call is updated.
-  if b.view and b.view.expanded and v.type == "tool" then
+  if b.view and b.view.expanded and keeps_view(v) then
     v.expanded = true
   end
   local lines, hls, line_hl = text.block(v)
@@ -105,7 +111,7 @@ local function update(chat, v)
   local folded = v.type == "subagent" and require("acpchat.subagents").folded(buf, first, last) or nil
   api.nvim_buf_clear_namespace(buf, ns_hl, first, last + 1)
   api.nvim_buf_set_lines(buf, first, last + 1, false, lines)
-  b.view = v.type == "tool" and v or nil
+  b.view = keeps_view(v) and v or nil
   apply_hls(buf, first, hls, line_hl, #lines)
   if folded then
     require("acpchat.subagents").fold(chat, v, first, #lines, folded)

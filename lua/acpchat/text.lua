@@ -233,8 +233,12 @@ M.compaction_status = {
   cancelled = { "context compaction cancelled", "AcpChatToolCancelled" },
 }
 
+-- A compaction's summary shows this many lines until expanded (za): the last ones while it
+-- streams, the first ones once it is done.
+local SUMMARY_LINES = 3
+
 --- A context compaction: a header with its status, the error, and the summary under a gutter
---- (dimmed, like a thought), redrawn in place as it streams.
+--- (dimmed, like a thought), redrawn in place as it streams; folded to a few lines (za shows all).
 local function compaction_lines(v)
   local b = builder()
   local word, group = unpack(M.compaction_status[v.status] or { "context compaction: " .. M.flat(v.status or "?", 40), "AcpChatToolPending" })
@@ -244,8 +248,26 @@ local function compaction_lines(v)
     b.add("  " .. M.flat(v.error, 300), "AcpChatError")
   end
   if v.summary and v.summary ~= "" then
-    for _, l in ipairs(split(v.summary)) do
-      b.add("  ┆ " .. l, "AcpChatThought")
+    local lines = split(v.summary)
+    local first, last = 1, #lines
+    if not v.expanded and #lines > SUMMARY_LINES then
+      if v.status == "in_progress" then
+        first = #lines - SUMMARY_LINES + 1
+      else
+        last = SUMMARY_LINES
+      end
+    end
+    local hidden = #lines - (last - first + 1)
+    local key = expand_key()
+    local note = hidden > 0 and string.format("  ┆ … %d more line%s%s", hidden, hidden == 1 and "" or "s", key and ("  (" .. key .. ": show all)") or "")
+    if note and first > 1 then
+      b.add(note, "AcpChatToolFolded")
+    end
+    for i = first, last do
+      b.add("  ┆ " .. lines[i], "AcpChatThought")
+    end
+    if note and first == 1 then
+      b.add(note, "AcpChatToolFolded")
     end
   end
   return b

@@ -77,6 +77,9 @@ describe.each(bins)("Neovim $version", (bin) => {
           { update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c3", content: { type: "text", text: "token compaction-sec" } } },
           { update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c3", content: { type: "text", text: "ret-4242 seen" } } },
           { update: { sessionUpdate: "compaction_update", compactionId: "c3", status: "completed" } },
+          // A long summary: folded to its first lines; za shows it all.
+          { update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c4", content: { type: "text", text: "L1\nL2\nL3\nL4\nL5\nL6" } } },
+          { update: { sessionUpdate: "compaction_update", compactionId: "c4", status: "completed" } },
         ],
       ],
     }, {}, { agentExtra: { env: { ACP_COMPACTION_KEY: "compaction-secret-4242" } } });
@@ -94,5 +97,16 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).toContain("  ┆ token [REDACTED] seen");
     expect(text).not.toContain("compaction-secret-4242");
     expect(await c.problems()).toEqual([]);
+
+    const folded = "⟲ context compacted\n  ┆ L1\n  ┆ L2\n  ┆ L3\n  ┆ … 3 more lines  (za: show all)";
+    expect(text).toContain(folded);
+    await c.focus();
+    const row = (await c.lines()).findIndex((l, i, all) => l === "  ┆ L1" && all[i - 1] === "⟲ context compacted") + 1;
+    await c.t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row]);
+    await c.t.nvim.input("<Esc>za");
+    await c.t.waitFor(async () => (await c.text()).includes("  ┆ L5\n  ┆ L6"), "the whole summary");
+    expect(await c.text()).not.toContain("3 more lines");
+    await c.t.nvim.input("za");
+    await c.t.waitFor(async () => (await c.text()).includes(folded), "the summary folded again");
   });
 });
