@@ -8,7 +8,7 @@
  */
 import { timingSafeEqual, randomBytes } from "node:crypto";
 import { chmodSync, constants as fsc, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { access, open, stat } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -250,6 +250,10 @@ export class EditorChannel {
     if (!st.isFile()) throw new Error(`${shown} is not a regular file (${st.isDirectory() ? "a directory" : "a FIFO, socket or device"}); ${tool} needs a source file`);
     const max = this.opts.maxFileBytes ?? 10 * 1024 * 1024;
     if (st.size > max) throw new Error(`${shown} is larger than ${max} bytes (fs.max_read_bytes); the editor does not open it for ${tool}`);
+    // Neovim would load an unreadable file as an empty buffer, and its language server see nothing.
+    await access(path, fsc.R_OK).catch(() => {
+      throw new Error(`${shown} cannot be read (permission denied)`);
+    });
   }
 
   /**
