@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { nvimBins, ROOT } from "../support/nvim.js";
 import { nvim, openChat, startChat, type Chat } from "../support/chat.js";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const bins = nvimBins();
@@ -55,6 +56,22 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(row).toBe(count);
   });
 
+  it("a reply line past 64 KB is drawn without 'linebreak' while it is the last line (Neovim measures it after every batch); the next turn brings 'linebreak' back", async () => {
+    const t = await nvim(bin, { agents: { flood: { command: process.execPath, args: [FLOOD] } }, default_agent: "flood" });
+    const c = await openChat(t);
+    await c.ready();
+    const linebreak = () => t.lua<boolean>("return vim.wo[vim.fn.win_findbuf(...)[1]].linebreak", [c.buf]);
+    expect(await linebreak()).toBe(true);
+    await c.send("flood 30000 0 long");
+    await c.turns(1, 60_000);
+    expect((await lastReply(c)) === floodText(30000, true)).toBe(true);
+    expect(await linebreak()).toBe(false);
+    await c.send("flood 100 0");
+    await c.turns(2, 60_000);
+    expect(await linebreak()).toBe(true);
+    expect((await lastReply(c)) === floodText(100, false)).toBe(true);
+  });
+
   it("a flood of 20,000 chunks with a key cut into chunks every 997: each key hidden in the transcript and the trace, every other byte in place", async () => {
     const t = await nvim(bin, { agents: { flood: { command: process.execPath, args: [FLOOD] } }, default_agent: "flood" });
     const c = await openChat(t);
@@ -67,13 +84,30 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect((await lastReply(c)) === sent.split(KEY).join("[REDACTED]")).toBe(true);
     const trace = JSON.stringify(await c.trace());
     for (let k = 0; k + 8 <= KEY.length; k++) expect(trace).not.toContain(KEY.slice(k, k + 8));
-    // The trace holds every other piece of the reply, in order.
-    const texts = (await c.trace()).flatMap((e) => {
-      const p = JSON.parse(e.payload_json) as { texts?: string[]; params?: { update?: { sessionUpdate?: string; content?: { text?: string } } } };
-      if (e.kind === "notifications") return p.texts!;
-      return e.method === "session/update" && p.params?.update?.sessionUpdate === "agent_message_chunk" ? [p.params.update.content!.text!] : [];
-    });
-    expect(texts.join("").replaceAll("[REDACTED]", "")).toBe(sent.split(KEY).join(""));
+    // The trace file holds every other piece of the reply, in order (written in batches: wait).
+    const logDir = await t.lua<string>("return vim.fn.stdpath('log') .. '/acpchat'");
+    const file = () => join(logDir, readdirSync(logDir).filter((f) => f.endsWith(".jsonl"))[0] ?? "none");
+    const pieces = () =>
+      (existsSync(file()) ? readFileSync(file(), "utf8") : "")
+        .trimEnd()
+        .split("\n")
+        .filter((l) => l !== "")
+        .flatMap((l) => {
+          let e: { kind: string; method?: string; payload: { texts?: string[]; params?: { update?: { sessionUpdate?: string; content?: { text?: string } } } } };
+          try {
+            e = JSON.parse(l);
+          } catch {
+            return ["(a line being written)"];
+          }
+          if (e.kind === "notifications") return e.payload.texts!;
+          return e.method === "session/update" && e.payload.params?.update?.sessionUpdate === "agent_message_chunk" ? [e.payload.params.update.content!.text!] : [];
+        })
+        .join("");
+    const want = sent.split(KEY).join("");
+    for (let i = 0; i < 100 && pieces().replaceAll("[REDACTED]", "") !== want; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(pieces().replaceAll("[REDACTED]", "")).toBe(want);
+    const written = readFileSync(file(), "utf8");
+    for (let k = 0; k + 8 <= KEY.length; k++) expect(written).not.toContain(KEY.slice(k, k + 8));
   });
 
   it("a key split across chunk boundaries is hidden in the transcript and the trace", async () => {
