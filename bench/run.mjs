@@ -354,7 +354,8 @@ own beside. **Before** (\`bench/flood-before.mjs\`, the same bench, earlier runs
 (before any work on this), then at c6f0e65 (trace written in batches, faster redaction, appends at the line's end).
 **Now**: text chunks read together from the pipe are recognised by their learned head without \`JSON.parse\` and
 reach the session as one update (\`JsonRpcPeer.coalesce\`), redacted in one pass and traced as one entry per read;
-batches to a very long last line come in proportion to its length.
+batches to a very long last line come in proportion to its length, and a last line past 64 KB is drawn without
+'linebreak' (Neovim measures it after each batch, 4-5 times slower with it).
 
 | | reply | time / baseline before (16bbc73 → c6f0e65) | time / baseline now | goal | editor p99 / max ms before | now | goal (< 16 / < 50) | host CPU / baseline CPU before (ms) | now (ms) | goal (≤ x2) | Neovim CPU ms before → now | transcript byte-identical |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
