@@ -13,14 +13,51 @@ local function file(session_id)
   return M.dir() .. "/" .. session_id:gsub("[^%w%-_.]", "_") .. ".md"
 end
 
---- Keep the chat's transcript for its session (a turn ended).
+-- Saves in flight, by file: a save asked for meanwhile runs once that one is done.
+local writing = {}
+
+--- Write `text` to `path` off the editor's thread (libuv's pool): a temporary file renamed over
+--- the old one, so a reader never sees half of it. `done()` runs when it is over.
+local function write_async(path, text, done)
+  local tmp = path .. ".tmp"
+  vim.uv.fs_open(tmp, "w", 420, function(err, fd)
+    if err or not fd then
+      return done()
+    end
+    vim.uv.fs_write(fd, text, -1, function()
+      vim.uv.fs_close(fd, function()
+        vim.uv.fs_rename(tmp, path, function()
+          done()
+        end)
+      end)
+    end)
+  end)
+end
+
+--- Keep the chat's transcript for its session (a turn ended). The write happens in the
+--- background: a long session's transcript is megabytes, and a turn's end must not wait on disk.
 function M.save(chat)
   local sid = chat.status and chat.status.session_id
   if not sid or not api.nvim_buf_is_valid(chat.buf) then
     return
   end
+  local path = file(sid)
+  if writing[path] then
+    writing[path] = chat -- again once the one in flight is done
+    return
+  end
+  writing[path] = true
   vim.fn.mkdir(M.dir(), "p")
-  pcall(vim.fn.writefile, api.nvim_buf_get_lines(chat.buf, 0, -1, false), file(sid))
+  local text = table.concat(api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n") .. "\n"
+  write_async(path, text, function()
+    local again = writing[path]
+    writing[path] = nil
+    if type(again) == "table" then
+      vim.schedule(function()
+        M.save(again)
+      end)
+    end
+  end)
 end
 
 M.header = "── local history: what this chat showed before; the agent resumed the session without replaying it ──"

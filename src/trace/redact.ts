@@ -186,8 +186,13 @@ export class Redactor {
     if (depth > 64 || v === null || typeof v !== "object") return v;
     if (Array.isArray(v)) return v.map((x) => this.walk(x, depth + 1));
     const out: Record<string, unknown> = {};
+    // Base64 bytes (an image's or audio's `data`, a resource's `blob`) are data, not text: a
+    // key-like run inside them is chance, and "redacting" it would corrupt the file. They are
+    // never shown as text (media lines show type and size; the trace keeps their length).
+    const bytes = (v as { type?: unknown }).type === "image" || (v as { type?: unknown }).type === "audio" ? "data" : "blob";
     for (const [k, x] of Object.entries(v)) {
-      out[k] = SECRET_KEY.test(k) && (typeof x === "string" || typeof x === "number") ? REDACTED : this.walk(x, depth + 1);
+      if (k === bytes && typeof x === "string") out[k] = x;
+      else out[k] = SECRET_KEY.test(k) && (typeof x === "string" || typeof x === "number") ? REDACTED : this.walk(x, depth + 1);
     }
     // `{name: "API_KEY", value: "..."}` pairs (terminal env, HTTP headers) hide the value too.
     if (typeof out.name === "string" && SECRET_KEY.test(out.name) && "value" in out) out.value = REDACTED;

@@ -20,6 +20,14 @@ describe("Redactor", () => {
     expect(back).toEqual({ password: REDACTED, client_secret: REDACTED, headers: [{ name: "X-Api-Key", value: REDACTED }], text: `has ${REDACTED} inside`, keep: "token-less" });
   });
 
+  it("leaves the base64 bytes of images, audio and blobs as they are (a key-like run in them is chance)", () => {
+    const data = "iVBORw0KGgo/AKIA0123456789ABCDEF+sk-live-abcdef123/AAAA==";
+    const v = { sessionUpdate: "tool_call_update", content: [{ type: "content", content: { type: "image", mimeType: "image/png", data } }, { type: "content", content: { type: "audio", mimeType: "audio/wav", data } }, { type: "content", content: { type: "resource", resource: { uri: "file:///x.bin", blob: data } } }] };
+    expect(r.value(v)).toEqual(v);
+    // Text still is text: the same run in a text block is redacted.
+    expect(r.value({ type: "text", text: data }).text).not.toContain("AKIA0123456789ABCDEF");
+  });
+
   it("leaves ordinary JSON untouched (and fast: no secret words, no work)", () => {
     const s = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { text: "hello" } });
     expect(r.json(s)).toBe(s);
