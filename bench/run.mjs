@@ -287,6 +287,10 @@ async function main() {
   say("edits: bench/edits.mjs");
   const edits = execFileSync(process.execPath, [join(root, "bench/edits.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
   writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Edits (9)\n\n" + edits);
+  // 11. The editor's tools (issue 17): the safe path against the RPC socket it denies agents.
+  say("editor tools: bench/editor-tools.mjs");
+  const tools = execFileSync(process.execPath, [join(root, "bench/editor-tools.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
+  writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Editor tools (11)\n\n" + tools);
   process.exit(0);
 }
 
