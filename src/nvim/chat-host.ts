@@ -384,7 +384,7 @@ function sessionsParams(p: { agent: AgentParams; cwd: string; sessionIndex?: str
 }
 
 /** The host's memory, after a full garbage collection when asked (for the benchmarks). */
-function memory(collect: boolean): { rss: number; heapUsed: number; external: number; resources: string[] } {
+function memory(collect: boolean): { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] } {
   if (collect) {
     // Not exposed by default; the flag can be turned on at run time for a fresh context.
     v8.setFlagsFromString("--expose-gc");
@@ -393,7 +393,11 @@ function memory(collect: boolean): { rss: number; heapUsed: number; external: nu
   const m = process.memoryUsage();
   // Timers, sockets, child processes: what keeps the event loop busy (none may leak).
   const resources = process.getActiveResourcesInfo().filter((r) => r !== "TTYWrap");
-  return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, resources };
+  const codeUsed = v8
+    .getHeapSpaceStatistics()
+    .filter((s) => s.space_name.startsWith("code_"))
+    .reduce((n, s) => n + s.space_used_size, 0);
+  return { rss: m.rss, heapUsed: m.heapUsed, codeUsed, external: m.external, resources };
 }
 
 function statusOf(chat: Chat): StatusView {

@@ -154,7 +154,8 @@ export interface LuaToNode {
   chats: { params: Record<string, never>; result: { chat: number; agent: string; state: string; pid?: number }[] };
   shutdown: { params: Record<string, never>; result: null };
   ping: { params: Record<string, never>; result: { pid: number; node: string } };
-  memory: { params: { gc?: boolean }; result: { rss: number; heapUsed: number; external: number; resources: string[] } };
+  /** `codeUsed`: V8's compiled code within heapUsed (it grows as functions are optimised, not with data). */
+  memory: { params: { gc?: boolean }; result: { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] } };
   /** The editor's answer to an `editorQuery` (JSON text: the data is the editor's), or why it has none. */
   editorAnswer: { params: { key: string; valueJson?: string; error?: string }; result: null };
 }
