@@ -13,45 +13,89 @@ local function file(session_id)
   return M.dir() .. "/" .. session_id:gsub("[^%w%-_.]", "_") .. ".md"
 end
 
--- Saves in flight, by file: a save asked for meanwhile runs once that one is done.
-local writing = {}
+-- Each transcript buffer's save state: `saved`, the lines the file holds; `dirty`, the first
+-- line changed since (on_lines). A turn's end writes only from the first changed line on: the
+-- earlier turns are on disk already. Writing the whole transcript at every turn cost time and
+-- memory in proportion to the session (3 MB read into Lua, 14-19 ms, at every turn's end).
+local track = {}
 
---- Write `text` to `path` off the editor's thread (libuv's pool): a temporary file renamed over
---- the old one, so a reader never sees half of it. `done()` runs when it is over.
-local function write_async(path, text, done)
-  local tmp = path .. ".tmp"
-  vim.uv.fs_open(tmp, "w", 420, function(err, fd)
+local function watch(buf)
+  local t = track[buf]
+  if t then
+    return t
+  end
+  t = { saved = 0, dirty = 0 }
+  track[buf] = t
+  api.nvim_buf_attach(buf, false, {
+    on_lines = function(_, _, _, first)
+      if first < t.dirty then
+        t.dirty = first
+      end
+    end,
+    on_reload = function()
+      t.dirty = 0
+    end,
+    on_detach = function()
+      track[buf] = nil
+    end,
+  })
+  return t
+end
+
+local O = vim.uv.constants
+
+--- Write `text` at byte `offset` of `path`, cutting the file there first; off the editor's
+--- thread (libuv's pool). `done()` runs when it is over.
+local function write_at(path, offset, text, done)
+  vim.uv.fs_open(path, O.O_RDWR + O.O_CREAT, 420, function(err, fd)
     if err or not fd then
-      return done()
+      return done(false)
     end
-    vim.uv.fs_write(fd, text, -1, function()
-      vim.uv.fs_close(fd, function()
-        vim.uv.fs_rename(tmp, path, function()
-          done()
+    vim.uv.fs_ftruncate(fd, offset, function(terr)
+      if terr then
+        return vim.uv.fs_close(fd, function()
+          done(false)
+        end)
+      end
+      vim.uv.fs_write(fd, text, offset, function(werr)
+        vim.uv.fs_close(fd, function()
+          done(not werr)
         end)
       end)
     end)
   end)
 end
 
---- Keep the chat's transcript for its session (a turn ended). The write happens in the
---- background: a long session's transcript is megabytes, and a turn's end must not wait on disk.
+-- Saves in flight, by buffer: a save asked for meanwhile runs once that one is done.
+local writing = {}
+
+--- Keep the chat's transcript for its session (a turn ended): what changed since the last
+--- save is written, in the background.
 function M.save(chat)
   local sid = chat.status and chat.status.session_id
-  if not sid or not api.nvim_buf_is_valid(chat.buf) then
+  local buf = chat.buf
+  if not sid or not api.nvim_buf_is_valid(buf) or not api.nvim_buf_is_loaded(buf) then
     return
   end
+  if writing[buf] then
+    writing[buf] = chat -- again once the one in flight is done
+    return
+  end
+  local t = watch(buf)
   local path = file(sid)
-  if writing[path] then
-    writing[path] = chat -- again once the one in flight is done
-    return
-  end
-  writing[path] = true
+  local from = t.path == path and math.min(t.dirty, t.saved) or 0
+  local count = api.nvim_buf_line_count(buf)
+  local offset = api.nvim_buf_get_offset(buf, from)
+  local text = table.concat(api.nvim_buf_get_lines(buf, from, count, false), "\n") .. "\n"
+  t.path, t.saved, t.dirty = path, count, count
+  writing[buf] = true
   vim.fn.mkdir(M.dir(), "p")
-  local text = table.concat(api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n") .. "\n"
-  write_async(path, text, function()
-    local again = writing[path]
-    writing[path] = nil
+  write_at(path, offset, text, function(ok)
+    local again = writing[buf]
+    writing[buf] = nil
+    if not ok then
+      t.path = nil -- written whole next time
+    end
     if type(again) == "table" then
       vim.schedule(function()
         M.save(again)

@@ -28,4 +28,26 @@ describe.each(bins)("Neovim $version", (bin) => {
     await b.turns(1);
     expect((await b.text()).indexOf("> and now?")).toBeGreaterThan((await b.text()).indexOf("end of local history"));
   });
+
+  it("each turn writes what changed since the last save; the file always equals the transcript", async () => {
+    const c = await startChat(bin, { turns: [[{ text: "one\ntwo" }], [{ text: "three" }]] });
+    await c.ready();
+    const file = async () => {
+      const path = await c.t.lua<string>("local c = require('acpchat.registry').get(...); return require('acpchat.history').dir() .. '/' .. c.status.session_id:gsub('[^%w%-_.]', '_') .. '.md'", [c.id]);
+      return (await import("node:fs")).readFileSync(path, "utf8");
+    };
+    const shown = async () => `${(await c.lines()).join("\n")}\n`;
+    await c.send("first");
+    await c.turns(1);
+    await c.t.waitFor(async () => (await file().catch(() => "")) === (await shown()), "the first turn saved");
+    await c.send("second");
+    await c.turns(2);
+    await c.t.waitFor(async () => (await file()) === (await shown()), "the second turn appended");
+    // A line of an earlier turn redrawn (as a tool call's update would): the file follows.
+    await c.t.lua("local b = ...; vim.bo[b].modifiable = true; vim.api.nvim_buf_set_lines(b, 2, 3, false, { 'REDRAWN', 'AND LONGER' }); vim.bo[b].modifiable = false", [c.buf]);
+    await c.send("third");
+    await c.turns(3);
+    await c.t.waitFor(async () => (await file()) === (await shown()), "the redrawn line saved");
+    expect(await file()).toContain("REDRAWN\nAND LONGER\n");
+  });
 });
