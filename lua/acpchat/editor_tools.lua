@@ -22,14 +22,7 @@ end
 
 --- The buffer of a file buffer's path (loaded or not), if the editor has one.
 local function buf_of(path)
-  for _, b in ipairs(api.nvim_list_bufs()) do
-    if vim.bo[b].buftype == "" then
-      local name = api.nvim_buf_get_name(b)
-      if name == path or (name ~= "" and vim.uv.fs_realpath(name) == path) then
-        return b
-      end
-    end
-  end
+  return require("acpchat.workspace").find_buf(path, true)
 end
 
 --- A file buffer the user works in (not a chat, help or terminal buffer).

@@ -33,15 +33,9 @@ local function supports(client, method, bufnr)
   return client.supports_method(method, { bufnr = bufnr })
 end
 
+--- The buffer of a path (loaded or not), if the editor has one.
 local function find_buf(path)
-  for _, b in ipairs(api.nvim_list_bufs()) do
-    if vim.bo[b].buftype == "" then
-      local name = api.nvim_buf_get_name(b)
-      if name == path or (name ~= "" and vim.uv.fs_realpath(name) == path) then
-        return b
-      end
-    end
-  end
+  return require("acpchat.workspace").find_buf(path, true)
 end
 
 -- Buffers the tools loaded (hidden, unlisted, no swap file), oldest first: at most KEEP stay

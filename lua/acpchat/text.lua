@@ -18,9 +18,8 @@ M.status = {
 }
 local plan_icon = { pending = "○", in_progress = "◐", completed = "✓" }
 
-local function split(s)
-  return vim.split(s or "", "\n", { plain = true })
-end
+local tb = require("acpchat.text_builder")
+local split = tb.split
 
 local ctrl = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
 
@@ -56,10 +55,7 @@ end
 
 --- The key that expands a folded tool output, when one is mapped (for the hint).
 local function expand_key()
-  local ok, config = pcall(require, "acpchat.config")
-  local keys = ok and config.options and config.options.keymaps
-  local k = keys and keys.expand_output
-  return type(k) == "string" and k ~= "" and k or nil
+  return tb.key("expand_output")
 end
 
 --- A size for people: 512 B, 12.3 KB, 4.0 MB (as Node's humanSize).
@@ -75,14 +71,13 @@ end
 
 --- The keys that open and save an image or audio clip, for the hint on its line.
 local function media_hint()
-  local ok, config = pcall(require, "acpchat.config")
-  local keys = ok and config.options and config.options.keymaps or {}
   local parts = {}
-  if type(keys.open_media) == "string" and keys.open_media ~= "" then
-    parts[#parts + 1] = keys.open_media .. ": open"
+  local open, save = tb.key("open_media"), tb.key("save_media")
+  if open then
+    parts[#parts + 1] = open .. ": open"
   end
-  if type(keys.save_media) == "string" and keys.save_media ~= "" then
-    parts[#parts + 1] = keys.save_media .. ": save"
+  if save then
+    parts[#parts + 1] = save .. ": save"
   end
   return #parts > 0 and ("  (" .. table.concat(parts, " · ") .. ")") or ""
 end
@@ -123,21 +118,10 @@ function M.text_lines(kind, text)
   return out
 end
 
---- A builder: lines and highlight segments {row, col_start, col_end, group} (col_end -1: to eol).
+--- A builder (text_builder.lua) whose `media` maps a row to the index, in the tool call's
+--- content, of the image or audio clip drawn there.
 local function builder()
-  -- `media`: row -> index in the tool call's content of the image or audio clip drawn there.
-  local b = { lines = {}, hls = {}, media = {} }
-  function b.add(line, group)
-    b.lines[#b.lines + 1] = line
-    if group then
-      b.hls[#b.hls + 1] = { #b.lines - 1, 0, -1, group }
-    end
-    return #b.lines - 1
-  end
-  function b.hl(row, cs, ce, group)
-    b.hls[#b.hls + 1] = { row, cs, ce, group }
-  end
-  return b
+  return tb.builder({ media = {} })
 end
 
 --- Output text: folded to its first `c.fold` lines unless the view is expanded.

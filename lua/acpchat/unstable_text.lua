@@ -16,30 +16,12 @@ M.state_words = {
   unknown = { "state unknown", "AcpChatToolPending" },
 }
 
-local function split(s)
-  return vim.split(s or "", "\n", { plain = true })
-end
-
-local function builder()
-  local b = { lines = {}, hls = {} }
-  function b.add(line, group)
-    b.lines[#b.lines + 1] = line
-    if group then
-      b.hls[#b.hls + 1] = { #b.lines - 1, 0, -1, group }
-    end
-    return #b.lines - 1
-  end
-  function b.hl(row, cs, ce, group)
-    b.hls[#b.hls + 1] = { row, cs, ce, group }
-  end
-  return b
-end
+local tb = require("acpchat.text_builder")
+local split, builder = tb.split, tb.builder
 
 --- The key that opens a subagent's own view, when mapped (for the hint).
 local function open_key()
-  local ok, config = pcall(require, "acpchat.config")
-  local k = ok and config.options and config.options.keymaps and config.options.keymaps.open_subagent
-  return type(k) == "string" and k ~= "" and k or nil
+  return tb.key("open_subagent")
 end
 
 local function plan_doc(v, text)

@@ -5,10 +5,10 @@
 local M = {}
 local api = vim.api
 
---- The loaded buffer for an absolute path, if any.
-function M.find_buf(path)
+--- The loaded buffer for an absolute path, if any (with `unloaded`, also one not loaded).
+function M.find_buf(path, unloaded)
   for _, b in ipairs(api.nvim_list_bufs()) do
-    if api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == "" then
+    if (unloaded or api.nvim_buf_is_loaded(b)) and vim.bo[b].buftype == "" then
       local name = api.nvim_buf_get_name(b)
       if name == path or (name ~= "" and vim.uv.fs_realpath(name) == path) then
         return b
