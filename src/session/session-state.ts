@@ -127,6 +127,13 @@ export class SessionState {
     this.turnState = "idle";
     this.lastStopReason = stopReason;
     this.pendingPermissions = 0;
+    // The reply is done growing: its text keeps no rope nodes (a rope of a few hundred pieces
+    // per turn adds up over a long session).
+    for (let i = this.blocks.length - 1; i >= 0 && this.blocks[i]!.turn === this.turn; i--) {
+      const b = this.blocks[i]!;
+      if ((b.type === "agent" || b.type === "thought") && typeof b.text === "string") flatten(b.text);
+    }
+    this.appendsSinceFlatten = 0;
     // Nothing of this turn may keep spinning: unfinished tool calls say they did not finish.
     const events = this.settleToolCalls(this.turn, stopReason === "cancelled" ? "cancelled" : "unfinished");
     // A turn that did not simply end says so where it ended.
