@@ -14,6 +14,7 @@ import { BEFORE, FIRST } from "./flood-before.mjs";
 import { benchStart } from "./start.mjs";
 import { nvimBin, startBenchNvim } from "./nvim.mjs";
 import { readFrames } from "./flood-baseline.mjs";
+import { heapParts } from "./heap-snapshot.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FLOOD = join(root, "bench/flood-agent.mjs");
@@ -261,9 +262,13 @@ async function main() {
     return snap();
   };
   // Node: live heap after a full GC (RSS only shows when V8 chose to collect); Neovim: RSS.
+  // The heap snapshot tells the program's data from V8's own objects (bench/heap-snapshot.mjs).
+  let snaps = 0;
   const snap = async () => {
-    const m = await nvim.lua("return require('acpchat.bridge').call_sync('memory', { gc = true })");
-    return { node: Math.round(m.heap_used / 1024), code: Math.round(m.code_used / 1024), nodeRss: Math.round(m.rss / 1024), nvim: rssKiB(nvimPid) };
+    const file = join(dir, `heap-${snaps++}.heapsnapshot`);
+    const m = await nvim.lua("return require('acpchat.bridge').call_sync('memory', { gc = true, snapshot = ... }, 60000)", [file]);
+    const parts = heapParts(file);
+    return { node: Math.round(m.heap_used / 1024), code: Math.round(m.code_used / 1024), data: Math.round(parts.data / 1024), v8own: Math.round(parts.v8own / 1024), nodeRss: Math.round(m.rss / 1024), nvim: rssKiB(nvimPid) };
   };
   const transcriptKiB = async () => (await nvim.lua("local b = require('acpchat.registry').get(...).buf; return vim.api.nvim_buf_get_offset(b, vim.api.nvim_buf_line_count(b))", [chat2])) / 1024;
   const before = await snap();
@@ -277,7 +282,7 @@ async function main() {
   const after3 = await flood200k();
   const after4 = await flood200k();
   const t4 = await transcriptKiB();
-  results.memory = { before, after, after2, after4, transcriptKiB: t1, transcript2KiB: t2 - t1, steady: { node: (after4.node - after.node) / 3, nvim: (after4.nvim - after.nvim) / 3, transcript: (t4 - t1) / 3 } };
+  results.memory = { before, after, after2, after4, transcriptKiB: t1, transcript2KiB: t2 - t1, steady: { node: (after4.node - after.node) / 3, data: (after4.data - after.data) / 3, nvim: (after4.nvim - after.nvim) / 3, transcript: (t4 - t1) / 3 } };
   void after3;
   say(`memory: node heap ${before.node} -> ${after.node} -> ${after2.node} KiB, nvim ${before.nvim} -> ${after.nvim} -> ${after2.nvim} KiB, transcript +${t1.toFixed(0)} then +${(t2 - t1).toFixed(0)} KiB`);
 
@@ -320,7 +325,7 @@ ${version}, Node ${process.version}. Each figure is a ratio or distribution from
 | 5 | fs/read_text_file, 2,000 lines from a modified 200,000-line buffer vs the same window from disk in Node (p50 of 30) | buffer ${f(r.reads.bufferP50, 2)} ms, disk ${f(r.reads.diskP50, 2)} ms (x${f(r.reads.ratio, 2)}) | (report) |
 | 6 | start: \`:AcpChat\` to the prompt ready, node host cold start included | ${f(r.start.totalMs, 0)} ms total, of which the agent's initialize + session/new ${f(r.start.agentMs, 0)} ms: **client ${f(r.start.clientMs, 0)} ms** | (report) |
 | 8 | first \`:AcpChat\` of a fresh Neovim (node host cold) to the command returning; the slowest answer to a second client asking every 5 ms until the chat is ready, with an agent taking 1.5 s to initialize (median of ${r.open.runs.length} fresh Neovims) | \`:AcpChat\` **${f(r.open.openMs, 1)} ms** [${r.open.runs.map((x) => x.openMs.toFixed(0)).join(", ")}]; slowest answer **${f(r.open.worstMs, 1)} ms** [${r.open.runs.map((x) => x.worstMs.toFixed(0)).join(", ")}]; ready after ${f(r.open.readyMs, 0)} ms | < 100 ms: ${goal(r.open.openMs < 100)}; < 16 ms: ${goal(r.open.worstMs < 16)} |
-| 7 | memory before, after 200,000 chunks, after 200,000 more (Node: heap after a full GC, of which V8's compiled code; Neovim: RSS) | Node ${r.memory.before.node} → ${r.memory.after.node} → ${r.memory.after2.node} KiB (code ${r.memory.before.code} → ${r.memory.after.code} → ${r.memory.after2.code} KiB); Neovim ${r.memory.before.nvim} → ${r.memory.after.nvim} → ${r.memory.after2.nvim} KiB; transcript +${f(r.memory.transcriptKiB, 0)} then +${f(r.memory.transcript2KiB, 0)} KiB | second 200k grows ≤ transcript: Node +${r.memory.after2.node - r.memory.after.node} KiB (${r.memory.after2.code - r.memory.after.code} KiB of it compiled code, so data +${r.memory.after2.node - r.memory.after.node - (r.memory.after2.code - r.memory.after.code)} KiB), Neovim +${r.memory.after2.nvim - r.memory.after.nvim} KiB: all of Node ${goal(r.memory.after2.node - r.memory.after.node <= r.memory.transcript2KiB)}, Node's data ${goal(r.memory.after2.node - r.memory.after.node - (r.memory.after2.code - r.memory.after.code) <= r.memory.transcript2KiB)}, Neovim ${goal(r.memory.after2.nvim - r.memory.after.nvim <= r.memory.transcript2KiB)}. Steady state (mean of the 2nd-4th 200k): Node +${f(r.memory.steady.node, 0)} KiB, Neovim +${f(r.memory.steady.nvim, 0)} KiB per +${f(r.memory.steady.transcript, 0)} KiB of transcript: ${goal(r.memory.steady.node <= r.memory.steady.transcript && r.memory.steady.nvim <= r.memory.steady.transcript)} |
+| 7 | memory before, after 200,000 chunks, after 200,000 more (Node: heap after a full GC, and of it the program's data, without V8's compiled code, feedback and object shapes, from a heap snapshot; Neovim: RSS) | Node heap ${r.memory.before.node} → ${r.memory.after.node} → ${r.memory.after2.node} KiB, data ${r.memory.before.data} → ${r.memory.after.data} → ${r.memory.after2.data} KiB; Neovim ${r.memory.before.nvim} → ${r.memory.after.nvim} → ${r.memory.after2.nvim} KiB; transcript +${f(r.memory.transcriptKiB, 0)} then +${f(r.memory.transcript2KiB, 0)} KiB | second 200k grows ≤ transcript: Node's data +${r.memory.after2.data - r.memory.after.data} KiB ${goal(r.memory.after2.data - r.memory.after.data <= r.memory.transcript2KiB)} (its whole heap +${r.memory.after2.node - r.memory.after.node} KiB: ${goal(r.memory.after2.node - r.memory.after.node <= r.memory.transcript2KiB)}), Neovim +${r.memory.after2.nvim - r.memory.after.nvim} KiB ${goal(r.memory.after2.nvim - r.memory.after.nvim <= r.memory.transcript2KiB)}. Mean of the 2nd-4th 200k: Node's data +${f(r.memory.steady.data, 0)} KiB (heap +${f(r.memory.steady.node, 0)}), Neovim +${f(r.memory.steady.nvim, 0)} KiB per +${f(r.memory.steady.transcript, 0)} KiB of transcript |
 ${streamSection(r.stream)}`;
   writeFileSync(join(root, "bench/RESULTS.md"), md);
   say("wrote bench/RESULTS.md");

@@ -184,7 +184,7 @@ export class ChatHost {
         this.editorQueries.answer(p.key, p.valueJson, p.error);
         return null;
       },
-      memory: (p) => memory(p.gc === true),
+      memory: (p) => memory(p.gc === true, p.snapshot),
     };
   }
 
@@ -384,7 +384,7 @@ function sessionsParams(p: { agent: AgentParams; cwd: string; sessionIndex?: str
 }
 
 /** The host's memory, after a full garbage collection when asked (for the benchmarks). */
-function memory(collect: boolean): { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] } {
+function memory(collect: boolean, snapshot?: string): { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] } {
   if (collect) {
     // Not exposed by default; the flag can be turned on at run time for a fresh context.
     v8.setFlagsFromString("--expose-gc");
@@ -397,6 +397,7 @@ function memory(collect: boolean): { rss: number; heapUsed: number; codeUsed: nu
     .getHeapSpaceStatistics()
     .filter((s) => s.space_name.startsWith("code_"))
     .reduce((n, s) => n + s.space_used_size, 0);
+  if (snapshot) v8.writeHeapSnapshot(snapshot);
   return { rss: m.rss, heapUsed: m.heapUsed, codeUsed, external: m.external, resources };
 }
 

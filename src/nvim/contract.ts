@@ -155,7 +155,8 @@ export interface LuaToNode {
   shutdown: { params: Record<string, never>; result: null };
   ping: { params: Record<string, never>; result: { pid: number; node: string } };
   /** `codeUsed`: V8's compiled code within heapUsed (it grows as functions are optimised, not with data). */
-  memory: { params: { gc?: boolean }; result: { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] } };
+  /** `snapshot`: also write a heap snapshot to that path (the benchmark tells data from V8's own objects with it). */
+  memory: { params: { gc?: boolean; snapshot?: string }; result: { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] } };
   /** The editor's answer to an `editorQuery` (JSON text: the data is the editor's), or why it has none. */
   editorAnswer: { params: { key: string; valueJson?: string; error?: string }; result: null };
 }
