@@ -105,7 +105,7 @@ export class AcpClient {
     });
     // Text chunks stream by the thousand and mean their concatenation: the ones read together
     // reach the handler above as one, without parsing each (each is still in the trace).
-    peer.coalesce("session/update", 4, isTextChunkNotification);
+    peer.coalesce("session/update", ["params", "update", "content", "text"], isTextChunkNotification);
     peer.onRequest("session/request_permission", RequestPermissionRequest, (p, ctx) => handlers.requestPermission(p, ctx));
     peer.onRequest("fs/read_text_file", ReadTextFileRequest, (p, ctx) => handlers.readTextFile(p, ctx));
     peer.onRequest("fs/write_text_file", WriteTextFileRequest, (p, ctx) => handlers.writeTextFile(p, ctx));

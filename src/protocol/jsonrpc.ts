@@ -75,16 +75,14 @@ interface Shape {
   tail: string;
   /** The message it was learned from, as parsed. */
   msg: Record<string, unknown>;
-  /** The keys from `params` down to the string (each the last key of its object). */
-  path: string[];
+  /** The keys from the message down to the string (`coalesce`'s path). */
+  path: readonly string[];
 }
 
 /** Shapes remembered at once (a few streams per session: message, thought, a few sessions). */
 const MAX_SHAPES = 8;
 /** What a JSON string's text must not hold to be its own value: quote, backslash, controls. */
 const NOT_PLAIN = /["\\\u0000-\u001f]/;
-/** A key that objects list first whatever its place in the text (an array index). */
-const INDEX_KEY = /^\d+$/;
 
 export class JsonRpcPeer {
   private nextId = 0;
@@ -93,8 +91,8 @@ export class JsonRpcPeer {
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly closeListeners = new Set<(reason: string) => void>();
-  /** Methods whose notifications may be coalesced: how deep their string sits, which qualify. */
-  private readonly coalesced = new Map<string, { depth: number; accept: (params: unknown) => boolean }>();
+  /** Methods whose notifications may be coalesced: where their string is, which qualify. */
+  private readonly coalesced = new Map<string, { path: readonly string[]; accept: (params: unknown) => boolean }>();
   /** Learned shapes, the one matched last first. */
   private shapes: Shape[] = [];
   /** Notifications of one shape read since the last delivery, not yet delivered. */
@@ -157,9 +155,9 @@ export class JsonRpcPeer {
    * Let consecutive notifications of `method` that differ only in one string be delivered as
    * one, that string joined: for a stream of text pieces whose meaning is their concatenation
    * (ACP's message chunks), where parsing and handling each piece would cost far more than
-   * reading it. The string is the value reached from `params` by taking the last key of each
-   * object, `depth` objects deep counting the message itself (`{…,"params":{…,"text":"…"}}` is
-   * depth 2); `accept` says which parsed params qualify.
+   * reading it. The string is the one at `path` from the message (`["params", "text"]` for
+   * `{…,"params":{…,"text":"…"}}`), and only that one is ever joined; `accept` says which
+   * parsed params qualify (it must not depend on that string).
    *
    * The first notification of a shape is parsed, checked and handled as any other; its text up
    * to the string (its head) is remembered. A later line that is that head, one JSON string and
@@ -170,8 +168,9 @@ export class JsonRpcPeer {
    * piece (Frame.run). Anything else (whitespace, escapes the fast check does not know, another
    * head) takes the ordinary path.
    */
-  coalesce(method: string, depth: number, accept: (params: unknown) => boolean): Disposable {
-    const entry = { depth, accept };
+  coalesce(method: string, path: readonly string[], accept: (params: unknown) => boolean): Disposable {
+    if (path[0] !== "params" || path.length < 2) throw new Error("coalesce: the path starts at params and ends below it");
+    const entry = { path: [...path], accept };
     this.coalesced.set(method, entry);
     return {
       dispose: () => {
@@ -346,7 +345,7 @@ export class JsonRpcPeer {
       else {
         this.handleNotification(msg.method, msg.params);
         const c = this.coalesced.get(msg.method);
-        if (c && text === raw) this.learn(raw, msg, c.depth, c.accept);
+        if (c && text === raw) this.learn(raw, msg, c.path, c.accept);
       }
       return;
     }
@@ -429,31 +428,37 @@ export class JsonRpcPeer {
 
   /**
    * Remember the shape of a notification that was parsed from `raw` when `accept` takes it and
-   * its text ends with its string and closing braces and nothing else: following the last key
-   * of each object from the message `depth` objects down reaches that string, and it is written
-   * as JSON.stringify writes it, right after the key's colon. Then `raw` minus that string and
-   * those braces is a head that any line of the same shape starts with.
+   * its text ends with the string at `path`, written as JSON.stringify writes it right after a
+   * colon, and the closing braces of the objects on the path: then `raw` minus that string and
+   * those braces is a head that any line of the same shape starts with. That the string there is
+   * the one at `path` (not a later duplicate key, nor another field's that comes last) is
+   * checked once, by parsing the head with another string: the result must be the message with
+   * only the value at `path` changed. Whatever string a later line holds there, it is then that
+   * message with that string at `path` (the rest of the line is the same text).
    */
-  private learn(raw: string, msg: Record<string, unknown>, depth: number, accept: (params: unknown) => boolean): void {
+  private learn(raw: string, msg: Record<string, unknown>, path: readonly string[], accept: (params: unknown) => boolean): void {
     if (!accept(msg.params)) return;
-    const path: string[] = [];
     let v: unknown = msg;
-    for (let d = 0; d < depth; d++) {
-      if (!isObject(v)) return;
-      const keys = Object.keys(v);
-      const last = keys[keys.length - 1];
-      // Index keys are listed first whatever their place in the text; __proto__ is no plain key.
-      if (last === undefined || keys.some((k) => INDEX_KEY.test(k) || k === "__proto__")) return;
-      path.push(last);
-      v = v[last];
+    for (const k of path) {
+      if (!isObject(v) || !Object.prototype.hasOwnProperty.call(v, k)) return;
+      v = v[k];
     }
-    if (typeof v !== "string" || path[0] !== "params") return;
-    const tail = "}".repeat(depth);
+    if (typeof v !== "string") return;
+    const tail = "}".repeat(path.length);
     const literal = JSON.stringify(v);
     const at = raw.length - tail.length - literal.length;
     if (at < 1 || raw.charCodeAt(at - 1) !== 58 /* : */ || !raw.endsWith(tail) || raw.slice(at, at + literal.length) !== literal) return;
     const head = raw.slice(0, at);
     if (this.shapes.some((s) => s.head === head)) return;
+    const probe = v === "\u0001" ? "\u0002" : "\u0001";
+    let probed: unknown;
+    try {
+      probed = JSON.parse(`${head}${JSON.stringify(probe)}${tail}`);
+    } catch {
+      return;
+    }
+    if (!isObject(probed) || JSON.stringify(probed) !== JSON.stringify(withString(msg, path, 0, probe))) return;
+    if (!accept(probed.params)) return;
     this.shapes.unshift({ method: msg.method as string, head, tail, msg, path });
     if (this.shapes.length > MAX_SHAPES) this.shapes.pop();
   }
@@ -523,7 +528,7 @@ function validate(method: string, schema: z.ZodType | undefined, params: unknown
 }
 
 /** A copy of `v` with the value at `path` (from `path[from]` on) replaced by `text`; copies only the objects on the way. */
-function withString(v: unknown, path: string[], from: number, text: string): unknown {
+function withString(v: unknown, path: readonly string[], from: number, text: string): unknown {
   if (from >= path.length) return text;
   const o = v as Record<string, unknown>;
   const k = path[from]!;

@@ -24,7 +24,7 @@ async function read(bytes: Buffer, step: number, coalesce: boolean) {
     calls.push({ method: "ask", params });
     return {};
   });
-  if (coalesce) peer.coalesce("session/update", 4, isTextChunkNotification);
+  if (coalesce) peer.coalesce("session/update", ["params", "update", "content", "text"], isTextChunkNotification);
   for (let i = 0; i < bytes.length; i += step) input.write(bytes.subarray(i, i + step));
   await new Promise((r) => setImmediate(r));
   return { calls, frames };
@@ -158,5 +158,37 @@ describe("coalescing text chunks", () => {
     const lines = [chunk("a"), chunk("b"), chunk("c"), '{"jsonrpc":"2.0","method":"other","params":{}}', chunk("d"), chunk("e"), '{"jsonrpc":"2.0","id":1,"method":"ask","params":{}}', chunk("f")];
     const { calls } = await read(Buffer.from(lines.join("\n") + "\n"), 1 << 20, true);
     expect(calls.map((c) => (c.method === "session/update" ? textOf(c.params) : c.method))).toEqual(["a", "bc", "other", "de", "ask", "f"]);
+  });
+});
+
+describe("coalescing: lines crafted to pass the fast check", () => {
+  const pre = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":`;
+  const check = async (lines: string[]) => {
+    const bytes = Buffer.from(lines.join("\n") + "\n");
+    const plain = await read(bytes, bytes.length, false);
+    const fast = await read(bytes, bytes.length, true);
+    expect(joined(fast.calls)).toEqual(joined(plain.calls));
+    return { plain, fast };
+  };
+
+  it("never joins a string other than the chunk's text (a field after the content)", async () => {
+    // The last string of the line is _meta's, not the text: each line's text must count.
+    const line = (m: string) => `${pre}{"type":"text","text":"hello "},"_meta":{"k":${JSON.stringify(m)}}}}}`;
+    const { plain, fast } = await check([line("a"), line("b"), line("c")]);
+    expect(plain.calls.map((c) => textOf(c.params)).join("")).toBe("hello hello hello ");
+    expect(fast.calls.map((c) => textOf(c.params)).join("")).toBe("hello hello hello ");
+  });
+
+  it("never takes a later duplicate key for the text (a second type key)", async () => {
+    // {"type":"text","text":"text","type":…}: the last string is the second `type`, whose
+    // value is "text" in the first line; a later line makes it an image, not a text chunk.
+    const line = (t: string) => `${pre}{"type":"text","text":"text","type":${JSON.stringify(t)}}}}}`;
+    const { fast } = await check([line("text"), line("image"), line("resource_link")]);
+    expect(fast.calls.map((c) => textOf(c.params))).toEqual(["text", undefined, undefined]);
+  });
+
+  it("never takes a second text key elsewhere on the path for the text", async () => {
+    const line = (t: string) => `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"},"text":${JSON.stringify(t)}}}}`;
+    await check([line("a"), line("b"), `${pre}{"type":"text","text":"y"}}}}`, line("c")]);
   });
 });
