@@ -4,8 +4,8 @@
 -- In a git work tree the list is `git ls-files` (tracked and untracked files that .gitignore does
 -- not hide), read as it streams; elsewhere the tree is walked with asynchronous scandir calls
 -- (never into .git, .hg, .svn or node_modules, never through a symlinked folder). Either way the
--- list only holds paths below the cwd, relative to it, that an `@` mention can name (no spaces,
--- no `@`), at most `M.max_files` of them. A list older than `M.stale_ms` is listed again in the
+-- list only holds paths below the cwd, relative to it, that an `@` mention can name (see
+-- M.mentionable), at most `M.max_files` of them. A list older than `M.stale_ms` is listed again in the
 -- background on next use; the old one answers meanwhile. Matching a prefix (`M.match`) is done
 -- in slices between which the editor runs.
 local uv = vim.uv or vim.loop
@@ -19,11 +19,53 @@ M.stale_ms = 10000
 --- Folders never walked into.
 M.skip_dirs = { [".git"] = true, [".hg"] = true, [".svn"] = true, ["node_modules"] = true }
 
---- Whether a path can be written as an `@` mention: the prompt reads one up to the first space
---- or `@` (src/session/prompt-builder.ts), so paths holding either are left out (:AcpChatAdd
---- takes them).
+--- Whether `s` (bytes 0x80 and up in it) is valid UTF-8 and holds none of the spaces beyond ASCII
+--- that JavaScript's `\s` knows (U+00A0, U+1680, U+2000-200A, U+2028, U+2029, U+202F, U+205F,
+--- U+3000, U+FEFF).
+local function plain_utf8(s)
+  local i, n = 1, #s
+  while i <= n do
+    local b = s:byte(i)
+    if b < 0x80 then
+      i = i + 1
+    else
+      local len = b >= 0xF0 and b <= 0xF4 and 4 or b >= 0xE0 and 3 or b >= 0xC2 and b < 0xE0 and 2 or 0
+      if len == 0 or i + len - 1 > n then
+        return false
+      end
+      local cp = len == 2 and b - 0xC0 or len == 3 and b - 0xE0 or b - 0xF0
+      for k = i + 1, i + len - 1 do
+        local c = s:byte(k)
+        if c < 0x80 or c > 0xBF then
+          return false
+        end
+        cp = cp * 64 + (c - 0x80)
+      end
+      -- Overlong forms, surrogates and code points past U+10FFFF are no UTF-8 either.
+      if (len == 3 and cp < 0x800) or (len == 4 and (cp < 0x10000 or cp > 0x10FFFF)) or (cp >= 0xD800 and cp <= 0xDFFF) then
+        return false
+      end
+      if cp == 0xA0 or cp == 0x1680 or (cp >= 0x2000 and cp <= 0x200A) or cp == 0x2028 or cp == 0x2029 or cp == 0x202F or cp == 0x205F or cp == 0x3000 or cp == 0xFEFF then
+        return false
+      end
+      i = i + len
+    end
+  end
+  return true
+end
+
+--- Whether a path can be written as an `@` mention that names it: the prompt reads one up to the
+--- first space or `@` and drops the stops that end a sentence (`.,;:!?)`) from its end
+--- (src/session/prompt-builder.ts), and Node reads the prompt as UTF-8; so paths holding a space
+--- (JavaScript's `\s`, Unicode ones too) or an `@`, ending with such a stop, or whose bytes are no
+--- UTF-8 (they would reach the agent as another name) are left out (:AcpChatAdd takes them).
 function M.mentionable(path)
-  return not path:find("[%s@]")
+  return not path:find("[.,;:!?)]$") and M.folder_mentionable(path)
+end
+
+--- Whether paths under folder `path` can be mentioned (a stop at its end does no harm there).
+function M.folder_mentionable(path)
+  return not path:find("[%s@]") and (not path:find("[\128-\255]") or plain_utf8(path))
 end
 
 --- cwd -> { files = string[], done = boolean, at = ms, job = listing|nil }
@@ -87,14 +129,14 @@ local function walk(cwd, files, state, finish)
           end
           n = n + 1
           local path = rel == "" and name or (rel .. "/" .. name)
-          if not M.mentionable(name) then
+          if not M.folder_mentionable(name) then
             -- skipped: a prompt cannot name it with @ (nor anything under it)
           elseif kind == "directory" then
             if not M.skip_dirs[name] then
               tail = tail + 1
               queue[tail] = path
             end
-          elseif kind == "file" or kind == "link" then
+          elseif (kind == "file" or kind == "link") and M.mentionable(name) then
             files[#files + 1] = path
             if #files >= M.max_files then
               state.truncated = true

@@ -329,6 +329,32 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("<Esc>");
   });
 
+  it.each(["walked", "in a git work tree"])("@ offers only names a mention can carry to the agent (%s): not invalid UTF-8, a Unicode space, a trailing stop; a symlink loop is no folder to list", async (how) => {
+    const t = await withAgents(bin, { fake: {} });
+    const work = join(t.dir, "work");
+    writeFileSync(join(work, "ok.txt"), "x\n");
+    writeFileSync(join(work, "été.md"), "x\n");
+    // Bytes that are no UTF-8: the prompt would send another name (U+FFFD or Latin-1 letters).
+    writeFileSync(Buffer.concat([Buffer.from(`${work}/bad`), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]), "x\n");
+    writeFileSync(Buffer.concat([Buffer.from(`${work}/cut`), Buffer.from([0xe2, 0x82]), Buffer.from(".txt")]), "x\n");
+    // The prompt ends a mention at any space JavaScript's \s knows, and drops a trailing stop.
+    writeFileSync(join(work, "no\u00a0break.txt"), "x\n");
+    writeFileSync(join(work, "ideo\u3000space.txt"), "x\n");
+    writeFileSync(join(work, "new\nline.txt"), "x\n");
+    writeFileSync(join(work, "notes."), "x\n");
+    writeFileSync(join(work, "paren)"), "x\n");
+    mkdirSync(join(work, "loop"));
+    symlinkSync("..", join(work, "loop", "up"));
+    if (how !== "walked") execFileSync("git", ["init", "-q"], { cwd: work });
+    const c = await openChat(t);
+    await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
+    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.project_files').info(...)", [work]))?.done, "the file list");
+    expect(labels(await lspAsk(c, "@")).sort()).toEqual(["@ok.txt", "@été.md"].sort());
+    // The omnifunc (Neovim 0.10's menu) offers the same.
+    const omni = await t.lua<string[]>("return vim.tbl_map(function(i) return i.word end, require('acpchat.complete').candidates(require('acpchat.complete').chat_of(...), '@'))", [c.promptBuf]);
+    expect(omni.sort()).toEqual(["@ok.txt", "@été.md"].sort());
+  });
+
   it.each(["walked", "in a git work tree"])("a folder of 30,000 files (%s): the editor keeps answering while @ is listed, and @ answers at once with what is known", async (how) => {
     const t = await withAgents(bin, { fake: {} });
     const work = join(t.dir, "work");
