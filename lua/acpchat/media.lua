@@ -10,6 +10,11 @@ local util = require("acpchat.util")
 local api = vim.api
 local M = {}
 
+--- Whether the chat was closed while Node worked on it (its answer then has no one to tell).
+local function gone(chat)
+  return require("acpchat.registry").get(chat.id) ~= chat
+end
+
 --- The clip under the cursor: { block = id, index = n (in a tool call's content) }, or nil.
 function M.at_cursor(chat)
   local row = api.nvim_win_get_cursor(0)[1] - 1
@@ -40,6 +45,9 @@ function M.open(chat)
     return util.notify("acpchat: no image or audio under the cursor", vim.log.levels.WARN)
   end
   bridge.call("media_open", { chat = chat.id, block = ref.block, index = ref.index }, function(err, res)
+    if gone(chat) then
+      return
+    end
     if err then
       return util.notify("acpchat: could not open it: " .. err, vim.log.levels.ERROR)
     end
@@ -57,9 +65,15 @@ function M.ui_open(path)
   if not cmd then
     return util.notify("acpchat: could not open " .. path .. ": " .. tostring(err), vim.log.levels.ERROR)
   end
-  -- vim.ui.open runs the viewer in the background; say where the file is if it fails.
-  if type(cmd) == "table" and cmd.wait then
+  -- vim.ui.open runs the viewer in the background; say where the file is if it fails. Only a
+  -- viewer that has ended is asked how: SystemObj:wait() on a running one kills it (SIGKILL
+  -- when the timeout passes, even 0), which would stop an audio player after 2 seconds.
+  if type(cmd) == "table" and cmd.wait and cmd.is_closing then
     vim.defer_fn(function()
+      local ended, closing = pcall(cmd.is_closing, cmd)
+      if not (ended and closing) then
+        return
+      end
       local ok, done = pcall(cmd.wait, cmd, 0)
       if ok and done and done.code and done.code ~= 0 then
         util.notify(string.format("acpchat: the viewer failed (exit %d); the file is %s", done.code, path), vim.log.levels.WARN)
@@ -70,6 +84,9 @@ end
 
 local function write(chat, ref, path, overwrite)
   bridge.call("media_save", { chat = chat.id, block = ref.block, index = ref.index, path = path, overwrite = overwrite or nil }, function(err, res)
+    if err and gone(chat) then
+      return
+    end
     if err then
       return util.notify("acpchat: not saved: " .. err, vim.log.levels.ERROR)
     end
@@ -118,7 +135,9 @@ function M.save(chat)
     if not input or input == "" then
       return
     end
-    local path = vim.fn.expand(input)
+    -- ~ and $VAR expand; nothing else does (expand() would take #, % and < for Vim's specials
+    -- and glob * and [: "#1.png" was saved as the folder, "a*.png" as the names it matched).
+    local path = vim.fs.normalize(input)
     if not path:match("^/") then
       -- Relative to the chat's folder, as the default offered.
       path = dir .. "/" .. path
@@ -153,6 +172,9 @@ function M.add_file(chat, path)
   table.insert(chat.context, item)
   show(chat)
   bridge.call("attach", { chat = chat.id, path = path }, function(err, a)
+    if gone(chat) then
+      return
+    end
     if err then
       for i, it in ipairs(chat.context) do
         if it == item then
@@ -174,6 +196,9 @@ end
 --- with wl-paste or xclip into the chat's private folder.
 function M.add_clipboard(chat, primary)
   bridge.call("attach", { chat = chat.id, clipboard = primary and "primary" or "clipboard" }, function(err, a)
+    if gone(chat) then
+      return
+    end
     if err then
       return util.notify("acpchat: " .. err, vim.log.levels.ERROR)
     end

@@ -7,9 +7,9 @@
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ContentBlock } from "../protocol/schema.js";
 
@@ -43,13 +43,23 @@ export function mediaType(path: string): { kind: MediaKind; mime: string } | und
   return m ? BY_EXT[m[1]!.toLowerCase()] : undefined;
 }
 
-/** A file extension for a mimeType (temp files are opened by their extension); "bin" when unknown. */
+/** Other image and audio types a viewer or player opens by their extension (a mimeType's subtype, an `x-` taken off). */
+const OTHER_EXT = new Set(["image/tiff", "image/heic", "image/heif", "image/jxl", "image/ico", "image/icon", "audio/aiff", "audio/webm", "audio/amr", "audio/midi", "audio/mid"]);
+
+/**
+ * A file extension for a mimeType (temp files are opened by their extension); "bin" when it is
+ * not a known image or audio type. The mimeType comes from the agent: the extension chooses the
+ * program `gx` runs, so "text/html" or "application/x-desktop" must not become .html or .desktop
+ * (nor "image/svg+xml" .svg: a browser runs an SVG's scripts).
+ */
 export function extensionFor(mime: string): string {
   const m = mime.toLowerCase().split(";")[0]!.trim();
   const known = Object.entries(BY_EXT).find(([, t]) => t.mime === m);
   if (known) return known[0];
-  const sub = /^[a-z]+\/(?:x-)?([a-z0-9]{1,8})$/.exec(m);
-  return sub ? sub[1]! : "bin";
+  const sub = /^(image|audio)\/(?:x-)?([a-z0-9]{1,8})$/.exec(m);
+  if (sub && OTHER_EXT.has(`${sub[1]}/${sub[2]}`)) return sub[2] === "icon" ? "ico" : sub[2]!;
+  if (sub && BY_EXT[sub[2]!]?.kind === sub[1]) return sub[2]!;
+  return "bin";
 }
 
 /** The number of bytes that base64 text decodes to (whitespace ignored). */
@@ -139,15 +149,19 @@ export class MediaFiles {
   /** What `open` wrote for each clip: opened again, the same file. */
   private opened = new WeakMap<object, string>();
 
-  /** The folder, made now if needed. */
+  /** Set by dispose: the chat closed while a clipboard read or an open was under way. */
+  private closed = false;
+
+  /** The folder, made now if needed; never again once the chat closed (it would be left behind). */
   folder(): string {
+    if (this.closed) throw new AttachmentError("the chat is closed");
     this.dir ??= mkdtempSync(join(tmpdir(), "acpchat-media-"));
     return this.dir;
   }
 
-  /** Whether `path` lies in this chat's folder (an attachment from the clipboard). */
+  /** Whether `path` lies in this chat's folder (an attachment from the clipboard); `..` never climbs out. */
   owns(path: string): boolean {
-    return this.dir !== undefined && path.startsWith(this.dir + "/");
+    return this.dir !== undefined && !this.closed && resolve(path).startsWith(this.dir + "/") && !path.split("/").includes("..");
   }
 
   /** Write `bytes` to a new file in the folder named `stem` + the extension of `mime`. */
@@ -155,11 +169,24 @@ export class MediaFiles {
     const safe = stem.replace(/[^A-Za-z0-9_.-]+/g, "-").slice(0, 60) || "media";
     const path = join(this.folder(), `${++this.count}-${safe}.${extensionFor(mime)}`);
     await writeFile(path, bytes, { mode: 0o600, flag: "wx" });
+    if (this.closed) {
+      // Closed while it was written: the folder went before the file landed, or goes now.
+      rmSync(dirname(path), { recursive: true, force: true });
+      throw new AttachmentError("the chat is closed");
+    }
     return path;
+  }
+
+  /** Write `bytes` again to a file this folder made: replaced, not written through (a link put there is not followed). */
+  async rewrite(path: string, bytes: Uint8Array): Promise<void> {
+    if (this.closed || !this.owns(path)) throw new AttachmentError("the chat is closed");
+    await rm(path, { force: true });
+    await writeFile(path, bytes, { mode: 0o600, flag: "wx" });
   }
 
   /** Remove the folder and everything in it (synchronous: also runs while the host exits). */
   dispose(): void {
+    this.closed = true;
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
     this.opened = new WeakMap();
@@ -330,7 +357,7 @@ export async function openMedia(files: MediaFiles, media: MediaBlock | undefined
   // Opened again: the same file, written again (a viewer may have changed it).
   const known = await files.cached(media);
   if (known) {
-    await writeFile(known, mediaBytes(media), { mode: 0o600 });
+    await files.rewrite(known, mediaBytes(media));
     return known;
   }
   const path = await files.write(name ?? media.type, media.mimeType, mediaBytes(media));

@@ -303,3 +303,120 @@ describe.each(bins)("Neovim $version", (bin) => {
     }
   });
 });
+
+/** A script on $PATH in a fresh folder; returns the folder. */
+function tool(name: string, body: string): string {
+  const d = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-tool-")));
+  writeFileSync(join(d, name), `#!/bin/sh\n${body}\n`);
+  chmodSync(join(d, name), 0o755);
+  return d;
+}
+
+describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) => {
+  it("gx leaves the viewer running (vim.ui.open's real xdg-open): an audio player is not killed after 2 s; a viewer that fails is reported with the file", async () => {
+    const tools = tool("xdg-open", `echo "start $1" >> "$(dirname "$0")/log"; case "$1" in *.wav) sleep 3; echo "done $1" >> "$(dirname "$0")/log" ;; *) exit 3 ;; esac`);
+    try {
+      const audio = wav(100);
+      const image = png(2, 2);
+      const c = await startChat(
+        bin,
+        {
+          turns: [
+            [
+              { update: { sessionUpdate: "agent_message_chunk", content: { type: "audio", mimeType: "audio/wav", data: audio.toString("base64") } } },
+              { text: "\nand\n" },
+              { update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: "image/png", data: image.toString("base64") } } },
+            ],
+          ],
+        },
+        {},
+        { env: { PATH: `${tools}:${process.env.PATH ?? ""}`, DISPLAY: ":42" } },
+      );
+      await c.ready();
+      await recordNotes(c.t);
+      await sendAndWait(c, "play it");
+      await pressOn(c, await rowOf(c, /^\[audio\] audio\/wav/), "gx");
+      await c.t.waitFor(async () => existsSync(join(tools, "log")) && readFileSync(join(tools, "log"), "utf8").includes("done "), "the player to play to its end", 8000);
+      expect(readFileSync(join(tools, "log"), "utf8")).toMatch(/^start \S+\.wav\ndone \S+\.wav\n$/);
+      expect(await c.notes()).toEqual([]);
+      await pressOn(c, await rowOf(c, /^\[image\] image\/png/), "gx");
+      await c.t.waitFor(async () => (await c.notes()).some((n) => /the viewer failed \(exit 3\); the file is \/\S+\.png$/.test(n.msg)), "the viewer's failure", 6000);
+    } finally {
+      rmSync(tools, { recursive: true, force: true });
+    }
+  });
+
+  it("an agent's mimeType does not choose the program that opens it: text/html, a .desktop file or a script open as .bin", async () => {
+    const page = Buffer.from("<script>fetch('file:///etc/passwd')</script>");
+    const mimes = ["text/html", "application/x-desktop", "application/x-sh", "image/svg+xml", "IMAGE/HTML"];
+    const c = await startChat(bin, {
+      turns: [mimes.flatMap((m) => [{ update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: m, data: page.toString("base64") } } }, { text: "\nx\n" }])],
+    });
+    await c.ready();
+    await recordOpens(c);
+    await sendAndWait(c, "show me");
+    const lines = await c.lines();
+    const rows = lines.flatMap((l, i) => (l.startsWith("[image] ") ? [i] : []));
+    expect(rows.length).toBe(mimes.length);
+    for (const [n, row] of rows.entries()) {
+      await pressOn(c, row, "gx");
+      await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened")).length === n + 1, `vim.ui.open ${n}`);
+    }
+    const opened = await c.t.lua<string[]>("return _G.opened");
+    for (const p of opened) expect(p).toMatch(/\/\d+-image\.bin$/);
+    expect(readFileSync(opened[0]!).equals(page)).toBe(true);
+  });
+
+  it("gS takes the name as typed: #, % and * are not Vim's specials or globs; ~ and $VAR still expand", async () => {
+    const image = png(3, 2);
+    const c = await startChat(bin, { turns: [[{ update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: "image/png", data: image.toString("base64") } } }]] });
+    await c.ready();
+    await recordNotes(c.t);
+    await sendAndWait(c, "show me");
+    const work = join(c.t.dir, "work");
+    writeFileSync(join(work, "a1.png"), "one");
+    writeFileSync(join(work, "a2.png"), "two");
+    await c.t.nvim.command(`cd ${work}`);
+    const names = ["#1.png", "%.png", "a*.png", "$ACPCHAT_T/env.png"];
+    await c.t.lua("vim.env.ACPCHAT_T = ...", [join(c.t.dir, "work")]);
+    for (const name of names) {
+      await c.t.lua("_G.save_as = ...; vim.ui.input = function(o, cb) cb(_G.save_as) end", [name]);
+      await pressOn(c, await rowOf(c, /^\[image\] image\/png/), "gS");
+      await c.t.waitFor(async () => (await c.notes()).length > names.indexOf(name), `the answer for ${name}`);
+    }
+    const notes = (await c.notes()).map((n) => n.msg);
+    expect(notes).toEqual(["acpchat: saved #1.png (27 B)".replace("27", String(image.length)), `acpchat: saved %.png (${image.length} B)`, `acpchat: saved a*.png (${image.length} B)`, `acpchat: saved env.png (${image.length} B)`]);
+    for (const f of ["#1.png", "%.png", "a*.png", "env.png"]) expect(readFileSync(join(work, f)).equals(image)).toBe(true);
+    expect(readFileSync(join(work, "a1.png"), "utf8")).toBe("one");
+  });
+
+  it("the chat closed while the clipboard is read or a clip is opened: no media folder is left behind, no error", async () => {
+    const image = png(4, 4);
+    const tmp = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-tmp-")));
+    const tools = tool("xclip", `case "$*" in *TARGETS*) printf 'image/png\\n' ;; *image/png*) sleep 1; cat ${JSON.stringify(join(tmpdir(), "never"))} 2>/dev/null || printf 'PNGDATA' ;; esac`);
+    try {
+      const c = await startChat(
+        bin,
+        { turns: [[{ update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: "image/png", data: image.toString("base64") } } }]] },
+        {},
+        { env: { TMPDIR: tmp, DISPLAY: ":42", WAYLAND_DISPLAY: "", PATH: `${tools}:${process.env.PATH ?? ""}` } },
+      );
+      await c.ready();
+      await recordNotes(c.t);
+      await recordOpens(c);
+      await sendAndWait(c, "show me");
+      const row = await rowOf(c, /^\[image\] image\/png/);
+      await c.focus();
+      await c.t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row + 1]);
+      // gx and the close in one go: the open is under way when the close arrives.
+      await c.t.lua("vim.api.nvim_feedkeys('gx', 'mx', false); vim.cmd('AcpChatAdd +'); vim.cmd('AcpChatClose')");
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(readdirSync(tmp).filter((f) => f.startsWith("acpchat-media-"))).toEqual([]);
+      expect((await c.notes()).filter((n) => n.level >= 3)).toEqual([]);
+      expect(await c.t.lua<string[]>("return vim.tbl_filter(function(m) return m:match('E%d+') ~= nil end, vim.split(vim.fn.execute('messages'), '\\n'))")).toEqual([]);
+    } finally {
+      rmSync(tools, { recursive: true, force: true });
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});

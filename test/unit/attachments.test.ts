@@ -30,6 +30,11 @@ describe("attachments", () => {
     expect(extensionFor("image/png")).toBe("png");
     expect(extensionFor("audio/x-flac")).toBe("flac");
     expect(extensionFor("application/octet-stream")).toBe("bin");
+    // The agent's mimeType chooses the program gx runs: only image and audio types name one.
+    for (const m of ["text/html", "application/x-desktop", "application/x-sh", "image/svg+xml", "image/html", "audio/png", "image/x-msdownload"]) expect(extensionFor(m)).toBe("bin");
+    expect(extensionFor("image/x-png")).toBe("png");
+    expect(extensionFor("image/tiff")).toBe("tiff");
+    expect(extensionFor("AUDIO/X-WAV; rate=8000")).toBe("wav");
   });
 
   it("decodedSize is the length of the decoded bytes for every padding", () => {
