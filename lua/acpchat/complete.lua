@@ -67,10 +67,13 @@ function M.candidates(chat, word)
     local popup = vim.o.completeopt:find("popup") ~= nil
     for _, f in ipairs(paths) do
       local st = project_files.stat_cached(chat.cwd, f)
+      local gone = false
       if not st and vim.uv.hrtime() - t0 < 5e6 then
         st = project_files.stat_now(chat.cwd, f)
+        -- Deleted since it was listed, or a symlink that leads nowhere: nothing to send.
+        gone = st == nil
       end
-      if not (st and (st.outside or st.type == "directory")) then
+      if not gone and not (st and (st.outside or st.type == "directory")) then
         local d = M.describe(f, st)
         -- The documentation only where it goes to a popup (0.10's "preview" would open a window).
         items[#items + 1] = { word = "@" .. f, menu = d.detail, kind = d.media or "file", info = popup and d.doc or nil }

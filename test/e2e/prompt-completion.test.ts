@@ -329,7 +329,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("<Esc>");
   });
 
-  it.each(["walked", "in a git work tree"])("@ offers only names a mention can carry to the agent (%s): not invalid UTF-8, a Unicode space, a trailing stop; a symlink loop is no folder to list", async (how) => {
+  it.each(["walked", "in a git work tree"])("@ offers only names a mention can carry to the agent (%s): not invalid UTF-8, a Unicode space, a trailing stop, a dangling symlink; a symlink loop is no folder to list", async (how) => {
     const t = await withAgents(bin, { fake: {} });
     const work = join(t.dir, "work");
     writeFileSync(join(work, "ok.txt"), "x\n");
@@ -345,6 +345,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(work, "paren)"), "x\n");
     mkdirSync(join(work, "loop"));
     symlinkSync("..", join(work, "loop", "up"));
+    // A symlink that leads nowhere is no file to send.
+    symlinkSync("nowhere", join(work, "dangling"));
     if (how !== "walked") execFileSync("git", ["init", "-q"], { cwd: work });
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
