@@ -178,7 +178,9 @@ end
 --- `git ls-files` in `cwd`, read as it streams; `finish(files, false)` when cwd is no work tree.
 local function git(cwd, files, state, finish)
   local rest = ""
-  local ok, proc = pcall(vim.system, { "git", "-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--others", "--exclude-standard" }, {
+  -- core.fsmonitor names a command git runs for ls-files: whoever wrote the folder's .git/config
+  -- (an agent, an archive) must not get a command run by opening a chat.
+  local ok, proc = pcall(vim.system, { "git", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "ls-files", "-z", "--cached", "--others", "--exclude-standard" }, {
     cwd = cwd,
     stdout = function(_, data)
       if not data or state.cancelled then

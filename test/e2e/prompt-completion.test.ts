@@ -6,7 +6,7 @@
  * with its chat, and the file list made without blocking the editor.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { attach } from "neovim";
 import { describe, expect, it } from "vitest";
@@ -327,6 +327,22 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("ccsee @mai");
     await t.waitFor(async () => (await menu(t)).words.join() === "@main.py", "the omnifunc's menu after @");
     await t.nvim.input("<Esc>");
+  });
+
+  it("listing a git work tree runs no command from its .git/config (core.fsmonitor: anyone who wrote the folder could set it)", async () => {
+    const t = await withAgents(bin, { fake: {} });
+    const work = join(t.dir, "work");
+    writeFileSync(join(work, "a.txt"), "x\n");
+    execFileSync("git", ["init", "-q"], { cwd: work });
+    const marker = join(t.dir, "fsmonitor-ran");
+    const hook = join(t.dir, "hook.sh");
+    writeFileSync(hook, `#!/bin/sh\necho ran >> '${marker}'\n`, { mode: 0o755 });
+    execFileSync("git", ["config", "core.fsmonitor", hook], { cwd: work });
+    const c = await openChat(t);
+    await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
+    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.project_files').info(...)", [work]))?.done, "the file list");
+    expect(labels(await lspAsk(c, "@"))).toEqual(["@a.txt"]);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it.each(["walked", "in a git work tree"])("@ offers only names a mention can carry to the agent (%s): not invalid UTF-8, a Unicode space, a trailing stop, a dangling symlink; a symlink loop is no folder to list", async (how) => {
