@@ -18,7 +18,7 @@
 //   {"notify": "method", "params": {...}}  any notification (auth/status_update)
 //   {"request": "method", "params": {...}}  a client request; the reply is kept as $last
 //     (strings "$last.field" in later params are replaced); {"echo": true} streams the reply as text
-//   {"sleep": ms}  {"raw": "line"}  {"exit": code}  {"signal": "SIGKILL"}  {"closeStdout": true}
+//   {"sleep": ms}  {"raw": "line"} ($sessionId in it: the session's id)  {"exit": code}  {"signal": "SIGKILL"}  {"closeStdout": true}
 //   {"hang": true}  never answer this prompt;  {"stop": "end_turn"}  the stop reason (default end_turn)
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
@@ -136,7 +136,7 @@ async function runSteps(sessionId, steps, token) {
       if (step.echo) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: JSON.stringify(reply) } });
     }
     if (step.sleep) await sleep(step.sleep);
-    if (step.raw !== undefined) process.stdout.write(step.raw + "\n");
+    if (step.raw !== undefined) process.stdout.write(step.raw.replaceAll("$sessionId", sessionId) + "\n");
     if (step.exit !== undefined) process.exit(step.exit);
     if (step.signal) process.kill(process.pid, step.signal);
     if (step.closeStdout) {
