@@ -7,7 +7,8 @@
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { readFile, rm, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, rm, stat, writeFile, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -62,8 +63,17 @@ export function extensionFor(mime: string): string {
   return "bin";
 }
 
-/** The number of bytes that base64 text decodes to (whitespace ignored). */
-export function decodedSize(base64: string): number {
+/** A `data:<type>;base64,` prefix some agents put before the data (a data URL, not base64). */
+const DATA_URL = /^\s*data:[^,]{0,200};base64,/i;
+
+/** The base64 of an agent's clip, without a data URL's prefix. */
+function base64Of(data: string): string {
+  return data.startsWith("data:", data.search(/\S/)) ? data.replace(DATA_URL, "") : data;
+}
+
+/** The number of bytes that base64 text decodes to (whitespace and a data URL's prefix ignored). */
+export function decodedSize(data: string): number {
+  const base64 = base64Of(data);
   let len = base64.length;
   if (/\s/.test(base64)) len = base64.replace(/\s+/g, "").length;
   let pad = 0;
@@ -112,31 +122,45 @@ export interface MediaPolicy {
  */
 export async function mediaBlock(path: string, type: { kind: MediaKind; mime: string }, policy: MediaPolicy, label?: string): Promise<{ block: ContentBlock; note?: string }> {
   const name = label ?? basename(path);
-  let size: number;
+  const uri = pathToFileURL(path).href;
+  // What is read is what was checked (the path is the boundary's resolved one): opened without
+  // following a link and without waiting on a FIFO put in its place since, then asked what it is.
+  let fh: FileHandle;
   try {
-    const st = await stat(path);
-    if (!st.isFile()) throw new AttachmentError(`${name} is not a regular file: not attached`);
-    size = st.size;
+    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (e) {
-    if (e instanceof AttachmentError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "EMLINK") throw new AttachmentError(`${name} is a symbolic link (put there after it was checked): not attached`);
     throw new AttachmentError(`${name} cannot be read: ${(e as Error).message}`);
   }
-  if (size > policy.maxBytes) {
-    throw new AttachmentError(`${name} is ${humanSize(size)}, over the limit for images and audio (${humanSize(policy.maxBytes)}, option media.max_bytes): not sent`);
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new AttachmentError(`${name} is not a regular file: not attached`);
+    const tooLarge = (n: number) => new AttachmentError(`${name} is ${humanSize(n)}, over the limit for images and audio (${humanSize(policy.maxBytes)}, option media.max_bytes): not sent`);
+    if (st.size > policy.maxBytes) throw tooLarge(st.size);
+    if (!policy[type.kind]) {
+      return {
+        block: { type: "resource_link", uri, name, mimeType: type.mime, size: st.size },
+        note: `${name} was sent as a link, not as ${type.kind === "image" ? "an image" : "audio"}: ${policy.agent} does not accept ${type.kind === "image" ? "images" : "audio"} in prompts (promptCapabilities.${type.kind}).`,
+      };
+    }
+    // At most one byte past the limit: a file growing meanwhile is refused, not read whole.
+    const buf = Buffer.alloc(Math.min(policy.maxBytes + 1, Math.max(st.size, 0) + 64 * 1024));
+    let n = 0;
+    for (;;) {
+      if (n === buf.length) break;
+      const { bytesRead } = await fh.read(buf, n, buf.length - n, n);
+      if (bytesRead === 0) break;
+      n += bytesRead;
+    }
+    if (n > policy.maxBytes) throw tooLarge(n);
+    const data = buf.subarray(0, n).toString("base64");
+    const block: MediaBlock = type.kind === "image" ? { type: "image", data, mimeType: type.mime, uri } : { type: "audio", data, mimeType: type.mime };
+    names.set(block, name);
+    return { block };
+  } finally {
+    await fh.close().catch(() => undefined);
   }
-  const uri = pathToFileURL(path).href;
-  if (!policy[type.kind]) {
-    return {
-      block: { type: "resource_link", uri, name, mimeType: type.mime, size },
-      note: `${name} was sent as a link, not as ${type.kind === "image" ? "an image" : "audio"}: ${policy.agent} does not accept ${type.kind === "image" ? "images" : "audio"} in prompts (promptCapabilities.${type.kind}).`,
-    };
-  }
-  const bytes = await readFile(path);
-  if (bytes.length > policy.maxBytes) throw new AttachmentError(`${name} is ${humanSize(bytes.length)}, over the limit for images and audio (${humanSize(policy.maxBytes)}, option media.max_bytes): not sent`);
-  const data = bytes.toString("base64");
-  const block: MediaBlock = type.kind === "image" ? { type: "image", data, mimeType: type.mime, uri } : { type: "audio", data, mimeType: type.mime };
-  names.set(block, name);
-  return { block };
 }
 
 /**
@@ -212,7 +236,7 @@ export class MediaFiles {
 
 /** The bytes of a media block (base64 decoded). */
 export function mediaBytes(m: MediaBlock): Buffer {
-  return Buffer.from(m.data, "base64");
+  return Buffer.from(base64Of(m.data), "base64");
 }
 
 /**
@@ -234,11 +258,12 @@ export function findMedia(blocks: readonly { id: string; type: string }[], block
   return undefined;
 }
 
-type Run = (cmd: string, args: string[]) => Promise<Buffer>;
+/** Runs a clipboard tool: its output, at most `maxBuffer` bytes (more ends it with an error). */
+type Run = (cmd: string, args: string[], maxBuffer?: number) => Promise<Buffer>;
 
-const run: Run = (cmd, args) =>
+const run: Run = (cmd, args, maxBuffer = 1024 * 1024) =>
   new Promise((resolve, reject) => {
-    execFile(cmd, args, { encoding: "buffer", timeout: 5000, maxBuffer: 256 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    execFile(cmd, args, { encoding: "buffer", timeout: 5000, maxBuffer }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
   });
 
 /** Whether `cmd` is an executable on $PATH. */
@@ -290,7 +315,12 @@ export async function readClipboardMedia(primary: boolean, maxBytes: number, env
       tried.push(`${tool.name}: no image or audio on the ${primary ? "primary selection" : "clipboard"}`);
       continue;
     }
-    const bytes = await exec(tool.name, tool.get(mime));
+    const over = () => new AttachmentError(`the clipboard's ${mime} is over the limit for images and audio (${humanSize(maxBytes)}, option media.max_bytes): not attached`);
+    // Read up to one byte past the limit: an owner streaming without end is cut there.
+    const bytes = await exec(tool.name, tool.get(mime), maxBytes + 1).catch((e: unknown) => {
+      if ((e as { code?: unknown }).code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") throw over();
+      throw e;
+    });
     if (bytes.length === 0) {
       tried.push(`${tool.name}: the ${mime} on the clipboard is empty`);
       continue;

@@ -4,9 +4,9 @@
  * noise, and may show what the user did not mean to log).
  */
 
-/** A cheap look at a frame's wire text: may it hold an image, audio or a blob? */
+/** A cheap look at a frame's wire text: may it hold an image, audio or a blob? (`"\u0069mage"` is "image" too.) */
 export function mayHoldMedia(text: string | undefined): boolean {
-  return text === undefined || text.includes('"image"') || text.includes('"audio"') || text.includes('"blob"');
+  return text === undefined || text.includes('"image"') || text.includes('"audio"') || text.includes('"blob"') || text.includes("\\u");
 }
 
 /** What replaces base64 data of `n` characters. */

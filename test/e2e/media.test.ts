@@ -390,6 +390,23 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
     expect(readFileSync(join(work, "a1.png"), "utf8")).toBe("one");
   });
 
+  it("an endless clipboard (its owner streams without end) is cut at the limit with the limit's message, at once", async () => {
+    const tools = tool("xclip", `case "$*" in *TARGETS*) printf 'image/png\\n' ;; *image/png*) exec cat /dev/zero ;; esac`);
+    try {
+      const c = await startChat(bin, {}, { media: { max_bytes: 1000 } }, { env: { DISPLAY: ":42", WAYLAND_DISPLAY: "", PATH: `${tools}:${process.env.PATH ?? ""}` } });
+      await c.ready();
+      await recordNotes(c.t);
+      const t0 = Date.now();
+      await c.t.nvim.command("AcpChatAdd +");
+      await c.t.waitFor(async () => (await c.notes()).length >= 1, "the refusal", 8000);
+      expect((await c.notes())[0]).toEqual({ level: 4, msg: "acpchat: the clipboard's image/png is over the limit for images and audio (1000 B, option media.max_bytes): not attached" });
+      expect(Date.now() - t0).toBeLessThan(2000);
+      expect(await winbar(c)).toBe("");
+    } finally {
+      rmSync(tools, { recursive: true, force: true });
+    }
+  });
+
   it("the chat closed while the clipboard is read or a clip is opened: no media folder is left behind, no error", async () => {
     const image = png(4, 4);
     const tmp = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-tmp-")));

@@ -1,11 +1,12 @@
 /** Images and audio (src/session/attachments.ts, prompt-builder.ts, trace/media-elide.ts) without an editor. */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AttachmentError, decodedSize, describeAttachment, extensionFor, humanSize, MediaFiles, mediaType, readClipboardMedia, saveMedia } from "../../src/session/attachments.js";
 import { buildPrompt } from "../../src/session/prompt-builder.js";
-import { elideMedia } from "../../src/trace/media-elide.js";
+import { elideMedia, mayHoldMedia } from "../../src/trace/media-elide.js";
 import { PathBoundary } from "../../src/workspace/path-boundary.js";
 
 const dirs: string[] = [];
@@ -78,6 +79,30 @@ describe("attachments", () => {
     expect(own.blocks[1]).toMatchObject({ type: "resource_link", name: "clip.png" });
   });
 
+  it("mediaBlock reads what it checked: a link or a FIFO put in the file's place after the check is refused, not followed or waited on", async () => {
+    const { mediaBlock } = await import("../../src/session/attachments.js");
+    const cwd = dir();
+    const secret = join(dir(), "id_rsa");
+    writeFileSync(secret, "PRIVATE KEY");
+    symlinkSync(secret, join(cwd, "a.png"));
+    const policy = { image: true, audio: true, maxBytes: 1000, agent: "bot" };
+    await expect(mediaBlock(join(cwd, "a.png"), { kind: "image", mime: "image/png" }, policy)).rejects.toThrow(new AttachmentError("a.png is a symbolic link (put there after it was checked): not attached"));
+    execFileSync("mkfifo", [join(cwd, "b.png")]);
+    await expect(mediaBlock(join(cwd, "b.png"), { kind: "image", mime: "image/png" }, policy)).rejects.toThrow(/b\.png is not a regular file: not attached/);
+    writeFileSync(join(cwd, "c.png"), bytes(10));
+    expect((await mediaBlock(join(cwd, "c.png"), { kind: "image", mime: "image/png" }, policy)).block).toMatchObject({ type: "image", data: bytes(10).toString("base64") });
+  });
+
+  it("the agent's data as a data: URL or with line breaks decodes to the clip's bytes, and its size says so", async () => {
+    const { mediaBytes } = await import("../../src/session/attachments.js");
+    const raw = bytes(50);
+    for (const data of [`data:image/png;base64,${raw.toString("base64")}`, raw.toString("base64").replace(/(.{10})/g, "$1\r\n"), `  ${raw.toString("base64")}\n`]) {
+      const m = { type: "image" as const, data, mimeType: "image/png" };
+      expect(mediaBytes(m).equals(raw)).toBe(true);
+      expect(decodedSize(data)).toBe(50);
+    }
+  });
+
   it("describeAttachment checks like the prompt does; other files pass untouched", async () => {
     const cwd = dir();
     writeFileSync(join(cwd, "a.png"), bytes(100));
@@ -144,6 +169,9 @@ describe("attachments", () => {
     expect(msg.params.prompt[1]).toEqual({ type: "image", data: "QUJD", mimeType: "image/png" });
     const plain = { a: [{ type: "text", text: "image" }], data: "x" };
     expect(elideMedia(plain)).toBe(plain);
+    // The wire text may spell "image" with escapes: the cheap look must not miss it.
+    expect(mayHoldMedia('{"type":"\\u0069mage","data":"QUJD"}')).toBe(true);
+    expect(mayHoldMedia('{"type":"text","text":"plain"}')).toBe(false);
   });
 });
 
