@@ -41,7 +41,7 @@ export interface Frame {
   /**
    * Several notifications read together that differ only in the string at their end (see
    * JsonRpcPeer.coalesce): frame i crossed the wire as `head + JSON(texts[i]) + tail`. `payload`
-   * is the first one as parsed (its own string included); `size` counts them all.
+   * is their message with an empty string there; `size` counts them all.
    */
   run?: { head: string; tail: string; texts: string[] };
 }
@@ -73,7 +73,7 @@ interface Shape {
   method: string;
   head: string;
   tail: string;
-  /** The message it was learned from, as parsed. */
+  /** The message it was learned from, as parsed, its string at `path` emptied (not kept alive). */
   msg: Record<string, unknown>;
   /** The keys from the message down to the string (`coalesce`'s path). */
   path: readonly string[];
@@ -81,6 +81,8 @@ interface Shape {
 
 /** Shapes remembered at once (a few streams per session: message, thought, a few sessions). */
 const MAX_SHAPES = 8;
+/** Longest head learned (a real one is ~150 characters): every line is compared with the heads. */
+const MAX_HEAD = 2048;
 /** What a JSON string's text must not hold to be its own value: quote, backslash, controls. */
 const NOT_PLAIN = /["\\\u0000-\u001f]/;
 
@@ -447,7 +449,7 @@ export class JsonRpcPeer {
     const tail = "}".repeat(path.length);
     const literal = JSON.stringify(v);
     const at = raw.length - tail.length - literal.length;
-    if (at < 1 || raw.charCodeAt(at - 1) !== 58 /* : */ || !raw.endsWith(tail) || raw.slice(at, at + literal.length) !== literal) return;
+    if (at < 1 || at > MAX_HEAD || raw.charCodeAt(at - 1) !== 58 /* : */ || !raw.endsWith(tail) || raw.slice(at, at + literal.length) !== literal) return;
     const head = raw.slice(0, at);
     if (this.shapes.some((s) => s.head === head)) return;
     const probe = v === "\u0001" ? "\u0002" : "\u0001";
@@ -459,7 +461,7 @@ export class JsonRpcPeer {
     }
     if (!isObject(probed) || JSON.stringify(probed) !== JSON.stringify(withString(msg, path, 0, probe))) return;
     if (!accept(probed.params)) return;
-    this.shapes.unshift({ method: msg.method as string, head, tail, msg, path });
+    this.shapes.unshift({ method: msg.method as string, head, tail, msg: withString(msg, path, 0, "") as Record<string, unknown>, path });
     if (this.shapes.length > MAX_SHAPES) this.shapes.pop();
   }
 

@@ -192,3 +192,23 @@ describe("coalescing: lines crafted to pass the fast check", () => {
     await check([line("a"), line("b"), `${pre}{"type":"text","text":"y"}}}}`, line("c")]);
   });
 });
+
+describe("coalescing: what a learned shape keeps", () => {
+  it("keeps neither the first chunk's text (8 shapes of 16 MB chunks would stay for the session) nor a head of any length", async () => {
+    const input = new PassThrough();
+    const peer = new JsonRpcPeer(input, new PassThrough());
+    const calls: unknown[] = [];
+    peer.onNotification("session/update", undefined, (p) => calls.push(p));
+    peer.coalesce("session/update", ["params", "update", "content", "text"], isTextChunkNotification);
+    const line = (sid: string, t: string) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: sid, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } } } });
+    const big = "B".repeat(1 << 20);
+    const longSid = "s".repeat(5000);
+    input.write([line("s", big), line("s", "a"), line("s", "b"), line(longSid, "x"), line(longSid, "y")].join("\n") + "\n");
+    await new Promise((r) => setImmediate(r));
+    const shapes = (peer as unknown as { shapes: { head: string; msg: { params: { update: { content: { text: string } } } } }[] }).shapes;
+    expect(shapes.map((s) => s.msg.params.update.content.text)).toEqual([""]);
+    expect(shapes.every((s) => s.head.length < 2048)).toBe(true);
+    // Delivered as before: the big one, then the two after it joined; the long-headed ones each parsed.
+    expect(calls.map((p) => (p as { update: { content: { text: string } } }).update.content.text)).toEqual([big, "ab", "x", "y"]);
+  });
+});
