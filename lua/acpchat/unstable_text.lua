@@ -49,6 +49,10 @@ local function plan_doc(v, text)
     -- A location line: gf opens it (when it is a file inside the session's folder).
     b.add("  ↳ " .. text.flat(v.location or "?", 300), "AcpChatLocation")
   end
+  if v.more and v.more > 0 then
+    -- Node sends the first ones only (a plan is redrawn whole at each update).
+    b.add(string.format("  … %d more %s not shown", v.more, v.kind == "markdown" and (v.more == 1 and "line" or "lines") or (v.more == 1 and "entry" or "entries")), "AcpChatNote")
+  end
   return b
 end
 
@@ -63,7 +67,7 @@ function M.subagent_head(v, text, own)
   end
   local name = (v.title and v.title ~= "") and v.title or v.session_id
   local head = "⑂ subagent · " .. text.flat(name, 200)
-  local key = not own and open_key() or nil
+  local key = not own and not v.nested and open_key() or nil
   local line = head .. (word ~= "" and (" · " .. word) or "") .. (key and ("  (" .. key .. ": open)") or "")
   if own and v.can_cancel then
     -- Its own view: <C-c> stops its current work (the agent allowed it).
@@ -103,8 +107,13 @@ end
 
 local function subagent(v, text)
   local b = M.subagent_head(v, text)
+  if v.hidden and v.hidden > 0 and (not v.blocks or #v.blocks == 0) then
+    -- Nested deeper than Node draws (NESTED_DEPTH): only how much there is.
+    b.add(string.format("%s… %d block%s, nested too deep to show here", M.gutter, v.hidden, v.hidden == 1 and "" or "s"), "AcpChatToolFolded")
+    return b
+  end
   if v.hidden and v.hidden > 0 then
-    local key = open_key()
+    local key = not v.nested and open_key() or nil
     b.add(string.format("%s… %d earlier block%s%s", M.gutter, v.hidden, v.hidden == 1 and "" or "s", key and (" (" .. key .. ": the whole session)") or ""), "AcpChatToolFolded")
   end
   if not v.blocks or #v.blocks == 0 then
@@ -122,6 +131,9 @@ local function session_message(v, text)
   b.add(head, "AcpChatReply")
   for _, l in ipairs(split(v.text)) do
     b.add("  " .. l)
+  end
+  if v.omitted and v.omitted > 0 then
+    b.add(string.format("  … %d more characters not kept", v.omitted), "AcpChatNote")
   end
   return b
 end

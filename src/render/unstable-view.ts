@@ -15,6 +15,8 @@ export type UnstableBlockView =
       markdown?: string;
       location?: string;
       removed?: boolean;
+      /** Entries (or markdown lines) past the most shown (PLAN_ROWS). */
+      more?: number;
     }
   | {
       id: string;
@@ -30,8 +32,10 @@ export type UnstableBlockView =
       blocks: unknown[];
       /** Earlier blocks of the child not sent here (its own view shows them). */
       hidden?: number;
+      /** Drawn inside another subagent's block (gs there opens the outer one: no hint of it). */
+      nested?: boolean;
     }
-  | { id: string; type: "session_message"; direction: string; peer?: string; text: string };
+  | { id: string; type: "session_message"; direction: string; peer?: string; text: string; omitted?: number };
 
 export interface ViewHelpers {
   blockView: (b: never) => unknown;
@@ -42,6 +46,17 @@ export interface ViewHelpers {
 export const NESTED_BLOCKS = 30;
 /** The lines of each text block of the child shown nested (its last ones): the block is redrawn whole as the child streams. */
 export const NESTED_LINES = 20;
+
+/**
+ * How many subagents deep a view nests children's transcripts; a deeper child is its header and
+ * a count (its own view shows it). Each level nests the message to Neovim deeper, and Neovim's
+ * msgpack reader drops the channel past 32 levels (12 nested subagents ended the host).
+ */
+export const NESTED_DEPTH = 3;
+/** The most plan entries (or markdown lines) drawn: a plan is redrawn whole at each update. */
+export const PLAN_ROWS = 200;
+/** How deep the view being built is (views are built synchronously, so one counter serves). */
+let nesting = 0;
 
 /** A nested text view cut to its last NESTED_LINES lines, saying how many came before. */
 function tailView(v: unknown): unknown {
@@ -65,25 +80,36 @@ export function childViews(blocks: readonly unknown[], h: ViewHelpers, max?: num
     return t !== "turn" && t !== "reply";
   });
   const from = max === undefined ? 0 : Math.max(0, shown.length - max);
-  const views = shown.slice(from).map((b) => h.blockView(b as never));
+  nesting++;
+  let views: unknown[];
+  try {
+    views = shown.slice(from).map((b) => h.blockView(b as never));
+  } finally {
+    nesting--;
+  }
   return { views: max === undefined ? views : views.map(tailView), hidden: from };
 }
 
 export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockView {
   switch (b.type) {
-    case "plan_doc":
+    case "plan_doc": {
+      const md = b.markdown === undefined ? undefined : firstLines(b.markdown, PLAN_ROWS);
+      const more = Math.max(0, b.entries.length - PLAN_ROWS) + (md?.more ?? 0);
       return {
         id: b.id,
         type: "plan_doc",
         planId: h.oneLine(b.planId, 80),
         kind: b.kind,
-        entries: b.entries.map((e) => ({ content: h.oneLine(e.content, 500), status: e.status, priority: e.priority })),
-        markdown: b.markdown,
+        entries: b.entries.slice(0, PLAN_ROWS).map((e) => ({ content: h.oneLine(e.content, 500), status: e.status, priority: e.priority })),
+        markdown: md?.text,
         location: b.location === undefined ? undefined : h.oneLine(b.location, 300),
         removed: b.removed || undefined,
+        more: more > 0 ? more : undefined,
       };
+    }
     case "subagent": {
-      const { views, hidden } = childViews(b.blocks, h, NESTED_BLOCKS);
+      const deep = nesting >= NESTED_DEPTH;
+      const { views, hidden } = deep ? { views: [], hidden: b.blocks.filter((x) => !["turn", "reply"].includes((x as { type: string }).type)).length } : childViews(b.blocks, h, NESTED_BLOCKS);
       return {
         id: b.id,
         type: "subagent",
@@ -95,9 +121,22 @@ export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockVie
         canCancel: b.canCancel,
         blocks: views,
         hidden: hidden > 0 ? hidden : undefined,
+        nested: nesting > 0 || undefined,
       };
     }
     case "session_message":
-      return { id: b.id, type: "session_message", direction: b.direction, peer: b.peer === undefined ? undefined : h.oneLine(b.peer, 200), text: b.text };
+      return { id: b.id, type: "session_message", direction: b.direction, peer: b.peer === undefined ? undefined : h.oneLine(b.peer, 200), text: b.text, omitted: b.omitted };
   }
+}
+
+/** The first `max` lines of `s`, and how many more there were. */
+function firstLines(s: string, max: number): { text: string; more: number } {
+  let at = -1;
+  for (let n = 0; n < max; n++) {
+    at = s.indexOf("\n", at + 1);
+    if (at < 0) return { text: s, more: 0 };
+  }
+  let more = 1;
+  for (let i = s.indexOf("\n", at + 1); i >= 0; i = s.indexOf("\n", i + 1)) more++;
+  return { text: s.slice(0, at), more };
 }

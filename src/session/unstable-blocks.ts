@@ -51,5 +51,7 @@ export type UnstableBlock =
       /** The other session's title (or id) as known when the message arrived. */
       peer?: string;
       text: string;
+      /** Characters past the most kept (src/session/unstable.ts MAX_MESSAGE_CHARS), not kept. */
+      omitted?: number;
       turn: number;
     };

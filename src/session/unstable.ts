@@ -29,34 +29,68 @@ interface Child {
   block: SubagentBlock;
 }
 
-/** The most child sessions one session keeps (an agent that announces more gets a note). */
-const MAX_CHILDREN = 200;
+/** The most child sessions a chat keeps, at every depth together (an agent that announces more gets one note). */
+export const MAX_SUBAGENTS = 200;
+/** How deep child sessions nest: a child's child's child's child, no deeper (one note, then ignored). */
+export const MAX_DEPTH = 4;
+/** The most characters of one session message kept (the rest is counted). */
+export const MAX_MESSAGE_CHARS = 100_000;
+
+/** Shared by a chat's whole tree of sessions: the ids in it and what was refused (each said once). */
+interface Tree {
+  ids: Set<string>;
+  noted: Set<string>;
+  /** The chat's own transcript, where refusals are said (a child's may be folded or too deep to see). */
+  root: SessionState;
+  /** Events of notes in `root` made while routing to a child: returned by the root's apply or route. */
+  pending: TranscriptEvent[];
+}
 
 export class UnstableSession {
   private readonly children = new Map<string, Child>();
   /** The block that shows each plan id now (its latest turn's). */
   private readonly plans = new Map<string, string>();
+  /** The end of each streaming message that may begin a secret, held back until the next chunk or the turn's end. */
+  private readonly heldMessages = new Map<string, string>();
 
   constructor(
     readonly state: SessionState,
     private readonly redactor: Redactor,
+    /** 0 for the chat's own session, 1 for its children, … */
+    private readonly depth = 0,
+    private readonly tree: Tree = { ids: new Set(), noted: new Set(), root: state, pending: [] },
   ) {}
 
   /** An unstable update for this session. */
   apply(u: UnstableSessionUpdate): TranscriptEvent[] {
-    const safe = this.redactor.value(u);
-    switch (safe.sessionUpdate) {
+    const events = this.applyHere(u);
+    return this.depth === 0 && this.tree.pending.length > 0 ? [...events, ...this.tree.pending.splice(0)] : events;
+  }
+
+  private applyHere(u: UnstableSessionUpdate): TranscriptEvent[] {
+    switch (u.sessionUpdate) {
       case "plan_update":
-        return this.planUpdate(safe);
+        return this.planUpdate(this.redactor.value(u));
       case "plan_removed":
-        return this.planRemoved(safe.planId);
+        return this.planRemoved(this.redactor.value(u).planId);
       case "subagent_update":
-        return this.subagentUpdate(safe);
+        return this.subagentUpdate(this.redactor.value(u));
       case "session_message":
-        return this.sessionMessage(safe);
+        return this.sessionMessage(this.redactor.value(u));
       case "session_message_chunk":
-        return this.sessionMessageChunk(safe);
+        // Not redacted alone: with the text held back before it (a secret may be split across chunks).
+        return this.sessionMessageChunk(u);
     }
+  }
+
+  /** A note in the chat's own transcript, once per chat for each `key` (a flood of refusals is one note). */
+  private noteOnce(key: string, text: string): TranscriptEvent[] {
+    if (this.tree.noted.has(key)) return [];
+    this.tree.noted.add(key);
+    const events = this.tree.root.note(text, "warn");
+    if (this.depth === 0) return events;
+    this.tree.pending.push(...events);
+    return [];
   }
 
   /** Whether `sessionId` is a child (or a child's child) of this session. */
@@ -70,6 +104,11 @@ export class UnstableSession {
    * `sessionId` is no child of this session.
    */
   route(sessionId: string, update: SessionUpdate | UnstableSessionUpdate): TranscriptEvent[] | undefined {
+    const events = this.routeHere(sessionId, update);
+    return events && this.depth === 0 && this.tree.pending.length > 0 ? [...events, ...this.tree.pending.splice(0)] : events;
+  }
+
+  private routeHere(sessionId: string, update: SessionUpdate | UnstableSessionUpdate): TranscriptEvent[] | undefined {
     const direct = this.children.get(sessionId);
     if (direct) {
       if (isUnstableUpdate(update)) direct.unstable.apply(update);
@@ -77,7 +116,7 @@ export class UnstableSession {
       return [{ type: "update", block: direct.block }];
     }
     for (const c of this.children.values()) {
-      if (c.unstable.route(sessionId, update)) return [{ type: "update", block: c.block }];
+      if (c.unstable.routeHere(sessionId, update)) return [{ type: "update", block: c.block }];
     }
     return undefined;
   }
@@ -96,6 +135,12 @@ export class UnstableSession {
   /** Text held back in the children's chunk redactors comes out (the parent's turn ended). */
   flush(): TranscriptEvent[] {
     const events: TranscriptEvent[] = [];
+    for (const [messageId, held] of this.heldMessages) {
+      this.heldMessages.delete(messageId);
+      const { block } = this.message(messageId);
+      appendMessage(block, this.redactor.text(held));
+      events.push({ type: "update", block });
+    }
     for (const c of this.children.values()) {
       const out = c.chunks.flush();
       for (const u of out) c.state.apply(u);
@@ -129,7 +174,7 @@ export class UnstableSession {
   private planRemoved(planId: string): TranscriptEvent[] {
     const id = this.plans.get(planId);
     const block = id ? this.state.blockById(id) : undefined;
-    if (!block || block.type !== "plan_doc") return this.state.note(`The agent removed a plan it never showed (${planId}).`);
+    if (!block || block.type !== "plan_doc") return this.noteOnce(`plan:${planId}`, `The agent removed a plan it never showed (${planId}).`);
     this.plans.delete(planId);
     block.removed = true;
     return [{ type: "update", block }];
@@ -141,13 +186,18 @@ export class UnstableSession {
     let child = this.children.get(u.sessionId);
     const events: TranscriptEvent[] = [];
     if (!child) {
-      if (this.children.size >= MAX_CHILDREN) return this.state.note(`The agent started more than ${MAX_CHILDREN} subagents in this session; ${u.sessionId} is not shown.`, "warn");
+      // A hostile or confused agent: a flood of subagents, nesting without end, or an id already
+      // in the tree (an ancestor's: a cycle) is refused, said once, and its updates ignored.
+      if (this.tree.ids.size >= MAX_SUBAGENTS) return this.noteOnce("count", `The agent started more than ${MAX_SUBAGENTS} subagents in this chat; the others are not shown.`);
+      if (this.depth >= MAX_DEPTH) return this.noteOnce("depth", `The agent nested subagents more than ${MAX_DEPTH} deep; the deeper ones are not shown.`);
+      if (this.tree.ids.has(u.sessionId)) return this.noteOnce(`dup:${u.sessionId}`, `The agent announced ${u.sessionId} as a subagent here, but it is already one elsewhere in this chat; ignored.`);
       const state = new SessionState(u.title ?? "subagent");
       const id = `subagent:${u.sessionId}`;
       const placed = this.state.placeBlock({ id, type: "subagent", sessionId: u.sessionId, blocks: state.blocks, turn: this.state.turn });
       const block = this.state.blockById(id) as SubagentBlock;
-      child = { state, unstable: new UnstableSession(state, this.redactor), chunks: new ChunkRedactor(this.redactor), block };
+      child = { state, unstable: new UnstableSession(state, this.redactor, this.depth + 1, this.tree), chunks: new ChunkRedactor(this.redactor), block };
       this.children.set(u.sessionId, child);
+      this.tree.ids.add(u.sessionId);
       events.push(...placed);
     }
     // Omitted: unchanged; null: cleared (the schema's patch semantics).
@@ -187,16 +237,39 @@ export class UnstableSession {
       block.direction = u.recipientSessionId ? "to" : "from";
       block.peer = this.peerName(u.recipientSessionId ?? u.senderSessionId);
     }
-    if (u.content !== undefined) block.text = (u.content ?? []).map(contentText).join("");
+    if (u.content !== undefined) {
+      block.text = "";
+      block.omitted = undefined;
+      this.heldMessages.delete(u.messageId);
+      appendMessage(block, (u.content ?? []).map(contentText).join(""));
+    }
     return events.length > 0 ? events : [{ type: "update", block }];
   }
 
+  /**
+   * A chunk of a message (`u` not yet redacted): appended, the end that may begin a secret held
+   * back until the next chunk or the turn's end (redacting the whole text again at each chunk
+   * made a stream of chunks quadratic: 20,000 chunks took the host 18 s).
+   */
   private sessionMessageChunk(u: Extract<UnstableSessionUpdate, { sessionUpdate: "session_message_chunk" }>): TranscriptEvent[] {
     const { block, events } = this.message(u.messageId);
-    // Redacted whole after each chunk: a secret may arrive split across chunks.
-    block.text = this.redactor.text(block.text + contentText(u.content));
+    const { shown, held } = this.redactor.split((this.heldMessages.get(u.messageId) ?? "") + contentText(u.content));
+    if (held) this.heldMessages.set(u.messageId, held);
+    else this.heldMessages.delete(u.messageId);
+    appendMessage(block, shown);
     return events.length > 0 ? events : [{ type: "update", block }];
   }
+}
+
+/** Redacted text added to a message, up to MAX_MESSAGE_CHARS (the rest counted in `omitted`). */
+function appendMessage(block: MessageBlock, text: string): void {
+  const room = MAX_MESSAGE_CHARS - block.text.length;
+  if (text.length <= room) {
+    block.text += text;
+    return;
+  }
+  block.text += text.slice(0, Math.max(0, room));
+  block.omitted = (block.omitted ?? 0) + text.length - Math.max(0, room);
 }
 
 /** A plan file's URI as the transcript shows it: a path for file:// URIs (so gf opens it), else the URI. */

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { answerKinds, chatCount, chatHandle, received, recordNotes, replies, sendAndWait, startChat, type Chat } from "../support/chat.js";
+import { answerKinds, chatCount, chatHandle, openChat, received, recordNotes, replies, sendAndWait, setScenario, startChat, withAgents, type Chat } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -192,6 +192,82 @@ describe.each(bins)("Neovim $version", (bin) => {
     await d.t.waitFor(async () => (await d.notes()).length > 0, "a note");
     expect((await d.notes())[0]!.msg).toBe("acpchat: cannot fork: fake cannot fork sessions (it does not advertise sessionCapabilities.fork)");
     expect(await chatCount(d.t)).toBe(1);
+  });
+
+  it("hostile: subagents nested 12 deep, a flood of 300 and a cycle: the host lives, each refusal is one note, the turn ends", async () => {
+    const deep = Array.from({ length: 12 }, (_, i) => ({ session: `k${i}`, update: { sessionUpdate: "subagent_update", sessionId: `k${i + 1}`, title: `K${i + 1}` } }));
+    const steps = [
+      { update: { sessionUpdate: "subagent_update", sessionId: "k0", title: "K0" } },
+      ...deep,
+      // The deepest kept (k3): a tool call with a diff, the most nested view Neovim is sent.
+      { session: "k3", update: { sessionUpdate: "tool_call", toolCallId: "t", title: "Deep edit", kind: "edit", status: "completed", content: [{ type: "diff", path: "$DIR/work/a.txt", oldText: "a\n", newText: "b\n" }] } },
+      { session: "k3", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "deep words" } } },
+      { session: "k11", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "too deep words" } } },
+      // A cycle: k1 names its own parent as its child.
+      { session: "k1", update: { sessionUpdate: "subagent_update", sessionId: "k0", title: "cycle" } },
+      ...Array.from({ length: 300 }, (_, i) => ({ update: { sessionUpdate: "subagent_update", sessionId: `f${i}`, title: `Flood ${i}` } })),
+      { text: "parent after" },
+    ];
+    const c = await startChat(bin, { turns: [steps] }, { unstable: true });
+    await c.ready();
+    await sendAndWait(c, "go");
+    const text = await c.text();
+    writeFileSync("/tmp/revunstable/deep.txt", text);
+    expect(text).toContain("parent after");
+    const count = (s: string) => text.split(s).length - 1;
+    expect(count("! The agent nested subagents more than 4 deep; the deeper ones are not shown.")).toBe(1);
+    expect(count("! The agent started more than 200 subagents in this chat; the others are not shown.")).toBe(1);
+    expect(count("! The agent announced k0 as a subagent here, but it is already one elsewhere in this chat; ignored.")).toBe(1);
+    expect(text).not.toContain("too deep words");
+    expect(text).not.toContain("K4");
+    expect(text).toContain("⑂ subagent · Flood 195");
+    expect(text).not.toContain("Flood 196"); // k0..k3 and f0..f195: 200 in all
+    // Three levels are drawn nested (without a gs hint: gs opens the outer block); the fourth is its header and a count.
+    expect(text).toContain("⑂ subagent · K0  (gs: open)\n  │ ⑂ subagent · K1\n  │   │ ⑂ subagent · K2\n  │   │   │ ⑂ subagent · K3\n  │   │   │   │ … 2 blocks, nested too deep to show here");
+    // The refused sessions' updates are only in the trace.
+    expect(await c.problems()).toEqual([...[4, 5, 6, 7, 8, 9, 10, 11].map((i) => `subagent_update for unknown session k${i}`), "session/update for unknown session k11"]);
+    // The deepest child's own view shows its blocks.
+    const head = await rowOf(c, "⑂ subagent · K0");
+    await c.focus();
+    await c.t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [head]);
+    await c.t.lua("vim.api.nvim_feedkeys('gs', 'x', false)");
+    const viewBuf = await c.t.waitFor(() => c.t.lua<number>("local b = vim.fn.bufnr('acpchat://*/subagent/k0'); return b > 0 and b or nil"), "k0's view");
+    await c.t.waitFor(async () => (await c.t.lines(viewBuf)).join("\n").includes("K3"), "the view");
+  });
+
+  it("hostile: a message streamed in 40,000 chunks is fast, keeps a secret split across chunks out, and is capped; a plan of 5,000 entries shows 200", async () => {
+    const chunk = (text: string) => ({ update: { sessionUpdate: "session_message_chunk", messageId: "big", content: { type: "text", text } } });
+    const steps = [
+      { update: { sessionUpdate: "subagent_update", sessionId: child, title: "Writer" } },
+      { update: { sessionUpdate: "session_message", messageId: "big", senderSessionId: child } },
+      chunk("start key child-sec"),
+      chunk("ret-55aa77 end\n"),
+      ...Array.from({ length: 40_000 }, (_, i) => chunk(i % 20 === 19 ? "line of text, forty characters long...\n" : "0123456789012345678901234567890123456789")),
+      { update: { sessionUpdate: "plan_update", plan: { type: "items", planId: "huge", entries: Array.from({ length: 5000 }, (_, i) => ({ content: `step ${i}`, priority: "low", status: "pending" })) } } },
+      { update: { sessionUpdate: "plan_update", plan: { type: "markdown", planId: "md", content: Array.from({ length: 3000 }, (_, i) => `- md ${i}`).join("\n") } } },
+      { text: "parent after" },
+    ];
+    // A scenario file (too large for the environment).
+    const t = await withAgents(bin, { fake: { turns: [[]] } }, { unstable: true });
+    await t.lua("require('acpchat.config').options.agents.fake.env.ACP_CHILD_KEY = 'child-secret-55aa77'");
+    await setScenario(t, { turns: [steps] });
+    const c = await openChat(t);
+    await c.ready();
+    const t0 = Date.now();
+    await sendAndWait(c, "go");
+    const took = Date.now() - t0;
+    process.stderr.write(`40,000 message chunks: turn took ${took} ms\n`);
+    // Redacted whole at each chunk it took minutes (quadratic); now a few seconds on a busy machine.
+    expect(took).toBeLessThan(20_000);
+    const text = await c.text();
+    expect(text).toContain("← message from Writer\n  start key [REDACTED] end\n");
+    expect(text).not.toContain("child-secret-55aa77");
+    expect(text).toMatch(/\n {2}… \d+ more characters not kept\n/);
+    expect(text).toContain("  ○ step 199\n  … 4800 more entries not shown");
+    expect(text).not.toContain("step 200");
+    expect(text).toContain("  - md 199\n  … 2800 more lines not shown");
+    expect(text).toContain("parent after");
+    expect(await c.problems()).toEqual([]);
   });
 
   it("on: the sessions picker renames a session with session/set_title; the agent's normalized title is shown", async () => {
