@@ -88,11 +88,13 @@ function M.describe(path, st)
   return { detail = detail, doc = table.concat(lines, "\n\n"), media = kind }
 end
 
---- The agent's commands (available_commands_update) that start with `prefix`.
+--- The agent's commands (available_commands_update) that start with `prefix`. A name that holds
+--- a space or a control character cannot be typed as one word after `/` (the menu showed
+--- "evil\nname" as `/evil^@name` and put `/evil` in the prompt): left out.
 function M.commands(chat, prefix)
   local out = {}
   for _, c in ipairs(chat.status and chat.status.commands or {}) do
-    if vim.startswith(c.name, prefix) then
+    if type(c.name) == "string" and c.name ~= "" and not c.name:find("[%s%c]") and vim.startswith(c.name, prefix) then
       out[#out + 1] = c
     end
   end

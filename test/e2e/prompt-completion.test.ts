@@ -329,6 +329,16 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("<Esc>");
   });
 
+  it("/ leaves out an agent's command whose name cannot be typed as one word (a newline, a space)", async () => {
+    const t = await withAgents(bin, { fake: { commands: [{ name: "evil\nname", description: "x" }, { name: "sp ace", description: "y" }, ...COMMANDS] } });
+    const c = await openChat(t);
+    await t.waitFor(async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 4, "the agent's commands");
+    await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
+    expect(labels(await lspAsk(c, "/"))).toEqual(["/review", "/init"]);
+    const omni = await t.lua<string[]>("return vim.tbl_map(function(i) return i.word end, require('acpchat.complete').candidates(require('acpchat.complete').chat_of(...), '/'))", [c.promptBuf]);
+    expect(omni).toEqual(["/review", "/init"]);
+  });
+
   it("listing a git work tree runs no command from its .git/config (core.fsmonitor: anyone who wrote the folder could set it)", async () => {
     const t = await withAgents(bin, { fake: {} });
     const work = join(t.dir, "work");
