@@ -307,9 +307,10 @@ local function start_now(chat, on_attach)
   if not api.nvim_buf_is_valid(buf) or not api.nvim_buf_is_loaded(buf) then
     return
   end
+  local cmd = M.server(chat)
   local ok, id = pcall(vim.lsp.start, {
     name = M.name,
-    cmd = M.server(chat),
+    cmd = cmd,
     root_dir = chat.cwd,
     on_attach = function(client, bufnr)
       if bufnr == buf and on_attach then
@@ -330,7 +331,13 @@ local function start_now(chat, on_attach)
     buffer = buf,
     once = true,
     callback = function()
-      M.stop(id)
+      -- Every client of this chat's server: a user's restart (:lsp restart, :LspRestart) starts
+      -- another one from the same config, whose id this autocmd never saw.
+      for _, client in ipairs(vim.lsp.get_clients({ name = M.name })) do
+        if client.config.cmd == cmd then
+          M.stop(client.id)
+        end
+      end
     end,
   })
 end

@@ -339,6 +339,26 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(omni).toEqual(["/review", "/init"]);
   });
 
+  it("a server restarted by the user (:lsp restart, lspconfig's :LspRestart) stops with its chat too", async () => {
+    const t = await withAgents(bin, { fake: { commands: COMMANDS } });
+    const c = await chatWithCommands(t);
+    const [first] = await servers(t);
+    if (bin.version.includes("0.10")) {
+      // What lspconfig's :LspRestart does: stop the client, start its config again on its buffers.
+      await t.lua(`local client = vim.lsp.get_client_by_id(...)
+        local config, bufs = client.config, vim.tbl_keys(client.attached_buffers)
+        client.stop()
+        vim.defer_fn(function() for _, b in ipairs(bufs) do vim.lsp.start(config, { bufnr = b }) end end, 200)`, [first!.id]);
+    } else await t.nvim.command("lsp restart acpchat");
+    await t.waitFor(async () => {
+      const now = await servers(t);
+      return now.length === 1 && now[0]!.id !== first!.id && now[0]!.bufs.includes(c.promptBuf);
+    }, "the restarted server");
+    expect(labels(await lspAsk(c, "/re"))).toEqual(["/review"]);
+    await t.nvim.command("AcpChatClose");
+    await t.waitFor(async () => (await servers(t)).length === 0, "the restarted server to stop with its chat", 3000);
+  });
+
   it("listing a git work tree runs no command from its .git/config (core.fsmonitor: anyone who wrote the folder could set it)", async () => {
     const t = await withAgents(bin, { fake: {} });
     const work = join(t.dir, "work");
