@@ -29,6 +29,9 @@ interface Child {
   block: SubagentBlock;
 }
 
+/** Updates the chunk redactor holds back and redacts itself. */
+const TEXT_CHUNKS = new Set<string>(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]);
+
 /** The most child sessions a chat keeps, at every depth together (an agent that announces more gets one note). */
 export const MAX_SUBAGENTS = 200;
 /** How deep child sessions nest: a child's child's child's child, no deeper (one note, then ignored). */
@@ -112,7 +115,18 @@ export class UnstableSession {
     const direct = this.children.get(sessionId);
     if (direct) {
       if (isUnstableUpdate(update)) direct.unstable.apply(update);
-      else for (const u of direct.chunks.push(update)) direct.state.apply(u);
+      else {
+        // Text chunks are held back and redacted by the chunk redactor; every other update is
+        // redacted whole here (the chunk redactor passes notices and compactions as they are:
+        // the chat redacts its own, and a child's showed the agent's secrets).
+        const safe = TEXT_CHUNKS.has(update.sessionUpdate) ? update : this.redactor.value(update);
+        for (const u of direct.chunks.push(safe)) direct.state.apply(u);
+        if (safe.sessionUpdate === "compaction_update" || safe.sessionUpdate === "compaction_summary_chunk") {
+          // A secret may arrive split across summary chunks: the summary is redacted whole.
+          const { block } = direct.state.compaction(safe.compactionId);
+          block.summary = this.redactor.text(block.summary);
+        }
+      }
       return [{ type: "update", block: direct.block }];
     }
     for (const c of this.children.values()) {

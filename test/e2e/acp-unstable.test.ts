@@ -212,7 +212,6 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.ready();
     await sendAndWait(c, "go");
     const text = await c.text();
-    writeFileSync("/tmp/revunstable/deep.txt", text);
     expect(text).toContain("parent after");
     const count = (s: string) => text.split(s).length - 1;
     expect(count("! The agent nested subagents more than 4 deep; the deeper ones are not shown.")).toBe(1);
@@ -268,6 +267,35 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).toContain("  - md 199\n  … 2800 more lines not shown");
     expect(text).toContain("parent after");
     expect(await c.problems()).toEqual([]);
+  });
+
+  it("hostile: a subagent's notice and compaction summary (a secret split across chunks) keep the agent's secrets out (they showed them)", async () => {
+    const steps = [
+      { update: { sessionUpdate: "subagent_update", sessionId: child, title: "Leaky" } },
+      { session: child, update: { sessionUpdate: "notice", severity: "error", title: "Key $env.ACP_CHILD_KEY rejected", description: "tried $env.ACP_CHILD_KEY" } },
+      { session: child, update: { sessionUpdate: "compaction_update", compactionId: "c", status: "in_progress" } },
+      { session: child, update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c", content: { type: "text", text: "used child-sec" } } },
+      { session: child, update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c", content: { type: "text", text: "ret-55aa77 to log in" } } },
+      { session: child, update: { sessionUpdate: "compaction_update", compactionId: "c", status: "completed" } },
+      { text: "parent after" },
+    ];
+    const c = await startChat(bin, { turns: [steps] }, { unstable: true }, { agentExtra: { env: { ACP_CHILD_KEY: "child-secret-55aa77" } } });
+    await c.ready();
+    await sendAndWait(c, "go");
+    const text = await c.text();
+    expect(text).toContain("  │ ! Key [REDACTED] rejected\n  │   tried [REDACTED]");
+    expect(text).toContain("  │   ┆ used [REDACTED] to log in");
+    expect(text).not.toContain("child-secret-55aa77");
+    // Its own view too.
+    await c.focus();
+    await c.t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [await rowOf(c, "⑂ subagent")]);
+    await c.t.lua("vim.api.nvim_feedkeys('gs', 'x', false)");
+    const viewBuf = await c.t.waitFor(() => c.t.lua<number>("local b = vim.fn.bufnr('acpchat://*/subagent/child-1'); return b > 0 and b or nil"), "the view");
+    await c.t.waitFor(async () => (await c.t.lines(viewBuf)).join("\n").includes("rejected"), "the view's text");
+    const view = (await c.t.lines(viewBuf)).join("\n");
+    expect(view).toContain("[REDACTED]");
+    expect(view).not.toContain("child-secret-55aa77");
+    expect(view).not.toContain("55aa77");
   });
 
   it("on: the sessions picker renames a session with session/set_title; the agent's normalized title is shown", async () => {
