@@ -131,7 +131,8 @@ function M.save(chat)
     return util.notify("acpchat: no image or audio under the cursor", vim.log.levels.WARN)
   end
   local dir = chat.cwd or vim.fn.getcwd()
-  vim.ui.input({ prompt = "Save to: ", default = dir .. "/" .. M.default_name(api.nvim_get_current_line()), completion = "file" }, function(input)
+  local name = M.default_name(api.nvim_get_current_line())
+  vim.ui.input({ prompt = "Save to: ", default = dir .. "/" .. name, completion = "file" }, function(input)
     if not input or input == "" then
       return
     end
@@ -141,6 +142,10 @@ function M.save(chat)
     if not path:match("^/") then
       -- Relative to the chat's folder, as the default offered.
       path = dir .. "/" .. path
+    end
+    -- A folder (its name completed with a slash, say): the clip goes in it under the name offered.
+    if vim.fn.isdirectory(path) == 1 then
+      path = path .. "/" .. name
     end
     path = vim.fn.fnamemodify(path, ":p")
     write(chat, ref, path, false)

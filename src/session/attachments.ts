@@ -232,6 +232,9 @@ export class MediaFiles {
   remember(key: object, path: string): void {
     this.opened.set(key, path);
   }
+
+  /** Opens under way, by clip: gx pressed again meanwhile waits for the same file. */
+  readonly opening = new WeakMap<object, Promise<string>>();
 }
 
 /** The bytes of a media block (base64 decoded). */
@@ -384,13 +387,23 @@ export async function attachClipboard(files: MediaFiles, primary: boolean, maxBy
 /** The agent's image or audio clip written to the chat's folder (the exact decoded bytes), for opening. */
 export async function openMedia(files: MediaFiles, media: MediaBlock | undefined, name?: string): Promise<string> {
   if (!media) throw new Error("no image or audio there (the transcript changed?)");
+  // gx twice in a row: the second waits for the first's file (not a second copy).
+  const pending = files.opening.get(media);
+  if (pending) return pending;
+  const p = openOnce(files, media, name).finally(() => files.opening.delete(media));
+  files.opening.set(media, p);
+  return p;
+}
+
+async function openOnce(files: MediaFiles, media: MediaBlock, name?: string): Promise<string> {
   // Opened again: the same file, written again (a viewer may have changed it).
   const known = await files.cached(media);
   if (known) {
     await files.rewrite(known, mediaBytes(media));
     return known;
   }
-  const path = await files.write(name ?? media.type, media.mimeType, mediaBytes(media));
+  // The user's cat.png opens as …-cat.png, not …-cat.png.png (the extension comes from the mimeType).
+  const path = await files.write(name?.replace(/\.[A-Za-z0-9]{1,8}$/, "") ?? media.type, media.mimeType, mediaBytes(media));
   files.remember(media, path);
   return path;
 }

@@ -390,6 +390,30 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
     expect(readFileSync(join(work, "a1.png"), "utf8")).toBe("one");
   });
 
+  it("gx pressed twice in a row opens one file, twice; the user's own cat.png opens as …-cat.png; gS into a folder saves the clip in it under the name offered", async () => {
+    const image = png(3, 3, 7);
+    const c = await startChat(bin, { agentCapabilities: { promptCapabilities: { image: true } }, turns: [[{ update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: "image/png", data: image.toString("base64") } } }]] });
+    writeFileSync(join(c.t.dir, "work", "cat.png"), image);
+    mkdirSync(join(c.t.dir, "work", "pics"));
+    await c.ready();
+    await recordNotes(c.t);
+    await recordOpens(c);
+    await sendAndWait(c, "look @cat.png");
+    await pressOn(c, await rowOf(c, /^\[image\] image\/png/), "gxgx");
+    await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened")).length === 2, "two opens");
+    const [a, b] = await c.t.lua<string[]>("return _G.opened");
+    expect(b).toBe(a);
+    expect(readdirSync(dirname(a!))).toEqual([a!.split("/").pop()]);
+    await pressOn(c, await rowOf(c, /^> \[image\] cat\.png/), "gx");
+    await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened")).length === 3, "the user's image opened");
+    expect((await c.t.lua<string[]>("return _G.opened"))[2]).toMatch(/\/\d+-cat\.png$/);
+    await c.t.lua("_G.save_as = ...; vim.ui.input = function(o, cb) cb(_G.save_as) end", ["pics/"]);
+    await pressOn(c, await rowOf(c, /^> \[image\] cat\.png/), "gS");
+    await c.t.waitFor(async () => (await c.notes()).length >= 1, "the answer");
+    expect((await c.notes()).map((n) => n.msg)).toEqual([`acpchat: saved pics/cat.png (${image.length} B)`]);
+    expect(readFileSync(join(c.t.dir, "work", "pics", "cat.png")).equals(image)).toBe(true);
+  });
+
   it("an endless clipboard (its owner streams without end) is cut at the limit with the limit's message, at once", async () => {
     const tools = tool("xclip", `case "$*" in *TARGETS*) printf 'image/png\\n' ;; *image/png*) exec cat /dev/zero ;; esac`);
     try {
