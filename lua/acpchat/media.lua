@@ -114,7 +114,8 @@ function M.default_name(line)
   if not kind then
     return "media.bin"
   end
-  rest = rest:gsub("  %(.*%)$", "")
+  -- The keys' hint at the end (a name may hold "  (" itself: "photo  (1).png").
+  rest = rest:gsub("  %([^()]*%)$", "")
   local parts = vim.split(rest, " · ", { plain = true })
   if #parts >= 3 then
     return table.concat(parts, " · ", 1, #parts - 2)

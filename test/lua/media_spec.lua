@@ -39,6 +39,8 @@ describe("media lines", function()
     eq("audio.wav", media.default_name("  [audio] audio/wav · 1 B"))
     eq("image.webp", media.default_name("[image] image/webp · 1 B"))
     eq("media.bin", media.default_name("plain text"))
+    -- A name with "  (" in it keeps it: only the keys' hint at the end goes.
+    eq("photo  (1).png", media.default_name("> [image] photo  (1).png · image/png · 1 B  (gx: open · gS: save)"))
   end)
 
   it("which files :AcpChatAdd hands to Node as images and audio", function()
