@@ -46,6 +46,12 @@ export interface ViewHelpers {
 export const NESTED_BLOCKS = 30;
 /** The lines of each text block of the child shown nested (its last ones): the block is redrawn whole as the child streams. */
 export const NESTED_LINES = 20;
+/**
+ * The same for a child's child (and deeper): without them a wide tree of subagents made one
+ * block of over 10,000 lines (30 shown children of 30 blocks), redrawn whole at each update.
+ */
+export const INNER_BLOCKS = 3;
+export const INNER_LINES = 5;
 
 /**
  * How many subagents deep a view nests children's transcripts; a deeper child is its header and
@@ -58,13 +64,13 @@ export const PLAN_ROWS = 200;
 /** How deep the view being built is (views are built synchronously, so one counter serves). */
 let nesting = 0;
 
-/** A nested text view cut to its last NESTED_LINES lines, saying how many came before. */
-function tailView(v: unknown): unknown {
+/** A nested text view cut to its last `max` lines, saying how many came before. */
+function tailView(v: unknown, max: number): unknown {
   const t = v as { text?: unknown };
   if (typeof t.text !== "string") return v;
-  // Only the end matters: find the start of the last NESTED_LINES lines from the end.
+  // Only the end matters: find the start of the last `max` lines from the end.
   let at = t.text.length;
-  for (let n = 0; n < NESTED_LINES; n++) {
+  for (let n = 0; n < max; n++) {
     at = t.text.lastIndexOf("\n", at - 1);
     if (at < 0) return v;
   }
@@ -87,7 +93,8 @@ export function childViews(blocks: readonly unknown[], h: ViewHelpers, max?: num
   } finally {
     nesting--;
   }
-  return { views: max === undefined ? views : views.map(tailView), hidden: from };
+  const lines = nesting === 0 ? NESTED_LINES : INNER_LINES;
+  return { views: max === undefined ? views : views.map((v) => tailView(v, lines)), hidden: from };
 }
 
 export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockView {
@@ -109,7 +116,7 @@ export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockVie
     }
     case "subagent": {
       const deep = nesting >= NESTED_DEPTH;
-      const { views, hidden } = deep ? { views: [], hidden: b.blocks.filter((x) => !["turn", "reply"].includes((x as { type: string }).type)).length } : childViews(b.blocks, h, NESTED_BLOCKS);
+      const { views, hidden } = deep ? { views: [], hidden: b.blocks.filter((x) => !["turn", "reply"].includes((x as { type: string }).type)).length } : childViews(b.blocks, h, nesting === 0 ? NESTED_BLOCKS : INNER_BLOCKS);
       return {
         id: b.id,
         type: "subagent",

@@ -298,6 +298,33 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(view).not.toContain("55aa77");
   });
 
+  it("hostile: a wide tree (150 grandchildren of 30 blocks each, half of them 20-line texts) stays a bounded block, and a grandchild's stream does not stall the editor", async () => {
+    const para = Array.from({ length: 20 }, (_, i) => `paragraph line ${i}`).join("\n");
+    const steps: Record<string, unknown>[] = [{ update: { sessionUpdate: "subagent_update", sessionId: "top", title: "Top" } }];
+    for (let g = 0; g < 150; g++) {
+      steps.push({ session: "top", update: { sessionUpdate: "subagent_update", sessionId: `g${g}`, title: `G${g}` } });
+      // Text blocks of 20 lines between tool calls: 30 blocks.
+      for (let b = 0; b < 15; b++) {
+        steps.push({ session: `g${g}`, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: para } } });
+        steps.push({ session: `g${g}`, update: { sessionUpdate: "tool_call", toolCallId: `t${b}`, title: `tool ${b}`, kind: "read", status: "completed" } });
+      }
+    }
+    for (let i = 0; i < 300; i++) steps.push({ session: "g149", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `streamed ${i}\n` } }, ...(i % 10 === 9 ? { delay: 15 } : {}) });
+    steps.push({ text: "parent after" });
+    const t = await withAgents(bin, { fake: { turns: [[]] } }, { unstable: true });
+    await setScenario(t, { turns: [steps] });
+    const c = await openChat(t);
+    await c.ready();
+    await t.lua("_G.maxgap = 0; local last = vim.uv.hrtime(); _G.tm = vim.uv.new_timer(); _G.tm:start(5, 5, function() local now = vim.uv.hrtime(); _G.maxgap = math.max(_G.maxgap, (now - last) / 1e6); last = now end)");
+    await sendAndWait(c, "go", 60_000);
+    const gap = await t.lua<number>("_G.tm:stop(); return _G.maxgap");
+    const lines = await c.lines();
+    process.stderr.write(`wide tree: ${lines.length} transcript lines, longest event-loop gap ${gap.toFixed(1)} ms\n`);
+    expect(lines.join("\n")).toContain("parent after");
+    expect(lines.length).toBeLessThan(3000);
+    expect(gap).toBeLessThan(250);
+  }, 120_000);
+
   it("on: the sessions picker renames a session with session/set_title; the agent's normalized title is shown", async () => {
     const c = await startChat(bin, { record: "$DIR/record.jsonl", store: "$DIR/store.json", title: "Old title", agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, title: {} } } }, { unstable: true });
     await c.ready();

@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { parseSessionUpdate } from "../../src/protocol/schema.js";
 import { parseUnstableUpdate, type UnstableSessionUpdate } from "../../src/protocol/unstable-schema.js";
 import { blockView } from "../../src/render/view-model.js";
-import { NESTED_BLOCKS, NESTED_LINES } from "../../src/render/unstable-view.js";
+import { INNER_BLOCKS, INNER_LINES, NESTED_BLOCKS, NESTED_DEPTH, NESTED_LINES } from "../../src/render/unstable-view.js";
 import { SessionState } from "../../src/session/session-state.js";
-import { UnstableSession, fileLocation } from "../../src/session/unstable.js";
+import { MAX_DEPTH, MAX_MESSAGE_CHARS, MAX_SUBAGENTS, UnstableSession, fileLocation } from "../../src/session/unstable.js";
 import { Redactor } from "../../src/trace/redact.js";
 
 const parse = (u: Record<string, unknown>) => parseUnstableUpdate(parseSessionUpdate(u)) as UnstableSessionUpdate;
@@ -87,5 +87,48 @@ describe("subagents", () => {
     const many = blockView(state.blocks.find((b) => b.type === "subagent")!) as { blocks: unknown[]; hidden?: number };
     expect(many.blocks).toHaveLength(NESTED_BLOCKS);
     expect(many.hidden).toBe(2 + 5);
+  });
+
+  it("a hostile tree: depth, count and ids seen twice (cycles) are refused, each said once in the chat's own transcript", () => {
+    const { state, u } = session();
+    u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "k0" }));
+    for (let i = 1; i <= MAX_DEPTH + 3; i++) u.route(`k${i - 1}`, parse({ sessionUpdate: "subagent_update", sessionId: `k${i}` }));
+    expect(u.owns(`k${MAX_DEPTH - 1}`)).toBe(true);
+    expect(u.owns(`k${MAX_DEPTH}`)).toBe(false);
+    // k1 names k0 (its parent) as its child: refused, routing unchanged.
+    const ev = u.route("k1", parse({ sessionUpdate: "subagent_update", sessionId: "k0", title: "cycle" }));
+    expect(ev).toEqual([{ type: "update", block: expect.objectContaining({ sessionId: "k0" }) }, { type: "add", block: expect.objectContaining({ type: "note", text: expect.stringContaining("k0") }) }]);
+    for (let i = 0; i < MAX_SUBAGENTS + 50; i++) u.apply(parse({ sessionUpdate: "subagent_update", sessionId: `f${i}` }));
+    expect(state.blocks.filter((b) => b.type === "subagent")).toHaveLength(MAX_SUBAGENTS - MAX_DEPTH + 1);
+    const notes = state.blocks.filter((b) => b.type === "note").map((b) => (b as { text: string }).text);
+    expect(notes).toEqual([expect.stringContaining(`more than ${MAX_DEPTH} deep`), expect.stringContaining("already one elsewhere"), expect.stringContaining(`more than ${MAX_SUBAGENTS} subagents`)]);
+    // Views nest NESTED_DEPTH deep, deeper is a header and a count.
+    type V = { blocks: V[]; hidden?: number; text?: string };
+    const view = () => blockView(state.blocks.find((b) => b.type === "subagent")!) as V;
+    u.child(`k${NESTED_DEPTH}`)!.state.note("deep");
+    let v = view();
+    for (let d = 0; d < NESTED_DEPTH; d++) v = v.blocks.find((b) => "blocks" in b)!;
+    expect(v.blocks).toEqual([]);
+    expect(v.hidden).toBe(1);
+    // A child's child shows its last INNER_BLOCKS blocks, each text's last INNER_LINES lines.
+    const k1 = u.child("k1")!.state;
+    for (let i = 0; i < 5; i++) k1.note(Array.from({ length: 9 }, (_, j) => `n${i}.${j}`).join("\n"));
+    const inner = view().blocks[0]!;
+    expect(inner.blocks.map((b) => b.text?.split("\n").length)).toEqual(Array(INNER_BLOCKS).fill(INNER_LINES + 1));
+    expect(inner.hidden).toBe(6 - INNER_BLOCKS);
+  });
+
+  it("a message streamed in chunks: a secret split across them is redacted, the text is capped", () => {
+    const { state, u } = session(["split-secret-9876"]);
+    const chunk = (text: string) => parse({ sessionUpdate: "session_message_chunk", messageId: "m", content: { type: "text", text } });
+    u.apply(chunk("a split-sec"));
+    u.apply(chunk("ret-9876 b"));
+    u.flush();
+    const block = state.blocks.find((b) => b.type === "session_message") as { text: string; omitted?: number };
+    expect(block.text).toBe("a [REDACTED] b");
+    u.apply(chunk("x".repeat(MAX_MESSAGE_CHARS)));
+    u.flush();
+    expect(block.text).toHaveLength(MAX_MESSAGE_CHARS);
+    expect(block.omitted).toBe("a [REDACTED] b".length);
   });
 });
