@@ -23,7 +23,7 @@ import { abortable, linkedController } from "./abort.js";
 import { PromptQueue, type QueuedPrompt } from "./prompt-queue.js";
 import { buildPrompt, type ContextItem } from "./prompt-builder.js";
 import { UnstableSession } from "./unstable.js";
-import type { UnstableSessionUpdate } from "../protocol/unstable-schema.js";
+import { isUnstableUpdate, type UnstableSessionUpdate } from "../protocol/unstable-schema.js";
 import { AttachmentError, DEFAULT_MAX_BYTES } from "./attachments.js";
 
 export interface ChatOptions {
@@ -95,7 +95,7 @@ export class Chat {
   private cancelTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
   private ending: Promise<AgentExit | undefined> | undefined;
-  private early: { sessionId: string; update: SessionUpdate }[] = [];
+  private early: { sessionId: string; update: SessionUpdate | UnstableSessionUpdate }[] = [];
   private settleTurn: ((r: StopReason | "error") => void) | undefined;
   /** Tool calls whose files were checked against the disk. */
   private readonly synced = new WeakSet<object>();
@@ -185,7 +185,10 @@ export class Chat {
         this.emit(this.state.applySetup(res));
       }
       this.status = "ready";
-      for (const e of this.early.splice(0)) this.onUpdate(e.sessionId, e.update);
+      for (const e of this.early.splice(0)) {
+        if (isUnstableUpdate(e.update)) this.onUnstableUpdate(e.sessionId, e.update);
+        else this.onUpdate(e.sessionId, e.update);
+      }
       this.trace.note("lifecycle", `session ${this.sessionId} ready`);
       this.emit([{ type: "meta" }]);
       this.pump();
@@ -634,6 +637,11 @@ export class Chat {
 
   /** plan_update, plan_removed, subagent_update, session_message(_chunk): this session's or a child's. */
   private onUnstableUpdate(sessionId: string, update: UnstableSessionUpdate): void {
+    if (this.status === "starting" && sessionId !== this.sessionId) {
+      // Sent right after the answer to session/new: kept until the session id is known, like onUpdate's.
+      this.early.push({ sessionId, update });
+      return;
+    }
     if (sessionId === this.sessionId) {
       // Text held back comes out first: the block lands after it.
       this.emit(this.chunkRedactor.flush().flatMap((u) => this.state.apply(u)));

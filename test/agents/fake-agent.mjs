@@ -12,6 +12,7 @@
 //   turns: [[step, ...], ...]  the i-th prompt runs turns[i] (the last one repeats)
 //   byText: {"prompt text": [steps]}  takes precedence over turns
 //   record: a file where every message received is appended as a JSON line
+//   afterNew: [update, ...]  session/update notifications sent right after answering session/new
 // Steps (run in order; each may be delayed with "delay": ms):
 //   {"text": "..."}  one agent_message_chunk;  {"chunks": N, "text": "x"}  N chunks
 //   {"thought": "..."}  {"update": {...}}  any session/update ({"session": "id"}: sent for that session, a child's)
@@ -181,6 +182,7 @@ async function handle(msg) {
       if (scenario.models) res.models = scenario.models;
       reply(res);
       if (scenario.commands) update(sessionId, { sessionUpdate: "available_commands_update", availableCommands: scenario.commands });
+      for (const u of scenario.afterNew ?? []) update(sessionId, u);
       return;
     }
     case "session/load":

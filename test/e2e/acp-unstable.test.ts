@@ -325,6 +325,27 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(gap).toBeLessThan(250);
   }, 120_000);
 
+  it("race: a plan and a subagent the agent sends right after answering session/new are shown (they were lost while the session id was not yet known)", async () => {
+    const c = await startChat(
+      bin,
+      {
+        afterNew: [
+          { sessionUpdate: "plan_update", plan: { type: "items", planId: "early", entries: [{ content: "restored step", priority: "high", status: "pending" }] } },
+          { sessionUpdate: "subagent_update", sessionId: child, title: "Early bird" },
+        ],
+        turns: [[{ session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "child works" } } }, { text: "done" }]],
+      },
+      { unstable: true },
+    );
+    await c.ready();
+    await sendAndWait(c, "go");
+    const text = await c.text();
+    expect(text).toContain("Plan · early\n  ○ restored step");
+    expect(text).toContain("⑂ subagent · Early bird");
+    expect(text).toContain("  │ child works");
+    expect(await c.problems()).toEqual([]);
+  });
+
   it("on: the sessions picker renames a session with session/set_title; the agent's normalized title is shown", async () => {
     const c = await startChat(bin, { record: "$DIR/record.jsonl", store: "$DIR/store.json", title: "Old title", agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, title: {} } } }, { unstable: true });
     await c.ready();
