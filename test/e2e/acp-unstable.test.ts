@@ -346,6 +346,31 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await c.problems()).toEqual([]);
   });
 
+  it("hostile: control characters and odd bytes in subagents, messages and plans are drawn, not raised", async () => {
+    const odd = "a\u0000b\rc\u001b[31md\u2028e\ud800f\tg";
+    const steps = [
+      { update: { sessionUpdate: "subagent_update", sessionId: `odd\n${odd}`, title: odd, description: `${odd}\n${odd}`, state: { state: odd, stopReason: odd } } },
+      { session: `odd\n${odd}`, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `child ${odd}` } } },
+      { update: { sessionUpdate: "session_message", messageId: odd, senderSessionId: `odd\n${odd}`, content: [{ type: "text", text: `msg ${odd}\n${odd}` }] } },
+      { update: { sessionUpdate: "plan_update", plan: { type: "markdown", planId: odd, content: `md ${odd}\n${odd}` } } },
+      { update: { sessionUpdate: "plan_update", plan: { type: "items", planId: "i", entries: [{ content: odd, priority: "low", status: "pending" }] } } },
+      { update: { sessionUpdate: "plan_update", plan: { type: "file", planId: "f", uri: "file:///tmp/%00%0A%ZZ" } } },
+      { text: "parent after" },
+    ];
+    const c = await startChat(bin, { turns: [steps] }, { unstable: true });
+    await c.ready();
+    await recordNotes(c.t);
+    await sendAndWait(c, "go");
+    const text = await c.text();
+    expect(text).toContain("parent after");
+    expect(text).toContain("⑂ subagent · a");
+    expect(text).toContain("← message from a");
+    expect(text).toContain("Plan · a");
+    expect(await c.problems()).toEqual([]);
+    expect((await c.notes()).filter((n) => n.level >= 3)).toEqual([]);
+    expect(await c.t.lua<string>("return vim.fn.execute('messages')")).not.toMatch(/E\d+:|Error/);
+  });
+
   it("on: the sessions picker renames a session with session/set_title; the agent's normalized title is shown", async () => {
     const c = await startChat(bin, { record: "$DIR/record.jsonl", store: "$DIR/store.json", title: "Old title", agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, title: {} } } }, { unstable: true });
     await c.ready();
