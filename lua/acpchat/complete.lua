@@ -162,6 +162,20 @@ local function omnifunc_trigger(chat, group)
     -- item back out of the prompt: nothing is inserted until one is picked.
     local cot = vim.o.completeopt
     local keep = (cot:find("noselect") or cot:find("noinsert")) and "" or "<C-p>"
+    if not cot:find("menuone") then
+      -- Without menuone a single candidate shows no menu (it is inserted, and <C-p> takes it
+      -- back): 0.10's 'completeopt' is global, so menuone is added while this menu is open.
+      vim.o.completeopt = cot .. ",menuone"
+      api.nvim_create_autocmd({ "CompleteDone", "InsertLeave", "BufLeave" }, {
+        group = group,
+        once = true,
+        callback = function()
+          if vim.o.completeopt == cot .. ",menuone" then
+            vim.o.completeopt = cot
+          end
+        end,
+      })
+    end
     api.nvim_feedkeys(vim.keycode("<C-x><C-o>" .. keep), "n", false)
   end
   api.nvim_create_autocmd("InsertCharPre", {

@@ -329,6 +329,33 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("<Esc>");
   });
 
+  it("one candidate opens the menu too (0.10's global 'completeopt' has no menuone: it is added while the menu is open)", async () => {
+    const t = await withAgents(bin, { fake: { commands: [COMMANDS[1]!] } });
+    writeFileSync(join(t.dir, "work", "only.txt"), "x\n");
+    await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
+    const c = await openChat(t);
+    await t.waitFor(async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 1, "the agent's command");
+    await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
+    const lsp = await t.lua<boolean>("return vim.lsp.completion ~= nil");
+    await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
+    const cot = await t.lua<string>("return vim.go.completeopt");
+    expect(cot).not.toContain("menuone");
+    await c.focusPrompt();
+    await t.nvim.input("<Esc>ccsee @");
+    const m = await t.waitFor(async () => {
+      const x = await menu(t);
+      return x.rows > 0 && x;
+    }, "the menu of one file after @");
+    expect(m.words).toEqual(["@only.txt"]);
+    expect(m.line).toBe("see @");
+    await t.nvim.input("<C-n><C-y>");
+    await t.waitFor(async () => (await menu(t)).line === "see @only.txt", "the picked file");
+    await t.nvim.input("<Esc>cc/");
+    await t.waitFor(async () => (await menu(t)).rows === 1, "the menu of one command after /");
+    await t.nvim.input("<Esc>");
+    await t.waitFor(async () => (await t.lua<string>("return vim.go.completeopt")) === cot, "the user's 'completeopt' back");
+  });
+
   it("/ leaves out an agent's command whose name cannot be typed as one word (a newline, a space)", async () => {
     const t = await withAgents(bin, { fake: { commands: [{ name: "evil\nname", description: "x" }, { name: "sp ace", description: "y" }, ...COMMANDS] } });
     const c = await openChat(t);
