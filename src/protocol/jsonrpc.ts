@@ -77,6 +77,10 @@ interface Shape {
   msg: Record<string, unknown>;
   /** The keys from the message down to the string (`coalesce`'s path). */
   path: readonly string[];
+  /** The accept function it was learned with. */
+  accept: (params: unknown) => boolean;
+  /** Whether the head was checked with another string (see learn), done when a line first matches it. */
+  checked: boolean;
 }
 
 /** Shapes remembered at once (a few streams per session: message, thought, a few sessions). */
@@ -97,6 +101,8 @@ export class JsonRpcPeer {
   private readonly coalesced = new Map<string, { path: readonly string[]; accept: (params: unknown) => boolean }>();
   /** Learned shapes, the one matched last first. */
   private shapes: Shape[] = [];
+  /** Heads that failed their check (see check): never learned again. */
+  private readonly rejected = new Set<string>();
   /** Notifications of one shape read since the last delivery, not yet delivered. */
   private run: { shape: Shape; texts: string[]; size: number } | undefined;
   private partial: Buffer[] = [];
@@ -394,6 +400,16 @@ export class JsonRpcPeer {
       const open = shape.head.length;
       const close = raw.length - shape.tail.length;
       if (close - open < 2 || raw.charCodeAt(open) !== 34 || raw.charCodeAt(close - 1) !== 34 || !raw.endsWith(shape.tail) || !raw.startsWith(shape.head)) continue;
+      if (!shape.checked) {
+        if (!this.check(shape)) {
+          // Not the notification it looks like: forgotten for good, and this line parsed.
+          shapes.splice(i, 1);
+          if (this.rejected.size >= 64) this.rejected.clear();
+          this.rejected.add(shape.head);
+          return false;
+        }
+        shape.checked = true;
+      }
       let text = raw.slice(open + 1, close - 1);
       if (NOT_PLAIN.test(text)) {
         // Escapes (a newline is `\n`): the string alone is parsed; it must be one JSON string.
@@ -451,18 +467,26 @@ export class JsonRpcPeer {
     const at = raw.length - tail.length - literal.length;
     if (at < 1 || at > MAX_HEAD || raw.charCodeAt(at - 1) !== 58 /* : */ || !raw.endsWith(tail) || raw.slice(at, at + literal.length) !== literal) return;
     const head = raw.slice(0, at);
-    if (this.shapes.some((s) => s.head === head)) return;
-    const probe = v === "\u0001" ? "\u0002" : "\u0001";
+    if (this.rejected.has(head) || this.shapes.some((s) => s.head === head)) return;
+    const empty = withString(msg, path, 0, "") as Record<string, unknown>;
+    this.shapes.unshift({ method: msg.method as string, head, tail, msg: empty, path, accept, checked: false });
+    if (this.shapes.length > MAX_SHAPES) this.shapes.pop();
+  }
+
+  /**
+   * Whether `shape`'s head holds the string at its path (see learn): the head parsed with another
+   * string must be its message with only that string changed, and still accepted. Done once per
+   * shape, when a line first matches it (so heads that never repeat cost nothing more).
+   */
+  private check(shape: Shape): boolean {
+    const probe = "\u0001";
     let probed: unknown;
     try {
-      probed = JSON.parse(`${head}${JSON.stringify(probe)}${tail}`);
+      probed = JSON.parse(`${shape.head}${JSON.stringify(probe)}${shape.tail}`);
     } catch {
-      return;
+      return false;
     }
-    if (!isObject(probed) || JSON.stringify(probed) !== JSON.stringify(withString(msg, path, 0, probe))) return;
-    if (!accept(probed.params)) return;
-    this.shapes.unshift({ method: msg.method as string, head, tail, msg: withString(msg, path, 0, "") as Record<string, unknown>, path });
-    if (this.shapes.length > MAX_SHAPES) this.shapes.pop();
+    return isObject(probed) && JSON.stringify(probed) === JSON.stringify(withString(shape.msg, shape.path, 0, probe)) && shape.accept(probed.params);
   }
 
   private async handleRequest(id: RequestId, method: string, params: unknown): Promise<void> {
