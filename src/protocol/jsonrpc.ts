@@ -450,8 +450,8 @@ export class JsonRpcPeer {
    * colon, and the closing braces of the objects on the path: then `raw` minus that string and
    * those braces is a head that any line of the same shape starts with. That the string there is
    * the one at `path` (not a later duplicate key, nor another field's that comes last) is
-   * checked once, by parsing the head with another string: the result must be the message with
-   * only the value at `path` changed. Whatever string a later line holds there, it is then that
+   * checked once, when a line first matches the head (see check), by parsing the head with
+   * another string: the result must be the message with only the value at `path` changed. Whatever string a later line holds there, it is then that
    * message with that string at `path` (the rest of the line is the same text).
    */
   private learn(raw: string, msg: Record<string, unknown>, path: readonly string[], accept: (params: unknown) => boolean): void {
