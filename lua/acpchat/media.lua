@@ -15,13 +15,24 @@ local function gone(chat)
   return require("acpchat.registry").get(chat.id) ~= chat
 end
 
---- The clip under the cursor: { block = id, index = n (in a tool call's content) }, or nil.
-function M.at_cursor(chat)
-  local row = api.nvim_win_get_cursor(0)[1] - 1
-  local id, b, offset = blocks.at_row(chat, row)
-  if not id then
-    return nil
+--- The block of render state `rs` under `row`: id, block, the row's offset in it.
+local function at_row_in(chat, rs, row)
+  local found_id, found, start
+  for _, id in ipairs(rs.order) do
+    local b = rs.blocks[id]
+    local s = blocks.start(chat.buf, b)
+    if s > row then
+      break
+    end
+    found_id, found, start = id, b, s
   end
+  if found then
+    return found_id, found, row - start
+  end
+end
+
+--- The clip a block shows on its row `offset`: { block = id, index = n (in a tool call's content) }.
+local function clip_of(id, b, offset)
   if b.type == "media" and offset == 0 then
     return { block = id }
   end
@@ -29,6 +40,30 @@ function M.at_cursor(chat)
     local index = text.media_at(b.view, offset)
     if index then
       return { block = id, index = index }
+    end
+  end
+end
+
+--- The clip under the cursor: { block = id, index = n, past = k }, or nil. Above what the
+--- current session drew, a restart left the earlier session's blocks (render.lua keeps their
+--- marks, one entry per restart: `past` counts from 0 like Node's archive).
+function M.at_cursor(chat)
+  local row = api.nvim_win_get_cursor(0)[1] - 1
+  local id, b, offset = blocks.at_row(chat, row)
+  if id then
+    return clip_of(id, b, offset)
+  end
+  local past = chat.past_render or {}
+  for k = #past, 1, -1 do
+    if past[k] then
+      id, b, offset = at_row_in(chat, past[k], row)
+      if id then
+        local ref = clip_of(id, b, offset)
+        if ref then
+          ref.past = k - 1
+        end
+        return ref
+      end
     end
   end
 end
@@ -44,7 +79,7 @@ function M.open(chat)
     end
     return util.notify("acpchat: no image or audio under the cursor", vim.log.levels.WARN)
   end
-  bridge.call("media_open", { chat = chat.id, block = ref.block, index = ref.index }, function(err, res)
+  bridge.call("media_open", { chat = chat.id, block = ref.block, index = ref.index, past = ref.past }, function(err, res)
     if gone(chat) then
       return
     end
@@ -83,7 +118,7 @@ function M.ui_open(path)
 end
 
 local function write(chat, ref, path, overwrite)
-  bridge.call("media_save", { chat = chat.id, block = ref.block, index = ref.index, path = path, overwrite = overwrite or nil }, function(err, res)
+  bridge.call("media_save", { chat = chat.id, block = ref.block, index = ref.index, past = ref.past, path = path, overwrite = overwrite or nil }, function(err, res)
     if err and gone(chat) then
       return
     end

@@ -152,10 +152,14 @@ export class ChatHost {
       },
       mediaOpen: (p) => {
         const e = this.get(p.chat);
-        const b = e.chat.state.blocks.find((x) => x.id === p.block);
-        return openMedia(e.media, findMedia(e.chat.state.blocks, p.block, p.index), b?.type === "media" ? b.name : undefined).then((path) => ({ path }));
+        const blocks = e.media.blocks(e.chat.state.blocks, p.past);
+        const b = blocks.find((x) => x.id === p.block);
+        return openMedia(e.media, findMedia(blocks, p.block, p.index), b?.type === "media" ? (b as { name?: string }).name : undefined).then((path) => ({ path }));
       },
-      mediaSave: (p) => saveMedia(findMedia(this.get(p.chat).chat.state.blocks, p.block, p.index), p.path, p.overwrite === true),
+      mediaSave: (p) => {
+        const e = this.get(p.chat);
+        return saveMedia(findMedia(e.media.blocks(e.chat.state.blocks, p.past), p.block, p.index), p.path, p.overwrite === true);
+      },
       sessions: (p) => listSessions(sessionsParams(p), this.liveChat(p.agent.name)),
       deleteSession: (p) => deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, this.liveChat(p.agent.name)),
       renameSession: async (p) => {
@@ -327,6 +331,8 @@ export class ChatHost {
     old.queue.dispose();
     this.questions.withdrawAll(id);
     void old.chat.close();
+    // The transcript keeps what it showed (or is replayed): its clips still open (mediaOpen's `past`).
+    old.media.archive(old.chat.state.blocks);
     this.chats.set(id, this.create({ ...old.params, fork: undefined /* a forked chat continues its own session */, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue", old.media));
     return { how };
   }

@@ -135,9 +135,10 @@ export interface LuaToNode {
    */
   attach: { params: ChatRef & { path?: string; clipboard?: "clipboard" | "primary" }; result: Attachment };
   /** Write the image or audio clip shown by a block (`index`: in a tool call's content) to a private temp file, for vim.ui.open. */
-  mediaOpen: { params: ChatRef & { block: string; index?: number }; result: { path: string } };
+  /** `past`: the clip is in what a restart left above (0: the first restart's, 1: the next one's...), not in the current session's blocks. */
+  mediaOpen: { params: ChatRef & { block: string; index?: number; past?: number }; result: { path: string } };
   /** Save it to `path`; an existing file is replaced only with `overwrite` (else `exists` says so). */
-  mediaSave: { params: ChatRef & { block: string; index?: number; path: string; overwrite?: boolean }; result: { saved: boolean; exists?: boolean; path: string; size?: number } };
+  mediaSave: { params: ChatRef & { block: string; index?: number; past?: number; path: string; overwrite?: boolean }; result: { saved: boolean; exists?: boolean; path: string; size?: number } };
   sessions: { params: SessionsParams; result: { sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean; canRename: boolean } };
   /** Unstable session/set_title: the title the agent stored. */
   renameSession: { params: SessionsParams & { sessionId: string; title: string }; result: { title: string } };

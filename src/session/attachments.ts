@@ -214,6 +214,7 @@ export class MediaFiles {
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
     this.opened = new WeakMap();
+    this.past = [];
   }
 
   /** The file written for `key` before, if it is still there. */
@@ -231,6 +232,23 @@ export class MediaFiles {
 
   remember(key: object, path: string): void {
     this.opened.set(key, path);
+  }
+
+  /**
+   * The blocks of the sessions before each restart (only those that hold clips): the transcript
+   * still shows them, numbered by the session they came from, and gx or gS on them asks for
+   * them with `past` (0 for the first restart). A restart's view op (generation or reset) is
+   * one per restart, so the editor counts them the same way.
+   */
+  private past: { id: string; type: string }[][] = [];
+
+  archive(blocks: readonly { id: string; type: string }[]): void {
+    this.past.push(blocks.filter((b) => b.type === "media" || b.type === "tool"));
+  }
+
+  /** The blocks to look a clip up in: the current session's, or those archived at restart `past`. */
+  blocks<T extends { id: string; type: string }>(current: readonly T[], past?: number): readonly { id: string; type: string }[] {
+    return past === undefined ? current : (this.past[past] ?? []);
   }
 
   /** Opens under way, by clip: gx pressed again meanwhile waits for the same file. */

@@ -414,6 +414,38 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
     expect(readFileSync(join(c.t.dir, "work", "pics", "cat.png")).equals(image)).toBe(true);
   });
 
+  it("after the agent crashed and :AcpChat restarted it (resumed: the transcript stays), gx on an image from before opens that image, not another", async () => {
+    const before = png(4, 4, 1);
+    const after = png(5, 5, 2);
+    const img = (b: Buffer) => ({ update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: "image/png", data: b.toString("base64") } } });
+    const c = await startChat(bin, {
+      store: "$DIR/store.json",
+      agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } },
+      turns: [[img(before), { text: "\nfirst" }], [{ text: "partial" }, { sleep: 50 }, { exit: 3 }]],
+      byText: { again: [img(after), { text: "\nsecond" }] },
+    });
+    await c.ready();
+    await recordNotes(c.t);
+    await recordOpens(c);
+    await sendAndWait(c, "one");
+    await sendAndWait(c, "two");
+    await c.waitState("crashed");
+    await c.t.nvim.command("AcpChat");
+    await c.ready();
+    await sendAndWait(c, "again");
+    await recordNotes(c.t); // the restart's own messages are not the point
+    const rows = (await c.lines()).flatMap((l, i) => (l.startsWith("[image] image/png") ? [i] : []));
+    expect(rows.length).toBe(2);
+    await pressOn(c, rows[0]!, "gx");
+    await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened")).length === 1 || (await c.notes()).length > 0, "an answer");
+    expect(await c.notes()).toEqual([]);
+    const first = (await c.t.lua<string[]>("return _G.opened"))[0]!;
+    expect(readFileSync(first).equals(before)).toBe(true);
+    await pressOn(c, rows[1]!, "gx");
+    await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened")).length === 2, "the second");
+    expect(readFileSync((await c.t.lua<string[]>("return _G.opened"))[1]!).equals(after)).toBe(true);
+  });
+
   it("an endless clipboard (its owner streams without end) is cut at the limit with the limit's message, at once", async () => {
     const tools = tool("xclip", `case "$*" in *TARGETS*) printf 'image/png\\n' ;; *image/png*) exec cat /dev/zero ;; esac`);
     try {
