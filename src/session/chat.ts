@@ -24,7 +24,7 @@ import { PromptQueue, type QueuedPrompt } from "./prompt-queue.js";
 import { buildPrompt, type ContextItem } from "./prompt-builder.js";
 import { UnstableSession } from "./unstable.js";
 import { isUnstableUpdate, type UnstableSessionUpdate } from "../protocol/unstable-schema.js";
-import { AttachmentError, DEFAULT_MAX_BYTES } from "./attachments.js";
+import { AttachmentError, DEFAULT_MAX_BYTES, humanSize } from "./attachments.js";
 
 export interface ChatOptions {
   agentName: string;
@@ -148,7 +148,16 @@ export class Chat {
     this.agent = agent;
     const peer = new JsonRpcPeer(agent.stdout, agent.stdin, {
       onFrame: (f) => this.trace.frame(f),
-      onProblem: (m) => this.trace.note("problem", m),
+      onProblem: (m) => {
+        this.trace.note("problem", m);
+        // A message over the line limit (a large image or audio clip, say) is dropped: not in silence.
+        const dropped = /^dropped a line (?:of (\d+) bytes \(limit (\d+)\)|longer than (\d+) bytes)/.exec(m);
+        if (dropped) {
+          const size = dropped[1] ? `of ${humanSize(Number(dropped[1]))}` : "";
+          const limit = humanSize(Number(dropped[2] ?? dropped[3]));
+          this.notice(`The agent sent a message ${size ? `${size}, ` : ""}over the limit of ${limit} for one message: it was dropped (an image or audio clip this large cannot be shown).`, "warn");
+        }
+      },
     });
     this.peer = peer;
     this.client = new AcpClient(peer, this.handlers(), this.opts.features ?? {}, (m) => this.trace.note("problem", m), this.opts.timeouts?.requestMs);

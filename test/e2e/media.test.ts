@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { received, recordNotes, sendAndWait, startChat, type Chat } from "../support/chat.js";
+import { fakeAgent, nvim, openChat, received, recordNotes, sendAndWait, setScenario, startChat, type Chat } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -444,6 +444,20 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
     await pressOn(c, rows[1]!, "gx");
     await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened")).length === 2, "the second");
     expect(readFileSync((await c.t.lua<string[]>("return _G.opened"))[1]!).equals(after)).toBe(true);
+  });
+
+  it("an agent's clip too large for one message (over the 16 MiB line limit) is not dropped in silence: the transcript says so, and the chat goes on", async () => {
+    const t = await nvim(bin);
+    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, {}) }, default_agent: "fake" }]);
+    const big = Buffer.alloc(13 * 1024 * 1024, 7).toString("base64"); // 17.3 MiB of base64
+    await setScenario(t, { turns: [[{ text: "a big one:\n" }, { update: { sessionUpdate: "agent_message_chunk", content: { type: "audio", mimeType: "audio/wav", data: big } } }, { text: "\nthe end" }]] });
+    const c = await openChat(t);
+    await c.ready();
+    await sendAndWait(c, "play", 20000);
+    const text = await c.text();
+    expect(text).toContain("the end");
+    expect(text).toMatch(/! The agent sent a message (?:of 17\.\d MB, )?over the limit of 16\.0 MB for one message: it was dropped \(an image or audio clip this large cannot be shown\)\./);
+    expect(await c.state()).toBe("ready");
   });
 
   it("an endless clipboard (its owner streams without end) is cut at the limit with the limit's message, at once", async () => {
