@@ -180,8 +180,11 @@ function M.save(chat)
       path = dir .. "/" .. path
     end
     -- A folder (its name completed with a slash, say): the clip goes in it under the name offered.
+    -- A name ending in a slash is a folder even when it does not exist (not a file "shots").
     if vim.fn.isdirectory(path) == 1 then
       path = path .. "/" .. name
+    elseif input:match("/%s*$") then
+      return util.notify("acpchat: not saved: there is no folder " .. input, vim.log.levels.ERROR)
     end
     path = vim.fn.fnamemodify(path, ":p")
     write(chat, ref, path, false)

@@ -412,6 +412,12 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
     await c.t.waitFor(async () => (await c.notes()).length >= 1, "the answer");
     expect((await c.notes()).map((n) => n.msg)).toEqual([`acpchat: saved pics/cat.png (${image.length} B)`]);
     expect(readFileSync(join(c.t.dir, "work", "pics", "cat.png")).equals(image)).toBe(true);
+    // A folder that is not there: said so, not saved as a file named "shots".
+    await c.t.lua("_G.save_as = 'shots/'");
+    await pressOn(c, await rowOf(c, /^> \[image\] cat\.png/), "gS");
+    await c.t.waitFor(async () => (await c.notes()).length >= 2, "the second answer");
+    expect((await c.notes())[1]).toEqual({ level: 4, msg: "acpchat: not saved: there is no folder shots/" });
+    expect(existsSync(join(c.t.dir, "work", "shots"))).toBe(false);
   });
 
   it("after the agent crashed and :AcpChat restarted it (resumed: the transcript stays), gx on an image from before opens that image, not another", async () => {
