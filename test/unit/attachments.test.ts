@@ -103,6 +103,18 @@ describe("attachments", () => {
     }
   });
 
+  it("a link in the session's folder to an image outside it is refused by :AcpChatAdd, and an @mention of it stays text", async () => {
+    const cwd = dir();
+    const outside = dir();
+    writeFileSync(join(outside, "secret.png"), bytes(10));
+    symlinkSync(join(outside, "secret.png"), join(cwd, "innocent.png"));
+    const b = new PathBoundary(cwd);
+    await expect(describeAttachment(join(cwd, "innocent.png"), (p) => b.check(p, "attach"), cwd, 1000)).rejects.toThrow(/^Access denied: .*innocent\.png is outside/);
+    const all = { image: true, audio: true, maxBytes: 1000, agent: "bot" };
+    expect((await buildPrompt("see @innocent.png", [], b, false, undefined, all)).blocks).toEqual([{ type: "text", text: "see @innocent.png" }]);
+    await expect(buildPrompt("x", [{ type: "file", path: join(cwd, "innocent.png") }], b, false, undefined, all)).rejects.toThrow(/Access denied/);
+  });
+
   it("describeAttachment checks like the prompt does; other files pass untouched", async () => {
     const cwd = dir();
     writeFileSync(join(cwd, "a.png"), bytes(100));
