@@ -646,6 +646,7 @@ export class Chat {
 
   /** plan_update, plan_removed, subagent_update, session_message(_chunk): this session's or a child's. */
   private onUnstableUpdate(sessionId: string, update: UnstableSessionUpdate): void {
+    this.unstable.rootId = this.sessionId;
     if (this.status === "starting" && sessionId !== this.sessionId) {
       // Sent right after the answer to session/new: kept until the session id is known, like onUpdate's.
       this.early.push({ sessionId, update });

@@ -47,6 +47,8 @@ interface Tree {
   root: SessionState;
   /** Events of notes in `root` made while routing to a child: returned by the root's apply or route. */
   pending: TranscriptEvent[];
+  /** The chat's own session id (no subagent may have it). */
+  rootId?: string;
 }
 
 export class UnstableSession {
@@ -63,6 +65,11 @@ export class UnstableSession {
     private readonly depth = 0,
     private readonly tree: Tree = { ids: new Set(), noted: new Set(), root: state, pending: [] },
   ) {}
+
+  /** The chat's own session id, set by the chat as it learns it: a subagent announced with it is a cycle. */
+  set rootId(id: string | undefined) {
+    this.tree.rootId = id;
+  }
 
   /** An unstable update for this session. */
   apply(u: UnstableSessionUpdate): TranscriptEvent[] {
@@ -204,6 +211,7 @@ export class UnstableSession {
       // in the tree (an ancestor's: a cycle) is refused, said once, and its updates ignored.
       if (this.tree.ids.size >= MAX_SUBAGENTS) return this.noteOnce("count", `The agent started more than ${MAX_SUBAGENTS} subagents in this chat; the others are not shown.`);
       if (this.depth >= MAX_DEPTH) return this.noteOnce("depth", `The agent nested subagents more than ${MAX_DEPTH} deep; the deeper ones are not shown.`);
+      if (u.sessionId === this.tree.rootId) return this.noteOnce("root", `The agent announced this chat's own session (${u.sessionId}) as a subagent; ignored.`);
       if (this.tree.ids.has(u.sessionId)) return this.noteOnce(`dup:${u.sessionId}`, `The agent announced ${u.sessionId} as a subagent here, but it is already one elsewhere in this chat; ignored.`);
       const state = new SessionState(u.title ?? "subagent");
       const id = `subagent:${u.sessionId}`;

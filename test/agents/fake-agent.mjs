@@ -90,7 +90,8 @@ function substitute(v, last) {
 }
 
 async function runSteps(sessionId, steps, token) {
-  let last = {};
+  // "$last.sessionId" before any reply names it: the session the steps run in.
+  let last = { sessionId };
   let stop = "end_turn";
   for (const step of steps) {
     if (token && cancelled.has(token) && !scenario.ignoreCancel) return "cancelled";

@@ -203,8 +203,10 @@ describe.each(bins)("Neovim $version", (bin) => {
       { session: "k3", update: { sessionUpdate: "tool_call", toolCallId: "t", title: "Deep edit", kind: "edit", status: "completed", content: [{ type: "diff", path: "$DIR/work/a.txt", oldText: "a\n", newText: "b\n" }] } },
       { session: "k3", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "deep words" } } },
       { session: "k11", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "too deep words" } } },
-      // A cycle: k1 names its own parent as its child.
+      // Cycles: k1 names its own parent as its child; k2 names the chat's own session.
       { session: "k1", update: { sessionUpdate: "subagent_update", sessionId: "k0", title: "cycle" } },
+      { session: "k2", update: { sessionUpdate: "subagent_update", sessionId: "$last.sessionId", title: "Root again" } },
+      { update: { sessionUpdate: "subagent_update", sessionId: "$last.sessionId", title: "Root again" } },
       ...Array.from({ length: 300 }, (_, i) => ({ update: { sessionUpdate: "subagent_update", sessionId: `f${i}`, title: `Flood ${i}` } })),
       { text: "parent after" },
     ];
@@ -217,6 +219,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(count("! The agent nested subagents more than 4 deep; the deeper ones are not shown.")).toBe(1);
     expect(count("! The agent started more than 200 subagents in this chat; the others are not shown.")).toBe(1);
     expect(count("! The agent announced k0 as a subagent here, but it is already one elsewhere in this chat; ignored.")).toBe(1);
+    expect(count("! The agent announced this chat's own session (sess-")).toBe(1);
+    expect(text).not.toContain("Root again");
     expect(text).not.toContain("too deep words");
     expect(text).not.toContain("K4");
     expect(text).toContain("⑂ subagent · Flood 195");

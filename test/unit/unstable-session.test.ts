@@ -98,10 +98,13 @@ describe("subagents", () => {
     // k1 names k0 (its parent) as its child: refused, routing unchanged.
     const ev = u.route("k1", parse({ sessionUpdate: "subagent_update", sessionId: "k0", title: "cycle" }));
     expect(ev).toEqual([{ type: "update", block: expect.objectContaining({ sessionId: "k0" }) }, { type: "add", block: expect.objectContaining({ type: "note", text: expect.stringContaining("k0") }) }]);
+    // The chat's own session named as a subagent: refused.
+    u.rootId = "root";
+    expect(u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "root" }))).toEqual([{ type: "add", block: expect.objectContaining({ type: "note", text: expect.stringContaining("this chat's own session (root)") }) }]);
     for (let i = 0; i < MAX_SUBAGENTS + 50; i++) u.apply(parse({ sessionUpdate: "subagent_update", sessionId: `f${i}` }));
     expect(state.blocks.filter((b) => b.type === "subagent")).toHaveLength(MAX_SUBAGENTS - MAX_DEPTH + 1);
     const notes = state.blocks.filter((b) => b.type === "note").map((b) => (b as { text: string }).text);
-    expect(notes).toEqual([expect.stringContaining(`more than ${MAX_DEPTH} deep`), expect.stringContaining("already one elsewhere"), expect.stringContaining(`more than ${MAX_SUBAGENTS} subagents`)]);
+    expect(notes).toEqual([expect.stringContaining(`more than ${MAX_DEPTH} deep`), expect.stringContaining("already one elsewhere"), expect.stringContaining("own session"), expect.stringContaining(`more than ${MAX_SUBAGENTS} subagents`)]);
     // Views nest NESTED_DEPTH deep, deeper is a header and a count.
     type V = { blocks: V[]; hidden?: number; text?: string };
     const view = () => blockView(state.blocks.find((b) => b.type === "subagent")!) as V;
