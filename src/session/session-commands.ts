@@ -102,7 +102,9 @@ export async function renameSession(p: SessionsParams & { sessionId: string; tit
     if (!client.supports("title")) throw new Error(`${p.agent.name} cannot rename sessions (it does not advertise sessionCapabilities.title)`);
     return client.setSessionTitle(p.sessionId, wanted);
   });
-  const title = new Redactor(commandSecrets(p.agent)).text(stored);
+  // Shown in a notification, the winbar and the picker: one line of at most 200 characters
+  // (an agent's title with line breaks made a hit-enter prompt).
+  const title = oneLine(new Redactor(commandSecrets(p.agent)).text(stored), 200);
   const index = new SessionIndex(p.sessionIndex);
   const known = index.list(p.cwd, p.agent.name).find((s) => s.sessionId === p.sessionId);
   index.touch({ agent: p.agent.name, sessionId: p.sessionId, cwd: known?.cwd ?? p.cwd, title });

@@ -13,6 +13,7 @@
 //   byText: {"prompt text": [steps]}  takes precedence over turns
 //   record: a file where every message received is appended as a JSON line
 //   afterNew: [update, ...]  session/update notifications sent right after answering session/new
+//   titleAnswer: the title session/set_title answers it stored (a hostile one)
 // Steps (run in order; each may be delayed with "delay": ms):
 //   {"text": "..."}  one agent_message_chunk;  {"chunks": N, "text": "x"}  N chunks
 //   {"thought": "..."}  {"update": {...}}  any session/update ({"session": "id"}: sent for that session, a child's)
@@ -207,7 +208,7 @@ async function handle(msg) {
       // Unstable: the agent normalizes (trims, collapses spaces) and answers with what it stored.
       const s = sessions.get(params.sessionId);
       if (!s) return fail(-32002, `Resource not found: session ${params.sessionId}`);
-      const title = String(params.title ?? "").trim().replace(/\s+/g, " ");
+      const title = scenario.titleAnswer ?? String(params.title ?? "").trim().replace(/\s+/g, " ");
       if (!title) return fail(-32602, "Invalid params: empty title");
       s.title = title;
       saveStore();

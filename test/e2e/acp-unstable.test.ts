@@ -409,4 +409,30 @@ describe.each(bins)("Neovim $version", (bin) => {
     const items = await c.t.waitFor(() => c.t.lua<string[] | null>("return _G.items"), "the sessions picker");
     expect(items.some((l) => l.includes("My renamed title"))).toBe(true);
   });
+
+  it("hostile: a title the agent answers to session/set_title with line breaks and 5,000 characters is one short line (it made a hit-enter prompt)", async () => {
+    const c = await startChat(bin, { store: "$DIR/store.json", title: "Old title", titleAnswer: `first\nsecond\r\n${"x".repeat(5000)}`, agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, title: {} } } }, { unstable: true });
+    await c.ready();
+    await sendAndWait(c, "hello");
+    await c.t.lua(
+      `local picks = { "Rename a session", "Old title" }
+       vim.ui.select = function(items, opts, cb)
+         local want = table.remove(picks, 1)
+         for i, item in ipairs(items) do if want and opts.format_item(item):find(want, 1, true) then return cb(item, i) end end
+         cb(nil)
+       end
+       vim.ui.input = function(opts, cb) cb("New") end`,
+    );
+    await recordNotes(c.t);
+    await c.t.nvim.command("AcpChatSessions");
+    await c.t.waitFor(async () => (await c.notes()).some((n) => n.msg.includes("renamed")), "the rename");
+    const msg = (await c.notes()).find((n) => n.msg.includes("renamed"))!.msg;
+    expect(msg).not.toMatch(/[\r\n]/);
+    expect(msg.length).toBeLessThan(300);
+    expect(msg).toContain("first\\nsecond");
+    const winbar = await c.winbarText();
+    expect(winbar).not.toMatch(/[\r\n]/);
+    expect(winbar.length).toBeLessThan(400);
+    expect((await c.text()).split("\n").filter((l) => l.includes("Renamed to")).every((l) => l.length < 300)).toBe(true);
+  });
 });
