@@ -131,6 +131,9 @@ export class Chat {
 
   /** Visible to the user in the transcript, and in the trace. Secrets never reach either. */
   notice(text: string, level: "info" | "warn" | "error" = "info"): void {
+    // Text held back in case it began a secret comes out first: the note lands after it (a
+    // crash note drawn between "partial " and "answer" was seen under load).
+    this.flushHeld();
     const safe = this.redactor.text(text);
     this.trace.note(level, safe);
     this.emit(this.state.note(safe, level));
