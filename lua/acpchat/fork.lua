@@ -33,7 +33,9 @@ function M.fork()
     end
     -- What the source chat showed, above the fork's own turns (the agent has it as context).
     local lines = api.nvim_buf_is_valid(c.buf) and api.nvim_buf_get_lines(c.buf, 0, -1, false) or {}
-    local name = res.title and res.title ~= "" and res.title or res.session_id
+    -- The title is the agent's (session_info_update): one line, or set_lines raises on a line
+    -- break and the fork is left half made.
+    local name = require("acpchat.text").flat(res.title and res.title ~= "" and res.title or res.session_id, 200)
     local out = vim.list_extend({ string.format(M.fork_header, name) }, lines)
     out[#out + 1] = M.fork_footer
     vim.bo[new.buf].modifiable = true

@@ -435,4 +435,25 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(winbar.length).toBeLessThan(400);
     expect((await c.text()).split("\n").filter((l) => l.includes("Renamed to")).every((l) => l.length < 300)).toBe(true);
   });
+
+  it("hostile: :AcpChatFork of a chat whose title (session_info_update) has line breaks forks, with the title on one line", async () => {
+    const c = await startChat(
+      bin,
+      { store: "$DIR/store.json", agentCapabilities: { loadSession: true, sessionCapabilities: { fork: {} } }, turns: [[{ update: { sessionUpdate: "session_info_update", title: "evil\ntitle\r\nthird" } }, { text: "hi" }]] },
+      { unstable: true },
+    );
+    await c.ready();
+    await sendAndWait(c, "first question");
+    await recordNotes(c.t);
+    await c.t.nvim.command("AcpChatFork");
+    await c.t.waitFor(async () => (await chatCount(c.t)) === 2, "a second chat");
+    const f = await chatHandle(c.t);
+    await f.ready();
+    await c.t.waitFor(async () => (await c.notes()).some((n) => n.msg.includes("forked")), "the note");
+    const lines = await f.lines();
+    expect(lines[0]).toMatch(/^── forked from evil.*title.*third: the conversation so far/);
+    expect(lines.join("\n")).toContain("first question");
+    expect((await c.notes()).map((n) => n.msg)).toEqual([expect.stringMatching(/^acpchat: forked evil[^\n\r]*third into a new chat$/)]);
+    expect(await c.t.lua<string>("return vim.fn.execute('messages')")).not.toMatch(/E\d+:|Error|stack traceback/);
+  });
 });
