@@ -199,7 +199,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     const steps = [
       { update: { sessionUpdate: "subagent_update", sessionId: "k0", title: "K0" } },
       ...deep,
-      // The deepest kept (k3): a tool call with a diff, the most nested view Neovim is sent.
+      // The deepest drawn (k2) and kept (k3): a tool call with a diff, the most nested views Neovim is sent.
+      { session: "k2", update: { sessionUpdate: "tool_call", toolCallId: "t", title: "Drawn deep edit", kind: "edit", status: "completed", content: [{ type: "diff", path: "$DIR/work/a.txt", oldText: "a\n", newText: "b\n" }], rawInput: { a: { b: { c: { d: { e: { f: [1, [2, [3, [4]]]] } } } } } } } },
       { session: "k3", update: { sessionUpdate: "tool_call", toolCallId: "t", title: "Deep edit", kind: "edit", status: "completed", content: [{ type: "diff", path: "$DIR/work/a.txt", oldText: "a\n", newText: "b\n" }] } },
       { session: "k3", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "deep words" } } },
       { session: "k11", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "too deep words" } } },
@@ -221,6 +222,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(count("! The agent announced k0 as a subagent here, but it is already one elsewhere in this chat; ignored.")).toBe(1);
     expect(count("! The agent announced this chat's own session (sess-")).toBe(1);
     expect(text).not.toContain("Root again");
+    expect(text).toContain("  │   │   │ ● done · edit · Drawn deep edit");
     expect(text).not.toContain("too deep words");
     expect(text).not.toContain("K4");
     expect(text).toContain("⑂ subagent · Flood 195");
