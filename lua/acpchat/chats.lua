@@ -286,7 +286,7 @@ function M.restart(chat)
       return util.notify("acpchat: could not restart: " .. err, vim.log.levels.ERROR)
     end
     if res.how ~= "running" then
-      util.notify(string.format("acpchat: restarting %s (%s)", chat.agent, res.how == "new" and "new session" or (res.how .. "ing the session")))
+      util.notify(string.format("acpchat: restarting %s (%s)", chat.agent, ({ new = "new session", resume = "resuming the session", load = "loading the session" })[res.how] or res.how))
     end
   end)
 end
