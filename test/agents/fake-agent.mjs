@@ -197,25 +197,6 @@ async function handle(msg) {
     }
     case "session/fork": {
       // Unstable: a new session with the source's history (the source must be known: `store` keeps sessions across processes).
-      const src = sessions.get(params.sessionId);
-      if (!src) return fail(-32002, `Resource not found: session ${params.sessionId}`);
-      const sessionId = `fork-${Math.random().toString(36).slice(2, 8)}`;
-      sessions.set(sessionId, { sessionId, cwd: params.cwd, title: src.title ? `${src.title} (fork)` : undefined, history: [...(src.history ?? [])], forkedFrom: src.sessionId });
-      saveStore();
-      return reply({ sessionId, modes: scenario.modes ?? null, configOptions: scenario.configOptions ?? null });
-    }
-    case "session/set_title": {
-      // Unstable: the agent normalizes (trims, collapses spaces) and answers with what it stored.
-      const s = sessions.get(params.sessionId);
-      if (!s) return fail(-32002, `Resource not found: session ${params.sessionId}`);
-      const title = scenario.titleAnswer ?? String(params.title ?? "").trim().replace(/\s+/g, " ");
-      if (!title) return fail(-32602, "Invalid params: empty title");
-      s.title = title;
-      saveStore();
-      return reply({ title });
-    }
-    case "session/fork": {
-      // Unstable: a new session with the source's history (the source must be known: `store` keeps sessions across processes).
       // Another process may have made it since this one started (the store is shared).
       const src = sessions.get(params.sessionId) ?? (scenario.store ? loadStore().find((x) => x.sessionId === params.sessionId) : undefined);
       if (!src) return fail(-32002, `Resource not found: session ${params.sessionId}`);
@@ -229,7 +210,7 @@ async function handle(msg) {
       const s = sessions.get(params.sessionId) ?? (scenario.store ? loadStore().find((x) => x.sessionId === params.sessionId) : undefined);
       if (!s) return fail(-32002, `Resource not found: session ${params.sessionId}`);
       sessions.set(s.sessionId, s);
-      const title = String(params.title ?? "").trim().replace(/\s+/g, " ");
+      const title = scenario.titleAnswer ?? String(params.title ?? "").trim().replace(/\s+/g, " ");
       if (!title) return fail(-32602, "Invalid params: empty title");
       s.title = title;
       saveStore();
