@@ -15,22 +15,6 @@ local function gone(chat)
   return require("acpchat.registry").get(chat.id) ~= chat
 end
 
---- The block of render state `rs` under `row`: id, block, the row's offset in it.
-local function at_row_in(chat, rs, row)
-  local found_id, found, start
-  for _, id in ipairs(rs.order) do
-    local b = rs.blocks[id]
-    local s = blocks.start(chat.buf, b)
-    if s > row then
-      break
-    end
-    found_id, found, start = id, b, s
-  end
-  if found then
-    return found_id, found, row - start
-  end
-end
-
 --- The clip a block shows on its row `offset`: { block = id, index = n (in a tool call's content) }.
 local function clip_of(id, b, offset)
   if b.type == "media" and offset == 0 then
@@ -56,7 +40,7 @@ function M.at_cursor(chat)
   local past = chat.past_render or {}
   for k = #past, 1, -1 do
     if past[k] then
-      id, b, offset = at_row_in(chat, past[k], row)
+      id, b, offset = blocks.at_row(chat, row, past[k])
       if id then
         local ref = clip_of(id, b, offset)
         if ref then

@@ -195,10 +195,9 @@ local function tool_lines(v)
   return b
 end
 
-local function plan_lines(v)
-  local b = builder()
-  b.add("Plan", "AcpChatPlanTitle")
-  for _, e in ipairs(v.entries or {}) do
+--- A plan's entries, one line each with its status (the stable plan and the unstable ones by id).
+function M.plan_entries(b, entries)
+  for _, e in ipairs(entries or {}) do
     local row = b.add(string.format("  %s %s", plan_icon[e.status] or "○", M.flat(e.content, 500)))
     if e.status == "completed" then
       b.hl(row, 0, -1, "AcpChatPlanDone")
@@ -206,6 +205,12 @@ local function plan_lines(v)
       b.hl(row, 0, -1, "AcpChatPlanActive")
     end
   end
+end
+
+local function plan_lines(v)
+  local b = builder()
+  b.add("Plan", "AcpChatPlanTitle")
+  M.plan_entries(b, v.entries)
   return b
 end
 

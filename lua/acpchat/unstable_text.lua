@@ -3,8 +3,6 @@
 -- sessions. Pure, like text.lua, which hands itself in (`text`) so that nothing requires back.
 local M = {}
 
-local plan_icon = { pending = "○", in_progress = "◐", completed = "✓" }
-
 --- The gutter of a subagent's nested transcript.
 M.gutter = "  │ "
 
@@ -33,14 +31,7 @@ local function plan_doc(v, text)
   end
   b.add(head, "AcpChatPlanTitle")
   if v.kind == "items" then
-    for _, e in ipairs(v.entries or {}) do
-      local row = b.add(string.format("  %s %s", plan_icon[e.status] or "○", text.flat(e.content, 500)))
-      if e.status == "completed" then
-        b.hl(row, 0, -1, "AcpChatPlanDone")
-      elseif e.status == "in_progress" then
-        b.hl(row, 0, -1, "AcpChatPlanActive")
-      end
-    end
+    text.plan_entries(b, v.entries)
   elseif v.kind == "markdown" then
     for _, l in ipairs(split(v.markdown)) do
       b.add("  " .. text.flat(l, 1000))
