@@ -15,14 +15,14 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
 import { AcpClient, type AgentRequestHandlers } from "../../src/client/acp-client.js";
-import type { HandlerContext, JsonRpcPeer } from "../../src/protocol/jsonrpc.js";
+import type { HandlerContext } from "../../src/protocol/jsonrpc.js";
 import { KNOWN_UPDATE_KINDS, OPT_IN_UPDATE_KINDS, type SessionUpdate } from "../../src/protocol/schema.js";
 import { UNSTABLE_UPDATE_KINDS, type UnstableSessionUpdate } from "../../src/protocol/unstable-schema.js";
 import { SessionState } from "../../src/session/session-state.js";
 import { UnstableSession } from "../../src/session/unstable.js";
 import { Redactor } from "../../src/trace/redact.js";
+import { STABLE_CLIENT_METHODS, leaves, recordingPeer, type ClientMethodCase } from "../support/acp-coverage.js";
 
 interface Def {
   $ref?: string;
@@ -46,14 +46,7 @@ function hostFeatures(on: boolean): Record<string, boolean> {
 
 /** A client over a peer that records what it registers, with handlers that record their calls. */
 function client(on: boolean) {
-  const requests = new Map<string, { schema?: z.ZodType; handler: (p: unknown, ctx: HandlerContext) => unknown }>();
-  const notifications = new Map<string, { schema?: z.ZodType; handler: (p: unknown) => unknown }>();
-  const peer = {
-    onRequest: (method: string, schema: z.ZodType | undefined, handler: (p: unknown, ctx: HandlerContext) => unknown) => requests.set(method, { schema, handler }),
-    onNotification: (method: string, schema: z.ZodType | undefined, handler: (p: unknown) => unknown) => notifications.set(method, { schema, handler }),
-    // Batching of text chunks (a peer feature, not a handler): nothing to record.
-    coalesce: () => undefined,
-  } as unknown as JsonRpcPeer;
+  const { peer, requests, notifications } = recordingPeer();
   const called: { handler: string; args: unknown[] }[] = [];
   const names: (keyof AgentRequestHandlers)[] = [
     "sessionUpdate",
@@ -73,11 +66,6 @@ function client(on: boolean) {
   ];
   const handlers = Object.fromEntries(names.map((n) => [n, (...args: unknown[]) => (called.push({ handler: n, args }), Promise.resolve({}))])) as unknown as AgentRequestHandlers;
   return { client: new AcpClient(peer, handlers, hostFeatures(on)), requests, notifications, called };
-}
-
-function leaves(v: unknown, path = ""): [string, unknown][] {
-  if (v === null || typeof v !== "object" || Object.keys(v).length === 0) return [[path, v]];
-  return Object.entries(v).flatMap(([k, x]) => leaves(x, path ? `${path}.${k}` : k));
 }
 
 /** What handles each unstable capability the client advertises (a new one fails: decide what handles it). */
@@ -182,21 +170,9 @@ describe("session/update variants of the unstable schema", () => {
 });
 
 /** Valid params for each client-side method of the unstable schema, and the handler that must get it. */
-const clientMethods: Record<string, { params: Record<string, unknown>; handler: keyof AgentRequestHandlers }> = {
+const clientMethods: Record<string, ClientMethodCase> = {
+  ...STABLE_CLIENT_METHODS,
   "session/update": { params: { sessionId: "s", update: { sessionUpdate: "plan_removed", planId: "p" } }, handler: "unstableUpdate" },
-  "session/request_permission": {
-    params: { sessionId: "s", toolCall: { toolCallId: "t" }, options: [{ optionId: "o", name: "Allow", kind: "allow_once" }] },
-    handler: "requestPermission",
-  },
-  "fs/read_text_file": { params: { sessionId: "s", path: "/a" }, handler: "readTextFile" },
-  "fs/write_text_file": { params: { sessionId: "s", path: "/a", content: "x" }, handler: "writeTextFile" },
-  "terminal/create": { params: { sessionId: "s", command: "ls" }, handler: "createTerminal" },
-  "terminal/output": { params: { sessionId: "s", terminalId: "t" }, handler: "terminalOutput" },
-  "terminal/wait_for_exit": { params: { sessionId: "s", terminalId: "t" }, handler: "waitForTerminalExit" },
-  "terminal/kill": { params: { sessionId: "s", terminalId: "t" }, handler: "killTerminal" },
-  "terminal/release": { params: { sessionId: "s", terminalId: "t" }, handler: "releaseTerminal" },
-  "elicitation/create": { params: { sessionId: "s", message: "m", mode: "form", requestedSchema: { type: "object", properties: {} } }, handler: "elicit" },
-  "elicitation/complete": { params: { elicitationId: "e" }, handler: "elicitationComplete" },
   "auth/status_update": { params: { state: "unauthenticated", accounts: [{ label: "Claude Max", active: true }] }, handler: "authStatus" },
   "mcp/message": { params: { serverId: "srv", requestId: 1, method: "tools/list" }, handler: "mcpMessage" },
 };

@@ -10,11 +10,11 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
 import { AcpClient, type AgentRequestHandlers } from "../../src/client/acp-client.js";
-import type { HandlerContext, JsonRpcPeer } from "../../src/protocol/jsonrpc.js";
+import type { HandlerContext } from "../../src/protocol/jsonrpc.js";
 import { KNOWN_UPDATE_KINDS, OPT_IN_UPDATE_KINDS, parseOptInUpdate, parseSessionUpdate } from "../../src/protocol/schema.js";
 import { SessionState } from "../../src/session/session-state.js";
+import { STABLE_CLIENT_METHODS, leaves, recordingPeer } from "../support/acp-coverage.js";
 
 interface Def {
   $ref?: string;
@@ -33,19 +33,6 @@ function hostFeatures(): Record<string, boolean> {
   const m = src("src/nvim/chat-host.ts").match(/features: (\{[^}]*\})/);
   expect(m, "chat-host.ts passes features to the Chat").not.toBeNull();
   return Object.fromEntries([...m![1]!.matchAll(/(\w+): (true|false)/g)].map((x) => [x[1]!, x[2] === "true"]));
-}
-
-/** A peer that only records what the client registers. */
-function recordingPeer() {
-  const requests = new Map<string, { schema?: z.ZodType; handler: (p: unknown, ctx: HandlerContext) => unknown }>();
-  const notifications = new Map<string, { schema?: z.ZodType; handler: (p: unknown) => unknown }>();
-  const peer = {
-    onRequest: (method: string, schema: z.ZodType | undefined, handler: (p: unknown, ctx: HandlerContext) => unknown) => requests.set(method, { schema, handler }),
-    onNotification: (method: string, schema: z.ZodType | undefined, handler: (p: unknown) => unknown) => notifications.set(method, { schema, handler }),
-    // Coalescing of text chunks (a peer feature, not a handler): nothing to record.
-    coalesce: () => ({ dispose: () => undefined }),
-  };
-  return { peer: peer as unknown as JsonRpcPeer, requests, notifications };
 }
 
 /** Handlers that record which one was called. */
@@ -82,12 +69,6 @@ function client() {
   const h = recordingHandlers();
   const c = new AcpClient(p.peer, h.handlers, hostFeatures());
   return { ...p, ...h, client: c };
-}
-
-/** The leaves of an advertised capability object, by dotted path: `true`, `false` or `{}` (present). */
-function leaves(v: unknown, path = ""): [string, unknown][] {
-  if (v === null || typeof v !== "object" || Object.keys(v).length === 0) return [[path, v]];
-  return Object.entries(v).flatMap(([k, x]) => leaves(x, path ? `${path}.${k}` : k));
 }
 
 /**
@@ -181,23 +162,7 @@ describe("session/update variants of the schema", () => {
   });
 });
 
-/** Valid params for each method the agent may call on the client, and the handler that must get it. */
-const clientMethods: Record<string, { params: Record<string, unknown>; handler: keyof AgentRequestHandlers }> = {
-  "session/update": { params: { sessionId: "s", update: { sessionUpdate: "notice", severity: "info", title: "n" } }, handler: "sessionUpdate" },
-  "session/request_permission": {
-    params: { sessionId: "s", toolCall: { toolCallId: "t" }, options: [{ optionId: "o", name: "Allow", kind: "allow_once" }] },
-    handler: "requestPermission",
-  },
-  "fs/read_text_file": { params: { sessionId: "s", path: "/a" }, handler: "readTextFile" },
-  "fs/write_text_file": { params: { sessionId: "s", path: "/a", content: "x" }, handler: "writeTextFile" },
-  "terminal/create": { params: { sessionId: "s", command: "ls" }, handler: "createTerminal" },
-  "terminal/output": { params: { sessionId: "s", terminalId: "t" }, handler: "terminalOutput" },
-  "terminal/wait_for_exit": { params: { sessionId: "s", terminalId: "t" }, handler: "waitForTerminalExit" },
-  "terminal/kill": { params: { sessionId: "s", terminalId: "t" }, handler: "killTerminal" },
-  "terminal/release": { params: { sessionId: "s", terminalId: "t" }, handler: "releaseTerminal" },
-  "elicitation/create": { params: { sessionId: "s", message: "m", mode: "form", requestedSchema: { type: "object", properties: {} } }, handler: "elicit" },
-  "elicitation/complete": { params: { elicitationId: "e" }, handler: "elicitationComplete" },
-};
+const clientMethods = STABLE_CLIENT_METHODS;
 
 describe("client-side methods of the schema", () => {
   const methods = Object.values(defs)
