@@ -9,32 +9,21 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outfile = join(root, "dist", "acpchat.cjs");
 
+// Both bundles: CommonJS for Node 20, everything but `neovim` inside.
+const common = { bundle: true, platform: "node", format: "cjs", target: "node20", logLevel: "warning", legalComments: "none" };
+
 await build({
+  ...common,
   entryPoints: [join(root, "src", "nvim", "plugin.ts")],
-  bundle: true,
-  platform: "node",
-  format: "cjs",
-  target: "node20",
   outfile,
   sourcemap: "linked",
   // The host passes the `neovim` objects in; only types are imported from it.
   external: ["neovim"],
-  logLevel: "warning",
-  legalComments: "none",
 });
 
 // The editor's MCP server (src/editor-tools/mcp-server.ts), a script of its own that agents start
 // with plain `node`: everything it needs, the MCP SDK included, is in the bundle.
-await build({
-  entryPoints: [join(root, "src", "editor-tools", "mcp-server.ts")],
-  bundle: true,
-  platform: "node",
-  format: "cjs",
-  target: "node20",
-  outfile: join(root, "dist", "acpchat-mcp.cjs"),
-  logLevel: "warning",
-  legalComments: "none",
-});
+await build({ ...common, entryPoints: [join(root, "src", "editor-tools", "mcp-server.ts")], outfile: join(root, "dist", "acpchat-mcp.cjs") });
 
 // The Lua mirror of the contract (src/nvim/contract.ts), taken from the bundle itself so the two
 // cannot drift apart. Names are in their wire form (snake_case).
