@@ -69,6 +69,16 @@ cmd("AcpChatTerminal", "Show the full output of the chat's last terminal", funct
     require("acpchat.terminal_view").show(c, nil)
   end
 end)
+cmd("AcpChatChanges", "Put every hunk of a turn (default: the last; all: since the chat started) in the quickfix list", function(o)
+  require("acpchat.changes").quickfix(o.args)
+end, { nargs = "?", complete = function()
+  return { "all" }
+end })
+cmd("AcpChatRewind", "Put every file changed since a turn began back as it was (! does not ask; undo: take the last rewind back)", function(o)
+  require("acpchat.changes").rewind(o.args, o.bang)
+end, { nargs = "?", bang = true, complete = function()
+  return { "undo" }
+end })
 cmd("AcpChatSessions", "Open a past session (! deletes one)", function(o)
   require("acpchat.sessions").pick(o.args ~= "" and o.args or nil, o.bang)
 end, { nargs = "?", bang = true, complete = agents })

@@ -124,6 +124,13 @@ local function open_params(chat, agent, resume, reopen, fork)
     media = opts.media and { max_bytes = opts.media.max_bytes } or nil,
     frame_ms = opts.frame_ms,
     write = opts.write,
+    checkpoints = opts.checkpoints.enabled and {
+      dir = vim.fn.stdpath("state") .. "/acpchat/checkpoints",
+      max_files = opts.checkpoints.max_files,
+      max_file_bytes = opts.checkpoints.max_file_bytes,
+      max_age_days = opts.checkpoints.max_age_days,
+      max_bytes = opts.checkpoints.max_size_mb * 1024 * 1024,
+    } or nil,
     permissions = {
       rules = #opts.permissions.rules > 0 and opts.permissions.rules or nil,
       store = vim.fn.stdpath("state") .. "/acpchat/permissions.json",

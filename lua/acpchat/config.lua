@@ -293,6 +293,16 @@ M.schema = record({
       desc = 'How the agent\'s writes reach your files. "review": every write opens in review first (|acpchat-review|). "buffer": into the buffer as one undoable change; you save. "save": into the buffer, and written. A buffer with your unsaved edits is always reviewed.',
     }),
   },
+  {
+    "checkpoints",
+    record({
+      { "enabled", bool({ default = true, desc = "Snapshot the session's folder before each prompt, after each tool call and at the end of each turn, into a git repository of the plugin's own (the user's `.git` is never touched; needs git 2.25 or later), so every turn's changes are listed, reviewable and reversible (|acpchat-checkpoints|)." }) },
+      { "max_files", num({ min = 1, inclusive = true, integer = true, default = 50000, desc = "A folder with more files than this (not counting ignored ones) gets no checkpoints (a home directory, say); the chat says so." }) },
+      { "max_file_bytes", num({ min = 0, integer = true, default = 5 * 1024 * 1024, default_text = "5 MiB", desc = "Files larger than this are not stored: a change to them is listed, but they cannot be put back." }) },
+      { "max_age_days", num({ min = 0, default = 14, desc = "Checkpoints of chats older than this are removed when a chat starts." }) },
+      { "max_size_mb", num({ min = 0, default = 2048, desc = "When a project's checkpoints take more than this on disk, the oldest chats' are removed." }) },
+    }, { tag = "acpchat-checkpoints-options", desc = "Turn checkpoints (|acpchat-checkpoints|)." }),
+  },
   { "follow", bool({ default = false, desc = "Show the location of a running tool call in the last editor window as the agent works (the focus stays)." }) },
   {
     "permissions",

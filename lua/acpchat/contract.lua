@@ -31,6 +31,9 @@ return {
     "ping",
     "memory",
     "editor_answer",
+    "changes",
+    "changes_review",
+    "rewind",
   },
   -- Node -> Lua: events (notifications).
   events = {

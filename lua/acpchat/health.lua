@@ -116,6 +116,8 @@ function M.check()
 
   require("acpchat.media").health(health)
 
+  require("acpchat.changes").health(health)
+
   health.start("acp-chat.nvim: logs")
   health.info("JSON-RPC traces: " .. config.log_dir())
 end

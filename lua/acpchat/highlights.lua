@@ -33,6 +33,7 @@ M.groups = {
   AcpChatError = "DiagnosticError",
   AcpChatQueued = "Comment",
   AcpChatNewBelow = "WarningMsg",
+  AcpChatChanges = "Title",
 }
 
 --- Groups whose text must read, with the links to try after the first.

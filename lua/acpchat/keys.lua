@@ -121,6 +121,10 @@ function M.setup(chat, actions)
     require("acpchat.subagents").open_at(chat, b)
   end, "open the subagent's session in its own view")
   map(chat.buf, "n", k.show_diff, function()
+    -- On a file of a turn's changes: its take-back review.
+    if require("acpchat.changes").review_at_cursor(chat) then
+      return
+    end
     local b = tool_at_cursor(chat)
     if not b then
       return util.notify("acpchat: no tool call under the cursor", vim.log.levels.WARN)

@@ -40,7 +40,7 @@ end
 --- Blocks whose view is kept for the keys (a tool call's gd/gt/gf; za on a tool call's output
 --- or a compaction's summary, which stays unfolded through updates).
 local function keeps_view(v)
-  return v.type == "tool" or v.type == "compaction"
+  return v.type == "tool" or v.type == "compaction" or v.type == "changes"
 end
 
 local function add(chat, v)

@@ -185,6 +185,18 @@ local function winbars(r)
     end
   end
   local name = vim.fn.fnamemodify(r.path, ":~:.")
+  if r.reason == "changes" then
+    -- A turn's change (changes.lua): the left is the file as the agent left it, the right as it
+    -- was before; "accepting" a hunk from the right takes the agent's hunk back.
+    local left = string.format("Now: %s (%d/%d hunks taken back)  gr/ga take back/keep hunk · gR/gA all · ZZ apply · ZQ close, no change", name, n, #r.hunks)
+    local right = string.format("Before %s: %s", r.step or "the turn", name)
+    for _, w in ipairs({ r.lw, r.rw }) do
+      if api.nvim_win_is_valid(w) then
+        vim.wo[w].winbar = ((w == r.lw and left or right):gsub("%%", "%%%%"))
+      end
+    end
+    return
+  end
   local left = string.format("Result: %s (%d/%d hunks accepted)  ga/gr hunk · gA/gR all · ZZ done · ZQ reject", name, n, #r.hunks)
   local right = string.format("%s: %s (+%d -%d)", r.reason == "disk" and "On disk" or "Proposed", name, r.added, r.removed)
   if r.eol_change then
@@ -317,6 +329,7 @@ function M.ask(chat_id, key, req)
     removed = req.removed or 0,
     whole = req.whole,
     eol_change = req.eol_change,
+    step = req.step,
     accepted = {},
   }
   r.result_count = req.current_lines or 0
@@ -420,16 +433,30 @@ function M.open_tab(r)
     -- The user accepted these already: they start accepted.
     all(true)()
   end
-  map("ga", one(true), "accept the hunk")
-  map("gr", one(false), "reject the hunk")
-  map("gA", all(true), "accept every hunk")
-  map("gR", all(false), "reject every hunk")
-  map("ZZ", function()
-    finish(r, true)
-  end, "finish: write what was accepted")
-  map("ZQ", function()
-    finish(r, false)
-  end, "reject the change")
+  if r.reason == "changes" then
+    -- Taking a turn's change back: gr takes the hunk back (the right side's lines), ga keeps it.
+    map("gr", one(true), "take the agent's hunk back")
+    map("ga", one(false), "keep the agent's hunk")
+    map("gR", all(true), "take every hunk back")
+    map("gA", all(false), "keep every hunk")
+    map("ZZ", function()
+      finish(r, true)
+    end, "finish: take back the hunks marked")
+    map("ZQ", function()
+      finish(r, false)
+    end, "close, nothing taken back")
+  else
+    map("ga", one(true), "accept the hunk")
+    map("gr", one(false), "reject the hunk")
+    map("gA", all(true), "accept every hunk")
+    map("gR", all(false), "reject every hunk")
+    map("ZZ", function()
+      finish(r, true)
+    end, "finish: write what was accepted")
+    map("ZQ", function()
+      finish(r, false)
+    end, "reject the change")
+  end
   -- Closing the tab (or wiping a buffer) counts as reject.
   for _, b in ipairs({ r.left, r.right }) do
     api.nvim_create_autocmd({ "BufWipeout", "BufHidden" }, {

@@ -262,6 +262,60 @@ local function compaction_lines(v)
   return b
 end
 
+--- What a turn (or a take-back, or a rewind) changed: a header with the totals and the keys,
+--- then one line per file (the keys find the file by its row: changes.lua).
+M.change_letter = { added = "A", deleted = "D", modified = "M", renamed = "R", type = "T" }
+
+local function changes_lines(v)
+  local b = builder()
+  local added, removed = 0, 0
+  for _, f in ipairs(v.files or {}) do
+    added, removed = added + (tonumber(f.added) or 0), removed + (tonumber(f.removed) or 0)
+  end
+  local n = #(v.files or {}) + (tonumber(v.more) or 0)
+  local head = string.format("◆ %s: %d file%s, +%d -%d", M.flat(v.title or "Changes", 200), n, n == 1 and "" or "s", added, removed)
+  local keys = "  (gd: review, take hunks back"
+  if v.rewind_turn then
+    keys = keys .. " · :AcpChatRewind " .. v.rewind_turn
+  end
+  local row = b.add(head .. keys .. ")", "AcpChatChanges")
+  b.hl(row, #head, -1, "AcpChatNote")
+  for _, f in ipairs(v.files or {}) do
+    local letter = M.change_letter[f.status] or "?"
+    local name = M.flat(f.path, 300)
+    if f.from then
+      name = name .. " ← " .. M.flat(f.from, 300)
+    end
+    local stat
+    if f.large then
+      stat = "(over the size limit: listed, not kept)"
+    elseif f.binary then
+      stat = "(binary)"
+    elseif f.link then
+      stat = "(link)"
+    else
+      stat = string.format("+%d -%d", tonumber(f.added) or 0, tonumber(f.removed) or 0)
+    end
+    if f.mode_change then
+      stat = stat .. " (mode " .. M.flat(f.mode_change, 20) .. ")"
+    end
+    local line = string.format("  %s %s  %s", letter, name, stat)
+    local r = b.add(line)
+    local group = f.status == "added" and "AcpChatDiffAdd" or f.status == "deleted" and "AcpChatDiffDelete" or "AcpChatDiffSummary"
+    b.hl(r, 2, 3, group)
+    local s = #line - #stat
+    if not f.large and not f.binary then
+      local plus = string.format("+%d", tonumber(f.added) or 0)
+      b.hl(r, s, s + #plus, "AcpChatDiffAdd")
+      b.hl(r, s + #plus + 1, s + #plus + 1 + #string.format("-%d", tonumber(f.removed) or 0), "AcpChatDiffDelete")
+    end
+  end
+  if v.more then
+    b.add(string.format("  … %d more file%s (:AcpChatChanges lists them all)", v.more, v.more == 1 and "" or "s"), "AcpChatToolFolded")
+  end
+  return b
+end
+
 --- How a turn that did not simply end is marked.
 M.end_words = {
   cancelled = "turn cancelled",
@@ -300,6 +354,9 @@ function M.block(v)
     return b.lines, b.hls
   elseif t == "compaction" then
     local b = compaction_lines(v)
+    return b.lines, b.hls
+  elseif t == "changes" then
+    local b = changes_lines(v)
     return b.lines, b.hls
   elseif t == "plan_doc" or t == "subagent" or t == "session_message" then
     -- The unstable additions (option `unstable`); the builder gets this module (no require back).

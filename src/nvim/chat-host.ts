@@ -29,6 +29,10 @@ import { EditorQueries } from "./editor-queries.js";
 import { EditorChannel } from "../editor-tools/channel.js";
 import { LUA_METHODS, type AgentParams, type LuaMethod, type LuaToNode, type OpenParams, type TakenBack } from "./contract.js";
 import { fromWire, localName } from "./wire.js";
+import { CheckpointStore } from "../checkpoints/store.js";
+import { TurnCheckpoints } from "../checkpoints/turns.js";
+import { changesQuickfix, changesReview, rewind, type ChangesContext } from "./changes-commands.js";
+import { liveFiles } from "./live-files.js";
 
 interface Entry {
   params: OpenParams;
@@ -37,6 +41,8 @@ interface Entry {
   queue: RenderQueue;
   /** The chat's private folder for opened media and clipboard images (removed on close). */
   media: MediaFiles;
+  /** Turn checkpoints; kept across restarts of the agent (the folder's history is the chat's). */
+  checkpoints: TurnCheckpoints | undefined;
 }
 
 type Handlers = { [M in LuaMethod]: (p: LuaToNode[M]["params"]) => LuaToNode[M]["result"] | Promise<LuaToNode[M]["result"]> };
@@ -189,6 +195,20 @@ export class ChatHost {
         return null;
       },
       memory: (p) => memory(p.gc === true, p.snapshot),
+      changes: (p) => changesQuickfix(this.changesContext(p.chat), p.turn),
+      changesReview: (p) => changesReview(this.changesContext(p.chat), p.step, p.path),
+      rewind: (p) => rewind(this.changesContext(p.chat), p.turn, p.undo === true, p.dryRun === true),
+    };
+  }
+
+  private changesContext(id: number): ChangesContext {
+    const e = this.get(id);
+    return {
+      chat: e.chat,
+      checkpoints: e.checkpoints,
+      live: liveFiles(this.bridge),
+      // Withdrawn when the chat closes (Questions.withdrawAll).
+      review: (q) => this.questions.ask(id, "review", q, new AbortController().signal),
     };
   }
 
@@ -204,7 +224,7 @@ export class ChatHost {
    * while it starts is held back; a load's replay then replaces the transcript, anything else is
    * added below it, and a failure leaves it as it was.
    */
-  private create(p: OpenParams, restart?: "continue" | "new", media = new MediaFiles()): Entry {
+  private create(p: OpenParams, restart?: "continue" | "new", media = new MediaFiles(), checkpoints = openCheckpoints(p)): Entry {
     const id = p.chat;
     const agent = agentSpec(p.agent);
     const port = new NvimPort(this.bridge, this.questions, id, p.fs?.maxReadBytes, p.write ?? "review");
@@ -245,6 +265,7 @@ export class ChatHost {
       onTakeBack: (prompts) => this.bridge.emit("takeBack", { chat: id, prompts: prompts.map(takenBack) }),
       onNotify: (message, level) => this.bridge.emit("notify", { message: `acpchat: ${message}`, level }),
       clientMcpServer: editor,
+      checkpoints,
     });
     const queue = new RenderQueue({ frameMs: p.frameMs, send, status: () => statusOf(chat) });
     // The view shows "starting" at once (a crashed chat's view must not look crashed meanwhile).
@@ -252,6 +273,7 @@ export class ChatHost {
     chat.start(p.fork ? { sessionId: p.fork, fork: true } : p.resume ? { sessionId: p.resume } : undefined).then(
       async () => {
         touch();
+        void checkpoints?.store.ready.then(() => chat.sayCheckpointsOff());
         if (held) {
           queue.flush(); // the rest of what it drew joins what is held
           const drawn = held;
@@ -273,7 +295,7 @@ export class ChatHost {
         queue.flush();
       },
     );
-    return { params: p, chat, rules, queue, media };
+    return { params: p, chat, rules, queue, media, checkpoints };
   }
 
   /**
@@ -333,7 +355,7 @@ export class ChatHost {
     void old.chat.close();
     // The transcript keeps what it showed (or is replayed): its clips still open (mediaOpen's `past`).
     old.media.archive(old.chat.state.blocks);
-    this.chats.set(id, this.create({ ...old.params, fork: undefined /* a forked chat continues its own session */, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue", old.media));
+    this.chats.set(id, this.create({ ...old.params, fork: undefined /* a forked chat continues its own session */, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue", old.media, old.checkpoints));
     return { how };
   }
 
@@ -368,6 +390,25 @@ export class ChatHost {
 }
 
 const genericRedactor = new Redactor();
+
+/** The chat's turn checkpoints when they are on; old sessions' are pruned in the background. */
+function openCheckpoints(p: OpenParams): TurnCheckpoints | undefined {
+  const c = p.checkpoints;
+  if (!c) return undefined;
+  const store = new CheckpointStore({
+    stateDir: c.dir,
+    cwd: p.cwd,
+    chat: String(p.chat),
+    git: c.git,
+    limits: { maxFiles: c.maxFiles, maxFileBytes: c.maxFileBytes },
+    maxAgeDays: c.maxAgeDays,
+    maxBytes: c.maxBytes,
+  });
+  const cp = new TurnCheckpoints(store, p.cwd);
+  // After the first snapshot, so the two do not compete for the disk.
+  void store.ready.then(() => setTimeout(() => void store.prune().catch(() => undefined), 5000).unref());
+  return cp;
+}
 
 /** The editor's MCP server script, beside this bundle (dist/acpchat-mcp.cjs); none when run from source. */
 const MCP_SCRIPT = typeof __dirname === "string" ? join(__dirname, "acpchat-mcp.cjs") : undefined;

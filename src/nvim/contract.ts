@@ -55,6 +55,21 @@ export interface OpenParams {
   mcpServers?: McpServerConfig[];
   /** The editor's own MCP server for the agent (src/editor-tools/); absent: off. */
   editorTools?: { tools?: ToolName[]; timeoutMs?: number; maxItems?: number };
+  /** Turn checkpoints (src/checkpoints/): where they are kept and their limits; absent: off. */
+  checkpoints?: { dir: string; maxFiles?: number; maxFileBytes?: number; maxAgeDays?: number; maxBytes?: number; git?: string };
+}
+
+/** One line of the quickfix list of :AcpChatChanges. */
+export interface QuickfixItem {
+  filename: string;
+  lnum: number;
+  text: string;
+}
+
+/** A file a rewind puts back, and the steps whose changes it takes out. */
+export interface RewindFile {
+  path: string;
+  steps: string[];
 }
 
 /** An agent from the config (src/session/session-commands.ts has it as the chat uses it). */
@@ -149,6 +164,12 @@ export interface LuaToNode {
   /** Cancel a subagent's current work (when the agent granted it). */
   subagentCancel: { params: ChatRef & { sessionId: string }; result: null };
   deleteSession: { params: SessionsParams & { sessionId: string }; result: boolean };
+  /** :AcpChatChanges: every hunk of a turn (default: the last; "all": every step) for the quickfix list. */
+  changes: { params: ChatRef & { turn?: number | "all" }; result: { title: string; items: QuickfixItem[] } };
+  /** gd on a file of a changes block: the per-hunk take-back review (asked with `ask`); what it did. */
+  changesReview: { params: ChatRef & { step: number; path: string }; result: { outcome: string } };
+  /** :AcpChatRewind: the files it puts back (`dryRun`), or do it; `undo`: take back the last rewind. */
+  rewind: { params: ChatRef & { turn?: number; undo?: boolean; dryRun?: boolean }; result: { title: string; files: RewindFile[]; outcome?: string } };
   /** A failure in Lua, with its details, for the chat's trace (:AcpChatLog). */
   log: { params: Partial<ChatRef> & { message: string; details?: string }; result: null };
   /** The open chats and their agents' pids (for :checkhealth and tests). */
@@ -194,6 +215,9 @@ export const LUA_METHODS = [
   "ping",
   "memory",
   "editorAnswer",
+  "changes",
+  "changesReview",
+  "rewind",
 ] as const satisfies readonly LuaMethod[];
 
 export type QuestionKind = "permission" | "review" | "auth" | "elicitation";

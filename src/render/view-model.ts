@@ -5,6 +5,7 @@
  * here already: newlines, control and bidi characters escaped, length capped.
  */
 import type { Block, SessionState, ToolCallState } from "../session/session-state.js";
+import type { FileChange } from "../checkpoints/types.js";
 import { contentText } from "../session/session-state.js";
 import { commandLine } from "../session/permission-rules.js";
 import { summarizeDiff } from "./diff-summary.js";
@@ -49,6 +50,8 @@ export type BlockView =
   | ({ id: string; type: "media"; role: string } & MediaView)
   /** A context compaction: its status, the error if it failed, the summary as far as it came (capped like tool output). */
   | { id: string; type: "compaction"; status: string; error?: string; summary: string }
+  /** What a step (a turn, a take-back, a rewind) changed: its number (for gd and :AcpChatRewind) and one entry per file. */
+  | { id: string; type: "changes"; step: number; title: string; files: ChangedFileView[]; more?: number; rewindTurn?: number }
   /** The unstable additions (option `unstable`): src/render/unstable-view.ts. */
   | UnstableBlockView;
 
@@ -83,11 +86,33 @@ export function blockView(b: Block): BlockView {
       return { id: b.id, type: "media", role: b.role, ...mediaView(b.media, b.name) };
     case "compaction":
       return { id: b.id, type: "compaction", status: oneLine(b.status, 40), error: b.error === undefined ? undefined : oneLine(b.error, TITLE_CHARS), summary: (textView(b.summary) as { text: string }).text };
+    case "changes":
+      return { id: b.id, type: "changes", step: b.step, title: oneLine(b.title, TITLE_CHARS), files: b.files.slice(0, MAX_CHANGED_FILES).map(changedFileView), more: b.files.length > MAX_CHANGED_FILES ? b.files.length - MAX_CHANGED_FILES : undefined, rewindTurn: b.rewindTurn };
     case "plan_doc":
     case "subagent":
     case "session_message":
       return unstableView(b, { blockView: blockView as (b: never) => unknown, oneLine });
   }
+}
+
+/** One changed file as the changes block draws it: paths on one line, what kind of change. */
+export interface ChangedFileView {
+  path: string;
+  status: string;
+  from?: string;
+  added: number;
+  removed: number;
+  binary?: boolean;
+  large?: boolean;
+  link?: boolean;
+  modeChange?: string;
+}
+
+/** A block lists this many files at most (the quickfix list of :AcpChatChanges has them all). */
+const MAX_CHANGED_FILES = 200;
+
+function changedFileView(f: FileChange): ChangedFileView {
+  return { ...f, path: oneLine(f.path, TITLE_CHARS), from: f.from === undefined ? undefined : oneLine(f.from, TITLE_CHARS) };
 }
 
 function toolView(id: string, call: ToolCallState): BlockView {

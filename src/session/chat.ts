@@ -25,6 +25,7 @@ import { buildPrompt, type ContextItem } from "./prompt-builder.js";
 import { UnstableSession } from "./unstable.js";
 import { isUnstableUpdate, type UnstableSessionUpdate } from "../protocol/unstable-schema.js";
 import { AttachmentError, DEFAULT_MAX_BYTES, humanSize } from "./attachments.js";
+import type { ChangeStep, TurnCheckpoints } from "../checkpoints/turns.js";
 
 export interface ChatOptions {
   agentName: string;
@@ -55,6 +56,8 @@ export interface ChatOptions {
   onNotify?: (message: string, level: "info" | "warn" | "error") => void;
   /** An MCP server the client provides itself (the editor's tools), added to every session's servers. */
   clientMcpServer?: ClientMcpServer;
+  /** Turn checkpoints (src/checkpoints/): kept by the host across restarts of the agent. */
+  checkpoints?: TurnCheckpoints;
 }
 
 /** An MCP server of the client's own (src/editor-tools/channel.ts): closed with the chat. */
@@ -97,6 +100,8 @@ export class Chat {
   private ending: Promise<AgentExit | undefined> | undefined;
   private early: { sessionId: string; update: SessionUpdate | UnstableSessionUpdate }[] = [];
   private settleTurn: ((r: StopReason | "error") => void) | undefined;
+  /** Tool calls whose end was checkpointed. */
+  private readonly checkpointed = new WeakSet<object>();
   /** Tool calls whose files were checked against the disk. */
   private readonly synced = new WeakSet<object>();
   /** The queued prompt being prepared (its files read): nothing else starts meanwhile, and a
@@ -299,15 +304,46 @@ export class Chat {
       this.pump();
       return;
     }
+    // The folder as it is before the agent gets the prompt (waited for a moment at most).
+    const cp = this.opts.checkpoints;
+    const step = cp?.on && this.preparing === p ? await cp.beginTurn(this.state.turn + 1) : undefined;
     // Cancelled, or the agent died, while its files were read: it was given back already.
     if (this.preparing !== p) return;
     this.preparing = undefined;
-    const turn = this.prompt(blocks);
+    // What the user took back since the agent's last turn: the agent hears it in words.
+    const told = cp?.takeNotes();
+    const turn = this.prompt(blocks, told ? [{ type: "text", text: `${told}\n\n` }] : []);
+    if (told) this.notice(`Told the agent: ${told.replace(/^\[acp-chat.nvim\] /, "")}`);
+    if (step?.late) this.notice("The snapshot of the folder before this turn was still being taken when the prompt went: changes the agent made in its first moments may be missing from this turn's changes.", "warn");
     // Below the user's words (the turn began synchronously): an attachment sent as a link, say.
     for (const n of notes) this.notice(n, "warn");
     const stop = await turn;
+    if (step) await this.showChanges(step);
     this.opts.onTurnEnd?.(stop);
     this.pump();
+  }
+
+  /** Checkpoints turned off (no git, a folder too large): said once, when known. */
+  sayCheckpointsOff(): void {
+    const why = this.opts.checkpoints?.offNote();
+    if (why) this.notice(why, "warn");
+  }
+
+  /** What a step (a turn, a take-back, a rewind) changed, as one block (none when nothing did). */
+  showStep(step: ChangeStep): void {
+    const title = step.kind === "turn" ? `Changes in ${step.label}` : step.kind === "rewind" ? `Changes of the ${step.label}` : `Changes of the ${step.label}`;
+    if (step.changes.length > 0) this.emit(this.state.changes(step.id, title, step.changes, step.turn));
+  }
+
+  /** The turn's changes, as one block at its end (none when nothing changed). */
+  private async showChanges(step: ChangeStep): Promise<void> {
+    try {
+      await this.opts.checkpoints!.endTurn(step);
+      this.showStep(step);
+    } catch (e) {
+      this.trace.note("problem", `checkpoint at the end of ${step.label}: ${errorMessage(e)}`);
+    }
+    this.sayCheckpointsOff();
   }
 
   /** Queued prompts go back to the user (the agent cannot take them). */
@@ -420,7 +456,7 @@ export class Chat {
   }
 
   /** Send a prompt; resolves with the stop reason when the turn ends (never rejects). */
-  async prompt(prompt: ContentBlock[]): Promise<StopReason | "error"> {
+  async prompt(prompt: ContentBlock[], before: ContentBlock[] = []): Promise<StopReason | "error"> {
     let ready: { client: AcpClient; sessionId: string };
     try {
       ready = this.ready();
@@ -437,7 +473,7 @@ export class Chat {
     const local = new Promise<StopReason | "error">((resolve) => (this.settleTurn = resolve));
     let result: StopReason | "error";
     try {
-      result = await Promise.race([ready.client.prompt(ready.sessionId, prompt), local]);
+      result = await Promise.race([ready.client.prompt(ready.sessionId, [...before, ...prompt]), local]);
     } catch (e) {
       result = "error";
       const why = e instanceof ConnectionClosedError ? `The agent stopped: ${await this.describeEnd(e.message)}\n${RESTART_HINT}` : `The turn failed: ${errorMessage(e)}`;
@@ -617,7 +653,10 @@ export class Chat {
       return;
     }
     for (const u of this.chunkRedactor.push(update)) this.emit(this.state.apply(u));
-    if (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") this.afterToolCall(update.toolCallId);
+    if (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") {
+      this.afterToolCall(update.toolCallId);
+      this.checkpointAfter(update.toolCallId);
+    }
     // A terminal that already produced output (or ended) before the tool call showed it.
     if ((update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") && update.content) {
       for (const c of update.content) {
@@ -688,6 +727,17 @@ export class Chat {
     if (paths.length === 0) return;
     // Not tied to the turn: the user may answer after it ended; closing the chat withdraws it.
     this.opts.port.syncBuffers(paths, this.lifetime.signal).catch((e) => this.trace.note("problem", `checking buffers against disk: ${errorMessage(e)}`));
+  }
+
+  /** A tool call that may have changed files ended: a checkpoint, in the background. */
+  private checkpointAfter(toolCallId: string): void {
+    const call = this.state.toolCalls.get(toolCallId);
+    const cp = this.opts.checkpoints;
+    if (!cp?.on || !call || this.checkpointed.has(call)) return;
+    if (call.status !== "completed" && call.status !== "failed") return;
+    this.checkpointed.add(call);
+    if (["read", "search", "think", "fetch"].includes(call.kind)) return;
+    cp.toolEnded(`after ${call.title || toolCallId}`);
   }
 
   /** Text held back in case it began a secret comes out (the run of chunks is over). */

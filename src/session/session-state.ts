@@ -23,6 +23,7 @@ import type {
 import { describeTerminalExit } from "../terminals/exit-status.js";
 import type { UnstableBlock } from "./unstable-blocks.js";
 import { mediaName, type MediaBlock } from "./attachments.js";
+import type { FileChange } from "../checkpoints/types.js";
 
 /** `cancelled`: the turn was cancelled; `unfinished`: the turn ended without a final status. */
 export type DisplayToolStatus = ToolCallStatus | "cancelled" | "unfinished";
@@ -67,6 +68,8 @@ export type Block =
   | { id: string; type: "media"; role: "user" | "agent" | "thought"; media: MediaBlock; name?: string; turn: number }
   /** A context compaction, where it first appeared; its status and summary change in place. */
   | { id: string; type: "compaction"; compactionId: string; status: string; summary: string; error?: string; turn: number }
+  /** What a turn (or a take-back, or a rewind) changed in the folder: one line per file (src/checkpoints/). */
+  | { id: string; type: "changes"; step: number; title: string; files: FileChange[]; rewindTurn?: number; turn: number }
   /** The unstable additions (option `unstable`): a plan by id, a child session, a message between sessions (src/session/unstable.ts). */
   | UnstableBlock;
 
@@ -182,6 +185,11 @@ export class SessionState {
     if (this.turnState !== "waiting_permission" || this.pendingPermissions > 0) return [];
     this.turnState = "streaming";
     return [{ type: "meta" }];
+  }
+
+  /** A block of the files a step changed (src/checkpoints/turns.ts). */
+  changes(step: number, title: string, files: FileChange[], rewindTurn?: number): TranscriptEvent[] {
+    return [this.addBlock({ type: "changes", step, title, files, rewindTurn, turn: this.turn })];
   }
 
   note(text: string, level: "info" | "warn" | "error" = "info"): TranscriptEvent[] {

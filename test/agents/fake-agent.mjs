@@ -21,6 +21,7 @@
 //   {"request": "method", "params": {...}}  a client request; the reply is kept as $last
 //     (strings "$last.field" in later params are replaced); {"echo": true} streams the reply as text
 //   {"sleep": ms}  {"raw": "line"} ($sessionId in it: the session's id)  {"exit": code}  {"signal": "SIGKILL"}  {"closeStdout": true}
+//   {"sh": "command"}  run a shell command in the agent's cwd (it writes files itself)
 //   {"hang": true}  never answer this prompt;  {"stop": "end_turn"}  the stop reason (default end_turn)
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
@@ -138,6 +139,9 @@ async function runSteps(sessionId, steps, token) {
       if (reply.result && typeof reply.result === "object") last = { ...last, ...reply.result };
       if (step.echo) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: JSON.stringify(reply) } });
     }
+    // `sh`: a shell command the agent runs itself, in its cwd (the session's folder): files it
+    // changes reach the client with no fs/write_text_file (as claude-agent-acp and codex-acp do).
+    if (step.sh !== undefined) await new Promise((r) => spawn("sh", ["-c", substitute(step.sh, last)], { stdio: "ignore" }).on("exit", r).on("error", r));
     if (step.sleep) await sleep(step.sleep);
     if (step.raw !== undefined) process.stdout.write(step.raw.replaceAll("$sessionId", sessionId) + "\n");
     if (step.exit !== undefined) process.exit(step.exit);

@@ -1,0 +1,85 @@
+/**
+ * Carrying out a RestoreAction (restore-plan.ts) on one file: the disk for files without a
+ * buffer, the buffer (one undo step, saved when it had no unsaved edits) for loaded ones.
+ * Every path is checked against the session's boundary through links first.
+ */
+import { chmodSync, lstatSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { encodeText, type Text } from "../workspace/text-codec.js";
+import type { RestoreAction } from "./restore-plan.js";
+
+/** The editor's buffers, as far as taking changes back needs them. */
+export interface LiveFiles {
+  /** The loaded buffer of `path`: whether it holds unsaved edits, its text, its change tick. */
+  buffer(path: string): Promise<{ modified: boolean; text: Text; tick: number } | undefined>;
+  /** Put `text` into the loaded buffer as one undo step if it is still at `tick` (`save`: then :write it). */
+  setBuffer(path: string, tick: number, from: Text, text: Text, save: boolean): Promise<"done" | "changed" | "not_saved">;
+  /** The file changed on disk: a loaded buffer without edits reloads it. */
+  reload(path: string): Promise<void>;
+}
+
+/** What happened to the file, for the transcript and the agent. */
+export type Applied = { done: true; how: "restored" | "removed" | "merged" | "merged into the buffer (unsaved)" } | { done: false; why: string };
+
+export async function applyRestore(abs: string, action: RestoreAction, live: LiveFiles, check: (abs: string) => void): Promise<Applied> {
+  if (action.action === "none") return { done: true, how: "restored" };
+  if (action.action === "conflict") return { done: false, why: action.why };
+  check(abs);
+  const buf = await live.buffer(abs);
+  if (action.action === "merge") {
+    if (buf) {
+      const r = await live.setBuffer(abs, buf.tick, buf.text, action.text, !buf.modified);
+      if (r === "changed") return { done: false, why: "its buffer changed meanwhile" };
+      return { done: true, how: buf.modified || r === "not_saved" ? "merged into the buffer (unsaved)" : "merged" };
+    }
+    const like = action.like ?? { encoding: "utf-8" as const, format: "unix" as const, bom: false };
+    const bytes = encodeText({ ...action.text, encoding: like.encoding, format: like.format, bom: like.bom });
+    writeKeepingMode(abs, bytes);
+    return { done: true, how: "merged" };
+  }
+  if (buf?.modified) return { done: false, why: "its buffer has unsaved edits" };
+  const v = action.version;
+  if (!v) {
+    removeEntry(abs);
+    return { done: true, how: "removed" };
+  }
+  if (v.kind === "large") return { done: false, why: "it is over the size limit for checkpoints, so its old content was not kept" };
+  if (v.kind === "other") return { done: false, why: "it is not a file or a link" };
+  mkdirSync(dirname(abs), { recursive: true });
+  check(abs);
+  const st = lstatOrUndefined(abs);
+  if (st?.isDirectory()) return { done: false, why: "a folder is there now" };
+  if (v.kind === "link") {
+    if (st) unlinkSync(abs);
+    symlinkSync(v.target, abs);
+  } else {
+    // A link there now is replaced, never written through.
+    if (st?.isSymbolicLink()) unlinkSync(abs);
+    writeFileSync(abs, v.bytes);
+    chmodSync(abs, v.mode === "100755" ? 0o755 : 0o644);
+  }
+  if (buf) await live.reload(abs);
+  return { done: true, how: "restored" };
+}
+
+function lstatOrUndefined(p: string) {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function removeEntry(abs: string): void {
+  const st = lstatOrUndefined(abs);
+  if (!st) return;
+  if (st.isDirectory()) return; // only files and links are ever removed
+  rmSync(abs, { force: true });
+}
+
+function writeKeepingMode(abs: string, bytes: Buffer): void {
+  const st = lstatOrUndefined(abs);
+  if (st?.isSymbolicLink()) unlinkSync(abs);
+  writeFileSync(abs, bytes);
+  if (st && !st.isSymbolicLink()) chmodSync(abs, st.mode & 0o7777);
+}

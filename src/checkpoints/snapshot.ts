@@ -1,0 +1,213 @@
+/**
+ * Snapshots of a folder as git trees in the private repository (git.ts), incremental: each
+ * chat keeps its own index, so a snapshot lists what changed since the last one (`ls-files
+ * -m -o -d`, which trusts the stat data of unchanged files), adds only that, and writes the
+ * tree. An unchanged folder costs two short git runs.
+ *
+ * - Nested repositories (and submodules) would be stored as links to their commits; each is
+ *   snapshotted as a work tree of its own (its own index) and grafted in at its place.
+ * - Ignored files (the project's .gitignore files, and .git/info/exclude) are left out.
+ * - Files over `maxFileBytes` are not stored: their size and time are kept, so a snapshot can
+ *   still say that they changed.
+ * - A folder with more than `maxFiles` files is refused (TooLargeError): a home directory, say.
+ */
+import { lstatSync, readFileSync, writeFileSync, existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { PrivateGit } from "./git.js";
+
+export class TooLargeError extends Error {}
+
+/** A file too large to store: what is known of it. */
+export interface LargeFile {
+  size: number;
+  mtimeMs: number;
+}
+
+export interface Snapshot {
+  /** The tree of every stored file. */
+  tree: string;
+  /** Files over the size limit, by path relative to the root. */
+  large: Record<string, LargeFile>;
+  /** When it was taken. */
+  at: number;
+}
+
+export interface SnapshotLimits {
+  maxFiles: number;
+  maxFileBytes: number;
+}
+
+export const DEFAULT_LIMITS: SnapshotLimits = { maxFiles: 50_000, maxFileBytes: 5 * 1024 * 1024 };
+
+/** One folder being snapshotted: the root, or a nested repository inside it. */
+interface WorkTree {
+  /** Relative to the root ("" for the root), without a trailing slash. */
+  prefix: string;
+  dir: string;
+  index: string;
+  excludes: string;
+  /** Nested repositories found in it, relative to `dir`. */
+  nested: Set<string>;
+  /** Large files left out of it, relative to `dir`. */
+  large: Map<string, LargeFile>;
+  /** Paths written to its excludes file (nested repositories and large files). */
+  excluded: Set<string>;
+  /** Its own patterns copied from the repository's .git/info/exclude. */
+  base: string;
+  tree?: string;
+}
+
+export class Snapshotter {
+  private readonly trees = new Map<string, WorkTree>();
+  private first = true;
+
+  /**
+   * `root`: the session's folder; `dataDir`: this chat's folder in the private repository
+   * (index and excludes files live there).
+   */
+  constructor(
+    private readonly git: PrivateGit,
+    private readonly root: string,
+    private readonly dataDir: string,
+    private readonly limits: SnapshotLimits = DEFAULT_LIMITS,
+  ) {}
+
+  /** Take a snapshot of the folder as it is now. */
+  async take(): Promise<Snapshot> {
+    const wt = this.workTree("");
+    const tree = await this.snapshotTree(wt, 0);
+    this.first = false;
+    const large: Record<string, LargeFile> = {};
+    for (const t of this.trees.values()) for (const [p, f] of t.large) large[join(t.prefix, p)] = f;
+    return { tree, large, at: Date.now() };
+  }
+
+  private workTree(prefix: string): WorkTree {
+    let wt = this.trees.get(prefix);
+    if (!wt) {
+      const key = prefix === "" ? "root" : Buffer.from(prefix).toString("hex").slice(0, 80);
+      const dir = prefix === "" ? this.root : join(this.root, prefix);
+      // The repository's own excludes (read only; its .gitignore files are read by git itself).
+      let base = "";
+      const info = join(dir, ".git", "info", "exclude");
+      try {
+        if (existsSync(info) && statSync(info).isFile()) base = readFileSync(info, "utf8") + "\n";
+      } catch {
+        // unreadable: only the .gitignore files count
+      }
+      wt = { prefix, dir, index: join(this.dataDir, `index-${key}`), excludes: join(this.dataDir, `exclude-${key}`), nested: new Set(), large: new Map(), excluded: new Set(), base };
+      writeFileSync(wt.excludes, base);
+      this.trees.set(prefix, wt);
+    }
+    return wt;
+  }
+
+  private writeExcludes(wt: WorkTree): void {
+    writeFileSync(wt.excludes, wt.base + [...wt.excluded].map((p) => `/${escapePattern(p)}`).join("\n") + "\n");
+  }
+
+  private async snapshotTree(wt: WorkTree, depth: number): Promise<string> {
+    const opts = { workTree: wt.dir, index: wt.index, excludes: wt.excludes };
+    const listed = await this.listChanged(wt, opts);
+    let excludesChanged = false;
+    const add: string[] = [];
+    const untrack: string[] = [];
+    for (const p of listed) {
+      if (p.endsWith("/")) {
+        // A nested repository: snapshotted on its own, left out of this tree.
+        const rel = p.slice(0, -1);
+        if (depth < 8 && !wt.nested.has(rel)) {
+          wt.nested.add(rel);
+          wt.excluded.add(rel + "/");
+          excludesChanged = true;
+        }
+        continue;
+      }
+      let st;
+      try {
+        st = lstatSync(join(wt.dir, p));
+      } catch {
+        add.push(p); // deleted: recorded as gone
+        continue;
+      }
+      if (st.isFile() && st.size > this.limits.maxFileBytes) {
+        wt.large.set(p, { size: st.size, mtimeMs: st.mtimeMs });
+        if (!wt.excluded.has(p)) {
+          wt.excluded.add(p);
+          excludesChanged = true;
+          untrack.push(p);
+        }
+        continue;
+      }
+      add.push(p);
+    }
+    // Large files are not listed again (they are excluded): their size and time are looked at.
+    for (const [p] of wt.large) {
+      try {
+        const st = lstatSync(join(wt.dir, p));
+        if (st.isFile() && st.size > this.limits.maxFileBytes) {
+          wt.large.set(p, { size: st.size, mtimeMs: st.mtimeMs });
+          continue;
+        }
+        // Back under the limit (or no longer a file): stored again.
+        add.push(p);
+      } catch {
+        // gone
+      }
+      wt.large.delete(p);
+      wt.excluded.delete(p);
+      excludesChanged = true;
+    }
+    if (excludesChanged) this.writeExcludes(wt);
+    if (untrack.length > 0) await this.git.run(["rm", "--cached", "--quiet", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { ...opts, input: untrack.join("\0") });
+    if (add.length > 0) await this.git.run(["add", "--all", "--force", "--pathspec-from-file=-", "--pathspec-file-nul"], { ...opts, input: add.join("\0") });
+    let tree = wt.tree;
+    if (!tree || add.length > 0 || untrack.length > 0) tree = (await this.git.run(["write-tree"], opts)).toString("utf8").trim();
+    wt.tree = tree;
+    if (wt.nested.size === 0) return tree;
+    // Nested repositories grafted in: a scratch index holds this tree plus each of theirs.
+    const graft = `${wt.index}.graft`;
+    await this.git.run(["read-tree", tree], { ...opts, index: graft });
+    for (const rel of wt.nested) {
+      if (!existsSync(join(wt.dir, rel))) continue;
+      const sub = this.workTree(join(wt.prefix, rel));
+      const subTree = await this.snapshotTree(sub, depth + 1);
+      await this.git.run(["read-tree", `--prefix=${rel}/`, subTree], { ...opts, index: graft });
+    }
+    return (await this.git.run(["write-tree"], { ...opts, index: graft })).toString("utf8").trim();
+  }
+
+  /**
+   * What changed since this index's last snapshot: modified, deleted and new files (not
+   * ignored); a nested repository is one entry ending in "/". The first listing is every file:
+   * past `maxFiles` the folder is refused, and the listing stopped as soon as that is known.
+   */
+  private async listChanged(wt: WorkTree, opts: { workTree: string; index: string; excludes: string }): Promise<string[]> {
+    const args = ["ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard"];
+    if (!this.first || wt.prefix !== "") return [...new Set(await this.git.list(args, opts))];
+    return this.listBounded(args, opts);
+  }
+
+  private async listBounded(args: string[], opts: { workTree: string; index: string; excludes: string }): Promise<string[]> {
+    const child = this.git.stream(args, opts);
+    const parts: Buffer[] = [];
+    let count = 0;
+    let over = false;
+    child.stdout!.on("data", (d: Buffer) => {
+      parts.push(d);
+      for (let i = 0; i < d.length; i++) if (d[i] === 0) count++;
+      if (count > this.limits.maxFiles && !over) {
+        over = true;
+        child.kill("SIGKILL");
+      }
+    });
+    await child;
+    if (over) throw new TooLargeError(`more than ${this.limits.maxFiles.toLocaleString("en-US")} files`);
+    return [...new Set(Buffer.concat(parts).toString("utf8").split("\0").filter((s) => s !== ""))];
+  }
+}
+
+/** A path as a gitignore pattern that matches just it. */
+export function escapePattern(p: string): string {
+  return p.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/ $/, "\\ ");
+}

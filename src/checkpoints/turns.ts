@@ -1,0 +1,215 @@
+/**
+ * Turn checkpoints of one chat (issue 23): a snapshot before each prompt is sent, after each
+ * tool call that may change files, and at the end of the turn, whichever way the agent wrote
+ * (the client's fs/write_text_file, its own file system, a shell command). From them: what a
+ * turn changed, its hunks, and taking any of it back (a hunk, a file, everything since a turn).
+ *
+ * Every change of the folder lives in a step: a turn, a take-back or a rewind, each with the
+ * snapshot before and after it. A rewind undoes steps newest first (restore-plan.ts), so the
+ * user's own edits in between are kept by three-way merges, and is itself a step (undoable).
+ */
+import { lstatSync, readFileSync, readlinkSync } from "node:fs";
+import { join, relative } from "node:path";
+import { applyRestore, type Applied, type LiveFiles } from "./apply.js";
+import { planRewind, planTakeback, stepHunks, type Now, type Step } from "./restore-plan.js";
+import type { Checkpoint, CheckpointStore, FileAt, FileChange } from "./store.js";
+import type { Hunk } from "../workspace/hunks.js";
+import type { Text } from "../workspace/text-codec.js";
+
+export interface ChangeStep {
+  /** 1-based, in the order steps began. */
+  id: number;
+  kind: "turn" | "takeback" | "rewind";
+  /** The chat's turn number (kind "turn"). */
+  turn?: number;
+  label: string;
+  start: Promise<Checkpoint | undefined>;
+  end?: Checkpoint;
+  changes: FileChange[];
+  /** The snapshot before the turn finished after the prompt was sent. */
+  late?: boolean;
+}
+
+/** What one file of a take-back or rewind came to. */
+export interface FileOutcome {
+  path: string;
+  applied: Applied;
+}
+
+/** How long a prompt waits for the snapshot before it (the first one runs in the background). */
+export const PROMPT_WAIT_MS = 200;
+
+export class TurnCheckpoints {
+  readonly steps: ChangeStep[] = [];
+  /** Said to the agent with the next prompt: what the user took back. */
+  private pendingNotes: string[] = [];
+  private offSaid = false;
+
+  constructor(
+    readonly store: CheckpointStore,
+    readonly cwd: string,
+  ) {
+    // The first snapshot starts with the chat: it is ready long before the first prompt usually.
+    void store.take("chat started");
+  }
+
+  get on(): boolean {
+    return this.store.state?.on !== false;
+  }
+
+  /** Why checkpoints are off, once per chat (undefined while they are on, or once said). */
+  offNote(): string | undefined {
+    const s = this.store.state;
+    if (!s || s.on || this.offSaid) return undefined;
+    this.offSaid = true;
+    return `Checkpoints are off for this chat: ${s.why}. Turns are not recorded, so :AcpChatChanges and :AcpChatRewind have nothing to show (:checkhealth acpchat says more).`;
+  }
+
+  /** A turn is about to be sent: its start snapshot (waited for at most PROMPT_WAIT_MS). */
+  async beginTurn(turn: number): Promise<ChangeStep> {
+    const start = this.store.take(`before turn ${turn}`);
+    const step: ChangeStep = { id: this.steps.length + 1, kind: "turn", turn, label: `turn ${turn}`, start, changes: [] };
+    this.steps.push(step);
+    const done = await Promise.race([start.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), PROMPT_WAIT_MS))]);
+    if (!done) step.late = true;
+    return step;
+  }
+
+  /** A tool call ended: a snapshot in the background (its changes are the turn's). */
+  toolEnded(label: string): void {
+    void this.store.take(label);
+  }
+
+  /** The turn ended: its end snapshot and what changed. */
+  async endTurn(step: ChangeStep): Promise<FileChange[]> {
+    return this.finish(step);
+  }
+
+  private async finish(step: ChangeStep): Promise<FileChange[]> {
+    const end = await this.store.take(`after ${step.label}`);
+    const start = await step.start;
+    if (!start || !end) return [];
+    step.end = end;
+    step.changes = await this.store.changes(start, end);
+    return step.changes;
+  }
+
+  /** Steps of turn `n` and after (`undefined`: the last turn only), for :AcpChatChanges and :AcpChatRewind. */
+  turnStep(turn?: number): ChangeStep | undefined {
+    const turns = this.steps.filter((s) => s.kind === "turn" && s.end);
+    return turn === undefined ? turns[turns.length - 1] : turns.find((s) => s.turn === turn);
+  }
+
+  stepById(id: number): ChangeStep | undefined {
+    return this.steps.find((s) => s.id === id);
+  }
+
+  /** A file (relative path) as it was before and after a step. */
+  async versions(step: ChangeStep, path: string): Promise<Step> {
+    const start = await step.start;
+    if (!start || !step.end) return { start: undefined, end: undefined };
+    const change = step.changes.find((c) => c.path === path);
+    const [before, after] = await Promise.all([this.store.fileAt(start, change?.from ?? path), this.store.fileAt(step.end, path)]);
+    return { start: before, end: after };
+  }
+
+  /** The hunks of one file's change in a step (for the quickfix list and the review). */
+  async hunks(step: ChangeStep, path: string): Promise<{ before: Text; after: Text; hunks: Hunk[] } | undefined> {
+    return stepHunks(await this.versions(step, path));
+  }
+
+  /**
+   * Take back the hunks `back` (indices into hunks()) of one file's change in a step; all of
+   * them puts the file back as it was before the step. A step of its own.
+   */
+  async takeBack(step: ChangeStep, path: string, back: readonly number[] | "all", live: LiveFiles, check: (abs: string) => void): Promise<FileOutcome[]> {
+    const v = await this.versions(step, path);
+    return this.asStep("takeback", `take-back in ${path}`, async () => {
+      const now = await this.now(path, live);
+      const h = stepHunks(v);
+      const all = back === "all" || !h || back.length >= h.hunks.length;
+      const action = all ? planRewind([v], now) : planTakeback(v, h.hunks, back, now);
+      const applied = await applyRestore(join(this.cwd, path), action, live, check);
+      const what = all ? `${path} (the whole change of ${step.label})` : `${path} (${back.length} of ${h.hunks.length} hunks of ${step.label})`;
+      if (applied.done) this.pendingNotes.push(`took back ${what}`);
+      return [{ path, applied }];
+    });
+  }
+
+  /** Every file changed since step `from` began put back as it was then (oldest first). */
+  rewindPlan(from: ChangeStep): { path: string; steps: ChangeStep[] }[] {
+    const later = this.steps.filter((s) => s.id >= from.id && s.end);
+    const files = new Map<string, ChangeStep[]>();
+    for (const s of later) {
+      for (const c of s.changes) {
+        files.set(c.path, [...(files.get(c.path) ?? []), s]);
+        // A rename: the old name comes back too.
+        if (c.from) files.set(c.from, [...(files.get(c.from) ?? []), s]);
+      }
+    }
+    return [...files.entries()].map(([path, steps]) => ({ path, steps })).sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+
+  async rewind(from: ChangeStep, live: LiveFiles, check: (abs: string) => void, label: string): Promise<FileOutcome[]> {
+    const plan = this.rewindPlan(from);
+    return this.asStep("rewind", label, async () => {
+      const out: FileOutcome[] = [];
+      for (const { path, steps } of plan) {
+        const versions = await Promise.all(steps.map((s) => this.versionsOf(s, path)));
+        const action = planRewind(versions, await this.now(path, live));
+        out.push({ path, applied: await applyRestore(join(this.cwd, path), action, live, check) });
+      }
+      const done = out.filter((o) => o.applied.done).map((o) => o.path);
+      if (done.length > 0) this.pendingNotes.push(`${label}: ${done.join(", ")} put back as they were before ${from.label}`);
+      return out;
+    });
+  }
+
+  /** A file's versions around a step, by its own name at both ends (renames are two files). */
+  private async versionsOf(step: ChangeStep, path: string): Promise<Step> {
+    const start = await step.start;
+    if (!start || !step.end) return { start: undefined, end: undefined };
+    const [a, b] = await Promise.all([this.store.fileAt(start, path), this.store.fileAt(step.end, path)]);
+    return { start: a, end: b };
+  }
+
+  /** Run a take-back or rewind as a step of its own: snapshots around it, its changes kept. */
+  private async asStep(kind: "takeback" | "rewind", label: string, run: () => Promise<FileOutcome[]>): Promise<FileOutcome[]> {
+    const step: ChangeStep = { id: this.steps.length + 1, kind, label, start: this.store.take(`before ${label}`), changes: [] };
+    this.steps.push(step);
+    await step.start;
+    const out = await run();
+    await this.finish(step);
+    return out;
+  }
+
+  private async now(path: string, live: LiveFiles): Promise<Now> {
+    const abs = join(this.cwd, path);
+    const buf = await live.buffer(abs);
+    // The disk as it is now, read the way a snapshot stores it.
+    const disk = await readNow(abs);
+    return { disk, unsaved: buf?.modified ? buf.text : undefined };
+  }
+
+  /** What the agent should hear before its next prompt (and is then forgotten). */
+  takeNotes(): string | undefined {
+    if (this.pendingNotes.length === 0) return undefined;
+    const notes = this.pendingNotes.splice(0);
+    return `[acp-chat.nvim] Since your last turn the user took back some of your changes: ${notes.join("; ")}. These files are not as you left them: read them again before you change them.`;
+  }
+
+  relative(abs: string): string {
+    return relative(this.cwd, abs);
+  }
+}
+
+async function readNow(abs: string): Promise<FileAt | undefined> {
+  try {
+    const st = lstatSync(abs);
+    if (st.isSymbolicLink()) return { kind: "link" as const, target: readlinkSync(abs, "utf8") };
+    if (!st.isFile()) return { kind: "other" as const, mode: "040000" };
+    return { kind: "file" as const, mode: st.mode & 0o111 ? ("100755" as const) : ("100644" as const), bytes: readFileSync(abs) };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The commands over a chat's turn checkpoints (src/checkpoints/): the quickfix list of a turn's
+ * hunks (:AcpChatChanges), the per-hunk take-back review (gd on a changed file), and rewinds
+ * (:AcpChatRewind). What they change is said in the transcript, and to the agent with the next
+ * prompt (TurnCheckpoints.takeNotes).
+ */
+import { join } from "node:path";
+import type { ChangeStep, FileOutcome, TurnCheckpoints } from "../checkpoints/turns.js";
+import type { Chat } from "../session/chat.js";
+import type { Hunk } from "../workspace/hunks.js";
+import { acceptedHunks, WHOLE_FILE_LINES } from "../workspace/write-plan.js";
+import type { LiveFiles } from "../checkpoints/apply.js";
+import type { QuickfixItem, RewindFile } from "./contract.js";
+
+export interface ChangesContext {
+  chat: Chat;
+  checkpoints: TurnCheckpoints | undefined;
+  live: LiveFiles;
+  /** Ask the user (a review), answered later; undefined when withdrawn. */
+  review: (question: unknown) => Promise<unknown>;
+}
+
+function need(c: ChangesContext): TurnCheckpoints {
+  const cp = c.checkpoints;
+  if (!cp) throw new Error("checkpoints are off (setup: checkpoints.enabled)");
+  const s = cp.store.state;
+  if (s && !s.on) throw new Error(`checkpoints are off for this chat: ${s.why}`);
+  return cp;
+}
+
+/** The step `turn` names: a turn number, "last" (default) or "all" (every step so far, as one). */
+function pick(cp: TurnCheckpoints, turn: number | "all" | undefined): ChangeStep[] {
+  const done = cp.steps.filter((s) => s.end);
+  if (done.length === 0) throw new Error("no turn has been recorded yet");
+  if (turn === "all") return done;
+  const s = cp.turnStep(turn);
+  if (!s) throw new Error(turn === undefined ? "no turn has ended yet" : `there is no turn ${turn} in this chat (turns: ${done.filter((x) => x.kind === "turn").map((x) => x.turn).join(", ")})`);
+  return [s];
+}
+
+/** :AcpChatChanges: every hunk of a turn (or of all steps) as quickfix items. */
+export async function changesQuickfix(c: ChangesContext, turn: number | "all" | undefined): Promise<{ title: string; items: QuickfixItem[] }> {
+  const cp = need(c);
+  const steps = pick(cp, turn);
+  const items: QuickfixItem[] = [];
+  for (const step of steps) {
+    for (const f of step.changes) {
+      const filename = join(cp.cwd, f.path);
+      const tag = steps.length > 1 ? `${step.label}: ` : "";
+      if (f.large) {
+        items.push({ filename, lnum: 1, text: `${tag}${f.status}: over the size limit for checkpoints (its content was not kept)` });
+        continue;
+      }
+      if (f.binary) {
+        items.push({ filename, lnum: 1, text: `${tag}${f.status}: binary file` });
+        continue;
+      }
+      const h = await cp.hunks(step, f.path);
+      if (!h || h.hunks.length === 0) {
+        items.push({ filename, lnum: 1, text: `${tag}${f.status}${f.from ? ` from ${f.from}` : ""}${f.modeChange ? ` (mode ${f.modeChange})` : ""}` });
+        continue;
+      }
+      for (const hunk of h.hunks) {
+        const first = hunk.newCount > 0 ? h.after.lines[hunk.newStart] : h.before.lines[hunk.oldStart];
+        const what = f.status === "deleted" ? "deleted" : f.status === "added" ? "new file" : `+${hunk.newCount} -${hunk.oldCount}`;
+        items.push({ filename, lnum: Math.max(1, hunk.newStart + (hunk.newCount > 0 ? 1 : 0)), text: `${tag}${what}: ${oneLine(first ?? "")}` });
+      }
+    }
+  }
+  const title = turn === "all" ? "acpchat: every change since the chat started" : `acpchat: changes in ${steps[0]!.label}`;
+  return { title, items };
+}
+
+/**
+ * gd on a changed file: a review of the step's change (the file as the agent left it, against
+ * how it was before); the hunks the user takes back are taken out of the file as it is now.
+ */
+export async function changesReview(c: ChangesContext, stepId: number, path: string): Promise<{ outcome: string }> {
+  const cp = need(c);
+  const step = cp.stepById(stepId);
+  if (!step || !step.end) throw new Error(`no recorded change ${stepId}`);
+  const change = step.changes.find((f) => f.path === path);
+  if (!change) throw new Error(`${path} did not change in ${step.label}`);
+  const h = await cp.hunks(step, path);
+  if (!h || change.large || change.binary) throw new Error(`${path} is ${change.large ? "over the size limit for checkpoints" : "not a text file"}: it has no hunks to show (:AcpChatRewind puts it back whole)`);
+  // Reversed: the left side is the file as the agent left it, the right how it was before; a
+  // hunk "accepted" from the right is a hunk taken back.
+  const reverse: Hunk[] = h.hunks.map((x) => ({ oldStart: x.newStart, oldCount: x.newCount, newStart: x.oldStart, newCount: x.oldCount }));
+  const answer = await c.review({
+    path: join(cp.cwd, path),
+    reason: "changes",
+    step: step.label,
+    current: h.after.lines.join("\n"),
+    currentLines: h.after.lines.length,
+    proposed: h.before.lines.join("\n"),
+    proposedLines: h.before.lines.length,
+    hunks: reverse,
+    added: reverse.reduce((n, x) => n + x.newCount, 0),
+    removed: reverse.reduce((n, x) => n + x.oldCount, 0),
+    whole: h.after.lines.length + h.before.lines.length > WHOLE_FILE_LINES,
+  });
+  const back = acceptedHunks(reverse, answer);
+  if (back.length === 0) return { outcome: "nothing taken back" };
+  const out = await cp.takeBack(step, path, back, c.live, (abs) => c.chat.boundary.check(abs, "take back"));
+  return { outcome: report(c, out, `Took back ${back.length} of ${h.hunks.length} hunk${h.hunks.length === 1 ? "" : "s"} of ${step.label} in ${path}`, cp) };
+}
+
+/** :AcpChatRewind: what it would do (`dryRun`), or do it. `undo`: take back the last rewind. */
+export async function rewind(c: ChangesContext, turn: number | undefined, undo: boolean, dryRun: boolean): Promise<{ title: string; files: RewindFile[]; outcome?: string }> {
+  const cp = need(c);
+  let from: ChangeStep | undefined;
+  if (undo) {
+    from = [...cp.steps].reverse().find((s) => s.kind === "rewind" && s.end);
+    if (!from) throw new Error("there is no rewind to undo");
+  } else {
+    from = turn === undefined ? cp.turnStep() : cp.turnStep(turn);
+    if (!from) throw new Error(turn === undefined ? "no turn has ended yet" : `there is no turn ${turn} in this chat`);
+  }
+  const title = undo ? `Undo the ${from.label}` : `Rewind to before ${from.label}`;
+  const plan = cp.rewindPlan(from);
+  const files: RewindFile[] = plan.map((p) => ({ path: p.path, steps: p.steps.map((s) => s.label) }));
+  if (dryRun || files.length === 0) return { title, files };
+  const label = undo ? `undo of the ${from.label}` : `rewind to before ${from.label}`;
+  const out = await cp.rewind(from, c.live, (abs) => c.chat.boundary.check(abs, "rewind"), label);
+  return { title, files, outcome: report(c, out, undo ? `Undid the ${from.label}` : `Rewound to before ${from.label}`, cp) };
+}
+
+/** The transcript's account of a take-back or rewind: a note, and the step's changes block. */
+function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnCheckpoints): string {
+  const done = out.filter((o) => o.applied.done);
+  const failed = out.filter((o) => !o.applied.done);
+  const lines = [`${head}: ${done.length} file${done.length === 1 ? "" : "s"} changed${failed.length ? `, ${failed.length} left as they are` : ""}.`];
+  for (const o of out) {
+    if (o.applied.done) {
+      if (o.applied.how !== "restored") lines.push(`  ${o.path}: ${o.applied.how}`);
+    } else {
+      lines.push(`  ${o.path}: left as it is: ${o.applied.why}`);
+    }
+  }
+  if (done.length > 0) lines.push("The agent is told with your next prompt.");
+  c.chat.notice(lines.join("\n"), failed.length ? "warn" : "info");
+  const step = cp.steps[cp.steps.length - 1];
+  if (step && step.changes.length > 0) c.chat.showStep(step);
+  return lines[0]!;
+}
+
+function oneLine(s: string): string {
+  const t = s.replace(/[\u0000-\u001f\u007f]/g, " ").trim();
+  return t.length > 200 ? `${t.slice(0, 200)}…` : t;
+}
+
