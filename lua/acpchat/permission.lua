@@ -151,14 +151,10 @@ function M.select(key, q)
       return
     end
     if item and item.show_diff then
-      local ok, review = pcall(require, "acpchat.review")
-      if ok and review.show_permission_diff then
-        review.show_permission_diff(open[key] and open[key].chat, q, function()
-          M.select(key, q)
-        end)
-      else
-        M.select(key, q)
-      end
+      -- The per-hunk review is the answer: Node opens it (accept all: allow; none: reject;
+      -- some: allow, and only those hunks stay).
+      release(key)
+      questions.reply(key, { review = true })
       return
     end
     answer(key, item and item.id or dismissed(q), item and item.remember)

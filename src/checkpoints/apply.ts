@@ -3,7 +3,7 @@
  * buffer, the buffer (one undo step, saved when it had no unsaved edits) for loaded ones.
  * Every path is checked against the session's boundary through links first.
  */
-import { chmodSync, lstatSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { encodeText, type Text } from "../workspace/text-codec.js";
 import type { RestoreAction } from "./restore-plan.js";
@@ -24,7 +24,9 @@ export type Applied = { done: true; how: "restored" | "removed" | "merged" | "me
 export async function applyRestore(abs: string, action: RestoreAction, live: LiveFiles, check: (abs: string) => void): Promise<Applied> {
   if (action.action === "none") return { done: true, how: "restored" };
   if (action.action === "conflict") return { done: false, why: action.why };
-  check(abs);
+  // The folder it is in must be inside the boundary (resolved through links); the entry itself
+  // is never followed: a link there is replaced or removed, not written through.
+  check(deepestExisting(dirname(abs)));
   const buf = await live.buffer(abs);
   if (action.action === "merge") {
     if (buf) {
@@ -45,8 +47,11 @@ export async function applyRestore(abs: string, action: RestoreAction, live: Liv
   }
   if (v.kind === "large") return { done: false, why: "it is over the size limit for checkpoints, so its old content was not kept" };
   if (v.kind === "other") return { done: false, why: "it is not a file or a link" };
+  // Folders are made only under one that is inside the boundary (a link on the way is followed
+  // by mkdir, so the deepest existing folder is checked first).
+  check(deepestExisting(dirname(abs)));
   mkdirSync(dirname(abs), { recursive: true });
-  check(abs);
+  check(dirname(abs));
   const st = lstatOrUndefined(abs);
   if (st?.isDirectory()) return { done: false, why: "a folder is there now" };
   if (v.kind === "link") {
@@ -60,6 +65,12 @@ export async function applyRestore(abs: string, action: RestoreAction, live: Liv
   }
   if (buf) await live.reload(abs);
   return { done: true, how: "restored" };
+}
+
+function deepestExisting(dir: string): string {
+  let d = dir;
+  while (!existsSync(d) && dirname(d) !== d) d = dirname(d);
+  return d;
 }
 
 function lstatOrUndefined(p: string) {

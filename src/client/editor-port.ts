@@ -43,6 +43,11 @@ export interface EditorPort {
    * wrote with its own file system) are reloaded, or the user is asked when they hold edits.
    */
   syncBuffers?(paths: readonly string[], signal: AbortSignal): Promise<void>;
+  /**
+   * A tool call ended (before its checkpoint): edits the user accepted only in part in its
+   * permission review are cut back to what was accepted. Notes for the transcript and the agent.
+   */
+  toolCallEnded?(toolCallId: string, check: (abs: string) => void): Promise<string[]>;
   /** Ask the user for structured input (elicitation/create). Optional. */
   elicit?(req: CreateElicitationRequest, signal: AbortSignal): Promise<ElicitationResponse>;
   /** The agent needs a sign-in: let the user pick one of its methods (undefined: declined). */

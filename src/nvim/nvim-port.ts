@@ -39,6 +39,8 @@ import {
   type WriteMode,
 } from "../workspace/write-plan.js";
 import type { Bridge } from "./bridge.js";
+import { liveFiles } from "./live-files.js";
+import { PartialEdits } from "./permission-review.js";
 import type { QuestionKind } from "./contract.js";
 import type { Questions } from "./questions.js";
 
@@ -67,6 +69,8 @@ const MAX_ROUNDS = 4;
 export class NvimPort implements EditorPort {
   /** Edits the user approved in a permission prompt's diff, waiting for their write. */
   private approvals: Approval[] = [];
+  /** Edits reviewed hunk by hunk in a permission question, waiting for their write or their tool call's end. */
+  private readonly partials = new PartialEdits();
 
   constructor(
     private readonly bridge: Bridge,
@@ -124,10 +128,13 @@ export class NvimPort implements EditorPort {
     const path = req.path;
     let content = req.content;
     let refresh = false;
+    // Reviewed hunk by hunk in the permission question: only the accepted hunks are written.
+    const partial = this.partials.forWrite(path, content);
+    if (partial) content = partial.content;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const current = await this.current(path, this.writeMode === "save");
       const now = currentText(current);
-      const approved = !refresh && now !== undefined && this.takeApproval(path, now, content);
+      const approved = (partial !== undefined && round === 0) || (!refresh && now !== undefined && this.takeApproval(path, now, content));
       const plan = decideWrite({ path, content, current, mode: this.writeMode, approved, refresh });
       if (plan.action === "refuse") throw new RpcError(ErrorCodes.InternalError, plan.message);
       if (plan.action === "unchanged") return { written: "nothing", message: `${path} already has this content; nothing to write` };
@@ -240,8 +247,10 @@ export class NvimPort implements EditorPort {
       diffs,
       options: req.options.map((o) => ({ id: o.optionId, name: o.name, kind: o.kind })),
     };
-    const answer = this.ask<{ optionId: string; remember?: "session" | "project" }>("permission", question, signal);
+    const answer = this.ask<{ optionId?: string; remember?: "session" | "project"; review?: boolean }>("permission", question, signal);
     const a = await answer;
+    // "Show the diff first": the per-hunk review is the answer (src/nvim/permission-review.ts).
+    if (a?.review === true) return this.partials.review(req, liveFiles(this.bridge), (q) => this.ask("review", q, signal));
     if (a === undefined || typeof a.optionId !== "string") return { outcome: "cancelled" };
     const remember = a.remember === "session" || a.remember === "project" ? a.remember : undefined;
     // The user saw these diffs and allowed them: the writes that carry out exactly these edits
@@ -261,6 +270,11 @@ export class NvimPort implements EditorPort {
       if (this.approvals.length > 32) this.approvals.splice(0, this.approvals.length - 32);
     }
     return { outcome: "selected", optionId: a.optionId, remember };
+  }
+
+  /** A tool call ended: the hunks the user rejected in its permission review are put back (what was done, for the transcript and the agent). */
+  async toolCallEnded(toolCallId: string, check: (abs: string) => void): Promise<string[]> {
+    return this.partials.afterToolCall(toolCallId, liveFiles(this.bridge), check);
   }
 
   async chooseAuthMethod(methods: AuthMethod[], signal: AbortSignal): Promise<string | undefined> {

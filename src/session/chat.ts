@@ -102,6 +102,10 @@ export class Chat {
   private settleTurn: ((r: StopReason | "error") => void) | undefined;
   /** Tool calls whose end was checkpointed. */
   private readonly checkpointed = new WeakSet<object>();
+  /** Work after tool calls that the turn's end waits for (partial edits put back). */
+  private readonly toolEnds = new Set<Promise<void>>();
+  /** What the agent hears with the next prompt (besides what checkpoints add). */
+  private readonly agentNotes: string[] = [];
   /** Tool calls whose files were checked against the disk. */
   private readonly synced = new WeakSet<object>();
   /** The queued prompt being prepared (its files read): nothing else starts meanwhile, and a
@@ -311,13 +315,14 @@ export class Chat {
     if (this.preparing !== p) return;
     this.preparing = undefined;
     // What the user took back since the agent's last turn: the agent hears it in words.
-    const told = cp?.takeNotes();
+    const told = [...this.agentNotes.splice(0).map((n) => `[acp-chat.nvim] Note: ${n}.`), cp?.takeNotes()].filter(Boolean).join("\n") || undefined;
     const turn = this.prompt(blocks, told ? [{ type: "text", text: `${told}\n\n` }] : []);
-    if (told) this.notice(`Told the agent: ${told.replace(/^\[acp-chat.nvim\] /, "")}`);
+    if (told) this.notice(`Told the agent: ${told.replace(/\[acp-chat.nvim\] /g, "")}`);
     if (step?.late) this.notice("The snapshot of the folder before this turn was still being taken when the prompt went: changes the agent made in its first moments may be missing from this turn's changes.", "warn");
     // Below the user's words (the turn began synchronously): an attachment sent as a link, say.
     for (const n of notes) this.notice(n, "warn");
     const stop = await turn;
+    await Promise.all([...this.toolEnds]);
     if (step) await this.showChanges(step);
     this.opts.onTurnEnd?.(stop);
     this.pump();
@@ -729,15 +734,33 @@ export class Chat {
     this.opts.port.syncBuffers(paths, this.lifetime.signal).catch((e) => this.trace.note("problem", `checking buffers against disk: ${errorMessage(e)}`));
   }
 
-  /** A tool call that may have changed files ended: a checkpoint, in the background. */
+  /**
+   * A tool call that may have changed files ended: hunks the user rejected in its permission
+   * review are taken out again (when the agent wrote them itself), then a checkpoint, in the
+   * background.
+   */
   private checkpointAfter(toolCallId: string): void {
     const call = this.state.toolCalls.get(toolCallId);
-    const cp = this.opts.checkpoints;
-    if (!cp?.on || !call || this.checkpointed.has(call)) return;
+    if (!call || this.checkpointed.has(call)) return;
     if (call.status !== "completed" && call.status !== "failed") return;
     this.checkpointed.add(call);
-    if (["read", "search", "think", "fetch"].includes(call.kind)) return;
-    cp.toolEnded(`after ${call.title || toolCallId}`);
+    const cp = this.opts.checkpoints;
+    const port = this.opts.port;
+    const check = (abs: string) => void this.boundary.check(abs, "write");
+    const partial = port.toolCallEnded ? port.toolCallEnded(toolCallId, check) : Promise.resolve([]);
+    const done = partial.then(
+      (notes) => {
+        for (const n of notes) {
+          this.notice(`${n[0]!.toUpperCase()}${n.slice(1)}.`);
+          this.agentNotes.push(n);
+        }
+      },
+      (e: unknown) => this.trace.note("problem", `after tool call ${toolCallId}: ${errorMessage(e)}`),
+    );
+    this.toolEnds.add(done);
+    void done.finally(() => this.toolEnds.delete(done));
+    if (!cp?.on || ["read", "search", "think", "fetch"].includes(call.kind)) return;
+    void done.then(() => cp.toolEnded(`after ${call.title || toolCallId}`));
   }
 
   /** Text held back in case it began a secret comes out (the run of chunks is over). */

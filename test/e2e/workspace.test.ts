@@ -250,7 +250,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return #require('acpchat.bridge').call_sync('permissions', { chat = ... })", [c2.id])).toBe(0);
   });
 
-  it("gd opens a tool call's diff read-only; a permission question can show its diff first", async () => {
+  it("gd opens a tool call's diff read-only; a permission question's diff opens its per-hunk review", async () => {
     const diff = { type: "diff", path: "", oldText: "a\nb\n", newText: "a\nB\n" };
     const { t, work } = await setup(bin, [[]]);
     diff.path = join(work, "f.txt");
@@ -258,32 +258,30 @@ describe.each(bins)("Neovim $version", (bin) => {
         { update: { sessionUpdate: "tool_call", toolCallId: "e1", title: "Edit f.txt", kind: "edit", status: "completed", content: [diff] } },
         {
           request: "session/request_permission",
-          params: { toolCall: { toolCallId: "e1", title: "Edit f.txt", kind: "edit", content: [diff] }, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }] },
+          params: { toolCall: { toolCallId: "e1", title: "Edit f.txt", kind: "edit", content: [diff] }, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }, { optionId: "no", name: "No", kind: "reject_once" }] },
+          echo: true,
         },
       ],);
     await t.lua(`
       _G.asked = 0
       vim.ui.select = function(items, opts, on_choice)
         _G.asked = _G.asked + 1
-        if _G.asked == 1 then
-          on_choice(items[#items]) -- "Show the diff first"
-          vim.schedule(function()
-            _G.diff_tab = vim.fn.tabpagenr("$")
-            _G.diff_lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(vim.fn.win_getid(2)), 0, -1, false)
-            vim.api.nvim_feedkeys("q", "x", false)
-          end)
-        else
-          on_choice(items[1])
-        end
+        on_choice(items[#items]) -- "Show the diff first"
       end
     `);
     const c = await openChat(t);
     await c.ready();
     await t.nvim.command("AcpChatSend go");
+    // The review opens in a tab of its own: the proposal on the right.
+    const rw = await t.waitFor(async () => t.lua<number | null>("local k = next(require('acpchat.review').open_reviews); local r = k and require('acpchat.review').open_reviews[k]; return r and r.rw and vim.api.nvim_win_is_valid(r.rw) and r.rw or nil"), "the review tab");
+    expect(await t.lua("return vim.fn.tabpagenr('$')")).toBe(2);
+    expect(await t.lua("return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(...), 0, -1, false)", [rw])).toEqual(["a", "B"]);
+    await t.nvim.command("stopinsert");
+    await t.nvim.input("gAZZ");
     await c.turns(1, 15_000);
-    expect(await t.lua("return _G.asked")).toBe(2);
-    expect(await t.lua("return _G.diff_tab")).toBe(2);
-    expect(await t.lua("return _G.diff_lines")).toEqual(["a", "B"]);
+    // Every hunk accepted: the agent's allow option, asked once.
+    expect((await c.text())).toContain('"optionId":"ok"');
+    expect(await t.lua("return _G.asked")).toBe(1);
     expect(await t.lua("return vim.fn.tabpagenr('$')")).toBe(1);
     // gd on the tool call block.
     const win = await c.win();

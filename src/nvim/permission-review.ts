@@ -1,0 +1,174 @@
+/**
+ * "Show the diff first" in a permission question: the per-hunk review itself (issue 23). Each
+ * diff of the tool call opens in review (old side: the file as it is, when the agent sent no
+ * old text or only the replaced snippet); accepting every hunk allows, rejecting every hunk
+ * rejects, a subset allows and keeps only the accepted hunks:
+ *
+ * - an agent that writes through the client: its write is cut down to the accepted hunks
+ *   (PartialEdits.forWrite, used by NvimPort's write path);
+ * - an agent that writes itself: right after its tool call ends, the rejected hunks are put
+ *   back in the file (PartialEdits.afterToolCall), as a three-way merge, so nothing else is lost.
+ */
+import { readFile } from "node:fs/promises";
+import type { PermissionOutcome, RequestPermissionRequest } from "../protocol/schema.js";
+import { compose, diffTexts, type Hunk } from "../workspace/hunks.js";
+import { decodeBytes, joinText, sameText, splitText, type Text, type TextFile } from "../workspace/text-codec.js";
+import { acceptedHunks, rebase, WHOLE_FILE_LINES } from "../workspace/write-plan.js";
+import { applyRestore, type LiveFiles } from "../checkpoints/apply.js";
+
+/** One diff of a tool call as the user saw it: the whole file before and after, its hunks. */
+interface Proposal {
+  path: string;
+  before: Text;
+  after: Text;
+  hunks: Hunk[];
+}
+
+/** A diff the user accepted only in part. */
+export interface PartialEdit {
+  toolCallId: string;
+  path: string;
+  /** The agent's whole proposal, and what the user keeps of it (texts as shown). */
+  full: Text;
+  keep: Text;
+  accepted: number;
+  hunks: number;
+}
+
+export type AskReview = (question: unknown) => Promise<unknown>;
+
+/**
+ * The file's current text: its buffer when it holds unsaved edits, else the disk (a buffer
+ * without edits may not have reloaded yet what the agent just wrote); `like`: how it is encoded.
+ */
+async function currentText(path: string, live: LiveFiles): Promise<{ text: Text; like?: TextFile } | undefined> {
+  const b = await live.buffer(path);
+  if (b?.modified) return { text: b.text };
+  try {
+    const d = decodeBytes(await readFile(path));
+    return d.ok ? { text: { lines: d.file.lines, eol: d.file.eol }, like: d.file } : undefined;
+  } catch {
+    return { text: { lines: [], eol: false } };
+  }
+}
+
+/**
+ * The whole-file sides of a diff: with no old text (claude-agent-acp's Write) the old side is
+ * the file as it is; with the replaced snippet only (an Edit), the snippet is replaced in it.
+ */
+export function wholeFile(now: Text | undefined, oldText: string | null | undefined, newText: string): { before: Text; after: Text } {
+  const current = now ?? { lines: [], eol: false };
+  const whole = joinText(current);
+  const old = oldText ?? "";
+  if (old === "" || old === whole) return { before: current, after: splitText(newText) };
+  const at = whole.indexOf(old);
+  if (at >= 0 && whole.indexOf(old, at + 1) < 0) return { before: current, after: splitText(whole.slice(0, at) + newText + whole.slice(at + old.length)) };
+  // Not found in the file (it changed meanwhile): the agent's two texts as they are.
+  return { before: splitText(old), after: splitText(newText) };
+}
+
+export class PartialEdits {
+  private readonly pending: PartialEdit[] = [];
+
+  /**
+   * Review each diff of the tool call hunk by hunk; the answer to give the agent (an option of
+   * its own), and the partial edits to carry out.
+   */
+  async review(req: RequestPermissionRequest, live: LiveFiles, ask: AskReview): Promise<PermissionOutcome> {
+    const proposals: Proposal[] = [];
+    for (const c of req.toolCall.content ?? []) {
+      if (c.type !== "diff") continue;
+      const { before, after } = wholeFile((await currentText(c.path, live))?.text, c.oldText, c.newText);
+      proposals.push({ path: c.path, before, after, hunks: diffTexts(before, after).hunks });
+    }
+    let accepted = 0;
+    let total = 0;
+    const partial: PartialEdit[] = [];
+    for (const p of proposals) {
+      const answer = await ask({
+        path: p.path,
+        reason: "permission",
+        current: p.before.lines.join("\n"),
+        currentLines: p.before.lines.length,
+        proposed: p.after.lines.join("\n"),
+        proposedLines: p.after.lines.length,
+        hunks: p.hunks,
+        added: p.hunks.reduce((n, h) => n + h.newCount, 0),
+        removed: p.hunks.reduce((n, h) => n + h.oldCount, 0),
+        whole: p.before.lines.length + p.after.lines.length > WHOLE_FILE_LINES,
+      });
+      if (answer === undefined) return { outcome: "cancelled" };
+      const chosen = acceptedHunks(p.hunks, answer);
+      accepted += chosen.length;
+      total += p.hunks.length;
+      // Every accepted proposal is kept (its write through the client is then not reviewed
+      // again); only a partly accepted one is cut down or put back.
+      if (chosen.length > 0) {
+        partial.push({ toolCallId: req.toolCall.toolCallId, path: p.path, full: p.after, keep: compose(p.before, p.after, p.hunks, chosen), accepted: chosen.length, hunks: p.hunks.length });
+      }
+    }
+    const allow = accepted > 0 || total === 0;
+    const option = pickOption(req, allow);
+    if (!option) return { outcome: "cancelled" };
+    if (allow) this.pending.push(...partial);
+    if (this.pending.length > 32) this.pending.splice(0, this.pending.length - 32);
+    return { outcome: "selected", optionId: option };
+  }
+
+  /**
+   * A write through the client that carries out a partly accepted edit: the content cut down
+   * to the accepted hunks (undefined: no partial edit for it).
+   */
+  forWrite(path: string, content: string): { content: string; edit: PartialEdit } | undefined {
+    const real = splitText(content);
+    const i = this.pending.findIndex((e) => e.path === path && keepOf(e, real) !== undefined);
+    if (i < 0) return undefined;
+    const edit = this.pending.splice(i, 1)[0]!;
+    return { content: joinText(keepOf(edit, real)!), edit };
+  }
+
+  /**
+   * The tool call ended: the rejected hunks of its partly accepted edits are put back in the
+   * files (three-way: only those lines change). What was done, for the transcript and the agent.
+   */
+  async afterToolCall(toolCallId: string, live: LiveFiles, check: (abs: string) => void): Promise<string[]> {
+    const notes: string[] = [];
+    for (let i = this.pending.length - 1; i >= 0; i--) {
+      const e = this.pending[i]!;
+      if (e.toolCallId !== toolCallId) continue;
+      this.pending.splice(i, 1);
+      if (e.accepted === e.hunks) continue;
+      const cur = await currentText(e.path, live);
+      const now = cur?.text;
+      const kept = `the user kept ${e.accepted} of the ${e.hunks} hunks of the edit to ${e.path}`;
+      if (!now || sameText(now, e.keep)) {
+        notes.push(`${kept}; the file has just those`);
+        continue;
+      }
+      const target = keepOf(e, now);
+      if (!target) {
+        notes.push(`${kept}, but the file changed in the same lines, so the other hunks are still in it`);
+        continue;
+      }
+      const done = await applyRestore(e.path, { action: "merge", text: target, like: cur?.like }, live, check).catch((err: unknown) => ({ done: false as const, why: (err as Error).message }));
+      notes.push(done.done ? `${kept}; the other hunks were taken out of the file again` : `${kept}, but the others could not be taken out: ${done.why}`);
+    }
+    return notes;
+  }
+}
+
+/** What the user keeps of edit `e`, applied to the file's real text (which may hold what the shown text had redacted). */
+function keepOf(e: PartialEdit, real: Text): Text | undefined {
+  if (sameText(real, e.full)) return e.keep;
+  return rebase(e.full, e.keep, real);
+}
+
+/** The agent's option for allowing (or rejecting) once, else always. */
+function pickOption(req: RequestPermissionRequest, allow: boolean): string | undefined {
+  const kinds = allow ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
+  for (const k of kinds) {
+    const o = req.options.find((x) => x.kind === k);
+    if (o) return o.optionId;
+  }
+  return undefined;
+}

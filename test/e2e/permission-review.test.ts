@@ -1,0 +1,113 @@
+/**
+ * "Show the diff first" in a permission question opens the per-hunk review itself (issue 23):
+ * a subset of hunks allows, and only those hunks stay, whether the agent then writes through
+ * the client (its write is cut down) or writes the file itself (the rejected hunks are put back
+ * right after its tool call); the transcript and the next prompt say what was kept.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { nvimBins } from "../support/nvim.js";
+import { call, nvim, openChat, sendAndWait, setAgents } from "../support/chat.js";
+
+const bins = nvimBins();
+
+const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
+const text = (ls: string[]) => ls.join("\n") + "\n";
+const agentLines = lines.map((l) => (l === "line 3" ? "AGENT 3" : l === "line 15" ? "AGENT 15" : l));
+
+/** The permission question for an edit of `path` (a whole-file diff with no old text, as claude-agent-acp sends). */
+function askEdit(path: string) {
+  const diff = { type: "diff", path, oldText: null, newText: text(agentLines) };
+  return [
+    { update: { sessionUpdate: "tool_call", toolCallId: "w1", title: "Write p.txt", kind: "edit", status: "pending", content: [diff], locations: [{ path }] } },
+    {
+      request: "session/request_permission",
+      params: { toolCall: { toolCallId: "w1" }, options: [{ optionId: "yes", name: "Yes", kind: "allow_once" }, { optionId: "no", name: "No", kind: "reject_once" }] },
+      echo: true,
+    },
+  ];
+}
+
+/** The user picks "Show the diff first", then in the review accepts only the hunk at `row` and finishes. */
+async function acceptOnlyHunkAt(t: Awaited<ReturnType<typeof nvim>>, row: number): Promise<void> {
+  await t.lua(`vim.ui.select = function(items, opts, on_choice) _G.asked = (_G.asked or 0) + 1; on_choice(items[#items]) end`);
+  const lw = await t.waitFor(async () => t.lua<number | null>("local k = next(require('acpchat.review').open_reviews); local r = k and require('acpchat.review').open_reviews[k]; return r and r.lw and vim.api.nvim_win_is_valid(r.lw) and r.lw or nil"), "the review tab");
+  await t.nvim.command("stopinsert");
+  await t.lua("local w, r = ...; vim.api.nvim_set_current_win(w); vim.api.nvim_win_set_cursor(0, { r, 0 })", [lw, row]);
+  await t.nvim.input("ga");
+  await t.nvim.input("ZZ");
+}
+
+describe.each(bins)("Neovim $version", (bin) => {
+  it("an agent that writes itself: only the accepted hunk stays on disk after its tool call; the next prompt tells it", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    const p = join(work, "p.txt");
+    writeFileSync(p, text(lines));
+    writeFileSync(join(t.dir, "agent.txt"), text(agentLines));
+    await setAgents(t, {
+      fake: {
+        turns: [
+          [...askEdit(p), { sh: `cp $DIR/agent.txt ${p}` }, { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } }, { text: "wrote it" }],
+          [{ text: "ok" }],
+        ],
+      },
+    });
+    const c = await openChat(t);
+    await c.ready();
+    await c.send("edit p");
+    await acceptOnlyHunkAt(t, 3);
+    await c.turns(1, 20_000);
+    expect(await c.text()).toContain('"optionId":"yes"');
+    const now = readFileSync(p, "utf8").split("\n");
+    expect(now[2]).toBe("AGENT 3");
+    expect(now[14]).toBe("line 15");
+    expect(await c.text()).toContain("The user kept 1 of the 2 hunks of the edit to");
+    // The turn's changes show what stayed.
+    expect(await c.text()).toContain("M p.txt  +1 -1");
+    await sendAndWait(c, "next");
+    const prompts = (await call<{ dir: string; method?: string; payload_json: string }[]>(t, "trace", { chat: c.id })).filter((e) => e.method === "session/prompt" && e.dir === "out");
+    const last = JSON.parse(prompts[prompts.length - 1]!.payload_json) as { params: { prompt: { text?: string }[] } };
+    expect(last.params.prompt[0]!.text).toContain("the user kept 1 of the 2 hunks of the edit to");
+  });
+
+  it("an agent that writes through the client: its write is cut down to the accepted hunk, with no second review", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    const p = join(work, "p.txt");
+    writeFileSync(p, text(lines));
+    await setAgents(t, {
+      fake: {
+        turns: [[...askEdit(p), { request: "fs/write_text_file", params: { path: p, content: text(agentLines) }, echo: true }, { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } }]],
+      },
+    });
+    const c = await openChat(t);
+    await c.ready();
+    await c.send("edit p");
+    await acceptOnlyHunkAt(t, 15);
+    await c.turns(1, 20_000);
+    const now = readFileSync(p, "utf8").split("\n");
+    expect(now[2]).toBe("line 3");
+    expect(now[14]).toBe("AGENT 15");
+    expect(await t.lua("return _G.asked")).toBe(1);
+    expect(await t.lua("return vim.tbl_count(require('acpchat.review').open_reviews)")).toBe(0);
+  });
+
+  it("rejecting every hunk in the review rejects the tool call", async () => {
+    const t = await nvim(bin);
+    const p = join(t.dir, "work", "p.txt");
+    writeFileSync(p, text(lines));
+    await setAgents(t, { fake: { turns: [askEdit(p)] } });
+    const c = await openChat(t);
+    await c.ready();
+    await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
+    await c.send("edit p");
+    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 1 && (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the review tab");
+    await t.nvim.command("stopinsert");
+    await t.nvim.input("ZZ");
+    await c.turns(1, 20_000);
+    expect(await c.text()).toContain('"optionId":"no"');
+    expect(readFileSync(p, "utf8")).toBe(text(lines));
+  });
+});
