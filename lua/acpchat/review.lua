@@ -188,7 +188,7 @@ local function winbars(r)
   if r.reason == "changes" then
     -- A turn's change (changes.lua): the left is the file as the agent left it, the right as it
     -- was before; "accepting" a hunk from the right takes the agent's hunk back.
-    local left = string.format("Now: %s (%d/%d hunks taken back)  gr/ga take back/keep hunk · gR/gA all · ZZ apply · ZQ close, no change", name, n, #r.hunks)
+    local left = string.format("Now: %s · %d/%d to take back · gr/ga hunk · gR/gA all · ZZ apply · ZQ cancel", name, n, #r.hunks)
     local right = string.format("Before %s: %s", r.step or "the turn", name)
     for _, w in ipairs({ r.lw, r.rw }) do
       if api.nvim_win_is_valid(w) then

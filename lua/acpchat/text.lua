@@ -273,12 +273,12 @@ local function changes_lines(v)
     added, removed = added + (tonumber(f.added) or 0), removed + (tonumber(f.removed) or 0)
   end
   local n = #(v.files or {}) + (tonumber(v.more) or 0)
-  local head = string.format("◆ %s: %d file%s, +%d -%d", M.flat(v.title or "Changes", 200), n, n == 1 and "" or "s", added, removed)
-  local keys = "  (gd: review, take hunks back"
+  local head = string.format("◆ %s changed %d file%s (+%d -%d)", M.flat(v.title or "This step", 200), n, n == 1 and "" or "s", added, removed)
+  local keys = " · gd review"
   if v.rewind_turn then
     keys = keys .. " · :AcpChatRewind " .. v.rewind_turn
   end
-  local row = b.add(head .. keys .. ")", "AcpChatChanges")
+  local row = b.add(head .. keys, "AcpChatChanges")
   b.hl(row, #head, -1, "AcpChatNote")
   for _, f in ipairs(v.files or {}) do
     local letter = M.change_letter[f.status] or "?"

@@ -132,7 +132,8 @@ function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnChe
   const lines = [`${head}: ${done.length} file${done.length === 1 ? "" : "s"} changed${failed.length ? `, ${failed.length} left as they are` : ""}.`];
   for (const o of out) {
     if (o.applied.done) {
-      if (o.applied.how !== "restored") lines.push(`  ${o.path}: ${o.applied.how}`);
+      // Said only when it is not what was asked for plainly: the change waits in the buffer.
+      if (o.applied.how === "merged into the buffer (unsaved)") lines.push(`  ${o.path}: ${o.applied.how}`);
     } else {
       lines.push(`  ${o.path}: left as it is: ${o.applied.why}`);
     }

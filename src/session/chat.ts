@@ -336,7 +336,7 @@ export class Chat {
 
   /** What a step (a turn, a take-back, a rewind) changed, as one block (none when nothing did). */
   showStep(step: ChangeStep): void {
-    const title = step.kind === "turn" ? `Changes in ${step.label}` : step.kind === "rewind" ? `Changes of the ${step.label}` : `Changes of the ${step.label}`;
+    const title = `${step.label[0]!.toUpperCase()}${step.label.slice(1)}`;
     if (step.changes.length > 0) this.emit(this.state.changes(step.id, title, step.changes, step.turn));
   }
 

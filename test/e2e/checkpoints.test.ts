@@ -101,7 +101,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await chatWith(t, [[...tool("t1", "edit files"), { sh: AGENT_EDITS }, done("t1"), { text: "done" }]]);
     await sendAndWait(c, "change things");
     const transcript = await c.text();
-    expect(transcript).toMatch(/◆ Changes in turn 1: 11 files/);
+    expect(transcript).toMatch(/◆ Turn 1 changed 11 files/);
     for (const line of ["M a.txt  +2 -2", "A new.txt  +1 -0", "D gone.txt  +0 -1", "R new-name.txt ← old-name.txt", "M blob.bin  (binary)", "M run.sh  +0 -0 (mode 755 -> 644)", "M link  (link)", "M noeol.txt", "M crlf.txt", "M bom.txt", "M latin1.txt"]) {
       expect(transcript).toContain(line);
     }
@@ -123,7 +123,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(after).toEqual({ ...before, "ignored.log": after["ignored.log"] });
     expect(readFileSync(join(work, "ignored.log"), "utf8")).toBe("changed\n"); // ignored: never recorded, never put back
     // The rewind is a step of its own: its block lists what it changed, and it can be undone.
-    expect(await c.text()).toMatch(/◆ Changes of the rewind to before turn 1: 11 files/);
+    expect(await c.text()).toMatch(/◆ Rewind to before turn 1 changed 11 files/);
     await t.nvim.command("AcpChatRewind! undo");
     await t.waitFor(async () => (await c.text()).includes("Undid the rewind to before turn 1"), "the undo's note");
     expect(readFileSync(join(work, "a.txt"), "utf8")).toContain("line twenty");
