@@ -5,13 +5,12 @@
  * the action, and asks the user through the bridge without waiting on Lua (see contract.ts).
  */
 import { basename } from "node:path";
-import type { EditorPort } from "../client/editor-port.js";
+import type { EditorPort, PermissionAnswer } from "../client/editor-port.js";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import type {
   AuthMethod,
   CreateElicitationRequest,
   ElicitationResponse,
-  PermissionOutcome,
   ReadTextFileRequest,
   RequestPermissionRequest,
   WriteTextFileRequest,
@@ -226,7 +225,7 @@ export class NvimPort implements EditorPort {
     }
   }
 
-  async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome & { remember?: "session" | "project" }> {
+  async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
     const tc = req.toolCall;
     const diffs = (tc.content ?? [])
       .filter((c) => c.type === "diff")
@@ -240,13 +239,15 @@ export class NvimPort implements EditorPort {
       diffs,
       options: req.options.map((o) => ({ id: o.optionId, name: o.name, kind: o.kind })),
     };
-    const answer = this.ask<{ optionId: string; remember?: "session" | "project" }>("permission", question, signal);
-    const a = await answer;
-    if (a === undefined || typeof a.optionId !== "string") return { outcome: "cancelled" };
-    const remember = a.remember === "session" || a.remember === "project" ? a.remember : undefined;
+    // The answer names the chosen option by its position in `options` (1-based, as Lua counts).
+    const a = await this.ask<{ option?: unknown; remember?: unknown }>("permission", question, signal);
+    const index = typeof a?.option === "number" && Number.isInteger(a.option) ? a.option - 1 : -1;
+    const chosen = req.options[index];
+    if (!chosen) return { outcome: "cancelled" };
+    const remember = a?.remember === "session" || a?.remember === "project" ? a.remember : undefined;
     // The user saw these diffs and allowed them: the writes that carry out exactly these edits
     // are not asked about again.
-    const kind = req.options.find((o) => o.optionId === a.optionId)?.kind;
+    const kind = chosen.kind;
     if (kind === "allow_once" || kind === "allow_always") {
       for (const c of tc.content ?? []) {
         if (c.type !== "diff") continue;
@@ -260,7 +261,7 @@ export class NvimPort implements EditorPort {
       }
       if (this.approvals.length > 32) this.approvals.splice(0, this.approvals.length - 32);
     }
-    return { outcome: "selected", optionId: a.optionId, remember };
+    return { outcome: "selected", optionId: chosen.optionId, index, remember };
   }
 
   async chooseAuthMethod(methods: AuthMethod[], signal: AbortSignal): Promise<string | undefined> {
