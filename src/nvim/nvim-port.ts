@@ -17,6 +17,8 @@ import type {
 } from "../protocol/schema.js";
 import { compactInput } from "../render/view-model.js";
 import { summarizeDiff } from "../render/diff-summary.js";
+import { authChoices, formContent, formView, urlView, type FormView } from "../render/question-view.js";
+import { Redactor } from "../trace/redact.js";
 import { DEFAULT_MAX_READ_BYTES, diskSnapshot, stillIs, writeIfUnchanged, type DiskSnapshot } from "../workspace/disk.js";
 import { readFileWindow, textWindow } from "../workspace/files.js";
 import { resolveThroughLinks } from "../workspace/path-boundary.js";
@@ -66,6 +68,8 @@ const MAX_ROUNDS = 4;
 export class NvimPort implements EditorPort {
   /** Edits the user approved in a permission prompt's diff, waiting for their write. */
   private approvals: Approval[] = [];
+  /** Hides secrets in the agent's questions: the chat's (set by its host), else key-like values only. */
+  redactor = new Redactor();
 
   constructor(
     private readonly bridge: Bridge,
@@ -265,23 +269,37 @@ export class NvimPort implements EditorPort {
   }
 
   async chooseAuthMethod(methods: AuthMethod[], signal: AbortSignal): Promise<string | undefined> {
-    const list = methods.map((m) => ({ id: m.id, name: m.name, description: m.description ?? undefined, type: m.type ?? "agent" }));
-    return this.ask<string>("auth", { how: "choose", methods: list }, signal);
+    // Shown redacted, one line each; the answer is the method's position (1-based).
+    const i = await this.ask<unknown>("auth", { how: "choose", methods: authChoices(methods, this.redactor) }, signal);
+    return typeof i === "number" && Number.isInteger(i) ? methods[i - 1]?.id : undefined;
   }
 
   async runAuthTerminal(spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string }, signal: AbortSignal): Promise<void> {
     await this.ask<number>("auth", { how: "terminal", ...spec, env: Object.entries(spec.env).map(([name, value]) => ({ name, value })) }, signal);
   }
 
-  /** elicitation/create: a form asked field by field, or a URL opened after the user agrees. */
+  /**
+   * elicitation/create: a form asked field by field, or a URL opened after the user agrees.
+   * What is shown is built by question-view.ts (redacted, one line, refused when malformed);
+   * the answer comes back by position and the agent gets the values it offered.
+   */
   async elicit(req: CreateElicitationRequest, signal: AbortSignal): Promise<ElicitationResponse> {
-    const a = await this.ask<{ action: ElicitationResponse["action"]; contentJson?: string }>(
-      "elicitation",
-      { message: req.message, mode: req.mode, url: req.url, schemaJson: req.requestedSchema ? JSON.stringify(req.requestedSchema) : undefined },
-      signal,
-    );
-    if (!a) return { action: "cancel" };
-    return a.contentJson ? ({ action: a.action, content: JSON.parse(a.contentJson) } as ElicitationResponse) : ({ action: a.action } as ElicitationResponse);
+    let question: ReturnType<typeof urlView> | FormView["shown"] | { mode: "other" };
+    let form: FormView | undefined;
+    try {
+      if (req.mode === "url") question = urlView(req, this.redactor);
+      else if (req.mode === "form") question = (form = formView(req, this.redactor)).shown;
+      else question = { mode: "other" };
+    } catch (e) {
+      this.bridge.emit("notify", { message: `acpchat: refused a question from the agent: ${(e as Error).message.replace(/^Invalid params for elicitation\/create: /, "")}`, level: "warn" });
+      throw e;
+    }
+    const a = await this.ask<{ action?: unknown; answers?: unknown }>("elicitation", question, signal);
+    if (a?.action === "decline") return { action: "decline" };
+    if (a?.action !== "accept") return { action: "cancel" };
+    if (!form) return { action: "accept" };
+    const content = formContent(form, a.answers);
+    return content ? { action: "accept", content } : { action: "cancel" };
   }
 }
 
