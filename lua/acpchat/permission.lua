@@ -126,19 +126,26 @@ local function dismissed(q)
   return nil
 end
 
-function M.ask(chat_id, key, q)
-  open[key] = { chat = chat_id, q = q }
+local function unguarded(fn)
+  return fn
+end
+
+--- `guard` (ask.lua): wraps what runs later, so that a failure answers the question.
+function M.ask(chat_id, key, q, guard)
+  guard = guard or unguarded
+  open[key] = { chat = chat_id, q = q, guard = guard }
   -- Keys typed before the question arrived never answer it.
   hold_typeahead(key)
-  vim.schedule(function()
+  vim.schedule(guard(function()
     M.select(key, q)
-  end)
+  end))
 end
 
 function M.select(key, q)
   if not open[key] then
     return
   end
+  local guard = open[key].guard or unguarded
   -- Nor keys typed between its arrival and its drawing.
   hold_typeahead(key)
   local items = M.choices(q)
@@ -148,7 +155,7 @@ function M.select(key, q)
     format_item = function(item)
       return item.label
     end,
-  }, function(item)
+  }, guard(function(item)
     if not open[key] then
       return
     end
@@ -164,7 +171,7 @@ function M.select(key, q)
       return
     end
     answer(key, item and item.option or dismissed(q), item and item.remember)
-  end)
+  end))
 end
 
 --- Withdrawn: a picker still open answers nothing (vim.ui.select cannot be closed from outside).

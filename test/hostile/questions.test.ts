@@ -75,6 +75,25 @@ describe("hostile questions", () => {
     expect(await stillUsable(h, 3)).toBe(true);
   });
 
+  it("a question whose picker fails is dismissed with one note: the agent gets cancel / cancelled, the turn ends", async () => {
+    const form = { request: "elicitation/create", params: { mode: "form", message: "Pick", requestedSchema: { type: "object", properties: { env: { type: "string", enum: ["a", "b"] } } } }, echo: true };
+    const perm = { request: "session/request_permission", params: { toolCall: { toolCallId: "rm" }, options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }] }, echo: true };
+    const h = await start({ turns: [[form, announce, perm]] });
+    await h.t.lua("vim.ui.select = function() error('the picker broke') end");
+    await h.ready();
+    await h.send("go");
+    await h.turns(1);
+    const results = (await replies(h)).map((r) => r.result);
+    expect(results).toEqual([{ action: "cancel" }, { outcome: { outcome: "cancelled" } }]);
+    const notes = (await h.notes()).map((n) => n.msg).filter((m) => m.includes("could not be shown"));
+    expect(notes).toEqual([
+      "acpchat: the agent's question could not be shown, so it was dismissed: the picker broke (details: :AcpChatLog)",
+      "acpchat: the agent's permission question could not be shown, so it was dismissed: the picker broke (details: :AcpChatLog)",
+    ]);
+    expect(await messages(h)).not.toMatch(/Error executing|stack traceback/);
+    expect(await stillUsable(h, 2)).toBe(true);
+  });
+
   it("a form's text is shown redacted and on one line; the agent gets the values it offered", async () => {
     const form = {
       request: "elicitation/create",
