@@ -9,6 +9,22 @@ local text = require("acpchat.text")
 local flat = text.flat
 local M = {}
 
+---@class acpchat.FormField
+---@field label string
+---@field description? string
+---@field required boolean
+---@field type "choice"|"string"|"number"|"integer"
+---@field default? string
+---@field choices? string[]
+
+---@class acpchat.Elicitation
+---@field mode "form"|"url"|"other"
+---@field message? string
+---@field fields? acpchat.FormField[]  form: asked in this order
+---@field url? string                  url: what is opened
+---@field shown? string                url: what is shown (url, a secret in it redacted)
+---@field hidden? boolean              url: a secret in it is hidden
+
 local function prompt_of(message, label)
   return flat(message, 300) .. "\n" .. label
 end
@@ -85,6 +101,8 @@ local function ask_url(key, q, guard)
   end))
 end
 
+---@param q acpchat.Elicitation
+---@param guard? fun(fn: function): function  ask.lua's: a failure answers the question
 function M.ask(_, key, q, guard)
   guard = guard or function(fn)
     return fn

@@ -27,7 +27,8 @@ function M.refusal(path, force)
   if modified_buffer(path) then
     return path .. " is open with unsaved changes; not replaced"
   end
-  if not force and vim.uv.fs_stat(path) then
+  -- lstat: a symbolic link counts as a file, even one that points nowhere (a write would create its target).
+  if not force and vim.uv.fs_lstat(path) then
     return path .. " exists (add ! to replace it)"
   end
 end
