@@ -78,7 +78,7 @@ function M.terminal(_, key, spec, guard)
       require("acpchat.util").notify("acpchat: could not start the sign-in terminal: " .. tostring(err), vim.log.levels.ERROR)
       return reply(key, -1)
     end
-    pcall(vim.api.nvim_buf_set_name, buf, "acpchat://sign-in/" .. (spec.title or "agent"))
+    pcall(vim.api.nvim_buf_set_name, buf, "acpchat://sign-in/" .. flat(spec.title or "agent", 80))
     vim.cmd("startinsert")
   end))
 end

@@ -15,7 +15,7 @@ import type {
   RequestPermissionRequest,
   WriteTextFileRequest,
 } from "../protocol/schema.js";
-import { compactInput } from "../render/view-model.js";
+import { compactInput, oneLine } from "../render/view-model.js";
 import { summarizeDiff } from "../render/diff-summary.js";
 import { authChoices, formContent, formView, urlView, type FormView } from "../render/question-view.js";
 import { Redactor } from "../trace/redact.js";
@@ -275,7 +275,9 @@ export class NvimPort implements EditorPort {
   }
 
   async runAuthTerminal(spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string }, signal: AbortSignal): Promise<void> {
-    await this.ask<number>("auth", { how: "terminal", ...spec, env: Object.entries(spec.env).map(([name, value]) => ({ name, value })) }, signal);
+    // The title is the method's name, shown as the terminal's buffer name: redacted, one line.
+    const title = oneLine(this.redactor.text(spec.title), 80);
+    await this.ask<number>("auth", { how: "terminal", ...spec, title, env: Object.entries(spec.env).map(([name, value]) => ({ name, value })) }, signal);
   }
 
   /**

@@ -128,8 +128,10 @@ export function formContent(view: FormView, answers: unknown): Record<string, un
   return content;
 }
 
-/** Characters that would hide or disguise part of a URL (controls, bidi, zero-width) and spaces. */
-const HIDDEN = /[\u0000-\u0020\u007f-\u00a0\u00ad\u061c\u115f\u1160\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff]/;
+/** Characters that would hide or disguise part of a URL (controls, bidi, zero-width, tags) and spaces. */
+const HIDDEN = /[\u0000-\u0020\u007f-\u00a0\u00ad\u061c\u115f\u1160\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
+/** A URL longer than this is refused: it could not be shown whole. */
+const MAX_URL = 2000;
 
 /**
  * A URL question (mode "url"): the URL that will be opened is the one shown (the parser's
@@ -148,7 +150,8 @@ export function urlView(req: CreateElicitationRequest, redactor: Redactor): { mo
     refuse(`url: not a URL: ${oneLine(redactor.text(raw), 300)}`);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") refuse(`url: only http and https addresses are opened, not ${oneLine(url.protocol, 40)}`);
-  const shown = oneLine(redactor.text(url.href), 2000);
+  if (url.href.length > MAX_URL) refuse(`url: longer than ${MAX_URL} characters, so it could not be shown whole`);
+  const shown = oneLine(redactor.text(url.href), MAX_URL);
   return { mode: "url", message: safe(redactor, req.message, 300), url: url.href, shown, hidden: shown !== url.href };
 }
 

@@ -182,6 +182,22 @@ describe("hostile questions", () => {
   });
 });
 
+describe("hostile sign-in terminal", () => {
+  it("a terminal method's name names the sign-in buffer redacted and on one line", async () => {
+    const methods = [{ id: "login", name: `Browser ${SECRET}\nfake`, type: "terminal", args: ["--login"] }];
+    const t = await nvim(bin);
+    const scenario = { authRequired: true, authMethods: methods, authFile: "$DIR/authed" };
+    await t.lua("require('acpchat').setup(...)", [{ agents: { bad: fakeAgent(t, scenario, { env: { FAKE_SECRET: SECRET } }) }, default_agent: "bad" }]);
+    await t.lua(PICK);
+    await t.lua("_G.want = { { index = 1 } }");
+    const h = await openChat(t);
+    await h.ready();
+    const names = await t.lua<string[]>("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())");
+    const signIn = names.filter((n) => n.includes("sign-in"));
+    expect(signIn).toEqual(["acpchat://sign-in/Browser [REDACTED]\\nfake"]);
+  });
+});
+
 const SECRET = "hunter2-very-secret-value";
 const KEY = "sk-ant-0123456789abcdefghijklmnop";
 

@@ -49,7 +49,7 @@ describe("formView", () => {
 });
 
 describe("urlView", () => {
-  it.each(["https://a.example/\u202etxt.exe", "https://a.example/\u200bx", "https://a.example/ x", "https://a.example/\nx", "javascript:alert(1)", "file:///etc/passwd", "not a url", ""])("refuses %j", (u) => {
+  it.each(["https://a.example/\u202etxt.exe", "https://a.example/\u200bx", "https://a.example/ x", "https://a.example/\nx", "https://a.example/\u{e0041}", "javascript:alert(1)", "file:///etc/passwd", "not a url", "", `https://a.example/${"x".repeat(2000)}`])("refuses %j", (u) => {
     expect(() => urlView(url(u), redactor)).toThrow(expect.objectContaining({ code: -32602 }));
   });
 
