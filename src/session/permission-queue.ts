@@ -54,7 +54,7 @@ export class PermissionQueue {
       return { outcome: { outcome: "selected", optionId: auto.optionId } };
     }
     // What the user is shown holds no secret and draws every field on one line; the answer
-    // refers to the agent's own option ids.
+    // names the option by its position (`index`), with that option's own id.
     const answer = await abortable(port.requestPermission(shown(safe, req), signal), signal).catch((e) => {
       if (signal.aborted) return { outcome: "cancelled" } as PermissionAnswer;
       throw e;
