@@ -1,10 +1,17 @@
 -- Node's questions to the user (the `ask` event), each to the module of its kind: permission,
 -- review, sign-in, forms. Node never waits for Lua; the answer goes back through questions.lua.
+--
+-- Every handler runs guarded: the module's ask() here, and what it defers (vim.schedule, a
+-- picker's callback) through the `guard` it is given. A handler that fails (a malformed
+-- question, a picker plugin that raises) never leaves a stack trace or a question nobody
+-- answers: the question is answered as dismissed (Node tells the agent `cancel`, or rejects)
+-- and one note says what failed.
 local questions = require("acpchat.questions")
+local bridge = require("acpchat.bridge")
 
 local M = {}
 
--- Each kind's module: ask(chat_id, key, question) and close(key).
+-- Each kind's module: ask(chat_id, key, question, guard) and close(key).
 local kinds = {
   permission = function()
     return require("acpchat.permission")
@@ -20,6 +27,35 @@ local kinds = {
   end,
 }
 
+local names = { permission = "permission question", review = "review", auth = "sign-in question", elicitation = "question" }
+
+--- Question `key` failed with `err`: closed, answered as dismissed, one note (the stack goes
+--- to :AcpChatLog).
+local function failed(key, kind, err)
+  local q = questions.open[key]
+  if kinds[kind] then
+    pcall(function()
+      kinds[kind]().close(key)
+    end)
+  end
+  questions.reply(key, nil)
+  if q then
+    bridge.fail(string.format("the agent's %s could not be shown, so it was dismissed", names[kind] or kind), err, q.chat)
+  end
+end
+
+--- `guard(fn)`: fn, run so that an error answers question `key` instead of escaping.
+function M.guard(key, kind)
+  return function(fn)
+    return function(...)
+      local ok, err = xpcall(fn, debug.traceback, ...)
+      if not ok then
+        failed(key, kind, err)
+      end
+    end
+  end
+end
+
 function M.ask(chat_id, key, kind, question)
   local mod = kinds[kind]
   questions.track(key, chat_id, kind)
@@ -27,7 +63,10 @@ function M.ask(chat_id, key, kind, question)
     -- Nobody here can answer it: say so at once rather than leave the agent waiting.
     return questions.reply(key, nil)
   end
-  mod().ask(chat_id, key, question)
+  local guard = M.guard(key, kind)
+  guard(function()
+    mod().ask(chat_id, key, question, guard)
+  end)()
 end
 
 --- Node withdrew the question (turn cancelled, chat closed, agent gone): close its window.

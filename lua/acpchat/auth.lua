@@ -2,36 +2,49 @@
 -- own command in a :terminal, and the session is retried when it exits.
 local questions = require("acpchat.questions")
 local reply = questions.reply
+local flat = require("acpchat.text").flat
 local M = {}
 
 --- The sign-in windows still open, by question key.
 local terminals = {}
 
-function M.ask(chat_id, key, q)
-  if q.how == "terminal" then
-    return M.terminal(chat_id, key, q)
-  end
-  M.choose(chat_id, key, q.methods)
+local function unguarded(fn)
+  return fn
 end
 
-function M.choose(_, key, methods)
-  vim.schedule(function()
-    vim.ui.select(methods, {
+function M.ask(chat_id, key, q, guard)
+  guard = guard or unguarded
+  if q.how == "terminal" then
+    return M.terminal(chat_id, key, q, guard)
+  end
+  M.choose(chat_id, key, q.methods, guard)
+end
+
+--- The agent's methods, redacted by Node and drawn on one line each; the answer is a position.
+function M.choose(_, key, methods, guard)
+  guard = guard or unguarded
+  local items = {}
+  for i, m in ipairs(methods or {}) do
+    items[i] = { index = i, m = m }
+  end
+  vim.schedule(guard(function()
+    vim.ui.select(items, {
       prompt = "The agent asks you to sign in:",
       kind = "acpchat_auth",
-      format_item = function(m)
-        local extra = m.description and (" — " .. m.description) or ""
-        return m.name .. (m.type == "terminal" and " (in a terminal)" or "") .. extra
+      format_item = function(it)
+        local m = it.m
+        local extra = m.description and (" — " .. flat(m.description, 300)) or ""
+        return flat(m.name, 120) .. (m.terminal and " (in a terminal)" or "") .. extra
       end,
-    }, function(m)
-      reply(key, m and m.id or nil)
-    end)
-  end)
+    }, guard(function(it)
+      reply(key, it and it.index or nil)
+    end))
+  end))
 end
 
 --- Run the sign-in command in a terminal tab; answer with its exit code when it ends.
-function M.terminal(_, key, spec)
-  vim.schedule(function()
+function M.terminal(_, key, spec, guard)
+  vim.schedule((guard or unguarded)(function()
     vim.cmd("tabnew")
     local buf = vim.api.nvim_get_current_buf()
     local cmd = vim.list_extend({ spec.command }, spec.args or {})
@@ -65,9 +78,9 @@ function M.terminal(_, key, spec)
       require("acpchat.util").notify("acpchat: could not start the sign-in terminal: " .. tostring(err), vim.log.levels.ERROR)
       return reply(key, -1)
     end
-    pcall(vim.api.nvim_buf_set_name, buf, "acpchat://sign-in/" .. (spec.title or "agent"))
+    pcall(vim.api.nvim_buf_set_name, buf, "acpchat://sign-in/" .. flat(spec.title or "agent", 80))
     vim.cmd("startinsert")
-  end)
+  end))
 end
 
 --- Withdrawn (the chat closed): the sign-in terminal goes away with its job.

@@ -1,126 +1,121 @@
 -- Questions from the agent (elicitation/create): a form asked field by field with vim.ui.input
 -- and vim.ui.select, or a URL shown and opened only after the user agrees. Any <Esc> cancels.
+-- Node sends them ready to show (src/render/question-view.ts: the agent's text redacted, a
+-- malformed form or a disguised URL refused); every text is drawn on one line here too
+-- (text.flat). Answers go back by position: which field, which choice.
 local questions = require("acpchat.questions")
+local text = require("acpchat.text")
+
+local flat = text.flat
 local M = {}
 
---- The answer; a form's fields cross as JSON (their names are the agent's, not ours).
-local function reply(key, answer)
-  if answer.content then
-    answer = { action = answer.action, content_json = vim.json.encode(answer.content) }
-  end
-  questions.reply(key, answer)
+---@class acpchat.FormField
+---@field label string
+---@field description? string
+---@field required boolean
+---@field type "choice"|"string"|"number"|"integer"
+---@field default? string
+---@field choices? string[]
+
+---@class acpchat.Elicitation
+---@field mode "form"|"url"|"other"
+---@field message? string
+---@field fields? acpchat.FormField[]  form: asked in this order
+---@field url? string                  url: what is opened
+---@field shown? string                url: what is shown (url, a secret in it redacted)
+---@field hidden? boolean              url: a secret in it is hidden
+
+local function prompt_of(message, label)
+  return flat(message, 300) .. "\n" .. label
 end
 
---- The choices of an enum field: { value, label } pairs, or nil for a free-form field.
-local function choices(prop)
-  if prop.type == "boolean" then
-    return { { value = true, label = "yes" }, { value = false, label = "no" } }
-  end
-  if type(prop.oneOf) == "table" then
-    return vim.tbl_map(function(o)
-      return { value = o.const, label = o.title or o.const }
-    end, prop.oneOf)
-  end
-  if type(prop.enum) == "table" then
-    return vim.tbl_map(function(v)
-      return { value = v, label = tostring(v) }
-    end, prop.enum)
-  end
-end
-
-local function ask_form(key, req)
-  local schema = req.schema_json and vim.json.decode(req.schema_json) or {}
-  local props = schema.properties or {}
-  -- Required fields first, in the schema's order; then the others by name (Lua tables keep no order).
-  local required, names = {}, {}
-  for _, r in ipairs(schema.required or {}) do
-    if props[r] and not required[r] then
-      required[r] = true
-      names[#names + 1] = r
-    end
-  end
-  local rest = vim.tbl_filter(function(n)
-    return not required[n]
-  end, vim.tbl_keys(props))
-  table.sort(rest)
-  vim.list_extend(names, rest)
-  local content = {}
+local function ask_form(key, q, guard)
+  local fields = q.fields or {}
+  local answers = {}
   local i = 0
-  local function next_field()
+  local next_field
+  local function cancel()
+    questions.reply(key, { action = "cancel" })
+  end
+  next_field = function()
     i = i + 1
-    local name = names[i]
-    if not name then
-      return reply(key, { action = "accept", content = content })
+    local f = fields[i]
+    if not f then
+      return questions.reply(key, { action = "accept", answers = answers })
     end
-    local prop = props[name]
-    local label = (prop.title or name) .. (required[name] and "" or " (optional)")
-    if prop.description then
-      label = label .. " — " .. prop.description
-    end
-    local opts = choices(prop)
-    if opts then
-      vim.ui.select(opts, {
-        prompt = req.message .. "\n" .. label .. ":",
+    local label = flat(f.label, 120) .. (f.description and (" — " .. flat(f.description, 300)) or "")
+    if f.type == "choice" then
+      local items = {}
+      for n, c in ipairs(f.choices or {}) do
+        items[n] = { choice = n, label = flat(c, 120) }
+      end
+      vim.ui.select(items, {
+        prompt = prompt_of(q.message, label .. ":"),
+        kind = "acpchat_elicitation",
         format_item = function(o)
           return o.label
         end,
-      }, function(o)
+      }, guard(function(o)
         if not o then
-          return reply(key, { action = "cancel" })
+          return cancel()
         end
-        content[name] = o.value
+        answers[#answers + 1] = { field = i, choice = o.choice }
         next_field()
-      end)
+      end))
     else
-      vim.ui.input({ prompt = label .. ": ", default = prop.default and tostring(prop.default) or nil }, function(v)
+      vim.ui.input({ prompt = label .. ": ", default = f.default }, guard(function(v)
         if v == nil then
-          return reply(key, { action = "cancel" })
+          return cancel()
         end
-        if v == "" and not required[name] then
+        if v == "" and not f.required then
           return next_field()
         end
-        if prop.type == "number" or prop.type == "integer" then
-          local n = tonumber(v)
-          if not n then
-            require("acpchat.util").notify("acpchat: " .. name .. " must be a number", vim.log.levels.WARN)
-            i = i - 1
-            return next_field()
-          end
-          v = prop.type == "integer" and math.floor(n) or n
+        if (f.type == "number" or f.type == "integer") and not tonumber(v) then
+          require("acpchat.util").notify("acpchat: " .. flat(f.label, 120) .. " must be a number", vim.log.levels.WARN)
+          i = i - 1
+          return next_field()
         end
-        content[name] = v
+        answers[#answers + 1] = { field = i, text = v }
         next_field()
-      end)
+      end))
     end
   end
   next_field()
 end
 
-local function ask_url(key, req)
+--- The URL shown is the one opened (Node's normal form of it); only a secret in it is hidden.
+local function ask_url(key, q, guard)
+  local shown = flat(q.shown, 2000) .. (q.hidden and "  (a secret in it is hidden here)" or "")
   vim.ui.select({ "Open in the browser", "Decline" }, {
-    prompt = req.message .. "\n" .. tostring(req.url),
-  }, function(_, idx)
+    prompt = flat(q.message, 300) .. "\nOpens: " .. shown,
+    kind = "acpchat_elicitation",
+  }, guard(function(_, idx)
     if idx == 1 then
-      local ok = pcall(vim.ui.open, req.url)
-      reply(key, ok and { action = "accept" } or { action = "cancel" })
+      local ok = pcall(vim.ui.open, q.url)
+      questions.reply(key, ok and { action = "accept" } or { action = "cancel" })
     elseif idx == 2 then
-      reply(key, { action = "decline" })
+      questions.reply(key, { action = "decline" })
     else
-      reply(key, { action = "cancel" })
+      questions.reply(key, { action = "cancel" })
     end
-  end)
+  end))
 end
 
-function M.ask(_, key, req)
-  vim.schedule(function()
-    if req.mode == "url" then
-      ask_url(key, req)
-    elseif req.mode == "form" then
-      ask_form(key, req)
+---@param q acpchat.Elicitation
+---@param guard? fun(fn: function): function  ask.lua's: a failure answers the question
+function M.ask(_, key, q, guard)
+  guard = guard or function(fn)
+    return fn
+  end
+  vim.schedule(guard(function()
+    if q.mode == "url" then
+      ask_url(key, q, guard)
+    elseif q.mode == "form" then
+      ask_form(key, q, guard)
     else
-      reply(key, { action = "decline" })
+      questions.reply(key, { action = "decline" })
     end
-  end)
+  end))
 end
 
 --- Withdrawn: a later answer is dropped (vim.ui pickers cannot be closed from outside).

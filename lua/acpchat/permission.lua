@@ -48,23 +48,23 @@ end
 --- remembered for the project), then "show the diff first" when there is one.
 function M.choices(q)
   local items = {}
-  local function add(o)
+  local function add(o, i)
     local name, label = flat(o.name, 80), kind_label[o.kind] or flat(o.kind, 40)
-    items[#items + 1] = { id = o.id, label = string.format("%s (%s)", name, label), kind = o.kind }
+    items[#items + 1] = { option = i, label = string.format("%s (%s)", name, label), kind = o.kind }
     -- An "always" answer can also be remembered by the client, for the project.
     if is_always(o.kind) then
       items[#items].remember = "session"
-      items[#items + 1] = { id = o.id, label = string.format("%s (%s, remember for this project)", name, label), kind = o.kind, remember = "project" }
+      items[#items + 1] = { option = i, label = string.format("%s (%s, remember for this project)", name, label), kind = o.kind, remember = "project" }
     end
   end
-  for _, o in ipairs(q.options or {}) do
+  for i, o in ipairs(q.options or {}) do
     if not is_always(o.kind) then
-      add(o)
+      add(o, i)
     end
   end
-  for _, o in ipairs(q.options or {}) do
+  for i, o in ipairs(q.options or {}) do
     if is_always(o.kind) then
-      add(o)
+      add(o, i)
     end
   end
   if q.diffs and #q.diffs > 0 then
@@ -109,34 +109,43 @@ local function release(key)
   end
 end
 
-local function answer(key, option_id, remember)
+--- The answer names the option by its position in the agent's list (`option`, 1-based), never
+--- by its id: an agent may give two options one id.
+local function answer(key, option, remember)
   release(key)
-  questions.reply(key, option_id and { option_id = option_id, remember = remember } or nil)
+  questions.reply(key, option and { option = option, remember = remember } or nil)
 end
 
 --- Esc or an empty choice rejects once when the agent offers that; else the turn's question is cancelled.
 local function dismissed(q)
-  for _, o in ipairs(q.options or {}) do
+  for i, o in ipairs(q.options or {}) do
     if o.kind == "reject_once" then
-      return o.id
+      return i
     end
   end
   return nil
 end
 
-function M.ask(chat_id, key, q)
-  open[key] = { chat = chat_id, q = q }
+local function unguarded(fn)
+  return fn
+end
+
+--- `guard` (ask.lua): wraps what runs later, so that a failure answers the question.
+function M.ask(chat_id, key, q, guard)
+  guard = guard or unguarded
+  open[key] = { chat = chat_id, q = q, guard = guard }
   -- Keys typed before the question arrived never answer it.
   hold_typeahead(key)
-  vim.schedule(function()
+  vim.schedule(guard(function()
     M.select(key, q)
-  end)
+  end))
 end
 
 function M.select(key, q)
   if not open[key] then
     return
   end
+  local guard = open[key].guard or unguarded
   -- Nor keys typed between its arrival and its drawing.
   hold_typeahead(key)
   local items = M.choices(q)
@@ -146,7 +155,7 @@ function M.select(key, q)
     format_item = function(item)
       return item.label
     end,
-  }, function(item)
+  }, guard(function(item)
     if not open[key] then
       return
     end
@@ -157,8 +166,8 @@ function M.select(key, q)
       questions.reply(key, { review = true })
       return
     end
-    answer(key, item and item.id or dismissed(q), item and item.remember)
-  end)
+    answer(key, item and item.option or dismissed(q), item and item.remember)
+  end))
 end
 
 --- Withdrawn: a picker still open answers nothing (vim.ui.select cannot be closed from outside).

@@ -25,12 +25,19 @@ export interface WriteResult {
   message: string;
 }
 
+/**
+ * The user's answer to a permission question. `index`: the position of the chosen option in the
+ * request's `options`; the answer is tied to it (an agent may repeat an id), `optionId` is what
+ * goes back to the agent.
+ */
+export type PermissionAnswer = PermissionOutcome & { index?: number; remember?: "session" | "project" };
+
 export interface EditorPort {
   /**
    * Ask the user to pick one of the agent's permission options. With an *_always option the
    * user may also ask the client to remember the choice (`remember`).
    */
-  requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome & { remember?: "session" | "project" }>;
+  requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionAnswer>;
   /** Read a text file, preferring the editor's buffer (with unsaved changes) to the disk. */
   readTextFile(req: ReadTextFileRequest, signal: AbortSignal): Promise<{ content: string }>;
   /**

@@ -267,6 +267,8 @@ export class ChatHost {
       clientMcpServer: editor,
       checkpoints,
     });
+    // The agent's questions (forms, URLs, sign-in) are shown without the chat's secrets.
+    port.redactor = chat.redactor;
     const queue = new RenderQueue({ frameMs: p.frameMs, send, status: () => statusOf(chat) });
     // The view shows "starting" at once (a crashed chat's view must not look crashed meanwhile).
     queue.push([{ type: "meta" }]);

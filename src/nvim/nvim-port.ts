@@ -5,19 +5,20 @@
  * the action, and asks the user through the bridge without waiting on Lua (see contract.ts).
  */
 import { basename } from "node:path";
-import type { EditorPort } from "../client/editor-port.js";
+import type { EditorPort, PermissionAnswer } from "../client/editor-port.js";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import type {
   AuthMethod,
   CreateElicitationRequest,
   ElicitationResponse,
-  PermissionOutcome,
   ReadTextFileRequest,
   RequestPermissionRequest,
   WriteTextFileRequest,
 } from "../protocol/schema.js";
-import { compactInput } from "../render/view-model.js";
+import { compactInput, oneLine } from "../render/view-model.js";
 import { summarizeDiff } from "../render/diff-summary.js";
+import { authChoices, formContent, formView, urlView, type FormView } from "../render/question-view.js";
+import { Redactor } from "../trace/redact.js";
 import { DEFAULT_MAX_READ_BYTES, diskSnapshot, stillIs, writeIfUnchanged, type DiskSnapshot } from "../workspace/disk.js";
 import { readFileWindow, textWindow } from "../workspace/files.js";
 import { resolveThroughLinks } from "../workspace/path-boundary.js";
@@ -71,6 +72,8 @@ export class NvimPort implements EditorPort {
   private approvals: Approval[] = [];
   /** Edits reviewed hunk by hunk in a permission question, waiting for their write or their tool call's end. */
   private readonly partials = new PartialEdits();
+  /** Hides secrets in the agent's questions: the chat's (set by its host), else key-like values only. */
+  redactor = new Redactor();
 
   constructor(
     private readonly bridge: Bridge,
@@ -233,7 +236,7 @@ export class NvimPort implements EditorPort {
     }
   }
 
-  async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome & { remember?: "session" | "project" }> {
+  async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
     const tc = req.toolCall;
     const diffs = (tc.content ?? [])
       .filter((c) => c.type === "diff")
@@ -247,15 +250,17 @@ export class NvimPort implements EditorPort {
       diffs,
       options: req.options.map((o) => ({ id: o.optionId, name: o.name, kind: o.kind })),
     };
-    const answer = this.ask<{ optionId?: string; remember?: "session" | "project"; review?: boolean }>("permission", question, signal);
-    const a = await answer;
-    // "Show the diff first": the per-hunk review is the answer (src/nvim/permission-review.ts).
+    // The answer names the chosen option by its position in `options` (1-based, as Lua counts),
+    // or asks for the per-hunk review, which then is the answer (src/nvim/permission-review.ts).
+    const a = await this.ask<{ option?: unknown; remember?: unknown; review?: unknown }>("permission", question, signal);
     if (a?.review === true) return this.partials.review(req, liveFiles(this.bridge), (q) => this.ask("review", q, signal));
-    if (a === undefined || typeof a.optionId !== "string") return { outcome: "cancelled" };
-    const remember = a.remember === "session" || a.remember === "project" ? a.remember : undefined;
+    const index = typeof a?.option === "number" && Number.isInteger(a.option) ? a.option - 1 : -1;
+    const chosen = req.options[index];
+    if (!chosen) return { outcome: "cancelled" };
+    const remember = a?.remember === "session" || a?.remember === "project" ? a.remember : undefined;
     // The user saw these diffs and allowed them: the writes that carry out exactly these edits
     // are not asked about again.
-    const kind = req.options.find((o) => o.optionId === a.optionId)?.kind;
+    const kind = chosen.kind;
     if (kind === "allow_once" || kind === "allow_always") {
       for (const c of tc.content ?? []) {
         if (c.type !== "diff") continue;
@@ -269,7 +274,7 @@ export class NvimPort implements EditorPort {
       }
       if (this.approvals.length > 32) this.approvals.splice(0, this.approvals.length - 32);
     }
-    return { outcome: "selected", optionId: a.optionId, remember };
+    return { outcome: "selected", optionId: chosen.optionId, index, remember };
   }
 
   /** A tool call ended: the hunks the user rejected in its permission review are put back (what was done, for the transcript and the agent). */
@@ -278,23 +283,39 @@ export class NvimPort implements EditorPort {
   }
 
   async chooseAuthMethod(methods: AuthMethod[], signal: AbortSignal): Promise<string | undefined> {
-    const list = methods.map((m) => ({ id: m.id, name: m.name, description: m.description ?? undefined, type: m.type ?? "agent" }));
-    return this.ask<string>("auth", { how: "choose", methods: list }, signal);
+    // Shown redacted, one line each; the answer is the method's position (1-based).
+    const i = await this.ask<unknown>("auth", { how: "choose", methods: authChoices(methods, this.redactor) }, signal);
+    return typeof i === "number" && Number.isInteger(i) ? methods[i - 1]?.id : undefined;
   }
 
   async runAuthTerminal(spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string }, signal: AbortSignal): Promise<void> {
-    await this.ask<number>("auth", { how: "terminal", ...spec, env: Object.entries(spec.env).map(([name, value]) => ({ name, value })) }, signal);
+    // The title is the method's name, shown as the terminal's buffer name: redacted, one line.
+    const title = oneLine(this.redactor.text(spec.title), 80);
+    await this.ask<number>("auth", { how: "terminal", ...spec, title, env: Object.entries(spec.env).map(([name, value]) => ({ name, value })) }, signal);
   }
 
-  /** elicitation/create: a form asked field by field, or a URL opened after the user agrees. */
+  /**
+   * elicitation/create: a form asked field by field, or a URL opened after the user agrees.
+   * What is shown is built by question-view.ts (redacted, one line, refused when malformed);
+   * the answer comes back by position and the agent gets the values it offered.
+   */
   async elicit(req: CreateElicitationRequest, signal: AbortSignal): Promise<ElicitationResponse> {
-    const a = await this.ask<{ action: ElicitationResponse["action"]; contentJson?: string }>(
-      "elicitation",
-      { message: req.message, mode: req.mode, url: req.url, schemaJson: req.requestedSchema ? JSON.stringify(req.requestedSchema) : undefined },
-      signal,
-    );
-    if (!a) return { action: "cancel" };
-    return a.contentJson ? ({ action: a.action, content: JSON.parse(a.contentJson) } as ElicitationResponse) : ({ action: a.action } as ElicitationResponse);
+    let question: ReturnType<typeof urlView> | FormView["shown"] | { mode: "other" };
+    let form: FormView | undefined;
+    try {
+      if (req.mode === "url") question = urlView(req, this.redactor);
+      else if (req.mode === "form") question = (form = formView(req, this.redactor)).shown;
+      else question = { mode: "other" };
+    } catch (e) {
+      this.bridge.emit("notify", { message: `acpchat: refused a question from the agent: ${(e as Error).message.replace(/^Invalid params for elicitation\/create: /, "")}`, level: "warn" });
+      throw e;
+    }
+    const a = await this.ask<{ action?: unknown; answers?: unknown }>("elicitation", question, signal);
+    if (a?.action === "decline") return { action: "decline" };
+    if (a?.action !== "accept") return { action: "cancel" };
+    if (!form) return { action: "accept" };
+    const content = formContent(form, a.answers);
+    return content ? { action: "accept", content } : { action: "cancel" };
   }
 }
 

@@ -1,5 +1,5 @@
 /** Small things of a day's use: pickers, wrong ids, where a saved transcript goes, output windows. */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
@@ -50,6 +50,38 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(path.startsWith(join(c.t.dir, "data/nvim/acpchat/transcripts/"))).toBe(true);
     expect(readFileSync(path, "utf8")).toContain("worth keeping");
     expect(existsSync(join(c.t.dir, "work", path.split("/").at(-1)!))).toBe(false);
+  });
+
+  it(":AcpChatSave never replaces an existing file without !, nor a file open with unsaved edits even with !", async () => {
+    const c = await startChat(bin, { turns: [[{ text: "worth keeping" }]] });
+    await c.ready();
+    await c.send("save me");
+    await c.turns(1);
+    await recordNotes(c.t);
+    const readme = join(c.t.dir, "work", "README.md");
+    const other = join(c.t.dir, "work", "notes.md");
+    writeFileSync(readme, "# my project\n");
+    writeFileSync(other, "my notes\n");
+    const refused = async (path: string, why: string) => {
+      await c.t.waitFor(async () => (await c.notes()).some((n) => n.msg === `acpchat: not saved: ${path} ${why}` && n.level === 4), `the refusal for ${path}`);
+    };
+    await c.t.nvim.command(`AcpChatSave ${other}`);
+    await refused(other, "exists (add ! to replace it)");
+    expect(readFileSync(other, "utf8")).toBe("my notes\n");
+    // README.md open in a window, with an edit not yet written.
+    await c.t.nvim.command("wincmd t");
+    await c.t.nvim.command(`edit ${readme}`);
+    await c.t.lua("vim.api.nvim_buf_set_lines(0, 0, 0, false, { 'unsaved line' })");
+    await c.t.nvim.command(`AcpChatSave ${readme}`);
+    await refused(readme, "is open with unsaved changes; not replaced");
+    await c.t.nvim.command(`AcpChatSave! ${readme}`);
+    await refused(readme, "is open with unsaved changes; not replaced");
+    expect(readFileSync(readme, "utf8")).toBe("# my project\n");
+    expect(await c.t.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)")).toEqual(["unsaved line", "# my project"]);
+    // With ! an existing file (not open) is replaced, as :w! does.
+    await c.t.nvim.command(`AcpChatSave! ${other}`);
+    await c.t.waitFor(async () => (await c.notes()).some((n) => n.msg === `acpchat: saved the transcript to ${other}`), "the save");
+    expect(readFileSync(other, "utf8")).toContain("worth keeping");
   });
 
   it("gt opens a terminal's output above the chat, the prompt keeps its height, q closes it", async () => {
