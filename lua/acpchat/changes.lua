@@ -46,6 +46,54 @@ function M.quickfix(arg)
   end)
 end
 
+--- Show a file's buffer in an editor window of this tab (not a chat's), else a new split.
+local function show_file(path)
+  local b = vim.fn.bufadd(path)
+  vim.fn.bufload(b)
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+    local wb = api.nvim_win_get_buf(w)
+    if vim.bo[wb].buftype == "" and api.nvim_win_get_config(w).relative == "" then
+      api.nvim_win_set_buf(w, b)
+      api.nvim_set_current_win(w)
+      return b
+    end
+  end
+  vim.cmd("topleft split")
+  api.nvim_win_set_buf(0, b)
+  return b
+end
+
+--- A take-back or rewind left files whose edits of yours touch the agent's lines: ask about
+--- each, one after another; yes puts both sides in its buffer with conflict markers.
+function M.ask_conflicts(chat, paths, i)
+  i = i or 1
+  local path = paths and paths[i]
+  if not path then
+    return
+  end
+  local prompt = string.format("%s: your edits touch the lines the agent changed, so nothing was taken back there.", text.flat(path, 200))
+  vim.ui.select({ "Put both in the buffer with conflict markers (u undoes)", "Leave the file as it is" }, { prompt = prompt }, function(_, idx)
+    local function next_one()
+      M.ask_conflicts(chat, paths, i + 1)
+    end
+    if idx ~= 1 then
+      return next_one()
+    end
+    local abs = vim.fs.joinpath(chat.cwd or vim.fn.getcwd(), path)
+    local b = vim.fn.bufadd(abs)
+    vim.fn.bufload(b)
+    bridge.call("changes_conflict", { chat = chat.id, path = path }, function(err, r)
+      if err then
+        util.notify("acpchat: " .. err, vim.log.levels.WARN)
+      else
+        show_file(r.path)
+        pcall(vim.fn.search, "^<<<<<<< ", "cw")
+      end
+      next_one()
+    end)
+  end)
+end
+
 --- The file of a changes block under the cursor: the block's view and the file's entry.
 function M.file_at_cursor(chat)
   local row = api.nvim_win_get_cursor(0)[1] - 1
@@ -72,6 +120,7 @@ function M.review_at_cursor(chat)
       return util.notify("acpchat: " .. err, vim.log.levels.WARN)
     end
     util.notify("acpchat: " .. r.outcome)
+    M.ask_conflicts(chat, r.conflicts)
   end)
   return true
 end
@@ -93,6 +142,7 @@ function M.rewind(arg, bang)
         return util.notify("acpchat: " .. err, vim.log.levels.WARN)
       end
       util.notify("acpchat: " .. (r.outcome or (r.title .. ": no files to put back")))
+      M.ask_conflicts(chat, r.conflicts)
     end)
   end
   if bang then

@@ -33,6 +33,7 @@ return {
     "editor_answer",
     "changes",
     "changes_review",
+    "changes_conflict",
     "rewind",
   },
   -- Node -> Lua: events (notifications).

@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { encodeText, type Text } from "../workspace/text-codec.js";
-import type { RestoreAction } from "./restore-plan.js";
+import type { Overlap, RestoreAction } from "./restore-plan.js";
 
 /** The editor's buffers, as far as taking changes back needs them. */
 export interface LiveFiles {
@@ -19,11 +19,11 @@ export interface LiveFiles {
 }
 
 /** What happened to the file, for the transcript and the agent. */
-export type Applied = { done: true; how: "restored" | "removed" | "merged" | "merged into the buffer (unsaved)" } | { done: false; why: string };
+export type Applied = { done: true; how: "restored" | "removed" | "merged" | "merged into the buffer (unsaved)" } | { done: false; why: string; overlap?: Overlap };
 
 export async function applyRestore(abs: string, action: RestoreAction, live: LiveFiles, check: (abs: string) => void): Promise<Applied> {
   if (action.action === "none") return { done: true, how: "restored" };
-  if (action.action === "conflict") return { done: false, why: action.why };
+  if (action.action === "conflict") return { done: false, why: action.why, overlap: action.overlap };
   // The folder it is in must be inside the boundary (resolved through links); the entry itself
   // is never followed: a link there is replaced or removed, not written through.
   check(deepestExisting(dirname(abs)));

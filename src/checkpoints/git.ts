@@ -6,7 +6,8 @@
  * dropped. So the user's `.git` (index, refs, stash, reflog, config, hooks) is never touched.
  */
 import { execa } from "execa";
-import { mkdirSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** The oldest git with what the snapshots use (`add --pathspec-from-file`, 2.25). */
@@ -150,5 +151,26 @@ export async function gitVersion(program = "git"): Promise<{ ok: true; version: 
   } catch (e) {
     const code = (e as { code?: string }).code;
     return { ok: false, why: code === "ENOENT" ? "git is not installed (not found on PATH)" : `git cannot run: ${(e as Error).message}` };
+  }
+}
+
+/**
+ * A three-way merge of texts with conflict markers where both sides changed the same lines
+ * (`git merge-file`, which needs no repository): `ours` and `theirs` both start from `base`.
+ */
+export async function mergeWithMarkers(texts: { ours: string; base: string; theirs: string }, labels: { ours: string; base: string; theirs: string }, program = "git"): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "acpchat-merge-"));
+  try {
+    const files = (["ours", "base", "theirs"] as const).map((k) => {
+      const f = join(dir, k);
+      writeFileSync(f, texts[k]);
+      return f;
+    });
+    // Exit code: the number of conflicts (negative on error).
+    const r = await execa(program, ["merge-file", "-p", "--diff3", "-L", labels.ours, "-L", labels.base, "-L", labels.theirs, ...files], { reject: false, stripFinalNewline: false, env: { LC_ALL: "C" } });
+    if (r.exitCode === undefined || r.exitCode < 0 || r.exitCode > 127) throw new GitError(`git merge-file failed: ${r.stderr}`);
+    return r.stdout;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -29,7 +29,17 @@ export type RestoreAction =
   | { action: "none" }
   | { action: "restore"; version: Version }
   | { action: "merge"; text: Text; like: TextFile | undefined }
-  | { action: "conflict"; why: string };
+  | { action: "conflict"; why: string; overlap?: Overlap };
+
+/** Both sides of a conflict in the same lines, for a merge with markers the user resolves. */
+export interface Overlap {
+  /** The file as it is (the user's edits in it). */
+  ours: Text;
+  /** The agent's version, both sides' base. */
+  base: Text;
+  /** What taking the agent's change out would make of the agent's version. */
+  theirs: Text;
+}
 
 /** One turn's change to the file: its version before and after. */
 export interface Step {
@@ -74,7 +84,7 @@ export function planRewind(steps: readonly Step[], now: Now): RestoreAction {
     if (!before || !after) return { action: "conflict", why: "the agent's version is not a text file, and the file changed after it" };
     if (!s.start || !s.end) return { action: "conflict", why: s.start ? "the agent removed it, and it was made again after" : "the agent created it, and it was edited after" };
     const next = sameText(text, after) ? before : rebase(after, before, text);
-    if (!next) return { action: "conflict", why: "it was edited after the agent's change, in the same lines" };
+    if (!next) return { action: "conflict", why: "it was edited after the agent's change, in the same lines", overlap: { ours: text, base: after, theirs: before } };
     text = next;
   }
   if (sameText(text, current)) return { action: "none" };
@@ -96,7 +106,7 @@ export function planTakeback(step: Step, hunks: readonly Hunk[], back: readonly 
   const current = now.unsaved ?? textOf(now.disk);
   if (!current) return { action: "conflict", why: "it is no longer a text file" };
   const merged = sameText(current, after) ? result : rebase(after, result, current);
-  if (!merged) return { action: "conflict", why: "it was edited after the agent's change, in the same lines" };
+  if (!merged) return { action: "conflict", why: "it was edited after the agent's change, in the same lines", overlap: { ours: current, base: after, theirs: result } };
   if (sameText(merged, current)) return { action: "none" };
   return { action: "merge", text: merged, like: textOf(now.disk) ?? after };
 }

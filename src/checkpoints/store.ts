@@ -79,6 +79,11 @@ export class CheckpointStore {
     return { on: true };
   }
 
+  /** The git program checkpoints run. */
+  get gitProgram(): string {
+    return this.opts.git ?? "git";
+  }
+
   get checkpoints(): readonly Checkpoint[] {
     return this.list;
   }

@@ -11,7 +11,7 @@
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { applyRestore, type Applied, type LiveFiles } from "./apply.js";
-import { planRewind, planTakeback, stepHunks, type Now, type Step } from "./restore-plan.js";
+import { planRewind, planTakeback, stepHunks, type Now, type Overlap, type Step } from "./restore-plan.js";
 import type { Checkpoint, CheckpointStore, FileAt, FileChange } from "./store.js";
 import type { Hunk } from "../workspace/hunks.js";
 import type { Text } from "../workspace/text-codec.js";
@@ -38,12 +38,16 @@ export interface FileOutcome {
 
 /** How long a prompt waits for the snapshot before it (the first one runs in the background). */
 export const PROMPT_WAIT_MS = 200;
+/** How long a later prompt waits for its snapshot (normally well under 100 ms). */
+export const LATER_WAIT_MS = 2000;
 
 export class TurnCheckpoints {
   readonly steps: ChangeStep[] = [];
   /** Said to the agent with the next prompt: what the user took back. */
   private pendingNotes: string[] = [];
   private offSaid = false;
+  /** Take-backs that met the user's edits in the same lines, by path: offered as a merge with markers. */
+  readonly conflicts = new Map<string, { overlap: Overlap; label: string }>();
 
   constructor(
     readonly store: CheckpointStore,
@@ -70,8 +74,18 @@ export class TurnCheckpoints {
     const start = this.store.take(`before turn ${turn}`);
     const step: ChangeStep = { id: this.steps.length + 1, kind: "turn", turn, label: `turn ${turn}`, start, changes: [] };
     this.steps.push(step);
-    const done = await Promise.race([start.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), PROMPT_WAIT_MS))]);
-    if (!done) step.late = true;
+    // The first prompt waits at most PROMPT_WAIT_MS (the first snapshot of a large folder takes
+    // longer); later ones, whose snapshots are incremental, wait longer before giving up.
+    const wait = this.steps.some((s) => s !== step && s.kind === "turn") ? LATER_WAIT_MS : PROMPT_WAIT_MS;
+    const done = await Promise.race([start.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), wait))]);
+    if (!done) {
+      // Not taken yet: the agent may change files before it is. The newest checkpoint already
+      // taken is surely from before the prompt (edits of the user's since then count as the
+      // turn's); without one, the late snapshot is all there is.
+      const prev = this.store.checkpoints[this.store.checkpoints.length - 1];
+      if (prev) step.start = Promise.resolve(prev);
+      step.late = true;
+    }
     return step;
   }
 
@@ -130,6 +144,7 @@ export class TurnCheckpoints {
       const all = back === "all" || !h || back.length >= h.hunks.length;
       const action = all ? planRewind([v], now) : planTakeback(v, h.hunks, back, now);
       const applied = await applyRestore(join(this.cwd, path), action, live, check);
+      if (!applied.done && applied.overlap) this.conflicts.set(path, { overlap: applied.overlap, label: step.label });
       const what = all ? `${path} (the whole change of ${step.label})` : `${path} (${back.length} of ${h.hunks.length} hunks of ${step.label})`;
       if (applied.done) this.pendingNotes.push(`took back ${what}`);
       return [{ path, applied }];
@@ -157,7 +172,9 @@ export class TurnCheckpoints {
       for (const { path, steps } of plan) {
         const versions = await Promise.all(steps.map((s) => this.versionsOf(s, path)));
         const action = planRewind(versions, await this.now(path, live));
-        out.push({ path, applied: await applyRestore(join(this.cwd, path), action, live, check) });
+        const applied = await applyRestore(join(this.cwd, path), action, live, check);
+        if (!applied.done && applied.overlap) this.conflicts.set(path, { overlap: applied.overlap, label: from.label });
+        out.push({ path, applied });
       }
       const done = out.filter((o) => o.applied.done).map((o) => o.path);
       if (done.length > 0) this.pendingNotes.push(`${label}: ${done.join(", ")} put back as they were before ${from.label}`);

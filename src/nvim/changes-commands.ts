@@ -11,6 +11,8 @@ import type { Hunk } from "../workspace/hunks.js";
 import { acceptedHunks, WHOLE_FILE_LINES } from "../workspace/write-plan.js";
 import type { LiveFiles } from "../checkpoints/apply.js";
 import type { QuickfixItem, RewindFile } from "./contract.js";
+import { mergeWithMarkers } from "../checkpoints/git.js";
+import { joinText, splitText } from "../workspace/text-codec.js";
 
 export interface ChangesContext {
   chat: Chat;
@@ -75,7 +77,7 @@ export async function changesQuickfix(c: ChangesContext, turn: number | "all" | 
  * gd on a changed file: a review of the step's change (the file as the agent left it, against
  * how it was before); the hunks the user takes back are taken out of the file as it is now.
  */
-export async function changesReview(c: ChangesContext, stepId: number, path: string): Promise<{ outcome: string }> {
+export async function changesReview(c: ChangesContext, stepId: number, path: string): Promise<{ outcome: string; conflicts?: string[] }> {
   const cp = need(c);
   const step = cp.stepById(stepId);
   if (!step || !step.end) throw new Error(`no recorded change ${stepId}`);
@@ -102,11 +104,11 @@ export async function changesReview(c: ChangesContext, stepId: number, path: str
   const back = acceptedHunks(reverse, answer);
   if (back.length === 0) return { outcome: "nothing taken back" };
   const out = await cp.takeBack(step, path, back, c.live, (abs) => c.chat.boundary.check(abs, "take back"));
-  return { outcome: report(c, out, `Took back ${back.length} of ${h.hunks.length} hunk${h.hunks.length === 1 ? "" : "s"} of ${step.label} in ${path}`, cp) };
+  return { outcome: report(c, out, `Took back ${back.length} of ${h.hunks.length} hunk${h.hunks.length === 1 ? "" : "s"} of ${step.label} in ${path}`, cp), conflicts: conflictsOf(out) };
 }
 
 /** :AcpChatRewind: what it would do (`dryRun`), or do it. `undo`: take back the last rewind. */
-export async function rewind(c: ChangesContext, turn: number | undefined, undo: boolean, dryRun: boolean): Promise<{ title: string; files: RewindFile[]; outcome?: string }> {
+export async function rewind(c: ChangesContext, turn: number | undefined, undo: boolean, dryRun: boolean): Promise<{ title: string; files: RewindFile[]; outcome?: string; conflicts?: string[] }> {
   const cp = need(c);
   let from: ChangeStep | undefined;
   if (undo) {
@@ -122,7 +124,39 @@ export async function rewind(c: ChangesContext, turn: number | undefined, undo: 
   if (dryRun || files.length === 0) return { title, files };
   const label = undo ? `undo of the ${from.label}` : `rewind to before ${from.label}`;
   const out = await cp.rewind(from, c.live, (abs) => c.chat.boundary.check(abs, "rewind"), label);
-  return { title, files, outcome: report(c, out, undo ? `Undid the ${from.label}` : `Rewound to before ${from.label}`, cp) };
+  return { title, files, outcome: report(c, out, undo ? `Undid the ${from.label}` : `Rewound to before ${from.label}`, cp), conflicts: conflictsOf(out) };
+}
+
+/** Files left because the user's edits touch the agent's lines: the user is asked about each. */
+function conflictsOf(out: FileOutcome[]): string[] | undefined {
+  const paths = out.filter((o) => !o.applied.done && o.applied.overlap).map((o) => o.path);
+  return paths.length > 0 ? paths : undefined;
+}
+
+/**
+ * The user chose to see a conflict: the file's buffer (loaded by Lua first) gets both sides,
+ * with conflict markers, as one undoable change, unsaved; they resolve it and write.
+ */
+export async function changesConflict(c: ChangesContext, path: string): Promise<{ path: string; conflicts: number }> {
+  const cp = need(c);
+  const conflict = cp.conflicts.get(path);
+  if (!conflict) throw new Error(`no conflict is waiting for ${path}`);
+  const abs = join(cp.cwd, path);
+  const buf = await c.live.buffer(abs);
+  if (!buf) throw new Error(`${path} is not loaded in a buffer`);
+  const { overlap } = conflict;
+  const merged = await mergeWithMarkers(
+    { ours: joinText(buf.text), base: joinText(overlap.base), theirs: joinText(overlap.theirs) },
+    { ours: "yours (now)", base: "the agent's change", theirs: `before ${conflict.label}` },
+    cp.store.gitProgram,
+  );
+  const text = splitText(merged);
+  const r = await c.live.setBuffer(abs, buf.tick, buf.text, { lines: text.lines, eol: text.eol }, false);
+  if (r === "changed") throw new Error(`${path} changed meanwhile; nothing was put in it`);
+  cp.conflicts.delete(path);
+  const count = text.lines.filter((l) => l.startsWith("<<<<<<< ")).length;
+  c.chat.notice(`${path}: ${count} conflict${count === 1 ? "" : "s"} marked in its buffer (yours, the agent's, and before ${conflict.label}); resolve and :write, or u to undo.`, "warn");
+  return { path: abs, conflicts: count };
 }
 
 /** The transcript's account of a take-back or rewind: a note, and the step's changes block. */

@@ -31,7 +31,7 @@ import { LUA_METHODS, type AgentParams, type LuaMethod, type LuaToNode, type Ope
 import { fromWire, localName } from "./wire.js";
 import { CheckpointStore } from "../checkpoints/store.js";
 import { TurnCheckpoints } from "../checkpoints/turns.js";
-import { changesQuickfix, changesReview, rewind, type ChangesContext } from "./changes-commands.js";
+import { changesConflict, changesQuickfix, changesReview, rewind, type ChangesContext } from "./changes-commands.js";
 import { liveFiles } from "./live-files.js";
 
 interface Entry {
@@ -197,6 +197,7 @@ export class ChatHost {
       memory: (p) => memory(p.gc === true, p.snapshot),
       changes: (p) => changesQuickfix(this.changesContext(p.chat), p.turn),
       changesReview: (p) => changesReview(this.changesContext(p.chat), p.step, p.path),
+      changesConflict: (p) => changesConflict(this.changesContext(p.chat), p.path),
       rewind: (p) => rewind(this.changesContext(p.chat), p.turn, p.undo === true, p.dryRun === true),
     };
   }

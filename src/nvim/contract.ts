@@ -167,9 +167,11 @@ export interface LuaToNode {
   /** :AcpChatChanges: every hunk of a turn (default: the last; "all": every step) for the quickfix list. */
   changes: { params: ChatRef & { turn?: number | "all" }; result: { title: string; items: QuickfixItem[] } };
   /** gd on a file of a changes block: the per-hunk take-back review (asked with `ask`); what it did. */
-  changesReview: { params: ChatRef & { step: number; path: string }; result: { outcome: string } };
+  changesReview: { params: ChatRef & { step: number; path: string }; result: { outcome: string; conflicts?: string[] } };
+  /** A take-back or rewind met the user's edits in the same lines: put both in the (loaded) buffer with conflict markers. */
+  changesConflict: { params: ChatRef & { path: string }; result: { path: string; conflicts: number } };
   /** :AcpChatRewind: the files it puts back (`dryRun`), or do it; `undo`: take back the last rewind. */
-  rewind: { params: ChatRef & { turn?: number; undo?: boolean; dryRun?: boolean }; result: { title: string; files: RewindFile[]; outcome?: string } };
+  rewind: { params: ChatRef & { turn?: number; undo?: boolean; dryRun?: boolean }; result: { title: string; files: RewindFile[]; outcome?: string; conflicts?: string[] } };
   /** A failure in Lua, with its details, for the chat's trace (:AcpChatLog). */
   log: { params: Partial<ChatRef> & { message: string; details?: string }; result: null };
   /** The open chats and their agents' pids (for :checkhealth and tests). */
@@ -217,6 +219,7 @@ export const LUA_METHODS = [
   "editorAnswer",
   "changes",
   "changesReview",
+  "changesConflict",
   "rewind",
 ] as const satisfies readonly LuaMethod[];
 

@@ -318,7 +318,7 @@ export class Chat {
     const told = [...this.agentNotes.splice(0).map((n) => `[acp-chat.nvim] Note: ${n}.`), cp?.takeNotes()].filter(Boolean).join("\n") || undefined;
     const turn = this.prompt(blocks, told ? [{ type: "text", text: `${told}\n\n` }] : []);
     if (told) this.notice(`Told the agent: ${told.replace(/\[acp-chat.nvim\] /g, "")}`);
-    if (step?.late) this.notice("The snapshot of the folder before this turn was still being taken when the prompt went: changes the agent made in its first moments may be missing from this turn's changes.", "warn");
+    if (step?.late) this.notice("The snapshot of the folder before this turn was not done when the prompt went (a large folder's first snapshot takes a while): this turn's changes are counted from the last checkpoint taken, or may miss what the agent changed in its first moments.", "warn");
     // Below the user's words (the turn began synchronously): an attachment sent as a link, say.
     for (const n of notes) this.notice(n, "warn");
     const stop = await turn;

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { call, nvim, openChat, sendAndWait, setAgents, type Chat } from "../support/chat.js";
+import { call, checkpointsReady, nvim, openChat, sendAndWait, setAgents, type Chat } from "../support/chat.js";
 import type { TestNvim } from "../support/nvim.js";
 
 const bins = nvimBins();
@@ -81,8 +81,10 @@ async function chatWith(t: TestNvim, turns: unknown[][]): Promise<Chat> {
   await setAgents(t, { fake: { turns } });
   const c = await openChat(t);
   await c.ready();
+  await checkpointsReady(t);
   return c;
 }
+
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("an agent's shell command: the turn's block lists every file, :AcpChatChanges its hunks, :AcpChatRewind! puts all back byte-exact; the user's .git is untouched", async () => {
@@ -186,6 +188,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command(`edit ${join(work, "m.txt")}`);
     await t.lua("vim.api.nvim_buf_set_lines(0, 24, 25, false, { 'USER 25' })");
     writeFileSync(join(work, "c.txt"), readFileSync(join(work, "c.txt"), "utf8").replace("AGENT 3", "USER 3"));
+    await t.lua("vim.ui.select = function(items, opts, cb) cb(items[2], 2) end"); // leave the conflict as it is
     await t.nvim.command("AcpChatRewind! 1");
     await t.waitFor(async () => (await c.text()).includes("Rewound to before turn 1"), "the rewind's note");
     const m = await t.lua<string[]>("return vim.api.nvim_buf_get_lines(0, 0, -1, false)");
@@ -195,6 +198,56 @@ describe.each(bins)("Neovim $version", (bin) => {
     const tr = await c.text();
     expect(tr).toContain("c.txt: left as it is: it was edited after the agent's change, in the same lines");
     expect(tr).toContain("m.txt: merged into the buffer (unsaved)");
+  });
+
+  it("a conflict is asked about: yes puts both sides in the buffer with markers (unsaved, undoable); the disk keeps the user's text", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    writeFileSync(join(work, "c.txt"), text(lines(10)));
+    const c = await chatWith(t, [[...tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' c.txt" }, done("t1"), { text: "ok" }]]);
+    await sendAndWait(c, "edit");
+    writeFileSync(join(work, "c.txt"), readFileSync(join(work, "c.txt"), "utf8").replace("AGENT 3", "USER 3"));
+    await t.lua("_G.asked = {}; vim.ui.select = function(items, opts, cb) table.insert(_G.asked, opts.prompt); cb(items[1], 1) end");
+    await t.nvim.command("AcpChatRewind! 1");
+    const b = await t.waitFor(async () => {
+      const n = await t.lua<number>("return vim.fn.bufnr(...)", [join(work, "c.txt")]);
+      return n > 0 && (await t.lines(n)).some((l) => l.startsWith("<<<<<<< yours (now)")) && n;
+    }, "the conflict markers in c.txt's buffer");
+    const shown = await t.lines(b);
+    expect(shown).toContain("USER 3");
+    expect(shown).toContain("line 3");
+    expect(shown.some((l) => l.startsWith(">>>>>>> before turn 1"))).toBe(true);
+    expect((await t.lua<string[]>("return _G.asked"))[0]).toContain("c.txt: your edits touch the lines the agent changed");
+    expect(readFileSync(join(work, "c.txt"), "utf8")).toContain("USER 3");
+    expect(readFileSync(join(work, "c.txt"), "utf8")).not.toContain("<<<<<<<");
+    expect(await t.lua("return vim.bo[...].modified", [b])).toBe(true);
+    await t.lua("vim.api.nvim_buf_call(..., function() vim.cmd('silent undo') end)", [b]);
+    expect((await t.lines(b)).some((l) => l.startsWith("<<<<<<<"))).toBe(false);
+  });
+
+  it("a write through the client (Latin-1, CRLF) is in the turn's block; taking back one hunk keeps the file's bytes otherwise", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    const f = join(work, "w.txt");
+    const orig = lines(12, "caf\xe9");
+    writeFileSync(f, Buffer.from(orig.join("\r\n") + "\r\n", "latin1"));
+    const next = orig.map((l, i) => (i === 1 ? "second, changed" : i === 9 ? "tenth, changed" : l).replace("\xe9", "é"));
+    await setAgents(t, { fake: { turns: [[{ request: "fs/write_text_file", params: { path: f, content: next.join("\n") + "\n" } }, { text: "wrote" }]] } }, { write: "save" });
+    const c = await openChat(t);
+    await c.ready();
+    await sendAndWait(c, "write");
+    expect(await c.text()).toContain("M w.txt  +2 -2");
+    await t.nvim.command("stopinsert");
+    await c.focus();
+    const row = (await c.lines()).findIndex((l) => l.includes("M w.txt"));
+    await t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row + 1]);
+    await t.nvim.input("gd");
+    const win = await t.waitFor(async () => t.lua<number | null>("local r = next(require('acpchat.review').open_reviews); return r and require('acpchat.review').open_reviews[r].lw"), "the review to open");
+    await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, { 10, 0 })", [win]);
+    await t.nvim.input("grZZ");
+    await t.waitFor(async () => (await c.text()).includes("Took back 1 of 2 hunks"), "the take-back's note");
+    const want = orig.map((l, i) => (i === 1 ? "second, changed" : l));
+    expect(readFileSync(f)).toEqual(Buffer.from(want.join("\r\n") + "\r\n", "latin1"));
   });
 
   it("a folder that is not a git repository, a nested repository and a submodule-like folder: their files are recorded", async () => {

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { call, nvim, openChat, sendAndWait, setAgents } from "../support/chat.js";
+import { call, checkpointsReady, nvim, openChat, sendAndWait, setAgents } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -56,6 +56,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     });
     const c = await openChat(t);
     await c.ready();
+    await checkpointsReady(t);
     await c.send("edit p");
     await acceptOnlyHunkAt(t, 3);
     await c.turns(1, 20_000);

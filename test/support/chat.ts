@@ -3,7 +3,7 @@
  * wait for turns, read the transcript and the chat's state. Every end-to-end and hostile test
  * uses it, so a test reads as the scenario it checks.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { FAKE_AGENT, startNvim, type NvimBin, type TestNvim } from "./nvim.js";
@@ -253,4 +253,20 @@ export function received(dir: string, method: string): Record<string, unknown>[]
     .map((l) => JSON.parse(l) as { method?: string; params?: Record<string, unknown> })
     .filter((m) => m.method === method)
     .map((m) => m.params!);
+}
+
+/**
+ * The chat's first snapshot is done (its ref is written): a prompt sent at once on a loaded
+ * machine could otherwise go before it, and the turn would be counted from a late snapshot.
+ */
+export async function checkpointsReady(t: TestNvim): Promise<void> {
+  const root = join(t.dir, "state", "nvim", "acpchat", "checkpoints");
+  await t.waitFor(async () => {
+    if (!existsSync(root)) return false;
+    for (const p of readdirSync(root)) {
+      const refs = join(root, p, "git", "refs", "acpchat");
+      if (existsSync(refs) && readdirSync(refs).some((c) => existsSync(join(refs, c, "0")))) return true;
+    }
+    return false;
+  }, "the chat's first snapshot", 20_000);
 }
