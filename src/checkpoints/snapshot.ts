@@ -12,7 +12,7 @@
  * - A folder with more than `maxFiles` files is refused (TooLargeError): a home directory, say.
  */
 import { lstatSync, readFileSync, writeFileSync, existsSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { PrivateGit } from "./git.js";
 
 export class TooLargeError extends Error {}
@@ -88,12 +88,16 @@ export class Snapshotter {
       const key = prefix === "" ? "root" : Buffer.from(prefix).toString("hex").slice(0, 80);
       const dir = prefix === "" ? this.root : join(this.root, prefix);
       // The repository's own excludes (read only; its .gitignore files are read by git itself).
+      // And, for the session's folder, the user's global excludes (~/.config/git/ignore): read,
+      // never written, and no other setting of theirs is used.
       let base = "";
-      const info = join(dir, ".git", "info", "exclude");
-      try {
-        if (existsSync(info) && statSync(info).isFile()) base = readFileSync(info, "utf8") + "\n";
-      } catch {
-        // unreadable: only the .gitignore files count
+      if (prefix === "") base += ancestorIgnores(dir);
+      for (const file of [join(dir, ".git", "info", "exclude"), ...(prefix === "" ? [globalExcludes()] : [])]) {
+        try {
+          if (file && existsSync(file) && statSync(file).isFile() && statSync(file).size < 1_000_000) base += readFileSync(file, "utf8") + "\n";
+        } catch {
+          // unreadable: only the .gitignore files count
+        }
       }
       wt = { prefix, dir, index: join(this.dataDir, `index-${key}`), excludes: join(this.dataDir, `exclude-${key}`), nested: new Set(), large: new Map(), excluded: new Set(), base };
       writeFileSync(wt.excludes, base);
@@ -205,6 +209,51 @@ export class Snapshotter {
     if (over) throw new TooLargeError(`more than ${this.limits.maxFiles.toLocaleString("en-US")} files`);
     return [...new Set(Buffer.concat(parts).toString("utf8").split("\0").filter((s) => s !== ""))];
   }
+}
+
+/**
+ * A session folder inside a repository (a package of a monorepo, say): the .gitignore files of
+ * the folders above it, up to the repository's root, as patterns of its own. Patterns without
+ * a slash apply at any depth and are kept; anchored ones are kept when they lead into the
+ * folder (with that part taken off), and dropped otherwise.
+ */
+export function ancestorIgnores(dir: string): string {
+  const out: string[] = [];
+  let rel = "";
+  let cur = dir;
+  for (let i = 0; i < 40; i++) {
+    if (existsSync(join(cur, ".git"))) break;
+    const parent = dirname(cur);
+    if (parent === cur) return ""; // not in a repository: nothing above counts
+    rel = `${basename(cur)}/${rel}`;
+    cur = parent;
+    let text = "";
+    try {
+      text = readFileSync(join(cur, ".gitignore"), "utf8");
+    } catch {
+      continue;
+    }
+    for (const raw of text.split("\n")) {
+      const line = raw.replace(/\r$/, "");
+      if (line.trim() === "" || line.startsWith("#")) continue;
+      const neg = line.startsWith("!") ? "!" : "";
+      const pat = neg ? line.slice(1) : line;
+      const body = pat.replace(/\/$/, "");
+      if (!body.includes("/")) out.push(line);
+      else {
+        const anchored = body.replace(/^\//, "");
+        if (anchored.startsWith(rel)) out.push(`${neg}/${pat.replace(/^\//, "").slice(rel.length)}`);
+      }
+    }
+  }
+  return out.length > 0 ? out.join("\n") + "\n" : "";
+}
+
+/** Git's default global excludes file ($XDG_CONFIG_HOME/git/ignore, else ~/.config/git/ignore). */
+function globalExcludes(): string {
+  const xdg = process.env.XDG_CONFIG_HOME;
+  if (xdg) return join(xdg, "git", "ignore");
+  return process.env.HOME ? join(process.env.HOME, ".config", "git", "ignore") : "";
 }
 
 /** A path as a gitignore pattern that matches just it. */

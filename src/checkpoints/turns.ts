@@ -138,6 +138,20 @@ export class TurnCheckpoints {
    */
   async takeBack(step: ChangeStep, path: string, back: readonly number[] | "all", live: LiveFiles, check: (abs: string) => void): Promise<FileOutcome[]> {
     const v = await this.versions(step, path);
+    const change = step.changes.find((c) => c.path === path);
+    const whole = back === "all" || back.length >= (stepHunks(v)?.hunks.length ?? 0);
+    if (change?.from && whole) {
+      // A rename taken back whole: the new name goes, the old one comes back.
+      return this.asStep("takeback", `take-back of ${path}`, async () => {
+        const out: FileOutcome[] = [];
+        for (const p of [path, change.from!]) {
+          const action = planRewind([await this.versionsOf(step, p)], await this.now(p, live));
+          out.push({ path: p, applied: await applyRestore(join(this.cwd, p), action, live, check) });
+        }
+        if (out.every((o) => o.applied.done)) this.pendingNotes.push(`took back the rename of ${change.from} to ${path} (${step.label})`);
+        return out;
+      });
+    }
     return this.asStep("takeback", `take-back in ${path}`, async () => {
       const now = await this.now(path, live);
       const h = stepHunks(v);
