@@ -43,6 +43,13 @@ export interface EditorPort {
    * wrote with its own file system) are reloaded, or the user is asked when they hold edits.
    */
   syncBuffers?(paths: readonly string[], signal: AbortSignal): Promise<void>;
+  /**
+   * A tool call's diffs were seen: those without old text (agents leave it out for edits of
+   * existing files) get the file's text of now as their old side, read before the agent writes.
+   */
+  noteDiffs?(toolCallId: string, diffs: readonly { path: string; oldText?: string | null; newText: string }[]): void;
+  /** Which of these files have a buffer with unsaved edits (what an agent reading the disk does not see). */
+  unsavedBuffers?(paths: readonly string[]): Promise<string[]>;
   /** Ask the user for structured input (elicitation/create). Optional. */
   elicit?(req: CreateElicitationRequest, signal: AbortSignal): Promise<ElicitationResponse>;
   /** The agent needs a sign-in: let the user pick one of its methods (undefined: declined). */

@@ -64,9 +64,27 @@ interface Approval {
 /** How many answered rounds a write may take (a review shown again after a concurrent change). */
 const MAX_ROUNDS = 4;
 
+/** A diff as a tool call carries it (ACP `diff` content). */
+export interface ToolDiff {
+  path: string;
+  oldText?: string | null;
+  newText: string;
+}
+
+/** How many old sides of diffs are kept (the most recent tool calls'). */
+const MAX_OLD_SIDES = 128;
+
 export class NvimPort implements EditorPort {
   /** Edits the user approved in a permission prompt's diff, waiting for their write. */
   private approvals: Approval[] = [];
+  /**
+   * The old side of diffs sent without one (claude-agent-acp and claude-code-acp send
+   * `oldText: null` for edits of existing files), read when the diff was first seen: before
+   * the agent writes. Keyed by tool call id and path; undefined: no such file (a new one).
+   */
+  private readonly oldSides = new Map<string, Promise<string | undefined>>();
+  /** The session's boundary (set by the host): the old side is read only for files inside it. */
+  inside: ((path: string) => string) | undefined;
 
   constructor(
     private readonly bridge: Bridge,
@@ -226,11 +244,62 @@ export class NvimPort implements EditorPort {
     }
   }
 
+  /** The text of a file as the editor sees it: its buffer (unsaved edits too) when loaded, else the disk; undefined when there is no such text file. */
+  private async textNow(path: string): Promise<string | undefined> {
+    const r = await this.bridge.request("bufferState", { path }).catch(() => undefined);
+    if (r?.loaded) return hasNul(r.lines) ? undefined : joinText(bufferText(r as BufferState));
+    const d = await diskSnapshot(path, this.maxReadBytes).catch(() => undefined);
+    return d?.exists && d.file ? joinText(d.file) : undefined;
+  }
+
+  /**
+   * A tool call's diffs were seen (an update, or a permission question): for each without old
+   * text, the file's text is read now, before the agent writes it, as the diff's old side.
+   */
+  noteDiffs(toolCallId: string, diffs: readonly ToolDiff[]): void {
+    for (const d of diffs) {
+      const key = `${toolCallId}\u0000${d.path}`;
+      if (d.oldText != null || this.oldSides.has(key)) continue;
+      let path: string;
+      try {
+        path = this.inside ? this.inside(d.path) : d.path;
+      } catch {
+        continue; // outside the session's folders: never read
+      }
+      this.oldSides.set(key, this.textNow(path));
+      if (this.oldSides.size > MAX_OLD_SIDES) this.oldSides.delete(this.oldSides.keys().next().value!);
+    }
+  }
+
+  /**
+   * The diffs with their old sides: a diff without old text for a file that existed when it
+   * was first seen is a diff against that text (the buffer, or the disk), not a new file.
+   */
+  async resolveDiffs(toolCallId: string, diffs: readonly ToolDiff[]): Promise<ToolDiff[]> {
+    this.noteDiffs(toolCallId, diffs);
+    return Promise.all(
+      diffs.map(async (d) => {
+        if (d.oldText != null) return d;
+        const old = await this.oldSides.get(`${toolCallId}\u0000${d.path}`);
+        return old === undefined ? d : { ...d, oldText: old };
+      }),
+    );
+  }
+
+  /** Which of these files have a loaded buffer with unsaved edits. */
+  async unsavedBuffers(paths: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const path of paths) {
+      const r = await this.bridge.request("bufferState", { path, first: 0, last: 0 });
+      if (r.loaded && r.modified) out.push(path);
+    }
+    return out;
+  }
+
   async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome & { remember?: "session" | "project" }> {
     const tc = req.toolCall;
-    const diffs = (tc.content ?? [])
-      .filter((c) => c.type === "diff")
-      .map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText, c.path) }));
+    const resolved = await this.resolveDiffs(tc.toolCallId, (tc.content ?? []).flatMap((c) => (c.type === "diff" ? [c] : [])));
+    const diffs = resolved.map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText, c.path) }));
     const question = {
       title: tc.title ?? tc.toolCallId,
       kind: tc.kind ?? "other",
@@ -248,8 +317,7 @@ export class NvimPort implements EditorPort {
     // are not asked about again.
     const kind = req.options.find((o) => o.optionId === a.optionId)?.kind;
     if (kind === "allow_once" || kind === "allow_always") {
-      for (const c of tc.content ?? []) {
-        if (c.type !== "diff") continue;
+      for (const c of resolved) {
         let path = c.path;
         try {
           path = resolveThroughLinks(c.path);

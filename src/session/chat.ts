@@ -672,7 +672,10 @@ export class Chat {
    */
   private afterToolCall(toolCallId: string): void {
     const call = this.state.toolCalls.get(toolCallId);
-    if (!call || !this.opts.port.syncBuffers || this.synced.has(call)) return;
+    if (!call) return;
+    // Diffs without old text: the file as it is now (before the agent writes) is their old side.
+    this.opts.port.noteDiffs?.(toolCallId, call.content.flatMap((c) => (c.type === "diff" ? [c] : [])));
+    if (!this.opts.port.syncBuffers || this.synced.has(call)) return;
     if (call.status !== "completed" && call.status !== "failed") return;
     const diffs = call.content.flatMap((c) => (c.type === "diff" ? [c.path] : []));
     if (diffs.length === 0 && !["edit", "delete", "move"].includes(call.kind)) return;
