@@ -4,6 +4,7 @@
 -- (src/workspace/write-plan.ts).
 local M = {}
 local api = vim.api
+local adopt_disk
 
 --- The loaded buffer for an absolute path, if any (with `unloaded`, also one not loaded).
 function M.find_buf(path, unloaded)
@@ -84,6 +85,58 @@ local function at_tick(p)
   return b
 end
 
+--- Line edits (0-based, end exclusive, bottom first) that turn `from` into `to`.
+local function line_edits(from, to)
+  local a = #from > 0 and table.concat(from, "\n") .. "\n" or ""
+  local z = #to > 0 and table.concat(to, "\n") .. "\n" or ""
+  local edits = {}
+  for _, h in ipairs(vim.diff(a, z, { result_type = "indices" })) do
+    local sa, ca, sb, cb = h[1], h[2], h[3], h[4]
+    local first = ca == 0 and sa or sa - 1
+    local from_b = cb == 0 and sb or sb - 1
+    table.insert(edits, 1, { start = first, ["end"] = first + ca, lines = vim.list_slice(to, from_b + 1, from_b + cb) })
+  end
+  return edits
+end
+
+--- After the user compared their buffer with the file an agent changed on disk: the buffer
+--- reads the file again (so Vim knows the file as it is now: no W12, and no "changed since
+--- reading it" question on the next :w), then gets the text the user chose back as one undo
+--- step of its own (`u` goes to the file's text, once more to the buffer before). A text
+--- equal to the file leaves the buffer unmodified.
+---@param p { edits: { start: integer, ["end"]: integer, lines: string[] }[], eol: boolean? }
+adopt_disk = function(b, p)
+  local want = api.nvim_buf_get_lines(b, 0, -1, false)
+  for _, e in ipairs(p.edits or {}) do
+    local tail = vim.list_slice(want, e["end"] + 1)
+    want = vim.list_extend(vim.list_extend(vim.list_slice(want, 1, e.start), e.lines or {}), tail)
+  end
+  local eol, fixeol = vim.bo[b].eol, vim.bo[b].fixeol
+  if p.eol ~= nil then
+    eol, fixeol = p.eol, p.eol and fixeol or false
+  end
+  break_undo(b)
+  local ok = pcall(api.nvim_buf_call, b, function()
+    vim.cmd("silent edit!")
+  end)
+  if not ok then
+    -- The file cannot be read again: keep the chosen text, Vim's check stays as it was.
+    M.checktime(b, "")
+  end
+  break_undo(b)
+  for _, e in ipairs(line_edits(api.nvim_buf_get_lines(b, 0, -1, false), want)) do
+    api.nvim_buf_set_lines(b, e.start, e["end"], false, e.lines)
+  end
+  if vim.bo[b].eol ~= eol then
+    vim.bo[b].eol = eol
+  end
+  if vim.bo[b].fixeol ~= fixeol then
+    vim.bo[b].fixeol = fixeol
+  end
+  break_undo(b)
+  return { result = "applied", tick = api.nvim_buf_get_changedtick(b) }
+end
+
 --- Apply line edits (each { start, end, lines }: old lines [start, end), bottom first, as Node
 --- computed them) as one undo step of their own, if the buffer is still at change tick `tick`.
 --- `eol`: set 'endofline' (and, when false, 'nofixendofline'). Cursors and marks in every
@@ -93,6 +146,9 @@ function M.apply(p)
   local b, why = at_tick(p)
   if not b then
     return why
+  end
+  if p.acknowledge_disk then
+    return adopt_disk(b, p)
   end
   break_undo(b)
   for _, e in ipairs(p.edits or {}) do

@@ -133,7 +133,8 @@ export class NvimPort implements EditorPort {
   async writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<WriteOutcome> {
     const outcome = await this.write(req, signal);
     // Truthful: content the agent asked to save that is not on disk is not a success.
-    if (outcome.saved === false) throw new RpcError(ErrorCodes.InternalError, outcome.message);
+    // With "review", an accepted change that could not be saved waits in the buffer (said in words).
+    if (outcome.saved === false && this.writeMode === "save") throw new RpcError(ErrorCodes.InternalError, outcome.message);
     return outcome;
   }
 
@@ -143,7 +144,7 @@ export class NvimPort implements EditorPort {
     let content = req.content;
     let refresh = false;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const current = await this.current(path, this.writeMode === "save");
+      const current = await this.current(path, this.writeMode !== "buffer");
       const now = currentText(current);
       const approved = !refresh && now !== undefined && this.takeApproval(path, now, content);
       const plan = decideWrite({ path, content, current, mode: this.writeMode, approved, refresh });
@@ -163,7 +164,8 @@ export class NvimPort implements EditorPort {
         commit = plan.commit;
       }
       const done = await this.perform(commit);
-      if (done) return { ...done, accepted, hunks: plan.action === "review" ? total : undefined, message: describe(path, done, accepted, total) };
+      const why = current.kind === "buffer" && current.buffer.modified ? "its buffer holds the user's own unsaved edits" : this.writeMode === "buffer" ? 'the client writes to buffers only (write = "buffer")' : "the file changed on disk behind its buffer";
+      if (done) return { ...done, accepted, hunks: plan.action === "review" ? total : undefined, message: describe(path, done, accepted, total, why) };
       if (plan.action !== "review") continue; // raced with a change: decide again on the new text
       // The text changed while the user reviewed: carry what they accepted over to it.
       const fresh = currentText(await this.current(path, false));
@@ -352,10 +354,12 @@ export class NvimPort implements EditorPort {
   }
 }
 
-function describe(path: string, done: Omit<WriteOutcome, "message"> & { error?: string }, accepted: number | undefined, total: number): string {
+/** What a write did, in words: the agent reads this (not _meta), so a change not on disk says so. */
+function describe(path: string, done: Omit<WriteOutcome, "message"> & { error?: string }, accepted: number | undefined, total: number, why: string): string {
   const part = accepted !== undefined && accepted < total ? ` (the user accepted ${accepted} of ${total} hunks; the rest was not written)` : "";
   if (done.written === "disk") return `wrote ${path}${part}`;
   if (done.saved) return `applied to the buffer of ${path} and saved${part}`;
-  if (done.saved === false) return `applied to the buffer of ${path}, but not saved: ${done.error ?? "the write failed"}${part}`;
-  return `applied to the buffer of ${path} (unsaved)${part}`;
+  const waits = "The change waits in the editor's buffer, unsaved: the file on disk, which commands and tests read, still has the old content until the user saves it.";
+  if (done.saved === false) return `applied to the buffer of ${path}, but not saved: ${done.error ?? "the write failed"}${part}. ${waits}`;
+  return `applied to the buffer of ${path}, not saved (${why})${part}. ${waits}`;
 }

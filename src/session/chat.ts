@@ -546,8 +546,14 @@ export class Chat {
       writeTextFile: async (req, ctx) => {
         const path = this.inside(req.path, "write");
         const result = await this.opts.port.writeTextFile({ ...req, path }, this.linked(ctx));
+        if (!result) return {};
         // What was written (a review may have accepted part of it): the agent should know.
-        return result ? { _meta: { "acp-chat.nvim/write": result } } : {};
+        const meta = { _meta: { "acp-chat.nvim/write": result } };
+        if (result.written !== "buffer" || result.saved) return meta;
+        // Not on disk: the agent's next command would run on the old file. Said in words
+        // (agents read a result's text, not its _meta), and in the transcript.
+        this.notice(`The change to ${path} waits in its buffer, unsaved: commands see the old file until it is saved (:w).`, "warn");
+        return { message: result.message, ...meta };
       },
       createTerminal: async (req) => {
         const cwd = this.inside(req.cwd ?? this.boundary.cwd, "terminal cwd");
