@@ -97,6 +97,9 @@ export class Chat {
   private ending: Promise<AgentExit | undefined> | undefined;
   private early: { sessionId: string; update: SessionUpdate | UnstableSessionUpdate }[] = [];
   private settleTurn: ((r: StopReason | "error") => void) | undefined;
+  /** Files the agent read through fs/read_text_file (path: when, a counter) and read tool calls
+   * (when first seen; -1 once checked): an agent's own reads are told apart from the client's. */
+  private readonly reads = { seq: 0, byClient: new Map<string, number>(), calls: new WeakMap<object, number>() };
   /** Tool calls whose files were checked against the disk. */
   private readonly synced = new WeakSet<object>();
   /** The queued prompt being prepared (its files read): nothing else starts meanwhile, and a
@@ -541,6 +544,7 @@ export class Chat {
       requestPermission: (req, ctx) => this.askPermission(req, ctx),
       readTextFile: async (req, ctx) => {
         const path = this.inside(req.path, "read");
+        this.reads.byClient.set(path, ++this.reads.seq);
         return this.opts.port.readTextFile({ ...req, path }, this.linked(ctx));
       },
       writeTextFile: async (req, ctx) => {
@@ -681,6 +685,7 @@ export class Chat {
     if (!call) return;
     // Diffs without old text: the file as it is now (before the agent writes) is their old side.
     this.opts.port.noteDiffs?.(toolCallId, call.content.flatMap((c) => (c.type === "diff" ? [c] : [])));
+    if (call.kind === "read") this.afterRead(call);
     if (!this.opts.port.syncBuffers || this.synced.has(call)) return;
     if (call.status !== "completed" && call.status !== "failed") return;
     const diffs = call.content.flatMap((c) => (c.type === "diff" ? [c.path] : []));
@@ -697,6 +702,34 @@ export class Chat {
     if (paths.length === 0) return;
     // Not tied to the turn: the user may answer after it ended; closing the chat withdraws it.
     this.opts.port.syncBuffers(paths, this.lifetime.signal).catch((e) => this.trace.note("problem", `checking buffers against disk: ${errorMessage(e)}`));
+  }
+
+  /**
+   * A tool call of kind "read" ended: a file of its locations that the agent did not read
+   * through fs/read_text_file (it read the disk itself) while its buffer holds unsaved edits
+   * gets a note: the agent did not see them.
+   */
+  private afterRead(call: { status: string; title: string; locations: readonly { path: string }[] }): void {
+    if (!this.reads.calls.has(call)) this.reads.calls.set(call, this.reads.seq);
+    const seen = this.reads.calls.get(call)!;
+    if (call.status !== "completed" || seen < 0 || !this.opts.port.unsavedBuffers) return;
+    this.reads.calls.set(call, -1);
+    const paths: string[] = [];
+    for (const l of call.locations) {
+      try {
+        const p = this.boundary.check(l.path, "read");
+        if ((this.reads.byClient.get(p) ?? -1) <= seen) paths.push(p);
+      } catch {
+        // outside the boundary: not ours to say
+      }
+    }
+    if (paths.length === 0) return;
+    this.opts.port
+      .unsavedBuffers([...new Set(paths)])
+      .then((unsaved) => {
+        for (const p of unsaved) this.notice(`${p} has unsaved edits in the editor: ${this.opts.agentName} read the file from disk, without them ("${call.title}").`, "warn");
+      })
+      .catch((e) => this.trace.note("problem", `checking buffers for unsaved edits: ${errorMessage(e)}`));
   }
 
   /** Text held back in case it began a secret comes out (the run of chunks is over). */

@@ -69,6 +69,27 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect((await toolDiffs(c, "e1"))[0]!.old_text).toBe(text(mine));
   });
 
+  it("an agent that reads a file itself while its buffer has unsaved edits: a note on that tool call; a read through the client gets none", async () => {
+    const { t, work } = await editsNvim(bin);
+    const f = join(work, "u.txt");
+    const g = join(work, "g.txt");
+    const h = join(work, "h.txt");
+    for (const p of [f, g, h]) writeFileSync(p, text(lines));
+    for (const p of [h, g, f]) await t.nvim.command(`edit ${p}`);
+    for (const p of [f, g]) await t.lua("vim.api.nvim_buf_set_lines(vim.fn.bufnr(...), 0, 1, false, { 'unsaved' })", [p]);
+    const readCall = (id: string, path: string, viaClient: boolean) => [
+      { update: { sessionUpdate: "tool_call", toolCallId: id, title: `Read ${path}`, kind: "read", status: "in_progress", locations: [{ path }] } },
+      ...(viaClient ? [{ request: "fs/read_text_file", params: { path } }] : []),
+      { update: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" } },
+    ];
+    const c = await agentTurn(t, [...readCall("r1", f, false), ...readCall("r2", g, true), ...readCall("r3", h, false), { sleep: 300 }, { text: "read" }]);
+    await c.turns(1, 15_000);
+    const tx = await c.text();
+    expect(tx).toContain(`${f} has unsaved edits in the editor: fake read the file from disk, without them ("Read ${f}").`);
+    expect(tx).not.toContain(`${g} has unsaved edits`);
+    expect(tx).not.toContain(`${h} has unsaved edits`);
+  });
+
   it("a diff with no old text for a file that does not exist stays a new file", async () => {
     const { t, work } = await editsNvim(bin);
     const f = join(work, "n.txt");
