@@ -4,7 +4,6 @@
 -- (src/workspace/write-plan.ts).
 local M = {}
 local api = vim.api
-local adopt_disk
 
 --- The loaded buffer for an absolute path, if any (with `unloaded`, also one not loaded).
 function M.find_buf(path, unloaded)
@@ -85,6 +84,66 @@ local function at_tick(p)
   return b
 end
 
+--- The buffer's undo state (its undotree's seq_cur).
+local function undo_seq(b)
+  return api.nvim_buf_call(b, function()
+    return vim.fn.undotree().seq_cur
+  end)
+end
+
+--- Writes that changed a buffer's 'endofline'/'fixendofline', per buffer: { seq (the undo
+--- state right after the write), before, after }, oldest first.
+local eol_writes = {}
+
+local function set_eol(b, o)
+  if vim.bo[b].eol ~= o.eol then
+    vim.bo[b].eol = o.eol
+  end
+  if vim.bo[b].fixeol ~= o.fixeol then
+    vim.bo[b].fixeol = o.fixeol
+  end
+end
+
+--- Undoing an agent's write gives the buffer its 'endofline'/'fixendofline' back (undo does
+--- not restore options: the buffer stayed modified, and :w dropped the final newline); redoing
+--- it sets the write's again. A buffer back at its saved text is then unmodified again.
+local function watch_undo(b, w)
+  local list = eol_writes[b]
+  if not list then
+    list = {}
+    eol_writes[b] = list
+    local group = api.nvim_create_augroup("AcpChatEol" .. b, { clear = true })
+    -- Undo and redo happen in Normal mode (TextChanged); not on every typed key (TextChangedI).
+    api.nvim_create_autocmd("TextChanged", {
+      group = group,
+      buffer = b,
+      callback = function()
+        local seq = undo_seq(b)
+        -- The oldest write the buffer is before (undone), else the newest if it is right at it.
+        for _, x in ipairs(list) do
+          if seq < x.seq then
+            return set_eol(b, x.before)
+          end
+        end
+        local last = list[#list]
+        if last and seq == last.seq then
+          set_eol(b, last.after)
+        end
+      end,
+    })
+    api.nvim_create_autocmd("BufWipeout", {
+      group = group,
+      buffer = b,
+      once = true,
+      callback = function()
+        eol_writes[b] = nil
+        pcall(api.nvim_del_augroup_by_id, group)
+      end,
+    })
+  end
+  table.insert(list, w)
+end
+
 --- Line edits (0-based, end exclusive, bottom first) that turn `from` into `to`.
 local function line_edits(from, to)
   local a = #from > 0 and table.concat(from, "\n") .. "\n" or ""
@@ -105,7 +164,7 @@ end
 --- step of its own (`u` goes to the file's text, once more to the buffer before). A text
 --- equal to the file leaves the buffer unmodified.
 ---@param p { edits: { start: integer, ["end"]: integer, lines: string[] }[], eol: boolean? }
-adopt_disk = function(b, p)
+local function adopt_disk(b, p)
   local want = api.nvim_buf_get_lines(b, 0, -1, false)
   for _, e in ipairs(p.edits or {}) do
     local tail = vim.list_slice(want, e["end"] + 1)
@@ -151,6 +210,8 @@ function M.apply(p)
     return adopt_disk(b, p)
   end
   break_undo(b)
+  local before = { eol = vim.bo[b].eol, fixeol = vim.bo[b].fixeol }
+  local seq_before = undo_seq(b)
   for _, e in ipairs(p.edits or {}) do
     api.nvim_buf_set_lines(b, e.start, e["end"], false, e.lines or {})
   end
@@ -161,8 +222,10 @@ function M.apply(p)
     end
   end
   break_undo(b)
-  if p.acknowledge_disk then
-    M.checktime(b, "")
+  local after = { eol = vim.bo[b].eol, fixeol = vim.bo[b].fixeol }
+  local seq_after = undo_seq(b)
+  if seq_after > seq_before and (after.eol ~= before.eol or after.fixeol ~= before.fixeol) then
+    watch_undo(b, { seq = seq_after, before = before, after = after })
   end
   if p.mark_saved then
     vim.bo[b].modified = false

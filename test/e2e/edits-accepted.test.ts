@@ -25,7 +25,9 @@ const looks = (f: string, seen: string) => [
 
 /** `:w` typed in buffer `b` writes it at once: no question waits, no error. */
 async function writesWithoutQuestion(t: TestNvim, b: number): Promise<void> {
-  await t.lua("vim.v.errmsg = ''; vim.cmd('messages clear'); vim.api.nvim_set_current_buf(...)", [b]);
+  await t.nvim.input("<Esc>"); // the chat's prompt starts in Insert mode
+  await t.lua("vim.v.errmsg = ''; vim.cmd('messages clear'); vim.cmd.stopinsert(); vim.fn.win_gotoid(vim.fn.win_findbuf(...)[1])", [b]);
+  await t.waitFor(async () => (await t.lua<string>("return vim.api.nvim_get_mode().mode")) === "n", "Normal mode");
   await t.nvim.input(":w<CR>");
   await new Promise((r) => setTimeout(r, 300));
   const mode = await t.lua<{ mode: string; blocking: boolean }>("return vim.api.nvim_get_mode()");
