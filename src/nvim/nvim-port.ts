@@ -17,7 +17,7 @@ import type {
   WriteTextFileRequest,
 } from "../protocol/schema.js";
 import { compactInput } from "../render/view-model.js";
-import { summarizeDiff } from "../render/diff-summary.js";
+import { rememberOldSide, summarizeDiff } from "../render/diff-summary.js";
 import { DEFAULT_MAX_READ_BYTES, diskSnapshot, stillIs, writeIfUnchanged, type DiskSnapshot } from "../workspace/disk.js";
 import { readFileWindow, textWindow } from "../workspace/files.js";
 import { resolveThroughLinks } from "../workspace/path-boundary.js";
@@ -268,7 +268,10 @@ export class NvimPort implements EditorPort {
       } catch {
         continue; // outside the session's folders: never read
       }
-      this.oldSides.set(key, this.textNow(path));
+      const old = this.textNow(path);
+      this.oldSides.set(key, old);
+      // The transcript's figures of this diff (drawn again on the tool call's next update).
+      void old.then((text) => text !== undefined && rememberOldSide(d.path, d.newText, text));
       if (this.oldSides.size > MAX_OLD_SIDES) this.oldSides.delete(this.oldSides.keys().next().value!);
     }
   }

@@ -48,6 +48,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(readFileSync(f, "utf8")).toBe(text(after));
     const [q] = await questions(t);
     expect(q!.prompt).toContain(`+4 -0 ${f}`);
+    // The transcript's figures too (the tool call was drawn again when it completed).
+    expect(await c.text()).toContain(`+4 -0 ${f}`);
     const [d] = await toolDiffs(c, "e1");
     expect(d).toMatchObject({ path: f, old_text: text(lines), new_text: text(after) });
   });
