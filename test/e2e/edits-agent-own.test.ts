@@ -92,6 +92,30 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(tx).not.toContain(`${h} has unsaved edits`);
   });
 
+  it('"Show the diff first" shows the file as it is on the left, the agent\'s on the right', async () => {
+    const { t, work } = await editsNvim(bin);
+    const f = join(work, "f.txt");
+    const after = [...lines.slice(0, 10), "new 1", ...lines.slice(10)];
+    writeFileSync(f, text(lines));
+    // First the diff, then (when it closes and the question is asked again) reject.
+    await t.lua(`
+      _G.shown = 0
+      vim.ui.select = function(items, opts, on_choice)
+        _G.shown = _G.shown + 1
+        for _, it in ipairs(items) do
+          if (_G.shown == 1 and it.show_diff) or (_G.shown > 1 and it.kind == "reject_once") then return on_choice(it) end
+        end
+      end`);
+    const c = await agentTurn(t, ownEdit(f, text(after), "/dev/null").slice(0, 2).concat([{ text: "stopped" }]));
+    const side = (which: string) => `for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):find("/${which}/f.txt", 1, true) then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end`;
+    await t.waitFor(async () => (await t.lua(side("old"))) !== null, "the diff tab");
+    expect(await t.lua(side("old"))).toEqual(lines);
+    expect(await t.lua(side("new"))).toEqual(after);
+    await t.nvim.input("q");
+    await c.turns(1, 15_000);
+    expect(await t.lua("return _G.shown")).toBe(2);
+  });
+
   it("a diff with no old text for a file that does not exist stays a new file", async () => {
     const { t, work } = await editsNvim(bin);
     const f = join(work, "n.txt");
