@@ -90,6 +90,25 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(readFileSync(f, "utf8")).toBe(text(lines));
   });
 
+  it("after the agent wrote a file again with the same content (only its time changed), :w writes without a question", async () => {
+    const { t, work } = await editsNvim(bin);
+    const f = join(work, "same.txt");
+    writeFileSync(f, text(lines));
+    await t.nvim.command(`edit ${f}`);
+    const b = await bufnr(t, f);
+    const chat = await agentTurn(t, [
+      { update: { sessionUpdate: "tool_call", toolCallId: "w1", title: "Write same.txt", kind: "edit", status: "in_progress", locations: [{ path: f }] } },
+      { request: "terminal/create", params: { command: "sh", args: ["-c", `sleep 1.1; cp '${f}' '${f}.tmp'; mv '${f}.tmp' '${f}'`] } },
+      { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
+      { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } },
+      { sleep: 300 },
+      { text: "written" },
+    ]);
+    await chat.turns(1, 15_000);
+    await writesWithoutQuestion(t, b);
+    expect(readFileSync(f, "utf8")).toBe(text(lines));
+  });
+
   for (const how of ["takes the disk's version", "keeps the buffer"]) {
     it(`after the "changed on disk" review (the user ${how}), :w writes without a question`, async () => {
       const { t, work } = await editsNvim(bin);
