@@ -109,7 +109,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(readFileSync(f, "utf8")).toBe(text(lines));
   });
 
-  for (const how of ["takes the disk's version", "keeps the buffer"]) {
+  for (const how of ["takes the disk's version", "keeps the buffer", "keeps the buffer, which no window shows"]) {
     it(`after the "changed on disk" review (the user ${how}), :w writes without a question`, async () => {
       const { t, work } = await editsNvim(bin);
       const f = join(work, "d.txt");
@@ -117,6 +117,8 @@ describe.each(bins)("Neovim $version", (bin) => {
       await t.nvim.command(`edit ${f}`);
       const b = await bufnr(t, f);
       await t.lua("vim.api.nvim_buf_set_lines(..., 9, 10, false, { 'MINE' })", [b]);
+      const hidden = how.endsWith("no window shows");
+      if (hidden) await t.nvim.command("enew");
       const chat = await agentTurn(t, [
         { update: { sessionUpdate: "tool_call", toolCallId: "w1", title: "Write d.txt", kind: "edit", status: "in_progress", locations: [{ path: f }] } },
         { request: "terminal/create", params: { command: "sh", args: ["-c", `sleep 1.1; printf 'from the agent\\n' > '${f}'`] } },
@@ -133,6 +135,10 @@ describe.each(bins)("Neovim $version", (bin) => {
       await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 0, "the review to close");
       const want = how.startsWith("takes") ? ["from the agent"] : withLine(9, "MINE");
       await t.waitFor(async () => JSON.stringify(await t.lines(b)) === JSON.stringify(want), "the chosen text");
+      if (hidden) {
+        await t.nvim.input("<Esc>");
+        await t.lua("vim.cmd.stopinsert(); vim.cmd('wincmd t'); vim.api.nvim_set_current_buf(...)", [b]);
+      }
       await writesWithoutQuestion(t, b);
       expect(readFileSync(f, "utf8")).toBe(text(want));
     });
