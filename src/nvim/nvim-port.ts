@@ -271,22 +271,23 @@ export class NvimPort implements EditorPort {
       const old = this.textNow(path);
       this.oldSides.set(key, old);
       // The transcript's figures of this diff (drawn again on the tool call's next update).
-      void old.then((text) => text !== undefined && rememberOldSide(d.path, d.newText, text));
+      void old.then((text) => text !== undefined && text !== d.newText && rememberOldSide(d.path, d.newText, text));
       if (this.oldSides.size > MAX_OLD_SIDES) this.oldSides.delete(this.oldSides.keys().next().value!);
     }
   }
 
   /**
    * The diffs with their old sides: a diff without old text for a file that existed when it
-   * was first seen is a diff against that text (the buffer, or the disk), not a new file.
+   * was first seen (noteDiffs) is a diff against that text (the buffer, or the disk), not a new
+   * file. One never noted stays as the agent sent it: read now, the file may be written already.
    */
   async resolveDiffs(toolCallId: string, diffs: readonly ToolDiff[]): Promise<ToolDiff[]> {
-    this.noteDiffs(toolCallId, diffs);
     return Promise.all(
       diffs.map(async (d) => {
         if (d.oldText != null) return d;
         const old = await this.oldSides.get(`${toolCallId}\u0000${d.path}`);
-        return old === undefined ? d : { ...d, oldText: old };
+        // The same text: read after the write after all (nothing to compare against).
+        return old === undefined || old === d.newText ? d : { ...d, oldText: old };
       }),
     );
   }
@@ -303,7 +304,10 @@ export class NvimPort implements EditorPort {
 
   async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome & { remember?: "session" | "project" }> {
     const tc = req.toolCall;
-    const resolved = await this.resolveDiffs(tc.toolCallId, (tc.content ?? []).flatMap((c) => (c.type === "diff" ? [c] : [])));
+    const asked = (tc.content ?? []).flatMap((c) => (c.type === "diff" ? [c] : []));
+    // Asked before the write: a diff not seen in an update yet gets its old side now.
+    this.noteDiffs(tc.toolCallId, asked);
+    const resolved = await this.resolveDiffs(tc.toolCallId, asked);
     const diffs = resolved.map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText, c.path) }));
     const question = {
       title: tc.title ?? tc.toolCallId,

@@ -684,7 +684,7 @@ export class Chat {
     const call = this.state.toolCalls.get(toolCallId);
     if (!call) return;
     // Diffs without old text: the file as it is now (before the agent writes) is their old side.
-    this.opts.port.noteDiffs?.(toolCallId, call.content.flatMap((c) => (c.type === "diff" ? [c] : [])));
+    if (call.status === "pending" || call.status === "in_progress") this.opts.port.noteDiffs?.(toolCallId, call.content.flatMap((c) => (c.type === "diff" ? [c] : [])));
     if (call.kind === "read") this.afterRead(call);
     if (!this.opts.port.syncBuffers || this.synced.has(call)) return;
     if (call.status !== "completed" && call.status !== "failed") return;

@@ -116,6 +116,24 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return _G.shown")).toBe(2);
   });
 
+  it("a diff without old text first sent after the write (the call completed) is kept as sent, not compared with the written file", async () => {
+    const { t, work } = await editsNvim(bin);
+    const f = join(work, "late.txt");
+    writeFileSync(f, "a\nb\n");
+    const c = await agentTurn(t, [
+      { update: { sessionUpdate: "tool_call", toolCallId: "l1", title: "Write late.txt", kind: "edit", status: "in_progress", locations: [{ path: f }] } },
+      { request: "terminal/create", params: { command: "sh", args: ["-c", `printf 'a\\nb\\nc\\n' > '${f}'`] } },
+      { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
+      { update: { sessionUpdate: "tool_call_update", toolCallId: "l1", status: "completed", content: [{ type: "diff", path: f, oldText: null, newText: "a\nb\nc\n" }] } },
+      { sleep: 200 },
+      { text: "done" },
+    ]);
+    await c.turns(1, 15_000);
+    expect(readFileSync(f, "utf8")).toBe("a\nb\nc\n");
+    expect((await toolDiffs(c, "l1"))[0]).toMatchObject({ path: f, new_text: "a\nb\nc\n" });
+    expect((await toolDiffs(c, "l1"))[0]!.old_text).toBeUndefined();
+  });
+
   it("a diff with no old text for a file that does not exist stays a new file", async () => {
     const { t, work } = await editsNvim(bin);
     const f = join(work, "n.txt");
