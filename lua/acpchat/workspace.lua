@@ -84,10 +84,11 @@ local function at_tick(p)
   return b
 end
 
---- The buffer's undo state (its undotree's seq_cur).
+--- The buffer's undo state: changenr() is undotree()'s seq_cur (both b_u_seq_cur), without
+--- building the tree (milliseconds for a long history, on every change).
 local function undo_seq(b)
   return api.nvim_buf_call(b, function()
-    return vim.fn.undotree().seq_cur
+    return vim.fn.changenr()
   end)
 end
 
