@@ -290,7 +290,7 @@ M.schema = record({
     "write",
     one_of({ "review", "buffer", "save" }, {
       default = "review",
-      desc = 'How the agent\'s writes reach your files. "review": every write opens in review first (|acpchat-review|). "buffer": into the buffer as one undoable change; you save. "save": into the buffer, and written. A buffer with your unsaved edits is always reviewed.',
+      desc = 'How the agent\'s writes reach your files. "review": every write opens in review first (|acpchat-review|); what you accept is saved before the agent is answered when the buffer held no unsaved edits of yours. "buffer": into the buffer as one undoable change; you save. "save": into the buffer, and written. A buffer with your unsaved edits is always reviewed. A change left unsaved is said in the transcript and, in words, to the agent.',
     }),
   },
   {

@@ -84,6 +84,119 @@ local function at_tick(p)
   return b
 end
 
+--- The buffer's undo state: changenr() is undotree()'s seq_cur (both b_u_seq_cur), without
+--- building the tree (milliseconds for a long history, on every change).
+local function undo_seq(b)
+  return api.nvim_buf_call(b, function()
+    return vim.fn.changenr()
+  end)
+end
+
+--- Writes that changed a buffer's 'endofline'/'fixendofline', per buffer: { seq (the undo
+--- state right after the write), before, after }, oldest first.
+local eol_writes = {}
+
+local function set_eol(b, o)
+  if vim.bo[b].eol ~= o.eol then
+    vim.bo[b].eol = o.eol
+  end
+  if vim.bo[b].fixeol ~= o.fixeol then
+    vim.bo[b].fixeol = o.fixeol
+  end
+end
+
+--- Undoing an agent's write gives the buffer its 'endofline'/'fixendofline' back (undo does
+--- not restore options: the buffer stayed modified, and :w dropped the final newline); redoing
+--- it sets the write's again. A buffer back at its saved text is then unmodified again.
+local function watch_undo(b, w)
+  local list = eol_writes[b]
+  if not list then
+    list = {}
+    eol_writes[b] = list
+    local group = api.nvim_create_augroup("AcpChatEol" .. b, { clear = true })
+    -- Undo and redo happen in Normal mode (TextChanged); not on every typed key (TextChangedI).
+    api.nvim_create_autocmd("TextChanged", {
+      group = group,
+      buffer = b,
+      callback = function()
+        local seq = undo_seq(b)
+        -- The oldest write the buffer is before (undone), else the newest if it is right at it.
+        for _, x in ipairs(list) do
+          if seq < x.seq then
+            return set_eol(b, x.before)
+          end
+        end
+        local last = list[#list]
+        if last and seq == last.seq then
+          set_eol(b, last.after)
+        end
+      end,
+    })
+    api.nvim_create_autocmd("BufWipeout", {
+      group = group,
+      buffer = b,
+      once = true,
+      callback = function()
+        eol_writes[b] = nil
+        pcall(api.nvim_del_augroup_by_id, group)
+      end,
+    })
+  end
+  table.insert(list, w)
+end
+
+--- Line edits (0-based, end exclusive, bottom first) that turn `from` into `to`.
+local function line_edits(from, to)
+  local a = #from > 0 and table.concat(from, "\n") .. "\n" or ""
+  local z = #to > 0 and table.concat(to, "\n") .. "\n" or ""
+  local edits = {}
+  for _, h in ipairs(vim.diff(a, z, { result_type = "indices" })) do
+    local sa, ca, sb, cb = h[1], h[2], h[3], h[4]
+    local first = ca == 0 and sa or sa - 1
+    local from_b = cb == 0 and sb or sb - 1
+    table.insert(edits, 1, { start = first, ["end"] = first + ca, lines = vim.list_slice(to, from_b + 1, from_b + cb) })
+  end
+  return edits
+end
+
+--- After the user compared their buffer with the file an agent changed on disk: the buffer
+--- reads the file again (so Vim knows the file as it is now: no W12, and no "changed since
+--- reading it" question on the next :w), then gets the text the user chose back as one undo
+--- step of its own (`u` goes to the file's text, once more to the buffer before). A text
+--- equal to the file leaves the buffer unmodified.
+---@param p { edits: { start: integer, ["end"]: integer, lines: string[] }[], eol: boolean? }
+local function adopt_disk(b, p)
+  local want = api.nvim_buf_get_lines(b, 0, -1, false)
+  for _, e in ipairs(p.edits or {}) do
+    local tail = vim.list_slice(want, e["end"] + 1)
+    want = vim.list_extend(vim.list_extend(vim.list_slice(want, 1, e.start), e.lines or {}), tail)
+  end
+  local eol, fixeol = vim.bo[b].eol, vim.bo[b].fixeol
+  if p.eol ~= nil then
+    eol, fixeol = p.eol, p.eol and fixeol or false
+  end
+  break_undo(b)
+  local ok = pcall(api.nvim_buf_call, b, function()
+    vim.cmd("silent edit!")
+  end)
+  if not ok then
+    -- The file cannot be read again: keep the chosen text, Vim's check stays as it was.
+    M.checktime(b, "")
+  end
+  break_undo(b)
+  for _, e in ipairs(line_edits(api.nvim_buf_get_lines(b, 0, -1, false), want)) do
+    api.nvim_buf_set_lines(b, e.start, e["end"], false, e.lines)
+  end
+  if vim.bo[b].eol ~= eol then
+    vim.bo[b].eol = eol
+  end
+  if vim.bo[b].fixeol ~= fixeol then
+    vim.bo[b].fixeol = fixeol
+  end
+  break_undo(b)
+  return { result = "applied", tick = api.nvim_buf_get_changedtick(b) }
+end
+
 --- Apply line edits (each { start, end, lines }: old lines [start, end), bottom first, as Node
 --- computed them) as one undo step of their own, if the buffer is still at change tick `tick`.
 --- `eol`: set 'endofline' (and, when false, 'nofixendofline'). Cursors and marks in every
@@ -94,7 +207,12 @@ function M.apply(p)
   if not b then
     return why
   end
+  if p.acknowledge_disk then
+    return adopt_disk(b, p)
+  end
   break_undo(b)
+  local before = { eol = vim.bo[b].eol, fixeol = vim.bo[b].fixeol }
+  local seq_before = undo_seq(b)
   for _, e in ipairs(p.edits or {}) do
     api.nvim_buf_set_lines(b, e.start, e["end"], false, e.lines or {})
   end
@@ -105,8 +223,10 @@ function M.apply(p)
     end
   end
   break_undo(b)
-  if p.acknowledge_disk then
-    M.checktime(b, "")
+  local after = { eol = vim.bo[b].eol, fixeol = vim.bo[b].fixeol }
+  local seq_after = undo_seq(b)
+  if seq_after > seq_before and (after.eol ~= before.eol or after.fixeol ~= before.fixeol) then
+    watch_undo(b, { seq = seq_after, before = before, after = after })
   end
   if p.mark_saved then
     vim.bo[b].modified = false

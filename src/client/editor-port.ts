@@ -55,6 +55,13 @@ export interface EditorPort {
    * permission review are cut back to what was accepted. Notes for the transcript and the agent.
    */
   toolCallEnded?(toolCallId: string, check: (abs: string) => void): Promise<string[]>;
+  /**
+   * A tool call's diffs were seen: those without old text (agents leave it out for edits of
+   * existing files) get the file's text of now as their old side, read before the agent writes.
+   */
+  noteDiffs?(toolCallId: string, diffs: readonly { path: string; oldText?: string | null; newText: string }[]): void;
+  /** Which of these files have a buffer with unsaved edits (what an agent reading the disk does not see). */
+  unsavedBuffers?(paths: readonly string[]): Promise<string[]>;
   /** Ask the user for structured input (elicitation/create). Optional. */
   elicit?(req: CreateElicitationRequest, signal: AbortSignal): Promise<ElicitationResponse>;
   /** The agent needs a sign-in: let the user pick one of its methods (undefined: declined). */

@@ -137,9 +137,11 @@ export class ChatHost {
       },
       permissions: (p) => this.get(p.chat).rules.list(),
       permissionRemove: (p) => this.get(p.chat).rules.remove(p.rule),
-      toolDiffs: (p) => {
-        const call = this.get(p.chat).chat.state.toolCalls.get(p.toolCallId);
-        return (call?.content ?? []).flatMap((c) => (c.type === "diff" ? [{ path: c.path, oldText: c.oldText ?? undefined, newText: c.newText }] : []));
+      toolDiffs: async (p) => {
+        const { chat } = this.get(p.chat);
+        const call = chat.state.toolCalls.get(p.toolCallId);
+        const diffs = await (chat.opts.port as NvimPort).resolveDiffs(p.toolCallId, (call?.content ?? []).flatMap((c) => (c.type === "diff" ? [c] : [])));
+        return diffs.map((d) => ({ path: d.path, oldText: d.oldText ?? undefined, newText: d.newText }));
       },
       trace: (p) =>
         this.get(p.chat)
@@ -270,6 +272,7 @@ export class ChatHost {
     });
     // The agent's questions (forms, URLs, sign-in) are shown without the chat's secrets.
     port.redactor = chat.redactor;
+    port.inside = (path) => chat.boundary.check(path, "read");
     const queue = new RenderQueue({ frameMs: p.frameMs, send, status: () => statusOf(chat) });
     // The view shows "starting" at once (a crashed chat's view must not look crashed meanwhile).
     queue.push([{ type: "meta" }]);

@@ -16,7 +16,7 @@ import type {
   WriteTextFileRequest,
 } from "../protocol/schema.js";
 import { compactInput, oneLine } from "../render/view-model.js";
-import { summarizeDiff } from "../render/diff-summary.js";
+import { rememberOldSide, summarizeDiff } from "../render/diff-summary.js";
 import { authChoices, formContent, formView, urlView, type FormView } from "../render/question-view.js";
 import { Redactor } from "../trace/redact.js";
 import { DEFAULT_MAX_READ_BYTES, diskSnapshot, stillIs, writeIfUnchanged, type DiskSnapshot } from "../workspace/disk.js";
@@ -67,6 +67,16 @@ interface Approval {
 /** How many answered rounds a write may take (a review shown again after a concurrent change). */
 const MAX_ROUNDS = 4;
 
+/** A diff as a tool call carries it (ACP `diff` content). */
+export interface ToolDiff {
+  path: string;
+  oldText?: string | null;
+  newText: string;
+}
+
+/** How many old sides of diffs are kept (the most recent tool calls'). */
+const MAX_OLD_SIDES = 128;
+
 export class NvimPort implements EditorPort {
   /** Edits the user approved in a permission prompt's diff, waiting for their write. */
   private approvals: Approval[] = [];
@@ -74,6 +84,14 @@ export class NvimPort implements EditorPort {
   private readonly partials = new PartialEdits();
   /** Hides secrets in the agent's questions: the chat's (set by its host), else key-like values only. */
   redactor = new Redactor();
+  /**
+   * The old side of diffs sent without one (claude-agent-acp and claude-code-acp send
+   * `oldText: null` for edits of existing files), read when the diff was first seen: before
+   * the agent writes. Keyed by tool call id and path; undefined: no such file (a new one).
+   */
+  private readonly oldSides = new Map<string, Promise<string | undefined>>();
+  /** The session's boundary (set by the host): the old side is read only for files inside it. */
+  inside: ((path: string) => string) | undefined;
 
   constructor(
     private readonly bridge: Bridge,
@@ -122,7 +140,8 @@ export class NvimPort implements EditorPort {
   async writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<WriteOutcome> {
     const outcome = await this.write(req, signal);
     // Truthful: content the agent asked to save that is not on disk is not a success.
-    if (outcome.saved === false) throw new RpcError(ErrorCodes.InternalError, outcome.message);
+    // With "review", an accepted change that could not be saved waits in the buffer (said in words).
+    if (outcome.saved === false && this.writeMode === "save") throw new RpcError(ErrorCodes.InternalError, outcome.message);
     return outcome;
   }
 
@@ -135,7 +154,7 @@ export class NvimPort implements EditorPort {
     const partial = this.partials.forWrite(path, content);
     if (partial) content = partial.content;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const current = await this.current(path, this.writeMode === "save");
+      const current = await this.current(path, this.writeMode !== "buffer");
       const now = currentText(current);
       const approved = (partial !== undefined && round === 0) || (!refresh && now !== undefined && this.takeApproval(path, now, content));
       const plan = decideWrite({ path, content, current, mode: this.writeMode, approved, refresh });
@@ -155,7 +174,8 @@ export class NvimPort implements EditorPort {
         commit = plan.commit;
       }
       const done = await this.perform(commit);
-      if (done) return { ...done, accepted, hunks: plan.action === "review" ? total : undefined, message: describe(path, done, accepted, total) };
+      const why = current.kind === "buffer" && current.buffer.modified ? "its buffer holds the user's own unsaved edits" : this.writeMode === "buffer" ? 'the client writes to buffers only (write = "buffer")' : "the file changed on disk behind its buffer";
+      if (done) return { ...done, accepted, hunks: plan.action === "review" ? total : undefined, message: describe(path, done, accepted, total, why) };
       if (plan.action !== "review") continue; // raced with a change: decide again on the new text
       // The text changed while the user reviewed: carry what they accepted over to it.
       const fresh = currentText(await this.current(path, false));
@@ -236,11 +256,69 @@ export class NvimPort implements EditorPort {
     }
   }
 
+  /** The text of a file as the editor sees it: its buffer (unsaved edits too) when loaded, else the disk; undefined when there is no such text file. */
+  private async textNow(path: string): Promise<string | undefined> {
+    const r = await this.bridge.request("bufferState", { path }).catch(() => undefined);
+    if (r?.loaded) return hasNul(r.lines) ? undefined : joinText(bufferText(r as BufferState));
+    const d = await diskSnapshot(path, this.maxReadBytes).catch(() => undefined);
+    return d?.exists && d.file ? joinText(d.file) : undefined;
+  }
+
+  /**
+   * A tool call's diffs were seen (an update, or a permission question): for each without old
+   * text, the file's text is read now, before the agent writes it, as the diff's old side.
+   */
+  noteDiffs(toolCallId: string, diffs: readonly ToolDiff[]): void {
+    for (const d of diffs) {
+      const key = `${toolCallId}\u0000${d.path}`;
+      if (d.oldText != null || this.oldSides.has(key)) continue;
+      let path: string;
+      try {
+        path = this.inside ? this.inside(d.path) : d.path;
+      } catch {
+        continue; // outside the session's folders: never read
+      }
+      const old = this.textNow(path);
+      this.oldSides.set(key, old);
+      // The transcript's figures of this diff (drawn again on the tool call's next update).
+      void old.then((text) => text !== undefined && text !== d.newText && rememberOldSide(d.path, d.newText, text));
+      if (this.oldSides.size > MAX_OLD_SIDES) this.oldSides.delete(this.oldSides.keys().next().value!);
+    }
+  }
+
+  /**
+   * The diffs with their old sides: a diff without old text for a file that existed when it
+   * was first seen (noteDiffs) is a diff against that text (the buffer, or the disk), not a new
+   * file. One never noted stays as the agent sent it: read now, the file may be written already.
+   */
+  async resolveDiffs(toolCallId: string, diffs: readonly ToolDiff[]): Promise<ToolDiff[]> {
+    return Promise.all(
+      diffs.map(async (d) => {
+        if (d.oldText != null) return d;
+        const old = await this.oldSides.get(`${toolCallId}\u0000${d.path}`);
+        // The same text: read after the write after all (nothing to compare against).
+        return old === undefined || old === d.newText ? d : { ...d, oldText: old };
+      }),
+    );
+  }
+
+  /** Which of these files have a loaded buffer with unsaved edits. */
+  async unsavedBuffers(paths: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const path of paths) {
+      const r = await this.bridge.request("bufferState", { path, first: 0, last: 0 });
+      if (r.loaded && r.modified) out.push(path);
+    }
+    return out;
+  }
+
   async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
     const tc = req.toolCall;
-    const diffs = (tc.content ?? [])
-      .filter((c) => c.type === "diff")
-      .map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText, c.path) }));
+    const asked = (tc.content ?? []).flatMap((c) => (c.type === "diff" ? [c] : []));
+    // Asked before the write: a diff not seen in an update yet gets its old side now.
+    this.noteDiffs(tc.toolCallId, asked);
+    const resolved = await this.resolveDiffs(tc.toolCallId, asked);
+    const diffs = resolved.map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText, c.path) }));
     const question = {
       title: tc.title ?? tc.toolCallId,
       kind: tc.kind ?? "other",
@@ -262,8 +340,7 @@ export class NvimPort implements EditorPort {
     // are not asked about again.
     const kind = chosen.kind;
     if (kind === "allow_once" || kind === "allow_always") {
-      for (const c of tc.content ?? []) {
-        if (c.type !== "diff") continue;
+      for (const c of resolved) {
         let path = c.path;
         try {
           path = resolveThroughLinks(c.path);
@@ -319,10 +396,12 @@ export class NvimPort implements EditorPort {
   }
 }
 
-function describe(path: string, done: Omit<WriteOutcome, "message"> & { error?: string }, accepted: number | undefined, total: number): string {
+/** What a write did, in words: the agent reads this (not _meta), so a change not on disk says so. */
+function describe(path: string, done: Omit<WriteOutcome, "message"> & { error?: string }, accepted: number | undefined, total: number, why: string): string {
   const part = accepted !== undefined && accepted < total ? ` (the user accepted ${accepted} of ${total} hunks; the rest was not written)` : "";
   if (done.written === "disk") return `wrote ${path}${part}`;
   if (done.saved) return `applied to the buffer of ${path} and saved${part}`;
-  if (done.saved === false) return `applied to the buffer of ${path}, but not saved: ${done.error ?? "the write failed"}${part}`;
-  return `applied to the buffer of ${path} (unsaved)${part}`;
+  const waits = "The change waits in the editor's buffer, unsaved: the file on disk, which commands and tests read, still has the old content until the user saves it.";
+  if (done.saved === false) return `applied to the buffer of ${path}, but not saved: ${done.error ?? "the write failed"}${part}. ${waits}`;
+  return `applied to the buffer of ${path}, not saved (${why})${part}. ${waits}`;
 }

@@ -19,7 +19,27 @@ const MAX_ENTRIES = 64;
 const cache = new Map<string, Map<string, DiffSummary>>();
 const NO_OLD = "\u0000(none)";
 
+/**
+ * Old sides found for diffs sent without one (src/nvim/nvim-port.ts reads the file when such a
+ * diff arrives): by path, then new text. The figures then count the real change, not a whole
+ * file added.
+ */
+const knownOld = new Map<string, Map<string, string>>();
+
+/** The file's text before the diff (oldText null) to `newText` of `path`. */
+export function rememberOldSide(path: string, newText: string, oldText: string): void {
+  let inner = knownOld.get(path);
+  if (!inner) {
+    inner = new Map();
+    knownOld.set(path, inner);
+    if (knownOld.size > MAX_ENTRIES) knownOld.delete(knownOld.keys().next().value!);
+  }
+  inner.set(newText, oldText);
+  if (inner.size > 8) inner.delete(inner.keys().next().value!);
+}
+
 export function summarizeDiff(oldText: string | null | undefined, newText: string, path?: string): DiffSummary {
+  if (oldText == null && path !== undefined) oldText = knownOld.get(path)?.get(newText) ?? oldText;
   const oldKey = oldText ?? NO_OLD + (path ?? "");
   let inner = cache.get(oldKey);
   const hit = inner?.get(newText);

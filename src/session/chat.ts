@@ -106,6 +106,9 @@ export class Chat {
   private readonly toolEnds = new Set<Promise<void>>();
   /** What the agent hears with the next prompt (besides what checkpoints add). */
   private readonly agentNotes: string[] = [];
+  /** Files the agent read through fs/read_text_file (path: when, a counter) and read tool calls
+   * (when first seen; -1 once checked): an agent's own reads are told apart from the client's. */
+  private readonly reads = { seq: 0, byClient: new Map<string, number>(), calls: new WeakMap<object, number>() };
   /** Tool calls whose files were checked against the disk. */
   private readonly synced = new WeakSet<object>();
   /** The queued prompt being prepared (its files read): nothing else starts meanwhile, and a
@@ -582,13 +585,22 @@ export class Chat {
       requestPermission: (req, ctx) => this.askPermission(req, ctx),
       readTextFile: async (req, ctx) => {
         const path = this.inside(req.path, "read");
+        this.reads.byClient.set(path, ++this.reads.seq);
         return this.opts.port.readTextFile({ ...req, path }, this.linked(ctx));
       },
       writeTextFile: async (req, ctx) => {
         const path = this.inside(req.path, "write");
         const result = await this.opts.port.writeTextFile({ ...req, path }, this.linked(ctx));
+        if (!result) return {};
         // What was written (a review may have accepted part of it): the agent should know.
-        return result ? { _meta: { "acp-chat.nvim/write": result } } : {};
+        const meta = { _meta: { "acp-chat.nvim/write": result } };
+        if (result.written !== "buffer" || result.saved) return meta;
+        // Not on disk: the agent's next command would run on the old file. Said in words
+        // (agents read a result's text, not its _meta), and in the transcript.
+        this.notice(`The change to ${path} waits in its buffer, unsaved: commands see the old file until it is saved (:w).`, "warn");
+        // And again with the next prompt (the agent may not read a write's result text).
+        this.agentNotes.push(`your change to ${path} is in the editor's buffer but was not saved to disk when you wrote it; commands you ran since saw the old file unless the user saved it`);
+        return { message: result.message, ...meta };
       },
       createTerminal: async (req) => {
         const cwd = this.inside(req.cwd ?? this.boundary.cwd, "terminal cwd");
@@ -716,7 +728,11 @@ export class Chat {
    */
   private afterToolCall(toolCallId: string): void {
     const call = this.state.toolCalls.get(toolCallId);
-    if (!call || !this.opts.port.syncBuffers || this.synced.has(call)) return;
+    if (!call) return;
+    // Diffs without old text: the file as it is now (before the agent writes) is their old side.
+    if (call.status === "pending" || call.status === "in_progress") this.opts.port.noteDiffs?.(toolCallId, call.content.flatMap((c) => (c.type === "diff" ? [c] : [])));
+    if (call.kind === "read") this.afterRead(call);
+    if (!this.opts.port.syncBuffers || this.synced.has(call)) return;
     if (call.status !== "completed" && call.status !== "failed") return;
     const diffs = call.content.flatMap((c) => (c.type === "diff" ? [c.path] : []));
     if (diffs.length === 0 && !["edit", "delete", "move"].includes(call.kind)) return;
@@ -761,6 +777,34 @@ export class Chat {
     void done.finally(() => this.toolEnds.delete(done));
     if (!cp?.on || ["read", "search", "think", "fetch"].includes(call.kind)) return;
     void done.then(() => cp.toolEnded(`after ${call.title || toolCallId}`));
+  }
+
+  /**
+   * A tool call of kind "read" ended: a file of its locations that the agent did not read
+   * through fs/read_text_file (it read the disk itself) while its buffer holds unsaved edits
+   * gets a note: the agent did not see them.
+   */
+  private afterRead(call: { status: string; title: string; locations: readonly { path: string }[] }): void {
+    if (!this.reads.calls.has(call)) this.reads.calls.set(call, this.reads.seq);
+    const seen = this.reads.calls.get(call)!;
+    if (call.status !== "completed" || seen < 0 || !this.opts.port.unsavedBuffers) return;
+    this.reads.calls.set(call, -1);
+    const paths: string[] = [];
+    for (const l of call.locations) {
+      try {
+        const p = this.boundary.check(l.path, "read");
+        if ((this.reads.byClient.get(p) ?? -1) <= seen) paths.push(p);
+      } catch {
+        // outside the boundary: not ours to say
+      }
+    }
+    if (paths.length === 0) return;
+    this.opts.port
+      .unsavedBuffers([...new Set(paths)])
+      .then((unsaved) => {
+        for (const p of unsaved) this.notice(`${p} has unsaved edits in the editor: ${this.opts.agentName} read the file from disk, without them ("${call.title}").`, "warn");
+      })
+      .catch((e) => this.trace.note("problem", `checking buffers for unsaved edits: ${errorMessage(e)}`));
   }
 
   /** Text held back in case it began a secret comes out (the run of chunks is over). */

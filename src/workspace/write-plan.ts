@@ -162,11 +162,22 @@ function decideBuffer(req: WriteRequest, b: BufferState, disk: DiskSnapshot | un
     }
   }
   const base: Base = { kind: "buffer", tick: b.tick, empty: b.empty, text };
-  const save = mode === "save" && !b.modified;
+  // "save", and "review" (an accepted change is on disk before the agent is answered, so its
+  // next command sees it): only a buffer without edits of the user's, and for "review" only
+  // when the disk is still what the buffer holds (a file written behind it is not overwritten).
+  const save = !b.modified && (mode === "save" || (mode === "review" && bufferIsDisk(b, disk)));
   const prepared: Prepared = { path, base, next, diff: diffTexts(text, next, req.limits), save, disk: save && disk?.exists ? disk.fingerprint : undefined };
   // Unsaved edits of the user's are never overwritten without their say.
   const reason = b.modified ? "conflict" : mode === "review" ? "review" : undefined;
   return finishDecision(req, prepared, reason);
+}
+
+/** The disk holds what the buffer was read from (or no file yet); false when unknown. */
+function bufferIsDisk(b: BufferState, disk: DiskSnapshot | undefined): boolean {
+  if (!disk) return false;
+  if (!disk.exists) return true;
+  const bytes = bufferBytes({ ...b, fixeol: false });
+  return bytes !== undefined && hashOf(bytes) === disk.fingerprint.hash;
 }
 
 function finishDecision(req: WriteRequest, prepared: Prepared, reason: "review" | "conflict" | undefined): WritePlan {

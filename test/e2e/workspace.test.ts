@@ -56,7 +56,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatSend write");
     await c.turns(1, 15_000);
     const r = await replies(c);
-    expect(r.map((x) => x.result)).toEqual([wrote(), wrote()]);
+    // Not on disk: the agent is told so in words.
+    expect(r.map((x) => x.result)).toEqual([{ message: expect.stringContaining("waits in the editor's buffer, unsaved"), ...(wrote("buffer") as object) }, wrote()]);
     const abuf = await bufnr(t, join(work, "a.txt"));
     expect(await t.lines(abuf)).toEqual(["one", "TWO", "three", "four"]);
     expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("one\ntwo\nthree\n"); // the user saves
