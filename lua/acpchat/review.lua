@@ -200,7 +200,7 @@ local function winbars(r)
   local left = string.format("Result: %s (%d/%d hunks accepted)  ga/gr hunk · gA/gR all · ZZ done · ZQ reject", name, n, #r.hunks)
   if r.reason == "permission" then
     -- The permission question's own review: ZZ allows what is accepted (nothing accepted rejects).
-    left = string.format("Allow? %s (%d/%d hunks accepted)  ga/gr hunk · gA/gR all · ZZ allow the accepted hunks · ZQ reject", name, n, #r.hunks)
+    left = string.format("Allow? %s %d/%d accepted · ga/gr hunk · gA/gR all · ZZ allow · ZQ reject", name, n, #r.hunks)
   end
   local right = string.format("%s: %s (+%d -%d)", r.reason == "disk" and "On disk" or "Proposed", name, r.added, r.removed)
   if r.eol_change then
