@@ -33,6 +33,8 @@ export interface CheckpointOptions {
   /** Pruning: sessions older than this many days, and the oldest past this total size. */
   maxAgeDays?: number;
   maxBytes?: number;
+  /** Unreferenced objects younger than this survive a prune (default an hour). */
+  pruneGraceSeconds?: number;
 }
 
 export type CheckpointState = { on: true } | { on: false; why: string };
@@ -202,7 +204,10 @@ export class CheckpointStore {
     if (drop.length === 0) return { removed: 0 };
     await this.git.run(["update-ref", "--stdin"], { input: drop.flatMap((c) => chats.get(c)!.map((r) => `delete ${r}\n`)).join("") });
     for (const c of drop) rmSync(join(this.projectDir, "chats", c), { recursive: true, force: true });
-    await this.git.run(["gc", "--prune=now", "--quiet"]);
+    // Objects written in the last hour stay even when nothing refers to them: another chat of
+    // this project may be between writing a snapshot and its ref.
+    const grace = this.opts.pruneGraceSeconds ?? 3600;
+    await this.git.run(["gc", `--prune=${grace === 0 ? "now" : `${grace}.seconds.ago`}`, "--quiet"]);
     return { removed: drop.length };
   }
 
