@@ -135,7 +135,8 @@ describe.each(bins)("Neovim $version", (bin) => {
       expect(await c.text()).not.toContain(secret);
     }
     const logDir = await t.lua<string>("return require('acpchat.config').log_dir()");
-    for (const f of readdirSync(logDir)) expect(readFileSync(join(logDir, f), "utf8")).not.toContain(token);
+    // Its files (the checkpoints' folder is beside the traces: stdpath("log") is the state folder).
+    for (const f of readdirSync(logDir, { withFileTypes: true })) if (f.isFile()) expect(readFileSync(join(logDir, f.name), "utf8")).not.toContain(token);
 
     // The chat closes: the channel closes, the server exits, the socket is gone.
     expect(transport.pid).toBeGreaterThan(0);
