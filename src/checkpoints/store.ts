@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PrivateGit, gitVersion } from "./git.js";
-import { DEFAULT_LIMITS, Snapshotter, type LargeFile, type Snapshot, type SnapshotLimits } from "./snapshot.js";
+import { DEFAULT_LIMITS, Snapshotter, TooLargeError, type LargeFile, type Snapshot, type SnapshotLimits } from "./snapshot.js";
 import type { FileAt, FileChange } from "./types.js";
 
 export type { FileAt, FileChange };
@@ -107,7 +107,8 @@ export class CheckpointStore {
         this.list.push(cp);
         return cp;
       } catch (e) {
-        this.state = { on: false, why: (e as Error).message };
+        const why = e instanceof TooLargeError ? `the folder has ${e.message} (checkpoints.max_files), too many to snapshot cheaply` : (e as Error).message;
+        this.state = { on: false, why };
         return undefined;
       }
     };

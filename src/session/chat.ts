@@ -314,6 +314,8 @@ export class Chat {
     // The folder as it is before the agent gets the prompt (waited for a moment at most).
     const cp = this.opts.checkpoints;
     const step = cp?.on && this.preparing === p ? await cp.beginTurn(this.state.turn + 1) : undefined;
+    // Turned off since the chat started (its first snapshot found the folder too large, say).
+    if (cp && !step) this.sayCheckpointsOff();
     // Cancelled, or the agent died, while its files were read: it was given back already.
     if (this.preparing !== p) return;
     this.preparing = undefined;

@@ -272,6 +272,20 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(fingerprint(join(work, "nested/.git"))).toEqual(nestedGit);
   });
 
+  it("a folder with more files than checkpoints.max_files: one note, the chat works", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    for (let i = 0; i < 12; i++) writeFileSync(join(work, `f${i}.txt`), `${i}\n`);
+    await setAgents(t, { fake: { turns: [[{ sh: "printf 'x' >> f1.txt" }, { text: "fine" }]] } }, { checkpoints: { max_files: 5 } });
+    const c = await openChat(t);
+    await c.ready();
+    await sendAndWait(c, "hi");
+    await sendAndWait(c, "again");
+    const tr = await c.text();
+    expect(tr.match(/Checkpoints are off for this chat: the folder has more than 5 files \(checkpoints.max_files\)/g)?.length).toBe(1);
+    expect(tr).not.toContain("◆");
+  });
+
   it("git missing from PATH: the chat works, one note says checkpoints are off and why", async () => {
     // Every program of /usr/bin but git, and node.
     const noGit = join(tmpdirOf(), `acpchat-nogit-${process.pid}-${Date.now()}`);
