@@ -69,6 +69,9 @@ cmd("AcpChatTerminal", "Show the full output of the chat's last terminal", funct
     require("acpchat.terminal_view").show(c, nil)
   end
 end)
+cmd("AcpChatInstall", "Install an agent from the ACP registry (! updates; an installed one can be removed)", function(o)
+  require("acpchat.install").pick(o.args ~= "" and o.args or nil, o.bang)
+end, { nargs = "?", bang = true })
 cmd("AcpChatChanges", "Put every hunk of a turn (default: the last; all: since the chat started) in the quickfix list", function(o)
   require("acpchat.changes").quickfix(o.args)
 end, { nargs = "?", complete = function()

@@ -293,12 +293,13 @@ M.schema = record({
       desc = 'How the agent\'s writes reach your files. "review": every write opens in review first (|acpchat-review|); what you accept is saved before the agent is answered when the buffer held no unsaved edits of yours. "buffer": into the buffer as one undoable change; you save. "save": into the buffer, and written. A buffer with your unsaved edits is always reviewed. A change left unsaved is said in the transcript and, in words, to the agent.',
     }),
   },
+  { "registry_url", str({ default_text = "the ACP project's registry", desc = "Where |:AcpChatInstall| reads the ACP agent registry: an https URL, or a file path (offline use). The last copy read is cached; when reading fails, the cache is used and the chat says why." }) },
   {
     "checkpoints",
     record({
       { "enabled", bool({ default = true, desc = "Snapshot the session's folder before each prompt, after each tool call and at the end of each turn, into a git repository of the plugin's own (the user's `.git` is never touched; needs git 2.25 or later), so every turn's changes are listed, reviewable and reversible (|acpchat-checkpoints|)." }) },
       { "max_files", num({ min = 1, inclusive = true, integer = true, default = 50000, desc = "A folder with more files than this (not counting ignored ones) gets no checkpoints (a home directory, say); the chat says so." }) },
-      { "max_file_bytes", num({ min = 0, integer = true, default = 5 * 1024 * 1024, default_text = "5 MiB", desc = "Files larger than this are not stored: a change to them is listed, but they cannot be put back." }) },
+      { "max_file_bytes", num({ min = 0, integer = true, default = 5 * 1024 * 1024, default_text = "5 * 1024 * 1024", desc = "Files larger than this are not stored: a change to them is listed, but they cannot be put back." }) },
       { "max_age_days", num({ min = 0, default = 14, desc = "Checkpoints of chats older than this are removed when a chat starts." }) },
       { "max_size_mb", num({ min = 0, default = 2048, desc = "When a project's checkpoints take more than this on disk, the oldest chats' are removed." }) },
     }, { tag = "acpchat-checkpoints-options", desc = "Turn checkpoints (|acpchat-checkpoints|)." }),
@@ -609,9 +610,40 @@ function M.agents()
       end
     end
   end
+  -- Agents installed with :AcpChatInstall (before the user's own, which replace them).
+  for _, a in ipairs(M.installed_agents()) do
+    out[a.id] = { command = a.command, args = a.args, env = next(a.env or {}) and a.env or nil }
+  end
   for name, a in pairs(M.options.agents) do
     out[name] = a
   end
+  return out
+end
+
+--- Where :AcpChatInstall puts agents (stdpath("data")/acpchat/agents/<id>/).
+function M.agents_dir()
+  return vim.fn.stdpath("data") .. "/acpchat/agents"
+end
+
+--- The agents installed with :AcpChatInstall (each one's current.json), read at once.
+function M.installed_agents()
+  local out = {}
+  local dir = M.agents_dir()
+  for name, kind in vim.fs.dir(dir) do
+    if kind == "directory" then
+      local f = io.open(dir .. "/" .. name .. "/current.json", "r")
+      if f then
+        local ok, a = pcall(vim.json.decode, f:read("*a"))
+        f:close()
+        if ok and type(a) == "table" and type(a.id) == "string" and type(a.command) == "string" then
+          out[#out + 1] = a
+        end
+      end
+    end
+  end
+  table.sort(out, function(x, y)
+    return x.id < y.id
+  end)
   return out
 end
 

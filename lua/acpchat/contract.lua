@@ -35,6 +35,9 @@ return {
     "changes_review",
     "changes_conflict",
     "rewind",
+    "registry_list",
+    "registry_install",
+    "registry_remove",
   },
   -- Node -> Lua: events (notifications).
   events = {

@@ -118,6 +118,8 @@ function M.check()
 
   require("acpchat.changes").health(health)
 
+  require("acpchat.install").health(health)
+
   health.start("acp-chat.nvim: logs")
   health.info("JSON-RPC traces: " .. config.log_dir())
 end

@@ -33,6 +33,8 @@ import { CheckpointStore } from "../checkpoints/store.js";
 import { TurnCheckpoints } from "../checkpoints/turns.js";
 import { changesConflict, changesQuickfix, changesReview, rewind, type ChangesContext } from "./changes-commands.js";
 import { liveFiles } from "./live-files.js";
+import { registryInstall, registryList } from "./registry-commands.js";
+import { removeAgent } from "../registry/install.js";
 
 interface Entry {
   params: OpenParams;
@@ -197,6 +199,9 @@ export class ChatHost {
         return null;
       },
       memory: (p) => memory(p.gc === true, p.snapshot),
+      registryList: (p) => registryList(p),
+      registryInstall: (p) => registryInstall(p, (message) => this.bridge.emit("notify", { message: `acpchat: ${genericRedactor.text(message)}`, level: "info" })),
+      registryRemove: (p) => removeAgent(p.dir, p.id),
       changes: (p) => changesQuickfix(this.changesContext(p.chat), p.turn),
       changesReview: (p) => changesReview(this.changesContext(p.chat), p.step, p.path),
       changesConflict: (p) => changesConflict(this.changesContext(p.chat), p.path),

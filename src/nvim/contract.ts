@@ -59,6 +59,25 @@ export interface OpenParams {
   checkpoints?: { dir: string; maxFiles?: number; maxFileBytes?: number; maxAgeDays?: number; maxBytes?: number; git?: string };
 }
 
+export interface RegistryParams {
+  url: string;
+  cacheFile: string;
+  dir: string;
+}
+
+/** An agent of the registry as :AcpChatInstall lists it. */
+export interface RegistryChoice {
+  id: string;
+  name: string;
+  version: string;
+  description: string;
+  /** How it would be installed here, or why it cannot be. */
+  method: "npx" | "uvx" | "binary" | "none";
+  why?: string;
+  /** The version installed, if any. */
+  installed?: string;
+}
+
 /** One line of the quickfix list of :AcpChatChanges. */
 export interface QuickfixItem {
   filename: string;
@@ -172,6 +191,12 @@ export interface LuaToNode {
   changesConflict: { params: ChatRef & { path: string }; result: { path: string; conflicts: number } };
   /** :AcpChatRewind: the files it puts back (`dryRun`), or do it; `undo`: take back the last rewind. */
   rewind: { params: ChatRef & { turn?: number; undo?: boolean; dryRun?: boolean }; result: { title: string; files: RewindFile[]; outcome?: string; conflicts?: string[] } };
+  /** :AcpChatInstall: the registry's agents (`url`: https or a file; cached in `cacheFile`), each installable here or not, and which are installed in `dir`. */
+  registryList: { params: RegistryParams; result: { agents: RegistryChoice[]; source: "fetched" | "cache"; problem?: string; skipped: string[] } };
+  /** Install (or update) one registry agent into `dir`; progress comes as `notify` events. */
+  registryInstall: { params: RegistryParams & { id: string }; result: { id: string; name: string; version: string; command: string } };
+  /** Remove an installed agent. */
+  registryRemove: { params: { dir: string; id: string }; result: boolean };
   /** A failure in Lua, with its details, for the chat's trace (:AcpChatLog). */
   log: { params: Partial<ChatRef> & { message: string; details?: string }; result: null };
   /** The open chats and their agents' pids (for :checkhealth and tests). */
@@ -221,6 +246,9 @@ export const LUA_METHODS = [
   "changesReview",
   "changesConflict",
   "rewind",
+  "registryList",
+  "registryInstall",
+  "registryRemove",
 ] as const satisfies readonly LuaMethod[];
 
 export type QuestionKind = "permission" | "review" | "auth" | "elicitation";
