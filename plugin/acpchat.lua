@@ -69,6 +69,16 @@ cmd("AcpChatTerminal", "Show the full output of the chat's last terminal", funct
     require("acpchat.terminal_view").show(c, nil)
   end
 end)
+cmd("AcpChatLogout", "Sign out of this chat's agent (when it supports it); the next prompt signs in again", function()
+  local c = need()
+  if c then
+    require("acpchat.bridge").call("logout", { chat = c.id }, function(err)
+      if err then
+        require("acpchat.util").notify("acpchat: " .. err, vim.log.levels.WARN)
+      end
+    end)
+  end
+end)
 cmd("AcpChatInstall", "Install an agent from the ACP registry (! updates; an installed one can be removed)", function(o)
   require("acpchat.install").pick(o.args ~= "" and o.args or nil, o.bang)
 end, { nargs = "?", bang = true })

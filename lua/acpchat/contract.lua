@@ -35,6 +35,7 @@ return {
     "changes_review",
     "changes_conflict",
     "rewind",
+    "logout",
     "registry_list",
     "registry_install",
     "registry_remove",

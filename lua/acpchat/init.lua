@@ -137,6 +137,8 @@ function M.status()
     mode = s.mode,
     model = s.model,
     usage = s.usage,
+    -- The last turn's tokens (unstable PromptResponse.usage), when the agent sends them.
+    turn_usage = s.turn_usage,
   }
 end
 

@@ -58,6 +58,26 @@ export interface AgentRequestHandlers {
   mcpMessage?(req: MessageMcpRequest, ctx: HandlerContext): Promise<unknown>;
 }
 
+/** The unstable PromptResponse.usage: a turn's tokens (only numbers are kept). */
+export interface TurnUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  thoughtTokens?: number;
+  cachedReadTokens?: number;
+  cachedWriteTokens?: number;
+}
+
+function turnUsage(u: unknown): TurnUsage | undefined {
+  if (!u || typeof u !== "object") return undefined;
+  const out: TurnUsage = {};
+  for (const k of ["inputTokens", "outputTokens", "totalTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens"] as const) {
+    const v = (u as Record<string, unknown>)[k];
+    if (typeof v === "number" && Number.isFinite(v) && v >= 0) out[k] = Math.round(v);
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 /** Exactly what this client implements; nothing is advertised that it cannot do. */
 export interface ClientFeatures {
   elicitationForm?: boolean;
@@ -298,8 +318,13 @@ export class AcpClient {
   }
 
   async prompt(sessionId: string, prompt: ContentBlock[]): Promise<StopReason> {
+    return (await this.promptTurn(sessionId, prompt)).stopReason;
+  }
+
+  /** session/prompt with what else the answer says: the turn's token usage (unstable `usage`), when given. */
+  async promptTurn(sessionId: string, prompt: ContentBlock[]): Promise<{ stopReason: StopReason; usage?: TurnUsage }> {
     const res = parseResult("session/prompt", PromptResponse, await this.peer.request("session/prompt", { sessionId, prompt } satisfies out.PromptParams));
-    return res.stopReason;
+    return { stopReason: res.stopReason, usage: this.features.unstable ? turnUsage((res as { usage?: unknown }).usage) : undefined };
   }
 
   cancel(sessionId: string): void {

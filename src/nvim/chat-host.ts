@@ -199,6 +199,10 @@ export class ChatHost {
         return null;
       },
       memory: (p) => memory(p.gc === true, p.snapshot),
+      logout: async (p) => {
+        await this.get(p.chat).chat.logout();
+        return null;
+      },
       registryList: (p) => registryList(p),
       registryInstall: (p) => registryInstall(p, (message) => this.bridge.emit("notify", { message: `acpchat: ${genericRedactor.text(message)}`, level: "info" })),
       registryRemove: (p) => removeAgent(p.dir, p.id),

@@ -183,6 +183,8 @@ export interface LuaToNode {
   /** Cancel a subagent's current work (when the agent granted it). */
   subagentCancel: { params: ChatRef & { sessionId: string }; result: null };
   deleteSession: { params: SessionsParams & { sessionId: string }; result: boolean };
+  /** :AcpChatLogout: `logout` (when the agent advertises it); the next prompt signs in again. */
+  logout: { params: ChatRef; result: null };
   /** :AcpChatChanges: every hunk of a turn (default: the last; "all": every step) for the quickfix list. */
   changes: { params: ChatRef & { turn?: number | "all" }; result: { title: string; items: QuickfixItem[] } };
   /** gd on a file of a changes block: the per-hunk take-back review (asked with `ask`); what it did. */
@@ -246,6 +248,7 @@ export const LUA_METHODS = [
   "changesReview",
   "changesConflict",
   "rewind",
+  "logout",
   "registryList",
   "registryInstall",
   "registryRemove",

@@ -291,6 +291,8 @@ export interface StatusView {
   mode?: string;
   model?: string;
   usage?: { used: number; size: number; cost?: { amount: number; currency: string } | null };
+  /** The last turn's tokens (unstable PromptResponse.usage): inputTokens, outputTokens, ... */
+  turnUsage?: Record<string, number>;
   stopReason?: string;
   commands: { name: string; description: string; hint?: string }[];
   sessionId?: string;
@@ -334,6 +336,7 @@ export function statusView(f: ChatFacts, s: SessionState): StatusView {
     mode: s.currentMode,
     model: s.currentModel,
     usage: s.usage,
+    turnUsage: s.turnUsage,
     stopReason: s.lastStopReason,
     commands: s.commands.map((c) => ({ name: c.name, description: c.description, hint: c.input?.hint })),
     sessionId: f.sessionId,

@@ -5,7 +5,7 @@
  * through the EditorPort and the `onEvents` sink.
  */
 import { AgentProcess, describeExit, type AgentCommand, type AgentExit } from "../agent/agent-process.js";
-import { AcpClient, resolveMcpServers, type AgentRequestHandlers, type ClientFeatures, type McpServerConfig } from "../client/acp-client.js";
+import { AcpClient, resolveMcpServers, type AgentRequestHandlers, type ClientFeatures, type McpServerConfig, type TurnUsage } from "../client/acp-client.js";
 import type { EditorPort } from "../client/editor-port.js";
 import { ConnectionClosedError, ErrorCodes, RpcError, errorMessage } from "../protocol/errors.js";
 import { JsonRpcPeer, type HandlerContext } from "../protocol/jsonrpc.js";
@@ -333,6 +333,31 @@ export class Chat {
     this.pump();
   }
 
+  /** The turn's tokens (unstable PromptResponse.usage): a line at its end, and in status(). */
+  private showUsage(u: TurnUsage): void {
+    this.state.turnUsage = { ...u } as Record<string, number>;
+    const n = (x: number) => (x >= 10_000 ? `${Math.round(x / 1000)}k` : x >= 1000 ? `${(x / 1000).toFixed(1)}k` : String(x));
+    const parts = [
+      u.inputTokens !== undefined && `${n(u.inputTokens)} in`,
+      u.outputTokens !== undefined && `${n(u.outputTokens)} out`,
+      u.cachedReadTokens !== undefined && `${n(u.cachedReadTokens)} cached`,
+      u.cachedWriteTokens !== undefined && `${n(u.cachedWriteTokens)} cache written`,
+      u.thoughtTokens !== undefined && `${n(u.thoughtTokens)} thought`,
+      u.totalTokens !== undefined && `${n(u.totalTokens)} total`,
+    ].filter(Boolean);
+    this.notice(`Tokens this turn: ${parts.join(" · ")}`);
+    this.emit([{ type: "meta" }]);
+  }
+
+  /** `logout` (when the agent advertises auth.logout): signed out; the next prompt signs in again. */
+  async logout(): Promise<void> {
+    const { client } = this.ready();
+    if (!client.supports("logout")) throw new Error(`${this.opts.agentName} cannot sign out (it does not advertise agentCapabilities.auth.logout)`);
+    await client.logout();
+    this.trace.note("auth", "logout");
+    this.notice(`Signed out of ${this.opts.agentName}. The next prompt asks you to sign in again.`);
+  }
+
   /** Checkpoints turned off (no git, a folder too large): said once, when known. */
   sayCheckpointsOff(): void {
     const why = this.opts.checkpoints?.offNote();
@@ -379,6 +404,7 @@ export class Chat {
         const methods = client.authMethods;
         if (methods.length === 0 || !this.opts.port.chooseAuthMethod) throw new Error(`${this.opts.agentName} needs you to sign in (${e.message}), and it offers no method this client can use`);
         this.notice(`${this.opts.agentName} asks you to sign in.`);
+        const was = this.status;
         this.setStatus("signing_in");
         const signal = this.lifetime.signal;
         const id = await this.opts.port.chooseAuthMethod(methods, signal);
@@ -395,7 +421,8 @@ export class Chat {
           await client.authenticate(method.id);
         }
         this.trace.note("lifecycle", `signed in with ${method.id}`);
-        this.setStatus("starting");
+        // Back to what it was: starting (a session being set up), or ready (a prompt after a logout).
+        this.setStatus(was === "ready" ? "ready" : "starting");
       }
     }
   }
@@ -483,7 +510,12 @@ export class Chat {
     const local = new Promise<StopReason | "error">((resolve) => (this.settleTurn = resolve));
     let result: StopReason | "error";
     try {
-      result = await Promise.race([ready.client.prompt(ready.sessionId, [...before, ...prompt]), local]);
+      // After :AcpChatLogout the agent answers "auth required": sign in, and the prompt goes again.
+      const turn = this.withAuth(() => ready.client.promptTurn(ready.sessionId, [...before, ...prompt])).then((r) => {
+        if (r.usage) this.showUsage(r.usage);
+        return r.stopReason;
+      });
+      result = await Promise.race([turn, local]);
     } catch (e) {
       result = "error";
       const why = e instanceof ConnectionClosedError ? `The agent stopped: ${await this.describeEnd(e.message)}\n${RESTART_HINT}` : `The turn failed: ${errorMessage(e)}`;

@@ -103,6 +103,8 @@ export class SessionState {
   configOptions: SessionConfigOption[] = [];
   legacyModels: LegacyModels | undefined;
   usage: Usage | undefined;
+  /** The last turn's tokens (unstable PromptResponse.usage). */
+  turnUsage: Record<string, number> | undefined;
   title: string | undefined;
   updatedAt: string | undefined;
   turnState: TurnState = "idle";

@@ -14,6 +14,7 @@
 //   record: a file where every message received is appended as a JSON line
 //   afterNew: [update, ...]  session/update notifications sent right after answering session/new
 //   titleAnswer: the title session/set_title answers it stored (a hostile one)
+//   usage: {inputTokens, ...} sent in every session/prompt answer; `logout` signs the agent out
 // Steps (run in order; each may be delayed with "delay": ms):
 //   {"text": "..."}  one agent_message_chunk;  {"chunks": N, "text": "x"}  N chunks
 //   {"thought": "..."}  {"update": {...}}  any session/update ({"session": "id"}: sent for that session, a child's)
@@ -175,6 +176,9 @@ async function handle(msg) {
     case "authenticate":
       authed = true;
       return reply({});
+    case "logout":
+      authed = false;
+      return reply({});
     case "session/new": {
       if (!authed && scenario.authFile && existsSync(scenario.authFile)) authed = true;
       if (!authed) return fail(-32000, "Authentication required");
@@ -243,6 +247,8 @@ async function handle(msg) {
     case "session/set_model":
       return reply({});
     case "session/prompt": {
+      // Signed out (logout): the prompt needs a sign-in first.
+      if (!authed) return fail(-32000, "Authentication required");
       const i = promptCount++;
       const text = (params.prompt ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
       const turns = scenario.turns ?? [[{ text: `echo: ${text}` }]];
@@ -258,7 +264,8 @@ async function handle(msg) {
         saveStore();
       }
       const stop = await runSteps(params.sessionId, steps, token);
-      return reply({ stopReason: stop });
+      // `usage`: the turn's tokens in the answer (unstable PromptResponse.usage).
+      return reply(scenario.usage ? { stopReason: stop, usage: scenario.usage } : { stopReason: stop });
     }
     default:
       if (id !== undefined) return fail(-32601, `Method not found: ${method}`);
