@@ -89,9 +89,17 @@ export class TurnCheckpoints {
     return step;
   }
 
-  /** A tool call ended: a snapshot in the background (its changes are the turn's). */
-  toolEnded(label: string): void {
-    void this.store.take(label);
+  /**
+   * A tool call ended: a snapshot (its changes are the turn's). Resolves with the files it
+   * changed since the snapshot before it (absolute paths), so buffers showing them can follow.
+   */
+  async toolEnded(label: string): Promise<string[]> {
+    const list = this.store.checkpoints;
+    const prev = list[list.length - 1];
+    const cp = await this.store.take(label);
+    if (!prev || !cp || prev.tree === cp.tree) return [];
+    const changes = await this.store.changes(prev, cp);
+    return changes.filter((c) => c.status !== "deleted" && !c.large && !c.binary).map((c) => join(this.cwd, c.path));
   }
 
   /** The turn ended: its end snapshot and what changed. */

@@ -810,7 +810,14 @@ export class Chat {
     this.toolEnds.add(done);
     void done.finally(() => this.toolEnds.delete(done));
     if (!cp?.on || ["read", "search", "think", "fetch"].includes(call.kind)) return;
-    void done.then(() => cp.toolEnded(`after ${call.title || toolCallId}`));
+    // Files the tool changed (a command's `sed -i`, the agent's own writes): their buffers
+    // reload when they hold no edits of the user's, else the user compares (syncBuffers).
+    // (Edits and calls with a diff are synced by afterToolCall already.)
+    const synced = ["edit", "delete", "move"].includes(call.kind) || call.content.some((c) => c.type === "diff");
+    void done
+      .then(() => cp.toolEnded(`after ${call.title || toolCallId}`))
+      .then((paths) => (paths.length > 0 && !synced && this.opts.port.syncBuffers ? this.opts.port.syncBuffers(paths, this.lifetime.signal) : undefined))
+      .catch((e: unknown) => this.trace.note("problem", `after tool call ${toolCallId}: ${errorMessage(e)}`));
   }
 
   /**

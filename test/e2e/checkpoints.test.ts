@@ -177,6 +177,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(last.params.prompt[0]!.text).toContain("took back f.txt (1 of 2 hunks of turn 1)");
   });
 
+  it("a shell command's change reaches the buffers showing the file (reloaded, no question)", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    writeFileSync(join(work, "s.txt"), text(lines(5)));
+    await t.nvim.command(`edit ${join(work, "s.txt")}`);
+    const b = await t.lua<number>("return vim.api.nvim_get_current_buf()");
+    const c = await chatWith(t, [[...tool("t1", "sed"), { sh: "sed -i 's/^line 2$/TWO/' s.txt" }, done("t1"), { text: "ok" }]]);
+    await sendAndWait(c, "edit");
+    await t.waitFor(async () => (await t.lines(b))[1] === "TWO", "the buffer to show the command's change");
+    expect(await t.lua("return vim.bo[...].modified", [b])).toBe(false);
+  });
+
   it("a rewind keeps the user's edits made after the agent (three-way), and says which files it left", async () => {
     const t = await nvim(bin);
     const work = join(t.dir, "work");
