@@ -42,6 +42,8 @@ export class CheckpointStore {
   private snapshotter!: Snapshotter;
   private readonly list: Checkpoint[] = [];
   private chain: Promise<unknown> = Promise.resolve();
+  /** Settles when every checkpoint's ref is written (prune waits for it). */
+  private kept: Promise<unknown> = Promise.resolve();
   private readonly refBase: string;
   private readonly projectDir: string;
   private readonly chatDir: string;
@@ -110,7 +112,8 @@ export class CheckpointStore {
   }
 
   private keep(cp: Checkpoint): void {
-    this.git.run(["update-ref", `${this.refBase}/${cp.n}`, cp.tree]).catch(() => undefined);
+    const kept = this.git.run(["update-ref", `${this.refBase}/${cp.n}`, cp.tree]).catch(() => undefined);
+    this.kept = Promise.all([this.kept, kept]);
   }
 
   /** Files that differ between two checkpoints (renames found), with lines added and removed. */
@@ -181,6 +184,11 @@ export class CheckpointStore {
   async prune(): Promise<{ removed: number }> {
     const s = await this.ready;
     if (!s.on) return { removed: 0 };
+    // Not while a snapshot of this chat is being taken or kept: its objects (its new blobs, and
+    // the blobs a warm index took from an older chat) are reachable from no ref until then, and
+    // gc would delete them.
+    await this.chain.catch(() => undefined);
+    await this.kept;
     const maxAge = (this.opts.maxAgeDays ?? 14) * 86_400_000;
     const maxBytes = this.opts.maxBytes ?? 2 * 1024 ** 3;
     const refs = (await this.git.run(["for-each-ref", "--format=%(refname)", "refs/acpchat/"])).toString("utf8").split("\n").filter(Boolean);
@@ -197,7 +205,9 @@ export class CheckpointStore {
     if (drop.length === 0) return { removed: 0 };
     await this.git.run(["update-ref", "--stdin"], { input: drop.flatMap((c) => chats.get(c)!.map((r) => `delete ${r}\n`)).join("") });
     for (const c of drop) rmSync(join(this.projectDir, "chats", c), { recursive: true, force: true });
-    await this.git.run(["gc", "--prune=now", "--quiet"]);
+    // Objects written in the last hour stay: another chat of the project may be between its
+    // `git add` and its ref.
+    await this.git.run(["gc", "--prune=1.hour.ago", "--quiet"]);
     return { removed: drop.length };
   }
 

@@ -353,6 +353,46 @@ describe("checkpoint snapshots (real git)", () => {
     expect(git(work, "diff", "--cached", "--name-only")).toBe("staged.txt\n");
   });
 
+  it("prune while this chat's first snapshot runs (warm from the chat being pruned): the snapshot's objects survive", async () => {
+    const { work, state } = folders();
+    mkdirSync(join(work, "src"));
+    for (let i = 0; i < 1500; i++) writeFileSync(join(work, "src", `f${i}.txt`), `file ${i}\n`.repeat(20));
+    const old = new CheckpointStore({ stateDir: state, cwd: work, chat: "old", maxAgeDays: 0 });
+    await take(old);
+    // Many files change before the next chat opens (a pull, a branch switch): its first snapshot takes a while.
+    for (let i = 0; i < 1500; i += 2) writeFileSync(join(work, "src", `f${i}.txt`), `changed ${i}\n`);
+    await new Promise((r) => setTimeout(r, 20));
+    const s = new CheckpointStore({ stateDir: state, cwd: work, chat: "new", maxAgeDays: 0 });
+    const first = s.take("first");
+    const pruned = s.prune();
+    const cp = await first;
+    expect(await pruned).toEqual({ removed: 1 });
+    expect(s.state).toEqual({ on: true });
+    expect(cp).toBeDefined();
+    // Every object of the snapshot is there: unchanged files (their blobs were the old chat's) and changed ones.
+    const gitDir = join(state, readdirSync(state)[0]!, "git");
+    expect(() => execFileSync("git", ["--git-dir", gitDir, "fsck", "--connectivity-only", "--no-dangling"], { stdio: "pipe" })).not.toThrow();
+    expect(((await s.fileAt(cp!, "src/f1.txt")) as { bytes: Buffer }).bytes.toString()).toBe("file 1\n".repeat(20));
+    expect(((await s.fileAt(cp!, "src/f0.txt")) as { bytes: Buffer }).bytes.toString()).toBe("changed 0\n");
+    writeFileSync(join(work, "src/f3.txt"), "later\n");
+    expect(await s.take("next")).toBeDefined();
+  });
+
+  it("prune leaves objects written moments ago (another chat of the project between its git add and its ref)", async () => {
+    const { work, state } = folders();
+    writeFileSync(join(work, "a.txt"), "a\n");
+    const old = new CheckpointStore({ stateDir: state, cwd: work, chat: "old", maxAgeDays: 0 });
+    await take(old);
+    await new Promise((r) => setTimeout(r, 20));
+    const s = new CheckpointStore({ stateDir: state, cwd: work, chat: "live", maxAgeDays: 0 });
+    await take(s);
+    const gitDir = join(state, readdirSync(state)[0]!, "git");
+    // What another chat's `git add` just wrote: a blob no ref reaches yet.
+    const oid = execFileSync("git", ["--git-dir", gitDir, "hash-object", "-w", "--stdin"], { input: "in flight\n", encoding: "utf8" }).trim();
+    expect(await s.prune()).toEqual({ removed: 1 });
+    expect(execFileSync("git", ["--git-dir", gitDir, "cat-file", "-p", oid], { encoding: "utf8" })).toBe("in flight\n");
+  });
+
   it("prune: chats older than maxAgeDays lose their refs and files; the live chat's checkpoints stay readable", async () => {
     const { work, state } = folders();
     writeFileSync(join(work, "a.txt"), "a\n");
