@@ -10,12 +10,18 @@ import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { CheckpointStore, type Checkpoint } from "../../src/checkpoints/store.js";
 import type { SnapshotLimits } from "../../src/checkpoints/snapshot.js";
 
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
 function folders(): { work: string; state: string } {
   const d = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-cpstore-")));
+  made.push(d);
   mkdirSync(join(d, "work"));
   return { work: join(d, "work"), state: join(d, "state") };
 }
