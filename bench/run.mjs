@@ -302,6 +302,11 @@ async function main() {
   say("editor tools: bench/editor-tools.mjs");
   const tools = execFileSync(process.execPath, [join(root, "bench/editor-tools.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
   writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Editor tools (11)\n\n" + tools);
+  // 12. Turn checkpoints (issue 23): snapshot, prompt-delay, editor and rewind figures on a
+  // generated 10,000-file project (bench/checkpoints.mjs, its own Neovims).
+  say("checkpoints: bench/checkpoints.mjs");
+  const checkpoints = execFileSync(process.execPath, [join(root, "bench/checkpoints.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
+  writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Checkpoints (12)\n\n" + checkpoints);
   process.exit(0);
 }
 

@@ -83,7 +83,9 @@ export function planRewind(steps: readonly Step[], now: Now): RestoreAction {
     const after = s.end ? textOf(s.end) : { lines: [], eol: false };
     if (!before || !after) return { action: "conflict", why: "the agent's version is not a text file, and the file changed after it" };
     if (!s.start || !s.end) return { action: "conflict", why: s.start ? "the agent removed it, and it was made again after" : "the agent created it, and it was edited after" };
-    const next = sameText(text, after) ? before : rebase(after, before, text);
+    // Already as before the step (the user undid it by hand): nothing of it to take out. rebase
+    // would call the same change made on both sides a conflict.
+    const next = sameText(text, after) || sameText(text, before) ? before : rebase(after, before, text);
     if (!next) return { action: "conflict", why: "it was edited after the agent's change, in the same lines", overlap: { ours: text, base: after, theirs: before } };
     text = next;
   }
@@ -105,7 +107,7 @@ export function planTakeback(step: Step, hunks: readonly Hunk[], back: readonly 
   const result = compose(before, after, hunks, keep);
   const current = now.unsaved ?? textOf(now.disk);
   if (!current) return { action: "conflict", why: "it is no longer a text file" };
-  const merged = sameText(current, after) ? result : rebase(after, result, current);
+  const merged = sameText(current, after) || sameText(current, result) ? result : rebase(after, result, current);
   if (!merged) return { action: "conflict", why: "it was edited after the agent's change, in the same lines", overlap: { ours: current, base: after, theirs: result } };
   if (sameText(merged, current)) return { action: "none" };
   return { action: "merge", text: merged, like: textOf(now.disk) ?? after };

@@ -107,7 +107,11 @@ export class Snapshotter {
   }
 
   private writeExcludes(wt: WorkTree): void {
-    writeFileSync(wt.excludes, wt.base + [...wt.excluded].map((p) => `/${escapePattern(p)}`).join("\n") + "\n");
+    // A pattern is one line: a name with a line break cannot be one (its tail would become a
+    // pattern of its own, hiding every later file of that name). Such a path is listed again at
+    // each snapshot instead, and recognised (it stays in `excluded`).
+    const lines = [...wt.excluded].filter((p) => !/[\n\r]/.test(p)).map((p) => `/${escapePattern(p)}`);
+    writeFileSync(wt.excludes, wt.base + lines.join("\n") + "\n");
   }
 
   private async snapshotTree(wt: WorkTree, depth: number): Promise<string> {

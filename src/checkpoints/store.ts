@@ -44,6 +44,8 @@ export class CheckpointStore {
   private snapshotter!: Snapshotter;
   private readonly list: Checkpoint[] = [];
   private chain: Promise<unknown> = Promise.resolve();
+  /** Settles when every checkpoint's ref is written (prune waits for it). */
+  private kept: Promise<unknown> = Promise.resolve();
   private readonly refBase: string;
   private readonly projectDir: string;
   private readonly chatDir: string;
@@ -118,7 +120,8 @@ export class CheckpointStore {
   }
 
   private keep(cp: Checkpoint): void {
-    this.git.run(["update-ref", `${this.refBase}/${cp.n}`, cp.tree]).catch(() => undefined);
+    const kept = this.git.run(["update-ref", `${this.refBase}/${cp.n}`, cp.tree]).catch(() => undefined);
+    this.kept = Promise.all([this.kept, kept]);
   }
 
   /** Files that differ between two checkpoints (renames found), with lines added and removed. */
@@ -189,6 +192,11 @@ export class CheckpointStore {
   async prune(): Promise<{ removed: number }> {
     const s = await this.ready;
     if (!s.on) return { removed: 0 };
+    // Not while a snapshot of this chat is being taken or kept: its objects (its new blobs, and
+    // the blobs a warm index took from an older chat) are reachable from no ref until then, and
+    // gc would delete them.
+    await this.chain.catch(() => undefined);
+    await this.kept;
     const maxAge = (this.opts.maxAgeDays ?? 14) * 86_400_000;
     const maxBytes = this.opts.maxBytes ?? 2 * 1024 ** 3;
     const refs = (await this.git.run(["for-each-ref", "--format=%(refname)", "refs/acpchat/"])).toString("utf8").split("\n").filter(Boolean);
