@@ -81,7 +81,9 @@ describe("planRewind", () => {
     const base = lines(10);
     const agent = edit(base, 3, "AGENT 3");
     const r = planRewind([{ start: file(base), end: file(agent) }], disk(file(edit(agent, 3, "USER 3"))));
-    expect(r).toEqual({ action: "conflict", why: "it was edited after the agent's change, in the same lines" });
+    expect(r).toMatchObject({ action: "conflict", why: "it was edited after the agent's change, in the same lines" });
+    // Both sides are kept for a merge with markers, if the user asks for one.
+    expect(r).toMatchObject({ overlap: { ours: { lines: edit(agent, 3, "USER 3") }, base: { lines: agent }, theirs: { lines: base } } });
     // The line next to the agent's counts as the same place.
     const r2 = planRewind([{ start: file(base), end: file(agent) }], disk(file(edit(agent, 4, "USER 4"))));
     expect(r2.action).toBe("conflict");
@@ -184,7 +186,7 @@ describe("planTakeback", () => {
 
   it("the user edited the hunk's own line: a conflict; another hunk can still be taken back", () => {
     const now = edit(agent, 20, "USER over AGENT 20");
-    expect(planTakeback(step, h.hunks, [1], disk(file(now)))).toEqual({ action: "conflict", why: "it was edited after the agent's change, in the same lines" });
+    expect(planTakeback(step, h.hunks, [1], disk(file(now)))).toMatchObject({ action: "conflict", why: "it was edited after the agent's change, in the same lines" });
     expect(merged(planTakeback(step, h.hunks, [0], disk(file(now))))).toEqual(edit(edit(base, 20, "USER over AGENT 20"), 35, "AGENT 35"));
   });
 

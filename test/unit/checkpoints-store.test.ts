@@ -227,7 +227,7 @@ describe("checkpoint snapshots (real git)", () => {
     for (let i = 0; i < 30; i++) writeFileSync(join(work, `f${i}`), `${i}\n`);
     const s = await storeOf(work, state, { maxFiles: 20 });
     expect(await s.take("first")).toBeUndefined();
-    expect(s.state).toEqual({ on: false, why: "more than 20 files" });
+    expect(s.state).toEqual({ on: false, why: "the folder has more than 20 files (checkpoints.max_files), too many to snapshot cheaply" });
     expect(await s.take("again")).toBeUndefined();
     expect(s.checkpoints).toHaveLength(0);
     // At the limit: fine.
