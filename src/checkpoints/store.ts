@@ -43,6 +43,10 @@ export class CheckpointStore {
   private git!: PrivateGit;
   private snapshotter!: Snapshotter;
   private readonly list: Checkpoint[] = [];
+  /** Trees listed lately and blobs read ahead (prefetch), for fileAt. */
+  private readonly trees = new Map<string, Map<string, { mode: string; type: string; oid: string }>>();
+  private readonly blobs = new Map<string, Buffer>();
+  private blobBytes = 0;
   private chain: Promise<unknown> = Promise.resolve();
   /** Settles when every checkpoint's ref is written (prune waits for it). */
   private kept: Promise<unknown> = Promise.resolve();
@@ -167,16 +171,65 @@ export class CheckpointStore {
   async fileAt(cp: Checkpoint, path: string): Promise<FileAt | undefined> {
     const large = cp.large[path];
     if (large) return { kind: "large", size: large.size };
-    const ls = await this.git.list(["ls-tree", "-z", "--full-tree", cp.tree, "--", path]);
-    const entry = ls.find((l) => l.endsWith(`\t${path}`));
+    const entry = (await this.treeEntries(cp.tree)).get(path);
     if (!entry) return undefined;
-    const m = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(entry);
-    if (!m) return undefined;
-    const [, mode, type, oid] = m;
-    if (type !== "blob") return { kind: "other", mode: mode! };
-    const bytes = await this.git.run(["cat-file", "blob", oid!]);
-    if (mode === "120000") return { kind: "link", target: bytes.toString("utf8") };
-    return { kind: "file", mode: mode === "100755" ? "100755" : "100644", bytes };
+    if (entry.type !== "blob") return { kind: "other", mode: entry.mode };
+    const bytes = this.blobs.get(entry.oid) ?? (await this.git.run(["cat-file", "blob", entry.oid]));
+    if (entry.mode === "120000") return { kind: "link", target: bytes.toString("utf8") };
+    return { kind: "file", mode: entry.mode === "100755" ? "100755" : "100644", bytes };
+  }
+
+  /**
+   * Read ahead what fileAt will be asked for many files (a rewind): each tree listed once, every
+   * blob in one `cat-file --batch`, instead of two git runs per file and checkpoint.
+   */
+  async prefetch(pairs: readonly { cp: Checkpoint; path: string }[]): Promise<void> {
+    const oids = new Set<string>();
+    for (const { cp, path } of pairs) {
+      const e = (await this.treeEntries(cp.tree)).get(path);
+      if (e?.type === "blob" && !this.blobs.has(e.oid)) oids.add(e.oid);
+    }
+    if (oids.size === 0) return;
+    const out = await this.git.run(["cat-file", "--batch"], { input: [...oids].join("\n") + "\n" });
+    let pos = 0;
+    while (pos < out.length) {
+      const nl = out.indexOf(0x0a, pos);
+      if (nl < 0) break;
+      const [oid, type, size] = out.subarray(pos, nl).toString("utf8").split(" ");
+      if (type === "missing" || size === undefined) {
+        pos = nl + 1;
+        continue;
+      }
+      const n = Number(size);
+      this.remember(oid!, out.subarray(nl + 1, nl + 1 + n));
+      pos = nl + 1 + n + 1;
+    }
+  }
+
+  /** A tree's files (path -> mode, type, id), listed once and kept for the last few trees. */
+  private async treeEntries(tree: string): Promise<Map<string, { mode: string; type: string; oid: string }>> {
+    let m = this.trees.get(tree);
+    if (!m) {
+      m = new Map();
+      for (const line of await this.git.list(["ls-tree", "-r", "-z", "--full-tree", tree])) {
+        const t = /^(\d+) (\w+) ([0-9a-f]+)\t([\s\S]*)$/.exec(line);
+        if (t) m.set(t[4]!, { mode: t[1]!, type: t[2]!, oid: t[3]! });
+      }
+      this.trees.set(tree, m);
+      if (this.trees.size > 8) this.trees.delete(this.trees.keys().next().value!);
+    }
+    return m;
+  }
+
+  /** Blobs read ahead, up to 64 MB (oldest dropped first). */
+  private remember(oid: string, bytes: Buffer): void {
+    this.blobs.set(oid, Buffer.from(bytes));
+    this.blobBytes += bytes.length;
+    while (this.blobBytes > 64 * 1024 * 1024 && this.blobs.size > 0) {
+      const [k, v] = this.blobs.entries().next().value!;
+      this.blobs.delete(k);
+      this.blobBytes -= v.length;
+    }
   }
 
   /** Drop this chat's refs and files (its objects go at the next prune). */

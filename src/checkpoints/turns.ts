@@ -190,6 +190,16 @@ export class TurnCheckpoints {
   async rewind(from: ChangeStep, live: LiveFiles, check: (abs: string) => void, label: string): Promise<FileOutcome[]> {
     const plan = this.rewindPlan(from);
     return this.asStep("rewind", label, async () => {
+      // Every version involved, read ahead in a few git runs.
+      const pairs: { cp: Checkpoint; path: string }[] = [];
+      for (const { path, steps } of plan) {
+        for (const s of steps) {
+          const start = await s.start;
+          if (start) pairs.push({ cp: start, path });
+          if (s.end) pairs.push({ cp: s.end, path });
+        }
+      }
+      await this.store.prefetch(pairs);
       const out: FileOutcome[] = [];
       for (const { path, steps } of plan) {
         const versions = await Promise.all(steps.map((s) => this.versionsOf(s, path)));
