@@ -302,6 +302,10 @@ async function main() {
   say("editor tools: bench/editor-tools.mjs");
   const tools = execFileSync(process.execPath, [join(root, "bench/editor-tools.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
   writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Editor tools (11)\n\n" + tools);
+  // 12. Redaction of hostile text (issue 24): linear in the text's length.
+  say("redaction: bench/redact.mjs");
+  const redaction = execFileSync(process.execPath, [join(root, "bench/redact.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Redaction of hostile text (12)\n\n" + redaction);
   process.exit(0);
 }
 

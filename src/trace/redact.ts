@@ -9,10 +9,22 @@ const SECRET_KEY = /(token|secret|password|passwd|api[-_]?key|apikey|authorizati
 export const REDACTED = "[REDACTED]";
 const SECRET_WORDS = "token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key";
 const SECRET_HINT = new RegExp(SECRET_WORDS, "i");
+/*
+ * Every pattern here runs in time linear in the text's length, whatever the text (an agent
+ * controls it: one 400 KB chunk of "TOKEN" repeated must not stall the host). A name that must
+ * hold a secret word is matched as a lookahead that scans the name lazily for the word, then the
+ * name is taken whole and atomically (`(?=(x*))\1`: a backreference is never given back), so the
+ * engine never tries each split of a name around each occurrence of a word; and a pattern may
+ * start only where a name starts (after a quote, a word boundary, a character outside the
+ * name's class), so the names scanned do not overlap. test/unit/redact-linear.test.ts holds
+ * every pattern to this with 1 MB adversarial inputs.
+ */
+/** A JSON string's characters up to its end or first escape, holding a secret word: group `n`. */
+const secretName = (n: number) => String.raw`(?=[^"\\]*?(?:${SECRET_WORDS}))(?=([^"\\]*))` + "\\" + n;
 /** `"<key with a secret word>": "<string>" | <number>` in JSON text. */
-const SECRET_FIELD = new RegExp(String.raw`"([^"\\]*(?:${SECRET_WORDS})[^"\\]*)":(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*)`, "gi");
+const SECRET_FIELD = new RegExp(String.raw`"(${secretName(2)})":(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*)`, "gi");
 /** `"name": "<secret-looking>", "value": "<string>"` (env variables, HTTP headers). */
-const SECRET_PAIR = new RegExp(String.raw`"name":"([^"\\]*(?:${SECRET_WORDS})[^"\\]*)","value":"(?:[^"\\]|\\.)*"`, "gi");
+const SECRET_PAIR = new RegExp(String.raw`"name":"(${secretName(2)})","value":"(?:[^"\\]|\\.)*"`, "gi");
 
 /**
  * Prefixes of well-known API key formats (OpenAI/Anthropic, GitHub, Slack, AWS, Google, GitLab,
@@ -25,7 +37,11 @@ const TOKEN_CHAR = /[A-Za-z0-9_.\-]/;
 const BOUNDARY = String.raw`(?<=^|[^A-Za-z0-9_.\-]|\\[nrtbf])`;
 const KEY_TOKEN = String.raw`(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9\-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{30,}|glpat-[A-Za-z0-9_\-]{20,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})(?![A-Za-z0-9_\-])`;
 /** `Bearer <token>`; `API_KEY=<value>` (environment style); `--api-key <value>` / `--token=<value>`. */
-const KEY_CONTEXT = String.raw`(\bBearer\s+)[A-Za-z0-9._~+/\-]{12,}=*|(\b[A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*=["']?)[^\s"'\\]{6,}|(--?[a-z\-]*(?:api-key|apikey|token|secret|password)[a-z\-]*(?:=|\s+)["']?)[^\s"'\\\-][^\s"'\\]{5,}`;
+const KEY_CONTEXT =
+  String.raw`(?<bearer>\bBearer\s+)[A-Za-z0-9._~+/\-]{12,}=*` +
+  String.raw`|(?<assign>\b(?=[A-Z0-9_]*?(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD))(?=(?<envName>[A-Z0-9_]*))\k<envName>=["']?)[^\s"'\\]{6,}` +
+  // A flag starts where a run of its characters starts (`x--token` is no flag).
+  String.raw`|(?<flag>(?<![a-z\-])--?(?=[a-z\-]*?(?:api-key|apikey|token|secret|password))(?=(?<flagName>[a-z\-]*))\k<flagName>(?:=|\s+)["']?)[^\s"'\\\-][^\s"'\\]{5,}`;
 const PRIVATE_KEY = String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)`;
 const KEY_LIKE = new RegExp(`${BOUNDARY}${KEY_TOKEN}|${KEY_CONTEXT}|${PRIVATE_KEY}`, "g");
 /** A cheap test before the full patterns run (most text has none of these). */
@@ -47,10 +63,16 @@ export function hasSecretHint(s: string): boolean {
   return KEY_HINT.test(s) || SECRET_HINT.test(s);
 }
 
+type KeyGroups = { bearer?: string; assign?: string; flag?: string };
+/** The context a key-like match keeps shown (`Bearer `, `NAME=`, `--flag `), or "". */
+function contextOf(g: KeyGroups | undefined): string {
+  return g?.bearer ?? g?.assign ?? g?.flag ?? "";
+}
+
 /** Every key-like value replaced (see KEY_LIKE). */
 export function redactKeyLike(s: string): string {
   if (!KEY_HINT.test(s)) return s;
-  return s.replace(KEY_LIKE, (_m, bearer?: string, assign?: string, flag?: string) => `${bearer ?? assign ?? flag ?? ""}${REDACTED}`);
+  return s.replace(KEY_LIKE, (...args: unknown[]) => `${contextOf(args.at(-1) as KeyGroups)}${REDACTED}`);
 }
 
 /**
@@ -158,7 +180,7 @@ export class Redactor {
     if (!endOnly && KEY_HINT.test(s)) {
       KEY_LIKE.lastIndex = 0;
       for (let m = KEY_LIKE.exec(s); m; m = KEY_LIKE.exec(s)) {
-        const context = (m[1] ?? m[2] ?? m[3] ?? "").length;
+        const context = contextOf(m.groups as KeyGroups).length;
         out.push([m.index + context, m.index + m[0].length]);
         if (m[0].length === 0) KEY_LIKE.lastIndex++;
       }
