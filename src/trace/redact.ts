@@ -3,7 +3,9 @@
  * titles, plans, terminal tails, error messages. Three rules: values of fields whose name looks
  * secret, any occurrence of a known secret value (the agent's configured environment, and
  * command-line arguments that carry a key), and values that look like API keys whoever sent
- * them (`sk-…`, `ghp_…`, `AKIA…`, `Bearer …`, `API_KEY=…`, private key blocks).
+ * them (`sk-…`, `ghp_…`, `AKIA…`, `Bearer …`, `API_KEY=…`, private key blocks). In JSON text
+ * (Redactor.json: the trace) a known value is looked for by value, in every string after its
+ * escapes are undone, not in the wire text: `"` is `\"` there, and any character may be `\uXXXX`.
  */
 const SECRET_KEY = /(token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key)/i;
 export const REDACTED = "[REDACTED]";
@@ -91,12 +93,53 @@ export function commandSecrets(cmd: { args?: string[]; env?: Record<string, stri
   return out;
 }
 
+/** Escapes JSON.stringify never writes (`\u` of a printable character, `\/`): text to canonicalise. */
+const ODD_ESCAPE = /\\[u/]/;
+/** A JSON escape sequence, or an escaped character. */
+const ESCAPE = /\\(?:u([0-9a-fA-F]{4})|([\s\S]))/g;
+
+/** `v` as JSON.stringify writes it inside a string (`"` → `\"`, `\` → `\\`, controls escaped). */
+function escaped(v: string): string {
+  return JSON.stringify(v).slice(1, -1);
+}
+
+/**
+ * JSON text with every escape written the way JSON.stringify writes it (`\u0078` → `x`,
+ * `\/` → `/`, `\u0022` → `\"`), other text unchanged: a string's value is in it as escaped()
+ * of that value, however its sender chose to escape it. Linear; no parsing.
+ */
+function canonicalJson(text: string): string {
+  if (!ODD_ESCAPE.test(text)) return text;
+  return text.replace(ESCAPE, (m, hex?: string, c?: string) => (hex !== undefined ? escaped(String.fromCharCode(parseInt(hex, 16))) : c === "/" ? "/" : m));
+}
+
+/** `{"name": …, "value": <string>}` lists of an MCP server in session/new, load, resume or fork. */
+const MCP_SERVERS = '"mcpServers"';
+
 export class Redactor {
   private readonly values: string[];
+  /** escaped() of each value that has characters JSON escapes, once and twice (for JSON text). */
+  private readonly escapedValues: string[];
 
   /** `secrets`: literal values never to show (short ones are ignored: they would redact noise). */
   constructor(secrets: Iterable<string> = []) {
     this.values = [...new Set([...secrets].filter((s) => typeof s === "string" && s.length >= 6))].sort((a, b) => b.length - a.length);
+    // Escaped once (a string in a message) and twice (a message cut in the trace is a string).
+    this.escapedValues = this.values.flatMap((v) => (escaped(v) === v ? [] : [escaped(v), escaped(escaped(v))]));
+  }
+
+  /**
+   * Whether JSON text `json` may hold a known secret value in one of its strings, however the
+   * string's characters are escaped (`"` as `\"`, any character as `\uXXXX`). No false negative
+   * for valid JSON; a false positive only costs a parse (see json()).
+   */
+  jsonHasKnownValue(json: string): boolean {
+    if (this.values.length === 0) return false;
+    if (this.hasKnownValue(json)) return true;
+    const text = canonicalJson(json);
+    if (text !== json) for (const v of this.values) if (text.includes(v)) return true;
+    for (const v of this.escapedValues) if (text.includes(v)) return true;
+    return false;
   }
 
   /** Whether there are known secret values to look for (key-like values are looked for always). */
@@ -121,10 +164,53 @@ export class Redactor {
    * of string work per frame, so a trace keeps up with an agent streaming thousands of updates.
    */
   json(text: string): string {
-    let out = this.text(text);
+    let out = this.jsonHasKnownValue(text) || text.includes(MCP_SERVERS) ? this.parsedValues(text) : text;
+    out = redactKeyLike(out);
     if (!SECRET_HINT.test(out)) return out;
     out = out.replace(SECRET_FIELD, (_m, key: string) => `"${key}":"${REDACTED}"`);
     out = out.replace(SECRET_PAIR, (_m, name: string) => `"name":"${name}","value":"${REDACTED}"`);
+    return out;
+  }
+
+  /**
+   * JSON text with known secret values replaced in every string (keys too) of its parsed value,
+   * so no escaping hides one; and the env and header values of MCP servers (`mcpServers`),
+   * secrets whatever their names and lengths. Serialised again. Text that is not JSON gets the
+   * values replaced as they are and as JSON escapes them.
+   */
+  private parsedValues(text: string): string {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      let out = this.literal(text);
+      for (const v of this.escapedValues) if (out.includes(v)) out = out.split(v).join(REDACTED);
+      return out;
+    }
+    return JSON.stringify(this.strings(parsed, 0, false));
+  }
+
+  /** A copy of `v` with known values replaced in every string (`mcp`: v is in an `mcpServers` list). */
+  private strings(v: unknown, depth: number, mcp: boolean): unknown {
+    if (typeof v === "string") return this.deepLiteral(v);
+    if (depth > 256 || v === null || typeof v !== "object") return v;
+    if (Array.isArray(v)) return v.map((x) => this.strings(x, depth + 1, mcp));
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const key = this.deepLiteral(k);
+      if (mcp && (k === "env" || k === "headers") && Array.isArray(x)) {
+        out[key] = x.map((p) => (p && typeof p === "object" && "value" in p ? { ...(this.strings(p, depth + 2, false) as object), value: REDACTED } : this.strings(p, depth + 2, false)));
+      } else if (k === "mcpServers" && Array.isArray(x)) {
+        out[key] = x.map((s) => this.strings(s, depth + 2, true));
+      } else out[key] = this.strings(x, depth + 1, false);
+    }
+    return out;
+  }
+
+  /** literal(), and the values as JSON escapes them (a string that holds serialised JSON: a clipped payload). */
+  private deepLiteral(s: string): string {
+    let out = this.literal(s);
+    if (out.includes("\\")) for (const v of this.escapedValues) if (out.includes(v)) out = out.split(v).join(REDACTED);
     return out;
   }
 
