@@ -6,7 +6,7 @@
 //   protocolVersion, agentCapabilities, authMethods, modes, configOptions, models
 //   noInitAnswer: never answer initialize;  authRequired: session/new fails -32000 until authenticate
 //   delays: {"method": ms}  answer that method late;  neverAnswer: ["method", ...]  never answer it
-//   failMethods: {"method": "message"}  answer that method with an error (-32603)
+//   failMethods: {"method": "message" | {code, message, data}}  answer that method with an error (-32603 when a message)
 //   ignoreCancel: keep streaming after session/cancel
 //   sessions: [{sessionId, cwd, title, history: [steps]}] for session/list, load and resume
 //   turns: [[step, ...], ...]  the i-th prompt runs turns[i] (the last one repeats)
@@ -158,7 +158,8 @@ async function handle(msg) {
   const fail = (code, message) => out({ jsonrpc: "2.0", id, error: { code, message } });
   if (scenario.neverAnswer?.includes(method)) return;
   if (scenario.delays?.[method]) await sleep(scenario.delays[method]);
-  if (scenario.failMethods?.[method]) return fail(-32603, scenario.failMethods[method]);
+  const failure = scenario.failMethods?.[method];
+  if (failure) return typeof failure === "object" ? out({ jsonrpc: "2.0", id, error: failure }) : fail(-32603, failure);
   switch (method) {
     case "initialize":
       if (scenario.noInitAnswer) return;
