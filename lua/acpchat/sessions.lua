@@ -37,7 +37,8 @@ function M.pick(agent_name, delete)
   end
   local cwd = spec.cwd or vim.fn.getcwd()
   util.notify("acpchat: asking " .. name .. " for its sessions…")
-  bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil }, function(err, res)
+  -- `chat`: an agent started to list them ends when this chat closes.
+  bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil, chat = chat and chat.id }, function(err, res)
     if err then
       return util.notify("acpchat: could not list the sessions of " .. name .. ": " .. err, vim.log.levels.ERROR)
     end

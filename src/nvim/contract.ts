@@ -96,6 +96,8 @@ export interface SessionsParams {
   sessionIndex?: string;
   /** Option `unstable`: session/set_title may be offered. */
   unstable?: boolean;
+  /** The chat it was asked from: an agent started for it ends when that chat closes. */
+  chat?: number;
 }
 
 export interface TerminalOutput {
