@@ -19,6 +19,7 @@ import { describeTerminalExit, terminalFailed } from "../terminals/exit-status.j
 import { killAllNow } from "../agent/process-group.js";
 import { pruneTraces } from "../trace/trace-log.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
+import { cgroupSupport } from "../agent/cgroup.js";
 import { SessionIndex } from "../session/session-index.js";
 import { cancelSubagent, deleteSession, forkSource, listSessions, renameSession, setOption, subagentView, type AgentSpec, type SessionsParams } from "../session/session-commands.js";
 import type { QueuedPrompt } from "../session/prompt-queue.js";
@@ -183,7 +184,7 @@ export class ChatHost {
         await Promise.all([...this.chats.keys()].map((id) => this.close(id)));
         return null;
       },
-      ping: () => ({ pid: process.pid, node: process.version }),
+      ping: () => ({ pid: process.pid, node: process.version, cgroups: cgroupSupport() }),
       editorAnswer: (p) => {
         this.editorQueries.answer(p.key, p.valueJson, p.error);
         return null;
