@@ -15,7 +15,7 @@
 //   afterNew: [update, ...]  session/update notifications sent right after answering session/new
 //   titleAnswer: the title session/set_title answers it stored (a hostile one)
 // Steps (run in order; each may be delayed with "delay": ms):
-//   {"text": "..."}  one agent_message_chunk;  {"chunks": N, "text": "x"}  N chunks
+//   {"text": "..."}  one agent_message_chunk ({"repeat": N}: the text N times, in that one chunk);  {"chunks": N, "text": "x"}  N chunks
 //   {"thought": "..."}  {"update": {...}}  any session/update ({"session": "id"}: sent for that session, a child's)
 //   {"notify": "method", "params": {...}}  any notification (auth/status_update)
 //   {"request": "method", "params": {...}}  a client request; the reply is kept as $last
@@ -97,7 +97,7 @@ async function runSteps(sessionId, steps, token) {
   for (const step of steps) {
     if (token && cancelled.has(token) && !scenario.ignoreCancel) return "cancelled";
     if (step.delay) await sleep(step.delay);
-    if (step.text !== undefined && step.chunks === undefined) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: substitute(step.text) } });
+    if (step.text !== undefined && step.chunks === undefined) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: substitute(step.text).repeat(step.repeat ?? 1) } });
     if (step.stderr !== undefined) process.stderr.write(substitute(step.stderr) + "\n");
     // One message written in `pieces` writes, `pause` ms apart (a line split across writes).
     if (step.split) {
