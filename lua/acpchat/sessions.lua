@@ -121,7 +121,8 @@ function M.choose(name, spec, cwd, res, delete)
       end)
     end
     if delete then
-      bridge.call("delete_session", { agent = spec, cwd = cwd, session_id = s.session_id, session_index = index_file() }, function(err)
+      local from = registry.current()
+      bridge.call("delete_session", { agent = spec, cwd = cwd, session_id = s.session_id, session_index = index_file(), chat = from and from.id }, function(err)
         util.notify(err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (s.title or s.session_id)), err and vim.log.levels.ERROR or nil)
       end)
       return
