@@ -44,7 +44,7 @@ function M.check()
       health.warn("processes: no cgroup (" .. res.cgroups.why .. ")", {
         "Agents and terminals are killed by process group and by the ACPCHAT_PROC_COOKIE variable their descendants inherit.",
         "A daemon that leaves the process group (setsid) and also clears ACPCHAT_PROC_COOKIE from its environment outlives the chat.",
-        "Run Neovim in a cgroup delegated to you (e.g. `systemd-run --user --scope -p Delegate=yes nvim`) to close this gap (:help acpchat-processes).",
+        "Run Neovim in a cgroup delegated to you (e.g. `systemd-run --user --scope -p Delegate=yes nvim`) to close this gap; see :help acpchat-processes",
       })
     end
   else
