@@ -95,8 +95,8 @@ export function commandSecrets(cmd: { args?: string[]; env?: Record<string, stri
 
 /** Escapes JSON.stringify never writes (`\u` of a printable character, `\/`): text to canonicalise. */
 const ODD_ESCAPE = /\\[u/]/;
-/** A JSON escape sequence, or an escaped character. */
-const ESCAPE = /\\(?:u([0-9a-fA-F]{4})|([\s\S]))/g;
+/** A JSON escape sequence (a surrogate pair as one), or an escaped character. */
+const ESCAPE = /\\u([dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})|\\(?:u([0-9a-fA-F]{4})|([\s\S]))/g;
 
 /** `v` as JSON.stringify writes it inside a string (`"` → `\"`, `\` → `\\`, controls escaped). */
 function escaped(v: string): string {
@@ -110,7 +110,11 @@ function escaped(v: string): string {
  */
 function canonicalJson(text: string): string {
   if (!ODD_ESCAPE.test(text)) return text;
-  return text.replace(ESCAPE, (m, hex?: string, c?: string) => (hex !== undefined ? escaped(String.fromCharCode(parseInt(hex, 16))) : c === "/" ? "/" : m));
+  return text.replace(ESCAPE, (m, pair?: string, hex?: string, c?: string) => {
+    if (pair !== undefined) return String.fromCharCode(parseInt(pair.slice(0, 4), 16), parseInt(pair.slice(6), 16));
+    if (hex !== undefined) return escaped(String.fromCharCode(parseInt(hex, 16)));
+    return c === "/" ? "/" : m;
+  });
 }
 
 /** `{"name": …, "value": <string>}` lists of an MCP server in session/new, load, resume or fork. */

@@ -42,6 +42,10 @@ describe("Redactor", () => {
     // A payload cut in the trace is a string holding serialised JSON: escaped twice.
     const clipped = JSON.stringify({ payload: `${JSON.stringify({ text: secret }).slice(0, 40)}… (cut)` });
     expect(q.json(clipped)).not.toContain("Vb7Lm2Pw");
+    // A character outside the BMP as its two surrogates' escapes.
+    const astral = new Redactor(["key-\u{1F600}-Vb7Lm2Pw"]);
+    expect(astral.jsonHasKnownValue(String.raw`{"t":"key-\ud83d\ude00-Vb7Lm2Pw"}`)).toBe(true);
+    expect(astral.json(String.raw`{"t":"key-\ud83d\ude00-Vb7Lm2Pw"}`)).toBe(`{"t":"${REDACTED}"}`);
     // A backslash that is itself escaped starts no escape: `\\u0078` is not an x.
     expect(q.jsonHasKnownValue(String.raw`{"t":"Zq9\"\\u0078\\Vb7Lm2Pw"}`)).toBe(false);
   });
