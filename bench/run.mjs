@@ -307,6 +307,10 @@ async function main() {
   say("checkpoints: bench/checkpoints.mjs");
   const checkpoints = execFileSync(process.execPath, [join(root, "bench/checkpoints.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
   writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Checkpoints (12)\n\n" + checkpoints);
+  // 13. Redaction of hostile text (issue 24): linear in the text's length.
+  say("redaction: bench/redact.mjs");
+  const redaction = execFileSync(process.execPath, [join(root, "bench/redact.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Redaction of hostile text (13)\n\n" + redaction);
   process.exit(0);
 }
 

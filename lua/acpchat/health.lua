@@ -37,6 +37,16 @@ function M.check()
   local ok, res = pcall(bridge.call_sync, "ping", {}, 5000)
   if ok then
     health.ok(string.format("Node host answers (pid %d, node %s)", res.pid, res.node))
+    -- What reaches the processes agents and terminals start (:help acpchat-processes).
+    if res.cgroups and res.cgroups.available then
+      health.ok("processes: " .. res.cgroups.why .. ": every process they start, daemons included, is killed with them")
+    elseif res.cgroups then
+      health.warn("processes: no cgroup (" .. res.cgroups.why .. ")", {
+        "Agents and terminals are killed by process group and by the ACPCHAT_PROC_COOKIE variable their descendants inherit.",
+        "A daemon that leaves the process group (setsid) and also clears ACPCHAT_PROC_COOKIE from its environment outlives the chat.",
+        "Run Neovim in a cgroup delegated to you (e.g. `systemd-run --user --scope -p Delegate=yes nvim`) to close this gap; see :help acpchat-processes",
+      })
+    end
   else
     health.error("the Node host does not answer: " .. tostring(res))
   end

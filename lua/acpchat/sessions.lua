@@ -37,7 +37,8 @@ function M.pick(agent_name, delete)
   end
   local cwd = spec.cwd or vim.fn.getcwd()
   util.notify("acpchat: asking " .. name .. " for its sessions…")
-  bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil }, function(err, res)
+  -- `chat`: an agent started to list them ends when this chat closes.
+  bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil, chat = chat and chat.id }, function(err, res)
     if err then
       return util.notify("acpchat: could not list the sessions of " .. name .. ": " .. err, vim.log.levels.ERROR)
     end
@@ -120,7 +121,8 @@ function M.choose(name, spec, cwd, res, delete)
       end)
     end
     if delete then
-      bridge.call("delete_session", { agent = spec, cwd = cwd, session_id = s.session_id, session_index = index_file() }, function(err)
+      local from = registry.current()
+      bridge.call("delete_session", { agent = spec, cwd = cwd, session_id = s.session_id, session_index = index_file(), chat = from and from.id }, function(err)
         util.notify(err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (s.title or s.session_id)), err and vim.log.levels.ERROR or nil)
       end)
       return

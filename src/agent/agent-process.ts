@@ -10,6 +10,7 @@ import type { Readable, Writable } from "node:stream";
 import { TextRing } from "./ring-buffer.js";
 import { killTrees, killTreesNow, trackTree, type ProcessTree } from "./process-group.js";
 import { childEnv, cookieIn } from "./child-env.js";
+import { spawnInCgroup } from "./cgroup.js";
 
 export interface AgentCommand {
   command: string;
@@ -41,20 +42,23 @@ export class AgentProcess {
     onStderr?: (text: string) => void,
   ) {
     const env = childEnv(spec.env);
-    this.child = execa(spec.command, spec.args ?? [], {
-      cwd: spec.cwd,
-      env,
-      extendEnv: false,
-      detached: true, // own process group: killing -pid reaches every descendant
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      buffer: false,
-      reject: false,
-      stripFinalNewline: false,
-      cleanup: true,
-      encoding: "buffer",
-    });
+    const { value: child, cgroup } = spawnInCgroup(() =>
+      execa(spec.command, spec.args ?? [], {
+        cwd: spec.cwd,
+        env,
+        extendEnv: false,
+        detached: true, // own process group: killing -pid reaches every descendant
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+        buffer: false,
+        reject: false,
+        stripFinalNewline: false,
+        cleanup: true,
+        encoding: "buffer",
+      }),
+    );
+    this.child = child;
     this.stdin = this.child.stdin!;
     this.stdout = this.child.stdout!;
     // A write to a dead agent must not crash the host; the peer sees the close instead.
@@ -64,7 +68,7 @@ export class AgentProcess {
       this.stderr.push(text);
       onStderr?.(text);
     });
-    this.tree = { pid: this.child.pid, cookie: cookieIn(env) };
+    this.tree = { pid: this.child.pid, cookie: cookieIn(env), cgroup };
     trackTree(this.tree);
     // The agent is gone, but what it started may not be, and a daemon holding its stdout would
     // keep the streams (and so `exited`) open forever: take the stragglers down at once.

@@ -2,9 +2,11 @@
  * Killing what a spawned process started. Agents and terminals start children of their own; a
  * process group holds most of them, but not daemons that call setsid or are double-forked. So a
  * "tree" is a group leader plus a cookie (child-env.ts): killing it signals the group and every
- * process that carries the cookie.
+ * process that carries the cookie. A daemon that also clears the cookie from its environment is
+ * reached only through the tree's cgroup, where the system allows one (cgroup.ts).
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { cgroupPopulated, removeCgroup, signalCgroup } from "./cgroup.js";
 import { pidsWithCookie } from "./proc-cookie.js";
 
 /** Signal every process in the group led by `pid`; quiet if it is already gone. */
@@ -83,6 +85,8 @@ export interface ProcessTree {
   /** Leader of the process group (undefined when the spawn failed). */
   readonly pid: number | undefined;
   readonly cookie: string;
+  /** Its own cgroup, when the system allows one (cgroup.ts contain()). */
+  readonly cgroup?: string;
 }
 
 /** Trees this host started and has not yet seen empty: what the exit hook must reach. */
@@ -112,12 +116,13 @@ export async function killTrees(all: readonly ProcessTree[], graceMs = 1500): Pr
   const list = all.filter((t) => !emptied.has(t));
   if (list.length === 0) return;
   const cookies = cookieSet(list);
-  const groups = () => list.filter((t) => groupAlive(t.pid));
+  const groups = () => list.filter((t) => groupAlive(t.pid) || (t.cgroup !== undefined && cgroupPopulated(t.cgroup)));
   const carriers = () => pidsWithCookie(cookies);
   if (groups().length === 0 && carriers().length === 0) return forget(list);
   // Group first: a shell that dies of the SIGTERM reports that signal as its end.
   for (const t of list) signalGroup(t.pid, "SIGTERM");
   for (const pid of carriers()) signal(pid, "SIGTERM");
+  for (const t of list) if (t.cgroup) signalCgroup(t.cgroup, "SIGTERM");
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     await tick();
@@ -136,6 +141,8 @@ export function killTreesNow(all: readonly ProcessTree[]): void {
   if (list.length === 0) return;
   const cookies = cookieSet(list);
   for (const t of list) signalGroup(t.pid, "SIGKILL");
+  // The cgroup at once: none of its processes can fork out of it meanwhile.
+  for (const t of list) if (t.cgroup) signalCgroup(t.cgroup, "SIGKILL");
   for (let pass = 0; pass < 20; pass++) {
     const pids = pidsWithCookie(cookies);
     if (pids.length === 0) return forget(list);
@@ -177,5 +184,12 @@ function forget(list: readonly ProcessTree[]): void {
   for (const t of list) {
     trees.delete(t);
     emptied.add(t);
+    if (t.cgroup) removeWhenEmpty(t.cgroup, 20);
   }
+}
+
+/** A killed cgroup empties a moment later; only then can it be removed (tried for about a second). */
+function removeWhenEmpty(dir: string, tries: number): void {
+  if (removeCgroup(dir) || tries <= 0) return;
+  setTimeout(() => removeWhenEmpty(dir, tries - 1), 50).unref();
 }

@@ -19,6 +19,7 @@ import { describeTerminalExit, terminalFailed } from "../terminals/exit-status.j
 import { killAllNow } from "../agent/process-group.js";
 import { pruneTraces } from "../trace/trace-log.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
+import { cgroupSupport } from "../agent/cgroup.js";
 import { SessionIndex } from "../session/session-index.js";
 import { cancelSubagent, deleteSession, forkSource, listSessions, renameSession, setOption, subagentView, type AgentSpec, type SessionsParams } from "../session/session-commands.js";
 import type { QueuedPrompt } from "../session/prompt-queue.js";
@@ -170,8 +171,8 @@ export class ChatHost {
         const e = this.get(p.chat);
         return saveMedia(findMedia(e.media.blocks(e.chat.state.blocks, p.past), p.block, p.index), p.path, p.overwrite === true);
       },
-      sessions: (p) => listSessions(sessionsParams(p), this.liveChat(p.agent.name)),
-      deleteSession: (p) => deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, this.liveChat(p.agent.name)),
+      sessions: (p) => this.probe(p.chat, (signal) => listSessions(sessionsParams(p), this.liveChat(p.agent.name), signal)),
+      deleteSession: (p) => this.probe(p.chat, (signal) => deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, this.liveChat(p.agent.name), signal)),
       renameSession: async (p) => {
         const shown = [...this.chats.values()].find((e) => e.chat.opts.agentName === p.agent.name && e.chat.sessionId === p.sessionId);
         // Asked through the chat that holds the session when there is one (its agent has it in memory).
@@ -193,7 +194,7 @@ export class ChatHost {
         await Promise.all([...this.chats.keys()].map((id) => this.close(id)));
         return null;
       },
-      ping: () => ({ pid: process.pid, node: process.version }),
+      ping: () => ({ pid: process.pid, node: process.version, cgroups: cgroupSupport() }),
       editorAnswer: (p) => {
         this.editorQueries.answer(p.key, p.valueJson, p.error);
         return null;
@@ -374,6 +375,23 @@ export class ChatHost {
     return { how };
   }
 
+  /** Calls about sessions that may start an agent, by the chat they were asked from (aborted when it closes). */
+  private readonly probes = new Map<number, Set<AbortController>>();
+
+  /** Run `fn` with a signal that aborts when chat `chat` closes. */
+  private async probe<T>(chat: number | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (chat === undefined || !this.chats.has(chat)) return fn(new AbortController().signal);
+    const ac = new AbortController();
+    const set = this.probes.get(chat) ?? new Set();
+    this.probes.set(chat, set.add(ac));
+    try {
+      return await fn(ac.signal);
+    } finally {
+      set.delete(ac);
+      if (set.size === 0 && this.probes.get(chat) === set) this.probes.delete(chat);
+    }
+  }
+
   /** A live, ready chat with this agent, to ask about sessions without starting another. */
   private liveChat(agent: string): Chat | undefined {
     for (const e of this.chats.values()) if (e.chat.opts.agentName === agent && e.chat.status === "ready") return e.chat;
@@ -388,6 +406,8 @@ export class ChatHost {
     e.queue.dispose();
     this.questions.withdrawAll(id);
     this.editorQueries.dropAll(id);
+    for (const ac of this.probes.get(id) ?? []) ac.abort();
+    this.probes.delete(id);
     // At once: the chat is gone from the map, so a host exiting meanwhile (Neovim quits right
     // after asking to shut down) would not find its folder any more.
     e.media.dispose();

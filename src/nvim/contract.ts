@@ -130,6 +130,8 @@ export interface SessionsParams {
   sessionIndex?: string;
   /** Option `unstable`: session/set_title may be offered. */
   unstable?: boolean;
+  /** The chat it was asked from: an agent started for it ends when that chat closes. */
+  chat?: number;
 }
 
 export interface TerminalOutput {
@@ -204,7 +206,8 @@ export interface LuaToNode {
   /** The open chats and their agents' pids (for :checkhealth and tests). */
   chats: { params: Record<string, never>; result: { chat: number; agent: string; state: string; pid?: number }[] };
   shutdown: { params: Record<string, never>; result: null };
-  ping: { params: Record<string, never>; result: { pid: number; node: string } };
+  /** `cgroups`: whether agents and terminals get a cgroup each, and why (not) (agent/cgroup.ts). */
+  ping: { params: Record<string, never>; result: { pid: number; node: string; cgroups: { available: boolean; why: string } } };
   /** `codeUsed`: V8's compiled code within heapUsed (it grows as functions are optimised, not with data). */
   /** `snapshot`: also write a heap snapshot to that path (the benchmark tells data from V8's own objects with it). */
   memory: { params: { gc?: boolean; snapshot?: string }; result: { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] } };

@@ -51,6 +51,34 @@ export class TimeoutError extends Error {
   }
 }
 
+/** The most of an error's `data` shown after its message. */
+const MAX_DETAIL_CHARS = 500;
+
+/**
+ * What to tell the user of an error: its message and, for an error the agent sent, what its
+ * `data` says (JSON-RPC 2.0 §5.1: "additional information about the error"): agents put the
+ * real reason there and a bare "Internal error" in the message (`-32603`, `data.details`:
+ * "Cannot enable privileged approval modes in an untrusted folder"). A string `data`, or the
+ * string `details`, `detail`, `message` or `reason` of it, else the data as JSON; cut at 500
+ * characters. Not redacted: every caller shows it through the chat's Redactor (notices).
+ */
 export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  if (!(e instanceof Error)) return String(e);
+  if (!(e instanceof RpcError) || e.data === undefined || e.data === null) return e.message;
+  const detail = errorDetail(e.data);
+  if (!detail || e.message.includes(detail)) return e.message;
+  return `${e.message}: ${detail}`;
+}
+
+function errorDetail(data: unknown): string {
+  let text: string | undefined;
+  if (typeof data === "string") text = data;
+  else if (typeof data === "object") {
+    const d = data as Record<string, unknown>;
+    const named = [d.details, d.detail, d.message, d.reason].find((x) => typeof x === "string" && x.trim() !== "");
+    text = typeof named === "string" ? named : JSON.stringify(data);
+  } else text = String(data);
+  text = text.replace(/\s+/g, " ").trim();
+  if (text === "{}" || text === "[]") return "";
+  return text.length > MAX_DETAIL_CHARS ? `${text.slice(0, MAX_DETAIL_CHARS)}…` : text;
 }

@@ -11,10 +11,20 @@ const refuse = async (): Promise<never> => {
   throw new RpcError(ErrorCodes.MethodNotFound, "not available while listing sessions");
 };
 
-/** `features`: what the client advertises (the unstable option makes session/set_title usable). */
-export async function withAgent<T>(cmd: AgentCommand, fn: (client: AcpClient) => Promise<T>, timeoutMs = 30_000, features: ClientFeatures = {}): Promise<T> {
+/**
+ * `features`: what the client advertises (the unstable option makes session/set_title usable).
+ * `signal`: aborting it ends the agent at once (the chat it was asked from closed): whatever is
+ * pending fails, and nothing waits out the initialize timeout.
+ */
+export async function withAgent<T>(cmd: AgentCommand, fn: (client: AcpClient) => Promise<T>, timeoutMs = 30_000, features: ClientFeatures = {}, signal?: AbortSignal): Promise<T> {
+  if (signal?.aborted) throw new Error("cancelled");
   const agent = new AgentProcess(cmd);
   const peer = new JsonRpcPeer(agent.stdout, agent.stdin);
+  const onAbort = () => {
+    peer.close("cancelled: the chat it was asked from closed");
+    void agent.kill(500);
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
   const client = new AcpClient(peer, {
     sessionUpdate: () => undefined,
     requestPermission: refuse,
@@ -32,7 +42,10 @@ export async function withAgent<T>(cmd: AgentCommand, fn: (client: AcpClient) =>
       throw exit ? new Error(describeExit(cmd, exit, agent.stderr.lastLines(5))) : e;
     });
     return await fn(client);
+  } catch (e) {
+    throw signal?.aborted ? new Error("cancelled: the chat it was asked from closed") : e;
   } finally {
+    signal?.removeEventListener("abort", onAbort);
     peer.close("done");
     await agent.kill(500);
   }

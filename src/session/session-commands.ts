@@ -44,16 +44,19 @@ function command(a: AgentSpec, cwd: string): AgentCommand {
   return { command: a.command, args: a.args ?? [], env: a.env ?? {}, cwd: a.cwd ?? cwd };
 }
 
-/** Run `fn` with a client of this agent: a live chat's, else a short-lived connection's. */
-function withClient<T>(p: SessionsParams, live: Chat | undefined, fn: (c: Client) => Promise<T>): Promise<T> {
-  return live?.client ? fn(live.client) : withAgent(command(p.agent, p.cwd), fn, undefined, { unstable: p.unstable === true });
+/**
+ * Run `fn` with a client of this agent: a live chat's, else a short-lived connection's, ended
+ * when `signal` aborts.
+ */
+function withClient<T>(p: SessionsParams, live: Chat | undefined, fn: (c: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  return live?.client ? fn(live.client) : withAgent(command(p.agent, p.cwd), fn, undefined, { unstable: p.unstable === true }, signal);
 }
 
 /**
  * Past sessions in `cwd`: the agent's own list (session/list, when it supports it) merged with
  * the client's index, newest first; plus what can be done with them.
  */
-export async function listSessions(p: SessionsParams, live: Chat | undefined): Promise<{ sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean; canRename: boolean }> {
+export async function listSessions(p: SessionsParams, live: Chat | undefined, signal?: AbortSignal): Promise<{ sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean; canRename: boolean }> {
   const index = new SessionIndex(p.sessionIndex);
   const { listed, canDelete, canOpen, canRename } = await withClient(p, live, async (client) => ({
     listed: client.supports("list") ? await client.listSessions(p.cwd) : [],
@@ -61,7 +64,7 @@ export async function listSessions(p: SessionsParams, live: Chat | undefined): P
     canOpen: client.supports("load") || client.supports("resume"),
     // Unstable session/set_title: the option on (a live chat's client has it from its own) and advertised.
     canRename: p.unstable === true && client.supports("title"),
-  }));
+  }), signal);
   const out = new Map<string, SessionChoice>();
   for (const s of index.list(p.cwd, p.agent.name)) out.set(s.sessionId, { sessionId: s.sessionId, title: s.title, updatedAt: s.updatedAt, cwd: s.cwd, source: "index" });
   // Titles come from the agent: redacted with its secrets like everything else shown.
@@ -74,8 +77,8 @@ export async function listSessions(p: SessionsParams, live: Chat | undefined): P
   return { sessions, canDelete, canOpen, canRename };
 }
 
-export async function deleteSession(p: SessionsParams & { sessionId: string }, live: Chat | undefined): Promise<boolean> {
-  await withClient(p, live, (client) => client.deleteSession(p.sessionId));
+export async function deleteSession(p: SessionsParams & { sessionId: string }, live: Chat | undefined, signal?: AbortSignal): Promise<boolean> {
+  await withClient(p, live, (client) => client.deleteSession(p.sessionId), signal);
   new SessionIndex(p.sessionIndex).remove(p.agent.name, p.sessionId);
   return true;
 }

@@ -12,6 +12,7 @@ import { finished } from "node:stream";
 import { RpcError, ErrorCodes } from "../protocol/errors.js";
 import { killTrees, killTreesNow, trackTree, type ProcessTree } from "../agent/process-group.js";
 import { childEnv, cookieIn } from "../agent/child-env.js";
+import { spawnInCgroup } from "../agent/cgroup.js";
 import { OutputBuffer } from "./output-buffer.js";
 import { executableFor } from "./shell-command.js";
 import type { TerminalExitStatus } from "./exit-status.js";
@@ -57,23 +58,26 @@ export class Terminal {
     const { file, args } = executableFor(spec.command, spec.args, process.env.SHELL);
     let child: ResultPromise | undefined;
     let spawnError: string | undefined;
+    let cgroup: string | undefined;
     try {
-      child = execa(file, args, {
-        cwd: spec.cwd,
-        env,
-        extendEnv: false,
-        detached: true, // own process group
-        stdin: "ignore",
-        all: true,
-        buffer: false,
-        reject: false,
-        encoding: "buffer",
-      });
+      ({ value: child, cgroup } = spawnInCgroup(() =>
+        execa(file, args, {
+          cwd: spec.cwd,
+          env,
+          extendEnv: false,
+          detached: true, // own process group
+          stdin: "ignore",
+          all: true,
+          buffer: false,
+          reject: false,
+          encoding: "buffer",
+        }),
+      ));
     } catch (e) {
       spawnError = e instanceof Error ? e.message : String(e);
     }
     this.pid = child?.pid;
-    this.tree = { pid: this.pid, cookie: cookieIn(env) };
+    this.tree = { pid: this.pid, cookie: cookieIn(env), cgroup };
     trackTree(this.tree);
     if (!child) {
       const message = spawnError ?? "could not start";

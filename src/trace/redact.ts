@@ -3,16 +3,30 @@
  * titles, plans, terminal tails, error messages. Three rules: values of fields whose name looks
  * secret, any occurrence of a known secret value (the agent's configured environment, and
  * command-line arguments that carry a key), and values that look like API keys whoever sent
- * them (`sk-…`, `ghp_…`, `AKIA…`, `Bearer …`, `API_KEY=…`, private key blocks).
+ * them (`sk-…`, `ghp_…`, `AKIA…`, `Bearer …`, `API_KEY=…`, private key blocks). In JSON text
+ * (Redactor.json: the trace) a known value is looked for by value, in every string after its
+ * escapes are undone, not in the wire text: `"` is `\"` there, and any character may be `\uXXXX`.
  */
 const SECRET_KEY = /(token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key)/i;
 export const REDACTED = "[REDACTED]";
 const SECRET_WORDS = "token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key";
 const SECRET_HINT = new RegExp(SECRET_WORDS, "i");
+/*
+ * Every pattern here runs in time linear in the text's length, whatever the text (an agent
+ * controls it: one 400 KB chunk of "TOKEN" repeated must not stall the host). A name that must
+ * hold a secret word is matched as a lookahead that scans the name lazily for the word, then the
+ * name is taken whole and atomically (`(?=(x*))\1`: a backreference is never given back), so the
+ * engine never tries each split of a name around each occurrence of a word; and a pattern may
+ * start only where a name starts (after a quote, a word boundary, a character outside the
+ * name's class), so the names scanned do not overlap. test/unit/redact-linear.test.ts holds
+ * every pattern to this with 1 MB adversarial inputs.
+ */
+/** A JSON string's characters up to its end or first escape, holding a secret word: group `n`. */
+const secretName = (n: number) => String.raw`(?=[^"\\]*?(?:${SECRET_WORDS}))(?=([^"\\]*))` + "\\" + n;
 /** `"<key with a secret word>": "<string>" | <number>` in JSON text. */
-const SECRET_FIELD = new RegExp(String.raw`"([^"\\]*(?:${SECRET_WORDS})[^"\\]*)":(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*)`, "gi");
+const SECRET_FIELD = new RegExp(String.raw`"(${secretName(2)})":(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*)`, "gi");
 /** `"name": "<secret-looking>", "value": "<string>"` (env variables, HTTP headers). */
-const SECRET_PAIR = new RegExp(String.raw`"name":"([^"\\]*(?:${SECRET_WORDS})[^"\\]*)","value":"(?:[^"\\]|\\.)*"`, "gi");
+const SECRET_PAIR = new RegExp(String.raw`"name":"(${secretName(2)})","value":"(?:[^"\\]|\\.)*"`, "gi");
 
 /**
  * Prefixes of well-known API key formats (OpenAI/Anthropic, GitHub, Slack, AWS, Google, GitLab,
@@ -25,7 +39,11 @@ const TOKEN_CHAR = /[A-Za-z0-9_.\-]/;
 const BOUNDARY = String.raw`(?<=^|[^A-Za-z0-9_.\-]|\\[nrtbf])`;
 const KEY_TOKEN = String.raw`(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9\-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{30,}|glpat-[A-Za-z0-9_\-]{20,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})(?![A-Za-z0-9_\-])`;
 /** `Bearer <token>`; `API_KEY=<value>` (environment style); `--api-key <value>` / `--token=<value>`. */
-const KEY_CONTEXT = String.raw`(\bBearer\s+)[A-Za-z0-9._~+/\-]{12,}=*|(\b[A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*=["']?)[^\s"'\\]{6,}|(--?[a-z\-]*(?:api-key|apikey|token|secret|password)[a-z\-]*(?:=|\s+)["']?)[^\s"'\\\-][^\s"'\\]{5,}`;
+const KEY_CONTEXT =
+  String.raw`(?<bearer>\bBearer\s+)[A-Za-z0-9._~+/\-]{12,}=*` +
+  String.raw`|(?<assign>\b(?=[A-Z0-9_]*?(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD))(?=(?<envName>[A-Z0-9_]*))\k<envName>=["']?)[^\s"'\\]{6,}` +
+  // A flag starts where a run of its characters starts (`x--token` is no flag).
+  String.raw`|(?<flag>(?<![a-z\-])--?(?=[a-z\-]*?(?:api-key|apikey|token|secret|password))(?=(?<flagName>[a-z\-]*))\k<flagName>(?:=|\s+)["']?)[^\s"'\\\-][^\s"'\\]{5,}`;
 const PRIVATE_KEY = String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)`;
 const KEY_LIKE = new RegExp(`${BOUNDARY}${KEY_TOKEN}|${KEY_CONTEXT}|${PRIVATE_KEY}`, "g");
 /** A cheap test before the full patterns run (most text has none of these). */
@@ -47,10 +65,16 @@ export function hasSecretHint(s: string): boolean {
   return KEY_HINT.test(s) || SECRET_HINT.test(s);
 }
 
+type KeyGroups = { bearer?: string; assign?: string; flag?: string };
+/** The context a key-like match keeps shown (`Bearer `, `NAME=`, `--flag `), or "". */
+function contextOf(g: KeyGroups | undefined): string {
+  return g?.bearer ?? g?.assign ?? g?.flag ?? "";
+}
+
 /** Every key-like value replaced (see KEY_LIKE). */
 export function redactKeyLike(s: string): string {
   if (!KEY_HINT.test(s)) return s;
-  return s.replace(KEY_LIKE, (_m, bearer?: string, assign?: string, flag?: string) => `${bearer ?? assign ?? flag ?? ""}${REDACTED}`);
+  return s.replace(KEY_LIKE, (...args: unknown[]) => `${contextOf(args.at(-1) as KeyGroups)}${REDACTED}`);
 }
 
 /**
@@ -69,12 +93,57 @@ export function commandSecrets(cmd: { args?: string[]; env?: Record<string, stri
   return out;
 }
 
+/** Escapes JSON.stringify never writes (`\u` of a printable character, `\/`): text to canonicalise. */
+const ODD_ESCAPE = /\\[u/]/;
+/** A JSON escape sequence (a surrogate pair as one), or an escaped character. */
+const ESCAPE = /\\u([dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})|\\(?:u([0-9a-fA-F]{4})|([\s\S]))/g;
+
+/** `v` as JSON.stringify writes it inside a string (`"` → `\"`, `\` → `\\`, controls escaped). */
+function escaped(v: string): string {
+  return JSON.stringify(v).slice(1, -1);
+}
+
+/**
+ * JSON text with every escape written the way JSON.stringify writes it (`\u0078` → `x`,
+ * `\/` → `/`, `\u0022` → `\"`), other text unchanged: a string's value is in it as escaped()
+ * of that value, however its sender chose to escape it. Linear; no parsing.
+ */
+function canonicalJson(text: string): string {
+  if (!ODD_ESCAPE.test(text)) return text;
+  return text.replace(ESCAPE, (m, pair?: string, hex?: string, c?: string) => {
+    if (pair !== undefined) return String.fromCharCode(parseInt(pair.slice(0, 4), 16), parseInt(pair.slice(6), 16));
+    if (hex !== undefined) return escaped(String.fromCharCode(parseInt(hex, 16)));
+    return c === "/" ? "/" : m;
+  });
+}
+
+/** `{"name": …, "value": <string>}` lists of an MCP server in session/new, load, resume or fork. */
+const MCP_SERVERS = '"mcpServers"';
+
 export class Redactor {
   private readonly values: string[];
+  /** escaped() of each value that has characters JSON escapes, once and twice (for JSON text). */
+  private readonly escapedValues: string[];
 
   /** `secrets`: literal values never to show (short ones are ignored: they would redact noise). */
   constructor(secrets: Iterable<string> = []) {
     this.values = [...new Set([...secrets].filter((s) => typeof s === "string" && s.length >= 6))].sort((a, b) => b.length - a.length);
+    // Escaped once (a string in a message) and twice (a message cut in the trace is a string).
+    this.escapedValues = this.values.flatMap((v) => (escaped(v) === v ? [] : [escaped(v), escaped(escaped(v))]));
+  }
+
+  /**
+   * Whether JSON text `json` may hold a known secret value in one of its strings, however the
+   * string's characters are escaped (`"` as `\"`, any character as `\uXXXX`). No false negative
+   * for valid JSON; a false positive only costs a parse (see json()).
+   */
+  jsonHasKnownValue(json: string): boolean {
+    if (this.values.length === 0) return false;
+    if (this.hasKnownValue(json)) return true;
+    const text = canonicalJson(json);
+    if (text !== json) for (const v of this.values) if (text.includes(v)) return true;
+    for (const v of this.escapedValues) if (text.includes(v)) return true;
+    return false;
   }
 
   /** Whether there are known secret values to look for (key-like values are looked for always). */
@@ -99,10 +168,53 @@ export class Redactor {
    * of string work per frame, so a trace keeps up with an agent streaming thousands of updates.
    */
   json(text: string): string {
-    let out = this.text(text);
+    let out = this.jsonHasKnownValue(text) || text.includes(MCP_SERVERS) ? this.parsedValues(text) : text;
+    out = redactKeyLike(out);
     if (!SECRET_HINT.test(out)) return out;
     out = out.replace(SECRET_FIELD, (_m, key: string) => `"${key}":"${REDACTED}"`);
     out = out.replace(SECRET_PAIR, (_m, name: string) => `"name":"${name}","value":"${REDACTED}"`);
+    return out;
+  }
+
+  /**
+   * JSON text with known secret values replaced in every string (keys too) of its parsed value,
+   * so no escaping hides one; and the env and header values of MCP servers (`mcpServers`),
+   * secrets whatever their names and lengths. Serialised again. Text that is not JSON gets the
+   * values replaced as they are and as JSON escapes them.
+   */
+  private parsedValues(text: string): string {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      let out = this.literal(text);
+      for (const v of this.escapedValues) if (out.includes(v)) out = out.split(v).join(REDACTED);
+      return out;
+    }
+    return JSON.stringify(this.strings(parsed, 0, false));
+  }
+
+  /** A copy of `v` with known values replaced in every string (`mcp`: v is in an `mcpServers` list). */
+  private strings(v: unknown, depth: number, mcp: boolean): unknown {
+    if (typeof v === "string") return this.deepLiteral(v);
+    if (depth > 256 || v === null || typeof v !== "object") return v;
+    if (Array.isArray(v)) return v.map((x) => this.strings(x, depth + 1, mcp));
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const key = this.deepLiteral(k);
+      if (mcp && (k === "env" || k === "headers") && Array.isArray(x)) {
+        out[key] = x.map((p) => (p && typeof p === "object" && "value" in p ? { ...(this.strings(p, depth + 2, false) as object), value: REDACTED } : this.strings(p, depth + 2, false)));
+      } else if (k === "mcpServers" && Array.isArray(x)) {
+        out[key] = x.map((s) => this.strings(s, depth + 2, true));
+      } else out[key] = this.strings(x, depth + 1, false);
+    }
+    return out;
+  }
+
+  /** literal(), and the values as JSON escapes them (a string that holds serialised JSON: a clipped payload). */
+  private deepLiteral(s: string): string {
+    let out = this.literal(s);
+    if (out.includes("\\")) for (const v of this.escapedValues) if (out.includes(v)) out = out.split(v).join(REDACTED);
     return out;
   }
 
@@ -158,7 +270,7 @@ export class Redactor {
     if (!endOnly && KEY_HINT.test(s)) {
       KEY_LIKE.lastIndex = 0;
       for (let m = KEY_LIKE.exec(s); m; m = KEY_LIKE.exec(s)) {
-        const context = (m[1] ?? m[2] ?? m[3] ?? "").length;
+        const context = contextOf(m.groups as KeyGroups).length;
         out.push([m.index + context, m.index + m[0].length]);
         if (m[0].length === 0) KEY_LIKE.lastIndex++;
       }

@@ -79,11 +79,11 @@ export class TraceLog {
     // Images, audio and blobs: the trace keeps the length of their base64 data, never the data.
     if (mayHoldMedia(f.text)) {
       const elided = elideMedia(f.payload);
-      if (elided !== f.payload) return this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload: clip(elided) });
+      if (elided !== f.payload) return this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload: clipRedacted(elided, this.redactor) });
     }
     const piece = f.direction === "in" && f.method === "session/update" ? this.streamed(f.payload) : undefined;
     if (piece) {
-      this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload: f.size > MAX_PAYLOAD_CHARS ? clip(piece) : piece });
+      this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload: f.size > MAX_PAYLOAD_CHARS ? clipRedacted(piece, this.redactor) : piece });
       return;
     }
     if (f.text !== undefined && f.size <= MAX_PAYLOAD_CHARS) {
@@ -92,11 +92,11 @@ export class TraceLog {
       // Redaction would leave the line alone when neither its head's own text (id, method: the
       // rest is a time, fixed words and a number) nor the payload holds a hint of a secret, and
       // no known secret is in it (see hasSecretHint): the scan of the head is saved.
-      if (!this.headHint && !this.wireHint(f.text) && !this.redactor.hasKnownValue(line)) this.keep(line);
+      if (!this.headHint && !this.wireHint(f.text) && !this.redactor.jsonHasKnownValue(line)) this.keep(line);
       else this.addLine(line);
       return;
     }
-    const payload = f.size > MAX_PAYLOAD_CHARS ? clip(f.payload) : f.payload;
+    const payload = f.size > MAX_PAYLOAD_CHARS ? clipRedacted(f.payload, this.redactor) : f.payload;
     this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload });
   }
 
@@ -114,7 +114,7 @@ export class TraceLog {
       const params = (f.payload as { params?: { sessionId?: unknown; update?: { sessionUpdate?: unknown } } }).params;
       const empty = `${run.head}""${run.tail}`;
       // A head that may hold a secret (a hint, a known value) is left to the frame-by-frame path.
-      const plain = !hasSecretHint(run.head) && !this.redactor.hasKnownValue(empty);
+      const plain = !hasSecretHint(run.head) && !this.redactor.jsonHasKnownValue(empty);
       shape = { stream: `${String(params?.sessionId)}:${String(params?.update?.sessionUpdate)}`, plain, empty };
       this.runShapes.set(run.head, shape);
     }
@@ -352,4 +352,11 @@ function clip(payload: unknown): unknown {
   const s = typeof payload === "string" ? payload : JSON.stringify(payload);
   if (s === undefined || s.length <= MAX_PAYLOAD_CHARS) return payload;
   return `${s.slice(0, MAX_PAYLOAD_CHARS)}… (${s.length} chars, cut)`;
+}
+
+/** clip() of a message, redacted before it is cut: a secret cut in two would not be found after. */
+function clipRedacted(payload: unknown, redactor: Redactor): unknown {
+  const s = JSON.stringify(payload);
+  if (s === undefined || s.length <= MAX_PAYLOAD_CHARS) return payload;
+  return clip(redactor.json(s));
 }

@@ -6,7 +6,7 @@
 //   protocolVersion, agentCapabilities, authMethods, modes, configOptions, models
 //   noInitAnswer: never answer initialize;  authRequired: session/new fails -32000 until authenticate
 //   delays: {"method": ms}  answer that method late;  neverAnswer: ["method", ...]  never answer it
-//   failMethods: {"method": "message"}  answer that method with an error (-32603)
+//   failMethods: {"method": "message" | {code, message, data}}  answer that method with an error (-32603 when a message)
 //   ignoreCancel: keep streaming after session/cancel
 //   sessions: [{sessionId, cwd, title, history: [steps]}] for session/list, load and resume
 //   turns: [[step, ...], ...]  the i-th prompt runs turns[i] (the last one repeats)
@@ -16,7 +16,7 @@
 //   titleAnswer: the title session/set_title answers it stored (a hostile one)
 //   usage: {inputTokens, ...} sent in every session/prompt answer; `logout` signs the agent out
 // Steps (run in order; each may be delayed with "delay": ms):
-//   {"text": "..."}  one agent_message_chunk;  {"chunks": N, "text": "x"}  N chunks
+//   {"text": "..."}  one agent_message_chunk ({"repeat": N}: the text N times, in that one chunk);  {"chunks": N, "text": "x"}  N chunks
 //   {"thought": "..."}  {"update": {...}}  any session/update ({"session": "id"}: sent for that session, a child's)
 //   {"notify": "method", "params": {...}}  any notification (auth/status_update)
 //   {"request": "method", "params": {...}}  a client request; the reply is kept as $last
@@ -99,7 +99,7 @@ async function runSteps(sessionId, steps, token) {
   for (const step of steps) {
     if (token && cancelled.has(token) && !scenario.ignoreCancel) return "cancelled";
     if (step.delay) await sleep(step.delay);
-    if (step.text !== undefined && step.chunks === undefined) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: substitute(step.text) } });
+    if (step.text !== undefined && step.chunks === undefined) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: substitute(step.text).repeat(step.repeat ?? 1) } });
     if (step.stderr !== undefined) process.stderr.write(substitute(step.stderr) + "\n");
     // One message written in `pieces` writes, `pause` ms apart (a line split across writes).
     if (step.split) {
@@ -163,7 +163,8 @@ async function handle(msg) {
   const fail = (code, message) => out({ jsonrpc: "2.0", id, error: { code, message } });
   if (scenario.neverAnswer?.includes(method)) return;
   if (scenario.delays?.[method]) await sleep(scenario.delays[method]);
-  if (scenario.failMethods?.[method]) return fail(-32603, scenario.failMethods[method]);
+  const failure = scenario.failMethods?.[method];
+  if (failure) return typeof failure === "object" ? out({ jsonrpc: "2.0", id, error: failure }) : fail(-32603, failure);
   switch (method) {
     case "initialize":
       if (scenario.noInitAnswer) return;

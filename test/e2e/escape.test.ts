@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
+import { cgroupSupport } from "../../src/agent/cgroup.js";
 import { chatHandle, startChat } from "../support/chat.js";
 
 const bins = nvimBins();
@@ -97,4 +98,29 @@ describe.each(bins)("Neovim $version", (bin) => {
     c.t.proc.kill("SIGKILL");
     await c.t.waitFor(async () => ids.every((p) => !alive(p)), "every daemon to be gone", 10_000);
   });
+
+  // A daemon that leaves the group (setsid) and clears its cookie: only a cgroup holds it, so
+  // this runs where the host can make cgroups (as here: see :checkhealth acpchat).
+  const cgroups = cgroupSupport();
+  for (const how of ["AcpChatClose", "qa!"] as const) {
+    it.skipIf(!cgroups.available)(`:${how}: a terminal's daemon that called setsid and cleared ACPCHAT_PROC_COOKIE is gone too`, async () => {
+      const c = await startChat(bin, {});
+      const pids = join(c.t.dir, "pids");
+      mkdirSync(pids);
+      const daemon = `setsid sh -c 'echo $$ > ${pids}/tmp; mv ${pids}/tmp ${pids}/cleared; exec env -u ACPCHAT_PROC_COOKIE sleep 300' </dev/null >/dev/null 2>&1 & echo started`;
+      await c.t.lua("require('acpchat.config').options.agents.fake.env.FAKE_AGENT_SCENARIO = vim.json.encode(...)", [{ turns: [[{ request: "terminal/create", params: { command: daemon } }, { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } }, { text: "daemon started" }]] }]);
+      await c.t.nvim.command("AcpChat!");
+      const d = await chatHandle(c.t);
+      await d.ready();
+      await d.send("go");
+      await d.turns(1);
+      await c.t.waitFor(async () => existsSync(join(pids, "cleared")), "the daemon's pid");
+      const pid = Number(readFileSync(join(pids, "cleared"), "utf8"));
+      await c.t.waitFor(async () => !readFileSync(`/proc/${pid}/environ`, "latin1").includes("ACPCHAT_PROC_COOKIE"), "the daemon without its cookie");
+      expect(alive(pid)).toBe(true);
+      if (how === "AcpChatClose") await c.t.nvim.command("AcpChatClose");
+      else await c.t.quit(); // :qa!
+      await c.t.waitFor(async () => !alive(pid), "the daemon to be gone", 10_000);
+    });
+  }
 });

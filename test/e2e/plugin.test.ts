@@ -140,6 +140,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).toMatch(/OK.*node host: .*neovim\/bin\/cli\.js/);
     expect(text).toMatch(/OK.*remote plugin built/);
     expect(text).toMatch(/OK.*Node host answers \(pid \d+/);
+    // How processes are contained: a cgroup each where the host can make them, else the limit said.
+    const { cgroupSupport } = await import("../../src/agent/cgroup.js");
+    if (cgroupSupport().available) expect(text).toMatch(/OK.*processes: each agent and terminal in its own cgroup under /);
+    else expect(text).toMatch(/WARNING.*processes: no cgroup[\s\S]*clears ACPCHAT_PROC_COOKIE[\s\S]*outlives the chat/);
     expect(text).toMatch(/OK.*fake: `.*node` found/);
     expect(text).not.toMatch(/ERROR/);
   });

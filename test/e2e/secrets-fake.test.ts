@@ -24,9 +24,10 @@ function leaks(surface: string, text: string): string[] {
   return FRAGMENTS.filter((f) => text.includes(f)).map((f) => `${surface}: ${f}`);
 }
 
+const upd = (u: Record<string, unknown>) => ({ update: u });
+
 describe.each(bins)("Neovim $version", (bin) => {
   it("a planted key is absent from every surface and file", async () => {
-    const upd = (u: Record<string, unknown>) => ({ update: u });
     const turns = [
       [
         upd({ sessionUpdate: "session_info_update", title: `Fix login with $env.SECRET_TOKEN and ${KEY_LIKE}` }),
@@ -108,6 +109,60 @@ describe.each(bins)("Neovim $version", (bin) => {
     const left = readdirSync(logDirReal);
     for (const f of foreign) expect(left).toContain(f);
     expect(left.filter((f) => f.endsWith("-old.jsonl"))).toHaveLength(50);
+  });
+
+  it("a secret JSON escapes (quote, backslash, a \\u0078 escape) is absent from the trace and :AcpChatLog", async () => {
+    // The agent's env value and an MCP server's env value (a name no rule calls secret) hold `"`
+    // and `\`: on the wire they are `\"` and `\\`, so a search of the wire text for the value
+    // found nothing. The agent echoes both, once as JSON.stringify writes them and once with a
+    // character as a \u escape (the raw line), which parsing gives back as the secret.
+    const AGENT_SECRET = 'Zq9"x\\Vb7Lm2Pw';
+    const MCP_SECRET = 'Pq4"w\\Nn8Kk3Rr';
+    const fragments = ["Vb7Lm2Pw", "Nn8Kk3Rr"];
+    const raw = (text: string) => ({ raw: JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "$sessionId", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "@@" } } } }).replace('"@@"', text) });
+    const turns = [
+      [
+        { text: "echo: $env.SECRET_TOKEN and $env.DB_ECHO." },
+        raw(String.raw`"unicode: Zq9\"\u0078\\Vb7Lm2Pw and Pq4\u0022w\\Nn8Kk3Rr."`),
+        upd({ sessionUpdate: "tool_call", toolCallId: "c1", title: "run", kind: "execute", status: "completed", rawInput: { env: { DB_PASS: "$env.DB_ECHO" } } }),
+      ],
+    ];
+    const t = await nvim(bin);
+    const agent = fakeAgent(t, { turns, title: "t" }, { env: { SECRET_TOKEN: AGENT_SECRET, DB_ECHO: MCP_SECRET } });
+    const mcp = [{ name: "db", command: process.execPath, args: ["-e", "0"], env: { DB_PASS: MCP_SECRET } }];
+    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: agent }, default_agent: "fake", mcp_servers: mcp }]);
+    const c = await openChat(t);
+    await c.ready();
+    await t.nvim.command("AcpChatSend go");
+    await c.turns(1, 15_000);
+    const transcript = await c.text();
+    // The echoes arrived (redacted in the transcript, which sees values, not wire text).
+    expect(transcript).toContain("echo: [REDACTED] and [REDACTED].");
+    expect(transcript).toContain("unicode: [REDACTED] and [REDACTED].");
+
+    await t.nvim.command("AcpChatLog");
+    await t.waitFor(async () => /\/log$/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")), "the log buffer");
+    const log = (await t.lines(0)).join("\n");
+    expect(log).toContain("session/new");
+    expect(log).toContain("unicode: [REDACTED]");
+    await t.nvim.command("AcpChatClose");
+    await new Promise((r) => setTimeout(r, 400));
+    const logDir = await t.lua<string>("return vim.fn.stdpath('log') .. '/acpchat'");
+    const traces = readdirSync(logDir).filter((f) => f.includes("-fake.jsonl"));
+    expect(traces).toHaveLength(1);
+    const file = readFileSync(join(logDir, traces[0]!), "utf8");
+    // Every string of every line, parsed: no escaping brings a secret back.
+    const strings: string[] = [];
+    for (const l of file.trim().split("\n")) JSON.parse(l, (_k, v) => (typeof v === "string" && strings.push(v), v));
+    const found = [
+      ...fragments.filter((f) => file.includes(f)).map((f) => `trace file: ${f}`),
+      ...fragments.filter((f) => strings.some((s) => s.includes(f))).map((f) => `trace file, parsed: ${f}`),
+      ...fragments.filter((f) => log.includes(f)).map((f) => `:AcpChatLog: ${f}`),
+    ];
+    expect(found).toEqual([]);
+    // The MCP server's env in session/new is redacted by where it is, whatever its name.
+    const sessionNew = file.split("\n").find((l) => l.includes('"method":"session/new"') && l.includes('"dir":"out"'))!;
+    expect(sessionNew).toContain('{"name":"DB_PASS","value":"[REDACTED]"}');
   });
 
   it(":AcpChatTerminal shows the full output without the planted key", async () => {

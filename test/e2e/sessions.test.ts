@@ -11,6 +11,31 @@ const bins = nvimBins();
 const CAPS_LIST = { loadSession: true, sessionCapabilities: { list: {}, delete: {} }, promptCapabilities: {} };
 
 describe.each(bins)("Neovim $version", (bin) => {
+  it("an agent started to list sessions ends when the chat it was asked from closes", async () => {
+    // The agent never answers initialize: the listing would wait out its 30 s timeout, its
+    // agent running all the while after the chat is gone.
+    const c = await startChat(bin, { noInitAnswer: true });
+    const t = c.t;
+    const records = join(t.dir, "records");
+    const pids = () => (existsSync(records) ? readdirSync(records).map((f) => Number(f.replace(".jsonl", ""))) : []);
+    await t.waitFor(async () => pids().length === 1, "the chat's agent to ask for initialize");
+    await t.nvim.command("AcpChatSessions");
+    await t.waitFor(async () => pids().length === 2, "the listing's agent to ask for initialize");
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(pids().every(alive)).toBe(true);
+    await t.nvim.command("AcpChatClose");
+    const closed = Date.now();
+    await t.waitFor(async () => !pids().some(alive), "both agents to end", 5000);
+    expect(Date.now() - closed).toBeLessThan(5000);
+  });
+
   it("lists past sessions and loads one: the replay renders like live updates; ! deletes", async () => {
     const a = await startChat(bin, { store: "$DIR/store.json", agentCapabilities: CAPS_LIST, title: "Greeting", turns: [[{ text: "hi there" }]] });
     const t = a.t;

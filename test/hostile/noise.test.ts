@@ -105,4 +105,17 @@ describe("noise from the agent", () => {
     expect((await h.problems()).filter((p) => p.includes("unknown session not-this-one"))).toHaveLength(1);
     expect(await stillUsable(h, 2)).toBe(true);
   });
+
+  it("an error the agent sends with details shows its message and details, redacted", async () => {
+    // Agents answer -32603 "Internal error" and put the reason in data.details; a bare
+    // "Internal error" told the user nothing.
+    const details = "Cannot enable privileged approval modes in an untrusted folder (key sk-ant-api03-Qz8xW7vU6tS5rR4pP3oO2nN1)";
+    const h = await start({ failMethods: { "session/prompt": { code: -32603, message: "Internal error", data: { details } } } });
+    await h.ready();
+    await h.send("go");
+    await h.t.waitFor(async () => (await h.text()).includes("The turn failed"), "the failed turn");
+    const text = await h.text();
+    expect(text).toContain("The turn failed: Internal error: Cannot enable privileged approval modes in an untrusted folder (key [REDACTED])");
+    expect(text).not.toContain("Qz8xW7vU");
+  });
 });

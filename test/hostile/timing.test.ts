@@ -62,4 +62,22 @@ describe("timing", () => {
     expect(text.match(/^● done · read · Tool \d+$/gm)).toHaveLength(1000);
     expect(await stillUsable(h, 2)).toBe(true);
   });
+
+  it("hostile text for the redactor (400 KB of TOKEN, of -token, of API_KEY) does not stall the host", async () => {
+    // Each was a backtracking catastrophe for one redaction pattern: "TOKEN".repeat(80000) in
+    // one chunk stalled the host about 30 s, "-token" runs far longer. Linear now: the turn
+    // ends in well under the bound, and the host answers while it runs.
+    const hostile = [{ text: "TOKEN", repeat: 80_000 }, { text: "-token", repeat: 30_000 }, { text: "API_KEY", repeat: 60_000 }];
+    const h = await start({ turns: [[...hostile, { text: " END" }]] });
+    await h.ready();
+    const t0 = Date.now();
+    await h.send("go");
+    await h.turns(1, 20_000);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect((await h.text()).endsWith(" END")).toBe(true);
+    // The host answers at once afterwards (nothing left grinding).
+    const p0 = Date.now();
+    await h.t.lua("return require('acpchat.bridge').call_sync('ping', {}, 5000)");
+    expect(Date.now() - p0).toBeLessThan(1000);
+  });
 });

@@ -12,6 +12,8 @@ import { build } from "esbuild";
 import { TerminalManager } from "../../src/terminals/terminal-manager.js";
 import { AgentProcess } from "../../src/agent/agent-process.js";
 import { killAllNow, killGroupNow, pidAlive, signalGroup } from "../../src/agent/process-group.js";
+import { cgroupSupport } from "../../src/agent/cgroup.js";
+import { pidsWithCookie } from "../../src/agent/proc-cookie.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const base = mkdtempSync(join(tmpdir(), "acpchat-contain-"));
@@ -239,5 +241,56 @@ describe("the host's exit", () => {
     everyPid.push(...pids);
     expect(pids).toHaveLength(2 * NAMES.length);
     await allGone(pids, 1000);
+  });
+});
+
+/**
+ * A daemon that leaves the process group (setsid) and clears ACPCHAT_PROC_COOKIE from its
+ * environment: neither the group kill nor the cookie scan finds it. Only a cgroup holds it, so
+ * these run where this host can make cgroups (cgroupSupport(); see :checkhealth acpchat).
+ */
+const cgroups = cgroupSupport();
+describe.skipIf(!cgroups.available)(`a daemon that clears the cookie too (${cgroups.why})`, () => {
+  /** A command line that starts such a daemon (its pid in `dir`/cleared), then `then`. */
+  const line = (dir: string, then: string) =>
+    `mkdir -p '${dir}'; setsid sh -c 'echo $$ > "$0/cleared.tmp"; mv "$0/cleared.tmp" "$0/cleared"; exec env -u ACPCHAT_PROC_COOKIE sleep 300' '${dir}' </dev/null >/dev/null 2>&1 & ${then}`;
+  async function daemon(dir: string): Promise<number> {
+    await until(() => existsSync(join(dir, "cleared")), "the daemon");
+    const pid = Number(readFileSync(join(dir, "cleared"), "utf8").trim());
+    everyPid.push(pid);
+    // It escaped both: another group, no cookie.
+    await until(() => !readFileSync(`/proc/${pid}/environ`, "latin1").includes("ACPCHAT_PROC_COOKIE="), "the exec without the cookie");
+    expect(pgrp(pid)).toBe(pid);
+    expect(pidsWithCookie(new Set([readFileSync(`/proc/${pid}/environ`, "latin1")])).includes(pid)).toBe(false);
+    return pid;
+  }
+
+  it("terminal/kill and closeAll reach it through the terminal's cgroup", async () => {
+    const m = new TerminalManager();
+    const d1 = join(base, `cleared${++runs}`);
+    const d2 = join(base, `cleared${++runs}`);
+    const t = m.create({ command: line(d1, "sleep 300"), cwd: base });
+    m.create({ command: line(d2, "exit 0"), cwd: base });
+    const p1 = await daemon(d1);
+    const p2 = await daemon(d2);
+    await t.kill();
+    await allGone([p1]);
+    expect(pidAlive(p2)).toBe(true);
+    await m.closeAll();
+    await allGone([p2]);
+  });
+
+  it("AgentProcess.killNow and killAllNow reach it through the agent's cgroup", async () => {
+    const d1 = join(base, `cleared${++runs}`);
+    const d2 = join(base, `cleared${++runs}`);
+    const a = new AgentProcess({ command: "sh", args: ["-c", line(d1, "exec cat")], cwd: base });
+    new AgentProcess({ command: "sh", args: ["-c", line(d2, "exec cat")], cwd: base });
+    const p1 = await daemon(d1);
+    const p2 = await daemon(d2);
+    a.killNow();
+    allGoneSync([p1]);
+    expect(pidAlive(p2)).toBe(true);
+    killAllNow();
+    allGoneSync([p2]);
   });
 });

@@ -28,6 +28,35 @@ describe("Redactor", () => {
     expect(r.value({ type: "text", text: data }).text).not.toContain("AKIA0123456789ABCDEF");
   });
 
+  it("redacts a known value however JSON escapes it, by its value after parsing", () => {
+    const secret = 'Zq9"x\\Vb7Lm2Pw';
+    const q = new Redactor([secret]);
+    const canonical = JSON.stringify({ text: `say ${secret} now` });
+    expect(canonical).toContain('Zq9\\"x\\\\Vb7Lm2Pw');
+    expect(JSON.parse(q.json(canonical))).toEqual({ text: `say ${REDACTED} now` });
+    // Any character as a \u escape, `/` as `\/`: the line says the secret once parsed.
+    const odd = String.raw`{"text":"say Zq9\u0022\u0078\\Vb7Lm2Pw now","k\/":"Zq9\"x\\Vb7Lm2Pw"}`;
+    expect(JSON.parse(odd).text).toBe(`say ${secret} now`);
+    expect(q.jsonHasKnownValue(odd)).toBe(true);
+    expect(JSON.parse(q.json(odd))).toEqual({ text: `say ${REDACTED} now`, "k/": REDACTED });
+    // A payload cut in the trace is a string holding serialised JSON: escaped twice.
+    const clipped = JSON.stringify({ payload: `${JSON.stringify({ text: secret }).slice(0, 40)}… (cut)` });
+    expect(q.json(clipped)).not.toContain("Vb7Lm2Pw");
+    // A character outside the BMP as its two surrogates' escapes.
+    const astral = new Redactor(["key-\u{1F600}-Vb7Lm2Pw"]);
+    expect(astral.jsonHasKnownValue(String.raw`{"t":"key-\ud83d\ude00-Vb7Lm2Pw"}`)).toBe(true);
+    expect(astral.json(String.raw`{"t":"key-\ud83d\ude00-Vb7Lm2Pw"}`)).toBe(`{"t":"${REDACTED}"}`);
+    // A backslash that is itself escaped starts no escape: `\\u0078` is not an x.
+    expect(q.jsonHasKnownValue(String.raw`{"t":"Zq9\"\\u0078\\Vb7Lm2Pw"}`)).toBe(false);
+  });
+
+  it("redacts every env and header value of MCP servers in session/new, whatever the names", () => {
+    const msg = { method: "session/new", params: { mcpServers: [{ name: "db", command: "x", args: ["--verbose"], env: [{ name: "DB_PASS", value: "short" }] }, { type: "http", name: "h", url: "https://x", headers: [{ name: "X-Org", value: "org-1" }] }] } };
+    const out = JSON.parse(new Redactor().json(JSON.stringify(msg)));
+    expect(out.params.mcpServers[0]).toEqual({ name: "db", command: "x", args: ["--verbose"], env: [{ name: "DB_PASS", value: REDACTED }] });
+    expect(out.params.mcpServers[1].headers).toEqual([{ name: "X-Org", value: REDACTED }]);
+  });
+
   it("leaves ordinary JSON untouched (and fast: no secret words, no work)", () => {
     const s = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { text: "hello" } });
     expect(r.json(s)).toBe(s);

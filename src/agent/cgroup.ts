@@ -1,0 +1,228 @@
+/**
+ * Containment by cgroup (Linux cgroup v2), where the system lets this process make one: every
+ * agent and terminal is spawned into a cgroup of its own, and killing the tree kills the cgroup
+ * (`cgroup.kill`, or each of its `cgroup.procs`). A child is in its parent's cgroup from the
+ * fork, so the host steps into the new cgroup for the (synchronous) spawn and back out: moving
+ * the child after the spawn would miss what it forks in its first instant. A process cannot
+ * leave its cgroup by setsid, a double fork or clearing its environment, so this reaches the
+ * daemons the process group and the cookie (process-group.ts, child-env.ts) miss.
+ *
+ * Where: a child of this process's own cgroup (`0::<path>` in /proc/self/cgroup, under the
+ * cgroup2 mount), which must be writable: root, or a cgroup delegated to the user (systemd
+ * user services and `systemd-run --user --scope` delegate theirs). Not used otherwise (no
+ * cgroup v2, a read-only /sys/fs/cgroup in a container, a session scope owned by root); then
+ * the group and cookie remain, with their limit. If the host could not step back out, the
+ * cgroup is never killed (the host is in it) and cgroups are not used again.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+interface Base {
+  /** This host's folder of cgroups (one per tree below it); undefined when unavailable. */
+  dir?: string;
+  /** The host's own cgroup (its folder), where it returns after each spawn. */
+  own?: string;
+  /** What was found: shown by :checkhealth. */
+  why: string;
+}
+
+let base: Base | undefined;
+let next = 0;
+
+/** The cgroup2 mount point, from /proc/self/mountinfo. */
+function cgroup2Mount(): string | undefined {
+  try {
+    for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
+      const sep = line.indexOf(" - ");
+      if (sep < 0) continue;
+      if (line.slice(sep + 3).split(" ")[0] === "cgroup2") return line.slice(0, sep).split(" ")[4];
+    }
+  } catch {
+    // no /proc
+  }
+  return undefined;
+}
+
+function findBase(): Base {
+  if (process.platform !== "linux") return { why: "not Linux: no cgroups" };
+  const mount = cgroup2Mount();
+  if (!mount) return { why: "no cgroup v2 mounted" };
+  let own: string | undefined;
+  try {
+    own = readFileSync("/proc/self/cgroup", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("0::"))
+      ?.slice(3);
+  } catch {
+    // no /proc
+  }
+  if (own === undefined) return { why: "this process is in no cgroup v2" };
+  const parent = join(mount, own);
+  const dir = join(parent, `acpchat-${process.pid}`);
+  try {
+    mkdirSync(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST") return { why: `cannot make a cgroup in ${parent} (${code ?? String(e)}): not delegated to this user` };
+  }
+  if (!existsSync(join(dir, "cgroup.procs"))) {
+    tryRmdir(dir);
+    return { why: `${parent} is not a cgroup v2 folder` };
+  }
+  process.once("exit", () => removeAll(dir));
+  removeStale(parent);
+  return { dir, own: parent, why: `each agent and terminal in its own cgroup under ${dir}${existsSync(join(dir, "cgroup.kill")) ? "" : " (no cgroup.kill: killed pid by pid)"}` };
+}
+
+/** Whether processes are put in cgroups here, and why (not). */
+export function cgroupSupport(): { available: boolean; why: string } {
+  base ??= findBase();
+  return { available: base.dir !== undefined, why: base.why };
+}
+
+/**
+ * `spawn()` (synchronous: child_process.spawn returns after the child's exec) run with the host
+ * in a new cgroup, so the child starts in it. `cgroup`: its path, when one was used and the host
+ * is out of it again.
+ */
+export function spawnInCgroup<T>(spawn: () => T): { value: T; cgroup?: string } {
+  base ??= findBase();
+  const { dir: hostDir, own } = base;
+  if (!hostDir || !own) return { value: spawn() };
+  const dir = join(hostDir, `t${++next}`);
+  try {
+    mkdirSync(dir);
+    writeFileSync(join(dir, "cgroup.procs"), String(process.pid));
+  } catch {
+    if (stepBack(own, dir)) tryRmdir(dir);
+    return { value: spawn() };
+  }
+  let value: T;
+  try {
+    value = spawn();
+  } finally {
+    if (!stepBack(own, dir)) {
+      // Never kill a cgroup the host is in; use none from now on.
+      base = { why: `could not leave the cgroup ${dir} after a spawn: cgroups are not used` };
+    }
+  }
+  return base.dir ? { value, cgroup: dir } : { value };
+}
+
+/** Move the host back into its own cgroup `own`; whether it is out of `dir`. */
+function stepBack(own: string, dir: string): boolean {
+  try {
+    writeFileSync(join(own, "cgroup.procs"), String(process.pid));
+  } catch {
+    // checked below
+  }
+  return !cgroupPids(dir).includes(process.pid);
+}
+
+/** The pids in cgroup `dir` (none when it is gone). */
+export function cgroupPids(dir: string): number[] {
+  try {
+    return readFileSync(join(dir, "cgroup.procs"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether any process is left in cgroup `dir` (`populated` of cgroup.events). */
+export function cgroupPopulated(dir: string): boolean {
+  try {
+    return /^populated 1$/m.test(readFileSync(join(dir, "cgroup.events"), "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** Send `signal` to every process in cgroup `dir`; SIGKILL through cgroup.kill where there is one. */
+export function signalCgroup(dir: string, signal: NodeJS.Signals): void {
+  if (signal === "SIGKILL") {
+    try {
+      writeFileSync(join(dir, "cgroup.kill"), "1");
+      return;
+    } catch {
+      // no cgroup.kill (Linux < 5.14): pid by pid below
+    }
+  }
+  for (const pid of cgroupPids(dir)) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
+/** Remove cgroup `dir` when it is empty (it cannot be removed before); whether it is gone. */
+export function removeCgroup(dir: string): boolean {
+  return tryRmdir(dir) || !existsSync(dir);
+}
+
+function tryRmdir(dir: string): boolean {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * On the host's exit (after process-group.ts killed every tree): the cgroups left, then this
+ * host's folder. A killed cgroup empties a moment after cgroup.kill: waited for, briefly.
+ */
+function removeAll(dir: string): void {
+  const deadline = Date.now() + 300;
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    let left = false;
+    for (const name of children(dir)) {
+      const t = join(dir, name);
+      if (cgroupPopulated(t)) signalCgroup(t, "SIGKILL");
+      if (!removeCgroup(t)) left = true;
+    }
+    if (!left || Date.now() > deadline) break;
+    Atomics.wait(cell, 0, 0, 5);
+  }
+  tryRmdir(dir);
+}
+
+/** The tree cgroups in a host's folder. */
+function children(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((n) => /^t\d+$/.test(n));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The folders of hosts that died without their exit hook (SIGKILL): what is left in them is
+ * killed and they are removed. A folder whose pid runs again (reused) is left alone.
+ */
+function removeStale(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent).filter((n) => /^acpchat-\d+$/.test(n) && n !== `acpchat-${process.pid}`);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    try {
+      process.kill(Number(name.slice("acpchat-".length)), 0);
+      continue;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ESRCH") continue; // alive, another user's
+    }
+    const dir = join(parent, name);
+    for (const t of children(dir)) signalCgroup(join(dir, t), "SIGKILL");
+    for (const t of children(dir)) setTimeout(() => removeCgroup(join(dir, t)) && tryRmdir(dir), 100).unref();
+    tryRmdir(dir);
+  }
+}
