@@ -144,6 +144,9 @@ local function output_lines(b, c, expanded)
   end
 end
 
+--- A Task's subagent tool calls shown while folded (za shows them all).
+local SUBAGENT_CALLS = 3
+
 local function tool_lines(v)
   local b = builder()
   local status = v.status or "pending"
@@ -162,6 +165,25 @@ local function tool_lines(v)
   end
   if v.input and v.input ~= "" then
     b.add("  " .. M.flat((v.input:gsub("\n", " ")), 300), "AcpChatToolInput")
+  end
+  -- A Task's subagent tool calls (claude-agent-acp): folded to the last few unless expanded.
+  local kids = v.children or {}
+  if #kids > 0 then
+    local first = 1
+    if not v.expanded and #kids > SUBAGENT_CALLS then
+      first = #kids - SUBAGENT_CALLS + 1
+    end
+    local hidden = (first - 1) + (tonumber(v.more_children) or 0)
+    if hidden > 0 then
+      local key = expand_key()
+      b.add(string.format("  ┆ … %d earlier tool call%s of the subagent%s", hidden, hidden == 1 and "" or "s", key and ("  (" .. key .. ": show all)") or ""), "AcpChatToolFolded")
+    end
+    for i = first, #kids do
+      local k = kids[i]
+      local ki, kw, kg = unpack(M.status[k.status] or { "?", M.flat(k.status or "?", 40), "AcpChatToolPending" })
+      local r = b.add(string.format("  ┆ %s %s · %s · %s", ki, kw, M.flat(k.kind or "other", 40), M.flat(k.title or "", 300)), "AcpChatToolInput")
+      b.hl(r, #"  ┆ ", #"  ┆ " + #ki + 1 + #kw, kg)
+    end
   end
   for _, c in ipairs(v.content or {}) do
     if c.type == "text" then

@@ -43,6 +43,9 @@ export type BlockView =
       locations: { path: string; line?: number | null }[];
       content: ToolContentView[];
       input?: string;
+      /** The tool calls of the subagent this Task started (claude-agent-acp's parentToolUseId). */
+      children?: { title: string; kind: string; status: string }[];
+      moreChildren?: number;
     }
   | { id: string; type: "plan"; entries: { content: string; status: string; priority: string }[] }
   | { id: string; type: "note"; text: string; level: string }
@@ -147,7 +150,16 @@ function toolView(id: string, call: ToolCallState): BlockView {
     locations: call.locations.map((l) => ({ path: oneLine(l.path, TITLE_CHARS), line: l.line })),
     content,
     input: compactInput(call.rawInput),
+    ...subagentCalls(call.children),
   };
+}
+
+/** A Task's subagent tool calls, one line each (the last MAX_CHILDREN; how many more). */
+const MAX_CHILDREN = 200;
+function subagentCalls(children: ToolCallState[] | undefined): { children?: { title: string; kind: string; status: string }[]; moreChildren?: number } {
+  if (!children || children.length === 0) return {};
+  const shown = children.slice(-MAX_CHILDREN).map((c) => ({ title: oneLine(c.title || c.toolCallId, TITLE_CHARS), kind: oneLine(c.kind, 40), status: c.status }));
+  return { children: shown, moreChildren: children.length > MAX_CHILDREN ? children.length - MAX_CHILDREN : undefined };
 }
 
 /** What the transcript says of an image or audio clip (its size decoded from the base64 length). */

@@ -50,6 +50,10 @@ export interface ToolCallState {
   /** Live output of a client terminal shown in this call, or streamed by the agent in `_meta`. */
   terminals: Record<string, { tail: string; exit?: string; failed?: boolean }>;
   turn: number;
+  /** A subagent's tool call (claude-agent-acp's `_meta.claudeCode.parentToolUseId`): its Task's id; drawn in the Task's block. */
+  parent?: string;
+  /** The tool calls of the subagent this call (a Task) started, in order. */
+  children?: ToolCallState[];
 }
 
 export type Block =
@@ -355,8 +359,27 @@ export class SessionState {
     if (name) call.toolName = name;
     this.applyTerminalMeta(call, u._meta);
     if (fresh && !isCreate && !call.title) call.title = call.toolCallId;
+    // A subagent's tool call is drawn inside its Task's block (which then redraws), not apart.
+    const parent = fresh ? this.nestUnder(call, u._meta) : undefined;
+    if (parent) return [{ type: "update", block: this.byId.get(parent.blockId)! }];
     if (fresh) return [...this.replyHeader(), this.addBlock({ type: "tool", call, turn: this.turn }, call.blockId)];
     return [{ type: "update", block: this.byId.get(call.blockId)! }];
+  }
+
+  /**
+   * claude-agent-acp marks its subagents' tool calls with the Task's id: such a call joins the
+   * Task's block (its blockId becomes the Task's, so every update redraws that block). Only a
+   * Task of this turn that is not itself nested, and never the call itself.
+   */
+  private nestUnder(call: ToolCallState, metaField: unknown): ToolCallState | undefined {
+    const id = (metaField as { claudeCode?: { parentToolUseId?: unknown } } | undefined)?.claudeCode?.parentToolUseId;
+    if (typeof id !== "string" || id === call.toolCallId) return undefined;
+    const parent = this.currentToolCall(id);
+    if (!parent || parent.parent !== undefined) return undefined;
+    call.parent = id;
+    call.blockId = parent.blockId;
+    (parent.children ??= []).push(call);
+    return parent;
   }
 
   /** The tool call with this id in the current turn (an earlier turn's is another call). */
