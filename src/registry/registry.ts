@@ -89,6 +89,7 @@ export function installMethod(a: RegistryAgent, has: { npm: boolean; uv: boolean
   if (d.binary?.[platform]) return { kind: "binary" };
   if (d.npx && has.npm) return { kind: "npx" };
   if (d.uvx && has.uv) return { kind: "uvx" };
-  const offered = [d.npx && "npm", d.uvx && "uv", d.binary && `binaries for ${Object.keys(d.binary).join(", ")}`].filter(Boolean).join(", ");
-  return { kind: "none", why: offered ? `needs ${offered} (this is ${platform}${has.npm ? "" : ", no npm"}${has.uv ? "" : ", no uv"})` : "the registry gives no way to install it" };
+  // Only what this agent could use is said missing.
+  const ways = [d.npx && !has.npm && "npm (not found)", d.uvx && !has.uv && "uv (not found)", d.binary && `a build for ${platform} (it has ${Object.keys(d.binary).join(", ")})`].filter(Boolean);
+  return { kind: "none", why: ways.length > 0 ? `needs ${ways.join(" or ")}` : "the registry gives no way to install it" };
 }
