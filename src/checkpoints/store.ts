@@ -170,6 +170,9 @@ export class CheckpointStore {
     const m = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(entry);
     if (!m) return undefined;
     const [, mode, type, oid] = m;
+    // A folder there is no file there: its files are paths of their own (a file that became a
+    // folder reads as deleted, so a rewind brings it back once the folder's files are gone).
+    if (type === "tree") return undefined;
     if (type !== "blob") return { kind: "other", mode: mode! };
     const bytes = await this.git.run(["cat-file", "blob", oid!]);
     if (mode === "120000") return { kind: "link", target: bytes.toString("utf8") };

@@ -11,7 +11,7 @@
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { applyRestore, type Applied, type LiveFiles } from "./apply.js";
-import { planRewind, planTakeback, stepHunks, type Now, type Overlap, type Step } from "./restore-plan.js";
+import { planRewind, planTakeback, stepHunks, type Now, type Overlap, type RestoreAction, type Step } from "./restore-plan.js";
 import type { Checkpoint, CheckpointStore, FileAt, FileChange } from "./store.js";
 import type { Hunk } from "../workspace/hunks.js";
 import type { Text } from "../workspace/text-codec.js";
@@ -183,13 +183,27 @@ export class TurnCheckpoints {
     const plan = this.rewindPlan(from);
     return this.asStep("rewind", label, async () => {
       const out: FileOutcome[] = [];
+      // Every file's action is decided first, then removals are carried out before the rest,
+      // deepest first: a file that became a folder (or the reverse) comes back only once what
+      // the agent put at its place is gone.
+      const planned: { path: string; action: RestoreAction }[] = [];
       for (const { path, steps } of plan) {
-        const versions = await Promise.all(steps.map((s) => this.versionsOf(s, path)));
-        const action = planRewind(versions, await this.now(path, live));
+        try {
+          const versions = await Promise.all(steps.map((s) => this.versionsOf(s, path)));
+          planned.push({ path, action: planRewind(versions, await this.now(path, live)) });
+        } catch (e) {
+          // Its versions could not be read (the private repository failing): this file only.
+          planned.push({ path, action: { action: "conflict", why: `its checkpoints cannot be read: ${(e as Error).message}` } });
+        }
+      }
+      const removal = (a: RestoreAction) => a.action === "restore" && a.version === undefined;
+      const order = [...planned.filter((p) => removal(p.action)).reverse(), ...planned.filter((p) => !removal(p.action))];
+      for (const { path, action } of order) {
         const applied = await applyRestore(join(this.cwd, path), action, live, check);
         if (!applied.done && applied.overlap) this.conflicts.set(path, { overlap: applied.overlap, label: from.label });
         out.push({ path, applied });
       }
+      out.sort((a, b) => (a.path < b.path ? -1 : 1));
       const done = out.filter((o) => o.applied.done).map((o) => o.path);
       if (done.length > 0) this.pendingNotes.push(`${label}: ${done.join(", ")} put back as they were before ${from.label}`);
       return out;
@@ -209,9 +223,12 @@ export class TurnCheckpoints {
     const step: ChangeStep = { id: this.steps.length + 1, kind, label, start: this.store.take(`before ${label}`), changes: [] };
     this.steps.push(step);
     await step.start;
-    const out = await run();
-    await this.finish(step);
-    return out;
+    try {
+      return await run();
+    } finally {
+      // Even when it failed half-way: what it did change is a step of its own (undoable).
+      await this.finish(step);
+    }
   }
 
   private async now(path: string, live: LiveFiles): Promise<Now> {
@@ -238,7 +255,9 @@ async function readNow(abs: string): Promise<FileAt | undefined> {
   try {
     const st = lstatSync(abs);
     if (st.isSymbolicLink()) return { kind: "link" as const, target: readlinkSync(abs, "utf8") };
-    if (!st.isFile()) return { kind: "other" as const, mode: "040000" };
+    // A folder (or a fifo...) is not a file here, as a snapshot has no entry at its path: a file
+    // that became a folder reads as deleted, and comes back once the folder's files are gone.
+    if (!st.isFile()) return undefined;
     return { kind: "file" as const, mode: st.mode & 0o111 ? ("100755" as const) : ("100644" as const), bytes: readFileSync(abs) };
   } catch {
     return undefined;
