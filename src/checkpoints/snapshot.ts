@@ -241,12 +241,49 @@ export function ancestorIgnores(dir: string): string {
       const body = pat.replace(/\/$/, "");
       if (!body.includes("/")) out.push(line);
       else {
-        const anchored = body.replace(/^\//, "");
-        if (anchored.startsWith(rel)) out.push(`${neg}/${pat.replace(/^\//, "").slice(rel.length)}`);
+        const inside = below(pat.replace(/^\//, ""), rel);
+        if (inside !== undefined) out.push(`${neg}${inside}`);
       }
     }
   }
   return out.length > 0 ? out.join("\n") + "\n" : "";
+}
+
+/**
+ * An anchored pattern of a folder above, as a pattern of the folder `rel` ("a/b/") below it:
+ * its leading segments are matched against rel's segments as globs, so a leading "**" segment,
+ * a "*" segment ("packages/<star>/dist") and a "**" in the middle still apply below; undefined
+ * when it cannot match there (or names this folder or one above it).
+ */
+function below(pattern: string, rel: string): string | undefined {
+  const segs = pattern.split("/");
+  const dirs = rel.split("/").filter(Boolean);
+  for (let i = 0; i < dirs.length; i++) {
+    if (i >= segs.length - 1) return undefined; // it names this folder or one above: not a pattern inside it
+    if (segs[i] === "**") return `/${segs.slice(i).join("/")}`; // any depth from here on
+    if (!segmentGlob(segs[i]!).test(dirs[i]!)) return undefined;
+  }
+  return `/${segs.slice(dirs.length).join("/")}`;
+}
+
+/** One path segment of an ignore pattern (*, ?, [...], backslash escapes) as a regex. */
+function segmentGlob(seg: string): RegExp {
+  let re = "";
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i]!;
+    if (c === "\\" && i + 1 < seg.length) re += seg[++i]!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else if (c === "[") {
+      const end = seg.indexOf("]", i + 2);
+      if (end < 0) re += "\\[";
+      else {
+        re += `[${seg.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        i = end;
+      }
+    } else re += c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
 }
 
 /** Git's default global excludes file ($XDG_CONFIG_HOME/git/ignore, else ~/.config/git/ignore). */
@@ -258,5 +295,8 @@ function globalExcludes(): string {
 
 /** A path as a gitignore pattern that matches just it. */
 export function escapePattern(p: string): string {
-  return p.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/ $/, "\\ ");
+  // A line break cannot be escaped in an ignore file (it would end the pattern, and the rest of
+  // the name would become a pattern of its own: "big\nsrc" would hide every new file named
+  // src): "?" stands for it, matching that name (and at most its look-alikes) only.
+  return p.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/[\n\r]/g, "?").replace(/ $/, "\\ ");
 }

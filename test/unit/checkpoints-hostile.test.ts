@@ -1,0 +1,121 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CheckpointStore } from "../../src/checkpoints/store.js";
+import { TurnCheckpoints } from "../../src/checkpoints/turns.js";
+import type { LiveFiles } from "../../src/checkpoints/apply.js";
+import { PathBoundary } from "../../src/workspace/path-boundary.js";
+
+const noBuffers: LiveFiles = { buffer: async () => undefined, setBuffer: async () => "changed", reload: async () => undefined };
+
+async function setup(limits?: { maxFileBytes?: number; maxFiles?: number }) {
+  const root = mkdtempSync(join(tmpdir(), "acpchat-hostile-"));
+  const work = join(root, "work");
+  mkdirSync(work);
+  return { root, work, start: async () => {
+    const store = new CheckpointStore({ stateDir: join(root, "state"), cwd: work, chat: "c", limits });
+    const cp = new TurnCheckpoints(store, work);
+    const boundary = new PathBoundary(work);
+    return { store, cp, check: (abs: string) => void boundary.check(abs, "rewind") };
+  } };
+}
+
+async function turn(cp: TurnCheckpoints, n: number, act: () => void) {
+  // The chat's first snapshot is done (a busy machine may take longer than a prompt waits).
+  while (cp.store.checkpoints.length === 0) await new Promise((r) => setTimeout(r, 20));
+  const step = await cp.beginTurn(n);
+  act();
+  await cp.endTurn(step);
+  return step;
+}
+
+describe("checkpoints, hostile", () => {
+  it("a file that became a folder: the rewind puts the file back", async () => {
+    const s = await setup();
+    writeFileSync(join(s.work, "a"), "file a\n");
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => {
+      rmSync(join(s.work, "a"));
+      mkdirSync(join(s.work, "a"));
+      writeFileSync(join(s.work, "a", "x"), "inside\n");
+    });
+    const out = await cp.rewind(step, noBuffers, check, "rewind");
+    expect(out.map((o) => [o.path, o.applied])).toEqual([["a", { done: true, how: "restored" }], ["a/x", { done: true, how: "removed" }]]);
+    expect(lstatSync(join(s.work, "a")).isFile()).toBe(true);
+    expect(readFileSync(join(s.work, "a"), "utf8")).toBe("file a\n");
+  });
+
+  it("a folder that became a file: the rewind puts the folder's files back", async () => {
+    const s = await setup();
+    mkdirSync(join(s.work, "d"));
+    writeFileSync(join(s.work, "d/x"), "x\n");
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => {
+      rmSync(join(s.work, "d"), { recursive: true });
+      writeFileSync(join(s.work, "d"), "now a file\n");
+    });
+    const out = await cp.rewind(step, noBuffers, check, "rewind");
+    expect(out.map((o) => [o.path, o.applied])).toEqual([["d", { done: true, how: "removed" }], ["d/x", { done: true, how: "restored" }]]);
+    expect(readFileSync(join(s.work, "d/x"), "utf8")).toBe("x\n");
+  });
+
+  it("a folder made a link to outside after the turn: the rewind refuses that file, puts back the others, and finishes", async () => {
+    const s = await setup();
+    mkdirSync(join(s.work, "sub"));
+    writeFileSync(join(s.work, "sub/x"), "x\n");
+    writeFileSync(join(s.work, "y"), "y\n");
+    const outside = join(s.root, "outside");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "x"), "x2\n");
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => {
+      writeFileSync(join(s.work, "sub/x"), "x2\n");
+      writeFileSync(join(s.work, "y"), "y2\n");
+    });
+    rmSync(join(s.work, "sub"), { recursive: true });
+    symlinkSync(outside, join(s.work, "sub"));
+    let out;
+    try {
+      out = await cp.rewind(step, noBuffers, check, "rewind");
+    } catch (e) {
+      out = e;
+    }
+    expect(readFileSync(join(outside, "x"), "utf8")).toBe("x2\n");
+    expect(out).toBeInstanceOf(Array);
+    expect(readFileSync(join(s.work, "y"), "utf8")).toBe("y\n");
+  });
+
+  it("a large file whose name has a newline does not hide other files from snapshots", async () => {
+    const s = await setup({ maxFileBytes: 100 });
+    writeFileSync(join(s.work, "big\nnew.txt"), Buffer.alloc(1000, 1));
+    writeFileSync(join(s.work, "small.txt"), "one\n");
+    const { cp } = await s.start();
+    const step = await turn(cp, 1, () => {
+      writeFileSync(join(s.work, "small.txt"), "two\n");
+      writeFileSync(join(s.work, "new.txt"), "new\n");
+    });
+    expect(step.changes.map((c) => c.path)).toEqual(["new.txt", "small.txt"]);
+  });
+
+  it("a session folder inside a repository: the root's **/ patterns still apply", async () => {
+    const s = await setup();
+    execFileSync("git", ["init", "-q"], { cwd: s.work });
+    writeFileSync(join(s.work, ".gitignore"), "**/generated\n**/cache/*.bin\np*/out/\nother/src.txt\n");
+    mkdirSync(join(s.work, "pkg/generated"), { recursive: true });
+    mkdirSync(join(s.work, "pkg/cache"), { recursive: true });
+    writeFileSync(join(s.work, "pkg/src.txt"), "a\n");
+    const sub = join(s.work, "pkg");
+    const store = new CheckpointStore({ stateDir: join(s.root, "state2"), cwd: sub, chat: "c" });
+    const cp = new TurnCheckpoints(store, sub);
+    const step = await turn(cp, 1, () => {
+      writeFileSync(join(sub, "generated/g.txt"), "g\n");
+      writeFileSync(join(sub, "cache/c.bin"), "c\n");
+      mkdirSync(join(sub, "out"));
+      writeFileSync(join(sub, "out/o.txt"), "o\n");
+      writeFileSync(join(sub, "src.txt"), "b\n");
+    });
+    expect(step.changes.map((c) => c.path)).toEqual(["src.txt"]);
+  });
+});
