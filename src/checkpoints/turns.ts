@@ -46,6 +46,8 @@ export class TurnCheckpoints {
   /** Said to the agent with the next prompt: what the user took back. */
   private pendingNotes: string[] = [];
   private offSaid = false;
+  /** Turns begun and not ended: the agent may be changing files right now. */
+  private readonly running = new Set<ChangeStep>();
   /** Take-backs that met the user's edits in the same lines, by path: offered as a merge with markers. */
   readonly conflicts = new Map<string, { overlap: Overlap; label: string }>();
 
@@ -74,6 +76,7 @@ export class TurnCheckpoints {
     const start = this.store.take(`before turn ${turn}`);
     const step: ChangeStep = { id: this.steps.length + 1, kind: "turn", turn, label: `turn ${turn}`, start, changes: [] };
     this.steps.push(step);
+    this.running.add(step);
     // The first prompt waits at most PROMPT_WAIT_MS (the first snapshot of a large folder takes
     // longer); later ones, whose snapshots are incremental, wait longer before giving up.
     const wait = this.steps.some((s) => s !== step && s.kind === "turn") ? LATER_WAIT_MS : PROMPT_WAIT_MS;
@@ -96,7 +99,25 @@ export class TurnCheckpoints {
 
   /** The turn ended: its end snapshot and what changed. */
   async endTurn(step: ChangeStep): Promise<FileChange[]> {
-    return this.finish(step);
+    try {
+      return await this.finish(step);
+    } finally {
+      this.running.delete(step);
+    }
+  }
+
+  /** A turn begun but never sent (cancelled while it was prepared): nothing runs any more. */
+  abandonTurn(step: ChangeStep): void {
+    this.running.delete(step);
+  }
+
+  /**
+   * Take-backs and rewinds wait for the turn to end: the agent may be writing the same files
+   * (a three-way merge against a file changing under it loses one side), and the turn's
+   * snapshots would count the user's take-back as the agent's change.
+   */
+  private idle(): void {
+    if (this.running.size > 0) throw new Error("a turn is running: take-backs and rewinds wait until it ends (or :AcpChatCancel it), as the agent may be changing these files now");
   }
 
   private async finish(step: ChangeStep): Promise<FileChange[]> {
@@ -137,6 +158,7 @@ export class TurnCheckpoints {
    * them puts the file back as it was before the step. A step of its own.
    */
   async takeBack(step: ChangeStep, path: string, back: readonly number[] | "all", live: LiveFiles, check: (abs: string) => void): Promise<FileOutcome[]> {
+    this.idle();
     const v = await this.versions(step, path);
     const change = step.changes.find((c) => c.path === path);
     const whole = back === "all" || back.length >= (stepHunks(v)?.hunks.length ?? 0);
@@ -180,6 +202,7 @@ export class TurnCheckpoints {
   }
 
   async rewind(from: ChangeStep, live: LiveFiles, check: (abs: string) => void, label: string): Promise<FileOutcome[]> {
+    this.idle();
     const plan = this.rewindPlan(from);
     return this.asStep("rewind", label, async () => {
       const out: FileOutcome[] = [];
