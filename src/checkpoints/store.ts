@@ -8,7 +8,7 @@
  * holds one chat's index and excludes files. Refs: `refs/acpchat/<started>-<chat>/<n>`.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PrivateGit, gitVersion } from "./git.js";
 import { DEFAULT_LIMITS, Snapshotter, TooLargeError, type LargeFile, type Snapshot, type SnapshotLimits } from "./snapshot.js";
@@ -67,6 +67,9 @@ export class CheckpointStore {
     const v = await gitVersion(this.opts.git);
     if (!v.ok) return { on: false, why: v.why };
     mkdirSync(this.chatDir, { recursive: true });
+    // Whose chat this is while it is open: a prune (another Neovim's, in the same folder) leaves
+    // the refs and index files of a chat whose process still runs.
+    writeFileSync(join(this.chatDir, OWNER), `${process.pid}\n`);
     writeFileSync(join(this.projectDir, "folder"), this.opts.cwd + "\n");
     this.git = new PrivateGit({ program: this.opts.git, gitDir: join(this.projectDir, "git") });
     await this.git.init();
@@ -181,7 +184,9 @@ export class CheckpointStore {
 
   /** Drop this chat's refs and files (its objects go at the next prune). */
   async dispose(): Promise<void> {
-    // Kept: the chat's checkpoints outlive it until pruned (a resumed session may want them).
+    // Kept: the chat's checkpoints outlive it until pruned (a resumed session may want them);
+    // closed, it may be pruned.
+    rmSync(join(this.chatDir, OWNER), { force: true });
   }
 
   /**
@@ -199,6 +204,7 @@ export class CheckpointStore {
     for (const r of refs) {
       const chat = r.split("/")[2]!;
       if (`refs/acpchat/${chat}` === this.refBase) continue;
+      if (openElsewhere(join(this.projectDir, "chats", chat))) continue;
       chats.set(chat, [...(chats.get(chat) ?? []), r]);
     }
     const byAge = [...chats.keys()].sort((x, y) => parseInt(x, 10) - parseInt(y, 10));
@@ -220,6 +226,26 @@ export class CheckpointStore {
     const out = (await this.git.run(["count-objects", "-v"])).toString("utf8");
     const kib = (k: string) => Number(new RegExp(`^${k}: (\\d+)`, "m").exec(out)?.[1] ?? 0);
     return (kib("size") + kib("size-pack")) * 1024;
+  }
+}
+
+/** The file naming the process of an open chat. */
+const OWNER = "owner";
+
+/** Whether a chat's folder names a process that still runs (its chat may be open). */
+function openElsewhere(chatDir: string): boolean {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(join(chatDir, OWNER), "utf8"), 10);
+  } catch {
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -119,3 +119,26 @@ describe("checkpoints, hostile", () => {
     expect(step.changes.map((c) => c.path)).toEqual(["src.txt"]);
   });
 });
+
+describe("checkpoint pruning, hostile", () => {
+  it("a chat still open (another Neovim in the same folder) is never pruned: its checkpoints keep working", async () => {
+    const s = await setup();
+    writeFileSync(join(s.work, "a.txt"), "one\n");
+    const state = join(s.root, "state");
+    const live = new CheckpointStore({ stateDir: state, cwd: s.work, chat: "1", maxAgeDays: 0 });
+    expect(await live.take("start")).toBeDefined();
+    await new Promise((r) => setTimeout(r, 50));
+    const other = new CheckpointStore({ stateDir: state, cwd: s.work, chat: "2", maxAgeDays: 0, maxBytes: 1, pruneGraceSeconds: 0 });
+    await other.take("start");
+    expect((await other.prune()).removed).toBe(0);
+    writeFileSync(join(s.work, "a.txt"), "two\n");
+    const next = await live.take("later");
+    expect(live.state).toEqual({ on: true });
+    expect(next).toBeDefined();
+    const first = live.checkpoints[0]!;
+    expect((await live.fileAt(first, "a.txt")) as { bytes: Buffer }).toMatchObject({ bytes: Buffer.from("one\n") });
+    // Closed, it goes at the next prune.
+    await live.dispose();
+    expect((await other.prune()).removed).toBe(1);
+  });
+});
