@@ -152,6 +152,8 @@ export class NvimPort implements EditorPort {
     let refresh = false;
     // Reviewed hunk by hunk in the permission question: only the accepted hunks are written.
     const partial = this.partials.forWrite(path, content);
+    // Rejected whole in the review of a call that was allowed for another file's sake.
+    if (partial && partial.edit.accepted === 0) throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${path} in the permission review; nothing was written`);
     if (partial) content = partial.content;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const current = await this.current(path, this.writeMode !== "buffer");

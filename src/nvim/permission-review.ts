@@ -28,7 +28,8 @@ interface Proposal {
 export interface PartialEdit {
   toolCallId: string;
   path: string;
-  /** The agent's whole proposal, and what the user keeps of it (texts as shown). */
+  /** The file before it, the agent's whole proposal, and what the user keeps of it (texts as shown). */
+  before: Text;
   full: Text;
   keep: Text;
   accepted: number;
@@ -101,10 +102,12 @@ export class PartialEdits {
       const chosen = acceptedHunks(p.hunks, answer);
       accepted += chosen.length;
       total += p.hunks.length;
-      // Every accepted proposal is kept (its write through the client is then not reviewed
-      // again); only a partly accepted one is cut down or put back.
-      if (chosen.length > 0) {
-        partial.push({ toolCallId: req.toolCall.toolCallId, path: p.path, full: p.after, keep: compose(p.before, p.after, p.hunks, chosen), accepted: chosen.length, hunks: p.hunks.length });
+      // Every proposal is kept, when the call is allowed: a wholly accepted one so that its
+      // write through the client is not reviewed again, a partly accepted one to be cut down or
+      // put back, and a wholly rejected one too (another file of the same call was accepted, so
+      // the agent is allowed and writes this one as well: it must be put back whole).
+      if (p.hunks.length > 0) {
+        partial.push({ toolCallId: req.toolCall.toolCallId, path: p.path, before: p.before, full: p.after, keep: compose(p.before, p.after, p.hunks, chosen), accepted: chosen.length, hunks: p.hunks.length });
       }
     }
     const allow = accepted > 0 || total === 0;
@@ -140,9 +143,12 @@ export class PartialEdits {
       if (e.accepted === e.hunks) continue;
       const cur = await currentText(e.path, live);
       const now = cur?.text;
-      const kept = `the user kept ${e.accepted} of the ${e.hunks} hunks of the edit to ${e.path}`;
+      // The tool call wrote nothing there (it failed, or wrote elsewhere): nothing to take out,
+      // and nothing to tell (saying "the other hunks are still in it" would be untrue).
+      if (now && sameText(now, e.before) && !sameText(e.before, e.full)) continue;
+      const kept = e.accepted === 0 ? `the user rejected the whole edit to ${e.path}` : `the user kept ${e.accepted} of the ${e.hunks} hunks of the edit to ${e.path}`;
       if (!now || sameText(now, e.keep)) {
-        notes.push(`${kept}; the file has just those`);
+        notes.push(e.accepted === 0 ? `${kept}; the file does not have it` : `${kept}; the file has just those`);
         continue;
       }
       const target = keepOf(e, now);
@@ -151,7 +157,7 @@ export class PartialEdits {
         continue;
       }
       const done = await applyRestore(e.path, { action: "merge", text: target, like: cur?.like }, live, check).catch((err: unknown) => ({ done: false as const, why: (err as Error).message }));
-      notes.push(done.done ? `${kept}; the other hunks were taken out of the file again` : `${kept}, but the others could not be taken out: ${done.why}`);
+      notes.push(done.done ? `${kept}; ${e.accepted === 0 ? "it was" : "the other hunks were"} taken out of the file again` : `${kept}, but ${e.accepted === 0 ? "it" : "the others"} could not be taken out: ${done.why}`);
     }
     return notes;
   }

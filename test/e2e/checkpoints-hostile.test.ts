@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { checkpointsReady, nvim, openChat, recordNotes, notes, sendAndWait, setAgents } from "../support/chat.js";
+import { checkpointsReady, nvim, openChat, recordNotes, notes, reviews, sendAndWait, setAgents } from "../support/chat.js";
 
 const bins = nvimBins();
 const lines = (n: number, tag = "line") => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`);
@@ -45,5 +45,135 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatRewind! 1");
     await t.waitFor(async () => (await c.text()).includes("Rewound to before turn 1"), "the rewind's note");
     expect(readFileSync(join(work, "f.txt"), "utf8")).toBe(text(lines(10)));
+  });
+});
+
+/** The permission question for one tool call that edits two files (whole-file diffs, no old text). */
+function askTwo(a: string, b: string, newA: string, newB: string) {
+  const content = [
+    { type: "diff", path: a, oldText: null, newText: newA },
+    { type: "diff", path: b, oldText: null, newText: newB },
+  ];
+  return [
+    { update: { sessionUpdate: "tool_call", toolCallId: "w1", title: "Patch two files", kind: "edit", status: "pending", content, locations: [{ path: a }, { path: b }] } },
+    {
+      request: "session/request_permission",
+      params: { toolCall: { toolCallId: "w1" }, options: [{ optionId: "yes", name: "Yes", kind: "allow_once" }, { optionId: "no", name: "No", kind: "reject_once" }] },
+      echo: true,
+    },
+  ];
+}
+
+async function reviewWindow(t: Awaited<ReturnType<typeof nvim>>, path: string): Promise<number> {
+  return t.waitFor(
+    async () => t.lua<number | null>("for _, r in pairs(require('acpchat.review').open_reviews) do if r.lw and vim.api.nvim_win_is_valid(r.lw) and (r.path or ''):find(..., 1, true) then return r.lw end end return nil", [path]),
+    `the review of ${path}`,
+  );
+}
+
+describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
+  it("two files in one tool call, one accepted and one rejected whole: the agent's own write of the rejected file is put back", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    const a = join(work, "a.txt");
+    const b = join(work, "b.txt");
+    writeFileSync(a, text(lines(10, "a")));
+    writeFileSync(b, text(lines(10, "b")));
+    const newA = text(lines(10, "a").map((l) => (l === "a 2" ? "AGENT a2" : l)));
+    const newB = text(lines(10, "b").map((l) => (l === "b 7" ? "AGENT b7" : l)));
+    writeFileSync(join(t.dir, "a.new"), newA);
+    writeFileSync(join(t.dir, "b.new"), newB);
+    await setAgents(t, {
+      fake: {
+        turns: [[...askTwo(a, b, newA, newB), { sh: `cp $DIR/a.new ${a} && cp $DIR/b.new ${b}` }, done("w1"), { text: "patched" }]],
+      },
+    });
+    const c = await openChat(t);
+    await c.ready();
+    await checkpointsReady(t);
+    await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
+    await c.send("patch");
+    const la = await reviewWindow(t, "a.txt");
+    await t.nvim.command("stopinsert");
+    await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, { 2, 0 })", [la]);
+    await t.nvim.input("ga");
+    await t.nvim.input("ZZ");
+    const lb = await reviewWindow(t, "b.txt");
+    await t.lua("vim.api.nvim_set_current_win(...)", [lb]);
+    await t.nvim.input("ZZ");
+    await c.turns(1, 20_000);
+    expect(await c.text()).toContain('"optionId":"yes"');
+    expect(readFileSync(a, "utf8")).toBe(newA);
+    expect(readFileSync(b, "utf8")).toBe(text(lines(10, "b")));
+    expect(await c.text()).toContain("The user rejected the whole edit to");
+  });
+
+  it("two files in one tool call, one rejected whole: the agent's write of it through the client is refused", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    const a = join(work, "a.txt");
+    const b = join(work, "b.txt");
+    writeFileSync(a, text(lines(10, "a")));
+    writeFileSync(b, text(lines(10, "b")));
+    const newA = text(lines(10, "a").map((l) => (l === "a 2" ? "AGENT a2" : l)));
+    const newB = text(lines(10, "b").map((l) => (l === "b 7" ? "AGENT b7" : l)));
+    await setAgents(t, {
+      fake: {
+        turns: [[...askTwo(a, b, newA, newB), { request: "fs/write_text_file", params: { path: a, content: newA }, echo: true }, { request: "fs/write_text_file", params: { path: b, content: newB }, echo: true }, done("w1"), { text: "patched" }]],
+      },
+    }, { write: "save" });
+    const c = await openChat(t);
+    await c.ready();
+    await checkpointsReady(t);
+    await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
+    await c.send("patch");
+    const la = await reviewWindow(t, "a.txt");
+    await t.nvim.command("stopinsert");
+    await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, { 2, 0 })", [la]);
+    await t.nvim.input("ga");
+    await t.nvim.input("ZZ");
+    const lb = await reviewWindow(t, "b.txt");
+    await t.lua("vim.api.nvim_set_current_win(...)", [lb]);
+    await t.nvim.input("ZZ");
+    await c.turns(1, 20_000);
+    expect(readFileSync(a, "utf8")).toBe(newA);
+    expect(readFileSync(b, "utf8")).toBe(text(lines(10, "b")));
+    expect(await c.text()).toContain("The user rejected the change to");
+    expect(await reviews(t)).toBe(0);
+  });
+
+  it("a partly accepted edit whose tool call fails, writing nothing: nothing is put back and nothing untrue is said", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    const a = join(work, "a.txt");
+    const b = join(work, "b.txt");
+    writeFileSync(a, text(lines(10, "a")));
+    writeFileSync(b, text(lines(10, "b")));
+    const newA = text(lines(10, "a").map((l) => (l === "a 2" ? "AGENT a2" : l === "a 8" ? "AGENT a8" : l)));
+    const newB = text(lines(10, "b").map((l) => (l === "b 7" ? "AGENT b7" : l)));
+    await setAgents(t, {
+      fake: {
+        turns: [[...askTwo(a, b, newA, newB), { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "failed" } }, { text: "it failed" }]],
+      },
+    });
+    const c = await openChat(t);
+    await c.ready();
+    await checkpointsReady(t);
+    await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
+    await c.send("patch");
+    const la = await reviewWindow(t, "a.txt");
+    await t.nvim.command("stopinsert");
+    await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, { 2, 0 })", [la]);
+    await t.nvim.input("ga");
+    await t.nvim.input("ZZ");
+    const lb = await reviewWindow(t, "b.txt");
+    await t.lua("vim.api.nvim_set_current_win(...)", [lb]);
+    await t.nvim.input("ZZ");
+    await c.turns(1, 20_000);
+    const tr = await c.text();
+    expect(tr).toContain("it failed");
+    expect(tr).not.toMatch(/The user (kept|rejected)/);
+    expect(readFileSync(a, "utf8")).toBe(text(lines(10, "a")));
+    expect(readFileSync(b, "utf8")).toBe(text(lines(10, "b")));
   });
 });
