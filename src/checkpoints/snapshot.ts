@@ -70,6 +70,8 @@ export class Snapshotter {
     private readonly root: string,
     private readonly dataDir: string,
     private readonly limits: SnapshotLimits = DEFAULT_LIMITS,
+    /** Folders never snapshotted, relative to the root: the plugin's own state, when it is inside. */
+    private readonly own: readonly string[] = [],
   ) {}
 
   /** Take a snapshot of the folder as it is now. */
@@ -92,6 +94,12 @@ export class Snapshotter {
       // never written, and no other setting of theirs is used.
       let base = "";
       if (prefix === "") base += ancestorIgnores(dir);
+      // The private repository itself (a home folder as the session's folder holds the state
+      // folder): its objects would be "changed" by every snapshot, and a rewind would remove them.
+      for (const o of this.own) {
+        const rel = prefix === "" ? o : o.startsWith(`${prefix}/`) ? o.slice(prefix.length + 1) : undefined;
+        if (rel) base += `/${escapePattern(rel)}/\n`;
+      }
       for (const file of [join(dir, ".git", "info", "exclude"), ...(prefix === "" ? [globalExcludes()] : [])]) {
         try {
           if (file && existsSync(file) && statSync(file).isFile() && statSync(file).size < 1_000_000) base += readFileSync(file, "utf8") + "\n";

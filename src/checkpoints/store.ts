@@ -8,8 +8,8 @@
  * holds one chat's index and excludes files. Refs: `refs/acpchat/<started>-<chat>/<n>`.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { PrivateGit, gitVersion } from "./git.js";
 import { DEFAULT_LIMITS, Snapshotter, TooLargeError, type LargeFile, type Snapshot, type SnapshotLimits } from "./snapshot.js";
 import type { FileAt, FileChange } from "./types.js";
@@ -77,10 +77,16 @@ export class CheckpointStore {
     // data of every file, so the first snapshot hashes only what changed since.
     const warm = newestIndex(join(this.projectDir, "chats"), this.chatDir);
     if (warm) copyFileSync(warm, join(this.chatDir, "index-root"));
-    this.snapshotter = new Snapshotter(this.git, this.opts.cwd, this.chatDir, {
-      maxFiles: this.opts.limits?.maxFiles ?? DEFAULT_LIMITS.maxFiles,
-      maxFileBytes: this.opts.limits?.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,
-    });
+    this.snapshotter = new Snapshotter(
+      this.git,
+      this.opts.cwd,
+      this.chatDir,
+      {
+        maxFiles: this.opts.limits?.maxFiles ?? DEFAULT_LIMITS.maxFiles,
+        maxFileBytes: this.opts.limits?.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,
+      },
+      inside(this.opts.cwd, this.opts.stateDir),
+    );
     return { on: true };
   }
 
@@ -227,6 +233,19 @@ export class CheckpointStore {
     const kib = (k: string) => Number(new RegExp(`^${k}: (\\d+)`, "m").exec(out)?.[1] ?? 0);
     return (kib("size") + kib("size-pack")) * 1024;
   }
+}
+
+/** `dir` relative to `root` when it is inside it (links resolved), as a one-element list. */
+function inside(root: string, dir: string): string[] {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  const rel = relative(real(root), real(dir));
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? [rel.split(sep).join("/")] : [];
 }
 
 /** The file naming the process of an open chat. */

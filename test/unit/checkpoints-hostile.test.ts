@@ -142,3 +142,20 @@ describe("checkpoint pruning, hostile", () => {
     expect((await other.prune()).removed).toBe(1);
   });
 });
+
+describe("the state folder inside the session's folder", () => {
+  it("(a home folder as cwd): the private repository is never snapshotted, so a rewind never touches it", async () => {
+    const s = await setup();
+    writeFileSync(join(s.work, "a.txt"), "one\n");
+    const state = join(s.work, ".local/state/nvim/acpchat/checkpoints");
+    const store = new CheckpointStore({ stateDir: state, cwd: s.work, chat: "c" });
+    const cp = new TurnCheckpoints(store, s.work);
+    const boundary = new PathBoundary(s.work);
+    const step = await turn(cp, 1, () => writeFileSync(join(s.work, "a.txt"), "two\n"));
+    expect(step.changes.map((c) => c.path)).toEqual(["a.txt"]);
+    const out = await cp.rewind(step, noBuffers, (abs) => void boundary.check(abs, "rewind"), "rewind");
+    expect(out.map((o) => o.path)).toEqual(["a.txt"]);
+    expect(readFileSync(join(s.work, "a.txt"), "utf8")).toBe("one\n");
+    expect(store.state).toEqual({ on: true });
+  });
+});
