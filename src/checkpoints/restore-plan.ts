@@ -52,7 +52,7 @@ export function sameVersion(a: Version, b: Version): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === "file" && b.kind === "file") return a.mode === b.mode && a.bytes.equals(b.bytes);
   if (a.kind === "link" && b.kind === "link") return a.target === b.target;
-  if (a.kind === "large" && b.kind === "large") return a.size === b.size;
+  if (a.kind === "large" && b.kind === "large") return a.size === b.size && (a.mtimeMs === undefined || b.mtimeMs === undefined || a.mtimeMs === b.mtimeMs);
   return false;
 }
 

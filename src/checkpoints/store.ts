@@ -90,6 +90,11 @@ export class CheckpointStore {
     return { on: true };
   }
 
+  /** Files over this many bytes are recorded by size and time only. */
+  get maxFileBytes(): number {
+    return this.opts.limits?.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes;
+  }
+
   /** The git program checkpoints run. */
   get gitProgram(): string {
     return this.opts.git ?? "git";
@@ -172,7 +177,7 @@ export class CheckpointStore {
   /** A file as it was at a checkpoint (undefined: it did not exist). `path` relative to the folder. */
   async fileAt(cp: Checkpoint, path: string): Promise<FileAt | undefined> {
     const large = cp.large[path];
-    if (large) return { kind: "large", size: large.size };
+    if (large) return { kind: "large", size: large.size, mtimeMs: large.mtimeMs };
     const ls = await this.git.list(["ls-tree", "-z", "--full-tree", cp.tree, "--", path]);
     const entry = ls.find((l) => l.endsWith(`\t${path}`));
     if (!entry) return undefined;

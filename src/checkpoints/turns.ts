@@ -258,7 +258,7 @@ export class TurnCheckpoints {
     const abs = join(this.cwd, path);
     const buf = await live.buffer(abs);
     // The disk as it is now, read the way a snapshot stores it.
-    const disk = await readNow(abs);
+    const disk = await readNow(abs, this.store.maxFileBytes);
     return { disk, unsaved: buf?.modified ? buf.text : undefined };
   }
 
@@ -274,9 +274,12 @@ export class TurnCheckpoints {
   }
 }
 
-async function readNow(abs: string): Promise<FileAt | undefined> {
+async function readNow(abs: string, maxFileBytes: number): Promise<FileAt | undefined> {
   try {
     const st = lstatSync(abs);
+    // Over the limit, as a snapshot records it: by size and time, never read whole (a rewind
+    // removes one the agent created when it is still as the agent left it).
+    if (st.isFile() && st.size > maxFileBytes) return { kind: "large" as const, size: st.size, mtimeMs: st.mtimeMs };
     if (st.isSymbolicLink()) return { kind: "link" as const, target: readlinkSync(abs, "utf8") };
     // A folder (or a fifo...) is not a file here, as a snapshot has no entry at its path: a file
     // that became a folder reads as deleted, and comes back once the folder's files are gone.

@@ -159,3 +159,16 @@ describe("the state folder inside the session's folder", () => {
     expect(store.state).toEqual({ on: true });
   });
 });
+
+describe("files over max_file_bytes", () => {
+  it("one the agent created is removed by a rewind (its size is all that is known, and enough)", async () => {
+    const s = await setup({ maxFileBytes: 100 });
+    writeFileSync(join(s.work, "a.txt"), "one\n");
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => writeFileSync(join(s.work, "big.bin"), Buffer.alloc(1000, 7)));
+    expect(step.changes).toMatchObject([{ path: "big.bin", status: "added", large: true }]);
+    const out = await cp.rewind(step, noBuffers, check, "rewind");
+    expect(out).toEqual([{ path: "big.bin", applied: { done: true, how: "removed" } }]);
+    expect(existsSync(join(s.work, "big.bin"))).toBe(false);
+  });
+});
