@@ -124,6 +124,7 @@ export class Snapshotter {
     let excludesChanged = false;
     const add: string[] = [];
     const untrack: string[] = [];
+    const gone: string[] = [];
     for (const p of listed) {
       if (p.endsWith("/")) {
         // A nested repository: snapshotted on its own, left out of this tree.
@@ -140,6 +141,11 @@ export class Snapshotter {
         st = lstatSync(join(wt.dir, p));
       } catch {
         add.push(p); // deleted: recorded as gone
+        continue;
+      }
+      if (st.isDirectory()) {
+        // A file that became a folder: its entry goes (the folder's files are listed apart).
+        gone.push(p);
         continue;
       }
       if (st.isFile() && st.size > this.limits.maxFileBytes) {
@@ -172,9 +178,14 @@ export class Snapshotter {
     }
     if (excludesChanged) this.writeExcludes(wt);
     if (untrack.length > 0) await this.git.run(["rm", "--cached", "--quiet", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { ...opts, input: untrack.join("\0") });
-    if (add.length > 0) await this.git.run(["add", "--all", "--force", "--pathspec-from-file=-", "--pathspec-file-nul"], { ...opts, input: add.join("\0") });
+    // update-index, not add: a path listed a moment ago may be gone now (an agent's temporary
+    // file, renamed away while this snapshot runs), and `git add` fails whole on a pathspec that
+    // matches nothing (turning checkpoints off); with --remove a missing path is just not there.
+    // --replace lets a file and a folder swap places. Exact paths: no pathspec magic either.
+    if (gone.length > 0) await this.git.run(["update-index", "--force-remove", "-z", "--stdin"], { ...opts, input: gone.join("\0") + "\0" });
+    if (add.length > 0) await this.git.run(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { ...opts, input: add.join("\0") + "\0" });
     let tree = wt.tree;
-    if (!tree || add.length > 0 || untrack.length > 0) tree = (await this.git.run(["write-tree"], opts)).toString("utf8").trim();
+    if (!tree || add.length > 0 || untrack.length > 0 || gone.length > 0) tree = (await this.git.run(["write-tree"], opts)).toString("utf8").trim();
     wt.tree = tree;
     if (wt.nested.size === 0) return tree;
     // Nested repositories grafted in: a scratch index holds this tree plus each of theirs.

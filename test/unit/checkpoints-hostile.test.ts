@@ -172,3 +172,30 @@ describe("files over max_file_bytes", () => {
     expect(existsSync(join(s.work, "big.bin"))).toBe(false);
   });
 });
+
+describe("a file that vanishes while a snapshot runs", () => {
+  it("(an agent's temporary file, renamed away after it was listed): the snapshot still succeeds, and checkpoints stay on", async () => {
+    const s = await setup();
+    writeFileSync(join(s.work, "a.txt"), "one\n");
+    const { cp, store } = await s.start();
+    while (cp.store.checkpoints.length === 0) await new Promise((r) => setTimeout(r, 20));
+    const { PrivateGit } = await import("../../src/checkpoints/git.js");
+    const run = PrivateGit.prototype.run;
+    // Listed, then gone before it is stored: what an atomic write (tmp file, rename) does to a
+    // snapshot taken while the agent keeps working.
+    PrivateGit.prototype.run = function (this: InstanceType<typeof PrivateGit>, args: string[], opts?: Parameters<typeof run>[1]) {
+      if (args[0] === "add" || args[0] === "update-index") rmSync(join(s.work, "a.txt.tmp"), { force: true });
+      return run.call(this, args, opts);
+    };
+    try {
+      const step = await turn(cp, 1, () => {
+        writeFileSync(join(s.work, "a.txt.tmp"), "two\n");
+        writeFileSync(join(s.work, "b.txt"), "b\n");
+      });
+      expect(store.state).toEqual({ on: true });
+      expect(step.changes.map((c) => c.path)).toEqual(["b.txt"]);
+    } finally {
+      PrivateGit.prototype.run = run;
+    }
+  });
+});
