@@ -199,3 +199,20 @@ describe("a file that vanishes while a snapshot runs", () => {
     }
   });
 });
+
+describe("the user undid part of the agent's change by hand", () => {
+  it("a rewind then puts the rest back: the same change on both sides is no conflict", async () => {
+    const s = await setup();
+    const orig = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
+    writeFileSync(join(s.work, "f.txt"), orig.join("\n") + "\n");
+    const { cp, check } = await s.start();
+    const agent = orig.map((l) => (l === "line 3" ? "AGENT 3" : l === "line 15" ? "AGENT 15" : l));
+    const step = await turn(cp, 1, () => writeFileSync(join(s.work, "f.txt"), agent.join("\n") + "\n"));
+    // The user puts line 3 back themselves, and edits line 10.
+    const user = agent.map((l) => (l === "AGENT 3" ? "line 3" : l === "line 10" ? "USER 10" : l));
+    writeFileSync(join(s.work, "f.txt"), user.join("\n") + "\n");
+    const out = await cp.rewind(step, noBuffers, check, "rewind");
+    expect(out[0]!.applied).toEqual({ done: true, how: "merged" });
+    expect(readFileSync(join(s.work, "f.txt"), "utf8")).toBe(orig.map((l) => (l === "line 10" ? "USER 10" : l)).join("\n") + "\n");
+  });
+});
