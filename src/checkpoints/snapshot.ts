@@ -89,23 +89,21 @@ export class Snapshotter {
     if (!wt) {
       const key = prefix === "" ? "root" : Buffer.from(prefix).toString("hex").slice(0, 80);
       const dir = prefix === "" ? this.root : join(this.root, prefix);
-      // The repository's own excludes (read only; its .gitignore files are read by git itself).
-      // And, for the session's folder, the user's global excludes (~/.config/git/ignore): read,
-      // never written, and no other setting of theirs is used.
+      // In rising precedence (the last matching line wins): the user's global excludes
+      // (~/.config/git/ignore, for the session's folder), the repository's .git/info/exclude,
+      // then the .gitignore files of the folders above (ancestorIgnores). All read, never
+      // written; the folder's own .gitignore files are read by git itself, above all these.
       let base = "";
+      for (const file of [...(prefix === "" ? [globalExcludes()] : []), join(dir, ".git", "info", "exclude")]) {
+        if (file) base += readSmall(file) + "\n";
+      }
       if (prefix === "") base += ancestorIgnores(dir);
-      // The private repository itself (a home folder as the session's folder holds the state
-      // folder): its objects would be "changed" by every snapshot, and a rewind would remove them.
+      // Last, so no "!" line of these brings it back: the private repository itself (a home folder as
+      // the session's folder holds the state folder): its objects would be "changed" by every
+      // snapshot, and a rewind would remove them.
       for (const o of this.own) {
         const rel = prefix === "" ? o : o.startsWith(`${prefix}/`) ? o.slice(prefix.length + 1) : undefined;
         if (rel) base += `/${escapePattern(rel)}/\n`;
-      }
-      for (const file of [join(dir, ".git", "info", "exclude"), ...(prefix === "" ? [globalExcludes()] : [])]) {
-        try {
-          if (file && existsSync(file) && statSync(file).isFile() && statSync(file).size < 1_000_000) base += readFileSync(file, "utf8") + "\n";
-        } catch {
-          // unreadable: only the .gitignore files count
-        }
       }
       wt = { prefix, dir, index: join(this.dataDir, `index-${key}`), excludes: join(this.dataDir, `exclude-${key}`), nested: new Set(), large: new Map(), excluded: new Set(), base };
       writeFileSync(wt.excludes, base);
@@ -237,35 +235,53 @@ export class Snapshotter {
  * folder (with that part taken off), and dropped otherwise.
  */
 export function ancestorIgnores(dir: string): string {
-  const out: string[] = [];
+  // One block per file, nearest first; returned farthest first, as the last matching line of
+  // an ignore file wins and git lets a nearer folder's patterns override those above it (a
+  // "!keep.log" in pkg/ over the root's "*.log"). The repository's .git/info/exclude ranks
+  // below every .gitignore, so it comes first of all.
+  const blocks: string[][] = [];
   let rel = "";
   let cur = dir;
   for (let i = 0; i < 40; i++) {
-    if (existsSync(join(cur, ".git"))) break;
+    if (existsSync(join(cur, ".git"))) {
+      if (rel !== "") blocks.push(translate(readSmall(join(cur, ".git", "info", "exclude")), rel));
+      break;
+    }
     const parent = dirname(cur);
     if (parent === cur) return ""; // not in a repository: nothing above counts
     rel = `${basename(cur)}/${rel}`;
     cur = parent;
-    let text = "";
-    try {
-      text = readFileSync(join(cur, ".gitignore"), "utf8");
-    } catch {
-      continue;
-    }
-    for (const raw of text.split("\n")) {
-      const line = raw.replace(/\r$/, "");
-      if (line.trim() === "" || line.startsWith("#")) continue;
-      const neg = line.startsWith("!") ? "!" : "";
-      const pat = neg ? line.slice(1) : line;
-      const body = pat.replace(/\/$/, "");
-      if (!body.includes("/")) out.push(line);
-      else {
-        const inside = below(pat.replace(/^\//, ""), rel);
-        if (inside !== undefined) out.push(`${neg}${inside}`);
-      }
+    blocks.push(translate(readSmall(join(cur, ".gitignore")), rel));
+  }
+  const out = blocks.reverse().flat();
+  return out.length > 0 ? out.join("\n") + "\n" : "";
+}
+
+/** An ignore file's text ("" when there is none, or it is not a small file). */
+function readSmall(file: string): string {
+  try {
+    return statSync(file).isFile() && statSync(file).size < 1_000_000 ? readFileSync(file, "utf8") : "";
+  } catch {
+    return "";
+  }
+}
+
+/** The patterns of an ignore file of a folder above, as patterns of the folder `rel` below it. */
+function translate(text: string, rel: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/\r$/, "");
+    if (line.trim() === "" || line.startsWith("#")) continue;
+    const neg = line.startsWith("!") ? "!" : "";
+    const pat = neg ? line.slice(1) : line;
+    const body = pat.replace(/\/$/, "");
+    if (!body.includes("/")) out.push(line);
+    else {
+      const inside = below(pat.replace(/^\//, ""), rel);
+      if (inside !== undefined) out.push(`${neg}${inside}`);
     }
   }
-  return out.length > 0 ? out.join("\n") + "\n" : "";
+  return out;
 }
 
 /**

@@ -216,3 +216,27 @@ describe("the user undid part of the agent's change by hand", () => {
     expect(readFileSync(join(s.work, "f.txt"), "utf8")).toBe(orig.map((l) => (l === "line 10" ? "USER 10" : l)).join("\n") + "\n");
   });
 });
+
+describe("ignore files above a session folder inside a repository", () => {
+  it("a nearer folder's negation wins over the root's pattern, and the repository's info/exclude applies", async () => {
+    const s = await setup();
+    execFileSync("git", ["init", "-q"], { cwd: s.work });
+    writeFileSync(join(s.work, ".gitignore"), "*.log\n");
+    writeFileSync(join(s.work, ".git/info/exclude"), "secret.txt\n");
+    mkdirSync(join(s.work, "pkg/app"), { recursive: true });
+    writeFileSync(join(s.work, "pkg/.gitignore"), "!keep.log\n");
+    const sub = join(s.work, "pkg/app");
+    writeFileSync(join(sub, "src.txt"), "a\n");
+    const store = new CheckpointStore({ stateDir: join(s.root, "state2"), cwd: sub, chat: "c" });
+    const cp = new TurnCheckpoints(store, sub);
+    const step = await turn(cp, 1, () => {
+      writeFileSync(join(sub, "keep.log"), "k\n");
+      writeFileSync(join(sub, "other.log"), "o\n");
+      writeFileSync(join(sub, "secret.txt"), "s\n");
+    });
+    // What git itself says of these files, from the repository's root.
+    const ignored = execFileSync("git", ["check-ignore", "pkg/app/keep.log", "pkg/app/other.log", "pkg/app/secret.txt"], { cwd: s.work, encoding: "utf8" }).split("\n").filter(Boolean);
+    expect(ignored).toEqual(["pkg/app/other.log", "pkg/app/secret.txt"]);
+    expect(step.changes.map((c) => c.path)).toEqual(["keep.log"]);
+  });
+});
