@@ -60,6 +60,8 @@ interface WorkTree {
 export class Snapshotter {
   private readonly trees = new Map<string, WorkTree>();
   private first = true;
+  /** Files listed so far by the first snapshot, nested repositories' included (against maxFiles). */
+  private listedFirst = 0;
 
   /**
    * `root`: the session's folder; `dataDir`: this chat's folder in the private repository
@@ -205,19 +207,20 @@ export class Snapshotter {
    */
   private async listChanged(wt: WorkTree, opts: { workTree: string; index: string; excludes: string }): Promise<string[]> {
     const args = ["ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard"];
-    if (!this.first || wt.prefix !== "") return [...new Set(await this.git.list(args, opts))];
+    // The first snapshot of a nested repository counts against the same limit as the root: a
+    // folder of many checkouts (~/src, a plugin manager's folder) is as large as a home folder.
+    if (!this.first && wt.tree !== undefined) return [...new Set(await this.git.list(args, opts))];
     return this.listBounded(args, opts);
   }
 
   private async listBounded(args: string[], opts: { workTree: string; index: string; excludes: string }): Promise<string[]> {
     const child = this.git.stream(args, opts);
     const parts: Buffer[] = [];
-    let count = 0;
     let over = false;
     child.stdout!.on("data", (d: Buffer) => {
       parts.push(d);
-      for (let i = 0; i < d.length; i++) if (d[i] === 0) count++;
-      if (count > this.limits.maxFiles && !over) {
+      for (let i = 0; i < d.length; i++) if (d[i] === 0) this.listedFirst++;
+      if (this.listedFirst > this.limits.maxFiles && !over) {
         over = true;
         child.kill("SIGKILL");
       }

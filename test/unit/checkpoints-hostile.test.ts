@@ -240,3 +240,18 @@ describe("ignore files above a session folder inside a repository", () => {
     expect(step.changes.map((c) => c.path)).toEqual(["keep.log"]);
   });
 });
+
+describe("max_files", () => {
+  it("counts the files of nested repositories too (a folder of many checkouts is refused like a home folder)", async () => {
+    const s = await setup({ maxFiles: 10 });
+    writeFileSync(join(s.work, "top.txt"), "t\n");
+    for (const r of ["one", "two"]) {
+      mkdirSync(join(s.work, r));
+      execFileSync("git", ["init", "-q"], { cwd: join(s.work, r) });
+      for (let i = 0; i < 8; i++) writeFileSync(join(s.work, r, `f${i}.txt`), `${i}\n`);
+    }
+    const store = new CheckpointStore({ stateDir: join(s.root, "state"), cwd: s.work, chat: "c", limits: { maxFiles: 10 } });
+    expect(await store.take("start")).toBeUndefined();
+    expect(store.state).toMatchObject({ on: false, why: expect.stringContaining("more than 10 files") });
+  });
+});
