@@ -182,7 +182,7 @@ export class TurnCheckpoints {
       const applied = await applyRestore(join(this.cwd, path), action, live, check);
       if (!applied.done && applied.overlap) this.conflicts.set(path, { overlap: applied.overlap, label: step.label });
       const what = all ? `${path} (the whole change of ${step.label})` : `${path} (${back.length} of ${h.hunks.length} hunks of ${step.label})`;
-      if (applied.done) this.pendingNotes.push(`took back ${what}`);
+      if (applied.done) this.pendingNotes.push(`took back ${what}${waiting(applied)}`);
       return [{ path, applied }];
     });
   }
@@ -227,7 +227,7 @@ export class TurnCheckpoints {
         out.push({ path, applied });
       }
       out.sort((a, b) => (a.path < b.path ? -1 : 1));
-      const done = out.filter((o) => o.applied.done).map((o) => o.path);
+      const done = out.filter((o) => o.applied.done).map((o) => `${o.path}${waiting(o.applied)}`);
       if (done.length > 0) this.pendingNotes.push(`${label}: ${done.join(", ")} put back as they were before ${from.label}`);
       return out;
     });
@@ -272,6 +272,14 @@ export class TurnCheckpoints {
   relative(abs: string): string {
     return relative(this.cwd, abs);
   }
+}
+
+/**
+ * Said of a file whose take-back went into a buffer with the user's unsaved edits: an agent
+ * that reads the disk itself still finds its own version there until the user saves.
+ */
+function waiting(a: Applied): string {
+  return a.done && a.how === "merged into the buffer (unsaved)" ? " (only in the user's unsaved buffer so far: the file on disk still has your version until they save)" : "";
 }
 
 async function readNow(abs: string, maxFileBytes: number): Promise<FileAt | undefined> {

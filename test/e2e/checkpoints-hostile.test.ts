@@ -2,8 +2,11 @@
  * Turn checkpoints under attack (issue 23), in a real Neovim with the fake agent changing files
  * with its own processes: what the user does while a turn runs, and what their environment holds.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import { checkpointsReady, nvim, openChat, recordNotes, notes, reviews, sendAndWait, setAgents } from "../support/chat.js";
@@ -14,7 +17,44 @@ const text = (ls: string[]) => ls.join("\n") + "\n";
 const tool = (id: string, title: string) => ({ update: { sessionUpdate: "tool_call", toolCallId: id, title, kind: "execute", status: "in_progress" } });
 const done = (id: string) => ({ update: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" } });
 
+/** Every file under `dir` with its bytes' hash and mode. */
+function fingerprint(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else out[relative(dir, p)] = `${(st.mode & 0o777).toString(8)}:${createHash("sha1").update(readFileSync(p)).digest("hex")}`;
+    }
+  };
+  walk(dir);
+  return out;
+}
+
 describe.each(bins)("Neovim $version", (bin) => {
+  it("GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE of another repository in Neovim's environment: checkpoints record the session's folder, that repository is untouched", async () => {
+    const other = mkdtempSync(join(tmpdir(), "acpchat-user-repo-"));
+    execFileSync("git", ["init", "-q"], { cwd: other });
+    writeFileSync(join(other, "o.txt"), "other\n");
+    execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", "add", "-A"], { cwd: other });
+    execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qm", "o"], { cwd: other });
+    const before = fingerprint(join(other, ".git"));
+    const t = await nvim(bin, {}, { GIT_DIR: join(other, ".git"), GIT_WORK_TREE: other, GIT_INDEX_FILE: join(other, ".git", "index"), GIT_CONFIG_PARAMETERS: "'core.hooksPath'='/nonexistent'" });
+    const work = join(t.dir, "work");
+    writeFileSync(join(work, "f.txt"), text(lines(10)));
+    await setAgents(t, { fake: { turns: [[tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' f.txt" }, done("t1"), { text: "edited" }]] } });
+    const c = await openChat(t);
+    await c.ready();
+    await checkpointsReady(t);
+    await sendAndWait(c, "edit");
+    expect(await c.text()).toContain("M f.txt  +1 -1");
+    await t.nvim.command("AcpChatRewind! 1");
+    await t.waitFor(async () => (await c.text()).includes("Rewound to before turn 1"), "the rewind's note");
+    expect(readFileSync(join(work, "f.txt"), "utf8")).toBe(text(lines(10)));
+    expect(fingerprint(join(other, ".git"))).toEqual(before);
+  });
+
   it("a rewind while a turn runs is refused: the turn's block never claims the user's rewind as the agent's change", async () => {
     const t = await nvim(bin);
     const work = join(t.dir, "work");
@@ -70,6 +110,30 @@ async function reviewWindow(t: Awaited<ReturnType<typeof nvim>>, path: string): 
     `the review of ${path}`,
   );
 }
+
+describe.each(bins)("Neovim $version: what the agent is told", (bin) => {
+  it("a rewind merged into a buffer with unsaved edits: the agent hears that the disk still has its change", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    writeFileSync(join(work, "m.txt"), text(lines(30)));
+    writeFileSync(join(work, "d.txt"), text(lines(5)));
+    await setAgents(t, { fake: { turns: [[tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' m.txt d.txt" }, done("t1"), { text: "ok" }], [{ text: "fine" }]] } });
+    const c = await openChat(t);
+    await c.ready();
+    await checkpointsReady(t);
+    await sendAndWait(c, "edit");
+    await t.nvim.command(`edit ${join(work, "m.txt")}`);
+    await t.lua("vim.api.nvim_buf_set_lines(0, 24, 25, false, { 'USER 25' })");
+    await t.nvim.command("AcpChatRewind! 1");
+    await t.waitFor(async () => (await c.text()).includes("Rewound to before turn 1"), "the rewind's note");
+    expect(readFileSync(join(work, "m.txt"), "utf8")).toContain("AGENT 3");
+    expect(readFileSync(join(work, "d.txt"), "utf8")).toBe(text(lines(5)));
+    await sendAndWait(c, "next");
+    const prompts = (await c.trace()).filter((e) => e.method === "session/prompt" && e.dir === "out");
+    const told = (JSON.parse(prompts[prompts.length - 1]!.payload_json) as { params: { prompt: { text?: string }[] } }).params.prompt[0]!.text!;
+    expect(told).toContain("d.txt, m.txt (only in the user's unsaved buffer so far: the file on disk still has your version until they save)");
+  });
+});
 
 describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
   it("two files in one tool call, one accepted and one rejected whole: the agent's own write of the rejected file is put back", async () => {
