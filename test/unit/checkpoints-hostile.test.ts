@@ -255,3 +255,28 @@ describe("max_files", () => {
     expect(store.state).toMatchObject({ on: false, why: expect.stringContaining("more than 10 files") });
   });
 });
+
+describe("a rewind merged with the user's later edit stays byte-exact elsewhere", () => {
+  const cases: [string, Buffer, (s: string) => string][] = [
+    ["no final newline, the agent appends a line", Buffer.from("one\ntwo\nthree"), (s) => s + "\nfour"],
+    ["no final newline, the agent adds it", Buffer.from("one\ntwo\nthree"), (s) => s + "\n"],
+    ["CRLF with a BOM", Buffer.from("\ufeffone\r\ntwo\r\nthree\r\n"), (s) => s.replace("three", "THREE")],
+    ["Latin-1", Buffer.from("caf\xe9\ntwo\nthree\n", "latin1"), (s) => s.replace("three", "THREE")],
+  ];
+  for (const [name, bytes, agentEdit] of cases) {
+    it(name, async () => {
+      const s = await setup();
+      writeFileSync(join(s.work, "f.txt"), bytes);
+      const { cp, check } = await s.start();
+      const latin = name === "Latin-1";
+      const enc = latin ? "latin1" : "utf8";
+      const step = await turn(cp, 1, () => writeFileSync(join(s.work, "f.txt"), Buffer.from(agentEdit(bytes.toString(enc)), enc)));
+      // The user edits the first line afterwards.
+      const now = readFileSync(join(s.work, "f.txt")).toString(enc);
+      writeFileSync(join(s.work, "f.txt"), Buffer.from(now.replace(/one|caf\xe9/, "USER"), enc));
+      const out = await cp.rewind(step, noBuffers, check, "rewind");
+      expect(out[0]!.applied).toMatchObject({ done: true });
+      expect(readFileSync(join(s.work, "f.txt"))).toEqual(Buffer.from(bytes.toString(enc).replace(/one|caf\xe9/, "USER"), enc));
+    });
+  }
+});
