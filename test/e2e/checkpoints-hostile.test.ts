@@ -206,6 +206,48 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     expect(await reviews(t)).toBe(0);
   });
 
+  it("an agent that writes itself a file whose buffer holds unsaved edits: the rejected hunk leaves the disk, the user's edits stay in the buffer", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    const a = join(work, "a.txt");
+    const b = join(work, "b.txt");
+    writeFileSync(a, text(lines(20, "a")));
+    writeFileSync(b, text(lines(5, "b")));
+    const newA = text(lines(20, "a").map((l) => (l === "a 3" ? "AGENT a3" : l === "a 15" ? "AGENT a15" : l)));
+    const newB = text(lines(5, "b").map((l) => (l === "b 2" ? "AGENT b2" : l)));
+    writeFileSync(join(t.dir, "a.new"), newA);
+    await setAgents(t, {
+      fake: { turns: [[...askTwo(a, b, newA, newB), { sh: `cp $DIR/a.new ${a}` }, done("w1"), { text: "patched" }]] },
+    });
+    const c = await openChat(t);
+    await c.ready();
+    await checkpointsReady(t);
+    // The user's unsaved edit of a.txt, far from the agent's lines.
+    await t.nvim.command(`edit ${a}`);
+    await t.lua("vim.api.nvim_buf_set_lines(0, 9, 10, false, { 'USER 10' })");
+    const ab = await t.lua<number>("return vim.api.nvim_get_current_buf()");
+    await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
+    await c.send("patch");
+    const la = await reviewWindow(t, "a.txt");
+    await t.nvim.command("stopinsert");
+    await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, { 3, 0 })", [la]);
+    await t.nvim.input("ga");
+    await t.nvim.input("ZZ");
+    const lb = await reviewWindow(t, "b.txt");
+    await t.lua("vim.api.nvim_set_current_win(...)", [lb]);
+    await t.nvim.input("ZZ");
+    await c.turns(1, 20_000);
+    // Against the buffer the review showed, the agent's whole-file write also undid the user's
+    // line 10: a hunk of its own, rejected with the other, so the result keeps the user's line.
+    await t.waitFor(async () => (await c.text()).includes("The user kept 1 of the 3 hunks"), "the note");
+    const disk = readFileSync(a, "utf8").split("\n");
+    expect(disk[2]).toBe("AGENT a3");
+    expect(disk[14]).toBe("a 15");
+    expect(disk[9]).toBe("USER 10");
+    expect((await t.lines(ab))[9]).toBe("USER 10");
+    expect(await t.lua("return vim.bo[...].modified", [ab])).toBe(true);
+  });
+
   it("a partly accepted edit whose tool call fails, writing nothing: nothing is put back and nothing untrue is said", async () => {
     const t = await nvim(bin);
     const work = join(t.dir, "work");
