@@ -280,3 +280,38 @@ describe("a rewind merged with the user's later edit stays byte-exact elsewhere"
     });
   }
 });
+
+describe("file names git and ignore files treat specially", () => {
+  it("a dash first, a line break, trailing spaces, glob characters, a backslash, non-ASCII: recorded and put back", async () => {
+    const s = await setup({ maxFileBytes: 50 });
+    const names = ["-rf", "a\nb", "trail  ", "*?[x]", "back\\slash", "ünï cödé", "#hash", "!bang"];
+    for (const n of names) writeFileSync(join(s.work, n), `${n}\n`);
+    writeFileSync(join(s.work, "big *?[x]"), Buffer.alloc(100, 1));
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => {
+      for (const n of names) writeFileSync(join(s.work, n), `changed ${n}\n`);
+      writeFileSync(join(s.work, "bigger"), "new\n");
+    });
+    expect(step.changes.map((c) => c.path).sort()).toEqual([...names, "bigger"].sort());
+    const out = await cp.rewind(step, noBuffers, check, "rewind");
+    expect(out.filter((o) => !o.applied.done)).toEqual([]);
+    for (const n of names) expect(readFileSync(join(s.work, n), "utf8")).toBe(`${n}\n`);
+    expect(existsSync(join(s.work, "bigger"))).toBe(false);
+  });
+});
+
+describe("taking back one hunk where the agent also changed the final newline", () => {
+  for (const [which, want] of [[0, "a\nb\nc\nd\ne\nf\ng\nh\nI\n"], [1, "A\nb\nc\nd\ne\nf\ng\nh\ni"]] as const) {
+    it(`hunk ${which}`, async () => {
+      const s = await setup();
+      writeFileSync(join(s.work, "f.txt"), "a\nb\nc\nd\ne\nf\ng\nh\ni");
+      const { cp, check } = await s.start();
+      const step = await turn(cp, 1, () => writeFileSync(join(s.work, "f.txt"), "A\nb\nc\nd\ne\nf\ng\nh\nI\n"));
+      const h = await cp.hunks(step, "f.txt");
+      expect(h!.hunks).toHaveLength(2);
+      const out = await cp.takeBack(step, "f.txt", [which], noBuffers, check);
+      expect(out[0]!.applied.done).toBe(true);
+      expect(readFileSync(join(s.work, "f.txt"), "utf8")).toBe(want);
+    });
+  }
+});
