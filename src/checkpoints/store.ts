@@ -193,6 +193,46 @@ export class CheckpointStore {
     return { kind: "file", mode: mode === "100755" ? "100755" : "100644", bytes };
   }
 
+  /**
+   * Many files at one checkpoint in two git runs (ls-tree, then cat-file --batch), where
+   * fileAt takes two per file: a rewind of a 100-file turn reads 400 versions.
+   */
+  async filesAt(cp: Checkpoint, paths: Iterable<string>): Promise<Map<string, FileAt | undefined>> {
+    const out = new Map<string, FileAt | undefined>();
+    const want = new Set<string>();
+    for (const p of paths) {
+      const large = cp.large[p];
+      if (large) out.set(p, { kind: "large", size: large.size, mtimeMs: large.mtimeMs });
+      else (out.set(p, undefined), want.add(p));
+    }
+    if (want.size === 0) return out;
+    // Few paths are named (literal pathspecs); many, and the whole tree is listed and filtered.
+    // Recursive, so a path that is a folder there lists its files, not itself: no file there.
+    const args = ["ls-tree", "-r", "-z", "--full-tree", cp.tree];
+    const entries = await this.git.list(want.size <= 200 ? [...args, "--", ...want] : args);
+    const blobs: { path: string; mode: string; oid: string }[] = [];
+    for (const e of entries) {
+      const m = /^(\d+) (\w+) ([0-9a-f]+)\t(.*)$/s.exec(e);
+      if (!m || !want.has(m[4]!)) continue;
+      if (m[2] === "blob") blobs.push({ path: m[4]!, mode: m[1]!, oid: m[3]! });
+      else out.set(m[4]!, { kind: "other", mode: m[1]! });
+    }
+    if (blobs.length === 0) return out;
+    // "<oid> blob <size>\n<bytes>\n" for each, in the order asked.
+    const raw = await this.git.run(["cat-file", "--batch"], { input: blobs.map((b) => b.oid).join("\n") + "\n" });
+    let at = 0;
+    for (const b of blobs) {
+      const nl = raw.indexOf(10, at);
+      const head = /^[0-9a-f]+ blob (\d+)$/.exec(raw.subarray(at, nl < 0 ? raw.length : nl).toString("utf8"));
+      if (nl < 0 || !head) throw new Error(`checkpoint object ${b.oid} of ${b.path} cannot be read`);
+      const size = Number(head[1]);
+      const bytes = Buffer.from(raw.subarray(nl + 1, nl + 1 + size));
+      at = nl + 1 + size + 1;
+      out.set(b.path, b.mode === "120000" ? { kind: "link", target: bytes.toString("utf8") } : { kind: "file", mode: b.mode === "100755" ? "100755" : "100644", bytes });
+    }
+    return out;
+  }
+
   /** Drop this chat's refs and files (its objects go at the next prune). */
   async dispose(): Promise<void> {
     // Kept: the chat's checkpoints outlive it until pruned (a resumed session may want them);

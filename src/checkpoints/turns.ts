@@ -210,13 +210,21 @@ export class TurnCheckpoints {
       // deepest first: a file that became a folder (or the reverse) comes back only once what
       // the agent put at its place is gone.
       const planned: { path: string; action: RestoreAction }[] = [];
+      let versionsOf: (s: ChangeStep, path: string) => Step;
+      try {
+        versionsOf = await this.versionsMany(plan);
+      } catch (e) {
+        // The private repository failing: every file is left, with why.
+        const why = `its checkpoints cannot be read: ${(e as Error).message}`;
+        versionsOf = () => {
+          throw new Error(why);
+        };
+      }
       for (const { path, steps } of plan) {
         try {
-          const versions = await Promise.all(steps.map((s) => this.versionsOf(s, path)));
-          planned.push({ path, action: planRewind(versions, await this.now(path, live)) });
+          planned.push({ path, action: planRewind(steps.map((s) => versionsOf(s, path)), await this.now(path, live)) });
         } catch (e) {
-          // Its versions could not be read (the private repository failing): this file only.
-          planned.push({ path, action: { action: "conflict", why: `its checkpoints cannot be read: ${(e as Error).message}` } });
+          planned.push({ path, action: { action: "conflict", why: (e as Error).message } });
         }
       }
       const removal = (a: RestoreAction) => a.action === "restore" && a.version === undefined;
@@ -231,6 +239,23 @@ export class TurnCheckpoints {
       if (done.length > 0) this.pendingNotes.push(`${label}: ${done.join(", ")} put back as they were before ${from.label}`);
       return out;
     });
+  }
+
+  /**
+   * Every file's versions around every step of a rewind plan, read per step in a few git runs
+   * (store.filesAt) rather than four per file and step.
+   */
+  private async versionsMany(plan: readonly { path: string; steps: ChangeStep[] }[]): Promise<(s: ChangeStep, path: string) => Step> {
+    const byStep = new Map<ChangeStep, Set<string>>();
+    for (const { path, steps } of plan) for (const s of steps) (byStep.get(s) ?? byStep.set(s, new Set()).get(s)!).add(path);
+    const got = new Map<ChangeStep, { start: Map<string, FileAt | undefined>; end: Map<string, FileAt | undefined> }>();
+    for (const [s, paths] of byStep) {
+      const start = await s.start;
+      if (!start || !s.end) continue;
+      const [a, b] = await Promise.all([this.store.filesAt(start, paths), this.store.filesAt(s.end, paths)]);
+      got.set(s, { start: a, end: b });
+    }
+    return (s, path) => ({ start: got.get(s)?.start.get(path), end: got.get(s)?.end.get(path) });
   }
 
   /** A file's versions around a step, by its own name at both ends (renames are two files). */

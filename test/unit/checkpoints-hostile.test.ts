@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -314,4 +314,30 @@ describe("taking back one hunk where the agent also changed the final newline", 
       expect(readFileSync(join(s.work, "f.txt"), "utf8")).toBe(want);
     });
   }
+});
+
+describe("a rewind of many files", () => {
+  it("250 files (read as whole trees), a link and an executable among them: all put back, fast", async () => {
+    const s = await setup();
+    for (let i = 0; i < 250; i++) writeFileSync(join(s.work, `f${i}.txt`), `file ${i}\n`.repeat(20));
+    symlinkSync("f1.txt", join(s.work, "link"));
+    writeFileSync(join(s.work, "run.sh"), "#!/bin/sh\n");
+    chmodSync(join(s.work, "run.sh"), 0o755);
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => {
+      for (let i = 0; i < 250; i++) writeFileSync(join(s.work, `f${i}.txt`), `changed ${i}\n`);
+      rmSync(join(s.work, "link"));
+      symlinkSync("f2.txt", join(s.work, "link"));
+      writeFileSync(join(s.work, "run.sh"), "#!/bin/sh\necho\n");
+    });
+    const t0 = Date.now();
+    const out = await cp.rewind(step, noBuffers, check, "rewind");
+    const ms = Date.now() - t0;
+    expect(out.filter((o) => !o.applied.done)).toEqual([]);
+    for (let i = 0; i < 250; i++) expect(readFileSync(join(s.work, `f${i}.txt`), "utf8")).toBe(`file ${i}\n`.repeat(20));
+    expect(readlinkSync(join(s.work, "link"))).toBe("f1.txt");
+    expect(lstatSync(join(s.work, "run.sh")).mode & 0o777).toBe(0o755);
+    expect(readFileSync(join(s.work, "run.sh"), "utf8")).toBe("#!/bin/sh\n");
+    expect(ms).toBeLessThan(3000);
+  });
 });
