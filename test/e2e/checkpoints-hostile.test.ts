@@ -4,7 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -110,6 +110,28 @@ async function reviewWindow(t: Awaited<ReturnType<typeof nvim>>, path: string): 
     `the review of ${path}`,
   );
 }
+
+describe.each(bins)("Neovim $version: the state folder removed while the chat runs", (bin) => {
+  it("the chat goes on, one note says checkpoints are off and why", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    writeFileSync(join(work, "f.txt"), text(lines(5)));
+    const sed = (n: number) => [tool(`t${n}`, "sed"), { sh: `sed -i 's/^line ${n}$/AGENT ${n}/' f.txt` }, done(`t${n}`), { text: `turn ${n} done` }];
+    await setAgents(t, { fake: { turns: [sed(1), sed(2), sed(3)] } });
+    const c = await openChat(t);
+    await c.ready();
+    await checkpointsReady(t);
+    await sendAndWait(c, "one");
+    await new Promise((r) => setTimeout(r, 300)); // the turn's background ref writes
+    rmSync(join(t.dir, "state", "nvim", "acpchat"), { recursive: true, force: true, maxRetries: 5 });
+    await sendAndWait(c, "two");
+    await sendAndWait(c, "three");
+    const tr = await c.text();
+    expect(tr).toContain("turn 3 done");
+    expect(tr.match(/Checkpoints are off for this chat/g)?.length).toBe(1);
+    expect(readFileSync(join(work, "f.txt"), "utf8")).toContain("AGENT 3");
+  });
+});
 
 describe.each(bins)("Neovim $version: what the agent is told", (bin) => {
   it("a rewind merged into a buffer with unsaved edits: the agent hears that the disk still has its change", async () => {
