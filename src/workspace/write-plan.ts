@@ -216,7 +216,8 @@ export function acceptedHunks(hunks: readonly Hunk[], answer: unknown): number[]
 /**
  * The text changed under an answered review (the user typed in the buffer, or the disk
  * changed): carry the accepted changes (base -> result) over to the new text (base -> now),
- * like a merge. Undefined when both touched the same lines (or lines next to each other).
+ * like a merge. Undefined when both touched the same lines (or lines next to each other),
+ * unless both made the very same change there.
  */
 export function rebase(base: Text, result: Text, now: Text, limits?: DiffLimits): Text | undefined {
   const mine = diffTexts(base, result, limits).hunks;
