@@ -341,3 +341,25 @@ describe("a rewind of many files", () => {
     expect(ms).toBeLessThan(3000);
   });
 });
+
+describe("a hostile .gitattributes", () => {
+  it("eol conversion, a filter, an encoding and ident change no byte of what a rewind puts back", async () => {
+    const s = await setup();
+    execFileSync("git", ["init", "-q"], { cwd: s.work });
+    execFileSync("git", ["config", "filter.evil.clean", "sh -c 'touch EVIL-RAN; cat'"], { cwd: s.work });
+    writeFileSync(join(s.work, ".gitattributes"), "* text eol=crlf ident\n*.txt filter=evil\n*.u16 working-tree-encoding=UTF-16\n");
+    const files: Record<string, Buffer> = {
+      "a.txt": Buffer.from("lf only\nsecond\n$Id$\n"),
+      "b.dat": Buffer.from("mixed\r\nends\nhere"),
+      "c.u16": Buffer.from("not utf-16 at all\n"),
+    };
+    for (const [n, b] of Object.entries(files)) writeFileSync(join(s.work, n), b);
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => {
+      for (const n of Object.keys(files)) writeFileSync(join(s.work, n), "changed\n");
+    });
+    await cp.rewind(step, noBuffers, check, "rewind");
+    for (const [n, b] of Object.entries(files)) expect(readFileSync(join(s.work, n))).toEqual(b);
+    expect(existsSync(join(s.work, "EVIL-RAN"))).toBe(false);
+  });
+});
