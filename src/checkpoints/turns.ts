@@ -48,6 +48,8 @@ export class TurnCheckpoints {
   private offSaid = false;
   /** Turns begun and not ended: the agent may be changing files right now. */
   private readonly running = new Set<ChangeStep>();
+  /** The take-back or rewind being carried out (they run one at a time, and before a turn starts). */
+  private restoring: Promise<unknown> = Promise.resolve();
   /** Take-backs that met the user's edits in the same lines, by path: offered as a merge with markers. */
   readonly conflicts = new Map<string, { overlap: Overlap; label: string }>();
 
@@ -73,6 +75,9 @@ export class TurnCheckpoints {
 
   /** A turn is about to be sent: its start snapshot (waited for at most PROMPT_WAIT_MS). */
   async beginTurn(turn: number): Promise<ChangeStep> {
+    // A rewind still writing files: the turn starts from what it leaves (else its start snapshot
+    // catches it half-way and the rest of the rewind counts as the agent's change).
+    await this.restoring;
     const start = this.store.take(`before turn ${turn}`);
     const step: ChangeStep = { id: this.steps.length + 1, kind: "turn", turn, label: `turn ${turn}`, start, changes: [] };
     this.steps.push(step);
@@ -203,8 +208,9 @@ export class TurnCheckpoints {
 
   async rewind(from: ChangeStep, live: LiveFiles, check: (abs: string) => void, label: string): Promise<FileOutcome[]> {
     this.idle();
-    const plan = this.rewindPlan(from);
     return this.asStep("rewind", label, async () => {
+      // Decided when its turn comes (a rewind queued behind another sees that one's step).
+      const plan = this.rewindPlan(from);
       const out: FileOutcome[] = [];
       // Every file's action is decided first, then removals are carried out before the rest,
       // deepest first: a file that became a folder (or the reverse) comes back only once what
@@ -267,16 +273,23 @@ export class TurnCheckpoints {
   }
 
   /** Run a take-back or rewind as a step of its own: snapshots around it, its changes kept. */
-  private async asStep(kind: "takeback" | "rewind", label: string, run: () => Promise<FileOutcome[]>): Promise<FileOutcome[]> {
-    const step: ChangeStep = { id: this.steps.length + 1, kind, label, start: this.store.take(`before ${label}`), changes: [] };
-    this.steps.push(step);
-    await step.start;
-    try {
-      return await run();
-    } finally {
-      // Even when it failed half-way: what it did change is a step of its own (undoable).
-      await this.finish(step);
-    }
+  private asStep(kind: "takeback" | "rewind", label: string, run: () => Promise<FileOutcome[]>): Promise<FileOutcome[]> {
+    const go = async (): Promise<FileOutcome[]> => {
+      this.idle();
+      const step: ChangeStep = { id: this.steps.length + 1, kind, label, start: this.store.take(`before ${label}`), changes: [] };
+      this.steps.push(step);
+      await step.start;
+      try {
+        return await run();
+      } finally {
+        // Even when it failed half-way: what it did change is a step of its own (undoable).
+        await this.finish(step);
+      }
+    };
+    // One after another: a second one starts from what the first left.
+    const p = this.restoring.then(go, go);
+    this.restoring = p.catch(() => undefined);
+    return p;
   }
 
   private async now(path: string, live: LiveFiles): Promise<Now> {

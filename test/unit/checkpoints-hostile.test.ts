@@ -363,3 +363,21 @@ describe("a hostile .gitattributes", () => {
     expect(existsSync(join(s.work, "EVIL-RAN"))).toBe(false);
   });
 });
+
+describe("a prompt sent while a rewind runs", () => {
+  it("its turn starts after the rewind: the rewind's changes are not counted as the agent's", async () => {
+    const s = await setup();
+    for (let i = 0; i < 150; i++) writeFileSync(join(s.work, `f${i}.txt`), `file ${i}\n`);
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => {
+      for (let i = 0; i < 150; i++) writeFileSync(join(s.work, `f${i}.txt`), `agent ${i}\n`);
+    });
+    const rewinding = cp.rewind(step, noBuffers, check, "rewind");
+    await new Promise((r) => setTimeout(r, 30));
+    // The user's next prompt, while the rewind writes files; its agent changes nothing.
+    const next = await cp.beginTurn(2);
+    await rewinding;
+    const changes = await cp.endTurn(next);
+    expect(changes.map((c) => c.path)).toEqual([]);
+  });
+});
