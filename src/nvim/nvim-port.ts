@@ -158,7 +158,8 @@ export class NvimPort implements EditorPort {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const current = await this.current(path, this.writeMode !== "buffer");
       const now = currentText(current);
-      const approved = (partial !== undefined && round === 0) || (!refresh && now !== undefined && this.takeApproval(path, now, content));
+      // Approved in the permission review only when the write is what was shown there.
+      const approved = (partial?.exact === true && round === 0) || (!refresh && now !== undefined && this.takeApproval(path, now, content));
       const plan = decideWrite({ path, content, current, mode: this.writeMode, approved, refresh });
       if (plan.action === "refuse") throw new RpcError(ErrorCodes.InternalError, plan.message);
       if (plan.action === "unchanged") return { written: "nothing", message: `${path} already has this content; nothing to write` };

@@ -128,14 +128,15 @@ export class PartialEdits {
 
   /**
    * A write through the client that carries out a partly accepted edit: the content cut down
-   * to the accepted hunks (undefined: no partial edit for it).
+   * to the accepted hunks (undefined: no partial edit for it). `exact`: the write is the very
+   * proposal the user reviewed; anything else it carries was never seen, so is reviewed again.
    */
-  forWrite(path: string, content: string): { content: string; edit: PartialEdit } | undefined {
+  forWrite(path: string, content: string): { content: string; edit: PartialEdit; exact: boolean } | undefined {
     const real = splitText(content);
     const i = this.pending.findIndex((e) => e.path === path && keepOf(e, real) !== undefined);
     if (i < 0) return undefined;
     const edit = this.pending.splice(i, 1)[0]!;
-    return { content: joinText(keepOf(edit, real)!), edit };
+    return { content: joinText(keepOf(edit, real)!), edit, exact: sameText(real, edit.full) };
   }
 
   /**

@@ -270,6 +270,42 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     expect(await t.lua("return vim.bo[...].modified", [ab])).toBe(true);
   });
 
+  it("an agent that writes through the client more than it proposed: the extra change is reviewed, not written unseen", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    const a = join(work, "a.txt");
+    const b = join(work, "b.txt");
+    writeFileSync(a, text(lines(20, "a")));
+    writeFileSync(b, text(lines(5, "b")));
+    const agentA = lines(20, "a").map((l) => (l === "a 3" ? "AGENT a3" : l === "a 15" ? "AGENT a15" : l));
+    const newB = text(lines(5, "b").map((l) => (l === "b 2" ? "AGENT b2" : l)));
+    const sneaky = text(agentA.map((l) => (l === "a 10" ? "SNEAKY 10" : l)));
+    await setAgents(t, {
+      fake: { turns: [[...askTwo(a, b, text(agentA), newB), { request: "fs/write_text_file", params: { path: a, content: sneaky }, echo: true }, done("w1"), { text: "patched" }]] },
+    });
+    const c = await openChat(t);
+    await c.ready();
+    await checkpointsReady(t);
+    await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
+    await c.send("patch");
+    const la = await reviewWindow(t, "a.txt");
+    await t.nvim.command("stopinsert");
+    await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, { 3, 0 })", [la]);
+    await t.nvim.input("ga");
+    await t.nvim.input("ZZ");
+    const lb = await reviewWindow(t, "b.txt");
+    await t.lua("vim.api.nvim_set_current_win(...)", [lb]);
+    await t.nvim.input("ZZ");
+    // The write carries a change the user never saw: it is asked about.
+    await t.waitFor(async () => (await reviews(t)) === 1 && (await t.lua<boolean>("local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return r.reason ~= 'permission' and r.lw ~= nil and vim.api.nvim_win_is_valid(r.lw)")), "a review of the write");
+    const shown = await t.lua<string[]>("local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return vim.api.nvim_buf_get_lines(r.right, 0, -1, false)");
+    expect(shown).toContain("SNEAKY 10");
+    expect(shown).not.toContain("AGENT a15");
+    await t.nvim.input("ZQ");
+    await c.turns(1, 20_000);
+    expect(readFileSync(a, "utf8")).not.toContain("SNEAKY");
+  });
+
   it("a partly accepted edit whose tool call fails, writing nothing: nothing is put back and nothing untrue is said", async () => {
     const t = await nvim(bin);
     const work = join(t.dir, "work");
