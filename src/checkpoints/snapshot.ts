@@ -12,7 +12,7 @@
  * - A folder with more than `maxFiles` files is refused (TooLargeError): a home directory, say.
  */
 import { lstatSync, readFileSync, writeFileSync, existsSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { PrivateGit } from "./git.js";
 
 export class TooLargeError extends Error {}
@@ -96,7 +96,7 @@ export class Snapshotter {
       // then the .gitignore files of the folders above (ancestorIgnores). All read, never
       // written; the folder's own .gitignore files are read by git itself, above all these.
       let base = "";
-      for (const file of [...(prefix === "" ? [globalExcludes()] : []), join(dir, ".git", "info", "exclude")]) {
+      for (const file of [...(prefix === "" ? [globalExcludes()] : []), infoExclude(dir)]) {
         if (file) base += readSmall(file) + "\n";
       }
       if (prefix === "") base += ancestorIgnores(dir);
@@ -247,7 +247,7 @@ export function ancestorIgnores(dir: string): string {
   let cur = dir;
   for (let i = 0; i < 40; i++) {
     if (existsSync(join(cur, ".git"))) {
-      if (rel !== "") blocks.push(translate(readSmall(join(cur, ".git", "info", "exclude")), rel));
+      if (rel !== "") blocks.push(translate(readSmall(infoExclude(cur)), rel));
       break;
     }
     const parent = dirname(cur);
@@ -258,6 +258,30 @@ export function ancestorIgnores(dir: string): string {
   }
   const out = blocks.reverse().flat();
   return out.length > 0 ? out.join("\n") + "\n" : "";
+}
+
+/**
+ * The info/exclude file of the repository whose work tree is `dir`: in its .git folder, or,
+ * where .git is a file (a linked worktree, a submodule), in the git dir it names or the common
+ * dir that one names in turn ("" when there is none).
+ */
+function infoExclude(dir: string): string {
+  const dotGit = join(dir, ".git");
+  try {
+    if (statSync(dotGit).isDirectory()) return join(dotGit, "info", "exclude");
+    const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"));
+    if (!m) return "";
+    const gitDir = resolve(dir, m[1]!.trim());
+    let common = gitDir;
+    try {
+      common = resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim());
+    } catch {
+      // a submodule's git dir is its own common dir
+    }
+    return join(common, "info", "exclude");
+  } catch {
+    return "";
+  }
 }
 
 /** An ignore file's text ("" when there is none, or it is not a small file). */

@@ -381,3 +381,27 @@ describe("a prompt sent while a rewind runs", () => {
     expect(changes.map((c) => c.path)).toEqual([]);
   });
 });
+
+describe("a linked worktree (its .git is a file)", () => {
+  it("the repository's info/exclude applies there too", async () => {
+    const s = await setup();
+    const main = join(s.root, "main");
+    mkdirSync(main);
+    const g = (cwd: string, ...a: string[]) => execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", ...a], { cwd, stdio: "pipe" });
+    g(main, "init", "-q");
+    writeFileSync(join(main, "a.txt"), "a\n");
+    g(main, "add", "-A");
+    g(main, "commit", "-qm", "a");
+    writeFileSync(join(main, ".git/info/exclude"), "secret.txt\n");
+    const wt = join(s.root, "wt");
+    g(main, "worktree", "add", "-q", wt);
+    const store = new CheckpointStore({ stateDir: join(s.root, "state"), cwd: wt, chat: "c" });
+    const cp = new TurnCheckpoints(store, wt);
+    const step = await turn(cp, 1, () => {
+      writeFileSync(join(wt, "secret.txt"), "s\n");
+      writeFileSync(join(wt, "a.txt"), "b\n");
+    });
+    expect(execFileSync("git", ["check-ignore", "secret.txt"], { cwd: wt, encoding: "utf8" }).trim()).toBe("secret.txt");
+    expect(step.changes.map((c) => c.path)).toEqual(["a.txt"]);
+  });
+});
