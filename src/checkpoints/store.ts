@@ -250,6 +250,7 @@ export class CheckpointStore {
     if (!s.on) return { removed: 0 };
     const maxAge = (this.opts.maxAgeDays ?? 14) * 86_400_000;
     const maxBytes = this.opts.maxBytes ?? 2 * 1024 ** 3;
+    this.pruneProjects(maxAge);
     const refs = (await this.git.run(["for-each-ref", "--format=%(refname)", "refs/acpchat/"])).toString("utf8").split("\n").filter(Boolean);
     const chats = new Map<string, string[]>();
     for (const r of refs) {
@@ -270,6 +271,32 @@ export class CheckpointStore {
     const grace = this.opts.pruneGraceSeconds ?? 3600;
     await this.git.run(["gc", `--prune=${grace === 0 ? "now" : `${grace}.seconds.ago`}`, "--quiet"]);
     return { removed: drop.length };
+  }
+
+  /**
+   * Other project folders whose every chat is older than `maxAge` (and none open) go whole:
+   * each folder's checkpoints are pruned only when a chat starts there, so a folder never
+   * opened again would keep its repository for ever.
+   */
+  private pruneProjects(maxAge: number): void {
+    let projects: string[];
+    try {
+      projects = readdirSync(this.opts.stateDir);
+    } catch {
+      return;
+    }
+    for (const p of projects) {
+      const dir = join(this.opts.stateDir, p);
+      if (dir === this.projectDir || !/^[0-9a-f]{16}$/.test(p)) continue;
+      try {
+        const chats = existsSync(join(dir, "chats")) ? readdirSync(join(dir, "chats")) : [];
+        if (chats.some((c) => openElsewhere(join(dir, "chats", c)))) continue;
+        const newest = Math.max(statSync(dir).mtimeMs, ...chats.map((c) => parseInt(c, 10) || 0));
+        if (Date.now() - newest > maxAge) rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // being written by another Neovim, or unreadable: left for another time
+      }
+    }
   }
 
   /** The repository's size on disk, in bytes. */

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -403,5 +403,31 @@ describe("a linked worktree (its .git is a file)", () => {
     });
     expect(execFileSync("git", ["check-ignore", "secret.txt"], { cwd: wt, encoding: "utf8" }).trim()).toBe("secret.txt");
     expect(step.changes.map((c) => c.path)).toEqual(["a.txt"]);
+  });
+});
+
+describe("pruning other folders' checkpoints", () => {
+  it("a folder never opened again loses its repository once its chats are old, unless one is open", async () => {
+    const s = await setup();
+    const state = join(s.root, "state");
+    const other = join(s.root, "other");
+    const third = join(s.root, "third");
+    mkdirSync(other);
+    mkdirSync(third);
+    writeFileSync(join(other, "o.txt"), "o\n");
+    writeFileSync(join(third, "t.txt"), "t\n");
+    const closed = new CheckpointStore({ stateDir: state, cwd: other, chat: "1" });
+    await closed.take("start");
+    await closed.dispose();
+    const open = new CheckpointStore({ stateDir: state, cwd: third, chat: "1" });
+    await open.take("start");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(readdirSync(state)).toHaveLength(2);
+    writeFileSync(join(s.work, "w.txt"), "w\n");
+    const now = new CheckpointStore({ stateDir: state, cwd: s.work, chat: "2", maxAgeDays: 0 });
+    await now.take("start");
+    await now.prune();
+    const left = readdirSync(state).map((p) => readFileSync(join(state, p, "folder"), "utf8").trim()).sort();
+    expect(left).toEqual([s.work, third].sort());
   });
 });
