@@ -209,23 +209,27 @@ export class Snapshotter {
     const args = ["ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard"];
     // The first snapshot of a nested repository counts against the same limit as the root: a
     // folder of many checkouts (~/src, a plugin manager's folder) is as large as a home folder.
-    if (!this.first && wt.tree !== undefined) return [...new Set(await this.git.list(args, opts))];
-    return this.listBounded(args, opts);
+    // A later listing is bounded on its own: an agent that fills the folder (npm install before
+    // there is a .gitignore) would otherwise have every new file hashed and stored.
+    return this.listBounded(args, opts, this.first || wt.tree === undefined);
   }
 
-  private async listBounded(args: string[], opts: { workTree: string; index: string; excludes: string }): Promise<string[]> {
+  private async listBounded(args: string[], opts: { workTree: string; index: string; excludes: string }, first: boolean): Promise<string[]> {
     const child = this.git.stream(args, opts);
     const parts: Buffer[] = [];
     let over = false;
+    let count = 0;
     child.stdout!.on("data", (d: Buffer) => {
       parts.push(d);
-      for (let i = 0; i < d.length; i++) if (d[i] === 0) this.listedFirst++;
-      if (this.listedFirst > this.limits.maxFiles && !over) {
+      for (let i = 0; i < d.length; i++) if (d[i] === 0) count++;
+      if ((first ? this.listedFirst + count : count) > this.limits.maxFiles && !over) {
         over = true;
         child.kill("SIGKILL");
       }
     });
-    await child;
+    const done = await child;
+    if (first) this.listedFirst += count;
+    if (!over && done.exitCode !== 0) throw new Error(`git ls-files failed (${done.exitCode ?? done.signal ?? "not started"})`);
     if (over) throw new TooLargeError(`more than ${this.limits.maxFiles.toLocaleString("en-US")} files`);
     return [...new Set(Buffer.concat(parts).toString("utf8").split("\0").filter((s) => s !== ""))];
   }

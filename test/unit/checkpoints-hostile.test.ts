@@ -431,3 +431,16 @@ describe("pruning other folders' checkpoints", () => {
     expect(left).toEqual([s.work, third].sort());
   });
 });
+
+describe("max_files after the first snapshot", () => {
+  it("an agent that makes the folder too large (npm install with no .gitignore yet): checkpoints go off, nothing hashed past the limit", async () => {
+    const s = await setup({ maxFiles: 10 });
+    writeFileSync(join(s.work, "package.json"), "{}\n");
+    const { cp, store } = await s.start();
+    await turn(cp, 1, () => {
+      mkdirSync(join(s.work, "node_modules/x"), { recursive: true });
+      for (let i = 0; i < 30; i++) writeFileSync(join(s.work, "node_modules/x", `f${i}.js`), `${i}\n`);
+    });
+    expect(store.state).toMatchObject({ on: false, why: expect.stringContaining("more than 10 files") });
+  });
+});
