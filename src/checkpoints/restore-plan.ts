@@ -71,6 +71,9 @@ export function planRewind(steps: readonly Step[], now: Now): RestoreAction {
   if (steps.length === 0) return { action: "none" };
   const target = steps[0]!.start;
   const last = steps[steps.length - 1]!.end;
+  // Already as it was (the user removed what the agent created, or put it back by hand, a
+  // binary file included): nothing to do, and nothing to call a conflict.
+  if (!now.unsaved && sameVersion(now.disk, target)) return { action: "none" };
   const untouched = !now.unsaved && sameVersion(now.disk, last) && steps.every((s, i) => i === 0 || sameVersion(steps[i - 1]!.end, s.start));
   if (untouched) return sameVersion(now.disk, target) ? { action: "none" } : { action: "restore", version: target };
   // Changed since: undo each step, newest first, on today's text.

@@ -444,3 +444,15 @@ describe("max_files after the first snapshot", () => {
     expect(store.state).toMatchObject({ on: false, why: expect.stringContaining("more than 10 files") });
   });
 });
+
+describe("a file already as the rewind would leave it", () => {
+  it("created by the agent and removed by the user since: nothing to do, no conflict", async () => {
+    const s = await setup();
+    writeFileSync(join(s.work, "keep.txt"), "k\n");
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => writeFileSync(join(s.work, "new.bin"), Buffer.from([0, 1, 2])));
+    rmSync(join(s.work, "new.bin"));
+    const out = await cp.rewind(step, noBuffers, check, "rewind");
+    expect(out).toEqual([{ path: "new.bin", applied: { done: true, how: "restored" } }]);
+  });
+});
