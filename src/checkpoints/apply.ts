@@ -80,7 +80,11 @@ async function applyOne(abs: string, action: RestoreAction, live: LiveFiles, che
     // A link there now is replaced, never written through.
     if (st?.isSymbolicLink()) unlinkSync(abs);
     writeFileSync(abs, v.bytes);
-    chmodSync(abs, v.mode === "100755" ? 0o755 : 0o644);
+    // Git keeps only "executable or not": the other bits stay as the file has them (a private
+    // 0600 file is not made world-readable), and a file made anew gets the umask's.
+    const perm = lstatSync(abs).mode & 0o777;
+    const mode = v.mode === "100755" ? perm | ((perm & 0o444) >> 2) : perm & ~0o111;
+    if (mode !== perm) chmodSync(abs, mode);
   }
   if (buf) await live.reload(abs);
   return { done: true, how: "restored" };

@@ -456,3 +456,16 @@ describe("a file already as the rewind would leave it", () => {
     expect(out).toEqual([{ path: "new.bin", applied: { done: true, how: "restored" } }]);
   });
 });
+
+describe("file modes git does not keep", () => {
+  it("a private file (0600) the agent changed stays private after the rewind", async () => {
+    const s = await setup();
+    writeFileSync(join(s.work, ".env"), "TOKEN=1\n");
+    chmodSync(join(s.work, ".env"), 0o600);
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => writeFileSync(join(s.work, ".env"), "TOKEN=2\n"));
+    await cp.rewind(step, noBuffers, check, "rewind");
+    expect(readFileSync(join(s.work, ".env"), "utf8")).toBe("TOKEN=1\n");
+    expect(lstatSync(join(s.work, ".env")).mode & 0o777).toBe(0o600);
+  });
+});
