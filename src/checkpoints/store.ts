@@ -8,7 +8,7 @@
  * holds one chat's index and excludes files. Refs: `refs/acpchat/<started>-<chat>/<n>`.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { PrivateGit, gitVersion } from "./git.js";
 import { DEFAULT_LIMITS, Snapshotter, TooLargeError, type LargeFile, type Snapshot, type SnapshotLimits } from "./snapshot.js";
@@ -66,7 +66,10 @@ export class CheckpointStore {
   private async open(): Promise<CheckpointState> {
     const v = await gitVersion(this.opts.git);
     if (!v.ok) return { on: false, why: v.why };
-    mkdirSync(this.chatDir, { recursive: true });
+    // The repository holds copies of the user's files, private ones included: only its owner
+    // may read it, whatever the umask (folders made before are closed too).
+    mkdirSync(this.chatDir, { recursive: true, mode: 0o700 });
+    for (const d of [this.opts.stateDir, this.projectDir]) chmodSync(d, 0o700);
     // Whose chat this is while it is open: a prune (another Neovim's, in the same folder) leaves
     // the refs and index files of a chat whose process still runs.
     writeFileSync(join(this.chatDir, OWNER), `${process.pid}\n`);

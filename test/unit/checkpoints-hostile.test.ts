@@ -469,3 +469,15 @@ describe("file modes git does not keep", () => {
     expect(lstatSync(join(s.work, ".env")).mode & 0o777).toBe(0o600);
   });
 });
+
+describe("the private repository holds copies of the user's files", () => {
+  it("so only its owner can read it (a 0600 key's copy is not left readable by others)", async () => {
+    const s = await setup();
+    writeFileSync(join(s.work, "id_key"), "SECRET\n");
+    chmodSync(join(s.work, "id_key"), 0o600);
+    const state = join(s.root, "state");
+    const store = new CheckpointStore({ stateDir: state, cwd: s.work, chat: "c" });
+    await store.take("start");
+    for (const d of [state, join(state, readdirSync(state)[0]!)]) expect(lstatSync(d).mode & 0o077).toBe(0);
+  });
+});
