@@ -8,8 +8,8 @@
  * snapshot before and after it. A rewind undoes steps newest first (restore-plan.ts), so the
  * user's own edits in between are kept by three-way merges, and is itself a step (undoable).
  */
-import { lstatSync, readFileSync, readlinkSync } from "node:fs";
-import { join, relative } from "node:path";
+import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { applyRestore, type Applied, type LiveFiles } from "./apply.js";
 import { planRewind, planTakeback, stepHunks, type Now, type Overlap, type RestoreAction, type Step } from "./restore-plan.js";
 import type { Checkpoint, CheckpointStore, FileAt, FileChange } from "./store.js";
@@ -46,10 +46,12 @@ export class TurnCheckpoints {
   /** Said to the agent with the next prompt: what the user took back. */
   private pendingNotes: string[] = [];
   private offSaid = false;
-  /** Turns begun and not ended: the agent may be changing files right now. */
-  private readonly running = new Set<ChangeStep>();
-  /** The take-back or rewind being carried out (they run one at a time, and before a turn starts). */
-  private restoring: Promise<unknown> = Promise.resolve();
+  /**
+   * Turns begun and not ended (an agent may be changing files right now), and the take-back or
+   * rewind being carried out (one at a time, each before a turn starts): of every chat of this
+   * folder in this Neovim, as their agents write the same files.
+   */
+  private readonly folder: Folder;
   /** Take-backs that met the user's edits in the same lines, by path: offered as a merge with markers. */
   readonly conflicts = new Map<string, { overlap: Overlap; label: string }>();
 
@@ -57,6 +59,7 @@ export class TurnCheckpoints {
     readonly store: CheckpointStore,
     readonly cwd: string,
   ) {
+    this.folder = folderOf(cwd);
     // The first snapshot starts with the chat: it is ready long before the first prompt usually.
     void store.take("chat started");
   }
@@ -77,11 +80,11 @@ export class TurnCheckpoints {
   async beginTurn(turn: number): Promise<ChangeStep> {
     // A rewind still writing files: the turn starts from what it leaves (else its start snapshot
     // catches it half-way and the rest of the rewind counts as the agent's change).
-    await this.restoring;
+    await this.folder.restoring;
     const start = this.store.take(`before turn ${turn}`);
     const step: ChangeStep = { id: this.steps.length + 1, kind: "turn", turn, label: `turn ${turn}`, start, changes: [] };
     this.steps.push(step);
-    this.running.add(step);
+    this.folder.running.add(step);
     // The first prompt waits at most PROMPT_WAIT_MS (the first snapshot of a large folder takes
     // longer); later ones, whose snapshots are incremental, wait longer before giving up.
     const wait = this.steps.some((s) => s !== step && s.kind === "turn") ? LATER_WAIT_MS : PROMPT_WAIT_MS;
@@ -107,13 +110,13 @@ export class TurnCheckpoints {
     try {
       return await this.finish(step);
     } finally {
-      this.running.delete(step);
+      this.folder.running.delete(step);
     }
   }
 
   /** A turn begun but never sent (cancelled while it was prepared): nothing runs any more. */
   abandonTurn(step: ChangeStep): void {
-    this.running.delete(step);
+    this.folder.running.delete(step);
   }
 
   /**
@@ -122,7 +125,7 @@ export class TurnCheckpoints {
    * snapshots would count the user's take-back as the agent's change.
    */
   private idle(): void {
-    if (this.running.size > 0) throw new Error("a turn is running: take-backs and rewinds wait until it ends (or :AcpChatCancel it), as the agent may be changing these files now");
+    if (this.folder.running.size > 0) throw new Error("a turn is running: take-backs and rewinds wait until it ends (or :AcpChatCancel it), as the agent may be changing these files now");
   }
 
   private async finish(step: ChangeStep): Promise<FileChange[]> {
@@ -287,8 +290,8 @@ export class TurnCheckpoints {
       }
     };
     // One after another: a second one starts from what the first left.
-    const p = this.restoring.then(go, go);
-    this.restoring = p.catch(() => undefined);
+    const p = this.folder.restoring.then(go, go);
+    this.folder.restoring = p.catch(() => undefined);
     return p;
   }
 
@@ -310,6 +313,26 @@ export class TurnCheckpoints {
   relative(abs: string): string {
     return relative(this.cwd, abs);
   }
+}
+
+interface Folder {
+  running: Set<ChangeStep>;
+  restoring: Promise<unknown>;
+}
+
+const folders = new Map<string, Folder>();
+
+/** The shared state of the chats of one folder (by its real path). */
+function folderOf(cwd: string): Folder {
+  let key = resolve(cwd);
+  try {
+    key = realpathSync(cwd);
+  } catch {
+    // not there (yet): its path as given
+  }
+  let f = folders.get(key);
+  if (!f) folders.set(key, (f = { running: new Set(), restoring: Promise.resolve() }));
+  return f;
 }
 
 /**

@@ -481,3 +481,18 @@ describe("the private repository holds copies of the user's files", () => {
     for (const d of [state, join(state, readdirSync(state)[0]!)]) expect(lstatSync(d).mode & 0o077).toBe(0);
   });
 });
+
+describe("two chats in the same folder", () => {
+  it("one chat's rewind waits while the other's turn runs (its agent may be writing the same files)", async () => {
+    const s = await setup();
+    writeFileSync(join(s.work, "f.txt"), "one\n");
+    const a = await s.start();
+    const step = await turn(a.cp, 1, () => writeFileSync(join(s.work, "f.txt"), "two\n"));
+    const bStore = new CheckpointStore({ stateDir: join(s.root, "state"), cwd: s.work, chat: "b" });
+    const b = new TurnCheckpoints(bStore, s.work);
+    while (bStore.checkpoints.length === 0) await new Promise((r) => setTimeout(r, 20));
+    const running = await b.beginTurn(1);
+    await expect(a.cp.rewind(step, noBuffers, a.check, "rewind")).rejects.toThrow(/a turn is running/);
+    expect(await b.endTurn(running)).toEqual([]);
+  });
+});
