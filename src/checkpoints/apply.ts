@@ -77,8 +77,9 @@ async function applyOne(abs: string, action: RestoreAction, live: LiveFiles, che
     if (st) unlinkSync(abs);
     symlinkSync(v.target, abs);
   } else {
-    // A link there now is replaced, never written through.
-    if (st?.isSymbolicLink()) unlinkSync(abs);
+    // A link there now is replaced, never written through; so is a fifo or socket (writing
+    // into a fifo with no reader would block the host for ever).
+    if (st && !st.isFile()) unlinkSync(abs);
     writeFileSync(abs, v.bytes);
     // Git keeps only "executable or not": the other bits stay as the file has them (a private
     // 0600 file is not made world-readable), and a file made anew gets the umask's.
@@ -113,7 +114,8 @@ function removeEntry(abs: string): void {
 
 function writeKeepingMode(abs: string, bytes: Buffer): void {
   const st = lstatOrUndefined(abs);
-  if (st?.isSymbolicLink()) unlinkSync(abs);
+  // Only a regular file is written in place (a link is never written through, a fifo would block).
+  if (st && !st.isFile()) unlinkSync(abs);
   writeFileSync(abs, bytes);
-  if (st && !st.isSymbolicLink()) chmodSync(abs, st.mode & 0o7777);
+  if (st?.isFile()) chmodSync(abs, st.mode & 0o7777);
 }

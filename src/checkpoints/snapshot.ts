@@ -143,8 +143,10 @@ export class Snapshotter {
         add.push(p); // deleted: recorded as gone
         continue;
       }
-      if (st.isDirectory()) {
+      if (!st.isFile() && !st.isSymbolicLink()) {
         // A file that became a folder: its entry goes (the folder's files are listed apart).
+        // Or a fifo or socket where a file was: git cannot store it (and would fail the whole
+        // snapshot, turning checkpoints off), so it reads as gone.
         gone.push(p);
         continue;
       }

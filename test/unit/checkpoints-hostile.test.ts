@@ -496,3 +496,22 @@ describe("two chats in the same folder", () => {
     expect(await b.endTurn(running)).toEqual([]);
   });
 });
+
+describe("a file replaced by something git cannot store", () => {
+  it("(a fifo or socket where a file was): recorded as gone, checkpoints stay on", async () => {
+    const s = await setup();
+    writeFileSync(join(s.work, "app.sock"), "was a file\n");
+    writeFileSync(join(s.work, "b.txt"), "b\n");
+    const { cp, store } = await s.start();
+    const step = await turn(cp, 1, () => {
+      rmSync(join(s.work, "app.sock"));
+      execFileSync("mkfifo", [join(s.work, "app.sock")]);
+      writeFileSync(join(s.work, "b.txt"), "c\n");
+    });
+    expect(store.state).toEqual({ on: true });
+    expect(step.changes.map((c) => [c.path, c.status])).toEqual([["app.sock", "deleted"], ["b.txt", "modified"]]);
+    // The rewind replaces the fifo (writing into it would block the host for ever).
+    await cp.rewind(step, noBuffers, (abs) => void new PathBoundary(s.work).check(abs, "rewind"), "rewind");
+    expect(readFileSync(join(s.work, "app.sock"), "utf8")).toBe("was a file\n");
+  }, 10_000);
+});
