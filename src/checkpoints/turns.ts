@@ -245,7 +245,7 @@ export class TurnCheckpoints {
       }
       out.sort((a, b) => (a.path < b.path ? -1 : 1));
       const done = out.filter((o) => o.applied.done).map((o) => `${o.path}${waiting(o.applied)}`);
-      if (done.length > 0) this.pendingNotes.push(`${label}: ${done.join(", ")} put back as they were before ${from.label}`);
+      if (done.length > 0) this.pendingNotes.push(`${label}: ${fewOf(done)} put back as they were before ${from.label}`);
       return out;
     });
   }
@@ -313,6 +313,14 @@ export class TurnCheckpoints {
   relative(abs: string): string {
     return relative(this.cwd, abs);
   }
+}
+
+/** Files named in a note to the agent: the first ones by name, the rest counted (the note goes with a prompt, and in the transcript). */
+const NOTE_FILES = 30;
+
+function fewOf(paths: readonly string[]): string {
+  if (paths.length <= NOTE_FILES) return paths.join(", ");
+  return `${paths.slice(0, NOTE_FILES).join(", ")} and ${paths.length - NOTE_FILES} more (the user's :AcpChatChanges lists them)`;
 }
 
 interface Folder {

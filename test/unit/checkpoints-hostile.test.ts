@@ -515,3 +515,18 @@ describe("a file replaced by something git cannot store", () => {
     expect(readFileSync(join(s.work, "app.sock"), "utf8")).toBe("was a file\n");
   }, 10_000);
 });
+
+describe("the note to the agent after a large rewind", () => {
+  it("stays short: some of the files by name, the rest counted", async () => {
+    const s = await setup();
+    for (let i = 0; i < 200; i++) writeFileSync(join(s.work, `some/long/folder/name/file-number-${i}.txt`.replace(/\//g, "_")), `${i}\n`);
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => {
+      for (let i = 0; i < 200; i++) writeFileSync(join(s.work, `some/long/folder/name/file-number-${i}.txt`.replace(/\//g, "_")), `changed ${i}\n`);
+    });
+    await cp.rewind(step, noBuffers, check, "rewind to before turn 1");
+    const note = cp.takeNotes()!;
+    expect(note.length).toBeLessThan(2500);
+    expect(note).toContain("and 170 more");
+  });
+});
