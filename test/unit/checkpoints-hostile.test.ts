@@ -530,3 +530,24 @@ describe("the note to the agent after a large rewind", () => {
     expect(note).toContain("and 170 more");
   });
 });
+
+describe("a renamed and edited file", () => {
+  const orig = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
+  const edited = orig.map((l) => (l === "line 3" ? "AGENT 3" : l === "line 15" ? "AGENT 15" : l));
+  it("one hunk taken back: the new name keeps the other; the rewind of the turn brings the old name back", async () => {
+    const s = await setup();
+    writeFileSync(join(s.work, "old.txt"), orig.join("\n") + "\n");
+    const { cp, check } = await s.start();
+    const step = await turn(cp, 1, () => {
+      rmSync(join(s.work, "old.txt"));
+      writeFileSync(join(s.work, "new.txt"), edited.join("\n") + "\n");
+    });
+    expect(step.changes).toMatchObject([{ path: "new.txt", status: "renamed", from: "old.txt" }]);
+    await cp.takeBack(step, "new.txt", [0], noBuffers, check);
+    expect(readFileSync(join(s.work, "new.txt"), "utf8")).toBe(edited.map((l) => (l === "AGENT 3" ? "line 3" : l)).join("\n") + "\n");
+    // The whole change now: the rewind of the turn (which undoes the take-back too).
+    await cp.rewind(step, noBuffers, check, "rewind");
+    expect(existsSync(join(s.work, "new.txt"))).toBe(false);
+    expect(readFileSync(join(s.work, "old.txt"), "utf8")).toBe(orig.join("\n") + "\n");
+  });
+});
