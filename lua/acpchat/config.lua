@@ -298,7 +298,7 @@ M.schema = record({
     "checkpoints",
     record({
       { "enabled", bool({ default = true, desc = "Snapshot the session's folder before each prompt, after each tool call and at the end of each turn, into a git repository of the plugin's own (the user's `.git` is never touched; needs git 2.25 or later), so every turn's changes are listed, reviewable and reversible (|acpchat-checkpoints|)." }) },
-      { "max_files", num({ min = 1, inclusive = true, integer = true, default = 50000, desc = "A folder with more files than this (not counting ignored ones) gets no checkpoints (a home directory, say); the chat says so." }) },
+      { "max_files", num({ min = 1, inclusive = true, integer = true, default = 50000, desc = "A folder with more files than this (not counting ignored ones; counting those of repositories inside it) gets no checkpoints (a home directory, say), as does one that grows past it (or a snapshot that finds more changed files than this); the chat says so." }) },
       { "max_file_bytes", num({ min = 0, integer = true, default = 5 * 1024 * 1024, default_text = "5 * 1024 * 1024", desc = "Files larger than this are not stored: a change to them is listed, but they cannot be put back." }) },
       { "max_age_days", num({ min = 0, default = 14, desc = "Checkpoints of chats older than this are removed when a chat starts." }) },
       { "max_size_mb", num({ min = 0, default = 2048, desc = "When a project's checkpoints take more than this on disk, the oldest chats' are removed." }) },

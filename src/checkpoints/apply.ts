@@ -3,7 +3,7 @@
  * buffer, the buffer (one undo step, saved when it had no unsaved edits) for loaded ones.
  * Every path is checked against the session's boundary through links first.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { encodeText, type Text } from "../workspace/text-codec.js";
 import type { Overlap, RestoreAction } from "./restore-plan.js";
@@ -21,7 +21,20 @@ export interface LiveFiles {
 /** What happened to the file, for the transcript and the agent. */
 export type Applied = { done: true; how: "restored" | "removed" | "merged" | "merged into the buffer (unsaved)" } | { done: false; why: string; overlap?: Overlap };
 
+/**
+ * Never throws: a rewind or take-back goes file by file, and one file it may not touch (its
+ * folder became a link out of the session's folder, say) or cannot write must leave that file
+ * with a reason, not stop the others half-way with nothing recorded or told to the agent.
+ */
 export async function applyRestore(abs: string, action: RestoreAction, live: LiveFiles, check: (abs: string) => void): Promise<Applied> {
+  try {
+    return await applyOne(abs, action, live, check);
+  } catch (e) {
+    return { done: false, why: (e as Error).message };
+  }
+}
+
+async function applyOne(abs: string, action: RestoreAction, live: LiveFiles, check: (abs: string) => void): Promise<Applied> {
   if (action.action === "none") return { done: true, how: "restored" };
   if (action.action === "conflict") return { done: false, why: action.why, overlap: action.overlap };
   // The folder it is in must be inside the boundary (resolved through links); the entry itself
@@ -52,16 +65,27 @@ export async function applyRestore(abs: string, action: RestoreAction, live: Liv
   check(deepestExisting(dirname(abs)));
   mkdirSync(dirname(abs), { recursive: true });
   check(dirname(abs));
-  const st = lstatOrUndefined(abs);
-  if (st?.isDirectory()) return { done: false, why: "a folder is there now" };
+  let st = lstatOrUndefined(abs);
+  if (st?.isDirectory()) {
+    // An empty folder (the agent's, emptied by this rewind's removals) makes way for the file;
+    // one with anything in it is left alone.
+    if (readdirSync(abs).length > 0) return { done: false, why: "a folder is there now" };
+    rmdirSync(abs);
+    st = undefined;
+  }
   if (v.kind === "link") {
     if (st) unlinkSync(abs);
     symlinkSync(v.target, abs);
   } else {
-    // A link there now is replaced, never written through.
-    if (st?.isSymbolicLink()) unlinkSync(abs);
+    // A link there now is replaced, never written through; so is a fifo or socket (writing
+    // into a fifo with no reader would block the host for ever).
+    if (st && !st.isFile()) unlinkSync(abs);
     writeFileSync(abs, v.bytes);
-    chmodSync(abs, v.mode === "100755" ? 0o755 : 0o644);
+    // Git keeps only "executable or not": the other bits stay as the file has them (a private
+    // 0600 file is not made world-readable), and a file made anew gets the umask's.
+    const perm = lstatSync(abs).mode & 0o777;
+    const mode = v.mode === "100755" ? perm | ((perm & 0o444) >> 2) : perm & ~0o111;
+    if (mode !== perm) chmodSync(abs, mode);
   }
   if (buf) await live.reload(abs);
   return { done: true, how: "restored" };
@@ -90,7 +114,8 @@ function removeEntry(abs: string): void {
 
 function writeKeepingMode(abs: string, bytes: Buffer): void {
   const st = lstatOrUndefined(abs);
-  if (st?.isSymbolicLink()) unlinkSync(abs);
+  // Only a regular file is written in place (a link is never written through, a fifo would block).
+  if (st && !st.isFile()) unlinkSync(abs);
   writeFileSync(abs, bytes);
-  if (st && !st.isSymbolicLink()) chmodSync(abs, st.mode & 0o7777);
+  if (st?.isFile()) chmodSync(abs, st.mode & 0o7777);
 }

@@ -52,7 +52,7 @@ export function sameVersion(a: Version, b: Version): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === "file" && b.kind === "file") return a.mode === b.mode && a.bytes.equals(b.bytes);
   if (a.kind === "link" && b.kind === "link") return a.target === b.target;
-  if (a.kind === "large" && b.kind === "large") return a.size === b.size;
+  if (a.kind === "large" && b.kind === "large") return a.size === b.size && (a.mtimeMs === undefined || b.mtimeMs === undefined || a.mtimeMs === b.mtimeMs);
   return false;
 }
 
@@ -71,6 +71,9 @@ export function planRewind(steps: readonly Step[], now: Now): RestoreAction {
   if (steps.length === 0) return { action: "none" };
   const target = steps[0]!.start;
   const last = steps[steps.length - 1]!.end;
+  // Already as it was (the user removed what the agent created, or put it back by hand, a
+  // binary file included): nothing to do, and nothing to call a conflict.
+  if (!now.unsaved && sameVersion(now.disk, target)) return { action: "none" };
   const untouched = !now.unsaved && sameVersion(now.disk, last) && steps.every((s, i) => i === 0 || sameVersion(steps[i - 1]!.end, s.start));
   if (untouched) return sameVersion(now.disk, target) ? { action: "none" } : { action: "restore", version: target };
   // Changed since: undo each step, newest first, on today's text.

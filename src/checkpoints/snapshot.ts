@@ -13,7 +13,7 @@
  */
 import { lstatSync, readFileSync, writeFileSync, existsSync, statSync, type Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { PrivateGit } from "./git.js";
 
 export class TooLargeError extends Error {}
@@ -61,6 +61,8 @@ interface WorkTree {
 export class Snapshotter {
   private readonly trees = new Map<string, WorkTree>();
   private first = true;
+  /** Files listed so far by the first snapshot, nested repositories' included (against maxFiles). */
+  private listedFirst = 0;
 
   /**
    * `root`: the session's folder; `dataDir`: this chat's folder in the private repository
@@ -71,6 +73,8 @@ export class Snapshotter {
     private readonly root: string,
     private readonly dataDir: string,
     private readonly limits: SnapshotLimits = DEFAULT_LIMITS,
+    /** Folders never snapshotted, relative to the root: the plugin's own state, when it is inside. */
+    private readonly own: readonly string[] = [],
   ) {}
 
   /** Take a snapshot of the folder as it is now. */
@@ -88,17 +92,21 @@ export class Snapshotter {
     if (!wt) {
       const key = prefix === "" ? "root" : Buffer.from(prefix).toString("hex").slice(0, 80);
       const dir = prefix === "" ? this.root : join(this.root, prefix);
-      // The repository's own excludes (read only; its .gitignore files are read by git itself).
-      // And, for the session's folder, the user's global excludes (~/.config/git/ignore): read,
-      // never written, and no other setting of theirs is used.
+      // In rising precedence (the last matching line wins): the user's global excludes
+      // (~/.config/git/ignore, for the session's folder), the repository's .git/info/exclude,
+      // then the .gitignore files of the folders above (ancestorIgnores). All read, never
+      // written; the folder's own .gitignore files are read by git itself, above all these.
       let base = "";
+      for (const file of [...(prefix === "" ? [globalExcludes()] : []), infoExclude(dir)]) {
+        if (file) base += readSmall(file) + "\n";
+      }
       if (prefix === "") base += ancestorIgnores(dir);
-      for (const file of [join(dir, ".git", "info", "exclude"), ...(prefix === "" ? [globalExcludes()] : [])]) {
-        try {
-          if (file && existsSync(file) && statSync(file).isFile() && statSync(file).size < 1_000_000) base += readFileSync(file, "utf8") + "\n";
-        } catch {
-          // unreadable: only the .gitignore files count
-        }
+      // Last, so no "!" line of these brings it back: the private repository itself (a home folder as
+      // the session's folder holds the state folder): its objects would be "changed" by every
+      // snapshot, and a rewind would remove them.
+      for (const o of this.own) {
+        const rel = prefix === "" ? o : o.startsWith(`${prefix}/`) ? o.slice(prefix.length + 1) : undefined;
+        if (rel) base += `/${escapePattern(rel)}/\n`;
       }
       wt = { prefix, dir, index: join(this.dataDir, `index-${key}`), excludes: join(this.dataDir, `exclude-${key}`), nested: new Set(), large: new Map(), excluded: new Set(), base };
       writeFileSync(wt.excludes, base);
@@ -108,11 +116,7 @@ export class Snapshotter {
   }
 
   private writeExcludes(wt: WorkTree): void {
-    // A pattern is one line: a name with a line break cannot be one (its tail would become a
-    // pattern of its own, hiding every later file of that name). Such a path is listed again at
-    // each snapshot instead, and recognised (it stays in `excluded`).
-    const lines = [...wt.excluded].filter((p) => !/[\n\r]/.test(p)).map((p) => `/${escapePattern(p)}`);
-    writeFileSync(wt.excludes, wt.base + lines.join("\n") + "\n");
+    writeFileSync(wt.excludes, wt.base + [...wt.excluded].map((p) => `/${escapePattern(p)}`).join("\n") + "\n");
   }
 
   private async snapshotTree(wt: WorkTree, depth: number): Promise<string> {
@@ -121,6 +125,7 @@ export class Snapshotter {
     let excludesChanged = false;
     const add: string[] = [];
     const untrack: string[] = [];
+    const gone: string[] = [];
     // Sizes, asked of the file system in batches without blocking the host's loop (a first
     // snapshot lists every file: 10,000 lstat calls in one go held it for 200 ms).
     const stats = await lstatAll(wt.dir, listed.filter((p) => !p.endsWith("/")));
@@ -138,6 +143,13 @@ export class Snapshotter {
       const st = stats.get(p);
       if (!st) {
         add.push(p); // deleted: recorded as gone
+        continue;
+      }
+      if (!st.isFile() && !st.isSymbolicLink()) {
+        // A file that became a folder: its entry goes (the folder's files are listed apart).
+        // Or a fifo or socket where a file was: git cannot store it (and would fail the whole
+        // snapshot, turning checkpoints off), so it reads as gone.
+        gone.push(p);
         continue;
       }
       if (st.isFile() && st.size > this.limits.maxFileBytes) {
@@ -170,9 +182,14 @@ export class Snapshotter {
     }
     if (excludesChanged) this.writeExcludes(wt);
     if (untrack.length > 0) await this.git.run(["rm", "--cached", "--quiet", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { ...opts, input: untrack.join("\0") });
-    if (add.length > 0) await this.git.run(["add", "--all", "--force", "--pathspec-from-file=-", "--pathspec-file-nul"], { ...opts, input: add.join("\0") });
+    // update-index, not add: a path listed a moment ago may be gone now (an agent's temporary
+    // file, renamed away while this snapshot runs), and `git add` fails whole on a pathspec that
+    // matches nothing (turning checkpoints off); with --remove a missing path is just not there.
+    // --replace lets a file and a folder swap places. Exact paths: no pathspec magic either.
+    if (gone.length > 0) await this.git.run(["update-index", "--force-remove", "-z", "--stdin"], { ...opts, input: gone.join("\0") + "\0" });
+    if (add.length > 0) await this.git.run(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { ...opts, input: add.join("\0") + "\0" });
     let tree = wt.tree;
-    if (!tree || add.length > 0 || untrack.length > 0) tree = (await this.git.run(["write-tree"], opts)).toString("utf8").trim();
+    if (!tree || add.length > 0 || untrack.length > 0 || gone.length > 0) tree = (await this.git.run(["write-tree"], opts)).toString("utf8").trim();
     wt.tree = tree;
     if (wt.nested.size === 0) return tree;
     // Nested repositories grafted in: a scratch index holds this tree plus each of theirs.
@@ -194,24 +211,29 @@ export class Snapshotter {
    */
   private async listChanged(wt: WorkTree, opts: { workTree: string; index: string; excludes: string }): Promise<string[]> {
     const args = ["ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard"];
-    if (!this.first || wt.prefix !== "") return [...new Set(await this.git.list(args, opts))];
-    return this.listBounded(args, opts);
+    // The first snapshot of a nested repository counts against the same limit as the root: a
+    // folder of many checkouts (~/src, a plugin manager's folder) is as large as a home folder.
+    // A later listing is bounded on its own: an agent that fills the folder (npm install before
+    // there is a .gitignore) would otherwise have every new file hashed and stored.
+    return this.listBounded(args, opts, this.first || wt.tree === undefined);
   }
 
-  private async listBounded(args: string[], opts: { workTree: string; index: string; excludes: string }): Promise<string[]> {
+  private async listBounded(args: string[], opts: { workTree: string; index: string; excludes: string }, first: boolean): Promise<string[]> {
     const child = this.git.stream(args, opts);
     const parts: Buffer[] = [];
-    let count = 0;
     let over = false;
+    let count = 0;
     child.stdout!.on("data", (d: Buffer) => {
       parts.push(d);
       for (let i = 0; i < d.length; i++) if (d[i] === 0) count++;
-      if (count > this.limits.maxFiles && !over) {
+      if ((first ? this.listedFirst + count : count) > this.limits.maxFiles && !over) {
         over = true;
         child.kill("SIGKILL");
       }
     });
-    await child;
+    const done = await child;
+    if (first) this.listedFirst += count;
+    if (!over && done.exitCode !== 0) throw new Error(`git ls-files failed (${done.exitCode ?? done.signal ?? "not started"})`);
     if (over) throw new TooLargeError(`more than ${this.limits.maxFiles.toLocaleString("en-US")} files`);
     return [...new Set(Buffer.concat(parts).toString("utf8").split("\0").filter((s) => s !== ""))];
   }
@@ -224,35 +246,129 @@ export class Snapshotter {
  * folder (with that part taken off), and dropped otherwise.
  */
 export function ancestorIgnores(dir: string): string {
-  const out: string[] = [];
+  // One block per file, nearest first; returned farthest first, as the last matching line of
+  // an ignore file wins and git lets a nearer folder's patterns override those above it (a
+  // "!keep.log" in pkg/ over the root's "*.log"). The repository's .git/info/exclude ranks
+  // below every .gitignore, so it comes first of all.
+  const blocks: string[][] = [];
   let rel = "";
   let cur = dir;
   for (let i = 0; i < 40; i++) {
-    if (existsSync(join(cur, ".git"))) break;
+    if (existsSync(join(cur, ".git"))) {
+      if (rel !== "") blocks.push(translate(readSmall(infoExclude(cur)), rel));
+      break;
+    }
     const parent = dirname(cur);
     if (parent === cur) return ""; // not in a repository: nothing above counts
     rel = `${basename(cur)}/${rel}`;
     cur = parent;
-    let text = "";
+    blocks.push(translate(readSmall(join(cur, ".gitignore")), rel));
+  }
+  const out = blocks.reverse().flat();
+  return out.length > 0 ? out.join("\n") + "\n" : "";
+}
+
+/**
+ * The info/exclude file of the repository whose work tree is `dir`: in its .git folder, or,
+ * where .git is a file (a linked worktree, a submodule), in the git dir it names or the common
+ * dir that one names in turn ("" when there is none).
+ */
+function infoExclude(dir: string): string {
+  const dotGit = join(dir, ".git");
+  try {
+    if (statSync(dotGit).isDirectory()) return join(dotGit, "info", "exclude");
+    const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"));
+    if (!m) return "";
+    const gitDir = resolve(dir, m[1]!.trim());
+    let common = gitDir;
     try {
-      text = readFileSync(join(cur, ".gitignore"), "utf8");
+      common = resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim());
     } catch {
-      continue;
+      // a submodule's git dir is its own common dir
     }
-    for (const raw of text.split("\n")) {
-      const line = raw.replace(/\r$/, "");
-      if (line.trim() === "" || line.startsWith("#")) continue;
-      const neg = line.startsWith("!") ? "!" : "";
-      const pat = neg ? line.slice(1) : line;
-      const body = pat.replace(/\/$/, "");
-      if (!body.includes("/")) out.push(line);
-      else {
-        const anchored = body.replace(/^\//, "");
-        if (anchored.startsWith(rel)) out.push(`${neg}/${pat.replace(/^\//, "").slice(rel.length)}`);
-      }
+    return join(common, "info", "exclude");
+  } catch {
+    return "";
+  }
+}
+
+/** An ignore file's text ("" when there is none, or it is not a small file). */
+function readSmall(file: string): string {
+  try {
+    return statSync(file).isFile() && statSync(file).size < 1_000_000 ? readFileSync(file, "utf8") : "";
+  } catch {
+    return "";
+  }
+}
+
+/** The patterns of an ignore file of a folder above, as patterns of the folder `rel` below it. */
+function translate(text: string, rel: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/\r$/, "");
+    if (line.trim() === "" || line.startsWith("#")) continue;
+    const neg = line.startsWith("!") ? "!" : "";
+    const pat = neg ? line.slice(1) : line;
+    const body = pat.replace(/\/$/, "");
+    if (!body.includes("/")) out.push(line);
+    else {
+      const inside = below(pat.replace(/^\//, ""), rel);
+      if (inside !== undefined) out.push(`${neg}${inside}`);
     }
   }
-  return out.length > 0 ? out.join("\n") + "\n" : "";
+  return out;
+}
+
+/**
+ * An anchored pattern of a folder above, as a pattern of the folder `rel` ("a/b/") below it:
+ * its leading segments are matched against rel's segments as globs, so a leading "**" segment,
+ * a "*" segment ("packages/<star>/dist") and a "**" in the middle still apply below; undefined
+ * when it cannot match there (or names this folder or one above it).
+ */
+function below(pattern: string, rel: string): string | undefined {
+  const segs = pattern.split("/");
+  const dirs = rel.split("/").filter(Boolean);
+  for (let i = 0; i < dirs.length; i++) {
+    if (i >= segs.length - 1) return undefined; // it names this folder or one above: not a pattern inside it
+    if (segs[i] === "**") return `/${segs.slice(i).join("/")}`; // any depth from here on
+    if (!segmentGlob(segs[i]!).test(dirs[i]!)) return undefined;
+  }
+  return `/${segs.slice(dirs.length).join("/")}`;
+}
+
+/** One path segment of an ignore pattern (*, ?, [...], backslash escapes) as a regex. */
+function segmentGlob(seg: string): RegExp {
+  let re = "";
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i]!;
+    if (c === "\\" && i + 1 < seg.length) re += seg[++i]!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else if (c === "[") {
+      const end = seg.indexOf("]", i + 2);
+      if (end < 0) re += "\\[";
+      else {
+        re += `[${seg.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        i = end;
+      }
+    } else re += c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** Git's default global excludes file ($XDG_CONFIG_HOME/git/ignore, else ~/.config/git/ignore). */
+function globalExcludes(): string {
+  const xdg = process.env.XDG_CONFIG_HOME;
+  if (xdg) return join(xdg, "git", "ignore");
+  return process.env.HOME ? join(process.env.HOME, ".config", "git", "ignore") : "";
+}
+
+/** A path as a gitignore pattern that matches just it. */
+export function escapePattern(p: string): string {
+  // A line break cannot be escaped in an ignore file (it would end the pattern, and the rest of
+  // the name would become a pattern of its own: "big\nsrc" would hide every new file named
+  // src): "?" stands for it, matching that name (and at most its look-alikes) only.
+  return p.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/[\n\r]/g, "?").replace(/ $/, "\\ ");
 }
 
 /** lstat of each path (absent: gone), 256 at a time, the loop free between batches. */
@@ -267,16 +383,4 @@ async function lstatAll(dir: string, paths: readonly string[]): Promise<Map<stri
     });
   }
   return out;
-}
-
-/** Git's default global excludes file ($XDG_CONFIG_HOME/git/ignore, else ~/.config/git/ignore). */
-function globalExcludes(): string {
-  const xdg = process.env.XDG_CONFIG_HOME;
-  if (xdg) return join(xdg, "git", "ignore");
-  return process.env.HOME ? join(process.env.HOME, ".config", "git", "ignore") : "";
-}
-
-/** A path as a gitignore pattern that matches just it. */
-export function escapePattern(p: string): string {
-  return p.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/ $/, "\\ ");
 }

@@ -8,8 +8,8 @@
  * holds one chat's index and excludes files. Refs: `refs/acpchat/<started>-<chat>/<n>`.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { PrivateGit, gitVersion } from "./git.js";
 import { DEFAULT_LIMITS, Snapshotter, TooLargeError, type LargeFile, type Snapshot, type SnapshotLimits } from "./snapshot.js";
 import type { FileAt, FileChange } from "./types.js";
@@ -43,10 +43,6 @@ export class CheckpointStore {
   private git!: PrivateGit;
   private snapshotter!: Snapshotter;
   private readonly list: Checkpoint[] = [];
-  /** Trees listed lately and blobs read ahead (prefetch), for fileAt. */
-  private readonly trees = new Map<string, Map<string, { mode: string; type: string; oid: string }>>();
-  private readonly blobs = new Map<string, Buffer>();
-  private blobBytes = 0;
   private chain: Promise<unknown> = Promise.resolve();
   /** Settles when every checkpoint's ref is written (prune waits for it). */
   private kept: Promise<unknown> = Promise.resolve();
@@ -72,7 +68,13 @@ export class CheckpointStore {
   private async open(): Promise<CheckpointState> {
     const v = await gitVersion(this.opts.git);
     if (!v.ok) return { on: false, why: v.why };
-    mkdirSync(this.chatDir, { recursive: true });
+    // The repository holds copies of the user's files, private ones included: only its owner
+    // may read it, whatever the umask (folders made before are closed too).
+    mkdirSync(this.chatDir, { recursive: true, mode: 0o700 });
+    for (const d of [this.opts.stateDir, this.projectDir]) chmodSync(d, 0o700);
+    // Whose chat this is while it is open: a prune (another Neovim's, in the same folder) leaves
+    // the refs and index files of a chat whose process still runs.
+    writeFileSync(join(this.chatDir, OWNER), `${process.pid}\n`);
     writeFileSync(join(this.projectDir, "folder"), this.opts.cwd + "\n");
     this.git = new PrivateGit({ program: this.opts.git, gitDir: join(this.projectDir, "git") });
     await this.git.init();
@@ -80,11 +82,22 @@ export class CheckpointStore {
     // data of every file, so the first snapshot hashes only what changed since.
     const warm = newestIndex(join(this.projectDir, "chats"), this.chatDir);
     if (warm) copyFileSync(warm, join(this.chatDir, "index-root"));
-    this.snapshotter = new Snapshotter(this.git, this.opts.cwd, this.chatDir, {
-      maxFiles: this.opts.limits?.maxFiles ?? DEFAULT_LIMITS.maxFiles,
-      maxFileBytes: this.opts.limits?.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,
-    });
+    this.snapshotter = new Snapshotter(
+      this.git,
+      this.opts.cwd,
+      this.chatDir,
+      {
+        maxFiles: this.opts.limits?.maxFiles ?? DEFAULT_LIMITS.maxFiles,
+        maxFileBytes: this.opts.limits?.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,
+      },
+      inside(this.opts.cwd, this.opts.stateDir),
+    );
     return { on: true };
+  }
+
+  /** Files over this many bytes are recorded by size and time only. */
+  get maxFileBytes(): number {
+    return this.opts.limits?.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes;
   }
 
   /** The git program checkpoints run. */
@@ -170,71 +183,67 @@ export class CheckpointStore {
   /** A file as it was at a checkpoint (undefined: it did not exist). `path` relative to the folder. */
   async fileAt(cp: Checkpoint, path: string): Promise<FileAt | undefined> {
     const large = cp.large[path];
-    if (large) return { kind: "large", size: large.size };
-    const entry = (await this.treeEntries(cp.tree)).get(path);
+    if (large) return { kind: "large", size: large.size, mtimeMs: large.mtimeMs };
+    const ls = await this.git.list(["ls-tree", "-z", "--full-tree", cp.tree, "--", path]);
+    const entry = ls.find((l) => l.endsWith(`\t${path}`));
     if (!entry) return undefined;
-    if (entry.type !== "blob") return { kind: "other", mode: entry.mode };
-    const bytes = this.blobs.get(entry.oid) ?? (await this.git.run(["cat-file", "blob", entry.oid]));
-    if (entry.mode === "120000") return { kind: "link", target: bytes.toString("utf8") };
-    return { kind: "file", mode: entry.mode === "100755" ? "100755" : "100644", bytes };
+    const m = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(entry);
+    if (!m) return undefined;
+    const [, mode, type, oid] = m;
+    // A folder there is no file there: its files are paths of their own (a file that became a
+    // folder reads as deleted, so a rewind brings it back once the folder's files are gone).
+    if (type === "tree") return undefined;
+    if (type !== "blob") return { kind: "other", mode: mode! };
+    const bytes = await this.git.run(["cat-file", "blob", oid!]);
+    if (mode === "120000") return { kind: "link", target: bytes.toString("utf8") };
+    return { kind: "file", mode: mode === "100755" ? "100755" : "100644", bytes };
   }
 
   /**
-   * Read ahead what fileAt will be asked for many files (a rewind): each tree listed once, every
-   * blob in one `cat-file --batch`, instead of two git runs per file and checkpoint.
+   * Many files at one checkpoint in two git runs (ls-tree, then cat-file --batch), where
+   * fileAt takes two per file: a rewind of a 100-file turn reads 400 versions.
    */
-  async prefetch(pairs: readonly { cp: Checkpoint; path: string }[]): Promise<void> {
-    const oids = new Set<string>();
-    for (const { cp, path } of pairs) {
-      const e = (await this.treeEntries(cp.tree)).get(path);
-      if (e?.type === "blob" && !this.blobs.has(e.oid)) oids.add(e.oid);
+  async filesAt(cp: Checkpoint, paths: Iterable<string>): Promise<Map<string, FileAt | undefined>> {
+    const out = new Map<string, FileAt | undefined>();
+    const want = new Set<string>();
+    for (const p of paths) {
+      const large = cp.large[p];
+      if (large) out.set(p, { kind: "large", size: large.size, mtimeMs: large.mtimeMs });
+      else (out.set(p, undefined), want.add(p));
     }
-    if (oids.size === 0) return;
-    const out = await this.git.run(["cat-file", "--batch"], { input: [...oids].join("\n") + "\n" });
-    let pos = 0;
-    while (pos < out.length) {
-      const nl = out.indexOf(0x0a, pos);
-      if (nl < 0) break;
-      const [oid, type, size] = out.subarray(pos, nl).toString("utf8").split(" ");
-      if (type === "missing" || size === undefined) {
-        pos = nl + 1;
-        continue;
-      }
-      const n = Number(size);
-      this.remember(oid!, out.subarray(nl + 1, nl + 1 + n));
-      pos = nl + 1 + n + 1;
+    if (want.size === 0) return out;
+    // Few paths are named (literal pathspecs); many, and the whole tree is listed and filtered.
+    // Recursive, so a path that is a folder there lists its files, not itself: no file there.
+    const args = ["ls-tree", "-r", "-z", "--full-tree", cp.tree];
+    const entries = await this.git.list(want.size <= 200 ? [...args, "--", ...want] : args);
+    const blobs: { path: string; mode: string; oid: string }[] = [];
+    for (const e of entries) {
+      const m = /^(\d+) (\w+) ([0-9a-f]+)\t(.*)$/s.exec(e);
+      if (!m || !want.has(m[4]!)) continue;
+      if (m[2] === "blob") blobs.push({ path: m[4]!, mode: m[1]!, oid: m[3]! });
+      else out.set(m[4]!, { kind: "other", mode: m[1]! });
     }
-  }
-
-  /** A tree's files (path -> mode, type, id), listed once and kept for the last few trees. */
-  private async treeEntries(tree: string): Promise<Map<string, { mode: string; type: string; oid: string }>> {
-    let m = this.trees.get(tree);
-    if (!m) {
-      m = new Map();
-      for (const line of await this.git.list(["ls-tree", "-r", "-z", "--full-tree", tree])) {
-        const t = /^(\d+) (\w+) ([0-9a-f]+)\t([\s\S]*)$/.exec(line);
-        if (t) m.set(t[4]!, { mode: t[1]!, type: t[2]!, oid: t[3]! });
-      }
-      this.trees.set(tree, m);
-      if (this.trees.size > 8) this.trees.delete(this.trees.keys().next().value!);
+    if (blobs.length === 0) return out;
+    // "<oid> blob <size>\n<bytes>\n" for each, in the order asked.
+    const raw = await this.git.run(["cat-file", "--batch"], { input: blobs.map((b) => b.oid).join("\n") + "\n" });
+    let at = 0;
+    for (const b of blobs) {
+      const nl = raw.indexOf(10, at);
+      const head = /^[0-9a-f]+ blob (\d+)$/.exec(raw.subarray(at, nl < 0 ? raw.length : nl).toString("utf8"));
+      if (nl < 0 || !head) throw new Error(`checkpoint object ${b.oid} of ${b.path} cannot be read`);
+      const size = Number(head[1]);
+      const bytes = Buffer.from(raw.subarray(nl + 1, nl + 1 + size));
+      at = nl + 1 + size + 1;
+      out.set(b.path, b.mode === "120000" ? { kind: "link", target: bytes.toString("utf8") } : { kind: "file", mode: b.mode === "100755" ? "100755" : "100644", bytes });
     }
-    return m;
-  }
-
-  /** Blobs read ahead, up to 64 MB (oldest dropped first). */
-  private remember(oid: string, bytes: Buffer): void {
-    this.blobs.set(oid, Buffer.from(bytes));
-    this.blobBytes += bytes.length;
-    while (this.blobBytes > 64 * 1024 * 1024 && this.blobs.size > 0) {
-      const [k, v] = this.blobs.entries().next().value!;
-      this.blobs.delete(k);
-      this.blobBytes -= v.length;
-    }
+    return out;
   }
 
   /** Drop this chat's refs and files (its objects go at the next prune). */
   async dispose(): Promise<void> {
-    // Kept: the chat's checkpoints outlive it until pruned (a resumed session may want them).
+    // Kept: the chat's checkpoints outlive it until pruned (a resumed session may want them);
+    // closed, it may be pruned.
+    rmSync(join(this.chatDir, OWNER), { force: true });
   }
 
   /**
@@ -252,11 +261,13 @@ export class CheckpointStore {
     await this.kept;
     const maxAge = (this.opts.maxAgeDays ?? 14) * 86_400_000;
     const maxBytes = this.opts.maxBytes ?? 2 * 1024 ** 3;
+    this.pruneProjects(maxAge);
     const refs = (await this.git.run(["for-each-ref", "--format=%(refname)", "refs/acpchat/"])).toString("utf8").split("\n").filter(Boolean);
     const chats = new Map<string, string[]>();
     for (const r of refs) {
       const chat = r.split("/")[2]!;
       if (`refs/acpchat/${chat}` === this.refBase) continue;
+      if (openElsewhere(join(this.projectDir, "chats", chat))) continue;
       chats.set(chat, [...(chats.get(chat) ?? []), r]);
     }
     const byAge = [...chats.keys()].sort((x, y) => parseInt(x, 10) - parseInt(y, 10));
@@ -273,11 +284,70 @@ export class CheckpointStore {
     return { removed: drop.length };
   }
 
+  /**
+   * Other project folders whose every chat is older than `maxAge` (and none open) go whole:
+   * each folder's checkpoints are pruned only when a chat starts there, so a folder never
+   * opened again would keep its repository for ever.
+   */
+  private pruneProjects(maxAge: number): void {
+    let projects: string[];
+    try {
+      projects = readdirSync(this.opts.stateDir);
+    } catch {
+      return;
+    }
+    for (const p of projects) {
+      const dir = join(this.opts.stateDir, p);
+      if (dir === this.projectDir || !/^[0-9a-f]{16}$/.test(p)) continue;
+      try {
+        const chats = existsSync(join(dir, "chats")) ? readdirSync(join(dir, "chats")) : [];
+        if (chats.some((c) => openElsewhere(join(dir, "chats", c)))) continue;
+        const newest = Math.max(statSync(dir).mtimeMs, ...chats.map((c) => parseInt(c, 10) || 0));
+        if (Date.now() - newest > maxAge) rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // being written by another Neovim, or unreadable: left for another time
+      }
+    }
+  }
+
   /** The repository's size on disk, in bytes. */
   async size(): Promise<number> {
     const out = (await this.git.run(["count-objects", "-v"])).toString("utf8");
     const kib = (k: string) => Number(new RegExp(`^${k}: (\\d+)`, "m").exec(out)?.[1] ?? 0);
     return (kib("size") + kib("size-pack")) * 1024;
+  }
+}
+
+/** `dir` relative to `root` when it is inside it (links resolved), as a one-element list. */
+function inside(root: string, dir: string): string[] {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  const rel = relative(real(root), real(dir));
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? [rel.split(sep).join("/")] : [];
+}
+
+/** The file naming the process of an open chat. */
+const OWNER = "owner";
+
+/** Whether a chat's folder names a process that still runs (its chat may be open). */
+function openElsewhere(chatDir: string): boolean {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(join(chatDir, OWNER), "utf8"), 10);
+  } catch {
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -8,10 +8,10 @@
  * snapshot before and after it. A rewind undoes steps newest first (restore-plan.ts), so the
  * user's own edits in between are kept by three-way merges, and is itself a step (undoable).
  */
-import { lstatSync, readFileSync, readlinkSync } from "node:fs";
-import { join, relative } from "node:path";
+import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { applyRestore, type Applied, type LiveFiles } from "./apply.js";
-import { planRewind, planTakeback, stepHunks, type Now, type Overlap, type Step } from "./restore-plan.js";
+import { planRewind, planTakeback, stepHunks, type Now, type Overlap, type RestoreAction, type Step } from "./restore-plan.js";
 import type { Checkpoint, CheckpointStore, FileAt, FileChange } from "./store.js";
 import type { Hunk } from "../workspace/hunks.js";
 import type { Text } from "../workspace/text-codec.js";
@@ -46,6 +46,12 @@ export class TurnCheckpoints {
   /** Said to the agent with the next prompt: what the user took back. */
   private pendingNotes: string[] = [];
   private offSaid = false;
+  /**
+   * Turns begun and not ended (an agent may be changing files right now), and the take-back or
+   * rewind being carried out (one at a time, each before a turn starts): of every chat of this
+   * folder in this Neovim, as their agents write the same files.
+   */
+  private readonly folder: Folder;
   /** Take-backs that met the user's edits in the same lines, by path: offered as a merge with markers. */
   readonly conflicts = new Map<string, { overlap: Overlap; label: string }>();
 
@@ -53,6 +59,7 @@ export class TurnCheckpoints {
     readonly store: CheckpointStore,
     readonly cwd: string,
   ) {
+    this.folder = folderOf(cwd);
     // The first snapshot starts with the chat: it is ready long before the first prompt usually.
     void store.take("chat started");
   }
@@ -71,9 +78,13 @@ export class TurnCheckpoints {
 
   /** A turn is about to be sent: its start snapshot (waited for at most PROMPT_WAIT_MS). */
   async beginTurn(turn: number): Promise<ChangeStep> {
+    // A rewind still writing files: the turn starts from what it leaves (else its start snapshot
+    // catches it half-way and the rest of the rewind counts as the agent's change).
+    await this.folder.restoring;
     const start = this.store.take(`before turn ${turn}`);
     const step: ChangeStep = { id: this.steps.length + 1, kind: "turn", turn, label: `turn ${turn}`, start, changes: [] };
     this.steps.push(step);
+    this.folder.running.add(step);
     // The first prompt waits at most PROMPT_WAIT_MS (the first snapshot of a large folder takes
     // longer); later ones, whose snapshots are incremental, wait longer before giving up.
     const wait = this.steps.some((s) => s !== step && s.kind === "turn") ? LATER_WAIT_MS : PROMPT_WAIT_MS;
@@ -104,7 +115,25 @@ export class TurnCheckpoints {
 
   /** The turn ended: its end snapshot and what changed. */
   async endTurn(step: ChangeStep): Promise<FileChange[]> {
-    return this.finish(step);
+    try {
+      return await this.finish(step);
+    } finally {
+      this.folder.running.delete(step);
+    }
+  }
+
+  /** A turn begun but never sent (cancelled while it was prepared): nothing runs any more. */
+  abandonTurn(step: ChangeStep): void {
+    this.folder.running.delete(step);
+  }
+
+  /**
+   * Take-backs and rewinds wait for the turn to end: the agent may be writing the same files
+   * (a three-way merge against a file changing under it loses one side), and the turn's
+   * snapshots would count the user's take-back as the agent's change.
+   */
+  private idle(): void {
+    if (this.folder.running.size > 0) throw new Error("a turn is running: take-backs and rewinds wait until it ends (or :AcpChatCancel it), as the agent may be changing these files now");
   }
 
   private async finish(step: ChangeStep): Promise<FileChange[]> {
@@ -145,6 +174,7 @@ export class TurnCheckpoints {
    * them puts the file back as it was before the step. A step of its own.
    */
   async takeBack(step: ChangeStep, path: string, back: readonly number[] | "all", live: LiveFiles, check: (abs: string) => void): Promise<FileOutcome[]> {
+    this.idle();
     const v = await this.versions(step, path);
     const change = step.changes.find((c) => c.path === path);
     const whole = back === "all" || back.length >= (stepHunks(v)?.hunks.length ?? 0);
@@ -168,7 +198,7 @@ export class TurnCheckpoints {
       const applied = await applyRestore(join(this.cwd, path), action, live, check);
       if (!applied.done && applied.overlap) this.conflicts.set(path, { overlap: applied.overlap, label: step.label });
       const what = all ? `${path} (the whole change of ${step.label})` : `${path} (${back.length} of ${h.hunks.length} hunks of ${step.label})`;
-      if (applied.done) this.pendingNotes.push(`took back ${what}`);
+      if (applied.done) this.pendingNotes.push(`took back ${what}${waiting(applied)}`);
       return [{ path, applied }];
     });
   }
@@ -188,30 +218,61 @@ export class TurnCheckpoints {
   }
 
   async rewind(from: ChangeStep, live: LiveFiles, check: (abs: string) => void, label: string): Promise<FileOutcome[]> {
-    const plan = this.rewindPlan(from);
+    this.idle();
     return this.asStep("rewind", label, async () => {
-      // Every version involved, read ahead in a few git runs.
-      const pairs: { cp: Checkpoint; path: string }[] = [];
+      // Decided when its turn comes (a rewind queued behind another sees that one's step).
+      const plan = this.rewindPlan(from);
+      const out: FileOutcome[] = [];
+      // Every file's action is decided first, then removals are carried out before the rest,
+      // deepest first: a file that became a folder (or the reverse) comes back only once what
+      // the agent put at its place is gone.
+      const planned: { path: string; action: RestoreAction }[] = [];
+      let versionsOf: (s: ChangeStep, path: string) => Step;
+      try {
+        versionsOf = await this.versionsMany(plan);
+      } catch (e) {
+        // The private repository failing: every file is left, with why.
+        const why = `its checkpoints cannot be read: ${(e as Error).message}`;
+        versionsOf = () => {
+          throw new Error(why);
+        };
+      }
       for (const { path, steps } of plan) {
-        for (const s of steps) {
-          const start = await s.start;
-          if (start) pairs.push({ cp: start, path });
-          if (s.end) pairs.push({ cp: s.end, path });
+        try {
+          planned.push({ path, action: planRewind(steps.map((s) => versionsOf(s, path)), await this.now(path, live)) });
+        } catch (e) {
+          planned.push({ path, action: { action: "conflict", why: (e as Error).message } });
         }
       }
-      await this.store.prefetch(pairs);
-      const out: FileOutcome[] = [];
-      for (const { path, steps } of plan) {
-        const versions = await Promise.all(steps.map((s) => this.versionsOf(s, path)));
-        const action = planRewind(versions, await this.now(path, live));
+      const removal = (a: RestoreAction) => a.action === "restore" && a.version === undefined;
+      const order = [...planned.filter((p) => removal(p.action)).reverse(), ...planned.filter((p) => !removal(p.action))];
+      for (const { path, action } of order) {
         const applied = await applyRestore(join(this.cwd, path), action, live, check);
         if (!applied.done && applied.overlap) this.conflicts.set(path, { overlap: applied.overlap, label: from.label });
         out.push({ path, applied });
       }
-      const done = out.filter((o) => o.applied.done).map((o) => o.path);
-      if (done.length > 0) this.pendingNotes.push(`${label}: ${done.join(", ")} put back as they were before ${from.label}`);
+      out.sort((a, b) => (a.path < b.path ? -1 : 1));
+      const done = out.filter((o) => o.applied.done).map((o) => `${o.path}${waiting(o.applied)}`);
+      if (done.length > 0) this.pendingNotes.push(`${label}: ${fewOf(done)} put back as they were before ${from.label}`);
       return out;
     });
+  }
+
+  /**
+   * Every file's versions around every step of a rewind plan, read per step in a few git runs
+   * (store.filesAt) rather than four per file and step.
+   */
+  private async versionsMany(plan: readonly { path: string; steps: ChangeStep[] }[]): Promise<(s: ChangeStep, path: string) => Step> {
+    const byStep = new Map<ChangeStep, Set<string>>();
+    for (const { path, steps } of plan) for (const s of steps) (byStep.get(s) ?? byStep.set(s, new Set()).get(s)!).add(path);
+    const got = new Map<ChangeStep, { start: Map<string, FileAt | undefined>; end: Map<string, FileAt | undefined> }>();
+    for (const [s, paths] of byStep) {
+      const start = await s.start;
+      if (!start || !s.end) continue;
+      const [a, b] = await Promise.all([this.store.filesAt(start, paths), this.store.filesAt(s.end, paths)]);
+      got.set(s, { start: a, end: b });
+    }
+    return (s, path) => ({ start: got.get(s)?.start.get(path), end: got.get(s)?.end.get(path) });
   }
 
   /** A file's versions around a step, by its own name at both ends (renames are two files). */
@@ -223,20 +284,30 @@ export class TurnCheckpoints {
   }
 
   /** Run a take-back or rewind as a step of its own: snapshots around it, its changes kept. */
-  private async asStep(kind: "takeback" | "rewind", label: string, run: () => Promise<FileOutcome[]>): Promise<FileOutcome[]> {
-    const step: ChangeStep = { id: this.steps.length + 1, kind, label, start: this.store.take(`before ${label}`), changes: [] };
-    this.steps.push(step);
-    await step.start;
-    const out = await run();
-    await this.finish(step);
-    return out;
+  private asStep(kind: "takeback" | "rewind", label: string, run: () => Promise<FileOutcome[]>): Promise<FileOutcome[]> {
+    const go = async (): Promise<FileOutcome[]> => {
+      this.idle();
+      const step: ChangeStep = { id: this.steps.length + 1, kind, label, start: this.store.take(`before ${label}`), changes: [] };
+      this.steps.push(step);
+      await step.start;
+      try {
+        return await run();
+      } finally {
+        // Even when it failed half-way: what it did change is a step of its own (undoable).
+        await this.finish(step);
+      }
+    };
+    // One after another: a second one starts from what the first left.
+    const p = this.folder.restoring.then(go, go);
+    this.folder.restoring = p.catch(() => undefined);
+    return p;
   }
 
   private async now(path: string, live: LiveFiles): Promise<Now> {
     const abs = join(this.cwd, path);
     const buf = await live.buffer(abs);
     // The disk as it is now, read the way a snapshot stores it.
-    const disk = await readNow(abs);
+    const disk = await readNow(abs, this.store.maxFileBytes);
     return { disk, unsaved: buf?.modified ? buf.text : undefined };
   }
 
@@ -252,11 +323,52 @@ export class TurnCheckpoints {
   }
 }
 
-async function readNow(abs: string): Promise<FileAt | undefined> {
+/** Files named in a note to the agent: the first ones by name, the rest counted (the note goes with a prompt, and in the transcript). */
+const NOTE_FILES = 30;
+
+function fewOf(paths: readonly string[]): string {
+  if (paths.length <= NOTE_FILES) return paths.join(", ");
+  return `${paths.slice(0, NOTE_FILES).join(", ")} and ${paths.length - NOTE_FILES} more (the user's :AcpChatChanges lists them)`;
+}
+
+interface Folder {
+  running: Set<ChangeStep>;
+  restoring: Promise<unknown>;
+}
+
+const folders = new Map<string, Folder>();
+
+/** The shared state of the chats of one folder (by its real path). */
+function folderOf(cwd: string): Folder {
+  let key = resolve(cwd);
+  try {
+    key = realpathSync(cwd);
+  } catch {
+    // not there (yet): its path as given
+  }
+  let f = folders.get(key);
+  if (!f) folders.set(key, (f = { running: new Set(), restoring: Promise.resolve() }));
+  return f;
+}
+
+/**
+ * Said of a file whose take-back went into a buffer with the user's unsaved edits: an agent
+ * that reads the disk itself still finds its own version there until the user saves.
+ */
+function waiting(a: Applied): string {
+  return a.done && a.how === "merged into the buffer (unsaved)" ? " (only in the user's unsaved buffer so far: the file on disk still has your version until they save)" : "";
+}
+
+async function readNow(abs: string, maxFileBytes: number): Promise<FileAt | undefined> {
   try {
     const st = lstatSync(abs);
+    // Over the limit, as a snapshot records it: by size and time, never read whole (a rewind
+    // removes one the agent created when it is still as the agent left it).
+    if (st.isFile() && st.size > maxFileBytes) return { kind: "large" as const, size: st.size, mtimeMs: st.mtimeMs };
     if (st.isSymbolicLink()) return { kind: "link" as const, target: readlinkSync(abs, "utf8") };
-    if (!st.isFile()) return { kind: "other" as const, mode: "040000" };
+    // A folder (or a fifo...) is not a file here, as a snapshot has no entry at its path: a file
+    // that became a folder reads as deleted, and comes back once the folder's files are gone.
+    if (!st.isFile()) return undefined;
     return { kind: "file" as const, mode: st.mode & 0o111 ? ("100755" as const) : ("100644" as const), bytes: readFileSync(abs) };
   } catch {
     return undefined;

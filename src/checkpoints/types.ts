@@ -4,7 +4,7 @@
  */
 
 /** A file at a checkpoint: its bytes (a link's target for a link) and mode. */
-export type FileAt = { kind: "file"; mode: "100644" | "100755"; bytes: Buffer } | { kind: "link"; target: string } | { kind: "large"; size: number } | { kind: "other"; mode: string };
+export type FileAt = { kind: "file"; mode: "100644" | "100755"; bytes: Buffer } | { kind: "link"; target: string } | { kind: "large"; size: number; mtimeMs?: number } | { kind: "other"; mode: string };
 
 /** How a file differs between two checkpoints. */
 export interface FileChange {

@@ -411,6 +411,8 @@ export class ChatHost {
     // At once: the chat is gone from the map, so a host exiting meanwhile (Neovim quits right
     // after asking to shut down) would not find its folder any more.
     e.media.dispose();
+    // Closed: its checkpoints may now be pruned (by age or size) by another chat's start.
+    void e.checkpoints?.store.dispose();
     await e.chat.close();
   }
 

@@ -152,11 +152,14 @@ export class NvimPort implements EditorPort {
     let refresh = false;
     // Reviewed hunk by hunk in the permission question: only the accepted hunks are written.
     const partial = this.partials.forWrite(path, content);
+    // Rejected whole in the review of a call that was allowed for another file's sake.
+    if (partial && partial.edit.accepted === 0) throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${path} in the permission review; nothing was written`);
     if (partial) content = partial.content;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const current = await this.current(path, this.writeMode !== "buffer");
       const now = currentText(current);
-      const approved = (partial !== undefined && round === 0) || (!refresh && now !== undefined && this.takeApproval(path, now, content));
+      // Approved in the permission review only when the write is what was shown there.
+      const approved = (partial?.exact === true && round === 0) || (!refresh && now !== undefined && this.takeApproval(path, now, content));
       const plan = decideWrite({ path, content, current, mode: this.writeMode, approved, refresh });
       if (plan.action === "refuse") throw new RpcError(ErrorCodes.InternalError, plan.message);
       if (plan.action === "unchanged") return { written: "nothing", message: `${path} already has this content; nothing to write` };

@@ -19,6 +19,7 @@ import { applyRestore, type LiveFiles } from "../checkpoints/apply.js";
 /** One diff of a tool call as the user saw it: the whole file before and after, its hunks. */
 interface Proposal {
   path: string;
+  disk: Text | undefined;
   before: Text;
   after: Text;
   hunks: Hunk[];
@@ -28,7 +29,10 @@ interface Proposal {
 export interface PartialEdit {
   toolCallId: string;
   path: string;
-  /** The agent's whole proposal, and what the user keeps of it (texts as shown). */
+  /** The file before it, the agent's whole proposal, and what the user keeps of it (texts as shown). */
+  before: Text;
+  /** The file on disk when it was asked about (undefined: not a text file). */
+  disk: Text | undefined;
   full: Text;
   keep: Text;
   accepted: number;
@@ -44,6 +48,11 @@ export type AskReview = (question: unknown) => Promise<unknown>;
 async function currentText(path: string, live: LiveFiles): Promise<{ text: Text; like?: TextFile } | undefined> {
   const b = await live.buffer(path);
   if (b?.modified) return { text: b.text };
+  return diskText(path);
+}
+
+/** The file on disk, decoded (a missing file reads as no text; undefined: not a text file). */
+async function diskText(path: string): Promise<{ text: Text; like?: TextFile } | undefined> {
   try {
     const d = decodeBytes(await readFile(path));
     return d.ok ? { text: { lines: d.file.lines, eol: d.file.eol }, like: d.file } : undefined;
@@ -79,7 +88,7 @@ export class PartialEdits {
     for (const c of req.toolCall.content ?? []) {
       if (c.type !== "diff") continue;
       const { before, after } = wholeFile((await currentText(c.path, live))?.text, c.oldText, c.newText);
-      proposals.push({ path: c.path, before, after, hunks: diffTexts(before, after).hunks });
+      proposals.push({ path: c.path, disk: (await diskText(c.path))?.text, before, after, hunks: diffTexts(before, after).hunks });
     }
     let accepted = 0;
     let total = 0;
@@ -101,10 +110,12 @@ export class PartialEdits {
       const chosen = acceptedHunks(p.hunks, answer);
       accepted += chosen.length;
       total += p.hunks.length;
-      // Every accepted proposal is kept (its write through the client is then not reviewed
-      // again); only a partly accepted one is cut down or put back.
-      if (chosen.length > 0) {
-        partial.push({ toolCallId: req.toolCall.toolCallId, path: p.path, full: p.after, keep: compose(p.before, p.after, p.hunks, chosen), accepted: chosen.length, hunks: p.hunks.length });
+      // Every proposal is kept, when the call is allowed: a wholly accepted one so that its
+      // write through the client is not reviewed again, a partly accepted one to be cut down or
+      // put back, and a wholly rejected one too (another file of the same call was accepted, so
+      // the agent is allowed and writes this one as well: it must be put back whole).
+      if (p.hunks.length > 0) {
+        partial.push({ toolCallId: req.toolCall.toolCallId, path: p.path, disk: p.disk, before: p.before, full: p.after, keep: compose(p.before, p.after, p.hunks, chosen), accepted: chosen.length, hunks: p.hunks.length });
       }
     }
     const allow = accepted > 0 || total === 0;
@@ -117,14 +128,15 @@ export class PartialEdits {
 
   /**
    * A write through the client that carries out a partly accepted edit: the content cut down
-   * to the accepted hunks (undefined: no partial edit for it).
+   * to the accepted hunks (undefined: no partial edit for it). `exact`: the write is the very
+   * proposal the user reviewed; anything else it carries was never seen, so is reviewed again.
    */
-  forWrite(path: string, content: string): { content: string; edit: PartialEdit } | undefined {
+  forWrite(path: string, content: string): { content: string; edit: PartialEdit; exact: boolean } | undefined {
     const real = splitText(content);
     const i = this.pending.findIndex((e) => e.path === path && keepOf(e, real) !== undefined);
     if (i < 0) return undefined;
     const edit = this.pending.splice(i, 1)[0]!;
-    return { content: joinText(keepOf(edit, real)!), edit };
+    return { content: joinText(keepOf(edit, real)!), edit, exact: sameText(real, edit.full) };
   }
 
   /**
@@ -138,11 +150,16 @@ export class PartialEdits {
       if (e.toolCallId !== toolCallId) continue;
       this.pending.splice(i, 1);
       if (e.accepted === e.hunks) continue;
-      const cur = await currentText(e.path, live);
+      // An agent that writes itself writes the disk: that is where its hunks are (a buffer with
+      // the user's unsaved edits never had them).
+      const cur = await diskText(e.path);
       const now = cur?.text;
-      const kept = `the user kept ${e.accepted} of the ${e.hunks} hunks of the edit to ${e.path}`;
+      // The tool call wrote nothing there (it failed, or wrote elsewhere): nothing to take out,
+      // and nothing to tell (saying "the other hunks are still in it" would be untrue).
+      if (now && e.disk && sameText(now, e.disk) && !sameText(e.disk, e.full)) continue;
+      const kept = e.accepted === 0 ? `the user rejected the whole edit to ${e.path}` : `the user kept ${e.accepted} of the ${e.hunks} hunks of the edit to ${e.path}`;
       if (!now || sameText(now, e.keep)) {
-        notes.push(`${kept}; the file has just those`);
+        notes.push(e.accepted === 0 ? `${kept}; the file does not have it` : `${kept}; the file has just those`);
         continue;
       }
       const target = keepOf(e, now);
@@ -150,8 +167,12 @@ export class PartialEdits {
         notes.push(`${kept}, but the file changed in the same lines, so the other hunks are still in it`);
         continue;
       }
-      const done = await applyRestore(e.path, { action: "merge", text: target, like: cur?.like }, live, check).catch((err: unknown) => ({ done: false as const, why: (err as Error).message }));
-      notes.push(done.done ? `${kept}; the other hunks were taken out of the file again` : `${kept}, but the others could not be taken out: ${done.why}`);
+      // The disk is put right; a buffer with unsaved edits is left as the user has it (it is
+      // told the file changed on disk, as after any write of the agent's own).
+      const buf = await live.buffer(e.path);
+      const onDisk: LiveFiles = buf?.modified ? { ...live, buffer: async () => undefined, reload: async () => undefined } : live;
+      const done = await applyRestore(e.path, { action: "merge", text: target, like: cur?.like }, onDisk, check).catch((err: unknown) => ({ done: false as const, why: (err as Error).message }));
+      notes.push(done.done ? `${kept}; ${e.accepted === 0 ? "it was" : "the other hunks were"} taken out of the file again` : `${kept}, but ${e.accepted === 0 ? "it" : "the others"} could not be taken out: ${done.why}`);
     }
     return notes;
   }

@@ -317,7 +317,10 @@ export class Chat {
     // Turned off since the chat started (its first snapshot found the folder too large, say).
     if (cp && !step) this.sayCheckpointsOff();
     // Cancelled, or the agent died, while its files were read: it was given back already.
-    if (this.preparing !== p) return;
+    if (this.preparing !== p) {
+      if (step) cp?.abandonTurn(step);
+      return;
+    }
     this.preparing = undefined;
     // What the user took back since the agent's last turn: the agent hears it in words.
     const told = [...this.agentNotes.splice(0).map((n) => `[acp-chat.nvim] Note: ${n}.`), cp?.takeNotes()].filter(Boolean).join("\n") || undefined;

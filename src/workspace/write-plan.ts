@@ -216,19 +216,27 @@ export function acceptedHunks(hunks: readonly Hunk[], answer: unknown): number[]
 /**
  * The text changed under an answered review (the user typed in the buffer, or the disk
  * changed): carry the accepted changes (base -> result) over to the new text (base -> now),
- * like a merge. Undefined when both touched the same lines (or lines next to each other).
+ * like a merge. Undefined when both touched the same lines (or lines next to each other),
+ * unless both made the very same change there.
  */
 export function rebase(base: Text, result: Text, now: Text, limits?: DiffLimits): Text | undefined {
   const mine = diffTexts(base, result, limits).hunks;
   const theirs = diffTexts(base, now, limits).hunks;
+  // Both sides made the very same change (the user undid an agent's hunk by hand, and a rewind
+  // undoes it too): no conflict, it is taken once, as diff3 does.
+  const same = (a: Hunk, b: Hunk) => a.oldStart === b.oldStart && a.oldCount === b.oldCount && a.newCount === b.newCount && result.lines.slice(a.newStart, a.newStart + a.newCount).every((l, k) => l === now.lines[b.newStart + k]);
+  const twice = new Set<Hunk>();
   for (const a of mine) {
     for (const b of theirs) {
-      if (a.oldStart <= b.oldStart + b.oldCount && b.oldStart <= a.oldStart + a.oldCount) return undefined;
+      if (a.oldStart <= b.oldStart + b.oldCount && b.oldStart <= a.oldStart + a.oldCount) {
+        if (!same(a, b)) return undefined;
+        twice.add(b);
+      }
     }
   }
   // Walk the base once, taking each changed range from whichever side changed it.
   type Take = { h: Hunk; from: Text };
-  const takes: Take[] = [...mine.map((h) => ({ h, from: result })), ...theirs.map((h) => ({ h, from: now }))].sort((x, y) => x.h.oldStart - y.h.oldStart);
+  const takes: Take[] = [...mine.map((h) => ({ h, from: result })), ...theirs.filter((h) => !twice.has(h)).map((h) => ({ h, from: now }))].sort((x, y) => x.h.oldStart - y.h.oldStart);
   const lines: string[] = [];
   let pos = 0;
   let eol = base.eol;

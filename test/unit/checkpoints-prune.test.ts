@@ -28,6 +28,7 @@ describe("checkpoint pruning", () => {
     const gitDir = join(state, project, "git");
     await new Promise((r) => setTimeout(r, 100)); // its ref is written off the waiting path
     expect(refs(gitDir)).toHaveLength(1);
+    await old.dispose(); // closed: its checkpoints may go
     writeFileSync(join(work, "b.txt"), "second chat's file\n");
     const now = new CheckpointStore({ stateDir: state, cwd: work, chat: "2", maxAgeDays: 0, pruneGraceSeconds: 0 });
     await now.take("start");
@@ -50,7 +51,9 @@ describe("checkpoint pruning", () => {
     const state = join(root, "state");
     for (let i = 0; i < 3; i++) {
       writeFileSync(join(work, `f${i}.bin`), Buffer.alloc(200_000, i + 1));
-      await new CheckpointStore({ stateDir: state, cwd: work, chat: `c${i}`, limits: { maxFileBytes: 10_000_000 } }).take("start");
+      const closed = new CheckpointStore({ stateDir: state, cwd: work, chat: `c${i}`, limits: { maxFileBytes: 10_000_000 } });
+      await closed.take("start");
+      await closed.dispose();
       await new Promise((r) => setTimeout(r, 30));
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -183,7 +183,7 @@ describe("checkpoint snapshots (real git)", () => {
     expect(stored(s, a)).toEqual(["small.txt"]);
     expect(Object.keys(a.large).sort()).toEqual(["big.bin", "data/# big [1] *.csv "]);
     expect(a.large["big.bin"]!.size).toBe(2000);
-    expect(await s.fileAt(a, "big.bin")).toEqual({ kind: "large", size: 2000 });
+    expect(await s.fileAt(a, "big.bin")).toMatchObject({ kind: "large", size: 2000 });
     writeFileSync(join(work, "big.bin"), Buffer.alloc(2500, 1));
     writeFileSync(join(work, "small.txt"), "small\nchanged\n");
     const b = await take(s);
@@ -365,6 +365,7 @@ describe("checkpoint snapshots (real git)", () => {
     for (let i = 0; i < 1500; i++) writeFileSync(join(work, "src", `f${i}.txt`), `file ${i}\n`.repeat(20));
     const old = new CheckpointStore({ stateDir: state, cwd: work, chat: "old", maxAgeDays: 0 });
     await take(old);
+    await old.dispose(); // closed: its checkpoints may go
     // Many files change before the next chat opens (a pull, a branch switch): its first snapshot takes a while.
     for (let i = 0; i < 1500; i += 2) writeFileSync(join(work, "src", `f${i}.txt`), `changed ${i}\n`);
     await new Promise((r) => setTimeout(r, 20));
@@ -389,6 +390,7 @@ describe("checkpoint snapshots (real git)", () => {
     writeFileSync(join(work, "a.txt"), "a\n");
     const old = new CheckpointStore({ stateDir: state, cwd: work, chat: "old", maxAgeDays: 0 });
     await take(old);
+    await old.dispose(); // closed: its checkpoints may go
     await new Promise((r) => setTimeout(r, 20));
     const s = new CheckpointStore({ stateDir: state, cwd: work, chat: "live", maxAgeDays: 0 });
     await take(s);
@@ -406,6 +408,7 @@ describe("checkpoint snapshots (real git)", () => {
     await take(old);
     writeFileSync(join(work, "a.txt"), "b\n");
     await take(old);
+    await old.dispose(); // closed: its checkpoints may go
     await new Promise((r) => setTimeout(r, 20));
     const live = new CheckpointStore({ stateDir: state, cwd: work, chat: "live", maxAgeDays: 0 });
     const cp = await take(live);
