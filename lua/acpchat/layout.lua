@@ -74,7 +74,7 @@ local function transcript_options(chat, w)
 end
 
 local FOLDTEXT = "v:lua.require'acpchat.layout'.foldtext()"
-local CHAT_OPTIONS = { "wrap", "linebreak", "number", "relativenumber", "signcolumn", "foldmethod", "foldtext", "foldenable", "fillchars", "conceallevel", "winfixwidth", "winfixheight" }
+local CHAT_OPTIONS = { "winfixbuf", "wrap", "linebreak", "number", "relativenumber", "signcolumn", "foldmethod", "foldtext", "foldenable", "fillchars", "conceallevel", "winfixwidth", "winfixheight" }
 
 -- A window split from a transcript window inherits its window options (Vim copies them): a
 -- window that shows another buffer gets the global values back, so nothing leaks.
@@ -104,8 +104,62 @@ function M.sizes()
   return vertical, size, prompt
 end
 
---- Show the chat's windows in the current tab (or focus them when already shown).
+--- Chat windows keep their buffers: `:e file` or `:bnext` there is refused (E1513) instead of
+--- replacing the transcript and leaving the chat half shown.
+local function fix_buf(w)
+  vim.wo[w].winfixbuf = true
+end
+
+--- Close windows `wins`; when they are all the windows of the current tab, an empty editor
+--- window stays (the chat never takes the last window with it, nor fails to go).
+local function close_wins(wins)
+  local tab = api.nvim_get_current_tabpage()
+  local rest = vim.tbl_filter(function(w)
+    return api.nvim_win_get_config(w).relative == "" and not vim.tbl_contains(wins, w)
+  end, api.nvim_tabpage_list_wins(tab))
+  local here = vim.tbl_filter(function(w)
+    return api.nvim_win_is_valid(w) and api.nvim_win_get_tabpage(w) == tab
+  end, wins)
+  if #rest == 0 and #here > 0 then
+    vim.cmd("topleft new")
+  end
+  for _, w in ipairs(wins) do
+    if api.nvim_win_is_valid(w) then
+      pcall(api.nvim_win_close, w, true)
+    end
+  end
+end
+
+local function chat_wins(chat, tab)
+  local out = {}
+  for _, b in ipairs({ chat.buf, chat.prompt_buf }) do
+    for _, w in ipairs(vim.fn.win_findbuf(b)) do
+      if tab == nil or api.nvim_win_get_tabpage(w) == tab then
+        out[#out + 1] = w
+      end
+    end
+  end
+  return out
+end
+
+--- Show the chat's windows in the current tab (or focus them when already shown). A tab shows
+--- one chat: another chat shown here is hidden first (its agent keeps running), and this chat
+--- is taken from any other tab it was shown in.
 function M.show(chat)
+  local registry = require("acpchat.registry")
+  local tab = api.nvim_get_current_tabpage()
+  registry.mark_shown(chat, tab)
+  for _, other in ipairs(registry.visible_in(tab)) do
+    if other ~= chat then
+      close_wins(chat_wins(other, tab))
+    end
+  end
+  local elsewhere = vim.tbl_filter(function(w)
+    return api.nvim_win_get_tabpage(w) ~= tab
+  end, chat_wins(chat))
+  for _, w in ipairs(elsewhere) do
+    pcall(api.nvim_win_close, w, true)
+  end
   local layout = config.options.layout
   local shown = wins_of(chat.buf)
   if #shown > 0 then
@@ -114,13 +168,18 @@ function M.show(chat)
       -- The prompt window went away alone: bring it back under the transcript.
       api.nvim_set_current_win(shown[1])
       vim.cmd(string.format("belowright %dsplit", select(3, M.sizes())))
+      vim.wo.winfixbuf = false
       api.nvim_win_set_buf(0, chat.prompt_buf)
       vim.wo.winfixheight = true
+      fix_buf(0)
       return
     end
     api.nvim_set_current_win(pw[1])
     return
   end
+  -- Only the prompt is left (its transcript window was closed alone): it goes, and the pair
+  -- opens whole below.
+  close_wins(wins_of(chat.prompt_buf))
   local tw
   if layout.position == "float" then
     local width = size_of(vim.o.columns, layout.size > 0.99 and layout.size or math.max(layout.size, 0.6))
@@ -143,6 +202,8 @@ function M.show(chat)
     end
   end
   transcript_options(chat, tw)
+  fix_buf(tw)
+  fix_buf(api.nvim_get_current_win())
   api.nvim_win_set_cursor(tw, { api.nvim_buf_line_count(chat.buf), 0 })
   M.refresh_winbar(chat)
   require("acpchat.prompt").show_context(chat)
@@ -184,12 +245,35 @@ function M.visible(chat)
 end
 
 function M.hide(chat)
-  for _, b in ipairs({ chat.buf, chat.prompt_buf }) do
-    for _, w in ipairs(vim.fn.win_findbuf(b)) do
-      if #api.nvim_list_wins() > 1 and api.nvim_win_is_valid(w) then
-        pcall(api.nvim_win_close, w, true)
+  close_wins(chat_wins(chat))
+end
+
+--- QuitPre: `:q` in a tab where only chat windows would be left closes them too, so one `:q`
+--- closes the tab (or quits), as file explorers do. A window whose buffer has unsaved changes
+--- that would stop the quit leaves everything as it is.
+function M.quit_pre()
+  local win = api.nvim_get_current_win()
+  if api.nvim_win_get_config(win).relative ~= "" then
+    return
+  end
+  if vim.bo.modified and (#api.nvim_list_tabpages() == 1 or not vim.o.hidden) and #vim.fn.win_findbuf(api.nvim_get_current_buf()) == 1 then
+    return
+  end
+  local chat_bufs = {}
+  for _, c in pairs(require("acpchat.registry").chats) do
+    chat_bufs[c.buf], chat_bufs[c.prompt_buf] = true, true
+  end
+  local close = {}
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if w ~= win and api.nvim_win_get_config(w).relative == "" then
+      if not chat_bufs[api.nvim_win_get_buf(w)] then
+        return
       end
+      close[#close + 1] = w
     end
+  end
+  for _, w in ipairs(close) do
+    pcall(api.nvim_win_close, w, true)
   end
 end
 
