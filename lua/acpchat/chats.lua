@@ -9,6 +9,8 @@ local prompt = require("acpchat.prompt")
 local registry = require("acpchat.registry")
 local util = require("acpchat.util")
 require("acpchat.events").register()
+-- Watches the user's keys from the first chat on: a question never opens while they type.
+require("acpchat.waiting")
 
 local api = vim.api
 local M = {}

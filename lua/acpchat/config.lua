@@ -255,6 +255,8 @@ M.schema = record({
       { "send", key("<CR>", "Normal mode, in the prompt: send it.") },
       { "send_insert", key("<C-s>", "Insert mode, in the prompt: send it.") },
       { "cancel", key("<C-c>", "Prompt and transcript: cancel the turn.") },
+      { "answer", key("<M-a>", "Prompt and transcript (Normal and Insert mode): open the question that waits for you to stop typing (|acpchat-questions|).") },
+      { "focus_prompt", key("i", "Transcript: go to the prompt, in Insert mode.") },
       { "hide", key("q", "Transcript: hide the chat.") },
       { "next_turn", key("]]", "Transcript: next turn.") },
       { "prev_turn", key("[[", "Transcript: previous turn.") },

@@ -86,6 +86,18 @@ function M.setup(chat, actions)
       actions.cancel(chat)
     end, "cancel the turn")
   end
+  for _, b in ipairs({ chat.buf, chat.prompt_buf }) do
+    map(b, { "n", "i" }, k.answer, function()
+      require("acpchat.waiting").release()
+    end, "open the question that waits")
+  end
+  map(chat.buf, "n", k.focus_prompt, function()
+    local w = vim.fn.win_findbuf(chat.prompt_buf)[1]
+    if w then
+      api.nvim_set_current_win(w)
+      vim.cmd("startinsert!")
+    end
+  end, "go to the prompt")
   map(chat.buf, "n", k.hide, function()
     actions.hide(chat)
   end, "hide the chat")

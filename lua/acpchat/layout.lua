@@ -25,10 +25,15 @@ local function at_end(win, buf)
 end
 
 function M.refresh_winbar(chat)
+  local waiting = require("acpchat.waiting")
+  local held = waiting.of_chat(chat.id)
+  -- A question waiting for the user to stop typing comes first (waiting.lua).
+  local ask = held and ("%#AcpChatAsk#" .. waiting.hint(held):gsub("%%", "%%%%") .. "%* │ ") or ""
+  waiting.decorate(chat)
   for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
     local below = chat.unseen and not at_end(win, chat.buf)
     local width = api.nvim_win_get_width(win) - (below and 8 or 0)
-    vim.wo[win].winbar = (below and "%#AcpChatNewBelow#↓ new ↓%* " or "") .. text.winbar(chat.status, width)
+    vim.wo[win].winbar = ask .. (ask ~= "" and "%<" or "") .. (below and "%#AcpChatNewBelow#↓ new ↓%* " or "") .. text.winbar(chat.status, width)
   end
 end
 

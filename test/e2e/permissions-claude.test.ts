@@ -41,7 +41,7 @@ describe.each(nvimBins())("claude-code-acp in Neovim $version", (bin) => {
     const edit = (await questions(t)).find((q) => q.prompt.includes(file));
     expect(edit, JSON.stringify(await questions(t))).toBeDefined();
     const lines = edit!.prompt.split("\n");
-    expect(lines[0]).toBe(`Allow the agent to: Write ${file} [edit]`);
+    expect(lines[0]).toBe(`[claude · chat 1] Allow the agent to: Write ${file} [edit]`);
     expect(lines).toContain(`  ${file}`);
     expect(lines).toContain(`  file_path: ${file} · content: from claude`);
     expect(lines.some((l) => l.endsWith(` ${file}`) && /^ {2}\+1 -0 /.test(l))).toBe(true);
@@ -53,7 +53,7 @@ describe.each(nvimBins())("claude-code-acp in Neovim $version", (bin) => {
     await c.turns(2, 60_000);
     const run = (await questions(t)).find((q) => q.prompt.includes("hi-from-terminal"));
     expect(run, JSON.stringify(await questions(t))).toBeDefined();
-    expect(run!.prompt.split("\n")).toEqual(["Allow the agent to: `echo hi-from-terminal` [execute]", "  $ echo hi-from-terminal · timeout: 20000 · description: Run a command"]);
+    expect(run!.prompt.split("\n")).toEqual(["[claude · chat 1] Allow the agent to: `echo hi-from-terminal` [execute]", "  $ echo hi-from-terminal · timeout: 20000 · description: Run a command"]);
     for (const q of await questions(t)) expect(q.prompt).not.toContain("[other]");
     expect(await c.text()).toContain("hi-from-terminal");
   }, 240_000);
