@@ -95,6 +95,11 @@ describe.each(bins)("Neovim $version: chats never get lost", (bin) => {
     await t.nvim.command("AcpChat");
     expect(await t.lua<number>("return vim.api.nvim_get_current_buf()")).toBe(second.promptBuf);
     await t.waitFor(async () => (await mode(t)) === "i", "insert mode after :AcpChat on an open chat");
+    // i in the transcript: to the prompt, typing (it gave E21).
+    await t.nvim.input("<Esc>");
+    await second.focus();
+    await t.nvim.input("i");
+    await t.waitFor(async () => (await mode(t)) === "i" && (await t.lua<number>("return vim.api.nvim_get_current_buf()")) === second.promptBuf, "i to go to the prompt");
   });
 
   it(":AcpChatList lists every chat (agent, title, state, tab); picking one shows it here; :tabclose hides a chat, :AcpChatClose ends its agent", async () => {
