@@ -189,6 +189,7 @@ function M.create(agent_name, opts_)
     buffer = chat.prompt_buf,
     callback = function()
       prompt.placeholder(chat)
+      layout.fit_prompt(chat)
     end,
   })
   -- The transcript and the prompt close as a pair: :q on one closes the other in that tab.

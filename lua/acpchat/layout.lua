@@ -66,6 +66,8 @@ local function transcript_options(chat, w)
   local wo = vim.wo[w]
   wo.wrap = true
   wo.linebreak = true
+  -- Wrapped tool lines start under their text, not at column 0.
+  wo.breakindent = true
   wo.number = false
   wo.relativenumber = false
   wo.signcolumn = "no"
@@ -79,7 +81,7 @@ local function transcript_options(chat, w)
 end
 
 local FOLDTEXT = "v:lua.require'acpchat.layout'.foldtext()"
-local CHAT_OPTIONS = { "winfixbuf", "wrap", "linebreak", "number", "relativenumber", "signcolumn", "foldmethod", "foldtext", "foldenable", "fillchars", "conceallevel", "winfixwidth", "winfixheight" }
+local CHAT_OPTIONS = { "winfixbuf", "breakindent", "wrap", "linebreak", "number", "relativenumber", "signcolumn", "foldmethod", "foldtext", "foldenable", "fillchars", "conceallevel", "winfixwidth", "winfixheight" }
 
 -- A window split from a transcript window inherits its window options (Vim copies them): a
 -- window that shows another buffer gets the global values back, so nothing leaks.
@@ -208,7 +210,13 @@ function M.show(chat)
   end
   transcript_options(chat, tw)
   fix_buf(tw)
-  fix_buf(api.nvim_get_current_win())
+  local pw = api.nvim_get_current_win()
+  fix_buf(pw)
+  -- The prompt is text to type, not a file: no line numbers from the window it was split from.
+  vim.wo[pw].number = false
+  vim.wo[pw].relativenumber = false
+  vim.wo[pw].signcolumn = "no"
+  M.fit_prompt(chat)
   api.nvim_win_set_cursor(tw, { api.nvim_buf_line_count(chat.buf), 0 })
   M.refresh_winbar(chat)
   require("acpchat.prompt").show_context(chat)
@@ -236,7 +244,25 @@ function M.resize(chat)
     end
     pcall(api.nvim_win_set_height, w, prompt)
   end
+  M.fit_prompt(chat)
   M.refresh_winbar(chat)
+end
+
+--- The prompt window grows with its text (wrapped lines counted) from layout.prompt_height up to
+--- a third of the editor's lines, and shrinks back as the text goes.
+function M.fit_prompt(chat)
+  if config.options.layout.position == "float" then
+    return
+  end
+  local base = select(3, M.sizes())
+  local max = math.max(base, math.floor(vim.o.lines / 3))
+  for _, w in ipairs(wins_of(chat.prompt_buf)) do
+    local ok, h = pcall(api.nvim_win_text_height, w, {})
+    local want = math.max(base, math.min(max, ok and h.all or base))
+    if api.nvim_win_get_height(w) ~= want then
+      pcall(api.nvim_win_set_height, w, want)
+    end
+  end
 end
 
 function M.foldtext()

@@ -1,0 +1,52 @@
+/**
+ * Small things that wear (issue 25): the prompt window grows with its text, has no line numbers
+ * of its own, the transcript's wrapped lines keep their indent, and coming back from a review
+ * lands in the prompt typing.
+ */
+import { describe, expect, it } from "vitest";
+import { nvimBins } from "../support/nvim.js";
+import { chatHandle, withAgents } from "../support/chat.js";
+
+const bins = nvimBins();
+
+describe.each(bins)("Neovim $version: small things that wear", (bin) => {
+  it("the prompt window grows with its text up to a third of the editor and shrinks back; no line numbers; the transcript wraps with its indent", async () => {
+    const t = await withAgents(bin, { fake: {} });
+    await t.nvim.uiAttach(120, 60, { ext_linegrid: true });
+    await t.nvim.command("set number");
+    await t.nvim.command("AcpChat");
+    const c = await chatHandle(t);
+    const height = () => t.lua<number>("return vim.api.nvim_win_get_height(vim.fn.win_findbuf(...)[1])", [c.promptBuf]);
+    expect(await height()).toBe(5);
+    expect(await t.lua<boolean>("return vim.wo[vim.fn.win_findbuf(...)[1]].number", [c.promptBuf])).toBe(false);
+    expect(await t.lua<boolean>("return vim.wo[vim.fn.win_findbuf(...)[1]].breakindent", [c.buf])).toBe(true);
+    await c.focusPrompt();
+    await t.nvim.input("<Esc>i");
+    for (let i = 1; i <= 8; i++) await t.nvim.input(`line ${i}<CR>`);
+    await t.waitFor(async () => (await height()) === 9, "the prompt to grow to its 9 lines");
+    for (let i = 9; i <= 30; i++) await t.nvim.input(`line ${i}<CR>`);
+    await t.waitFor(async () => (await height()) === 20, "the prompt to stop at a third of the editor");
+    await t.nvim.input("<Esc>ggdG");
+    await t.waitFor(async () => (await height()) === 5, "the prompt to shrink back");
+    // The editor window keeps its numbers.
+    expect(await t.lua<boolean>("return vim.wo[vim.fn.win_getid(1)].number")).toBe(true);
+  });
+
+  it("after a review the user is back in the prompt, typing", async () => {
+    const t = await withAgents(bin, { fake: { turns: [[{ request: "fs/write_text_file", params: { path: "$DIR/work/r.txt", content: "new\n" }, echo: true }]] } });
+    await t.nvim.command("AcpChat");
+    const c = await chatHandle(t);
+    await c.ready();
+    await c.focusPrompt();
+    await t.nvim.input("<Esc>");
+    await c.send("write");
+    await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr()")) === 2, "the review tab");
+    await t.waitFor(async () => t.lua<boolean>("local k = next(require('acpchat.review').open_reviews); local r = k and require('acpchat.review').open_reviews[k]; return r and r.lw and vim.api.nvim_get_current_win() == r.lw or false"), "the review's windows");
+    await t.nvim.input("ZZ");
+    await c.turns(1);
+    await t.waitFor(
+      async () => (await t.lua<string>("return vim.api.nvim_get_mode().mode")) === "i" && (await t.lua<number>("return vim.api.nvim_get_current_buf()")) === c.promptBuf,
+      "insert mode in the prompt after the review",
+    );
+  });
+});
