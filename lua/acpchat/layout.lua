@@ -81,7 +81,7 @@ local function transcript_options(chat, w)
 end
 
 local FOLDTEXT = "v:lua.require'acpchat.layout'.foldtext()"
-local CHAT_OPTIONS = { "winfixbuf", "breakindent", "wrap", "linebreak", "number", "relativenumber", "signcolumn", "foldmethod", "foldtext", "foldenable", "fillchars", "conceallevel", "winfixwidth", "winfixheight" }
+local CHAT_OPTIONS = { "breakindent", "wrap", "linebreak", "number", "relativenumber", "signcolumn", "foldmethod", "foldtext", "foldenable", "fillchars", "conceallevel", "winfixwidth", "winfixheight" }
 
 -- A window split from a transcript window inherits its window options (Vim copies them): a
 -- window that shows another buffer gets the global values back, so nothing leaks.
@@ -90,7 +90,8 @@ api.nvim_create_autocmd({ "BufWinEnter", "WinNew" }, {
   callback = function()
     local win = api.nvim_get_current_win()
     local ft = vim.bo[api.nvim_win_get_buf(win)].filetype
-    if ft == "acpchat" or ft == "acpchat-prompt" or vim.wo[win].foldtext ~= FOLDTEXT then
+    -- (A chat window shows another buffer only until keep_buffer puts its own back.)
+    if ft == "acpchat" or ft == "acpchat-prompt" or vim.wo[win].foldtext ~= FOLDTEXT or vim.w[win].acpchat_buf then
       return
     end
     for _, name in ipairs(CHAT_OPTIONS) do
@@ -111,11 +112,67 @@ function M.sizes()
   return vertical, size, prompt
 end
 
---- Chat windows keep their buffers: `:e file` or `:bnext` there is refused (E1513) instead of
---- replacing the transcript and leaving the chat half shown.
-local function fix_buf(w)
-  vim.wo[w].winfixbuf = true
+--- Chat windows keep their buffers: another buffer shown in one (`:e file`, `:bnext`, a picker)
+--- goes to an editor window of the tab instead (one is made when there is none), and the chat
+--- window gets its buffer back. ('winfixbuf' would refuse `:e` with E1513 in the prompt, where
+--- :AcpChat leaves the user.)
+local function fix_buf(w, buf)
+  vim.w[w].acpchat_buf = buf
 end
+
+local function editor_window(tab)
+  local best, best_time
+  for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
+    if not vim.w[w].acpchat_buf and api.nvim_win_get_config(w).relative == "" then
+      local info = vim.fn.getwininfo(w)[1]
+      local last = info and info.lastused or 0
+      if not best or last > best_time then
+        best, best_time = w, last
+      end
+    end
+  end
+  return best
+end
+
+local function keep_buffer(win, keep, other)
+  if not api.nvim_win_is_valid(win) or api.nvim_win_get_buf(win) ~= other or not api.nvim_buf_is_valid(keep) then
+    return
+  end
+  local cursor = api.nvim_win_get_cursor(win)
+  local target = editor_window(api.nvim_win_get_tabpage(win))
+  if not target then
+    api.nvim_set_current_win(win)
+    vim.cmd("topleft vsplit")
+    target = api.nvim_get_current_win()
+    vim.w[target].acpchat_buf = nil
+  end
+  api.nvim_win_set_buf(target, other)
+  api.nvim_win_set_buf(win, keep)
+  local chat
+  for _, c in pairs(require("acpchat.registry").chats) do
+    if c.buf == keep then
+      chat = c
+    end
+  end
+  if chat then
+    blocks.refold(chat, win)
+  end
+  pcall(api.nvim_win_set_cursor, target, cursor)
+  api.nvim_set_current_win(target)
+end
+
+api.nvim_create_autocmd("BufWinEnter", {
+  group = api.nvim_create_augroup("AcpChatKeepBuffer", { clear = true }),
+  callback = function(ev)
+    local win = api.nvim_get_current_win()
+    local keep = vim.w[win].acpchat_buf
+    if keep and ev.buf ~= keep then
+      vim.schedule(function()
+        keep_buffer(win, keep, ev.buf)
+      end)
+    end
+  end,
+})
 
 --- Close windows `wins`; when they are all the windows of the current tab, an empty editor
 --- window stays (the chat never takes the last window with it, nor fails to go).
@@ -175,10 +232,9 @@ function M.show(chat)
       -- The prompt window went away alone: bring it back under the transcript.
       api.nvim_set_current_win(shown[1])
       vim.cmd(string.format("belowright %dsplit", select(3, M.sizes())))
-      vim.wo.winfixbuf = false
       api.nvim_win_set_buf(0, chat.prompt_buf)
       vim.wo.winfixheight = true
-      fix_buf(0)
+      fix_buf(api.nvim_get_current_win(), chat.prompt_buf)
       return
     end
     api.nvim_set_current_win(pw[1])
@@ -209,9 +265,9 @@ function M.show(chat)
     end
   end
   transcript_options(chat, tw)
-  fix_buf(tw)
+  fix_buf(tw, chat.buf)
   local pw = api.nvim_get_current_win()
-  fix_buf(pw)
+  fix_buf(pw, chat.prompt_buf)
   -- The prompt is text to type, not a file: no line numbers from the window it was split from.
   vim.wo[pw].number = false
   vim.wo[pw].relativenumber = false

@@ -150,24 +150,37 @@ describe.each(bins)("Neovim $version: chats never get lost", (bin) => {
     expect(await chatCount(t)).toBe(2);
   });
 
-  it("chat windows keep their buffers: :e in the transcript is refused, the chat stays whole, :AcpChat opens no other window", async () => {
+  it("chat windows keep their buffers: :e in the transcript or the prompt opens the file in an editor window, the chat stays whole", async () => {
     const t = await withAgents(bin, { fake: {} });
     await t.nvim.command("AcpChat");
     const c = await chatHandle(t);
     await t.nvim.command("stopinsert");
+    const editorWin = await t.lua<number>("return vim.fn.win_getid(1)");
     await c.focus();
-    await expect(t.nvim.command("edit other.txt")).rejects.toThrow(/E1513/);
-    await c.focusPrompt();
-    await expect(t.nvim.command("enew")).rejects.toThrow(/E1513/);
+    await t.nvim.command("edit other.txt");
+    const where = () => t.lua<{ win: number; name: string }>("return { win = vim.api.nvim_get_current_win(), name = vim.fn.expand('%:t') }");
+    await t.waitFor(async () => (await where()).name === "other.txt" && (await where()).win === editorWin, "other.txt in the editor window");
     expect(await c.windows()).toBe(1);
+    expect(await t.lua<number>("return vim.api.nvim_win_get_buf(vim.fn.win_findbuf(...)[1])", [c.buf])).toBe(c.buf);
+    await c.focusPrompt();
+    await t.nvim.command("edit third.txt");
+    await t.waitFor(async () => (await where()).name === "third.txt" && (await where()).win === editorWin, "third.txt in the editor window");
+    expect(await t.lua<number>("return #vim.fn.win_findbuf(...)", [c.promptBuf])).toBe(1);
+    // With no editor window left in the tab, one is made for the file.
+    await t.nvim.command("only");
     await t.nvim.command("AcpChat");
+    await t.nvim.command("stopinsert");
+    await t.lua("for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do if not vim.w[w].acpchat_buf then vim.api.nvim_win_close(w, true) end end");
+    expect(await tabWins(t)).toHaveLength(2);
+    await c.focus();
+    await t.nvim.command("edit other.txt");
+    await t.waitFor(async () => (await where()).name === "other.txt", "other.txt in a new window");
     const wins = await tabWins(t);
     expect(wins.map((w) => w.chat).sort()).toEqual([0, c.id, c.id]);
-    // A window split from the chat is an ordinary window.
-    await c.focus();
-    await t.nvim.command("new");
-    await t.nvim.command("edit other.txt");
-    expect(await t.lua<string>("return vim.fn.expand('%:t')")).toBe("other.txt");
+    expect(wins.every((w) => w.width > 0 && w.height > 0)).toBe(true);
+    // :AcpChat then opens no other pair.
+    await t.nvim.command("AcpChat");
+    expect((await tabWins(t)).length).toBe(3);
   });
 
   it(":AcpChat in a review tab goes to the chat that owns the review", async () => {
