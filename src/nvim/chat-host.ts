@@ -357,7 +357,10 @@ export class ChatHost {
     void old.chat.close();
     // The transcript keeps what it showed (or is replayed): its clips still open (mediaOpen's `past`).
     old.media.archive(old.chat.state.blocks);
-    this.chats.set(id, this.create({ ...old.params, fork: undefined /* a forked chat continues its own session */, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue", old.media, old.checkpoints));
+    const next = this.create({ ...old.params, fork: undefined /* a forked chat continues its own session */, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue", old.media, old.checkpoints);
+    // Turns go on from the transcript above (a load's replay numbers them itself).
+    if (how !== "load") next.chat.state.turn = old.chat.state.turn;
+    this.chats.set(id, next);
     return { how };
   }
 

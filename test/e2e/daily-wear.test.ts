@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { chatHandle, withAgents } from "../support/chat.js";
+import { chatHandle, startChat, withAgents } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -48,5 +48,21 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
       async () => (await t.lua<string>("return vim.api.nvim_get_mode().mode")) === "i" && (await t.lua<number>("return vim.api.nvim_get_current_buf()")) === c.promptBuf,
       "insert mode in the prompt after the review",
     );
+  });
+
+  it("turn numbers go on after the agent was restarted (the transcript above stays)", async () => {
+    // No session/load: the restart starts a new session below the transcript.
+    const c = await startChat(bin, { agentCapabilities: { promptCapabilities: {} }, byText: { boom: [{ text: "going down" }, { exit: 3 }], again: [{ text: "back again" }] } });
+    await c.ready();
+    await c.send("boom");
+    await c.waitState("crashed");
+    await c.t.nvim.command("AcpChat");
+    await c.ready().catch(async (e) => {
+      throw new Error(`${(e as Error).message}: ${JSON.stringify(await c.status())} ${await c.t.lua("return vim.fn.execute('messages')")}`);
+    });
+    await c.send("again");
+    await c.t.waitFor(async () => (await c.text()).includes("back again"), "the answer after the restart");
+    const headers = (await c.lines()).filter((l) => l.startsWith("## You"));
+    expect(headers).toEqual(["## You · turn 1", "## You · turn 2"]);
   });
 });
