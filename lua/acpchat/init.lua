@@ -72,9 +72,15 @@ end
 
 function M.cancel()
   local c = registry().need()
-  if c then
-    chats().cancel(c)
+  if not c then
+    return
   end
+  local s = c.status or {}
+  if s.state ~= "running" and s.state ~= "cancelling" and #(s.queued or {}) == 0 then
+    -- Said, not silently ignored.
+    return util.notify(string.format("acpchat: nothing to cancel (%s is %s)", c.agent, require("acpchat.text").state_text(s)))
+  end
+  chats().cancel(c)
 end
 
 --- :AcpChatFork: a new chat that starts from a fork of this chat's session (unstable
@@ -116,7 +122,7 @@ function M.describe(c)
   if where == "hidden" and c.tab and api.nvim_tabpage_is_valid(c.tab) then
     where = "hidden in tab " .. api.nvim_tabpage_get_number(c.tab)
   end
-  local title = require("acpchat.text").flat(s.title and s.title ~= "" and s.title or "untitled", 60)
+  local title = require("acpchat.text").flat(s.title and s.title ~= "" and vim.trim((s.title:gsub("%s+", " "))) or "untitled", 60)
   return string.format("chat %d · %s · %s · %s · %s", c.id, c.agent, title, require("acpchat.text").state_text(s), where)
 end
 

@@ -61,12 +61,24 @@ local function open_location(chat)
   if not require("acpchat.follow").openable(chat, path) then
     return util.notify("acpchat: not opened: " .. path .. " is not a regular file inside the session's folder", vim.log.levels.WARN)
   end
-  -- Open in the last editor window, not in the chat.
-  vim.cmd("wincmd p")
-  if vim.bo.filetype == "acpchat" or vim.bo.filetype == "acpchat-prompt" then
+  -- Open in the window of this tab that shows the file, else the last editor window, else a
+  -- new one: never in the chat, and never a new split each time.
+  local want = vim.fn.fnamemodify(path, ":p")
+  local target
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if api.nvim_win_get_config(w).relative == "" and vim.fn.fnamemodify(api.nvim_buf_get_name(api.nvim_win_get_buf(w)), ":p") == want then
+      target = w
+    end
+  end
+  target = target or require("acpchat.follow").editor_window({ tab = api.nvim_get_current_tabpage() })
+  if target then
+    api.nvim_set_current_win(target)
+  else
     vim.cmd("topleft vsplit")
   end
-  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  if vim.fn.fnamemodify(api.nvim_buf_get_name(0), ":p") ~= want then
+    vim.cmd("edit " .. vim.fn.fnameescape(path))
+  end
   if tonumber(lnum) then
     pcall(api.nvim_win_set_cursor, 0, { tonumber(lnum), 0 })
   end

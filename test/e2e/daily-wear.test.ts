@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { chatHandle, startChat, withAgents } from "../support/chat.js";
+import { chatHandle, notes, recordNotes, startChat, withAgents } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -64,5 +64,33 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await c.t.waitFor(async () => (await c.text()).includes("back again"), "the answer after the restart");
     const headers = (await c.lines()).filter((l) => l.startsWith("## You"));
     expect(headers).toEqual(["## You · turn 1", "## You · turn 2"]);
+  });
+
+  it("gf reuses the window showing the file; a title with a line break is one line in the winbar; :AcpChatCancel when idle says so", async () => {
+    const loc = (line: number) => ({ update: { sessionUpdate: "tool_call", toolCallId: `t${line}`, title: `Read ${line}`, kind: "read", status: "completed", locations: [{ path: "notes.txt", line }] } });
+    const t = await withAgents(bin, { fake: { afterNew: [{ sessionUpdate: "session_info_update", title: "Fix the\nparser" }], turns: [[loc(2), loc(3)]] } });
+    await t.lua("vim.fn.writefile({ 'one', 'two', 'three' }, 'notes.txt')");
+    await t.nvim.command("AcpChat");
+    const c = await chatHandle(t);
+    await c.ready();
+    await c.send("go");
+    await c.turns(1);
+    const wins = () => t.lua<number>("return #vim.api.nvim_tabpage_list_wins(0)");
+    expect(await wins()).toBe(3);
+    const lines = await c.lines();
+    for (const line of [2, 3]) {
+      const row = lines.findIndex((l) => l.endsWith(`Read ${line}`)) + 1;
+      await c.focus();
+      await t.nvim.input("<Esc>");
+      await t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row]);
+      await t.nvim.input("gf");
+      await t.waitFor(async () => (await t.lua<string>("return vim.fn.expand('%:t')")) === "notes.txt" && (await t.lua<number>("return vim.api.nvim_win_get_cursor(0)[1]")) === line, `gf to line ${line}`);
+      expect(await wins()).toBe(3);
+    }
+    await t.waitFor(async () => (await c.winbarText()).includes("Fix the parser"), "the title in the winbar");
+    expect(await c.winbarText()).not.toContain("\n");
+    await recordNotes(t);
+    await t.nvim.command("AcpChatCancel");
+    expect((await notes(t)).map((n) => n.msg)).toEqual(["acpchat: nothing to cancel (fake is ready)"]);
   });
 });
