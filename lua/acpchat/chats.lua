@@ -291,12 +291,20 @@ function M.restart(chat)
   -- Starting from now on (a second :AcpChat meanwhile must not restart it again).
   chat.status = vim.tbl_extend("force", chat.status or {}, { state = "starting", reason = nil })
   layout.refresh_winbar(chat)
-  bridge.call("restart", { chat = chat.id }, function(err, res)
+  -- The last restart tried to continue the session and never got ready: a new session this
+  -- time (the transcript above and the prompt's text stay), not the same failure forever.
+  local fresh = chat.continuing ~= nil
+  chat.continuing = nil
+  bridge.call("restart", { chat = chat.id, fresh = fresh or nil }, function(err, res)
     if err then
       return util.notify("acpchat: could not restart: " .. err, vim.log.levels.ERROR)
     end
+    if res.how == "resume" or res.how == "load" then
+      chat.continuing = res.how
+    end
     if res.how ~= "running" then
-      util.notify(string.format("acpchat: restarting %s (%s)", chat.agent, ({ new = "new session", resume = "resuming the session", load = "loading the session" })[res.how] or res.how))
+      local how = ({ new = "new session", resume = "resuming the session", load = "loading the session" })[res.how] or res.how
+      util.notify(string.format("acpchat: restarting %s (%s%s)", chat.agent, how, fresh and "; continuing the session failed" or ""))
     end
   end)
 end

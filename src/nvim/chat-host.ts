@@ -122,7 +122,7 @@ export class ChatHost {
         await this.close(p.chat);
         return null;
       },
-      restart: (p) => this.restart(p.chat),
+      restart: (p) => this.restart(p.chat, p.fresh === true),
       reply: (p) => {
         this.questions.answer(p.key, p.value);
         return null;
@@ -345,12 +345,12 @@ export class ChatHost {
    * `:AcpChat` on a chat whose agent died: start it again and continue the session (resume or
    * load when the agent supports it). The old chat's questions are withdrawn.
    */
-  private restart(id: number): { how: "resume" | "load" | "new" | "running" } {
+  private restart(id: number, fresh = false): { how: "resume" | "load" | "new" | "running" } {
     const old = this.get(id);
     // Asked twice (a second :AcpChat while the first restart starts): the one starting goes on.
     if (old.chat.status !== "failed") return { how: "running" };
     const sessionId = old.chat.sessionId;
-    const how = (sessionId !== undefined ? old.chat.client?.continuation() : undefined) ?? "new";
+    const how = fresh ? "new" : ((sessionId !== undefined ? old.chat.client?.continuation() : undefined) ?? "new");
     old.queue.flush();
     old.queue.dispose();
     this.questions.withdrawAll(id);

@@ -71,6 +71,8 @@ export interface ClientMcpServer {
 
 /** What the user does about a dead agent: said wherever its death is. */
 export const RESTART_HINT = "Run :AcpChat to start it again (the session continues when the agent can resume it); your prompt stays in the prompt window.";
+/** For an agent that never had a session: there is nothing to continue. */
+export const START_HINT = "Run :AcpChat to try again; your prompt stays in the prompt window.";
 
 export type ChatStatus = "starting" | "signing_in" | "ready" | "failed" | "closed";
 
@@ -218,7 +220,7 @@ export class Chat {
       const why = e instanceof ConnectionClosedError ? await this.describeEnd(e.message) : errorMessage(e);
       this.failure = this.redactor.text(why);
       this.giveBackQueue();
-      this.notice(`Could not start ${this.opts.agentName}: ${why}\n${RESTART_HINT}`, "error");
+      this.notice(`Could not start ${this.opts.agentName}: ${why}\n${this.sessionId !== undefined ? RESTART_HINT : START_HINT}`, "error");
       await this.close();
       throw new Error(this.redactor.text(why));
     }

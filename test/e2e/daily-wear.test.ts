@@ -93,4 +93,28 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await t.nvim.command("AcpChatCancel");
     expect((await notes(t)).map((n) => n.msg)).toEqual(["acpchat: nothing to cancel (fake is ready)"]);
   });
+
+  it("when continuing the session fails after a crash, the next :AcpChat starts a new one: the transcript and the prompt's text stay", async () => {
+    // loadSession is advertised, but the agent kept nothing: session/load fails.
+    const c = await startChat(bin, { byText: { boom: [{ text: "going down" }, { exit: 3 }], again: [{ text: "back again" }] } });
+    await c.ready();
+    await c.send("boom");
+    await c.waitState("crashed");
+    await c.t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'my draft' })", [c.promptBuf]);
+    await c.t.nvim.command("AcpChat");
+    await c.t.waitFor(async () => (await c.status()).state === "crashed" && /Resource not found/.test((await c.status()).reason ?? ""), "the load to fail");
+    await c.t.nvim.command("AcpChat");
+    await c.ready();
+    expect(await c.promptLines()).toEqual(["my draft"]);
+    expect(await c.text()).toContain("going down");
+    await c.send("again");
+    await c.t.waitFor(async () => (await c.text()).includes("back again"), "the answer in the new session");
+  });
+
+  it("an agent that never started is not promised a session that continues", async () => {
+    const c = await startChat(bin, {}, {}, { agentExtra: { command: "/nonexistent/acp-agent" } });
+    await c.waitState("crashed");
+    await c.t.waitFor(async () => (await c.text()).includes("Run :AcpChat to try again"), "the hint");
+    expect(await c.text()).not.toContain("session continues");
+  });
 });
