@@ -70,21 +70,6 @@ local function label(kind, q)
   return flat(q.message or names[kind] or kind, 80)
 end
 
---- Who asks, as every question's prompt starts: "[claude · chat 2]", with the tab when the chat
---- is not shown in this one ("[claude · chat 2 · tab 3]", or "· hidden").
-function M.who(chat_id)
-  local chat = require("acpchat.registry").get(chat_id)
-  if not chat then
-    return string.format("[chat %d]", chat_id)
-  end
-  local where = ""
-  if not require("acpchat.layout").visible(chat) then
-    local w = vim.fn.win_findbuf(chat.buf)[1]
-    where = w and (" · tab " .. vim.api.nvim_tabpage_get_number(vim.api.nvim_win_get_tabpage(w))) or " · hidden"
-  end
-  return string.format("[%s · chat %d%s]", chat.agent, chat.id, where)
-end
-
 function M.ask(chat_id, key, kind, question)
   local mod = kinds[kind]
   questions.track(key, chat_id, kind)

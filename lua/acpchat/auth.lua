@@ -29,7 +29,7 @@ function M.choose(chat_id, key, methods, guard)
   end
   vim.schedule(guard(function()
     vim.ui.select(items, {
-      prompt = require("acpchat.ask").who(chat_id) .. " The agent asks you to sign in:",
+      prompt = require("acpchat.registry").who(chat_id) .. " The agent asks you to sign in:",
       kind = "acpchat_auth",
       format_item = function(it)
         local m = it.m

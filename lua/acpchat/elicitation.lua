@@ -108,8 +108,8 @@ function M.ask(chat_id, key, q, guard)
     return fn
   end
   vim.schedule(guard(function()
-    -- Which agent and chat asks ("[claude · chat 2]"): lua/acpchat/ask.lua.
-    local who = require("acpchat.ask").who(chat_id)
+    -- Which agent and chat asks ("[claude · chat 2]"): registry.who.
+    local who = require("acpchat.registry").who(chat_id)
     if q.mode == "url" then
       ask_url(who, key, q, guard)
     elseif q.mode == "form" then

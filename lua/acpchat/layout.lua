@@ -3,6 +3,8 @@
 local config = require("acpchat.config")
 local blocks = require("acpchat.blocks")
 local text = require("acpchat.text")
+local registry = require("acpchat.registry")
+local waiting = require("acpchat.waiting")
 
 local api = vim.api
 local M = {}
@@ -24,8 +26,14 @@ local function at_end(win, buf)
   return api.nvim_win_get_cursor(win)[1] >= api.nvim_buf_line_count(buf)
 end
 
+waiting.on_change = function(chat_id)
+  local chat = registry.get(chat_id)
+  if chat then
+    M.refresh_winbar(chat)
+  end
+end
+
 function M.refresh_winbar(chat)
-  local waiting = require("acpchat.waiting")
   local held = waiting.of_chat(chat.id)
   -- A question waiting for the user to stop typing comes first (waiting.lua).
   local ask = held and ("%#AcpChatAsk#" .. waiting.hint(held):gsub("%%", "%%%%") .. "%* │ ") or ""
@@ -149,7 +157,7 @@ local function keep_buffer(win, keep, other)
   api.nvim_win_set_buf(target, other)
   api.nvim_win_set_buf(win, keep)
   local chat
-  for _, c in pairs(require("acpchat.registry").chats) do
+  for _, c in pairs(registry.chats) do
     if c.buf == keep then
       chat = c
     end
@@ -210,7 +218,6 @@ end
 --- one chat: another chat shown here is hidden first (its agent keeps running), and this chat
 --- is taken from any other tab it was shown in.
 function M.show(chat)
-  local registry = require("acpchat.registry")
   local tab = api.nvim_get_current_tabpage()
   registry.mark_shown(chat, tab)
   for _, other in ipairs(registry.visible_in(tab)) do
@@ -347,7 +354,7 @@ function M.quit_pre()
     return
   end
   local chat_bufs = {}
-  for _, c in pairs(require("acpchat.registry").chats) do
+  for _, c in pairs(registry.chats) do
     chat_bufs[c.buf], chat_bufs[c.prompt_buf] = true, true
   end
   local close = {}

@@ -155,7 +155,7 @@ function M.select(key, q)
     table.insert(items, #items + ((items[#items] or {}).show_diff and 0 or 1), { go_to_chat = true, label = string.format("Go to chat %d first (ask there)", chat.id) })
   end
   vim.ui.select(items, {
-    prompt = require("acpchat.ask").who(open[key].chat) .. " Allow the agent to: " .. M.prompt_text(q),
+    prompt = require("acpchat.registry").who(open[key].chat) .. " Allow the agent to: " .. M.prompt_text(q),
     kind = "acpchat_permission",
     format_item = function(item)
       return item.label

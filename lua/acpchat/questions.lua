@@ -20,8 +20,12 @@ local function go_back(at, review)
       return
     end
     -- After a review, unless another one opened meanwhile (its tab stays in front).
-    if review and package.loaded["acpchat.review"] and next(require("acpchat.review").open_reviews) then
-      return
+    if review then
+      for _, q in pairs(M.open) do
+        if q.kind == "review" then
+          return
+        end
+      end
     end
     vim.api.nvim_set_current_win(at.win)
     pcall(vim.api.nvim_win_set_cursor, at.win, at.cursor)

@@ -56,16 +56,33 @@ end
 
 --- The chat that owns the review (or diff) shown in the current tab, if it is one.
 function M.owner_of_tab()
-  local tab = api.nvim_get_current_tabpage()
   local id = vim.t.acpchat_chat
-  if not id and package.loaded["acpchat.review"] then
-    for _, r in pairs(require("acpchat.review").open_reviews) do
-      if r.tab == tab then
-        id = r.chat
+  if not id then
+    -- A review's buffers are named acpchat://review/<question key>/... (review.lua).
+    local open = require("acpchat.questions").open
+    for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+      local key = api.nvim_buf_get_name(api.nvim_win_get_buf(w)):match("^acpchat://review/([^/]+)/")
+      if key and open[key] then
+        id = open[key].chat
       end
     end
   end
   return id and M.chats[id]
+end
+
+--- Who asks a question, as every question's prompt starts: "[claude · chat 2]", with the tab
+--- when the chat is not shown in this one ("[claude · chat 2 · tab 3]", or "· hidden").
+function M.who(chat_id)
+  local chat = M.chats[chat_id]
+  if not chat then
+    return string.format("[chat %d]", chat_id)
+  end
+  local where = ""
+  if not vim.tbl_contains(M.visible_in(api.nvim_get_current_tabpage()), chat) then
+    local w = vim.fn.win_findbuf(chat.buf)[1] or vim.fn.win_findbuf(chat.prompt_buf)[1]
+    where = w and (" · tab " .. api.nvim_tabpage_get_number(api.nvim_win_get_tabpage(w))) or " · hidden"
+  end
+  return string.format("[%s · chat %d%s]", chat.agent, chat.id, where)
 end
 
 --- The chat of the chat buffer in use, else the one shown in this tab, else the one that owns

@@ -66,11 +66,11 @@ function M.decorate(chat)
   end
 end
 
+--- Redraws chat `chat_id`'s winbar and transcript mark (set by layout.lua, which draws them).
+M.on_change = function(_) end
+
 local function refresh(chat_id)
-  local chat = require("acpchat.registry").get(chat_id)
-  if chat then
-    require("acpchat.layout").refresh_winbar(chat)
-  end
+  M.on_change(chat_id)
 end
 
 local function stop_timer()
