@@ -15,12 +15,11 @@ local M = {}
 M.open = {}
 local open = M.open
 
-local kind_label = {
-  allow_once = "allow once",
-  allow_always = "allow always",
-  reject_once = "reject",
-  reject_always = "reject always",
-}
+--- What each answer covers, said plainly (the agent's own names for its options vary, and
+--- gemini's "Allow for this session" next to "remember for this project" contradicted itself).
+local ONCE = "this call"
+local SESSION = "this session; the agent may keep it too"
+local PROJECT = "this project: the editor keeps it; the agent may keep it too"
 
 local flat = text.flat
 
@@ -49,12 +48,13 @@ end
 function M.choices(q)
   local items = {}
   local function add(o, i)
-    local name, label = flat(o.name, 80), kind_label[o.kind] or flat(o.kind, 40)
-    items[#items + 1] = { option = i, label = string.format("%s (%s)", name, label), kind = o.kind }
+    local name = flat(o.name, 80)
+    local scope = is_always(o.kind) and SESSION or (o.kind == "allow_once" or o.kind == "reject_once") and ONCE or flat(o.kind, 40)
+    items[#items + 1] = { option = i, label = string.format("%s (%s)", name, scope), kind = o.kind }
     -- An "always" answer can also be remembered by the client, for the project.
     if is_always(o.kind) then
       items[#items].remember = "session"
-      items[#items + 1] = { option = i, label = string.format("%s (%s, remember for this project)", name, label), kind = o.kind, remember = "project" }
+      items[#items + 1] = { option = i, label = string.format("%s (%s)", name, PROJECT), kind = o.kind, remember = "project" }
     end
   end
   for i, o in ipairs(q.options or {}) do

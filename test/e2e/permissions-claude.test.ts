@@ -45,8 +45,8 @@ describe.each(nvimBins())("claude-code-acp in Neovim $version", (bin) => {
     expect(lines).toContain(`  ${file}`);
     expect(lines).toContain(`  file_path: ${file} · content: from claude`);
     expect(lines.some((l) => l.endsWith(` ${file}`) && /^ {2}\+1 -0 /.test(l))).toBe(true);
-    expect(edit!.labels).toContain("Allow (allow once)");
-    expect(edit!.labels.indexOf("Always Allow (allow always)")).toBeGreaterThan(edit!.labels.indexOf("Reject (reject)"));
+    expect(edit!.labels).toContain("Allow (this call)");
+    expect(edit!.labels.indexOf("Always Allow (this session; the agent may keep it too)")).toBeGreaterThan(edit!.labels.indexOf("Reject (this call)"));
     await t.waitFor(async () => existsSync(file) && readFileSync(file, "utf8") === "from claude", "the file to be written");
 
     await t.nvim.command("AcpChatSend run echo hi-from-terminal");

@@ -36,7 +36,7 @@ describe("hostile questions", () => {
     const ask = { request: "session/request_permission", params: { toolCall: { toolCallId: "rm" }, options }, echo: true };
     const h = await start({ turns: [[announce, ask], [announce, ask]] });
     await h.t.lua(PICK);
-    // The user chooses "No, never (reject always, remember for this project)", twice.
+    // The user chooses "No, never (this project: the editor keeps it; the agent may keep it too)", twice.
     await h.t.lua("_G.want = { { kind = 'reject_always', remember = 'project' }, { kind = 'reject_always', remember = 'project' } }");
     await h.ready();
     for (const n of [1, 2]) {
