@@ -173,9 +173,48 @@ function M.add(opts)
     end
   end
   local prompt = require("acpchat.prompt")
+  -- The same file or range twice is sent once.
+  for _, it in ipairs(c.context) do
+    if it.type == item.type and it.path == item.path and it.start == item.start and it["end"] == item["end"] then
+      return util.notify("acpchat: " .. prompt.context_label(item) .. " is already in the next prompt")
+    end
+  end
   table.insert(c.context, item)
   prompt.show_context(c)
   util.notify("acpchat: added " .. prompt.context_label(item) .. " to the next prompt")
+end
+
+--- :AcpChatContext: the context waiting for the next prompt; the one picked is removed (or
+--- all of it).
+function M.context()
+  local c = registry().need()
+  if not c then
+    return
+  end
+  local prompt = require("acpchat.prompt")
+  if #c.context == 0 then
+    return util.notify("acpchat: no context waits for the next prompt")
+  end
+  local items = {}
+  for i, it in ipairs(c.context) do
+    items[#items + 1] = { index = i, label = "remove " .. prompt.context_label(it) }
+  end
+  items[#items + 1] = { all = true, label = "remove all" }
+  vim.ui.select(items, {
+    prompt = "Context for the next prompt (pick one to remove it):",
+    kind = "acpchat_context",
+    format_item = function(it)
+      return it.label
+    end,
+  }, function(it)
+    if not it then
+      return
+    end
+    c.context = it.all and {} or vim.tbl_filter(function(x)
+      return x ~= c.context[it.index]
+    end, c.context)
+    prompt.show_context(c)
+  end)
 end
 
 --- For statuslines: this tab's chat (nil without one). `state` is one of starting, signing_in,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { chatHandle, notes, recordNotes, startChat, withAgents } from "../support/chat.js";
+import { answers, chatHandle, notes, recordNotes, startChat, withAgents } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -116,5 +116,27 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await c.waitState("crashed");
     await c.t.waitFor(async () => (await c.text()).includes("Run :AcpChat to try again"), "the hint");
     expect(await c.text()).not.toContain("session continues");
+  });
+
+  it("context is added once, and :AcpChatContext removes one item or all", async () => {
+    const c = await startChat(bin, {});
+    const { t } = c;
+    await t.lua("vim.fn.writefile({ 'a', 'b', 'c' }, 'x.txt'); vim.fn.writefile({ 'n' }, 'notes.txt')");
+    await t.nvim.command("AcpChatAdd x.txt");
+    await t.nvim.command("AcpChatAdd notes.txt");
+    await t.nvim.command("AcpChatAdd x.txt");
+    await t.nvim.command("wincmd t");
+    await t.nvim.command("edit x.txt");
+    await t.nvim.command("1,2AcpChatAdd");
+    await t.nvim.command("1,2AcpChatAdd");
+    const context = () => t.lua<string[]>("return vim.tbl_map(require('acpchat.prompt').context_label, require('acpchat.registry').get(...).context)", [c.id]);
+    expect(await context()).toEqual(["x.txt", "notes.txt", "x.txt:1-2"]);
+    await answers(t, ["remove notes.txt"]);
+    await t.nvim.command("AcpChatContext");
+    expect(await context()).toEqual(["x.txt", "x.txt:1-2"]);
+    expect(await c.promptWinbar()).toBe("context: x.txt, x.txt:1-2");
+    await answers(t, ["remove all"]);
+    await t.nvim.command("AcpChatContext");
+    expect(await context()).toEqual([]);
   });
 });
