@@ -266,6 +266,7 @@ function M.send_prompt(chat)
     chat.sending = nil
     if ok then
       prompt.clear_sent(chat, text)
+      require("acpchat.prompt_history").sent(chat, text)
     end
   end)
 end

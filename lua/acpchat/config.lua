@@ -257,6 +257,8 @@ M.schema = record({
       { "cancel", key("<C-c>", "Prompt and transcript: cancel the turn.") },
       { "answer", key("<M-a>", "Prompt and transcript (Normal and Insert mode): open the question that waits for you to stop typing (|acpchat-questions|).") },
       { "focus_prompt", key("i", "Transcript: go to the prompt, in Insert mode.") },
+      { "history_prev", key("<M-p>", "Prompt (Normal and Insert mode): the previous prompt sent from this folder's chats (this Neovim's and earlier ones).") },
+      { "history_next", key("<M-n>", "Prompt (Normal and Insert mode): the next prompt in that history; after the newest, the text you were typing.") },
       { "hide", key("q", "Transcript: hide the chat.") },
       { "next_turn", key("]]", "Transcript: next turn.") },
       { "prev_turn", key("[[", "Transcript: previous turn.") },

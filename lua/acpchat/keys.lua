@@ -103,6 +103,12 @@ function M.setup(chat, actions)
       require("acpchat.waiting").release()
     end, "open the question that waits")
   end
+  map(chat.prompt_buf, { "n", "i" }, k.history_prev, function()
+    require("acpchat.prompt_history").step(chat, 1)
+  end, "previous prompt")
+  map(chat.prompt_buf, { "n", "i" }, k.history_next, function()
+    require("acpchat.prompt_history").step(chat, -1)
+  end, "next prompt")
   map(chat.buf, "n", k.focus_prompt, function()
     local w = vim.fn.win_findbuf(chat.prompt_buf)[1]
     if w then

@@ -139,4 +139,29 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await t.nvim.command("AcpChatContext");
     expect(await context()).toEqual([]);
   });
+
+  it("earlier prompts of this folder come back in the prompt with <M-p> / <M-n>, also in a new chat (kept on disk by folder)", async () => {
+    const c = await startChat(bin, {});
+    const { t } = c;
+    await c.ready();
+    await c.type("first prompt");
+    await c.turns(1);
+    await c.type("second\nprompt");
+    await c.turns(2);
+    await c.focusPrompt();
+    await t.nvim.input("<Esc>idraft");
+    await t.nvim.input("<M-p>");
+    await t.waitFor(async () => (await c.promptLines()).join("|") === "second|prompt", "the last prompt");
+    await t.nvim.input("<M-p>");
+    await t.waitFor(async () => (await c.promptLines()).join("|") === "first prompt", "the one before");
+    await t.nvim.input("<M-p>");
+    await t.nvim.input("<M-n><M-n>");
+    await t.waitFor(async () => (await c.promptLines()).join("|") === "draft", "the draft back");
+    // Kept for the folder: a new chat in the same folder recalls them.
+    await t.nvim.command("AcpChat!");
+    const d = await chatHandle(t);
+    await d.focusPrompt();
+    await t.nvim.input("<Esc>i<M-p>");
+    await t.waitFor(async () => (await d.promptLines()).join("|") === "second|prompt", "the folder's last prompt in a new chat");
+  });
 });
