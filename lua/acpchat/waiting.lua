@@ -1,6 +1,6 @@
 -- Questions never catch your typing. A question (permission, review, sign-in, form) that arrives
--- while the user types (Insert or Replace mode with a key in the last `pause_ms`, or the command
--- line) waits: its chat's winbar and the end of its transcript say at once what it asks and the
+-- while the user types (Insert, Replace or Terminal mode with a key in the last `pause_ms`, or the
+-- command line) waits: its chat's winbar and the end of its transcript say at once what it asks and the
 -- key that answers it. It opens when the user leaves that mode, stops typing for `pause_ms`, or
 -- presses the key (keymaps.answer). What the user typed meanwhile went where it was typed; the
 -- modules that open questions hold back anything still in the typeahead (permission.lua).
@@ -30,7 +30,8 @@ function M.typing()
   if m == "c" or mode.blocking then
     return true
   end
-  return (m == "i" or m == "R") and uv.now() - last_key < M.pause_ms
+  -- Insert, Replace, or typing into a :terminal.
+  return (m == "i" or m == "R" or m == "t") and uv.now() - last_key < M.pause_ms
 end
 
 local function answer_key()
@@ -127,7 +128,7 @@ end
 -- Leaving Insert mode or the command line opens what waits, at once.
 api.nvim_create_autocmd("ModeChanged", {
   group = api.nvim_create_augroup("AcpChatWaiting", { clear = true }),
-  pattern = { "i*:*", "R*:*", "c*:*" },
+  pattern = { "i*:*", "R*:*", "c*:*", "t*:*" },
   callback = function()
     if #M.held > 0 then
       vim.schedule(check)
