@@ -149,7 +149,7 @@ export class ChatHost {
         this.get(p.chat)
           .chat.terminals.all()
           .filter((t) => !p.terminal || t.id === p.terminal)
-          .map((t) => ({ id: t.id, pid: t.pid, output: this.get(p.chat).chat.redactor.text(t.output()), exit: describeTerminalExit(t.exitStatus), failed: terminalFailed(t.exitStatus) })),
+          .map((t) => ({ id: t.id, pid: t.pid, output: this.get(p.chat).chat.redactor.text(t.output()), exit: describeTerminalExit(t.exitStatus), failed: terminalFailed(t.exitStatus), truncated: t.truncated || undefined })),
       attach: (p) => {
         const e = this.get(p.chat);
         const max = e.params.media?.maxBytes ?? DEFAULT_MAX_BYTES;

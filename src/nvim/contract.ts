@@ -119,6 +119,8 @@ export interface TerminalOutput {
   output: string;
   exit?: string;
   failed?: boolean;
+  /** The start of the output was dropped (over the byte limit): its first line may be cut. */
+  truncated?: boolean;
 }
 
 /** A trace entry; its payload is the agent's data, so it crosses as JSON text. */

@@ -164,4 +164,23 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await t.nvim.input("<Esc>i<M-p>");
     await t.waitFor(async () => (await d.promptLines()).join("|") === "second|prompt", "the folder's last prompt in a new chat");
   });
+
+  it("a terminal whose output went over the limit says earlier output was dropped, with no cut first line", async () => {
+    const c = await startChat(
+      bin,
+      { turns: [[{ request: "terminal/create", params: { command: "seq", args: ["1", "300000"], outputByteLimit: 1000 } }, { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } }]] },
+    );
+    const { t } = c;
+    await c.ready();
+    await c.send("go");
+    await c.turns(1);
+    await t.nvim.command("AcpChatTerminal");
+    await t.waitFor(async () => (await t.lua<string>("return vim.bo.filetype")) === "acpchat-terminal", "the terminal view");
+    const lines = await t.lua<string[]>("return vim.api.nvim_buf_get_lines(0, 0, -1, false)");
+    expect(lines[0]).toBe("[earlier output dropped: over terminal.output_limit_bytes]");
+    // Whole lines from there on: each the number after the one before, up to the last.
+    const nums = lines.slice(1, -1).filter((l) => l !== "").map(Number);
+    expect(nums.at(-1)).toBe(300000);
+    expect(nums[0]).toBe(300000 - nums.length + 1);
+  });
 });
