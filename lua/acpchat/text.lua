@@ -13,6 +13,7 @@ M.status = {
   completed = { "●", "done", "AcpChatToolDone" },
   failed = { "✗", "failed", "AcpChatToolFailed" },
   cancelled = { "⊘", "cancelled", "AcpChatToolCancelled" },
+  rejected = { "⊘", "rejected", "AcpChatToolCancelled" },
   -- The turn ended and the agent never said how the tool call ended.
   unfinished = { "◌", "not finished", "AcpChatToolCancelled" },
 }

@@ -142,8 +142,9 @@ function toolView(id: string, call: ToolCallState): BlockView {
     toolCallId: call.toolCallId,
     title: oneLine(call.title, TITLE_CHARS),
     kind: oneLine(call.kind, 40),
-    // A command that failed is shown failed, whatever the agent concluded.
-    status: terminalFailed && call.status === "completed" ? "failed" : call.status,
+    // A command that failed is shown failed, whatever the agent concluded; one the user
+    // rejected is shown rejected, unless the agent went on and completed it.
+    status: call.rejected && call.status !== "completed" && call.status !== "in_progress" ? "rejected" : terminalFailed && call.status === "completed" ? "failed" : call.status,
     locations: call.locations.map((l) => ({ path: oneLine(l.path, TITLE_CHARS), line: l.line })),
     content,
     input: compactInput(call.rawInput),

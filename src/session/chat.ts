@@ -807,10 +807,19 @@ export class Chat {
       this.emit(child ? (this.unstable.route(req.sessionId, shown) ?? []) : this.state.apply(shown));
     }
     this.emit(this.state.permissionAsked());
-    return this.permissions.ask(merged, controller.signal).finally(() => {
-      this.permissionAborts.delete(controller);
-      this.emit(this.state.permissionAnswered());
-    });
+    return this.permissions
+      .ask(merged, controller.signal)
+      .then((answer) => {
+        // Rejected or dismissed by the user (not by a cancelled turn, which marks it cancelled).
+        const o = answer.outcome;
+        const kind = o.outcome === "selected" ? req.options.find((x) => x.optionId === o.optionId)?.kind : undefined;
+        if (!child && ((o.outcome === "cancelled" && !controller.signal.aborted) || kind === "reject_once" || kind === "reject_always")) this.emit(this.state.markRejected(req.toolCall.toolCallId));
+        return answer;
+      })
+      .finally(() => {
+        this.permissionAborts.delete(controller);
+        this.emit(this.state.permissionAnswered());
+      });
   }
 
   /** Fires when the agent cancels the request, the turn is cancelled, or the connection closes. */

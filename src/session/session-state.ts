@@ -49,6 +49,8 @@ export interface ToolCallState {
   rawOutput?: unknown;
   /** Live output of a client terminal shown in this call, or streamed by the agent in `_meta`. */
   terminals: Record<string, { tail: string; exit?: string; failed?: boolean }>;
+  /** The user rejected (or dismissed) the permission question about it. */
+  rejected?: boolean;
   turn: number;
 }
 
@@ -358,6 +360,17 @@ export class SessionState {
   }
 
   /** The tool call with this id in the current turn (an earlier turn's is another call). */
+  /**
+   * The user rejected (or dismissed) the permission question about `toolCallId`: it reads as
+   * rejected, not "failed" or "not finished", however the agent then ends it.
+   */
+  markRejected(toolCallId: string): TranscriptEvent[] {
+    const call = this.currentToolCall(toolCallId);
+    if (!call || call.rejected) return [];
+    call.rejected = true;
+    return [{ type: "update", block: this.byId.get(call.blockId)! }];
+  }
+
   currentToolCall(toolCallId: string): ToolCallState | undefined {
     const call = this.toolCalls.get(toolCallId);
     return call && call.turn === this.turn ? call : undefined;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { answers, chatHandle, notes, recordNotes, startChat, withAgents } from "../support/chat.js";
+import { answerKinds, answers, chatHandle, notes, recordNotes, startChat, withAgents } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -182,5 +182,34 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     const nums = lines.slice(1, -1).filter((l) => l !== "").map(Number);
     expect(nums.at(-1)).toBe(300000);
     expect(nums[0]).toBe(300000 - nums.length + 1);
+  });
+
+  it("a tool call the user rejected reads as rejected, whether the agent then fails it or never says", async () => {
+    const call = (id: string) => ({ update: { sessionUpdate: "tool_call", toolCallId: id, title: `Run ${id}`, kind: "execute", status: "pending" } });
+    const ask = (id: string, options: unknown[]) => ({ request: "session/request_permission", params: { toolCall: { toolCallId: id }, options } });
+    const both = [{ optionId: "ok", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }];
+    const c = await startChat(bin, {
+      turns: [
+        [
+          call("a"),
+          ask("a", both),
+          { update: { sessionUpdate: "tool_call_update", toolCallId: "a", status: "failed" } },
+          call("b"),
+          ask("b", both),
+          // Dismissed with no reject option offered: the question is answered cancelled.
+          call("c"),
+          ask("c", [{ optionId: "ok", name: "Allow", kind: "allow_once" }]),
+          call("d"),
+          ask("d", both),
+          { update: { sessionUpdate: "tool_call_update", toolCallId: "d", status: "completed" } },
+        ],
+      ],
+    });
+    await answerKinds(c.t, ["reject_once", "reject_once", "none", "allow_once"]);
+    await c.ready();
+    await c.send("go");
+    await c.turns(1);
+    const lines = (await c.lines()).filter((l) => l.includes("· execute ·"));
+    expect(lines).toEqual(["⊘ rejected · execute · Run a", "⊘ rejected · execute · Run b", "⊘ rejected · execute · Run c", "● done · execute · Run d"]);
   });
 });
