@@ -212,4 +212,16 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     const lines = (await c.lines()).filter((l) => l.includes("· execute ·"));
     expect(lines).toEqual(["⊘ rejected · execute · Run a", "⊘ rejected · execute · Run b", "⊘ rejected · execute · Run c", "● done · execute · Run d"]);
   });
+
+  it("a command's block shows the command and its cwd, not the agent's bookkeeping", async () => {
+    const rawInput = { call_id: "call_X1", process_id: "4242", turn_id: "turn-7", started_at_ms: 1764100000000, command: ["bash", "-lc", "printf 'peer-%s-%d' ran 42"], cwd: "/work/p", parsed_cmd: [{ type: "unknown", cmd: "printf" }] };
+    const c = await startChat(bin, { turns: [[{ update: { sessionUpdate: "tool_call", toolCallId: "x", title: "Run printf", kind: "execute", status: "completed", rawInput } }]] });
+    await c.ready();
+    await c.send("go");
+    await c.turns(1);
+    const text = await c.text();
+    expect(text).toContain("· cwd: /work/p");
+    expect(text).toContain("printf");
+    for (const hidden of ["call_X1", "process_id", "turn_id", "started_at_ms", "parsed_cmd"]) expect(text).not.toContain(hidden);
+  });
 });
