@@ -145,11 +145,13 @@ export class ChatHost {
         this.get(p.chat)
           .chat.trace.list(p.filter)
           .map(({ payload, ...e }) => ({ ...e, payloadJson: JSON.stringify(payload) ?? "null" })),
-      terminal: (p) =>
-        this.get(p.chat)
-          .chat.terminals.all()
-          .filter((t) => !p.terminal || t.id === p.terminal)
-          .map((t) => ({ id: t.id, pid: t.pid, output: this.get(p.chat).chat.redactor.text(t.output()), exit: describeTerminalExit(t.exitStatus), failed: terminalFailed(t.exitStatus), truncated: t.truncated || undefined })),
+      terminal: (p) => {
+        const chat = this.get(p.chat).chat;
+        const client = chat.terminals.all().map((t) => ({ id: t.id, pid: t.pid, output: chat.redactor.text(t.output()), exit: describeTerminalExit(t.exitStatus), failed: terminalFailed(t.exitStatus), truncated: t.truncated || undefined }));
+        // And what the agent ran itself and streamed in tool call metadata.
+        const meta = chat.state.metaTerminals().map((t) => ({ ...t, output: chat.redactor.text(t.output) }));
+        return [...client, ...meta].filter((t) => !p.terminal || t.id === p.terminal);
+      },
       attach: (p) => {
         const e = this.get(p.chat);
         const max = e.params.media?.maxBytes ?? DEFAULT_MAX_BYTES;

@@ -224,4 +224,36 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     expect(text).toContain("printf");
     for (const hidden of ["call_X1", "process_id", "turn_id", "started_at_ms", "parsed_cmd"]) expect(text).not.toContain(hidden);
   });
+
+  it("output an agent streams in tool call metadata is kept whole: gt and :AcpChatTerminal show all of it", async () => {
+    const lines = Array.from({ length: 500 }, (_, i) => `row ${i + 1}`);
+    const meta = (m: Record<string, unknown>) => ({ update: { sessionUpdate: "tool_call_update", toolCallId: "sh", _meta: m } });
+    const c = await startChat(bin, {
+      turns: [
+        [
+          { update: { sessionUpdate: "tool_call", toolCallId: "sh", title: "seq", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "m1" }], _meta: { terminal_info: { terminal_id: "m1" } } } },
+          meta({ terminal_output: { terminal_id: "m1", data: lines.slice(0, 250).join("\n") + "\n" } }),
+          meta({ terminal_output: { terminal_id: "m1", data: lines.slice(250).join("\n") } }),
+          meta({ terminal_exit: { terminal_id: "m1", exit_code: 0, signal: null } }),
+          { update: { sessionUpdate: "tool_call_update", toolCallId: "sh", status: "completed" } },
+        ],
+      ],
+    });
+    const { t } = c;
+    await c.ready();
+    await c.send("go");
+    await c.turns(1);
+    // gt on the block.
+    await c.focus();
+    await t.nvim.input("<Esc>");
+    const row = (await c.lines()).findIndex((l) => l.endsWith("· seq")) + 1;
+    await t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row]);
+    await t.nvim.input("gt");
+    await t.waitFor(async () => (await t.lua<string>("return vim.bo.filetype")) === "acpchat-terminal", "the terminal view");
+    expect(await t.lua<string[]>("return vim.api.nvim_buf_get_lines(0, 0, -1, false)")).toEqual([...lines, "[exit 0]"]);
+    await t.nvim.command("close");
+    await t.nvim.command("AcpChatTerminal");
+    await t.waitFor(async () => (await t.lua<string>("return vim.bo.filetype")) === "acpchat-terminal", "the terminal view again");
+    expect(await t.lua<number>("return vim.api.nvim_buf_line_count(0)")).toBe(501);
+  });
 });
