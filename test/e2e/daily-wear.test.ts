@@ -256,4 +256,25 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await t.waitFor(async () => (await t.lua<string>("return vim.bo.filetype")) === "acpchat-terminal", "the terminal view again");
     expect(await t.lua<number>("return vim.api.nvim_buf_line_count(0)")).toBe(501);
   });
+
+  it("a resumed session's transcript opens at its last turn", async () => {
+    const long = Array.from({ length: 80 }, (_, i) => `line ${i}`).join("\n");
+    const a = await startChat(bin, { store: "$DIR/store.json", agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } }, title: "Long", turns: [[{ text: long }], [{ text: "the end" }]] });
+    const t = a.t;
+    await a.ready();
+    await a.send("one");
+    await a.turns(1);
+    await a.send("two");
+    await a.turns(2);
+    await t.nvim.command("AcpChatClose");
+    await answers(t, [""]);
+    await t.nvim.command("AcpChatSessions");
+    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.registry').chats)")) === 1, "a chat");
+    const b = await chatHandle(t);
+    await b.ready();
+    await t.waitFor(async () => (await b.text()).includes("the end"), "the local history");
+    const win = await b.win();
+    const [cursor, count] = await t.lua<number[]>("local w = ...; return { vim.api.nvim_win_get_cursor(w)[1], vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(w)) }", [win]);
+    expect(cursor).toBe(count);
+  });
 });
