@@ -150,6 +150,13 @@ local function open_in_node(chat, resume, reopen, fork)
   chat.generation = bridge.generation
 end
 
+--- The project folder of the current directory (option root_markers), else the directory.
+function M.root()
+  local cwd = vim.fn.getcwd()
+  local markers = config.options.root_markers or {}
+  return #markers > 0 and vim.fs.root(cwd, markers) or cwd
+end
+
 --- Create a chat with `agent_name` in the current tab and start its agent.
 --- opts.resume: continue that earlier session (resume, or load with its replay).
 --- opts.fork: start with a fork of that session (session/fork, option `unstable`).
@@ -172,7 +179,7 @@ function M.create(agent_name, opts_)
     return nil
   end
   local id = registry.new_id()
-  local chat = { id = id, agent = name, spec = agent, tab = api.nvim_get_current_tabpage(), cwd = agent.cwd or vim.fn.getcwd(), context = {} }
+  local chat = { id = id, agent = name, spec = agent, tab = api.nvim_get_current_tabpage(), cwd = agent.cwd or M.root(), context = {} }
   chat.buf = scratch(string.format("acpchat://%d/chat", id), "acpchat")
   chat.prompt_buf = scratch(string.format("acpchat://%d/prompt", id), "acpchat-prompt")
   vim.bo[chat.buf].modifiable = false

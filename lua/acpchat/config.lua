@@ -242,6 +242,14 @@ M.schema = record({
   { "editor_tools", editor_tools },
   { "default_agent", str({ desc = "The agent |:AcpChat| starts when none is named.", default_text = "the first agent found, by name" }) },
   {
+    "root_markers",
+    list(str({}), {
+      default = { ".git", ".hg", ".jj" },
+      expect = "list of file or folder names",
+      desc = "A chat's folder (the agent's working directory, where it may read and write) is the nearest folder above the current directory holding one of these (|vim.fs.root()|), else the current directory. Neovim started in src/ then still gives the agent the whole project. {} : always the current directory; an agent's own `cwd` wins.",
+    }),
+  },
+  {
     "layout",
     record({
       { "position", one_of({ "right", "left", "top", "bottom", "float" }, { default = "right", desc = "Where the chat opens." }) },

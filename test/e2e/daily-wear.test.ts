@@ -3,6 +3,8 @@
  * of its own, the transcript's wrapped lines keep their indent, and coming back from a review
  * lands in the prompt typing.
  */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import { answerKinds, answers, chatHandle, notes, recordNotes, startChat, withAgents } from "../support/chat.js";
@@ -276,5 +278,22 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     const win = await b.win();
     const [cursor, count] = await t.lua<number[]>("local w = ...; return { vim.api.nvim_win_get_cursor(w)[1], vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(w)) }", [win]);
     expect(cursor).toBe(count);
+  });
+
+  it("started in a project's subfolder, the chat's folder is the project root (root_markers; {} keeps the current directory)", async () => {
+    const t = await withAgents(bin, { fake: {} });
+    const proj = join(t.dir, "work", "proj");
+    mkdirSync(join(proj, ".git"), { recursive: true });
+    mkdirSync(join(proj, "src"), { recursive: true });
+    await t.nvim.command(`cd ${join(proj, "src")}`);
+    await t.nvim.command("AcpChat");
+    const c = await chatHandle(t);
+    await c.ready();
+    expect((await c.status()).cwd).toBe(proj);
+    await t.lua("require('acpchat.config').options.root_markers = {}");
+    await t.nvim.command("AcpChat!");
+    const d = await chatHandle(t);
+    await d.ready();
+    expect((await d.status()).cwd).toBe(join(proj, "src"));
   });
 });
