@@ -48,6 +48,9 @@ end
 cmd("AcpChat", "Open (or focus) the chat; ! starts a new one", function(o)
   acp().open(o.args ~= "" and o.args or nil, o.bang)
 end, { nargs = "?", bang = true, complete = agents })
+cmd("AcpChatList", "Pick one of every live chat (agent, title, state, tab) and show it here", function()
+  acp().list()
+end)
 cmd("AcpChatSend", "Send a prompt to this tab's chat", function(o)
   acp().send(o.args)
 end, { nargs = "+" })
@@ -63,6 +66,9 @@ end)
 cmd("AcpChatAdd", "Add the range, buffer or a file to the next prompt", function(o)
   acp().add({ file = o.args, range = o.range, line1 = o.line1, line2 = o.line2 })
 end, { nargs = "?", range = true, complete = "file" })
+cmd("AcpChatContext", "Remove context waiting for the next prompt", function()
+  acp().context()
+end)
 cmd("AcpChatTerminal", "Show the full output of the chat's last terminal", function()
   local c = need()
   if c then
@@ -142,6 +148,28 @@ vim.api.nvim_create_autocmd("VimResized", {
     if package.loaded["acpchat.registry"] then
       for _, c in pairs(require("acpchat.registry").chats) do
         require("acpchat.layout").resize(c)
+      end
+    end
+  end,
+})
+-- One :q closes a tab where only chat windows would be left (lua/acpchat/layout.lua).
+vim.api.nvim_create_autocmd("QuitPre", {
+  group = group,
+  callback = function()
+    if package.loaded["acpchat.registry"] then
+      require("acpchat.layout").quit_pre()
+    end
+  end,
+})
+-- A chat whose tab closed is hidden, not lost: its agent runs and :AcpChatList shows it.
+vim.api.nvim_create_autocmd("TabClosed", {
+  group = group,
+  callback = function()
+    if package.loaded["acpchat.registry"] then
+      for _, c in pairs(require("acpchat.registry").chats) do
+        if c.tab and not vim.api.nvim_tabpage_is_valid(c.tab) then
+          c.tab = nil
+        end
       end
     end
   end,

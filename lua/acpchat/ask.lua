@@ -8,6 +8,7 @@
 -- and one note says what failed.
 local questions = require("acpchat.questions")
 local bridge = require("acpchat.bridge")
+local waiting = require("acpchat.waiting")
 
 local M = {}
 
@@ -56,6 +57,19 @@ function M.guard(key, kind)
   end
 end
 
+--- A question in a few words, for the winbar while it waits (waiting.lua).
+local function label(kind, q)
+  local flat = require("acpchat.text").flat
+  if kind == "permission" then
+    return "allow: " .. flat(q.title or q.tool_call_id or "a tool call", 80)
+  elseif kind == "review" then
+    return "review the write to " .. flat(vim.fn.fnamemodify(q.path or "", ":t"), 80)
+  elseif kind == "auth" then
+    return "sign in"
+  end
+  return flat(q.message or names[kind] or kind, 80)
+end
+
 function M.ask(chat_id, key, kind, question)
   local mod = kinds[kind]
   questions.track(key, chat_id, kind)
@@ -64,14 +78,27 @@ function M.ask(chat_id, key, kind, question)
     return questions.reply(key, nil)
   end
   local guard = M.guard(key, kind)
-  guard(function()
-    mod().ask(chat_id, key, question, guard)
-  end)()
+  local function run()
+    if not questions.is_open(key) then
+      return
+    end
+    -- Where the user is when it opens is where they go back to after answering.
+    questions.track(key, chat_id, kind)
+    guard(function()
+      mod().ask(chat_id, key, question, guard)
+    end)()
+  end
+  -- The user is typing: it waits, shown in the chat's winbar and transcript (waiting.lua).
+  if waiting.typing() then
+    return waiting.hold(key, chat_id, label(kind, question), run)
+  end
+  run()
 end
 
 --- Node withdrew the question (turn cancelled, chat closed, agent gone): close its window.
 function M.dismiss(key, kind)
   questions.forget(key)
+  waiting.drop(key)
   local mod = kinds[kind]
   if mod then
     mod().close(key)

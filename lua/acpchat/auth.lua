@@ -21,7 +21,7 @@ function M.ask(chat_id, key, q, guard)
 end
 
 --- The agent's methods, redacted by Node and drawn on one line each; the answer is a position.
-function M.choose(_, key, methods, guard)
+function M.choose(chat_id, key, methods, guard)
   guard = guard or unguarded
   local items = {}
   for i, m in ipairs(methods or {}) do
@@ -29,7 +29,7 @@ function M.choose(_, key, methods, guard)
   end
   vim.schedule(guard(function()
     vim.ui.select(items, {
-      prompt = "The agent asks you to sign in:",
+      prompt = require("acpchat.registry").who(chat_id) .. " The agent asks you to sign in:",
       kind = "acpchat_auth",
       format_item = function(it)
         local m = it.m

@@ -9,6 +9,8 @@ local prompt = require("acpchat.prompt")
 local registry = require("acpchat.registry")
 local util = require("acpchat.util")
 require("acpchat.events").register()
+-- Watches the user's keys from the first chat on: a question never opens while they type.
+require("acpchat.waiting")
 
 local api = vim.api
 local M = {}
@@ -148,6 +150,13 @@ local function open_in_node(chat, resume, reopen, fork)
   chat.generation = bridge.generation
 end
 
+--- The project folder of the current directory (option root_markers), else the directory.
+function M.root()
+  local cwd = vim.fn.getcwd()
+  local markers = config.options.root_markers or {}
+  return #markers > 0 and vim.fs.root(cwd, markers) or cwd
+end
+
 --- Create a chat with `agent_name` in the current tab and start its agent.
 --- opts.resume: continue that earlier session (resume, or load with its replay).
 --- opts.fork: start with a fork of that session (session/fork, option `unstable`).
@@ -170,7 +179,7 @@ function M.create(agent_name, opts_)
     return nil
   end
   local id = registry.new_id()
-  local chat = { id = id, agent = name, spec = agent, tab = api.nvim_get_current_tabpage(), cwd = agent.cwd or vim.fn.getcwd(), context = {} }
+  local chat = { id = id, agent = name, spec = agent, tab = api.nvim_get_current_tabpage(), cwd = agent.cwd or M.root(), context = {} }
   chat.buf = scratch(string.format("acpchat://%d/chat", id), "acpchat")
   chat.prompt_buf = scratch(string.format("acpchat://%d/prompt", id), "acpchat-prompt")
   vim.bo[chat.buf].modifiable = false
@@ -187,6 +196,7 @@ function M.create(agent_name, opts_)
     buffer = chat.prompt_buf,
     callback = function()
       prompt.placeholder(chat)
+      layout.fit_prompt(chat)
     end,
   })
   -- The transcript and the prompt close as a pair: :q on one closes the other in that tab.
@@ -263,6 +273,7 @@ function M.send_prompt(chat)
     chat.sending = nil
     if ok then
       prompt.clear_sent(chat, text)
+      require("acpchat.prompt_history").sent(chat, text)
     end
   end)
 end
@@ -288,12 +299,20 @@ function M.restart(chat)
   -- Starting from now on (a second :AcpChat meanwhile must not restart it again).
   chat.status = vim.tbl_extend("force", chat.status or {}, { state = "starting", reason = nil })
   layout.refresh_winbar(chat)
-  bridge.call("restart", { chat = chat.id }, function(err, res)
+  -- The last restart tried to continue the session and never got ready: a new session this
+  -- time (the transcript above and the prompt's text stay), not the same failure forever.
+  local fresh = chat.continuing ~= nil
+  chat.continuing = nil
+  bridge.call("restart", { chat = chat.id, fresh = fresh or nil }, function(err, res)
     if err then
       return util.notify("acpchat: could not restart: " .. err, vim.log.levels.ERROR)
     end
+    if res.how == "resume" or res.how == "load" then
+      chat.continuing = res.how
+    end
     if res.how ~= "running" then
-      util.notify(string.format("acpchat: restarting %s (%s)", chat.agent, ({ new = "new session", resume = "resuming the session", load = "loading the session" })[res.how] or res.how))
+      local how = ({ new = "new session", resume = "resuming the session", load = "loading the session" })[res.how] or res.how
+      util.notify(string.format("acpchat: restarting %s (%s%s)", chat.agent, how, fresh and "; continuing the session failed" or ""))
     end
   end)
 end

@@ -242,6 +242,14 @@ M.schema = record({
   { "editor_tools", editor_tools },
   { "default_agent", str({ desc = "The agent |:AcpChat| starts when none is named.", default_text = "the first agent found, by name" }) },
   {
+    "root_markers",
+    list(str({}), {
+      default = { ".git", ".hg", ".jj" },
+      expect = "list of file or folder names",
+      desc = "A chat's folder (the agent's working directory, where it may read and write) is the nearest folder above the current directory holding one of these (|vim.fs.root()|), else the current directory. Neovim started in src/ then still gives the agent the whole project. {} : always the current directory; an agent's own `cwd` wins.",
+    }),
+  },
+  {
     "layout",
     record({
       { "position", one_of({ "right", "left", "top", "bottom", "float" }, { default = "right", desc = "Where the chat opens." }) },
@@ -255,6 +263,10 @@ M.schema = record({
       { "send", key("<CR>", "Normal mode, in the prompt: send it.") },
       { "send_insert", key("<C-s>", "Insert mode, in the prompt: send it.") },
       { "cancel", key("<C-c>", "Prompt and transcript: cancel the turn.") },
+      { "answer", key("<M-a>", "Prompt and transcript (Normal and Insert mode): open the question that waits for you to stop typing (|acpchat-questions|).") },
+      { "focus_prompt", key("i", "Transcript: go to the prompt, in Insert mode.") },
+      { "history_prev", key("<M-p>", "Prompt (Normal and Insert mode): the previous prompt sent from this folder's chats (this Neovim's and earlier ones).") },
+      { "history_next", key("<M-n>", "Prompt (Normal and Insert mode): the next prompt in that history; after the newest, the text you were typing.") },
       { "hide", key("q", "Transcript: hide the chat.") },
       { "next_turn", key("]]", "Transcript: next turn.") },
       { "prev_turn", key("[[", "Transcript: previous turn.") },

@@ -25,11 +25,11 @@ local M = {}
 ---@field shown? string                url: what is shown (url, a secret in it redacted)
 ---@field hidden? boolean              url: a secret in it is hidden
 
-local function prompt_of(message, label)
-  return flat(message, 300) .. "\n" .. label
+local function prompt_of(who, message, label)
+  return who .. " " .. flat(message, 300) .. "\n" .. label
 end
 
-local function ask_form(key, q, guard)
+local function ask_form(who, key, q, guard)
   local fields = q.fields or {}
   local answers = {}
   local i = 0
@@ -50,7 +50,7 @@ local function ask_form(key, q, guard)
         items[n] = { choice = n, label = flat(c, 120) }
       end
       vim.ui.select(items, {
-        prompt = prompt_of(q.message, label .. ":"),
+        prompt = prompt_of(who, q.message, label .. ":"),
         kind = "acpchat_elicitation",
         format_item = function(o)
           return o.label
@@ -63,7 +63,7 @@ local function ask_form(key, q, guard)
         next_field()
       end))
     else
-      vim.ui.input({ prompt = label .. ": ", default = f.default }, guard(function(v)
+      vim.ui.input({ prompt = who .. " " .. label .. ": ", default = f.default }, guard(function(v)
         if v == nil then
           return cancel()
         end
@@ -84,10 +84,10 @@ local function ask_form(key, q, guard)
 end
 
 --- The URL shown is the one opened (Node's normal form of it); only a secret in it is hidden.
-local function ask_url(key, q, guard)
+local function ask_url(who, key, q, guard)
   local shown = flat(q.shown, 2000) .. (q.hidden and "  (a secret in it is hidden here)" or "")
   vim.ui.select({ "Open in the browser", "Decline" }, {
-    prompt = flat(q.message, 300) .. "\nOpens: " .. shown,
+    prompt = who .. " " .. flat(q.message, 300) .. "\nOpens: " .. shown,
     kind = "acpchat_elicitation",
   }, guard(function(_, idx)
     if idx == 1 then
@@ -103,15 +103,17 @@ end
 
 ---@param q acpchat.Elicitation
 ---@param guard? fun(fn: function): function  ask.lua's: a failure answers the question
-function M.ask(_, key, q, guard)
+function M.ask(chat_id, key, q, guard)
   guard = guard or function(fn)
     return fn
   end
   vim.schedule(guard(function()
+    -- Which agent and chat asks ("[claude · chat 2]"): registry.who.
+    local who = require("acpchat.registry").who(chat_id)
     if q.mode == "url" then
-      ask_url(key, q, guard)
+      ask_url(who, key, q, guard)
     elseif q.mode == "form" then
-      ask_form(key, q, guard)
+      ask_form(who, key, q, guard)
     else
       questions.reply(key, { action = "decline" })
     end

@@ -6,7 +6,7 @@ local M = {}
 
 --- The editor window of the chat's tab the user worked in last (not a chat window).
 function M.editor_window(chat)
-  if not api.nvim_tabpage_is_valid(chat.tab) then
+  if not chat.tab or not api.nvim_tabpage_is_valid(chat.tab) then
     return nil
   end
   local best, best_time

@@ -33,11 +33,13 @@ M.groups = {
   AcpChatError = "DiagnosticError",
   AcpChatQueued = "Comment",
   AcpChatNewBelow = "WarningMsg",
+  AcpChatAsk = "WarningMsg",
   AcpChatChanges = "Title",
 }
 
 --- Groups whose text must read, with the links to try after the first.
 M.legible = {
+  AcpChatAsk = { "WarningMsg", "Type", "Normal" },
   AcpChatToolRunning = { "WarningMsg", "Type", "Normal" },
   AcpChatToolDone = { "String", "Statement", "Normal" },
   AcpChatToolFailed = { "WarningMsg", "Special", "Normal" },

@@ -134,6 +134,10 @@ function M.show(chat)
   end
   vim.bo[buf].modifiable = was
   vim.bo[buf].modified = false
+  -- It opens at its last turn, as a live transcript follows its end (the buffer was empty).
+  for _, w in ipairs(vim.fn.win_findbuf(buf)) do
+    pcall(api.nvim_win_set_cursor, w, { api.nvim_buf_line_count(buf), 0 })
+  end
   return true
 end
 

@@ -23,24 +23,43 @@ local function registry()
   return require("acpchat.registry")
 end
 
---- :AcpChat[!] [agent]: focus this tab's chat, or start one (always a new one with bang).
+--- Show `chat` here and land in its prompt, typing.
+local function show(chat)
+  require("acpchat.layout").show(chat)
+  vim.cmd("startinsert!")
+  return chat
+end
+
+--- :AcpChat[!] [agent]: focus this tab's chat (of `agent`, when named), or start one. With bang
+--- always a new chat: of `agent`, else of this tab's chat's agent, else the default agent. In a
+--- review tab, the chat that owns the review (in its own tab when it is shown there).
 function M.open(agent, new)
-  local layout = require("acpchat.layout")
-  local cur = registry().current()
-  if cur and not new and (agent == nil or agent == cur.agent) then
-    layout.show(cur)
-    -- A chat whose agent died comes back: started again, its session continued if possible.
-    if registry().state(cur) == "crashed" then
-      chats().restart(cur)
+  local reg = registry()
+  local cur = reg.current()
+  if new then
+    local chat = chats().create(agent or (cur and cur.agent))
+    return chat and show(chat)
+  end
+  local owner = reg.owner_of_tab()
+  if owner and cur == owner and (agent == nil or agent == owner.agent) then
+    if owner.tab and owner.tab ~= vim.api.nvim_get_current_tabpage() and vim.api.nvim_tabpage_is_valid(owner.tab) then
+      vim.api.nvim_set_current_tabpage(owner.tab)
     end
-    return cur
+  end
+  local target = cur
+  if agent and cur and cur.agent ~= agent then
+    target = reg.of_tab(nil, agent)
+  end
+  if target then
+    show(target)
+    -- A chat whose agent died comes back: started again, its session continued if possible.
+    if reg.state(target) == "crashed" then
+      chats().restart(target)
+    end
+    return target
   end
   local chat = chats().create(agent)
-  if chat then
-    layout.show(chat)
-    vim.cmd("startinsert")
-  end
-  return chat
+  return chat and show(chat)
 end
 
 --- :AcpChatSend {text}: send (or queue) a prompt; starts a chat when there is none.
@@ -53,9 +72,15 @@ end
 
 function M.cancel()
   local c = registry().need()
-  if c then
-    chats().cancel(c)
+  if not c then
+    return
   end
+  local s = c.status or {}
+  if s.state ~= "running" and s.state ~= "cancelling" and #(s.queued or {}) == 0 then
+    -- Said, not silently ignored.
+    return util.notify(string.format("acpchat: nothing to cancel (%s is %s)", c.agent, require("acpchat.text").state_text(s)))
+  end
+  chats().cancel(c)
 end
 
 --- :AcpChatFork: a new chat that starts from a fork of this chat's session (unstable
@@ -81,7 +106,41 @@ function M.toggle()
   if layout.visible(c) then
     return layout.hide(c)
   end
-  layout.show(c)
+  show(c)
+end
+
+--- How a chat reads in :AcpChatList: agent, title, state and where it is.
+function M.describe(c)
+  local api = vim.api
+  local s = c.status or {}
+  local where = "hidden"
+  for _, b in ipairs({ c.buf, c.prompt_buf }) do
+    for _, w in ipairs(vim.fn.win_findbuf(b)) do
+      where = "tab " .. api.nvim_tabpage_get_number(api.nvim_win_get_tabpage(w))
+    end
+  end
+  if where == "hidden" and c.tab and api.nvim_tabpage_is_valid(c.tab) then
+    where = "hidden in tab " .. api.nvim_tabpage_get_number(c.tab)
+  end
+  local title = require("acpchat.text").flat(s.title and s.title ~= "" and vim.trim((s.title:gsub("%s+", " "))) or "untitled", 60)
+  return string.format("chat %d · %s · %s · %s · %s", c.id, c.agent, title, require("acpchat.text").state_text(s), where)
+end
+
+--- :AcpChatList: every live chat (shown, hidden, or whose tab closed); the one picked is shown
+--- in this tab, taken from wherever it was.
+function M.list()
+  local all = vim.tbl_values(registry().chats)
+  if #all == 0 then
+    return util.notify("acpchat: no chats (open one with :AcpChat)")
+  end
+  table.sort(all, function(a, b)
+    return a.id < b.id
+  end)
+  vim.ui.select(all, { prompt = "Chats:", kind = "acpchat_chats", format_item = M.describe }, function(c)
+    if c and registry().chats[c.id] then
+      show(c)
+    end
+  end)
 end
 
 --- :[range]AcpChatAdd [file]: add context to the next prompt.
@@ -114,9 +173,48 @@ function M.add(opts)
     end
   end
   local prompt = require("acpchat.prompt")
+  -- The same file or range twice is sent once.
+  for _, it in ipairs(c.context) do
+    if it.type == item.type and it.path == item.path and it.start == item.start and it["end"] == item["end"] then
+      return util.notify("acpchat: " .. prompt.context_label(item) .. " is already in the next prompt")
+    end
+  end
   table.insert(c.context, item)
   prompt.show_context(c)
   util.notify("acpchat: added " .. prompt.context_label(item) .. " to the next prompt")
+end
+
+--- :AcpChatContext: the context waiting for the next prompt; the one picked is removed (or
+--- all of it).
+function M.context()
+  local c = registry().need()
+  if not c then
+    return
+  end
+  local prompt = require("acpchat.prompt")
+  if #c.context == 0 then
+    return util.notify("acpchat: no context waits for the next prompt")
+  end
+  local items = {}
+  for i, it in ipairs(c.context) do
+    items[#items + 1] = { index = i, label = "remove " .. prompt.context_label(it) }
+  end
+  items[#items + 1] = { all = true, label = "remove all" }
+  vim.ui.select(items, {
+    prompt = "Context for the next prompt (pick one to remove it):",
+    kind = "acpchat_context",
+    format_item = function(it)
+      return it.label
+    end,
+  }, function(it)
+    if not it then
+      return
+    end
+    c.context = it.all and {} or vim.tbl_filter(function(x)
+      return x ~= c.context[it.index]
+    end, c.context)
+    prompt.show_context(c)
+  end)
 end
 
 --- For statuslines: this tab's chat (nil without one). `state` is one of starting, signing_in,

@@ -61,12 +61,24 @@ local function open_location(chat)
   if not require("acpchat.follow").openable(chat, path) then
     return util.notify("acpchat: not opened: " .. path .. " is not a regular file inside the session's folder", vim.log.levels.WARN)
   end
-  -- Open in the last editor window, not in the chat.
-  vim.cmd("wincmd p")
-  if vim.bo.filetype == "acpchat" or vim.bo.filetype == "acpchat-prompt" then
+  -- Open in the window of this tab that shows the file, else the last editor window, else a
+  -- new one: never in the chat, and never a new split each time.
+  local want = vim.fn.fnamemodify(path, ":p")
+  local target
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if api.nvim_win_get_config(w).relative == "" and vim.fn.fnamemodify(api.nvim_buf_get_name(api.nvim_win_get_buf(w)), ":p") == want then
+      target = w
+    end
+  end
+  target = target or require("acpchat.follow").editor_window({ tab = api.nvim_get_current_tabpage() })
+  if target then
+    api.nvim_set_current_win(target)
+  else
     vim.cmd("topleft vsplit")
   end
-  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  if vim.fn.fnamemodify(api.nvim_buf_get_name(0), ":p") ~= want then
+    vim.cmd("edit " .. vim.fn.fnameescape(path))
+  end
   if tonumber(lnum) then
     pcall(api.nvim_win_set_cursor, 0, { tonumber(lnum), 0 })
   end
@@ -86,6 +98,24 @@ function M.setup(chat, actions)
       actions.cancel(chat)
     end, "cancel the turn")
   end
+  for _, b in ipairs({ chat.buf, chat.prompt_buf }) do
+    map(b, { "n", "i" }, k.answer, function()
+      require("acpchat.waiting").release()
+    end, "open the question that waits")
+  end
+  map(chat.prompt_buf, { "n", "i" }, k.history_prev, function()
+    require("acpchat.prompt_history").step(chat, 1)
+  end, "previous prompt")
+  map(chat.prompt_buf, { "n", "i" }, k.history_next, function()
+    require("acpchat.prompt_history").step(chat, -1)
+  end, "next prompt")
+  map(chat.buf, "n", k.focus_prompt, function()
+    local w = vim.fn.win_findbuf(chat.prompt_buf)[1]
+    if w then
+      api.nvim_set_current_win(w)
+      vim.cmd("startinsert!")
+    end
+  end, "go to the prompt")
   map(chat.buf, "n", k.hide, function()
     actions.hide(chat)
   end, "hide the chat")

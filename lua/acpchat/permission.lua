@@ -15,12 +15,11 @@ local M = {}
 M.open = {}
 local open = M.open
 
-local kind_label = {
-  allow_once = "allow once",
-  allow_always = "allow always",
-  reject_once = "reject",
-  reject_always = "reject always",
-}
+--- What each answer covers, said plainly (the agent's own names for its options vary, and
+--- gemini's "Allow for this session" next to "remember for this project" contradicted itself).
+local ONCE = "this call"
+local SESSION = "this session; the agent may keep it too"
+local PROJECT = "this project: the editor keeps it; the agent may keep it too"
 
 local flat = text.flat
 
@@ -49,12 +48,13 @@ end
 function M.choices(q)
   local items = {}
   local function add(o, i)
-    local name, label = flat(o.name, 80), kind_label[o.kind] or flat(o.kind, 40)
-    items[#items + 1] = { option = i, label = string.format("%s (%s)", name, label), kind = o.kind }
+    local name = flat(o.name, 80)
+    local scope = is_always(o.kind) and SESSION or (o.kind == "allow_once" or o.kind == "reject_once") and ONCE or flat(o.kind, 40)
+    items[#items + 1] = { option = i, label = string.format("%s (%s)", name, scope), kind = o.kind }
     -- An "always" answer can also be remembered by the client, for the project.
     if is_always(o.kind) then
       items[#items].remember = "session"
-      items[#items + 1] = { option = i, label = string.format("%s (%s, remember for this project)", name, label), kind = o.kind, remember = "project" }
+      items[#items + 1] = { option = i, label = string.format("%s (%s)", name, PROJECT), kind = o.kind, remember = "project" }
     end
   end
   for i, o in ipairs(q.options or {}) do
@@ -149,8 +149,13 @@ function M.select(key, q)
   -- Nor keys typed between its arrival and its drawing.
   hold_typeahead(key)
   local items = M.choices(q)
+  local chat = require("acpchat.registry").get(open[key].chat)
+  -- Asked from a chat not shown here: going to it first is a choice, never done for the user.
+  if chat and not require("acpchat.layout").visible(chat) then
+    table.insert(items, #items + ((items[#items] or {}).show_diff and 0 or 1), { go_to_chat = true, label = string.format("Go to chat %d first (ask there)", chat.id) })
+  end
   vim.ui.select(items, {
-    prompt = "Allow the agent to: " .. M.prompt_text(q),
+    prompt = require("acpchat.registry").who(open[key].chat) .. " Allow the agent to: " .. M.prompt_text(q),
     kind = "acpchat_permission",
     format_item = function(item)
       return item.label
@@ -158,6 +163,9 @@ function M.select(key, q)
   }, guard(function(item)
     if not open[key] then
       return
+    end
+    if item and item.go_to_chat then
+      return M.go_to_chat(key, q, chat)
     end
     if item and item.show_diff then
       -- The per-hunk review is the answer: Node opens it (accept all: allow; none: reject;
@@ -167,6 +175,24 @@ function M.select(key, q)
       return
     end
     answer(key, item and item.option or dismissed(q), item and item.remember)
+  end))
+end
+
+--- The user chose to answer question `key` in its chat: the chat's tab when it is shown in one,
+--- else this tab shows it; the question opens again there, and after the answer the user stays.
+function M.go_to_chat(key, q, chat)
+  local w = vim.fn.win_findbuf(chat.prompt_buf)[1] or vim.fn.win_findbuf(chat.buf)[1]
+  if w then
+    vim.api.nvim_set_current_tabpage(vim.api.nvim_win_get_tabpage(w))
+  end
+  require("acpchat.layout").show(chat)
+  vim.cmd("stopinsert")
+  local o = questions.open[key]
+  if o then
+    questions.track(key, o.chat, o.kind)
+  end
+  vim.schedule((open[key] and open[key].guard or unguarded)(function()
+    M.select(key, q)
   end))
 end
 

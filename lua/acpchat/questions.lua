@@ -14,14 +14,23 @@ local function here()
   return { win = win, cursor = vim.api.nvim_win_get_cursor(win), insert = vim.api.nvim_get_mode().mode:sub(1, 1) == "i" }
 end
 
-local function go_back(at)
+local function go_back(at, review)
   vim.schedule(function()
     if not vim.api.nvim_win_is_valid(at.win) then
       return
     end
+    -- After a review, unless another one opened meanwhile (its tab stays in front).
+    if review then
+      for _, q in pairs(M.open) do
+        if q.kind == "review" then
+          return
+        end
+      end
+    end
     vim.api.nvim_set_current_win(at.win)
     pcall(vim.api.nvim_win_set_cursor, at.win, at.cursor)
-    if at.insert then
+    -- Back from a review into a chat's prompt is back to typing.
+    if at.insert or (review and vim.bo[vim.api.nvim_win_get_buf(at.win)].filetype == "acpchat-prompt") then
       -- Insert where the cursor was: at the end of the line needs `startinsert!`.
       local line = vim.api.nvim_get_current_line()
       vim.cmd(at.cursor[2] >= #line and "startinsert!" or "startinsert")
@@ -46,10 +55,8 @@ function M.reply(key, value)
   end
   M.open[key] = nil
   bridge.call("reply", { key = key, value = value })
-  -- A review tab closes by itself; everything else returns to where the user was.
-  if q.kind ~= "review" then
-    go_back(q.at)
-  end
+  -- Back to where the user was (a review's tab closes by itself first).
+  go_back(q.at, q.kind == "review")
 end
 
 function M.forget(key)

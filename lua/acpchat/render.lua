@@ -211,6 +211,10 @@ local handlers = {
   meta = function(chat, op)
     local before = chat.status and chat.status.state
     chat.status = op.status
+    if op.status.state == "ready" then
+      -- A restart that continued the session got there (chats.restart).
+      chat.continuing = nil
+    end
     -- A chat that crashed may be hidden: say so where the user looks.
     if op.status.state == "crashed" and before ~= "crashed" then
       require("acpchat.util").notify(string.format("acpchat: %s stopped (the chat says why); :AcpChat restarts it", chat.agent or "the agent"), vim.log.levels.WARN)

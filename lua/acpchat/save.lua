@@ -33,6 +33,20 @@ function M.refusal(path, force)
   end
 end
 
+--- What the saved file starts with: the title, then agent, session, folder and date.
+function M.header(chat)
+  local s = chat.status or {}
+  local title = s.title and s.title ~= "" and vim.trim((s.title:gsub("%s+", " "))) or ("Chat with " .. chat.agent)
+  local lines = { "# " .. title, "", "- agent: " .. chat.agent }
+  if s.session_id then
+    lines[#lines + 1] = "- session: " .. s.session_id
+  end
+  lines[#lines + 1] = "- folder: " .. (s.cwd or chat.cwd)
+  lines[#lines + 1] = "- saved: " .. os.date("%Y-%m-%d %H:%M")
+  lines[#lines + 1] = ""
+  return lines
+end
+
 --- Write the transcript to `path` (default: a new file in the save folder); `force` (`!`)
 --- replaces an existing file. Returns the path written, or nil.
 function M.save(chat, path, force)
@@ -48,7 +62,7 @@ function M.save(chat, path, force)
     util.notify("acpchat: not saved: " .. why, vim.log.levels.ERROR)
     return nil
   end
-  local lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+  local lines = vim.list_extend(M.header(chat), vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false))
   local ok, err = pcall(vim.fn.writefile, lines, path)
   if ok then
     -- A buffer showing the file (without edits, or refusal() would have said so) shows the new text.

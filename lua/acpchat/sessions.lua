@@ -35,7 +35,7 @@ function M.pick(agent_name, delete)
   if not spec then
     return util.notify("acpchat: no agent to list sessions of", vim.log.levels.WARN)
   end
-  local cwd = spec.cwd or vim.fn.getcwd()
+  local cwd = spec.cwd or require("acpchat.chats").root()
   util.notify("acpchat: asking " .. name .. " for its sessions…")
   -- `chat`: an agent started to list them ends when this chat closes.
   bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil, chat = chat and chat.id }, function(err, res)

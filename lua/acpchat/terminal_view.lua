@@ -23,6 +23,13 @@ function M.show(chat, terminal_id)
       vim.keymap.set("n", "q", "<Cmd>close<CR>", { buffer = buf, nowait = true, silent = true, desc = "acpchat: close the output" })
     end
     local lines = vim.split(t.output, "\n", { plain = true })
+    if t.truncated then
+      -- The output's start was dropped mid-line: say so instead of a cut first line.
+      if #lines > 1 then
+        table.remove(lines, 1)
+      end
+      table.insert(lines, 1, "[earlier output dropped: over terminal.output_limit_bytes]")
+    end
     lines[#lines + 1] = "[" .. (t.exit or "running") .. (t.failed and ", failed" or "") .. "]"
     vim.bo[buf].modifiable = true
     api.nvim_buf_set_lines(buf, 0, -1, false, lines)

@@ -13,6 +13,7 @@ M.status = {
   completed = { "●", "done", "AcpChatToolDone" },
   failed = { "✗", "failed", "AcpChatToolFailed" },
   cancelled = { "⊘", "cancelled", "AcpChatToolCancelled" },
+  rejected = { "⊘", "rejected", "AcpChatToolCancelled" },
   -- The turn ended and the agent never said how the tool call ended.
   unfinished = { "◌", "not finished", "AcpChatToolCancelled" },
 }
@@ -463,7 +464,8 @@ function M.winbar(s, width)
   local head = (s.agent or "agent") .. sep .. M.state_text(s)
   local details = {}
   if s.title and s.title ~= "" then
-    details[#details + 1] = s.title
+    -- One line, whatever the agent sent (a title with a line break drew the break).
+    details[#details + 1] = vim.trim((s.title:gsub("%s+", " ")))
   end
   if s.mode then
     details[#details + 1] = "mode: " .. s.mode

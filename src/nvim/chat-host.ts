@@ -125,7 +125,7 @@ export class ChatHost {
         await this.close(p.chat);
         return null;
       },
-      restart: (p) => this.restart(p.chat),
+      restart: (p) => this.restart(p.chat, p.fresh === true),
       reply: (p) => {
         this.questions.answer(p.key, p.value);
         return null;
@@ -150,11 +150,13 @@ export class ChatHost {
         this.get(p.chat)
           .chat.trace.list(p.filter)
           .map(({ payload, ...e }) => ({ ...e, payloadJson: JSON.stringify(payload) ?? "null" })),
-      terminal: (p) =>
-        this.get(p.chat)
-          .chat.terminals.all()
-          .filter((t) => !p.terminal || t.id === p.terminal)
-          .map((t) => ({ id: t.id, pid: t.pid, output: this.get(p.chat).chat.redactor.text(t.output()), exit: describeTerminalExit(t.exitStatus), failed: terminalFailed(t.exitStatus) })),
+      terminal: (p) => {
+        const chat = this.get(p.chat).chat;
+        const client = chat.terminals.all().map((t) => ({ id: t.id, pid: t.pid, output: chat.redactor.text(t.output()), exit: describeTerminalExit(t.exitStatus), failed: terminalFailed(t.exitStatus), truncated: t.truncated || undefined }));
+        // And what the agent ran itself and streamed in tool call metadata.
+        const meta = chat.state.metaTerminals().map((t) => ({ ...t, output: chat.redactor.text(t.output) }));
+        return [...client, ...meta].filter((t) => !p.terminal || t.id === p.terminal);
+      },
       attach: (p) => {
         const e = this.get(p.chat);
         const max = e.params.media?.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -359,19 +361,22 @@ export class ChatHost {
    * `:AcpChat` on a chat whose agent died: start it again and continue the session (resume or
    * load when the agent supports it). The old chat's questions are withdrawn.
    */
-  private restart(id: number): { how: "resume" | "load" | "new" | "running" } {
+  private restart(id: number, fresh = false): { how: "resume" | "load" | "new" | "running" } {
     const old = this.get(id);
     // Asked twice (a second :AcpChat while the first restart starts): the one starting goes on.
     if (old.chat.status !== "failed") return { how: "running" };
     const sessionId = old.chat.sessionId;
-    const how = (sessionId !== undefined ? old.chat.client?.continuation() : undefined) ?? "new";
+    const how = fresh ? "new" : ((sessionId !== undefined ? old.chat.client?.continuation() : undefined) ?? "new");
     old.queue.flush();
     old.queue.dispose();
     this.questions.withdrawAll(id);
     void old.chat.close();
     // The transcript keeps what it showed (or is replayed): its clips still open (mediaOpen's `past`).
     old.media.archive(old.chat.state.blocks);
-    this.chats.set(id, this.create({ ...old.params, fork: undefined /* a forked chat continues its own session */, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue", old.media, old.checkpoints));
+    const next = this.create({ ...old.params, fork: undefined /* a forked chat continues its own session */, resume: how !== "new" ? sessionId : undefined }, how === "new" ? "new" : "continue", old.media, old.checkpoints);
+    // Turns go on from the transcript above (a load's replay numbers them itself).
+    if (how !== "load") next.chat.state.turn = old.chat.state.turn;
+    this.chats.set(id, next);
     return { how };
   }
 

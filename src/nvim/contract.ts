@@ -140,6 +140,8 @@ export interface TerminalOutput {
   output: string;
   exit?: string;
   failed?: boolean;
+  /** The start of the output was dropped (over the byte limit): its first line may be cut. */
+  truncated?: boolean;
 }
 
 /** A trace entry; its payload is the agent's data, so it crosses as JSON text. */
@@ -153,8 +155,11 @@ export interface LuaToNode {
   /** Cancel the running turn; queued prompts come back. */
   cancel: { params: ChatRef; result: { takenBack: TakenBack[] } };
   close: { params: ChatRef; result: null };
-  /** Start a crashed (or timed out) chat's agent again, continuing its session when possible. */
-  restart: { params: ChatRef; result: { how: "resume" | "load" | "new" | "running" } };
+  /**
+   * Start a crashed (or timed out) chat's agent again, continuing its session when possible;
+   * `fresh`: with a new session (the last try to continue it failed).
+   */
+  restart: { params: ChatRef & { fresh?: boolean }; result: { how: "resume" | "load" | "new" | "running" } };
   /** The answer to a question asked with the `ask` event. */
   reply: { params: { key: string; value?: unknown }; result: null };
   setMode: { params: ChatRef & { mode: string }; result: null };

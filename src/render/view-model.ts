@@ -145,8 +145,9 @@ function toolView(id: string, call: ToolCallState): BlockView {
     toolCallId: call.toolCallId,
     title: oneLine(call.title, TITLE_CHARS),
     kind: oneLine(call.kind, 40),
-    // A command that failed is shown failed, whatever the agent concluded.
-    status: terminalFailed && call.status === "completed" ? "failed" : call.status,
+    // A command that failed is shown failed, whatever the agent concluded; one the user
+    // rejected is shown rejected, unless the agent went on and completed it.
+    status: call.rejected && call.status !== "completed" && call.status !== "in_progress" ? "rejected" : terminalFailed && call.status === "completed" ? "failed" : call.status,
     locations: call.locations.map((l) => ({ path: oneLine(l.path, TITLE_CHARS), line: l.line })),
     content,
     input: compactInput(call.rawInput),
@@ -244,6 +245,9 @@ export function oneLine(s: string, max = INPUT_CHARS): string {
  * A tool's raw input in one short line: a command as `$ <command line>`, other fields as
  * `key: value` (long strings shortened, with their size), never a JSON dump.
  */
+/** The fields shown beside a command line (compactInput). */
+const COMMAND_FIELDS = new Set(["cwd", "workdir", "timeout", "timeout_ms", "description", "justification", "reason", "sandbox_permissions", "with_escalated_permissions"]);
+
 export function compactInput(raw: unknown, max = INPUT_CHARS): string | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw === "string") return raw.trim() ? oneLine(raw, max) : undefined;
@@ -257,6 +261,9 @@ export function compactInput(raw: unknown, max = INPUT_CHARS): string | undefine
     for (const k of ["command", "cmd", "args"]) skip.add(k);
   }
   for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+    // A command shows with what the user needs to judge it; the agent's bookkeeping (codex-acp's
+    // call_id, process_id, turn_id, started_at_ms, parsed_cmd...) stays in :AcpChatLog.
+    if (cmd !== undefined && !COMMAND_FIELDS.has(k)) continue;
     if (skip.has(k) || v === undefined || v === null || v === "") continue;
     parts.push(`${k}: ${value(v)}`);
   }

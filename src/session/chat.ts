@@ -71,6 +71,8 @@ export interface ClientMcpServer {
 
 /** What the user does about a dead agent: said wherever its death is. */
 export const RESTART_HINT = "Run :AcpChat to start it again (the session continues when the agent can resume it); your prompt stays in the prompt window.";
+/** For an agent that never had a session: there is nothing to continue. */
+export const START_HINT = "Run :AcpChat to try again; your prompt stays in the prompt window.";
 
 export type ChatStatus = "starting" | "signing_in" | "ready" | "failed" | "closed";
 
@@ -221,7 +223,7 @@ export class Chat {
       const why = e instanceof ConnectionClosedError ? await this.describeEnd(e.message) : errorMessage(e);
       this.failure = this.redactor.text(why);
       this.giveBackQueue();
-      this.notice(`Could not start ${this.opts.agentName}: ${why}\n${RESTART_HINT}`, "error");
+      this.notice(`Could not start ${this.opts.agentName}: ${why}\n${this.sessionId !== undefined ? RESTART_HINT : START_HINT}`, "error");
       await this.close();
       throw new Error(this.redactor.text(why));
     }
@@ -893,10 +895,19 @@ export class Chat {
       this.emit(child ? (this.unstable.route(req.sessionId, shown) ?? []) : this.state.apply(shown));
     }
     this.emit(this.state.permissionAsked());
-    return this.permissions.ask(merged, controller.signal).finally(() => {
-      this.permissionAborts.delete(controller);
-      this.emit(this.state.permissionAnswered());
-    });
+    return this.permissions
+      .ask(merged, controller.signal)
+      .then((answer) => {
+        // Rejected or dismissed by the user (not by a cancelled turn, which marks it cancelled).
+        const o = answer.outcome;
+        const kind = o.outcome === "selected" ? req.options.find((x) => x.optionId === o.optionId)?.kind : undefined;
+        if (!child && ((o.outcome === "cancelled" && !controller.signal.aborted) || kind === "reject_once" || kind === "reject_always")) this.emit(this.state.markRejected(req.toolCall.toolCallId));
+        return answer;
+      })
+      .finally(() => {
+        this.permissionAborts.delete(controller);
+        this.emit(this.state.permissionAnswered());
+      });
   }
 
   /** Fires when the agent cancels the request, the turn is cancelled, or the connection closes. */

@@ -48,7 +48,9 @@ export interface ToolCallState {
   rawInput?: unknown;
   rawOutput?: unknown;
   /** Live output of a client terminal shown in this call, or streamed by the agent in `_meta`. */
-  terminals: Record<string, { tail: string; exit?: string; failed?: boolean }>;
+  terminals: Record<string, { tail: string; exit?: string; failed?: boolean; full?: string; dropped?: boolean }>;
+  /** The user rejected (or dismissed) the permission question about it. */
+  rejected?: boolean;
   turn: number;
   /** A subagent's tool call (claude-agent-acp's `_meta.claudeCode.parentToolUseId`): its Task's id; drawn in the Task's block. */
   parent?: string;
@@ -383,6 +385,17 @@ export class SessionState {
   }
 
   /** The tool call with this id in the current turn (an earlier turn's is another call). */
+  /**
+   * The user rejected (or dismissed) the permission question about `toolCallId`: it reads as
+   * rejected, not "failed" or "not finished", however the agent then ends it.
+   */
+  markRejected(toolCallId: string): TranscriptEvent[] {
+    const call = this.currentToolCall(toolCallId);
+    if (!call || call.rejected) return [];
+    call.rejected = true;
+    return [{ type: "update", block: this.byId.get(call.blockId)! }];
+  }
+
   currentToolCall(toolCallId: string): ToolCallState | undefined {
     const call = this.toolCalls.get(toolCallId);
     return call && call.turn === this.turn ? call : undefined;
@@ -419,13 +432,30 @@ export class SessionState {
     const m = metaField as Record<string, { terminal_id?: string; data?: string; exit_code?: number | null; signal?: string | null } | undefined>;
     const id = m.terminal_info?.terminal_id ?? m.terminal_output?.terminal_id ?? m.terminal_exit?.terminal_id;
     if (!id) return;
-    const t = (call.terminals[id] ??= { tail: "" });
-    if (typeof m.terminal_output?.data === "string") t.tail = clipTail(t.tail + m.terminal_output.data);
+    const t = (call.terminals[id] ??= { tail: "", full: "" });
+    if (typeof m.terminal_output?.data === "string") {
+      t.tail = clipTail(t.tail + m.terminal_output.data);
+      // The whole output too, for gt and :AcpChatTerminal (its start dropped past the limit).
+      const full = (t.full ?? "") + m.terminal_output.data;
+      if (full.length > META_OUTPUT_CHARS) t.dropped = true;
+      t.full = full.length > META_OUTPUT_CHARS ? full.slice(full.length - META_OUTPUT_CHARS) : full;
+    }
     if (m.terminal_exit) {
       const status = { exitCode: m.terminal_exit.exit_code ?? null, signal: m.terminal_exit.signal ?? null };
       t.exit = describeTerminalExit(status);
       t.failed = exitFailed(status);
     }
+  }
+
+  /** The terminals an agent ran itself and streamed in `_meta` (claude-agent-acp, codex-acp), in order. */
+  metaTerminals(): { id: string; output: string; exit?: string; failed?: boolean; truncated?: boolean }[] {
+    const out: { id: string; output: string; exit?: string; failed?: boolean; truncated?: boolean }[] = [];
+    for (const call of this.toolCalls.values()) {
+      for (const [id, t] of Object.entries(call.terminals)) {
+        if (t.full !== undefined) out.push({ id, output: t.full, exit: t.exit, failed: t.failed || undefined, truncated: t.dropped || undefined });
+      }
+    }
+    return out;
   }
 
   /** Output of a client-side terminal shown in a tool call. */
@@ -546,6 +576,9 @@ function flatten(s: string): void {
 }
 
 const TAIL_CHARS = 4000;
+/** How much of a `_meta` terminal's output is kept whole (characters). */
+const META_OUTPUT_CHARS = 1_000_000;
+
 function clipTail(s: string): string {
   return s.length > TAIL_CHARS ? s.slice(s.length - TAIL_CHARS) : s;
 }

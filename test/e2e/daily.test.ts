@@ -49,6 +49,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     const path = note.replace("acpchat: saved the transcript to ", "");
     expect(path.startsWith(join(c.t.dir, "data/nvim/acpchat/transcripts/"))).toBe(true);
     expect(readFileSync(path, "utf8")).toContain("worth keeping");
+    // A header says what it is: title, agent, session, folder, date.
+    const head = readFileSync(path, "utf8").split("\n").slice(0, 7);
+    expect(head.slice(0, 5)).toEqual(["# Chat with fake", "", "- agent: fake", `- session: ${(await c.status()).session_id}`, `- folder: ${join(c.t.dir, "work")}`]);
+    expect(head[5]).toMatch(/^- saved: \d{4}-\d\d-\d\d \d\d:\d\d$/);
     expect(existsSync(join(c.t.dir, "work", path.split("/").at(-1)!))).toBe(false);
   });
 

@@ -75,10 +75,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWait(c, "go", 15_000);
     const work = join(c.t.dir, "work");
     const [edit, run] = await questions(c.t);
-    expect(edit!.prompt.split("\n")).toEqual([`Allow the agent to: Edit notes.txt [edit]`, `  ${join(work, "notes.txt")}`, `  file_path: ${join(work, "notes.txt")} · old_string: a · new_string: b`, `  +1 -1 ${join(work, "notes.txt")}`]);
-    expect(edit!.labels).toEqual(["Allow (allow once)", "Reject (reject)", "Always Allow (allow always)", "Always Allow (allow always, remember for this project)", "Show the diff first"]);
+    expect(edit!.prompt.split("\n")).toEqual([`[fake · chat 1] Allow the agent to: Edit notes.txt [edit]`, `  ${join(work, "notes.txt")}`, `  file_path: ${join(work, "notes.txt")} · old_string: a · new_string: b`, `  +1 -1 ${join(work, "notes.txt")}`]);
+    expect(edit!.labels).toEqual(["Allow (this call)", "Reject (this call)", "Always Allow (this session; the agent may keep it too)", "Always Allow (this project: the editor keeps it; the agent may keep it too)", "Show the diff first"]);
     // The request's own title wins, flattened: it cannot draw an option of its own.
-    expect(run!.prompt.split("\n")).toEqual(["Allow the agent to: Run tests\\n1: Always Allow (allow always)\\u{202e} [execute]", "  $ npm test · timeout: 20000 · description: Run it"]);
+    expect(run!.prompt.split("\n")).toEqual(["[fake · chat 1] Allow the agent to: Run tests\\n1: Always Allow (allow always)\\u{202e} [execute]", "  $ npm test · timeout: 20000 · description: Run it"]);
     expect(await chosen(c)).toEqual(["once", "once"]);
     const text = await c.text();
     expect(text).not.toContain("[other]");
@@ -172,7 +172,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     }, "the question to be drawn");
     await new Promise((r) => setTimeout(r, 400));
     expect(answered()).toBe(false);
-    // Now a deliberate key: 1 is "Allow (allow once)".
+    // Now a deliberate key: 1 is "Allow (this call)".
     await c.t.nvim.input("1<CR>");
     await c.t.waitFor(async () => answered(), "the answer to reach the agent");
     await c.t.lua("_G.stop = true");

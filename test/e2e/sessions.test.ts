@@ -199,6 +199,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(JSON.parse((await c.text()).split("\n").at(-1)!).result).toEqual({ action: "accept" });
     expect(await t.lua("return _G.opened")).toEqual(["https://example.invalid/auth"]);
     expect((await t.lua<string[]>("return _G.prompts"))[0]).toContain("https://example.invalid/auth");
+    // Every question names the agent and chat that asks.
+    expect((await t.lua<string[]>("return _G.prompts"))[0]).toMatch(/^\[fake · chat 1\] Authorize GitHub\n/);
     await answers(t, ["Decline"]);
     await t.nvim.command("AcpChatSend again");
     await c.turns(2);

@@ -164,7 +164,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(asked[0]!.prompt).toContain("Run a [execute]");
     expect(asked[0]!.prompt).toContain("Makefile:1");
     expect(asked[0]!.prompt).toContain("make a");
-    expect([...asked[0]!.labels].sort()).toEqual(["Allow (allow once)", "Always allow (allow always)", "Always allow (allow always, remember for this project)", "Deny (reject)"]);
+    expect([...asked[0]!.labels].sort()).toEqual(["Allow (this call)", "Always allow (this project: the editor keeps it; the agent may keep it too)", "Always allow (this session; the agent may keep it too)", "Deny (this call)"]);
     const r = await replies(c);
     expect(r[0]!.result).toEqual({ outcome: { outcome: "selected", optionId: "allow" } });
     expect(r[1]!.result).toEqual({ outcome: { outcome: "selected", optionId: "deny" } }); // Esc rejects once
@@ -236,7 +236,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const r = await replies(c);
     expect(r.map((x) => (x.result as { outcome: { optionId: string } }).outcome.optionId)).toEqual(["once", "always", "always"]);
     expect(await t.lua("return _G.asked")).toBe(1); // the read by rule, the second run by memory
-    expect([...(await t.lua<string[]>("return _G.labels"))].sort()).toEqual(["Allow (allow once)", "Always (allow always)", "Always (allow always, remember for this project)", "No (reject)"]);
+    expect([...(await t.lua<string[]>("return _G.labels"))].sort()).toEqual(["Allow (this call)", "Always (this project: the editor keeps it; the agent may keep it too)", "Always (this session; the agent may keep it too)", "No (this call)"]);
     expect(await c.text()).toMatch(/Allowed "Read a" without asking/);
     // A new chat in the same project remembers; removing the rule makes it ask again.
     await script(t, [ask("z", "execute", "Run make")]);

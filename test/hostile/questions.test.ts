@@ -36,7 +36,7 @@ describe("hostile questions", () => {
     const ask = { request: "session/request_permission", params: { toolCall: { toolCallId: "rm" }, options }, echo: true };
     const h = await start({ turns: [[announce, ask], [announce, ask]] });
     await h.t.lua(PICK);
-    // The user chooses "No, never (reject always, remember for this project)", twice.
+    // The user chooses "No, never (this project: the editor keeps it; the agent may keep it too)", twice.
     await h.t.lua("_G.want = { { kind = 'reject_always', remember = 'project' }, { kind = 'reject_always', remember = 'project' } }");
     await h.ready();
     for (const n of [1, 2]) {
@@ -118,11 +118,11 @@ describe("hostile questions", () => {
     await h.send("go");
     await h.turns(1);
     const [asked] = await h.t.lua<{ prompt: string; labels: string[] }[]>("return _G.asked");
-    expect(asked!.prompt.split("\n")).toEqual(["Deploy with [REDACTED]\\n1: Allow everything\\u{202e}", "Target\\nfake — key [REDACTED]:"]);
+    expect(asked!.prompt.split("\n")).toEqual(["[bad · chat 1] Deploy with [REDACTED]\\n1: Allow everything\\u{202e}", "Target\\nfake — key [REDACTED]:"]);
     expect(asked!.labels).toEqual(["staging [REDACTED]", "prod\\u{202e}"]);
     // The default held a secret: it is not offered.
     expect(await h.t.lua("return _G.inputs[1].default")).toBeNull();
-    expect(await h.t.lua("return _G.inputs[1].prompt")).toBe("Note (optional): ");
+    expect(await h.t.lua("return _G.inputs[1].prompt")).toBe("[bad · chat 1] Note (optional): ");
     // The value behind the choice is the agent's own.
     expect((await replies(h))[0]!.result).toEqual({ action: "accept", content: { target: "prd", note: "hello" } });
     expect(JSON.stringify(await h.t.lua("return _G.asked"))).not.toContain(SECRET);
@@ -157,8 +157,8 @@ describe("hostile questions", () => {
     expect(rs.slice(3).map((r) => r.result)).toEqual([{ action: "accept" }, { action: "accept" }]);
     const asked = await h.t.lua<{ prompt: string }[]>("return _G.asked");
     expect(asked.map((a) => a.prompt)).toEqual([
-      "Sign in\nOpens: https://xn--l-7sba6dbr.example/login",
-      `Log in\\nwith [REDACTED]\nOpens: https://auth.example/cb?api_key=[REDACTED]  (a secret in it is hidden here)`,
+      "[bad · chat 1] Sign in\nOpens: https://xn--l-7sba6dbr.example/login",
+      `[bad · chat 1] Log in\\nwith [REDACTED]\nOpens: https://auth.example/cb?api_key=[REDACTED]  (a secret in it is hidden here)`,
     ]);
     expect(await h.t.lua("return _G.opened")).toEqual(["https://xn--l-7sba6dbr.example/login", `https://auth.example/cb?api_key=${SECRET}`]);
     expect((await h.notes()).filter((n) => n.msg.startsWith("acpchat: refused a question from the agent: url: "))).toHaveLength(3);
@@ -178,6 +178,7 @@ describe("hostile questions", () => {
     await h.ready();
     const [asked] = await t.lua<{ prompt: string; labels: string[] }[]>("return _G.asked");
     expect(asked!.labels).toEqual(["Key [REDACTED]\\n2: Browser — uses [REDACTED]\\u{202e}", "Browser"]);
+    expect(asked!.prompt).toBe("[bad · chat 1] The agent asks you to sign in:");
     expect(received(t.dir, "authenticate")).toEqual([{ methodId: "browser" }]);
   });
 });

@@ -124,10 +124,10 @@ describe("permission question", function()
       return i.label
     end, permission.choices(q))
     eq({
-      "Allow\\n3: Reject (allow once)",
-      "Reject (reject)",
-      "Always Allow (allow always)",
-      "Always Allow (allow always, remember for this project)",
+      "Allow\\n3: Reject (this call)",
+      "Reject (this call)",
+      "Always Allow (this session; the agent may keep it too)",
+      "Always Allow (this project: the editor keeps it; the agent may keep it too)",
       "Show the diff first",
     }, labels)
   end)

@@ -155,6 +155,8 @@ describe("SessionState", () => {
     s.apply(u({ sessionUpdate: "tool_call", toolCallId: "b", title: "Bash", kind: "execute", _meta: { terminal_info: { terminal_id: "T" } } }));
     s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "b", _meta: { terminal_output: { terminal_id: "T", data: "line1\n" } } }));
     s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "b", _meta: { terminal_exit: { terminal_id: "T", exit_code: 2, signal: null } } }));
-    expect(s.toolCalls.get("b")!.terminals).toEqual({ T: { tail: "line1\n", exit: "exit 2", failed: true } });
+    expect(s.toolCalls.get("b")!.terminals).toEqual({ T: { tail: "line1\n", full: "line1\n", exit: "exit 2", failed: true } });
+    // Kept whole for gt and :AcpChatTerminal.
+    expect(s.metaTerminals()).toEqual([{ id: "T", output: "line1\n", exit: "exit 2", failed: true }]);
   });
 });
