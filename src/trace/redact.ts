@@ -25,6 +25,11 @@ const SECRET_HINT = new RegExp(SECRET_WORDS, "i");
 const secretName = (n: number) => String.raw`(?=[^"\\]*?(?:${SECRET_WORDS}))(?=([^"\\]*))` + "\\" + n;
 /** `"<key with a secret word>": "<string>" | <number>` in JSON text. */
 const SECRET_FIELD = new RegExp(String.raw`"(${secretName(2)})":(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*)`, "gi");
+/** A count of tokens (`inputTokens`, `max_tokens`): its number is no secret (the turn's usage). */
+const COUNT_KEY = /tokens$/i;
+function isCount(key: string, match: string): boolean {
+  return COUNT_KEY.test(key) && !match.endsWith('"');
+}
 /** `"name": "<secret-looking>", "value": "<string>"` (env variables, HTTP headers). */
 const SECRET_PAIR = new RegExp(String.raw`"name":"(${secretName(2)})","value":"(?:[^"\\]|\\.)*"`, "gi");
 
@@ -171,7 +176,7 @@ export class Redactor {
     let out = this.jsonHasKnownValue(text) || text.includes(MCP_SERVERS) ? this.parsedValues(text) : text;
     out = redactKeyLike(out);
     if (!SECRET_HINT.test(out)) return out;
-    out = out.replace(SECRET_FIELD, (_m, key: string) => `"${key}":"${REDACTED}"`);
+    out = out.replace(SECRET_FIELD, (m: string, key: string) => (isCount(key, m) ? m : `"${key}":"${REDACTED}"`));
     out = out.replace(SECRET_PAIR, (_m, name: string) => `"name":"${name}","value":"${REDACTED}"`);
     return out;
   }
@@ -304,7 +309,7 @@ export class Redactor {
     const bytes = (v as { type?: unknown }).type === "image" || (v as { type?: unknown }).type === "audio" ? "data" : "blob";
     for (const [k, x] of Object.entries(v)) {
       if (k === bytes && typeof x === "string") out[k] = x;
-      else out[k] = SECRET_KEY.test(k) && (typeof x === "string" || typeof x === "number") ? REDACTED : this.walk(x, depth + 1);
+      else out[k] = SECRET_KEY.test(k) && (typeof x === "string" || (typeof x === "number" && !COUNT_KEY.test(k))) ? REDACTED : this.walk(x, depth + 1);
     }
     // `{name: "API_KEY", value: "..."}` pairs (terminal env, HTTP headers) hide the value too.
     if (typeof out.name === "string" && SECRET_KEY.test(out.name) && "value" in out) out.value = REDACTED;

@@ -79,3 +79,18 @@ describe("trace files", () => {
     expect(left).toContain("sessions.json");
   });
 });
+
+describe("token counts", () => {
+  it("numbers under *Tokens keys are kept (usage), strings under them and other secret keys are not", () => {
+    const r = new Redactor();
+    const text = JSON.stringify({ usage: { inputTokens: 1200, outputTokens: 34, max_tokens: 9 }, accessToken: "abcdef123456", pin: { password: 123456 } });
+    const out = r.json(text);
+    expect(out).toContain('"inputTokens":1200');
+    expect(out).toContain('"max_tokens":9');
+    expect(out).not.toContain("abcdef123456");
+    expect(out).not.toContain("123456}");
+    const v = r.value(JSON.parse(text)) as { usage: { inputTokens: unknown }; pin: { password: unknown } };
+    expect(v.usage.inputTokens).toBe(1200);
+    expect(v.pin.password).toBe("[REDACTED]");
+  });
+});
