@@ -141,10 +141,20 @@ local function need_chat()
 end
 
 --- Send a setting to the agent; a failure is one line, when it comes.
+local function text_flat(x)
+  return require("acpchat.text").flat(x, 80)
+end
+
+--- A mode or option change: the error, or one line saying it is done (it was silent).
 local function try(method, params)
   bridge.call(method, params, function(err)
     if err then
-      util.notify("acpchat: " .. err, vim.log.levels.ERROR)
+      return util.notify("acpchat: " .. err, vim.log.levels.ERROR)
+    end
+    if method == "set_mode" then
+      util.notify("acpchat: mode set to " .. text_flat(params.mode))
+    elseif method == "set_option" then
+      util.notify("acpchat: " .. text_flat(params.option) .. " set to " .. text_flat(tostring(params.value)))
     end
   end)
 end

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readRecord } from "../support/conformance.js";
 import { nvimBins } from "../support/nvim.js";
-import { answers, chatCount, chatHandle, openChat, startChat, withAgents } from "../support/chat.js";
+import { answers, chatCount, chatHandle, notes, openChat, recordNotes, startChat, withAgents } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -102,12 +102,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.waitFor(async () => (await c.winbarText()).includes("model: Model Two"), "the model picked");
     await t.nvim.command("AcpChatModel m1");
     await t.waitFor(async () => (await c.winbarText()).includes("model: Model One"), "the model set directly");
+    await recordNotes(t);
     await t.nvim.command("AcpChatOption fast true");
-    // Sent without waiting; the agent's answer updates the option.
+    // Sent without waiting; the agent's answer updates the option, and one line says it is done.
     await t.waitFor(async () => {
       const opts = (await c.status()).options as { id: string; current: unknown }[];
       return opts.find((o) => o.id === "fast")!.current === true;
     }, "the option set");
+    await t.waitFor(async () => (await notes(t)).some((n) => n.msg === "acpchat: fast set to true"), "the option's note");
     expect(await t.lua("return vim.fn.getcompletion('AcpChatMode ', 'cmdline')")).toEqual(["ask", "code", "plan"]);
     expect(await t.lua("return vim.fn.getcompletion('AcpChatModel ', 'cmdline')")).toEqual(["m1", "m2"]);
     expect(await t.lua("return vim.fn.getcompletion('AcpChatOption fast ', 'cmdline')")).toEqual(["true", "false"]);
