@@ -47,6 +47,42 @@ function M.header(chat)
   return lines
 end
 
+--- The transcript's lines as markdown: a tool call's lines under its header (input, output,
+--- terminal, subagent calls) go in a ``` fence, so they read as output, not as markdown.
+function M.body(chat)
+  local buf = chat.buf
+  local all = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local blocks = require("acpchat.blocks")
+  local rs = blocks.state(chat)
+  local fenced = {}
+  for _, id in ipairs(rs.order or {}) do
+    local b = rs.blocks[id]
+    if b and (b.type == "tool" or b.type == "changes") then
+      local ok, first, last = pcall(blocks.range, buf, rs, b)
+      if ok and last > first then
+        fenced[first] = last -- 0-based rows: the header at `first`, the body up to `last`
+      end
+    end
+  end
+  local out = {}
+  local i = 0
+  while i < #all do
+    out[#out + 1] = all[i + 1]
+    local last = fenced[i]
+    if last then
+      out[#out + 1] = "```text"
+      for k = i + 1, last do
+        out[#out + 1] = all[k + 1]
+      end
+      out[#out + 1] = "```"
+      i = last + 1
+    else
+      i = i + 1
+    end
+  end
+  return out
+end
+
 --- Write the transcript to `path` (default: a new file in the save folder); `force` (`!`)
 --- replaces an existing file. Returns the path written, or nil.
 function M.save(chat, path, force)
@@ -62,7 +98,7 @@ function M.save(chat, path, force)
     util.notify("acpchat: not saved: " .. why, vim.log.levels.ERROR)
     return nil
   end
-  local lines = vim.list_extend(M.header(chat), vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false))
+  local lines = vim.list_extend(M.header(chat), M.body(chat))
   local ok, err = pcall(vim.fn.writefile, lines, path)
   if ok then
     -- A buffer showing the file (without edits, or refusal() would have said so) shows the new text.

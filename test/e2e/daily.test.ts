@@ -39,7 +39,14 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it(":AcpChatSave without a path writes under Neovim's data folder and says where", async () => {
-    const c = await startChat(bin, { turns: [[{ text: "worth keeping" }]] });
+    const c = await startChat(bin, {
+      turns: [
+        [
+          { update: { sessionUpdate: "tool_call", toolCallId: "r1", title: "Run ls", kind: "execute", status: "completed", content: [{ type: "content", content: { type: "text", text: "# not a heading\nfile.txt" } }] } },
+          { text: "worth keeping" },
+        ],
+      ],
+    });
     await c.ready();
     await c.send("save me");
     await c.turns(1);
@@ -54,10 +61,20 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(head.slice(0, 5)).toEqual(["# Chat with fake", "", "- agent: fake", `- session: ${(await c.status()).session_id}`, `- folder: ${join(c.t.dir, "work")}`]);
     expect(head[5]).toMatch(/^- saved: \d{4}-\d\d-\d\d \d\d:\d\d$/);
     expect(existsSync(join(c.t.dir, "work", path.split("/").at(-1)!))).toBe(false);
+    // A tool call's output is fenced: its "# ..." line is output, not a heading.
+    const saved = readFileSync(path, "utf8");
+    expect(saved).toMatch(/Run ls\n```text\n(?:.*\n)*?  # not a heading\n  file\.txt\n```\n/);
   });
 
   it(":AcpChatSave never replaces an existing file without !, nor a file open with unsaved edits even with !", async () => {
-    const c = await startChat(bin, { turns: [[{ text: "worth keeping" }]] });
+    const c = await startChat(bin, {
+      turns: [
+        [
+          { update: { sessionUpdate: "tool_call", toolCallId: "r1", title: "Run ls", kind: "execute", status: "completed", content: [{ type: "content", content: { type: "text", text: "# not a heading\nfile.txt" } }] } },
+          { text: "worth keeping" },
+        ],
+      ],
+    });
     await c.ready();
     await c.send("save me");
     await c.turns(1);
