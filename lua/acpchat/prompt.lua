@@ -17,12 +17,19 @@ function M.context_label(item)
   return item.type == "range" and string.format("%s:%d-%d", name, item.start, item["end"]) or name
 end
 
---- The prompt window's winbar lists the context waiting for the next prompt (:AcpChatAdd).
+--- The prompt window's winbar lists the prompts waiting to be sent (drawn below the transcript
+--- too, where a long one scrolls them out of sight) and the context waiting for the next one.
 function M.show_context(chat)
-  local bar = ""
-  if #chat.context > 0 then
-    bar = "context: " .. table.concat(vim.tbl_map(M.context_label, chat.context), ", ")
+  local parts = {}
+  local queued = chat.status and chat.status.queued or {}
+  if #queued > 0 then
+    local first = require("acpchat.text").flat(vim.split(queued[1].text or "", "\n", { plain = true })[1], 40)
+    parts[#parts + 1] = string.format("⏳ %d queued (next: %s)", #queued, first)
   end
+  if #chat.context > 0 then
+    parts[#parts + 1] = "context: " .. table.concat(vim.tbl_map(M.context_label, chat.context), ", ")
+  end
+  local bar = table.concat(parts, " · ")
   for _, w in ipairs(vim.fn.win_findbuf(chat.prompt_buf)) do
     vim.wo[w].winbar = (bar:gsub("%%", "%%%%"))
   end

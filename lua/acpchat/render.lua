@@ -177,6 +177,12 @@ local function show_queue(chat)
   api.nvim_buf_set_extmark(buf, ns_queue, last, 0, { virt_lines = lines })
 end
 
+--- The queue also shows in the prompt window's winbar (always in sight): redrawn with it.
+local function show_queue_everywhere(chat)
+  show_queue(chat)
+  require("acpchat.prompt").show_context(chat)
+end
+
 --- Forget the drawn blocks (their text stays): a restarted chat numbers its blocks afresh.
 local function new_generation(chat)
   -- Kept for the clips drawn before (gx, gS: lua/acpchat/media.lua); one entry per restart.
@@ -261,7 +267,7 @@ function M.apply(id, ops)
       require("acpchat.follow").follow(chat, op.block)
     end
   end
-  show_queue(chat)
+  show_queue_everywhere(chat)
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
   if changed then

@@ -70,6 +70,8 @@ describe.each(bins)("Neovim $version", (bin) => {
       await t.waitFor(async () => ((await c.status()).queued ?? []).length === 1, "the prompt to be queued");
       expect(await c.promptLines()).toEqual([""]);
       expect(JSON.stringify(await t.lua("return vim.api.nvim_buf_get_extmarks(..., require('acpchat.render').ns_queue, 0, -1, { details = true })", [c.buf]))).toContain("hello while starting");
+      // And in the prompt window's winbar, which a long transcript never scrolls away.
+      expect(await c.promptWinbar()).toContain("⏳ 1 queued (next: hello while starting)");
       await c.turns(1);
     });
     expect(opened).toBeLessThan(500);
