@@ -169,7 +169,8 @@ function M.editor_tools(health, agents, names)
     end
   end
   health.info(#clients > 0 and ("language servers running (definition, references, hover, symbols): " .. table.concat(clients, ", ")) or "no language server running now: definition, references, hover and symbols need one for the file asked about")
-  local file = vim.fs.joinpath(vim.fn.getcwd(), require("acpchat.project").FILE)
+  -- The project folder a chat started here would use (root_markers), not only the current directory.
+  local file = vim.fs.joinpath(require("acpchat.chats").root(), require("acpchat.project").FILE)
   local st = vim.uv.fs_stat(file)
   if st and (st.type ~= "file" or st.size > require("acpchat.project").MAX_BYTES) then
     health.warn(file .. ": ignored (" .. (st.type ~= "file" and "not a regular file: " .. st.type or "larger than 1 MiB") .. ")")
