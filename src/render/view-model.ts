@@ -98,18 +98,8 @@ export function blockView(b: Block): BlockView {
   }
 }
 
-/** One changed file as the changes block draws it: paths on one line, what kind of change. */
-export interface ChangedFileView {
-  path: string;
-  status: string;
-  from?: string;
-  added: number;
-  removed: number;
-  binary?: boolean;
-  large?: boolean;
-  link?: boolean;
-  modeChange?: string;
-}
+/** One changed file as the changes block draws it (its paths on one line). */
+export type ChangedFileView = FileChange;
 
 /** A block lists this many files at most (the quickfix list of :AcpChatChanges has them all). */
 const MAX_CHANGED_FILES = 200;

@@ -3,11 +3,11 @@
  * with its own processes: what the user does while a turn runs, and what their environment holds.
  */
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { fingerprint } from "../support/fingerprint.js";
 import { nvimBins } from "../support/nvim.js";
 import { checkpointsReady, nvim, openChat, recordNotes, notes, reviews, sendAndWait, setAgents } from "../support/chat.js";
 
@@ -17,20 +17,6 @@ const text = (ls: string[]) => ls.join("\n") + "\n";
 const tool = (id: string, title: string) => ({ update: { sessionUpdate: "tool_call", toolCallId: id, title, kind: "execute", status: "in_progress" } });
 const done = (id: string) => ({ update: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" } });
 
-/** Every file under `dir` with its bytes' hash and mode. */
-function fingerprint(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      const st = lstatSync(p);
-      if (st.isDirectory()) walk(p);
-      else out[relative(dir, p)] = `${(st.mode & 0o777).toString(8)}:${createHash("sha1").update(readFileSync(p)).digest("hex")}`;
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE of another repository in Neovim's environment: checkpoints record the session's folder, that repository is untouched", async () => {

@@ -5,10 +5,10 @@
  * byte for byte; the user's own repository is never touched, and their edits survive.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
-import { createHash } from "node:crypto";
-import { join, relative } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { fingerprint } from "../support/fingerprint.js";
 import { nvimBins } from "../support/nvim.js";
 import { call, checkpointsReady, nvim, openChat, sendAndWait, setAgents, type Chat } from "../support/chat.js";
 import type { TestNvim } from "../support/nvim.js";
@@ -18,22 +18,6 @@ const bins = nvimBins();
 const lines = (n: number, tag = "line") => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`);
 const text = (ls: string[]) => ls.join("\n") + "\n";
 
-/** Every file under `dir` (links as links) with its bytes' hash and mode: a folder's fingerprint. */
-function fingerprint(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      const st = lstatSync(p);
-      const rel = relative(dir, p);
-      if (st.isSymbolicLink()) out[rel] = `link:${readlinkSync(p)}`;
-      else if (st.isDirectory()) walk(p);
-      else out[rel] = `${(st.mode & 0o777).toString(8)}:${createHash("sha1").update(readFileSync(p)).digest("hex")}`;
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", ...args], { cwd, encoding: "utf8" });

@@ -6,11 +6,11 @@
  * user's own repository never touched.
  */
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { fingerprint } from "../support/fingerprint.js";
 import { CheckpointStore, type Checkpoint } from "../../src/checkpoints/store.js";
 import type { SnapshotLimits } from "../../src/checkpoints/snapshot.js";
 
@@ -49,22 +49,6 @@ function stored(s: CheckpointStore, cp: Checkpoint): string[] {
   return execFileSync("git", ["--git-dir", gitDir, "ls-tree", "-r", "-z", "--name-only", cp.tree], { encoding: "utf8" }).split("\0").filter(Boolean).sort();
 }
 
-/** Every file under `dir` (links as links) with its bytes' hash, mode and size: a fingerprint. */
-function fingerprint(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      const st = lstatSync(p);
-      const rel = relative(dir, p);
-      if (st.isSymbolicLink()) out[rel] = `link:${readlinkSync(p)}`;
-      else if (st.isDirectory()) walk(p);
-      else out[rel] = `${(st.mode & 0o7777).toString(8)}:${st.size}:${st.mtimeMs}:${createHash("sha1").update(readFileSync(p)).digest("hex")}`;
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 describe("checkpoint snapshots (real git)", () => {
   it("incremental: an unchanged folder gives the same tree; a change, a new file and a deletion are exactly what changes() lists", async () => {
@@ -153,7 +137,7 @@ describe("checkpoint snapshots (real git)", () => {
     writeFileSync(join(work, "empty-repo/e.txt"), "e\n");
     writeFileSync(join(work, "empty-repo/.git/info/exclude"), "private.txt\n");
     writeFileSync(join(work, "empty-repo/private.txt"), "excluded by the nested repository's own exclude\n");
-    const nestedGit = fingerprint(join(work, "nested/.git"));
+    const nestedGit = fingerprint(join(work, "nested/.git"), { times: true });
     const s = await storeOf(work, state);
     const a = await take(s);
     expect(stored(s, a)).toEqual(["empty-repo/e.txt", "nested/.gitignore", "nested/n.txt", "nested/src/deep.txt", "top.txt"]);
@@ -169,7 +153,7 @@ describe("checkpoint snapshots (real git)", () => {
     ]);
     // Unchanged: the same tree again (the nested trees grafted the same way).
     expect((await take(s)).tree).toBe(b.tree);
-    expect(fingerprint(join(work, "nested/.git"))).toEqual(nestedGit);
+    expect(fingerprint(join(work, "nested/.git"), { times: true })).toEqual(nestedGit);
   });
 
   it("files over the size limit are listed (size and time), not stored; back under the limit they are stored again", async () => {
@@ -341,7 +325,7 @@ describe("checkpoint snapshots (real git)", () => {
       chmodSync(join(work, ".git/hooks", h), 0o755);
     }
     git(work, "config", "core.fsmonitor", join(work, ".git/hooks/fsmonitor-watchman"));
-    const before = fingerprint(join(work, ".git"));
+    const before = fingerprint(join(work, ".git"), { times: true });
     const s = await storeOf(work, state);
     const a = await take(s);
     writeFileSync(join(work, "a.txt"), "changed by the agent\n");
@@ -353,7 +337,7 @@ describe("checkpoint snapshots (real git)", () => {
     const s2 = await storeOf(work, state);
     await take(s2);
     await s2.prune();
-    expect(fingerprint(join(work, ".git"))).toEqual(before);
+    expect(fingerprint(join(work, ".git"), { times: true })).toEqual(before);
     expect(() => readFileSync(marker)).toThrow();
     expect(git(work, "stash", "list")).toContain("stash@{0}");
     expect(git(work, "diff", "--cached", "--name-only")).toBe("staged.txt\n");
