@@ -30,6 +30,10 @@ end
 --- :AcpChatSessions[!] [agent]: open (or with !, delete) one of the project's sessions.
 function M.pick(agent_name, delete)
   local chat = registry.current()
+  -- No agent named and several configured: every agent's sessions, in one list.
+  if not agent_name and #config.agent_names() > 1 then
+    return M.pick_all(delete)
+  end
   local name = agent_name or (chat and chat.agent) or config.default_agent()
   local spec = name and agent_spec(name)
   if not spec then
@@ -46,6 +50,72 @@ function M.pick(agent_name, delete)
   end)
 end
 
+--- :AcpChatSessions with no agent: every configured agent is asked (at once; each answer is
+--- waited for, none blocks the editor), and their sessions are one list, each marked with its
+--- agent. An agent that cannot list is left out with one note.
+function M.pick_all(delete)
+  local chat = registry.current()
+  local names = config.agent_names()
+  local entries, pending, failed = {}, #names, {}
+  util.notify("acpchat: asking " .. table.concat(names, ", ") .. " for their sessions…")
+  local function done()
+    pending = pending - 1
+    if pending > 0 then
+      return
+    end
+    if #failed > 0 then
+      util.notify("acpchat: no sessions from " .. table.concat(failed, "; "), vim.log.levels.WARN)
+    end
+    if #entries == 0 then
+      return util.notify("acpchat: no past sessions of any agent here")
+    end
+    table.sort(entries, function(a, b)
+      return (a.s.updated_at or "") > (b.s.updated_at or "")
+    end)
+    vim.ui.select(entries, {
+      prompt = delete and "Delete a session:" or "Open a session:",
+      kind = "acpchat_session",
+      format_item = function(e)
+        return string.format("[%s]  %s", e.name, M.label(e.s, e.cwd))
+      end,
+    }, function(e)
+      if not e then
+        return
+      end
+      if delete then
+        local from = registry.current()
+        return bridge.call("delete_session", { agent = e.spec, cwd = e.cwd, session_id = e.s.session_id, session_index = index_file(), chat = from and from.id }, function(err)
+          util.notify(err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (e.s.title or e.s.session_id)), err and vim.log.levels.ERROR or nil)
+        end)
+      end
+      local c = M.open_chat(e.s.session_id) or require("acpchat.chats").create(e.name, { resume = e.s.session_id })
+      if c then
+        require("acpchat.layout").show(c)
+      end
+    end)
+  end
+  for _, name in ipairs(names) do
+    local spec = agent_spec(name)
+    local cwd = spec and (spec.cwd or require("acpchat.chats").root())
+    if not spec then
+      done()
+    else
+      bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil, chat = chat and chat.id }, function(err, res)
+        if err then
+          failed[#failed + 1] = name .. " (" .. require("acpchat.text").flat(err, 120) .. ")"
+        elseif delete and not res.can_delete or not delete and not res.can_open then
+          failed[#failed + 1] = name .. (delete and " (cannot delete sessions)" or " (cannot load or resume sessions)")
+        else
+          for _, x in ipairs(res.sessions) do
+            entries[#entries + 1] = { name = name, spec = spec, cwd = cwd, s = x }
+          end
+        end
+        done()
+      end)
+    end
+  end
+end
+
 --- The session already open in a chat, if any.
 local function open_chat(session_id)
   for _, c in pairs(registry.chats) do
@@ -60,6 +130,7 @@ local function session_label(s, cwd)
   local open = open_chat(s.session_id) and "  [open]" or ""
   return string.format("%s  %s  %s%s", age(s.updated_at), s.title or s.session_id, vim.fn.fnamemodify(s.cwd or cwd, ":~"), open)
 end
+M.open_chat, M.label = open_chat, session_label
 
 --- The picker's last entry when the agent can rename sessions (unstable session/set_title).
 M.rename_entry = { rename = true }
@@ -354,3 +425,4 @@ function M.complete(kind)
 end
 
 return M
+
