@@ -46,17 +46,16 @@ function M.quickfix(arg)
   end)
 end
 
---- Show a file's buffer in an editor window of this tab (not a chat's), else a new split.
+--- Show a file's buffer in the editor window of this tab used last, else a new split.
 local function show_file(path)
   local b = vim.fn.bufadd(path)
   vim.fn.bufload(b)
-  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
-    local wb = api.nvim_win_get_buf(w)
-    if vim.bo[wb].buftype == "" and api.nvim_win_get_config(w).relative == "" then
-      api.nvim_win_set_buf(w, b)
-      api.nvim_set_current_win(w)
-      return b
-    end
+  -- The window gf and follow-along use: the editor window of this tab used last.
+  local w = require("acpchat.follow").editor_window({ tab = api.nvim_get_current_tabpage() })
+  if w then
+    api.nvim_win_set_buf(w, b)
+    api.nvim_set_current_win(w)
+    return b
   end
   vim.cmd("topleft split")
   api.nvim_win_set_buf(0, b)

@@ -4,7 +4,8 @@ local config = require("acpchat.config")
 local api = vim.api
 local M = {}
 
---- The editor window of the chat's tab the user worked in last (not a chat window).
+--- The editor window of the chat's tab the user worked in last (not a chat window, nor a
+--- special one such as the quickfix list).
 function M.editor_window(chat)
   if not chat.tab or not api.nvim_tabpage_is_valid(chat.tab) then
     return nil
@@ -13,7 +14,9 @@ function M.editor_window(chat)
   for _, w in ipairs(api.nvim_tabpage_list_wins(chat.tab)) do
     local b = api.nvim_win_get_buf(w)
     local ft = vim.bo[b].filetype
-    if not ft:match("^acpchat") and api.nvim_win_get_config(w).relative == "" then
+    -- A file's window: not a chat's, not a float, and not a special one (quickfix, help,
+    -- terminal) that a file must never replace.
+    if vim.bo[b].buftype == "" and not ft:match("^acpchat") and api.nvim_win_get_config(w).relative == "" then
       local t = vim.fn.getwininfo(w)[1]
       local last = (t and t.lastused) or 0
       if not best or last > best_time then
