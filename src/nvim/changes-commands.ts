@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { ChangeStep, FileOutcome, TurnCheckpoints } from "../checkpoints/turns.js";
 import type { Chat } from "../session/chat.js";
 import type { Hunk } from "../workspace/hunks.js";
+import { oneLine } from "../render/view-model.js";
 import { acceptedHunks, WHOLE_FILE_LINES } from "../workspace/write-plan.js";
 import type { LiveFiles } from "../checkpoints/apply.js";
 import type { QuickfixItem, RewindFile } from "./contract.js";
@@ -65,7 +66,7 @@ export async function changesQuickfix(c: ChangesContext, turn: number | "all" | 
       for (const hunk of h.hunks) {
         const first = hunk.newCount > 0 ? h.after.lines[hunk.newStart] : h.before.lines[hunk.oldStart];
         const what = f.status === "deleted" ? "deleted" : f.status === "added" ? "new file" : `+${hunk.newCount} -${hunk.oldCount}`;
-        items.push({ filename, lnum: Math.max(1, hunk.newStart + (hunk.newCount > 0 ? 1 : 0)), text: `${tag}${what}: ${oneLine(first ?? "")}` });
+        items.push({ filename, lnum: Math.max(1, hunk.newStart + (hunk.newCount > 0 ? 1 : 0)), text: `${tag}${what}: ${oneLine((first ?? "").trim(), 200)}` });
       }
     }
   }
@@ -179,8 +180,4 @@ function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnChe
   return lines[0]!;
 }
 
-function oneLine(s: string): string {
-  const t = s.replace(/[\u0000-\u001f\u007f]/g, " ").trim();
-  return t.length > 200 ? `${t.slice(0, 200)}…` : t;
-}
 

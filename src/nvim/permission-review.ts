@@ -9,10 +9,10 @@
  * - an agent that writes itself: right after its tool call ends, the rejected hunks are put
  *   back in the file (PartialEdits.afterToolCall), as a three-way merge, so nothing else is lost.
  */
-import { readFile } from "node:fs/promises";
+import { diskSnapshot } from "../workspace/disk.js";
 import type { PermissionOutcome, RequestPermissionRequest } from "../protocol/schema.js";
 import { compose, diffTexts, type Hunk } from "../workspace/hunks.js";
-import { decodeBytes, joinText, sameText, splitText, type Text, type TextFile } from "../workspace/text-codec.js";
+import { joinText, sameText, splitText, type Text, type TextFile } from "../workspace/text-codec.js";
 import { acceptedHunks, rebase, WHOLE_FILE_LINES } from "../workspace/write-plan.js";
 import { applyRestore, type LiveFiles } from "../checkpoints/apply.js";
 
@@ -51,14 +51,11 @@ async function currentText(path: string, live: LiveFiles): Promise<{ text: Text;
   return diskText(path);
 }
 
-/** The file on disk, decoded (a missing file reads as no text; undefined: not a text file). */
+/** The file on disk, decoded (a missing or unreadable file reads as no text; undefined: not a text file). */
 async function diskText(path: string): Promise<{ text: Text; like?: TextFile } | undefined> {
-  try {
-    const d = decodeBytes(await readFile(path));
-    return d.ok ? { text: { lines: d.file.lines, eol: d.file.eol }, like: d.file } : undefined;
-  } catch {
-    return { text: { lines: [], eol: false } };
-  }
+  const d = await diskSnapshot(path, Number.MAX_SAFE_INTEGER).catch(() => undefined);
+  if (!d?.exists) return { text: { lines: [], eol: false } };
+  return d.file ? { text: { lines: d.file.lines, eol: d.file.eol }, like: d.file } : undefined;
 }
 
 /**
