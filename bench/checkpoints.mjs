@@ -206,22 +206,14 @@ export async function nodePart(work, state, paths, cp) {
 
 /** (f): the editor while snapshots run, and prompts from send to the agent. */
 export async function nvimPart(bin, dir, work, paths, checkpoints = true) {
-  const { startBenchNvim } = await import("./nvim.mjs");
+  const { startBenchNvim, waitLua: waitNvimLua } = await import("./nvim.mjs");
   const setup = { agents: { bench: { command: process.execPath, args: [join(root, "bench/checkpoints-agent.mjs")] } }, default_agent: "bench", checkpoints: { enabled: checkpoints } };
   const home = join(dir, checkpoints ? "nvim" : "nvim-off");
   const { nvim, proc } = startBenchNvim(bin, home, setup, work);
   const tag = checkpoints ? "(f)" : "(f, checkpoints off)";
   const version = (await nvim.commandOutput("version")).split("\n")[0];
   await nvim.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
-  const waitLua = async (expr, ms = 120_000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await nvim.lua(`return ${expr}`);
-      if (v) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${expr}`);
-      await sleep(5);
-    }
-  };
+  const waitLua = (expr, ms) => waitNvimLua(nvim, expr, ms);
   // The editor's loop: a timer every 1 ms; its longest gap (less the 1 ms) is the longest block.
   await nvim.lua(`
     _G.gap = { max = 0, n = 0, over = 0 }

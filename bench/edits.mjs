@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { attach } from "neovim";
-import { nvimBin, startBenchNvim } from "./nvim.mjs";
+import { nvimBin, startBenchNvim, waitLua as waitNvimLua } from "./nvim.mjs";
 import { build } from "esbuild";
 import { structuredPatch } from "diff";
 
@@ -107,15 +107,7 @@ async function main() {
     rv.open_tab = function(r) open_tab(r); _G.bench_opened = vim.uv.hrtime() end
   `);
   await nvim.command("AcpChat");
-  const waitLua = async (expr, ms = 120_000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await nvim.lua(`return ${expr}`);
-      if (v) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${expr}`);
-      await sleep(5);
-    }
-  };
+  const waitLua = (expr, ms) => waitNvimLua(nvim, expr, ms);
   await waitLua("(require('acpchat.registry').current().status or {}).state == 'ready'");
   for (const row of rows) {
     const { old, neu } = texts(row.n, row.ratio);

@@ -31,3 +31,14 @@ export function startBenchNvim(bin, dir, setup, cwd = dir) {
   });
   return { nvim: attach({ proc }), proc, sock };
 }
+
+/** Wait until a Lua expression is truthy in `nvim` (polled every `pollMs`); its value. */
+export async function waitLua(nvim, expr, ms = 120_000, pollMs = 5) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await nvim.lua(`return ${expr}`);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${expr}`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
