@@ -177,10 +177,16 @@ local function show_queue(chat)
   api.nvim_buf_set_extmark(buf, ns_queue, last, 0, { virt_lines = lines })
 end
 
---- The queue also shows in the prompt window's winbar (always in sight): redrawn with it.
+--- The queue also shows in the prompt window's winbar (always in sight): redrawn when the
+--- queue changed, not with every batch (this runs once per frame while the agent streams).
 local function show_queue_everywhere(chat)
   show_queue(chat)
-  require("acpchat.prompt").show_context(chat)
+  local queued = chat.status and chat.status.queued or {}
+  local key = #queued > 0 and (#queued .. "\0" .. tostring(queued[1].text)) or ""
+  if chat.prompt_buf and chat.queue_shown ~= key then
+    chat.queue_shown = key
+    require("acpchat.prompt").show_context(chat)
+  end
 end
 
 --- Forget the drawn blocks (their text stays): a restarted chat numbers its blocks afresh.
