@@ -128,6 +128,7 @@ export async function nodePart(work, state, paths, cp) {
     const waitMs = performance.now() - p0;
     await step.start;
     const doneMs = performance.now() - p0;
+    turns.abandonTurn(step); // only its start snapshot is measured: the turn is never sent
     loop.disable();
     const firstMs = store.checkpoints[0].at - t0;
     const stored = Number(execFileSync("git", ["--git-dir", join(stateDir, readdirSync(stateDir)[0], "git"), "ls-tree", "-r", "--name-only", store.checkpoints[0].tree], { maxBuffer: 64 << 20 }).toString().split("\n").filter(Boolean).length);
@@ -141,7 +142,9 @@ export async function nodePart(work, state, paths, cp) {
   const turns = new TurnCheckpoints(store, work);
   // (d) Warm first snapshot: the constructor's take, on the index of the chat before.
   const w0 = Date.now();
-  await (await turns.beginTurn(0)).start;
+  const first = await turns.beginTurn(0);
+  await first.start;
+  turns.abandonTurn(first);
   r.warmMs = store.checkpoints[0].at - w0;
   const warm2 = [];
   for (let i = 0; i < 4; i++) {
@@ -164,12 +167,14 @@ export async function nodePart(work, state, paths, cp) {
     const step = await turns.beginTurn(i + 1);
     await step.start;
     changed.push(performance.now() - t);
+    turns.abandonTurn(step);
     if (step.late) late++;
     // (c) nothing changed since.
     const t2 = performance.now();
     const again = await turns.beginTurn(i + 1);
     await again.start;
     unchanged.push(performance.now() - t2);
+    turns.abandonTurn(again);
     if (again.late) late++;
     await sleep(20);
   }
