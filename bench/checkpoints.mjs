@@ -300,7 +300,7 @@ export async function nvimPart(bin, dir, work, paths, checkpoints = true) {
   await sleep(300);
   const [turnsGap, turnsN, turnsOver, turnsLua, turnsLuaEvent] = await gapRead();
   const text = (await nvim.lua("return table.concat(vim.api.nvim_buf_get_lines(require('acpchat.registry').get(...).buf, 0, -1, false), '\\n')", [chatId])).toString();
-  const blocks = (text.match(/Changes in turn \d+: 10 files/g) ?? []).length;
+  const blocks = (text.match(/Turn \d+ changed 10 files/g) ?? []).length;
   say(`${tag} later prompts reached the agent in median ${stats(prompts).median.toFixed(0)} ms, max ${stats(prompts).max.toFixed(0)} ms; longest editor gap during 10 turns ${turnsGap.toFixed(1)} ms (${turnsN} ticks, ${turnsOver} over 16 ms); longest plugin handler ${turnsLua.toFixed(1)} ms (${turnsLuaEvent}); ${blocks} change blocks of 10 files`);
   await nvim.lua("_G.gap.timer:stop()");
   nvim.quit();
