@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { attach } from "neovim";
-import { nvimBin, startBenchNvim, waitLua as waitNvimLua } from "./nvim.mjs";
+import { nvimBin, pinger, startBenchNvim, waitLua as waitNvimLua } from "./nvim.mjs";
 import { build } from "esbuild";
 import { structuredPatch } from "diff";
 
@@ -38,26 +38,6 @@ function texts(n, ratio) {
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
-}
-
-/** Ping over a second connection until stopped: the longest and the 99th percentile round trip. */
-function pinger(c) {
-  let running = true;
-  const samples = [];
-  const loop = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      await c.eval("1");
-      samples.push(performance.now() - t0);
-      await sleep(2);
-    }
-  })();
-  return async () => {
-    running = false;
-    await loop;
-    const s = samples.sort((a, b) => a - b);
-    return { max: s[s.length - 1] ?? 0, p99: s[Math.min(s.length - 1, Math.floor(0.99 * s.length))] ?? 0, count: s.length };
-  };
 }
 
 async function main() {

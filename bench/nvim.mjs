@@ -42,3 +42,23 @@ export async function waitLua(nvim, expr, ms = 120_000, pollMs = 5) {
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
+
+/** Ping `c` (a second client) every 2 ms until stopped: the longest and the 99th percentile round trip. */
+export function pinger(c) {
+  let running = true;
+  const samples = [];
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      await c.eval("1");
+      samples.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    const s = samples.sort((a, b) => a - b);
+    return { max: s[s.length - 1] ?? 0, p99: s[Math.min(s.length - 1, Math.floor(0.99 * s.length))] ?? 0, count: s.length };
+  };
+}

@@ -297,6 +297,16 @@ export interface NodeRequests {
   /** `probeDisk`: also ask Vim whether the file changed on disk since the buffer read it. */
   bufferState: { params: { path: string; first?: number; last?: number; probeDisk?: boolean }; result: { loaded: false } | ({ loaded: true; lineCount: number } & BufferStateWire) };
   /**
+   * A bounded slice of a buffer still at `tick` (src/nvim/buffer-reader.ts reads big buffers
+   * this way, a request per slice): lines from `first` (from byte `col` of it) up to `last`, at
+   * most `maxLines` and about `maxBytes`; a longer line comes in parts. `row`/`col`: where the next
+   * slice starts (`col` > 0: inside a line, whose next part continues the last line).
+   */
+  bufferSlice: {
+    params: { path: string; tick: number; first: number; col?: number; last: number; maxLines: number; maxBytes: number };
+    result: { result: "lines"; lines: string[]; row: number; col: number } | { result: "not_loaded" | "changed" };
+  };
+  /**
    * Line edits (old lines [start, end), bottom first) as one undo step of their own, if the
    * buffer is still at `tick`; `eol` sets 'endofline'. `acknowledgeDisk`: the user has seen the
    * file's new content on disk (no W12 on the next :w); `markSaved`: the buffer now equals the disk.
@@ -316,5 +326,5 @@ export type BufferStateWire = BufferState;
 
 export type NodeRequest = keyof NodeRequests;
 
-export const NODE_REQUESTS = ["bufferState", "bufferApply", "bufferSave", "bufferReload"] as const satisfies readonly NodeRequest[];
+export const NODE_REQUESTS = ["bufferState", "bufferSlice", "bufferApply", "bufferSave", "bufferReload"] as const satisfies readonly NodeRequest[];
 

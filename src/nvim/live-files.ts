@@ -7,11 +7,12 @@ import { diffTexts, editsFor, allHunks } from "../workspace/hunks.js";
 import type { Text } from "../workspace/text-codec.js";
 import { bufferText, type BufferState } from "../workspace/write-plan.js";
 import type { Bridge } from "./bridge.js";
+import { readBuffer } from "./buffer-reader.js";
 
 export function liveFiles(bridge: Bridge): LiveFiles {
   return {
     async buffer(path) {
-      const r = await bridge.request("bufferState", { path });
+      const r = await readBuffer(bridge, path);
       if (!r.loaded) return undefined;
       const { loaded: _, lineCount: __, ...b } = r;
       const state = b as BufferState;

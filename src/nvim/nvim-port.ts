@@ -40,6 +40,7 @@ import {
   type WriteMode,
 } from "../workspace/write-plan.js";
 import type { Bridge } from "./bridge.js";
+import { readBuffer } from "./buffer-reader.js";
 import { liveFiles } from "./live-files.js";
 import { PartialEdits } from "./permission-review.js";
 import type { QuestionKind } from "./contract.js";
@@ -109,7 +110,7 @@ export class NvimPort implements EditorPort {
   async readTextFile(req: ReadTextFileRequest): Promise<{ content: string }> {
     const first = req.line ? Math.max(0, req.line - 1) : 0;
     const last = req.limit ? first + req.limit : undefined;
-    const r = await this.bridge.request("bufferState", { path: req.path, first, last });
+    const r = await readBuffer(this.bridge, req.path, { first, last });
     if (!r.loaded) return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes) };
     if (r.empty) return { content: "" };
     if (hasNul(r.lines)) throw new RpcError(ErrorCodes.InvalidParams, `${req.path} looks binary (its buffer holds NUL bytes); only text files can be read`);
@@ -121,7 +122,7 @@ export class NvimPort implements EditorPort {
 
   /** What the file is now: its buffer when loaded (with the disk too, for "save"), else the disk. */
   private async current(path: string, withDisk: boolean): Promise<Current> {
-    const r = await this.bridge.request("bufferState", { path });
+    const r = await readBuffer(this.bridge, path);
     if (r.loaded) {
       const { loaded: _, lineCount: __, ...buffer } = r;
       const disk = withDisk ? await diskSnapshot(path, this.maxReadBytes).catch(() => undefined) : undefined;
@@ -236,7 +237,7 @@ export class NvimPort implements EditorPort {
    */
   async syncBuffers(paths: readonly string[], signal: AbortSignal): Promise<void> {
     for (const path of new Set(paths)) {
-      const st = await this.bridge.request("bufferState", { path, probeDisk: true });
+      const st = await readBuffer(this.bridge, path, { probeDisk: true });
       if (!st.loaded) continue;
       let disk: DiskSnapshot;
       try {
@@ -261,7 +262,7 @@ export class NvimPort implements EditorPort {
 
   /** The text of a file as the editor sees it: its buffer (unsaved edits too) when loaded, else the disk; undefined when there is no such text file. */
   private async textNow(path: string): Promise<string | undefined> {
-    const r = await this.bridge.request("bufferState", { path }).catch(() => undefined);
+    const r = await readBuffer(this.bridge, path).catch(() => undefined);
     if (r?.loaded) return hasNul(r.lines) ? undefined : joinText(bufferText(r as BufferState));
     const d = await diskSnapshot(path, this.maxReadBytes).catch(() => undefined);
     return d?.exists && d.file ? joinText(d.file) : undefined;

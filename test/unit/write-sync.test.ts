@@ -32,7 +32,13 @@ function fakeBridge(buffers: Map<string, Buf>, answer: (question: Record<string,
       const b = buffers.get(params.path as string);
       if (!b) return method === "bufferState" ? { loaded: false } : { result: "not_loaded" };
       if (method === "bufferState") {
-        return { loaded: true, lineCount: b.lines.length, tick: b.tick, modified: b.modified, lines: b.lines, empty: b.lines.length === 0, eol: true, fixeol: true, binary: false, fileformat: "unix", fileencoding: "utf-8", bomb: false, readonly: false, modifiable: true };
+        const lines = b.lines.slice((params.first as number | undefined) ?? 0, (params.last as number | undefined) ?? b.lines.length);
+        return { loaded: true, lineCount: b.lines.length, tick: b.tick, modified: b.modified, lines, empty: b.lines.length === 0, eol: true, fixeol: true, binary: false, fileformat: "unix", fileencoding: "utf-8", bomb: false, readonly: false, modifiable: true };
+      }
+      if (method === "bufferSlice") {
+        if (params.tick !== b.tick) return { result: "changed" };
+        const last = Math.min(params.last as number, (params.first as number) + (params.maxLines as number));
+        return { result: "lines", lines: b.lines.slice(params.first as number, last), row: last, col: 0 };
       }
       if (method === "bufferReload") return { result: "reloaded" };
       if (method === "bufferApply") {
