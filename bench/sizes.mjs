@@ -52,6 +52,30 @@ async function main() {
     end
     vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function() _G.bench_turns = (_G.bench_turns or 0) + 1 end })
   `);
+  if (process.env.SIZES_PROFILE) {
+    // Where the editor's long blocks are: every Node event, buffer request and scheduled
+    // callback that takes over 10 ms, with where it comes from (printed at the end).
+    await nvim.lua(`
+      _G.bench_slow = {}
+      local function timed(name, fn)
+        return function(...)
+          local t0 = vim.uv.hrtime()
+          local r = { fn(...) }
+          local dt = (vim.uv.hrtime() - t0) / 1e6
+          if dt > 10 then table.insert(_G.bench_slow, string.format("%.0f ms %s", dt, type(name) == "function" and name(...) or name)) end
+          return unpack(r)
+        end
+      end
+      local bridge = require("acpchat.bridge")
+      bridge.receive = timed(function(ev) return "event " .. tostring(ev) end, bridge.receive)
+      bridge.answer = timed(function(m) return "request " .. tostring(m) end, bridge.answer)
+      local schedule = vim.schedule
+      vim.schedule = function(fn)
+        local info = debug.getinfo(fn, "S")
+        return schedule(timed("scheduled " .. info.short_src .. ":" .. info.linedefined, fn))
+      end
+    `);
+  }
   await nvim.command("AcpChat");
   const waitLua = (expr, ms) => waitNvimLua(nvim, expr, ms);
   await waitLua("(require('acpchat.registry').current().status or {}).state == 'ready'");
@@ -68,8 +92,9 @@ async function main() {
     say(`${what}: longest block ${ping.max.toFixed(1)} ms, p99 ${ping.p99.toFixed(1)} ms (${ping.count} pings)${extra.note ? "; " + extra.note : ""}`);
   };
 
+  const only = process.env.SIZES_ONLY; // "review", "permit" or "read": one section
   // 1. Review (and accept) of a write whose file is one huge line.
-  for (const mb of (process.env.SIZES_MB ?? "1,12,15").split(",").map(Number)) {
+  for (const mb of only && only !== "review" ? [] : (process.env.SIZES_MB ?? "1,12,15").split(",").map(Number)) {
     const path = join(work, `bundle-${mb}.js`);
     const old = bundle(mb * 1024 * 1024, false) + "\n";
     const neu = bundle(mb * 1024 * 1024, true) + "\n";
@@ -88,16 +113,20 @@ async function main() {
     await sleep(400);
     const openMs = ((await nvim.lua("return _G.bench_opened")) - Number(readFileSync(stamp, "utf8"))) / 1e6;
     const note = await nvim.lua("local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return r and vim.api.nvim_win_is_valid(r.rw) and vim.wo[r.rw].winbar or ''");
+    const opening = await stop();
+    const stop2 = pinger(second);
     await nvim.input("gAZZ");
     await ended();
     await sleep(200);
-    const ping = await stop();
+    const accepting = await stop2();
+    const ping = { max: Math.max(opening.max, accepting.max), p99: Math.max(opening.p99, accepting.p99), count: opening.count + accepting.count };
+    say(`  opening: longest ${opening.max.toFixed(1)} ms, p99 ${opening.p99.toFixed(1)}; accepting: longest ${accepting.max.toFixed(1)} ms, p99 ${accepting.p99.toFixed(1)}`);
     const exact = readFileSync(path, "utf8") === neu;
     row(`review + accept of a write of one ${mb} MB line`, ping, { openMs, exact, note: `open ${openMs.toFixed(0)} ms; written byte-exact: ${exact}; winbar: ${note.slice(0, 160)}` });
   }
 
   // 2. "Show the diff first" (the per-hunk review) of a re-indent.
-  for (const n of [10_000, 100_000]) {
+  for (const n of only && only !== "permit" ? [] : [10_000, 100_000]) {
     const path = join(work, `reindent-${n}.txt`);
     writeFileSync(path, lines(n, "  ").join("\n") + "\n");
     const content = join(dir, `reindent-${n}.new`);
@@ -125,7 +154,7 @@ async function main() {
   await nvim.command(`edit ${big}`);
   await nvim.lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'modified' })");
   bigLines[0] = "modified";
-  for (const [label, line, limit] of [["whole", undefined, undefined], ["lines 100,000-199,999 (line/limit)", 100_000, 100_000]]) {
+  for (const [label, line, limit] of only && only !== "read" ? [] : [["whole", undefined, undefined], ["lines 100,000-199,999 (line/limit)", 100_000, 100_000]]) {
     const outFile = join(dir, "read.out");
     const stop = pinger(second);
     await sleep(50);
@@ -139,6 +168,7 @@ async function main() {
     row(`five fs/read_text_file of a 200,000-line (9 MB) modified buffer, ${label}`, ping, { exact, note: `${ms.toFixed(0)} ms for the five; exact: ${exact}` });
   }
 
+  if (process.env.SIZES_PROFILE) say((await nvim.lua("return table.concat(_G.bench_slow, '\\n')")) ?? "");
   second.quit();
   nvim.quit();
   proc.kill();

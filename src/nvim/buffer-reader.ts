@@ -15,8 +15,8 @@ import type { NodeRequests } from "./contract.js";
 export type BufferRead = NodeRequests["bufferState"]["result"];
 
 /** Bounds of one slice: well under a frame even on a loaded machine. */
-export const SLICE_LINES = 5_000;
-export const SLICE_BYTES = 256 * 1024;
+export const SLICE_LINES = 2_000;
+export const SLICE_BYTES = 128 * 1024;
 /** Reads started again after the buffer changed, before one request takes it all at once. */
 const ATTEMPTS = 3;
 

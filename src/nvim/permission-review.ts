@@ -13,7 +13,7 @@ import { diskSnapshot } from "../workspace/disk.js";
 import type { PermissionOutcome, RequestPermissionRequest } from "../protocol/schema.js";
 import { compose, diffTexts, type Hunk } from "../workspace/hunks.js";
 import { joinText, sameText, splitText, type Text, type TextFile } from "../workspace/text-codec.js";
-import { acceptedHunks, rebase, WHOLE_FILE_LINES } from "../workspace/write-plan.js";
+import { acceptedHunks, rebase, tooLargeToCompare } from "../workspace/write-plan.js";
 import { applyRestore, type LiveFiles } from "../checkpoints/apply.js";
 
 /** One diff of a tool call as the user saw it: the whole file before and after, its hunks. */
@@ -101,7 +101,7 @@ export class PartialEdits {
         hunks: p.hunks,
         added: p.hunks.reduce((n, h) => n + h.newCount, 0),
         removed: p.hunks.reduce((n, h) => n + h.oldCount, 0),
-        whole: p.before.lines.length + p.after.lines.length > WHOLE_FILE_LINES,
+        whole: tooLargeToCompare(p.before, p.after),
       });
       if (answer === undefined) return { outcome: "cancelled" };
       const chosen = acceptedHunks(p.hunks, answer);

@@ -287,6 +287,22 @@ export interface ReviewQuestion {
 
 /** Above this many lines (both sides), the review shows the files side by side without diff mode. */
 export const WHOLE_FILE_LINES = 50_000;
+/** Bytes of both sides together past which the same holds: one huge line is as heavy as many. */
+export const WHOLE_FILE_BYTES = 4 * 1024 * 1024;
+
+/** Whether two sides are too large for Neovim's diff mode (the review shows the whole new file instead). */
+export function tooLargeToCompare(a: Text, b: Text): boolean {
+  if (a.lines.length + b.lines.length > WHOLE_FILE_LINES) return true;
+  let bytes = 0;
+  for (const side of [a.lines, b.lines]) {
+    for (const l of side) {
+      bytes += Buffer.byteLength(l) + 1;
+      if (bytes > WHOLE_FILE_BYTES) return true;
+    }
+  }
+  return false;
+}
+
 
 export function reviewQuestion(p: Prepared, reason: ReviewQuestion["reason"]): ReviewQuestion {
   const { base, next, diff } = p;
@@ -301,7 +317,7 @@ export function reviewQuestion(p: Prepared, reason: ReviewQuestion["reason"]): R
     hunks: diff.hunks,
     added: diff.added,
     removed: diff.removed,
-    whole: !diff.exact || base.text.lines.length + next.lines.length > WHOLE_FILE_LINES,
+    whole: !diff.exact || tooLargeToCompare(base.text, next),
     eolChange,
   };
 }
