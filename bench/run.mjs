@@ -307,6 +307,11 @@ async function main() {
   say("checkpoints: bench/checkpoints.mjs");
   const checkpoints = execFileSync(process.execPath, [join(root, "bench/checkpoints.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
   writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Checkpoints (12)\n\n" + checkpoints);
+  // 14. Inputs as large as the plugin's limits: huge lines, big buffers, big per-hunk reviews
+  // (bench/sizes.mjs, its own Neovim with a UI attached).
+  say("sizes: bench/sizes.mjs");
+  const sizes = execFileSync(process.execPath, [join(root, "bench/sizes.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
+  writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Sizes (14)\n\n" + sizes);
   // 13. Redaction of hostile text (issue 24): linear in the text's length.
   say("redaction: bench/redact.mjs");
   const redaction = execFileSync(process.execPath, [join(root, "bench/redact.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });

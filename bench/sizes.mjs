@@ -115,6 +115,10 @@ async function main() {
     const note = await nvim.lua("local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return r and vim.api.nvim_win_is_valid(r.rw) and vim.wo[r.rw].winbar or ''");
     const opening = await stop();
     const stop2 = pinger(second);
+    if (process.env.SIZES_PROFILE) say(await nvim.lua(`
+      local t0 = vim.uv.hrtime(); vim.api.nvim_feedkeys("gA", "x", false); local t1 = vim.uv.hrtime()
+      vim.cmd("redraw"); local t2 = vim.uv.hrtime()
+      return string.format("gA %.0f ms, redraw %.0f ms", (t1 - t0) / 1e6, (t2 - t1) / 1e6)`));
     await nvim.input("gAZZ");
     await ended();
     await sleep(200);

@@ -28,11 +28,23 @@ M.max_highlight_bytes = 1024 * 1024
 M.max_inline_lines = 1000
 M.max_inline_bytes = 64 * 1024
 
---- Above this many lines, or bytes, on both sides together, a read-only diff is shown side by
---- side without diff mode (Neovim's diff of the whole buffers would hold the editor), as Node
---- decides for reviews (WHOLE_FILE_LINES and WHOLE_FILE_BYTES in src/workspace/write-plan.ts).
+--- Above this many lines, or bytes, on both sides together, or with a line longer than
+--- max_diff_line_bytes, a read-only diff is shown side by side without diff mode (Neovim's diff
+--- mode would hold the editor on every redraw), as Node decides for reviews (WHOLE_FILE_* in
+--- src/workspace/write-plan.ts).
 M.max_diff_lines = 50000
 M.max_diff_bytes = 4 * 1024 * 1024
+M.max_diff_line_bytes = 64 * 1024
+
+--- Whether a list of lines has one longer than `limit` bytes.
+local function has_line_over(lines, limit)
+  for _, l in ipairs(lines) do
+    if #l > limit then
+      return true
+    end
+  end
+  return false
+end
 
 local function split_text(s)
   if s == nil or s == "" then
@@ -561,7 +573,7 @@ function M.show_readonly(path, old_text, new_text, on_close)
       return
     end
     local bytes = #old_text + #new_text
-    local plain = #old + #new > M.max_diff_lines or bytes > M.max_diff_bytes
+    local plain = #old + #new > M.max_diff_lines or bytes > M.max_diff_bytes or has_line_over(old, M.max_diff_line_bytes) or has_line_over(new, M.max_diff_line_bytes)
     v.tab, v.lw, v.rw = diff_tab(left, right, plain)
     local inline_off = not plain and bytes > M.max_inline_bytes and light_diffopt(v)
     local highlight_off = ft ~= "" and not (highlightable(#old, #old_text) and highlightable(#new, #new_text))

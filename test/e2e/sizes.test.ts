@@ -1,7 +1,8 @@
 /**
  * Inputs as large as the plugin's limits allow, checked for correctness (their speed is
- * bench/sizes.mjs's): a write whose file is one huge line is reviewed (highlighting left off,
- * and the review says so) and written byte-exact; reads of a big buffer with unsaved edits
+ * bench/sizes.mjs's): a write of many long lines, or of one huge line, is reviewed with what
+ * is too large left off (highlighting, inline diffs, diff mode; the review says so) and written
+ * byte-exact; reads of a big buffer with unsaved edits
  * return exactly its text, whole or by line/limit, without holding the editor; the per-hunk
  * review of a 10,000-line re-indent ("Show the diff first") shows both sides whole.
  */
@@ -57,21 +58,23 @@ function bundle(bytes: number, changed: boolean): string {
 }
 
 describe.each(bins)("Neovim $version", (bin) => {
-  it("a write of one 1.5 MB line: reviewed with highlighting left off (and said so), accepted byte-exact; a small file is highlighted", async () => {
+  it("a write of 1,200 long lines (1.2 MB): diff mode with highlighting left off (and said so), accepted byte-exact; a small file is highlighted", async () => {
     const { t, work } = await editsNvim(bin, { write: "review" });
     await t.nvim.uiAttach(160, 50, { ext_linegrid: true, rgb: true } as never);
     const small = join(work, "small.js");
     writeFileSync(small, "var a = 1;\n");
-    const big = join(work, "bundle.js");
-    writeFileSync(big, bundle(1_500_000, false) + "\n");
-    const neu = bundle(1_500_000, true) + "\n";
-    const chat = await agentTurn(t, [write(small, "var a = 2;\n"), write(big, neu)]);
+    const big = join(work, "long.js");
+    const old = Array.from({ length: 1200 }, (_, i) => bundle(1000, false) + ` // ${i}`);
+    // 300 lines changed: under the changed-lines limit, over the changed-bytes one.
+    const neu = old.map((l, i) => (i % 4 === 0 ? bundle(1000, true) + ` // é ${i}` : l));
+    writeFileSync(big, old.join("\n") + "\n");
+    const chat = await agentTurn(t, [write(small, "var a = 2;\n"), write(big, neu.join("\n") + "\n")]);
     await reviewShown(t);
     await t.waitFor(async () => (await review(t, "r.rw and vim.api.nvim_win_is_valid(r.rw)")) === true, "the small review's tab");
     expect(await review(t, "vim.bo[r.right].filetype")).toBe("javascript");
     expect(await review(t, "vim.wo[r.rw].winbar")).not.toMatch(/too large/);
     await t.nvim.input("gAZZ");
-    await t.waitFor(async () => /bundle\.js/.test(String(await review(t, "r and r.path or ''"))), "the big review");
+    await t.waitFor(async () => /long\.js/.test(String(await review(t, "r and r.path or ''"))), "the big review");
     await t.waitFor(async () => (await review(t, "r.rw and vim.api.nvim_win_is_valid(r.rw)")) === true, "the big review's tab");
     // Left off for size, and the review says so; on 0.12 (inline:char by default) the inline diff too.
     expect(await review(t, "vim.bo[r.right].filetype")).toBe("");
@@ -79,18 +82,19 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(bar).toMatch(/too large to highlight/);
     const inlineChar = await t.lua<boolean>("return vim.o.diffopt:find('inline:char', 1, true) ~= nil");
     if (inlineChar) expect(bar).toMatch(/too large for inline diff/);
-    // Diff mode stays (1.5 MB a side is under the byte limit of diff mode).
+    if (inlineChar) expect(await t.lua("return vim.o.diffopt")).toMatch(/inline:simple/);
+    // Diff mode stays (1.2 MB a side, lines of 1 KB).
     expect(await review(t, "vim.wo[r.rw].diff")).toBe(true);
     // Both sides hold the texts exactly.
-    expect(await review(t, "vim.api.nvim_buf_get_lines(r.right, 0, -1, false)[1]")).toBe(neu.slice(0, -1));
-    expect(await review(t, "vim.api.nvim_buf_get_lines(r.left, 0, -1, false)[1]")).toBe(bundle(1_500_000, false));
+    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.right, 0, -1, false), '\\n')")).toBe(neu.join("\n"));
+    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.left, 0, -1, false), '\\n')")).toBe(old.join("\n"));
     await t.nvim.input("gAZZ");
     await chat.turns(1, 30_000);
     expect(readFileSync(small, "utf8")).toBe("var a = 2;\n");
-    expect(readFileSync(big, "utf8")).toBe(neu);
+    expect(readFileSync(big, "utf8")).toBe(neu.join("\n") + "\n");
   });
 
-  it("a write of one 6 MB line: shown whole without diff mode (said so), unwrapped, and written byte-exact", async () => {
+  it("a write of one 6 MB line: shown whole without diff mode or highlighting (said so), unwrapped, and written byte-exact", async () => {
     const { t, work } = await editsNvim(bin, { write: "review", fs: { max_read_bytes: 16 * 1024 * 1024 } });
     const big = join(work, "bundle.js");
     writeFileSync(big, bundle(6_000_000, false) + "\n");
