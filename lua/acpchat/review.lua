@@ -253,6 +253,9 @@ local function winbars(r)
   if r.whole then
     right = right .. " · too large to compare line by line: the whole new file is shown"
   end
+  if (r.cut or 0) > 0 then
+    right = right .. string.format(" · %d long line%s cut for the view (written whole)", r.cut, r.cut == 1 and "" or "s")
+  end
   right = right .. size_notes(r.highlight_off, r.inline_off)
   for _, w in ipairs({ r.lw, r.rw }) do
     if api.nvim_win_is_valid(w) then
@@ -397,6 +400,7 @@ function M.ask(chat_id, key, req)
     removed = req.removed or 0,
     whole = req.whole,
     eol_change = req.eol_change,
+    cut = req.cut,
     step = req.step,
     accepted = {},
   }
@@ -643,12 +647,6 @@ function M.show_tool_diff(chat, tool_call_id)
       M.show_readonly(d.path, d.old_text or "", d.new_text)
     end
   end)
-end
-
---- "Show the diff first" from a permission question; `back` asks the question again.
-function M.show_permission_diff(_, q, back)
-  local d = q.diffs[1]
-  M.show_readonly(d.path, d.old_text or "", d.new_text or "", back)
 end
 
 return M

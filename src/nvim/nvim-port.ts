@@ -322,7 +322,10 @@ export class NvimPort implements EditorPort {
     // Asked before the write: a diff not seen in an update yet gets its old side now.
     this.noteDiffs(tc.toolCallId, asked);
     const resolved = await this.resolveDiffs(tc.toolCallId, asked);
-    const diffs = resolved.map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText, c.path) }));
+    // What the question shows of each diff: its path and counts. The texts stay here: "Show the
+    // diff first" is the per-hunk review, which gets them (a 16 MiB diff crossing twice, in
+    // one event each time, would hold the editor).
+    const diffs = resolved.map((c) => ({ path: c.path, ...summarizeDiff(c.oldText, c.newText, c.path) }));
     const question = {
       title: tc.title ?? tc.toolCallId,
       kind: tc.kind ?? "other",

@@ -13,7 +13,7 @@ import { diskSnapshot } from "../workspace/disk.js";
 import type { PermissionOutcome, RequestPermissionRequest } from "../protocol/schema.js";
 import { compose, diffTexts, type Hunk } from "../workspace/hunks.js";
 import { joinText, sameText, splitText, type Text, type TextFile } from "../workspace/text-codec.js";
-import { acceptedHunks, rebase, tooLargeToCompare } from "../workspace/write-plan.js";
+import { acceptedHunks, rebase, shownLines, tooLargeToCompare } from "../workspace/write-plan.js";
 import { applyRestore, type LiveFiles } from "../checkpoints/apply.js";
 
 /** One diff of a tool call as the user saw it: the whole file before and after, its hunks. */
@@ -91,13 +91,16 @@ export class PartialEdits {
     let total = 0;
     const partial: PartialEdit[] = [];
     for (const p of proposals) {
+      const current = shownLines(p.before.lines);
+      const proposed = shownLines(p.after.lines);
       const answer = await ask({
         path: p.path,
         reason: "permission",
-        current: p.before.lines.join("\n"),
+        current: current.text,
         currentLines: p.before.lines.length,
-        proposed: p.after.lines.join("\n"),
+        proposed: proposed.text,
         proposedLines: p.after.lines.length,
+        cut: current.cut + proposed.cut,
         hunks: p.hunks,
         added: p.hunks.reduce((n, h) => n + h.newCount, 0),
         removed: p.hunks.reduce((n, h) => n + h.oldCount, 0),

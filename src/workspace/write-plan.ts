@@ -283,6 +283,8 @@ export interface ReviewQuestion {
   whole: boolean;
   /** Only the final newline differs in the last hunk: say so (a diff view cannot show it). */
   eolChange?: "added" | "removed";
+  /** Lines cut for the view (longer than SHOWN_LINE_CHARS), both sides. */
+  cut?: number;
 }
 
 /** Above this many lines (both sides), the review shows the files side by side without diff mode. */
@@ -310,16 +312,39 @@ export function tooLargeToCompare(a: Text, b: Text): boolean {
 }
 
 
+/**
+ * Characters of a line shown in a review: a longer line (a minified file) is cut there, with a
+ * note, so that neither the question's event nor the review's buffers carry megabytes of one
+ * line. Only the view is cut: the text written is composed in Node from the whole texts.
+ */
+export const SHOWN_LINE_CHARS = 256 * 1024;
+
+/** Lines joined with "\n" as a review shows them (see SHOWN_LINE_CHARS), and how many were cut. */
+export function shownLines(lines: readonly string[]): { text: string; cut: number } {
+  let cut = 0;
+  const shown = lines.map((l) => {
+    if (l.length <= SHOWN_LINE_CHARS) return l;
+    cut++;
+    // Never between the two halves of a surrogate pair.
+    const at = /[\uD800-\uDBFF]/.test(l[SHOWN_LINE_CHARS - 1]!) ? SHOWN_LINE_CHARS - 1 : SHOWN_LINE_CHARS;
+    return `${l.slice(0, at)} … [line cut for the review: ${Buffer.byteLength(l).toLocaleString("en")} bytes in all]`;
+  });
+  return { text: shown.join("\n"), cut };
+}
+
 export function reviewQuestion(p: Prepared, reason: ReviewQuestion["reason"]): ReviewQuestion {
   const { base, next, diff } = p;
   const eolChange = base.text.eol === next.eol || base.text.lines.length === 0 || next.lines.length === 0 ? undefined : next.eol ? "added" : "removed";
+  const current = shownLines(base.text.lines);
+  const proposed = shownLines(next.lines);
   return {
     path: p.path,
     reason,
-    current: base.text.lines.join("\n"),
+    current: current.text,
     currentLines: base.text.lines.length,
-    proposed: next.lines.join("\n"),
+    proposed: proposed.text,
     proposedLines: next.lines.length,
+    cut: current.cut + proposed.cut,
     hunks: diff.hunks,
     added: diff.added,
     removed: diff.removed,

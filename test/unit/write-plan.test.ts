@@ -140,3 +140,16 @@ describe("decideSync: the disk changed behind a buffer", () => {
     expect(encodeText({ lines: ["x"], eol: true, encoding: "utf-8", format: "unix", bom: false }).toString()).toBe("x\n");
   });
 });
+
+describe("shownLines", () => {
+  it("cuts only lines longer than the limit, never inside a surrogate pair, and counts them", async () => {
+    const { shownLines, SHOWN_LINE_CHARS } = await import("../../src/workspace/write-plan.js");
+    const long = "a".repeat(SHOWN_LINE_CHARS - 1) + "😀" + "b".repeat(10);
+    const r = shownLines(["short", long, "x".repeat(SHOWN_LINE_CHARS)]);
+    expect(r.cut).toBe(1);
+    const [a, b, c] = r.text.split("\n");
+    expect(a).toBe("short");
+    expect(b).toBe("a".repeat(SHOWN_LINE_CHARS - 1) + ` … [line cut for the review: ${Buffer.byteLength(long).toLocaleString("en")} bytes in all]`);
+    expect(c).toBe("x".repeat(SHOWN_LINE_CHARS));
+  });
+});
