@@ -14,9 +14,9 @@ import type { NodeRequests } from "./contract.js";
 
 export type BufferRead = NodeRequests["bufferState"]["result"];
 
-/** Bounds of one slice: well under a frame even on a loaded machine. */
-export const SLICE_LINES = 2_000;
-export const SLICE_BYTES = 128 * 1024;
+/** Bounds of one slice: well under a frame even on a loaded machine (a line costs Lua more than its bytes). */
+export const SLICE_LINES = 1_000;
+export const SLICE_BYTES = 64 * 1024;
 /** Reads started again after the buffer changed, before one request takes it all at once. */
 const ATTEMPTS = 3;
 
