@@ -272,6 +272,8 @@ export interface NodeEvents {
   result: { ref: number; ok: boolean; value?: unknown; error?: string };
   /** A question for the user; answered with `reply` and the same key. */
   ask: { chat: number; key: string; kind: QuestionKind; question: unknown };
+  /** A part of a long text of question `key`, sent ahead of its `ask` (src/nvim/questions.ts): joined in order into its field. */
+  askPart: { key: string; field: string; text: string };
   /** A question withdrawn (turn cancelled, chat closed, agent gone): close its window. */
   dismiss: { key: string; kind: QuestionKind };
   /** Prompts that could not be sent (the agent crashed): back into the prompt buffer. */
@@ -286,7 +288,7 @@ export interface NodeEvents {
 
 export type NodeEvent = keyof NodeEvents;
 
-export const NODE_EVENTS = ["render", "result", "ask", "dismiss", "takeBack", "notify", "reload", "editorQuery"] as const satisfies readonly NodeEvent[];
+export const NODE_EVENTS = ["render", "result", "ask", "askPart", "dismiss", "takeBack", "notify", "reload", "editorQuery"] as const satisfies readonly NodeEvent[];
 
 /**
  * Node -> Lua requests: buffer primitives that answer at once and never wait on the user
