@@ -55,7 +55,6 @@ return {
   -- Node -> Lua: buffer requests that answer at once and never wait on the user.
   requests = {
     "buffer_state",
-    "buffer_slice",
     "buffer_apply",
     "buffer_save",
     "buffer_reload",

@@ -48,9 +48,6 @@ local requests = {
   buffer_state = function(p)
     return require("acpchat.workspace").state(p)
   end,
-  buffer_slice = function(p)
-    return require("acpchat.workspace").slice(p)
-  end,
   buffer_apply = function(p)
     return require("acpchat.workspace").apply(p)
   end,

@@ -49,6 +49,7 @@ function M.state(p)
   return {
     disk_changed = disk_changed,
     loaded = true,
+    buf = b,
     tick = api.nvim_buf_get_changedtick(b),
     modified = bo.modified,
     lines = lines,
@@ -82,77 +83,6 @@ local function at_tick(p)
     return nil, { result = "changed" }
   end
   return b
-end
-
---- Bytes of line `row` (0-based; `count` lines in all), without copying it.
-local function line_bytes(b, row, count)
-  if row + 1 < count then
-    return api.nvim_buf_get_offset(b, row + 1) - api.nvim_buf_get_offset(b, row) - 1
-  end
-  return api.nvim_buf_call(b, function()
-    return vim.fn.col({ row + 1, "$" }) - 1
-  end)
-end
-
---- `s` without an incomplete UTF-8 sequence at its end (a cut must not split a character).
-local function cut_whole_chars(s)
-  for back = 0, math.min(3, #s - 1) do
-    local i = #s - back
-    local c = s:byte(i)
-    if c < 0x80 then
-      return s
-    elseif c >= 0xC0 then
-      local len = c >= 0xF0 and 4 or c >= 0xE0 and 3 or 2
-      return (i + len - 1 > #s and i > 1) and s:sub(1, i - 1) or s
-    end
-  end
-  return s
-end
-
---- A slice of a loaded buffer still at change tick `tick`: lines from row `first` (from byte
---- `col` of it) up to `last` (exclusive), at most `max_lines` lines and about `max_bytes` bytes,
---- so that no request holds the editor long. A line longer than `max_bytes` comes in parts
---- (cut between characters); `col` > 0 continues it. Answers where the next slice starts.
----@param p { path: string, tick: integer, first: integer, col: integer?, last: integer, max_lines: integer, max_bytes: integer }
-function M.slice(p)
-  local b, why = at_tick(p)
-  if not b then
-    return why
-  end
-  local count = api.nvim_buf_line_count(b)
-  local first, col, last = p.first, p.col or 0, math.min(p.last, count)
-  if first >= last then
-    return { result = "lines", lines = {}, row = first, col = 0 }
-  end
-  local len = line_bytes(b, first, count)
-  if col > 0 or len > p.max_bytes then
-    -- One part of a long line: [col, col + max_bytes), whole characters only.
-    local stop = math.min(len, col + p.max_bytes)
-    local part = api.nvim_buf_get_text(b, first, col, first, stop, {})[1] or ""
-    if stop < len then
-      part = cut_whole_chars(part)
-      return { result = "lines", lines = { part }, row = first, col = col + #part }
-    end
-    return { result = "lines", lines = { part }, row = first + 1, col = 0 }
-  end
-  -- Whole lines: as many as fit in max_bytes (offsets tell without copying any).
-  local lo, hi = first + 1, math.min(last, first + p.max_lines)
-  local base = api.nvim_buf_get_offset(b, first)
-  local function fits(stop)
-    local bytes = stop < count and api.nvim_buf_get_offset(b, stop) - base or api.nvim_buf_get_offset(b, count - 1) - base + line_bytes(b, count - 1, count)
-    return bytes <= p.max_bytes
-  end
-  if not fits(hi) then
-    while lo < hi do
-      local mid = math.floor((lo + hi + 1) / 2)
-      if fits(mid) then
-        lo = mid
-      else
-        hi = mid - 1
-      end
-    end
-  end
-  return { result = "lines", lines = api.nvim_buf_get_lines(b, first, hi, false), row = hi, col = 0 }
 end
 
 --- The buffer's undo state: changenr() is undotree()'s seq_cur (both b_u_seq_cur), without

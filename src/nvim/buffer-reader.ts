@@ -1,9 +1,10 @@
 /**
- * A loaded buffer's lines read in bounded slices (the `bufferSlice` request), one request per
- * slice, so the editor answers between them whatever the buffer's size: a 9 MB buffer in one
- * request held the editor 80 ms and more. Every slice names the change tick the read started at;
- * a buffer that changes meanwhile is read again from the start, so the text is always one state
- * of the buffer, never a mix of two.
+ * A loaded buffer's lines read in bounded slices, one request per slice, so the editor answers
+ * between them whatever the buffer's size. The buffer's state comes from Lua's bufferState (no
+ * lines); the lines from Neovim's own API (Bridge.bufferLines), which hands them over without a
+ * Lua string per line. Every slice names the change tick the read started at; a buffer that
+ * changes meanwhile is read again from the start, so the text is always one state of the
+ * buffer, never a mix of two.
  *
  * Slices rather than a copy kept in step through buffer change events: nothing is held in Node
  * for buffers the agent never reads, no event is sent per keystroke, and there is no second copy
@@ -14,9 +15,8 @@ import type { NodeRequests } from "./contract.js";
 
 export type BufferRead = NodeRequests["bufferState"]["result"];
 
-/** Bounds of one slice: well under a frame even on a loaded machine (a line costs Lua more than its bytes). */
-export const SLICE_LINES = 1_000;
-export const SLICE_BYTES = 64 * 1024;
+/** Lines of one slice: well under a frame even on a loaded machine. */
+export const SLICE_LINES = 10_000;
 /** Reads started again after the buffer changed, before one request takes it all at once. */
 const ATTEMPTS = 3;
 
@@ -33,7 +33,7 @@ export async function readBuffer(bridge: Bridge, path: string, opts: { first?: n
     if (attempt === 0) diskChanged = head.diskChanged;
     const first = Math.max(0, opts.first ?? 0);
     const last = Math.min(opts.last ?? head.lineCount, head.lineCount);
-    const lines = await readLines(bridge, path, head.tick, first, last);
+    const lines = await readLines(bridge, head.buf, head.tick, first, last);
     if (lines) return { ...head, lines, ...(diskChanged !== undefined ? { diskChanged } : {}) };
   }
   // Changed under every attempt (the user types on): one request reads it at once.
@@ -41,22 +41,13 @@ export async function readBuffer(bridge: Bridge, path: string, opts: { first?: n
   return whole.loaded && diskChanged !== undefined ? { ...whole, diskChanged } : whole;
 }
 
-/** Lines [first, last) of the buffer at change tick `tick`; undefined when it changed or went away. */
-async function readLines(bridge: Bridge, path: string, tick: number, first: number, last: number): Promise<string[] | undefined> {
+/** Lines [first, last) of buffer `buf` at change tick `tick`; undefined when it changed or went away. */
+async function readLines(bridge: Bridge, buf: number, tick: number, first: number, last: number): Promise<string[] | undefined> {
   const out: string[] = [];
-  let row = first;
-  let col = 0;
-  while (row < last) {
-    const r = await bridge.request("bufferSlice", { path, tick, first: row, col, last, maxLines: SLICE_LINES, maxBytes: SLICE_BYTES });
-    if (r.result !== "lines") return undefined;
-    const lines = Array.isArray(r.lines) ? r.lines : [];
-    let i = 0;
-    // A part of a long line continues the line read last.
-    if (col > 0) out[out.length - 1] += lines[i++] ?? "";
-    for (; i < lines.length; i++) out.push(lines[i]!);
-    if (r.row === row && r.col === col) return undefined; // no progress: never loop
-    row = r.row;
-    col = r.col;
+  for (let row = first; row < last; row += SLICE_LINES) {
+    const lines = await bridge.bufferLines(buf, tick, row, Math.min(last, row + SLICE_LINES));
+    if (!lines) return undefined;
+    for (const l of lines) out.push(l);
   }
   return out;
 }

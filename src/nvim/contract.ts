@@ -297,17 +297,7 @@ export const NODE_EVENTS = ["render", "result", "ask", "askPart", "dismiss", "ta
 export interface NodeRequests {
   /** A loaded buffer's lines [first, last) (0-based; all by default) and the options that decide how it is written. */
   /** `probeDisk`: also ask Vim whether the file changed on disk since the buffer read it. */
-  bufferState: { params: { path: string; first?: number; last?: number; probeDisk?: boolean }; result: { loaded: false } | ({ loaded: true; lineCount: number } & BufferStateWire) };
-  /**
-   * A bounded slice of a buffer still at `tick` (src/nvim/buffer-reader.ts reads big buffers
-   * this way, a request per slice): lines from `first` (from byte `col` of it) up to `last`, at
-   * most `maxLines` and about `maxBytes`; a longer line comes in parts. `row`/`col`: where the next
-   * slice starts (`col` > 0: inside a line, whose next part continues the last line).
-   */
-  bufferSlice: {
-    params: { path: string; tick: number; first: number; col?: number; last: number; maxLines: number; maxBytes: number };
-    result: { result: "lines"; lines: string[]; row: number; col: number } | { result: "not_loaded" | "changed" };
-  };
+  bufferState: { params: { path: string; first?: number; last?: number; probeDisk?: boolean }; result: { loaded: false } | ({ loaded: true; lineCount: number; buf: number } & BufferStateWire) };
   /**
    * Line edits (old lines [start, end), bottom first) as one undo step of their own, if the
    * buffer is still at `tick`; `eol` sets 'endofline'. `acknowledgeDisk`: the user has seen the
@@ -328,5 +318,5 @@ export type BufferStateWire = BufferState;
 
 export type NodeRequest = keyof NodeRequests;
 
-export const NODE_REQUESTS = ["bufferState", "bufferSlice", "bufferApply", "bufferSave", "bufferReload"] as const satisfies readonly NodeRequest[];
+export const NODE_REQUESTS = ["bufferState", "bufferApply", "bufferSave", "bufferReload"] as const satisfies readonly NodeRequest[];
 

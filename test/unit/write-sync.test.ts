@@ -23,6 +23,10 @@ function fakeBridge(buffers: Map<string, Buf>, answer: (question: Record<string,
   const calls: { method: string; params: Record<string, unknown> }[] = [];
   let questions: Questions;
   const bridge = {
+    async bufferLines(buf: number, tick: number, first: number, last: number) {
+      const b = [...buffers.values()][buf];
+      return b && b.tick === tick ? b.lines.slice(first, last) : undefined;
+    },
     emit(event: string, payload: Record<string, unknown>) {
       calls.push({ method: event, params: payload });
       if (event === "ask") queueMicrotask(() => questions.answer(payload.key as string, answer(payload.question as Record<string, unknown>)));
@@ -33,12 +37,7 @@ function fakeBridge(buffers: Map<string, Buf>, answer: (question: Record<string,
       if (!b) return method === "bufferState" ? { loaded: false } : { result: "not_loaded" };
       if (method === "bufferState") {
         const lines = b.lines.slice((params.first as number | undefined) ?? 0, (params.last as number | undefined) ?? b.lines.length);
-        return { loaded: true, lineCount: b.lines.length, tick: b.tick, modified: b.modified, lines, empty: b.lines.length === 0, eol: true, fixeol: true, binary: false, fileformat: "unix", fileencoding: "utf-8", bomb: false, readonly: false, modifiable: true };
-      }
-      if (method === "bufferSlice") {
-        if (params.tick !== b.tick) return { result: "changed" };
-        const last = Math.min(params.last as number, (params.first as number) + (params.maxLines as number));
-        return { result: "lines", lines: b.lines.slice(params.first as number, last), row: last, col: 0 };
+        return { loaded: true, lineCount: b.lines.length, buf: [...buffers.values()].indexOf(b), tick: b.tick, modified: b.modified, lines, empty: b.lines.length === 0, eol: true, fixeol: true, binary: false, fileformat: "unix", fileencoding: "utf-8", bomb: false, readonly: false, modifiable: true };
       }
       if (method === "bufferReload") return { result: "reloaded" };
       if (method === "bufferApply") {
