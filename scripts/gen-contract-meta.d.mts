@@ -2,3 +2,4 @@
 export declare const ROOT: string;
 export declare const LUA_OUT: { names: string; meta: string };
 export declare function contractMeta(root?: string): string;
+export declare function canGenerate(): boolean;

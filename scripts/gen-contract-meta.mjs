@@ -6,7 +6,9 @@
 // named shape they use (acpchat.wire.<Name>). Keys are in their wire form (snake_case, as
 // src/nvim/wire.ts converts them) and nulls are dropped there, so a nullable field is optional.
 // The build writes it; test/unit/contract-meta.test.ts fails when the file on disk is stale.
-import ts from "typescript";
+// TypeScript is a dev dependency: a user's build (`npm ci --omit=dev`) has none, and keeps the
+// committed file; only contractMeta() loads it.
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -29,8 +31,19 @@ const snake = (k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const pascal = (k) => k[0].toUpperCase() + k.slice(1);
 const oneLine = (s) => s.replace(/\s*\n\s*/g, " ").trim();
 
+/** Whether the generator can run here (the dev dependencies are installed). */
+export function canGenerate() {
+  try {
+    createRequire(import.meta.url).resolve("typescript");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The text of lua/acpchat/_meta/contract.lua. */
 export function contractMeta(root = ROOT) {
+  const ts = createRequire(import.meta.url)("typescript");
   const program = ts.createProgram([join(root, CONTRACT)], {
     strict: true,
     target: ts.ScriptTarget.ES2022,
