@@ -73,7 +73,9 @@ export function contractMeta(root = ROOT) {
   }
   const wireName = (name) => `acpchat.wire.${name}`;
   const namedRef = (type) => {
-    const sym = type.aliasSymbol ?? (type.flags & ts.TypeFlags.Object && type.objectFlags & ts.ObjectFlags.Interface ? type.symbol : undefined);
+    const sym =
+      type.aliasSymbol ??
+      (type.flags & ts.TypeFlags.Object && type.objectFlags & ts.ObjectFlags.Interface ? type.symbol : undefined);
     const name = sym && named.get(sym);
     return name && !type.aliasTypeArguments ? wireName(name) : undefined;
   };
@@ -83,8 +85,18 @@ export function contractMeta(root = ROOT) {
 
   /** The doc comment just before a union's member (it belongs to the `|` token, not the member). */
   const leadingDoc = (node, from) => {
-    const docs = node.getSourceFile().text.slice(from, node.getStart()).match(/\/\*\*[\s\S]*?\*\//g);
-    return docs ? oneLine(docs.at(-1).replace(/^\/\*\*|\*\/$/g, "").replace(/^\s*\* ?/gm, "")) : "";
+    const docs = node
+      .getSourceFile()
+      .text.slice(from, node.getStart())
+      .match(/\/\*\*[\s\S]*?\*\//g);
+    return docs
+      ? oneLine(
+          docs
+            .at(-1)
+            .replace(/^\/\*\*|\*\/$/g, "")
+            .replace(/^\s*\* ?/gm, ""),
+        )
+      : "";
   };
 
   /** A TypeScript type as a LuaCATS type expression. */
@@ -102,9 +114,12 @@ export function contractMeta(root = ROOT) {
     if (f & (ts.TypeFlags.Null | ts.TypeFlags.Undefined | ts.TypeFlags.Void)) return "nil";
     if (f & ts.TypeFlags.Never) return "nil";
     if (type.isUnion()) {
-      const parts = [...new Set(type.types.filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined))).map(lua))];
+      const parts = [
+        ...new Set(type.types.filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined))).map(lua)),
+      ];
       if (parts.length === 0) return "nil";
-      if (parts.includes("true") && parts.includes("false")) parts.splice(parts.indexOf("true"), 1, "boolean"), parts.splice(parts.indexOf("false"), 1);
+      if (parts.includes("true") && parts.includes("false"))
+        parts.splice(parts.indexOf("true"), 1, "boolean"), parts.splice(parts.indexOf("false"), 1);
       return parts.join("|");
     }
     if (checker.isArrayType(type)) {
@@ -116,7 +131,12 @@ export function contractMeta(root = ROOT) {
       const props = checker.getPropertiesOfType(type);
       const index = checker.getIndexInfosOfType(type)[0];
       if (props.length === 0) return index ? `table<${lua(index.keyType)}, ${lua(index.type)}>` : "table";
-      return `{ ${props.map((p) => { const fl = field(p); return `${fl.name}${fl.optional ? "?" : ""}: ${fl.type}`; }).join(", ")} }`;
+      return `{ ${props
+        .map((p) => {
+          const fl = field(p);
+          return `${fl.name}${fl.optional ? "?" : ""}: ${fl.type}`;
+        })
+        .join(", ")} }`;
     }
     return "any";
   }
@@ -127,7 +147,12 @@ export function contractMeta(root = ROOT) {
     const nullable = type.isUnion() && type.types.some((t) => t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined));
     const tag = luaTag(p);
     const luaType = tag ? ts.displayPartsToString(tag.text).trim() : lua(type);
-    return { name: snake(p.name), optional: Boolean(p.flags & ts.SymbolFlags.Optional) || nullable, type: luaType, doc: docOf(p) };
+    return {
+      name: snake(p.name),
+      optional: Boolean(p.flags & ts.SymbolFlags.Optional) || nullable,
+      type: luaType,
+      doc: docOf(p),
+    };
   }
 
   const out = [];
@@ -144,7 +169,10 @@ export function contractMeta(root = ROOT) {
     out.push("");
   }
   const isObject = (t) =>
-    (t.flags & ts.TypeFlags.Object || t.isIntersection()) && !checker.isArrayType(t) && !checker.isTupleType(t) && !t.getCallSignatures().length;
+    (t.flags & ts.TypeFlags.Object || t.isIntersection()) &&
+    !checker.isArrayType(t) &&
+    !checker.isTupleType(t) &&
+    !t.getCallSignatures().length;
   /** A class when the type is one object (a named one as its parent), else an alias. */
   function shape(name, type, doc) {
     const ref = namedRef(type);
@@ -171,7 +199,11 @@ export function contractMeta(root = ROOT) {
     const decl = sym.declarations[0];
     const type = checker.getDeclaredTypeOfSymbol(sym);
     const doc = docOf(sym);
-    if (ts.isTypeAliasDeclaration(decl) && ts.isUnionTypeNode(decl.type) && decl.type.types.some((n) => !ts.isLiteralTypeNode(n))) {
+    if (
+      ts.isTypeAliasDeclaration(decl) &&
+      ts.isUnionTypeNode(decl.type) &&
+      decl.type.types.some((n) => !ts.isLiteralTypeNode(n))
+    ) {
       const members = [];
       let from = decl.type.pos;
       for (const node of decl.type.types) {
@@ -203,16 +235,28 @@ export function contractMeta(root = ROOT) {
   };
   const part = (p, key) => checker.getTypeOfSymbol(checker.getPropertyOfType(checker.getTypeOfSymbol(p), key));
 
-  out.push("-- Lua -> Node calls (RPC notifications): their parameters, and the value the `result` event carries back.", "");
+  out.push(
+    "-- Lua -> Node calls (RPC notifications): their parameters, and the value the `result` event carries back.",
+    "",
+  );
   for (const m of table("LuaToNode")) {
     shape(`acpchat.call.${pascal(m.name)}`, part(m, "params"), `\`${snake(m.name)}\`: ${docOf(m)}`.replace(/: $/, ""));
     shape(`acpchat.reply.${pascal(m.name)}`, part(m, "result"), `What \`${snake(m.name)}\` answers.`);
   }
   out.push("-- Node -> Lua events (notifications).", "");
-  for (const m of table("NodeEvents")) shape(`acpchat.event.${pascal(m.name)}`, checker.getTypeOfSymbol(m), `\`${snake(m.name)}\`: ${docOf(m)}`.replace(/: $/, ""));
+  for (const m of table("NodeEvents"))
+    shape(
+      `acpchat.event.${pascal(m.name)}`,
+      checker.getTypeOfSymbol(m),
+      `\`${snake(m.name)}\`: ${docOf(m)}`.replace(/: $/, ""),
+    );
   out.push("-- Node -> Lua buffer requests (answered at once), and their answers.", "");
   for (const m of table("NodeRequests")) {
-    shape(`acpchat.request.${pascal(m.name)}`, part(m, "params"), `\`${snake(m.name)}\`: ${docOf(m)}`.replace(/: $/, ""));
+    shape(
+      `acpchat.request.${pascal(m.name)}`,
+      part(m, "params"),
+      `\`${snake(m.name)}\`: ${docOf(m)}`.replace(/: $/, ""),
+    );
     shape(`acpchat.response.${pascal(m.name)}`, part(m, "result"), `What \`${snake(m.name)}\` answers.`);
   }
 

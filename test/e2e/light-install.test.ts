@@ -35,7 +35,18 @@ function productionPackages(): string[] {
 }
 
 beforeAll(async () => {
-  for (const entry of ["plugin", "lua", "doc", "ftplugin", "rplugin", "scripts", "src", "package.json", "package-lock.json", "test/nvim/init.lua"]) {
+  for (const entry of [
+    "plugin",
+    "lua",
+    "doc",
+    "ftplugin",
+    "rplugin",
+    "scripts",
+    "src",
+    "package.json",
+    "package-lock.json",
+    "test/nvim/init.lua",
+  ]) {
     cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
   }
   production = productionPackages();
@@ -54,11 +65,15 @@ it("installs no dev dependency and builds without one", () => {
   const devOnly = dev.filter((d) => !production.includes(d));
   expect(devOnly).toEqual(expect.arrayContaining(["typescript", "vitest", "@zed-industries/claude-code-acp"]));
   for (const d of devOnly) expect(existsSync(join(copy, "node_modules", d)), d).toBe(false);
-  expect(existsSync(join(copy, "node_modules", "neovim")) && existsSync(join(copy, "node_modules", "esbuild"))).toBe(true);
+  expect(existsSync(join(copy, "node_modules", "neovim")) && existsSync(join(copy, "node_modules", "esbuild"))).toBe(
+    true,
+  );
   expect(build).toContain("no TypeScript here");
   expect(existsSync(join(copy, "dist/acpchat.cjs")) && existsSync(join(copy, "dist/acpchat-mcp.cjs"))).toBe(true);
   // The committed LuaCATS file is kept as it is.
-  expect(readFileSync(join(copy, "lua/acpchat/_meta/contract.lua"), "utf8")).toBe(readFileSync(join(ROOT, "lua/acpchat/_meta/contract.lua"), "utf8"));
+  expect(readFileSync(join(copy, "lua/acpchat/_meta/contract.lua"), "utf8")).toBe(
+    readFileSync(join(ROOT, "lua/acpchat/_meta/contract.lua"), "utf8"),
+  );
 });
 
 describe.each(nvimBins())("Neovim $version", (bin) => {
@@ -70,7 +85,9 @@ describe.each(nvimBins())("Neovim $version", (bin) => {
     await c.ready();
     await sendAndWait(c, "hello");
     expect(await c.text()).toContain("from the light install");
-    const host = await t.lua<{ pid: number }>("return require('acpchat.bridge').call_sync('ping', vim.empty_dict(), 5000)");
+    const host = await t.lua<{ pid: number }>(
+      "return require('acpchat.bridge').call_sync('ping', vim.empty_dict(), 5000)",
+    );
     expect(readFileSync(`/proc/${host.pid}/cmdline`, "utf8")).toContain(join(copy, "node_modules/neovim"));
   });
 });

@@ -10,11 +10,14 @@ import { describe, expect, it } from "vitest";
 import { ROOT } from "../support/nvim.js";
 
 const tracked = execFileSync("git", ["ls-files"], { cwd: ROOT, encoding: "utf8" }).split("\n").filter(Boolean);
-const sources = tracked.filter((f) => /^(src|lua|test|bench|scripts)\//.test(f) && /\.(ts|mts|mjs|cjs|js|lua|sh)$/.test(f));
+const sources = tracked.filter(
+  (f) => /^(src|lua|test|bench|scripts)\//.test(f) && /\.(ts|mts|mjs|cjs|js|lua|sh)$/.test(f),
+);
 const markdown = new Set(tracked.filter((f) => f.endsWith(".md")).map((f) => basename(f)));
 
 /** Outside a string so far: an even number of each quote before `at`. */
-const outsideString = (line: string, at: number) => ["'", '"', "`"].every((q) => (line.slice(0, at).split(q).length - 1) % 2 === 0);
+const outsideString = (line: string, at: number) =>
+  ["'", '"', "`"].every((q) => (line.slice(0, at).split(q).length - 1) % 2 === 0);
 
 /** The comments of a file, each with its line number (line comments, and lines of block comments). */
 function comments(file: string): { line: number; text: string }[] {
@@ -61,7 +64,9 @@ describe("comments", () => {
   });
 
   it("cite no Markdown file that is not in the repository", () => {
-    const bad = all.flatMap((c) => [...c.text.matchAll(NOTES)].filter((m) => !markdown.has(m[0])).map((m) => `${c.file}:${c.line}: ${m[0]}`));
+    const bad = all.flatMap((c) =>
+      [...c.text.matchAll(NOTES)].filter((m) => !markdown.has(m[0])).map((m) => `${c.file}:${c.line}: ${m[0]}`),
+    );
     expect(bad).toEqual([]);
   });
 });

@@ -34,7 +34,9 @@ describe("lua/acpchat/_meta/contract.lua", () => {
   });
 
   it("speaks the wire's form: snake_case keys, nullable fields optional, literal unions kept", () => {
-    expect(generated).toMatch(/---@class acpchat\.call\.ToolDiffs\n---@field chat number\n---@field tool_call_id string\n/);
+    expect(generated).toMatch(
+      /---@class acpchat\.call\.ToolDiffs\n---@field chat number\n---@field tool_call_id string\n/,
+    );
     // `line?: number | null`: nulls are dropped on the way to Lua, so the key may be absent.
     expect(generated).toContain("locations ({ path: string, line?: number })[]");
     expect(generated).toMatch(/---@class acpchat\.event\.Notify\n(?:.*\n)*?---@field level "info"\|"warn"\|"error"/);

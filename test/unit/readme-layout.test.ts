@@ -47,7 +47,8 @@ function layout(readme: string): { named: string[]; mentioned: string[] } {
     let lineDir = base;
     for (const w of words) {
       if (!NAME.test(w)) break;
-      const path = w.includes("/") && !w.endsWith("/") ? join(base, w) : w.endsWith("/") ? join(base, w) + "/" : join(dir, w);
+      const path =
+        w.includes("/") && !w.endsWith("/") ? join(base, w) : w.endsWith("/") ? join(base, w) + "/" : join(dir, w);
       named.push(path);
       dir = w.includes("/") ? dirname(path) + "/" : dir;
       lineDir = dir;

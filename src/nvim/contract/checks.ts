@@ -8,7 +8,14 @@ import type { McpServerConfig } from "../../client/acp-client.js";
 import type { ToolName } from "../../editor-tools/tools.js";
 import type { RenderOp } from "../../render/render-queue.js";
 import type { UnstableBlockView } from "../../render/unstable-view.js";
-import type { BlockView, ChatStateName, MediaView, OptionView, StatusView, ToolContentView } from "../../render/view-model.js";
+import type {
+  BlockView,
+  ChatStateName,
+  MediaView,
+  OptionView,
+  StatusView,
+  ToolContentView,
+} from "../../render/view-model.js";
 import type { ContextItem } from "../../session/prompt-builder.js";
 import type { SessionChoice } from "../../session/session-commands.js";
 import type { TraceEntry } from "../../trace/trace-log.js";

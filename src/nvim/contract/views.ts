@@ -111,7 +111,15 @@ export type BlockView =
   /** A context compaction: its status, the error if it failed, the summary as far as it came. */
   | { id: string; type: "compaction"; status: string; error?: string; summary: string }
   /** What a step changed: its number (for gd and :AcpChatRewind) and one entry per file. */
-  | { id: string; type: "changes"; step: number; title: string; files: ChangedFileView[]; more?: number; rewindTurn?: number }
+  | {
+      id: string;
+      type: "changes";
+      step: number;
+      title: string;
+      files: ChangedFileView[];
+      more?: number;
+      rewindTurn?: number;
+    }
   | UnstableBlockView;
 
 export type ChatStateName = "starting" | "signing_in" | "ready" | "running" | "cancelling" | "crashed" | "closed";
