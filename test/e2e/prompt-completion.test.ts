@@ -331,6 +331,45 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("<Esc>");
   });
 
+  it("@perm finds src/permission.lua while typing, best first, in Neovim's own menu (vim.lsp.completion on 0.11+, the omnifunc on 0.10) and in the server's answer", async () => {
+    const t = await withAgents(bin, { fake: { commands: COMMANDS } });
+    const work = project(t);
+    for (const [dir, file] of [["src", "permission.lua"], ["docs", "superman.md"], ["lib", "experiment.js"], ["lib", "other.js"]] as const) {
+      mkdirSync(join(work, dir), { recursive: true });
+      writeFileSync(join(work, dir, file), "x\n");
+    }
+    await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
+    const c = await chatWithCommands(t);
+    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.project_files').info(...)", [work]))?.done, "the file list");
+    // The name starts with it, then the path holds it, then its letters in order.
+    const best = ["@src/permission.lua", "@docs/superman.md", "@lib/experiment.js"];
+    const answer = await lspAsk(c, "see @perm");
+    expect(labels(answer)).toEqual(best);
+    expect(answer.result!.isIncomplete).toBe(true);
+    const lsp = await t.lua<boolean>("return vim.lsp.completion ~= nil");
+    await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
+    await c.focusPrompt();
+    // Typed a key at a time, as a user types: the menu follows every key.
+    const shown = () =>
+      t.lua<{ words: string[]; visible: boolean }>(`local info = vim.fn.complete_info({ "items", "pum_visible" })
+        local words = {}
+        for _, it in ipairs(info.items or {}) do if it.match ~= false then table.insert(words, it.word) end end
+        return { words = words, visible = info.pum_visible == 1 }`);
+    await t.nvim.input("<Esc>ccsee @");
+    await t.waitFor(async () => (await shown()).visible, "the menu after @");
+    for (const key of ["p", "e", "r", "m"]) {
+      await t.nvim.input(key);
+      await new Promise((r) => setTimeout(r, 60));
+    }
+    await t.waitFor(async () => {
+      const m = await shown();
+      return m.visible && m.words.join() === best.join();
+    }, "@perm's matches in the menu, best first");
+    await t.nvim.input("<C-n><C-y>");
+    await t.waitFor(async () => (await menu(t)).line === "see @src/permission.lua", "the picked file in the prompt");
+    await t.nvim.input("<Esc>");
+  });
+
   it("one candidate opens the menu too (0.10's global 'completeopt' has no menuone: it is added while the menu is open)", async () => {
     const t = await withAgents(bin, { fake: { commands: [COMMANDS[1]!] } });
     writeFileSync(join(t.dir, "work", "only.txt"), "x\n");
