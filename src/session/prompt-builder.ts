@@ -20,7 +20,7 @@ export type ContextItem =
    * the token as typed, `uri` where it comes from (a file's, or the plugin's own scheme),
    * `text` its content; `path`, when it belongs to one file, is held to the session's cwd.
    */
-  | { type: "text"; mention: string; uri: string; text: string; path?: string; title?: string }
+  | { type: "text"; mention?: string; uri: string; text: string; path?: string; title?: string; label?: string }
   /** A file a mention lists (`@folder/`): always a link, held to the session's cwd. */
   | { type: "link"; path: string; mention: string };
 
@@ -167,5 +167,5 @@ function mentionBlocks(item: Extract<ContextItem, { type: "text" | "link" | "ran
   }
   const text = capText(redact(item.text));
   if (embedded) return [{ type: "resource", resource: { uri: item.uri, text, mimeType: "text/plain" } }];
-  return [{ type: "text", text: `\n${item.title ?? item.mention}:\n\`\`\`\n${text}\n\`\`\`\n` }];
+  return [{ type: "text", text: `\n${item.title ?? item.mention ?? item.uri}:\n\`\`\`\n${text}\n\`\`\`\n` }];
 }

@@ -150,4 +150,34 @@ describe.each(bins)("Neovim $version", (bin) => {
     await second.type("see @session:nothing-such");
     await t.waitFor(async () => (await notes(t)).some((n) => n.msg.includes("no past chat of this project")), "the refusal");
   });
+
+  it(":AcpChat! {agent} from hands this chat's conversation to a new chat of another agent: its first prompt carries the transcript (redacted)", async () => {
+    const t = await withAgents(bin, { fake: { record: "$DIR/record.jsonl", turns: [[{ text: "the answer is 42" }]] }, other: { record: "$DIR/record.jsonl" } });
+    project(t);
+    const first = await openChat(t);
+    await first.ready();
+    await sendAndWait(first, "what is the answer? token=ghp_abcdefghijklmnopqrstuvwxyz0123456789");
+    const sid = (await first.status()).session_id as string;
+    expect(await t.lua<string[]>("return vim.fn.getcompletion('AcpChat! other ', 'cmdline')")).toEqual(expect.arrayContaining(["from", `from=${first.id}`]));
+    await recordNotes(t);
+    await t.nvim.command("AcpChat! other from=99");
+    await t.waitFor(async () => (await notes(t)).some((n) => n.msg.includes("no chat 99")), "the unknown chat said");
+    await t.nvim.command("AcpChat! other from");
+    const next = await openChat(t);
+    expect(next.id).not.toBe(first.id);
+    expect(await t.lua("return require('acpchat.registry').get(...).agent", [next.id])).toBe("other");
+    await next.ready();
+    expect(await next.promptWinbar()).toContain(`the conversation with fake (chat ${first.id})`);
+    await sendAndWait(next, "go on");
+    const p = prompt(t, 1);
+    expect(p[0]).toEqual({ type: "text", text: "go on" });
+    const res = p.find((b) => b.type === "resource") as { resource: { uri: string; text: string } } | undefined;
+    expect(res?.resource.uri).toBe(`acpchat://chat/${sid}`);
+    expect(res?.resource.text).toContain("what is the answer?");
+    expect(res?.resource.text).toContain("the answer is 42");
+    expect(JSON.stringify(p)).not.toContain("abcdefghijklmnopqrstuvwxyz0123456789");
+    // Only the first prompt carries it.
+    await sendAndWait(next, "and then?");
+    expect(prompt(t, 2)).toEqual([{ type: "text", text: "and then?" }]);
+  });
 });
