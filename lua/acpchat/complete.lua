@@ -295,6 +295,19 @@ function M.check_health(health)
   else
     health.info("@ files: git not found: folders are walked (in the background; .gitignore is not read)")
   end
+  health.ok("@ mentions: @diagnostics[:all] @quickfix @buffers @selection @folder/ @session:<name> (:help acpchat-mentions)")
+  local symbol_servers = {}
+  for _, c in ipairs(vim.lsp.get_clients()) do
+    local caps = c.server_capabilities or {}
+    if caps.workspaceSymbolProvider then
+      symbol_servers[#symbol_servers + 1] = c.name
+    end
+  end
+  if #symbol_servers > 0 then
+    health.ok("@ symbols: from " .. table.concat(symbol_servers, ", ") .. " (workspace/symbol)")
+  else
+    health.info("@ symbols: no language server answering workspace/symbol is running now (they start with a file of their language)")
+  end
 end
 
 --- Set up completion in the chat's prompt buffer: the language server, the file list (listed

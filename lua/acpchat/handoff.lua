@@ -35,8 +35,12 @@ end
 function M.complete(lead, line)
   local out = {}
   local words = vim.split(vim.trim(line), "%s+")
-  if #words <= 1 or (#words == 2 and lead ~= "") then
+  local first = #words <= 1 or (#words == 2 and lead ~= "")
+  if first then
     out = vim.list_extend(out, require("acpchat.config").agent_names())
+    if lead == "" then
+      return out
+    end
   end
   out[#out + 1] = "from"
   local ids = vim.tbl_keys(require("acpchat.registry").chats)

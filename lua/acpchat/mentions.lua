@@ -87,7 +87,8 @@ end
 --- The sessions of the chat's project that have a local transcript: { slug, title, agent,
 --- session_id, updated }; newest first. Read from the index Node keeps.
 function M.sessions(chat)
-  local f = io.open(require("acpchat.chats").index_file(), "r")
+  -- The index chats.lua names (required from there would make a circle through completion).
+  local f = io.open(vim.fn.stdpath("state") .. "/acpchat/sessions.json", "r")
   if not f then
     return {}
   end
