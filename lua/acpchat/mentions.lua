@@ -84,19 +84,31 @@ local function history_file(sid)
   return require("acpchat.history").dir() .. "/" .. sid:gsub("[^%w%-_.]", "_") .. ".md"
 end
 
+-- The index as last read, and the file's mtime then: completion asks at every key.
+local index_cache = { mtime = -1, all = {} }
+
+local function read_index()
+  -- The index chats.lua names (required from there would make a circle through completion).
+  local path = vim.fn.stdpath("state") .. "/acpchat/sessions.json"
+  local st = uv.fs_stat(path)
+  local mtime = st and (st.mtime.sec * 1e9 + st.mtime.nsec) or 0
+  if mtime == index_cache.mtime then
+    return index_cache.all
+  end
+  local f = io.open(path, "r")
+  local ok, all = false, nil
+  if f then
+    ok, all = pcall(vim.json.decode, f:read("*a"))
+    f:close()
+  end
+  index_cache = { mtime = mtime, all = ok and type(all) == "table" and all or {} }
+  return index_cache.all
+end
+
 --- The sessions of the chat's project that have a local transcript: { slug, title, agent,
 --- session_id, updated }; newest first. Read from the index Node keeps.
 function M.sessions(chat)
-  -- The index chats.lua names (required from there would make a circle through completion).
-  local f = io.open(vim.fn.stdpath("state") .. "/acpchat/sessions.json", "r")
-  if not f then
-    return {}
-  end
-  local ok, all = pcall(vim.json.decode, f:read("*a"))
-  f:close()
-  if not ok or type(all) ~= "table" then
-    return {}
-  end
+  local all = vim.list_slice(read_index())
   table.sort(all, function(a, b)
     return tostring(a.updatedAt or "") > tostring(b.updatedAt or "")
   end)

@@ -427,10 +427,22 @@ function M.match(files, prefix, limit, cb, opts)
   local lp = prefix == prefix:lower() and prefix or nil
   -- Each group keeps at most `limit` (the rest would never be shown): sorting stays cheap.
   local tiers = { {}, {}, {}, {} }
-  -- The characters in order, anything between them.
-  local fuzzy = (lp or prefix):gsub(".", function(ch)
-    return "%" == ch and "%%.-" or (ch:match("%p") and ("%" .. ch) or ch) .. ".-"
-  end)
+  -- Its characters in order, anything between them: found greedily, one plain find each (a
+  -- pattern of `.-` would backtrack without bound on a near miss).
+  local chars = {}
+  for ch in (lp or prefix):gmatch(".") do
+    chars[#chars + 1] = ch
+  end
+  local function in_order(g)
+    local at = 0
+    for k = 1, #chars do
+      at = g:find(chars[k], at + 1, true)
+      if not at then
+        return false
+      end
+    end
+    return true
+  end
   local more = false
   local n = #files
   local i = 1
@@ -458,7 +470,7 @@ function M.match(files, prefix, limit, cb, opts)
         local at = g:find(lp or prefix, 1, true)
         if at then
           add(at == g:match("()[^/]*$") and 2 or 3, f)
-        elseif g:find(fuzzy) then
+        elseif in_order(g) then
           add(4, f)
         end
       end
