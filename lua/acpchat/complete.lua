@@ -12,7 +12,6 @@
 local config = require("acpchat.config")
 local prompt_items = require("acpchat.prompt_items")
 local project_files = require("acpchat.project_files")
-local mentions = require("acpchat.mentions")
 
 local api = vim.api
 local M = {}
@@ -64,7 +63,7 @@ function M.candidates(chat, word)
   elseif word:sub(1, 1) == "@" then
     local paths
     paths, more = M.files_now(chat.cwd, word:sub(2))
-    local others = mentions.candidates(chat, word:sub(2), paths)
+    local others = require("acpchat.mentions").candidates(chat, word:sub(2), paths)
     -- The server matches anywhere in the path: Vim must not narrow the menu by prefix
     -- (`equal`); it asks again as more is typed (`refresh`).
     local function add_other(m)
@@ -121,7 +120,7 @@ function M.symbols_now(chat, query)
   end
   local mine = { query = query }
   symbol_answers[chat.prompt_buf] = mine
-  mentions.symbols(chat, query, function(list)
+  require("acpchat.mentions").symbols(chat, query, function(list)
     mine.items = list
     if #list == 0 or symbol_answers[chat.prompt_buf] ~= mine or vim.fn.mode() ~= "i" or api.nvim_get_current_buf() ~= chat.prompt_buf then
       return
@@ -129,7 +128,10 @@ function M.symbols_now(chat, query)
     local r, c = unpack(api.nvim_win_get_cursor(0))
     local ctx = M.context(api.nvim_get_current_line():sub(1, c), r - 1)
     if ctx and ctx.kind == "file" and ctx.prefix == query and chat.menu_mode == "omnifunc" then
-      api.nvim_feedkeys(vim.keycode("<C-x><C-o>"), "n", false)
+      -- As the menu that opens by itself: nothing goes into the prompt until an item is picked.
+      local cot = vim.o.completeopt
+      local keep = (cot:find("noselect") or cot:find("noinsert")) and "" or "<C-p>"
+      api.nvim_feedkeys(vim.keycode("<C-x><C-o>" .. keep), "n", false)
     end
   end)
   return {}

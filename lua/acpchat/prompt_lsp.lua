@@ -12,7 +12,6 @@
 -- autocmds do run for it (`client.name == "acpchat"` tells it apart).
 local prompt_items = require("acpchat.prompt_items")
 local project_files = require("acpchat.project_files")
-local mentions = require("acpchat.mentions")
 
 local api = vim.api
 local M = {}
@@ -179,7 +178,7 @@ function M.files(chat, ctx, range, reply, may_wait, enc)
         textEdit = { range = range, newText = label },
       }
     end
-    local others = mentions.candidates(chat, ctx.prefix, paths)
+    local others = require("acpchat.mentions").candidates(chat, ctx.prefix, paths)
     local kinds = { keyword = Kind.Keyword, folder = Kind.Folder, session = Kind.Reference }
     for _, m in ipairs(others) do
       if m.best == 1 then
@@ -207,7 +206,7 @@ function M.files(chat, ctx, range, reply, may_wait, enc)
     project_files.note_busy(c0)
     reply({ isIncomplete = true, items = items })
   end
-  mentions.symbols(chat, ctx.prefix, function(list)
+  require("acpchat.mentions").symbols(chat, ctx.prefix, function(list)
     if not symbols then
       symbols = list
       finish()
