@@ -73,6 +73,14 @@ export async function buildPrompt(
     if (item.type !== "file") continue;
     const type = mediaType(item.path);
     if (!type) {
+      // A file a mention named (`@buffers`): held to the cwd like every mention.
+      if (item.mention) {
+        try {
+          boundary.check(item.path, "mention");
+        } catch {
+          throw new MentionError(`${item.mention}: ${item.path} is outside the session's working directory (${boundary.cwd}): not sent`);
+        }
+      }
       files.push(item.path);
       continue;
     }
