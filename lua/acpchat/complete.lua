@@ -297,7 +297,7 @@ function M.check_health(health)
   else
     health.info("@ files: git not found: folders are walked (in the background; .gitignore is not read)")
   end
-  health.ok("@ mentions: @diagnostics[:all] @quickfix @buffers @selection @folder/ @session:<name> (:help acpchat-mentions)")
+  health.ok("@ mentions: @diagnostics[:all] @quickfix @buffers @selection @folder/ @session:<name>, symbols; see :help acpchat-mentions")
   local symbol_servers = {}
   for _, c in ipairs(vim.lsp.get_clients()) do
     local caps = c.server_capabilities or {}
