@@ -216,6 +216,10 @@ local handlers = {
   end,
   add = function(chat, op)
     add(chat, op.block)
+    -- A turn's changes block comes after its end (the end snapshot takes a moment): kept too.
+    if op.block.type == "changes" then
+      require("acpchat.history").save(chat)
+    end
   end,
   update = function(chat, op)
     update(chat, op.block)

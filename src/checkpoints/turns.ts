@@ -46,6 +46,8 @@ export class TurnCheckpoints {
   /** Said to the agent with the next prompt: what the user took back. */
   private pendingNotes: string[] = [];
   private offSaid = false;
+  /** End-of-turn snapshots under way (see settled()). */
+  private readonly ending = new Set<Promise<void>>();
   /**
    * Turns begun and not ended (an agent may be changing files right now), and the take-back or
    * rewind being carried out (one at a time, each before a turn starts): of every chat of this
@@ -113,13 +115,30 @@ export class TurnCheckpoints {
     return changes.filter((c) => c.status !== "deleted" && !c.large && !c.binary).map((c) => join(this.cwd, c.path));
   }
 
-  /** The turn ended: its end snapshot and what changed. */
-  async endTurn(step: ChangeStep): Promise<FileChange[]> {
-    try {
-      return await this.finish(step);
-    } finally {
-      this.folder.running.delete(step);
-    }
+  /**
+   * The turn ended: its end snapshot and what changed. The chat declares the turn over before
+   * this resolves; what reads the steps (the changes commands) waits for it through settled().
+   */
+  endTurn(step: ChangeStep): Promise<FileChange[]> {
+    const p = (async () => {
+      try {
+        return await this.finish(step);
+      } finally {
+        this.folder.running.delete(step);
+      }
+    })();
+    const done = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.ending.add(done);
+    void done.then(() => this.ending.delete(done));
+    return p;
+  }
+
+  /** Every end-of-turn snapshot under way is done (its step has its end and its changes). */
+  async settled(): Promise<void> {
+    while (this.ending.size > 0) await Promise.all([...this.ending]);
   }
 
   /** A turn begun but never sent (cancelled while it was prepared): nothing runs any more. */
