@@ -89,10 +89,9 @@ local function append(chat, id, s)
     parts[i] = prefix .. parts[i]
   end
   local last = api.nvim_buf_line_count(buf) - 1
-  -- At the end of the last line (-1, -1) without reading it: a reply that is one long line
-  -- must not cost its whole length in every batch.
-  api.nvim_buf_set_text(buf, -1, -1, -1, -1, parts)
-  line_hls(buf, last + 1, #parts - 1, text.line_hl[b.type])
+  -- At the end of the last line without reading it; a line past long_line.MAX goes on below.
+  local added = require("acpchat.long_line").append(buf, parts)
+  line_hls(buf, last + 1, added, text.line_hl[b.type])
 end
 
 local function update(chat, v)
@@ -282,6 +281,9 @@ function M.apply(id, ops)
   vim.bo[buf].modified = false
   if changed then
     local last = api.nvim_buf_line_count(buf)
+    -- Before the cursor moves: how the windows show the last line decides what that costs.
+    long_line(chat, follow)
+    require("acpchat.long_line").follow_view(chat, follow)
     for _, win in ipairs(follow) do
       -- Already there (a reply growing one long line): setting it again would make Neovim
       -- measure the whole wrapped line to place the view, in every batch.
@@ -292,7 +294,6 @@ function M.apply(id, ops)
         end
       end
     end
-    long_line(chat, follow)
     -- A window scrolled up keeps its place; its winbar says that new text arrived below.
     if #follow < #vim.fn.win_findbuf(buf) and not chat.unseen then
       chat.unseen = true
