@@ -51,7 +51,6 @@ export async function bigChunkBench({ bin = nvimBin(), sizes = [4, 8, 15], plugi
   `);
   await waitLua(nvim, "(function() local c = require('acpchat.registry').current(); return c and c.status and c.status.state == 'ready' end)()", 60_000, 20);
   const chat = await nvim.lua("return require('acpchat.registry').current().id");
-  if (process.env.BIG_PROF) await nvim.command(`luafile ${process.env.BIG_PROF}`);
   const pinger = attach({ socket: sock });
   await pinger.eval("1");
   const { createHash } = await import("node:crypto");
@@ -79,7 +78,6 @@ export async function bigChunkBench({ bin = nvimBin(), sizes = [4, 8, 15], plugi
     rtts.sort((a, b) => a - b);
     const row = { mb: sizes[i], bytes: Buffer.byteLength(expected), ms, max: rtts[rtts.length - 1], p99: pct(rtts, 99), samples: rtts.length, exact };
     rows.push(row);
-    if (process.env.BIG_PROF) say(await nvim.lua("local c = _G.prof.calls; table.sort(c, function(a, b) return a[1] > b[1] end); local o = {}; for i = 1, math.min(5, #c) do o[#o+1] = string.format('%.1f ms %d ops %d bytes %s', unpack(c[i])) end; local x = {}; for k, v in pairs(_G.prof) do if k ~= 'calls' and k ~= 'gaps' and k ~= 'ev' and k ~= 'last_ev' and k ~= 'last_desc' then x[#x+1] = k .. '=' .. string.format('%.1f', v); _G.prof[k] = nil end end; x[#x+1] = 'ev: ' .. table.concat(_G.prof.ev, '; '); _G.prof.ev = {}; x[#x+1] = 'gaps>30: ' .. table.concat(_G.prof.gaps, ','); _G.prof.gaps = {}; _G.prof.calls = {}; return table.concat(x, ' ') .. '; ' .. #c .. ' calls; ' .. table.concat(o, '; ')"));
     say(`big chunk ${row.mb} MB: turn ${ms.toFixed(0)} ms; editor longest ${row.max.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms (${row.samples}); byte-exact ${exact}`);
   }
   await nvim.command("AcpChatClose").catch(() => undefined);
