@@ -14,6 +14,23 @@ import { nvimBin, root as here, startBenchNvim, waitLua } from "./nvim.mjs";
 const say = (s) => process.stderr.write(s + "\n");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+/**
+ * Before: the plugin at 56598e0 (one batch per frame carrying the whole chunk, drawn as one
+ * buffer line), this bench, UI attached, on the machine of bench/RESULTS.md (2 shared cores).
+ */
+export const BIG_BEFORE = {
+  "0.12": [
+    { mb: 4, ms: 1852, max: 1103.4, p99: 11.7 },
+    { mb: 8, ms: 2151, max: 1380.1, p99: 1380.1 },
+    { mb: 15, ms: 5219, max: 4245.8, p99: 4245.8 },
+  ],
+  "0.10": [
+    { mb: 4, ms: 4493, max: 3256.7, p99: 61.0 },
+    { mb: 8, ms: 4879, max: 3315.4, p99: 3315.4 },
+    { mb: 15, ms: 7398, max: 4528.8, p99: 4528.8 },
+  ],
+};
+
 /** 16 bytes of ASCII and multi-byte characters: a cut inside one would show. */
 export const PATTERN = "w1 é 漢 😀 z9 ";
 
