@@ -20,6 +20,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** Before: the plugin at 56598e0, one round of this bench (NVIM 0.12, the machine of bench/RESULTS.md). */
+export const REPLAY_BEFORE = { commit: "56598e0", pluginMs: 5169, bareMs: 2589, ratio: 2.0, max: 59.7, p99: 11.1, complete: true, atEnd: true };
+
 /** The bare parse: the agent started to session/load's answer parsed, every update JSON.parse'd. */
 function bare(updates) {
   return new Promise((resolve) => {

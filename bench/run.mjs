@@ -11,6 +11,7 @@ import { attach } from "neovim";
 import { floodLines } from "./flood-agent.mjs";
 import { streamBench } from "./flood-stream.mjs";
 import { bigChunkBench, BIG_BEFORE } from "./big-chunk.mjs";
+import { replayBench, REPLAY_BEFORE } from "./replay.mjs";
 import { BEFORE, FIRST } from "./flood-before.mjs";
 import { benchStart } from "./start.mjs";
 import { nvimBin, startBenchNvim } from "./nvim.mjs";
@@ -294,6 +295,9 @@ async function main() {
   // 14. One chunk of 4, 8 and 15 MB with no line break, a UI attached (bench/big-chunk.mjs).
   say("big chunks: bench/big-chunk.mjs");
   results.big = await bigChunkBench({ bin });
+  // 15. A session of 100,000 updates loaded, against a bare parse (bench/replay.mjs).
+  say("replay: bench/replay.mjs");
+  results.replay = await replayBench({ bin });
   // 8. The first :AcpChat of a fresh Neovim, and the editor while an agent starts.
   results.open = await benchStart(root, bin, 5);
   say(`open: :AcpChat ${results.open.openMs.toFixed(1)} ms, worst editor answer while starting ${results.open.worstMs.toFixed(1)} ms`);
@@ -340,7 +344,8 @@ ${version}, Node ${process.version}. Each figure is a ratio or distribution from
 | 8 | first \`:AcpChat\` of a fresh Neovim (node host cold) to the command returning; the slowest answer to a second client asking every 5 ms until the chat is ready, with an agent taking 1.5 s to initialize (median of ${r.open.runs.length} fresh Neovims) | \`:AcpChat\` **${f(r.open.openMs, 1)} ms** [${r.open.runs.map((x) => x.openMs.toFixed(0)).join(", ")}]; slowest answer **${f(r.open.worstMs, 1)} ms** [${r.open.runs.map((x) => x.worstMs.toFixed(0)).join(", ")}]; ready after ${f(r.open.readyMs, 0)} ms | < 100 ms: ${goal(r.open.openMs < 100)}; < 16 ms: ${goal(r.open.worstMs < 16)} |
 | 7 | memory before, after 200,000 chunks, after 200,000 more (Node: heap after a full GC, and of it the program's data, without V8's compiled code, feedback and object shapes, from a heap snapshot; Neovim: RSS) | Node heap ${r.memory.before.node} → ${r.memory.after.node} → ${r.memory.after2.node} KiB, data ${r.memory.before.data} → ${r.memory.after.data} → ${r.memory.after2.data} KiB; Neovim ${r.memory.before.nvim} → ${r.memory.after.nvim} → ${r.memory.after2.nvim} KiB; transcript +${f(r.memory.transcriptKiB, 0)} then +${f(r.memory.transcript2KiB, 0)} KiB | second 200k grows ≤ transcript: Node's data +${r.memory.after2.data - r.memory.after.data} KiB ${goal(r.memory.after2.data - r.memory.after.data <= r.memory.transcript2KiB)} (its whole heap +${r.memory.after2.node - r.memory.after.node} KiB: ${goal(r.memory.after2.node - r.memory.after.node <= r.memory.transcript2KiB)}), Neovim +${r.memory.after2.nvim - r.memory.after.nvim} KiB ${goal(r.memory.after2.nvim - r.memory.after.nvim <= r.memory.transcript2KiB)}. Mean of the 2nd-4th 200k: Node's data +${f(r.memory.steady.data, 0)} KiB (heap +${f(r.memory.steady.node, 0)}), Neovim +${f(r.memory.steady.nvim, 0)} KiB per +${f(r.memory.steady.transcript, 0)} KiB of transcript |
 ${streamSection(r.stream)}
-${bigSection(r.big, version)}`;
+${bigSection(r.big, version)}
+${replaySection(r.replay)}`;
   writeFileSync(join(root, "bench/RESULTS.md"), md);
   say("wrote bench/RESULTS.md");
 }
@@ -419,6 +424,29 @@ lines broken at 64 KiB into marked continuation lines (\`long_line.text\` joins 
 | chunk | longest / p99 before | now | goal (< 50 / < 16) | prompt to the turn's end | transcript byte-exact |
 | --- | --- | --- | --- | --- | --- |
 ${lines.join("\n")}
+`;
+}
+
+/** Section 15: a long history loaded. */
+function replaySection(r) {
+  const f = (x, d = 1) => (typeof x === "number" ? x.toFixed(d) : "–");
+  const goal = (ok) => (ok ? "met" : "**missed**");
+  const b = REPLAY_BEFORE;
+  return `
+## A long history loaded (15)
+
+\`bench/replay.mjs\`: \`session/load\` of a session of ${r.updates.toLocaleString("en")} updates (turns of 1,000, a reply of one line per two
+chunks, a tool call every 100 updates and its completion: a transcript of ~54,600 lines) into a new chat shown in a
+window, with a 160x50 UI attached. Time: from the chat asked for (the agent started, initialize) to the replay's
+last line on screen, median of ${r.plugin.length} fresh Neovims; **bare**: a Node reader starting the same agent and
+\`JSON.parse\`-ing the same bytes up to session/load's answer. **Editor**: a second client's \`nvim_eval("1")\` every 2 ms.
+**Before**: the plugin at ${b.commit}, one round of this bench.
+
+| | before | now | goal |
+| --- | --- | --- | --- |
+| time / bare parse | x${f(b.ratio, 2)} (${f(b.pluginMs, 0)} vs ${f(b.bareMs, 0)} ms) | **x${f(r.ratio, 2)}** (${f(r.pluginMs, 0)} [${r.plugin.map((x) => x.toFixed(0)).join(", ")}] vs ${f(r.bareMs, 0)} [${r.bares.map((x) => x.toFixed(0)).join(", ")}] ms) | ≤ x2: ${goal(r.ratio <= 2)} |
+| editor longest / p99 | ${f(b.max)} / ${f(b.p99)} ms | **${f(r.max)} / ${f(r.p99)} ms** | < 50 / < 16: ${goal(r.max < 50 && r.p99 < 16)} |
+| transcript complete (every reply line and tool call), the window at its last line | ${b.complete} / ${b.atEnd} | ${r.complete} / ${r.atEnd} | |
 `;
 }
 
