@@ -75,7 +75,15 @@ if (process.argv.includes("--dump")) {
   rl.on("line", (line) => {
     const msg = JSON.parse(line);
     const { id, method, params } = msg;
-    if (method === "initialize") out({ jsonrpc: "2.0", id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true }, agentInfo: { name: "flood", version: "1" } } });
+    const stored = Number(process.env.FLOOD_SESSIONS ?? 0);
+    if (method === "initialize") out({ jsonrpc: "2.0", id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true, ...(stored ? { sessionCapabilities: { list: {} } } : {}) }, agentInfo: { name: "flood", version: "1" } } });
+    else if (method === "session/list") {
+      // FLOOD_SESSIONS stored sessions (bench/sessions-list.mjs), 500 a page.
+      const from = Number(params.cursor ?? 0);
+      const sessions = [];
+      for (let i = from; i < Math.min(stored, from + 500); i++) sessions.push({ sessionId: `stored-${i}`, cwd: params.cwd ?? "/", title: `Session ${i}: a question about part ${i % 97} of the code`, updatedAt: new Date(Date.UTC(2026, 0, 1) + i * 60000).toISOString() });
+      out({ jsonrpc: "2.0", id, result: { sessions, ...(from + 500 < stored ? { nextCursor: String(from + 500) } : {}) } });
+    }
     else if (method === "session/load") {
       // FLOOD_REPLAY updates replayed (bench/replay.mjs), then the answer.
       const lines = replayLines(params.sessionId, Number(process.env.FLOOD_REPLAY ?? 0));
