@@ -83,6 +83,9 @@ export class TurnCheckpoints {
     // A rewind still writing files: the turn starts from what it leaves (else its start snapshot
     // catches it half-way and the rest of the rewind counts as the agent's change).
     await this.folder.restoring;
+    // The turn before ended without waiting for its end snapshot: its changes are counted (and
+    // its block drawn) before this turn begins.
+    await this.settled();
     const start = this.store.take(`before turn ${turn}`);
     const step: ChangeStep = { id: this.steps.length + 1, kind: "turn", turn, label: `turn ${turn}`, start, changes: [] };
     this.steps.push(step);
