@@ -129,35 +129,6 @@ local function followers(buf)
   return out
 end
 
---- Past this many bytes, the transcript's last line is drawn without 'linebreak' in the windows
---- that follow it. Neovim measures the whole last line after every batch, and with 'linebreak'
---- four to five times slower (13 vs 2.8 ms a batch for a line of 630 KB). Such a line fills the
---- window by itself (only its start is in view), so nothing else in it shows the difference;
---- 'linebreak' comes back once the last line is another one (the next block, the next turn).
-local LONG_LINE = 64 * 1024
-
-local function long_line(chat, follow)
-  local buf = chat.buf
-  local n = api.nvim_buf_line_count(buf)
-  local long = api.nvim_buf_get_offset(buf, n) - api.nvim_buf_get_offset(buf, n - 1) > LONG_LINE
-  if long then
-    for _, win in ipairs(follow) do
-      if api.nvim_win_is_valid(win) and vim.wo[win].linebreak then
-        vim.wo[win].linebreak = false
-        chat.no_linebreak = chat.no_linebreak or {}
-        chat.no_linebreak[win] = true
-      end
-    end
-  elseif chat.no_linebreak then
-    for win in pairs(chat.no_linebreak) do
-      if api.nvim_win_is_valid(win) and api.nvim_win_get_buf(win) == buf then
-        vim.wo[win].linebreak = true
-      end
-    end
-    chat.no_linebreak = nil
-  end
-end
-
 --- Prompts waiting for the agent, shown below the transcript (not part of it: they are not
 --- sent yet, and the reply to the running turn keeps streaming above them).
 local function show_queue(chat)
@@ -282,7 +253,6 @@ function M.apply(id, ops)
   if changed then
     local last = api.nvim_buf_line_count(buf)
     -- Before the cursor moves: how the windows show the last line decides what that costs.
-    long_line(chat, follow)
     require("acpchat.long_line").follow_view(chat, follow)
     for _, win in ipairs(follow) do
       -- Already there (a reply growing one long line): setting it again would make Neovim
