@@ -2,9 +2,12 @@
  * End to end, one huge agent_message_chunk: it reaches the editor in slices (bench/big-chunk.mjs
  * times them) and the transcript holds it byte for byte: one line of 3 MB of ASCII and
  * multi-byte characters (held as lines of at most 64 KiB, joined back by long_line.text), and
- * 100,000 short lines in one chunk; the window following the reply ends on its last line.
+ * 100,000 short lines in one chunk; the window following the reply ends on its last line, and
+ * :AcpChatSave writes the long line whole.
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import { startChat, type Chat } from "../support/chat.js";
@@ -52,6 +55,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     // Every break marked: 3.2 MB in lines of 64 KiB at most.
     expect(r.marks).toBeGreaterThanOrEqual(Math.floor(Buffer.byteLength(want) / (64 * 1024)));
     expect(r.cursorAtEnd).toBe(true);
+    // :AcpChatSave writes the line whole.
+    const saved = join(c.t.dir, "saved.md");
+    await c.t.nvim.command(`AcpChatSave ${saved}`);
+    const file = readFileSync(saved, "utf8");
+    expect(file.split("\n").some((l) => l === want)).toBe(true);
     await c.send("many lines");
     await c.turns(2, 60_000);
     const many = MANY.repeat(100_000);
