@@ -224,6 +224,8 @@ local handlers = {
   reset = reset,
 }
 
+local draw
+
 --- Apply one batch of ops to chat `id` (the `render` event). Each op is drawn on its own: one
 --- that fails is reported and the rest of the batch (and the turn's end) still happen.
 function M.apply(id, ops)
@@ -231,11 +233,25 @@ function M.apply(id, ops)
   if not chat or not api.nvim_buf_is_valid(chat.buf) then
     return
   end
+  -- Ops of an earlier batch are still to be drawn: these follow them.
+  if chat.render_backlog then
+    vim.list_extend(chat.render_backlog, ops)
+    return
+  end
+  draw(chat, id, ops)
+end
+
+--- A batch's ops drawn for at most this long in one turn of the editor's loop; the rest next
+--- turn (twenty tool calls redrawn in place took 60 ms in one batch).
+local DRAW_NS = 8e6
+
+draw = function(chat, id, ops)
   local buf = chat.buf
   local follow = followers(buf)
   local changed = false
+  local t0 = vim.uv.hrtime()
   vim.bo[buf].modifiable = true
-  for _, op in ipairs(ops) do
+  for i, op in ipairs(ops) do
     local ok, err = xpcall(handlers[op.op] or function() end, debug.traceback, chat, op)
     if not ok then
       require("acpchat.bridge").fail("drawing the transcript (" .. tostring(op.op) .. ")", err, id)
@@ -245,6 +261,17 @@ function M.apply(id, ops)
     end
     if (op.op == "add" or op.op == "update") and op.block.type == "tool" then
       require("acpchat.follow").follow(chat, op.block)
+    end
+    if i < #ops and vim.uv.hrtime() - t0 > DRAW_NS then
+      chat.render_backlog = vim.list_slice(ops, i + 1)
+      vim.schedule(function()
+        local rest = chat.render_backlog
+        chat.render_backlog = nil
+        if rest and api.nvim_buf_is_valid(chat.buf) then
+          draw(chat, id, rest)
+        end
+      end)
+      break
     end
   end
   show_queue_everywhere(chat)
