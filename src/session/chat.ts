@@ -333,7 +333,9 @@ export class Chat {
     for (const n of notes) this.notice(n, "warn");
     const stop = await turn;
     await Promise.all([...this.toolEnds]);
-    if (step) await this.showChanges(step);
+    // The turn is over now; its changes block follows once the end snapshot is in (the next
+    // turn's start snapshot queues behind it: the store takes snapshots in order).
+    if (step) void this.showChanges(step);
     this.opts.onTurnEnd?.(stop);
     this.pump();
   }
