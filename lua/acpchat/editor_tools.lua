@@ -1,4 +1,4 @@
--- What the editor knows, for the agent's editor tools (issue 17): Node's `editor_query` event
+-- What the editor knows, for the agent's editor tools: Node's `editor_query` event
 -- names a tool, this module gathers plain data and answers with the `editor_answer` call. Node
 -- has checked the path against the session's folders already, and formats the answer
 -- (src/editor-tools/format.ts). Nothing here waits: language servers answer through callbacks
@@ -153,6 +153,9 @@ local function quickfix()
   end
   return { title = qf.title ~= "" and qf.title or nil, items = items }
 end
+
+--- The editor's lists as plain data, for `@` mentions too (mentions.lua).
+M.gather = { diagnostics = diagnostics, open_buffers = open_buffers, selection = selection, quickfix = quickfix }
 
 -- Each tool: fn(args, done), done(value) or done(nil, error).
 local tools = {
