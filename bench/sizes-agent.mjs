@@ -27,7 +27,8 @@ createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", async 
     pending.delete(m.id);
     return;
   }
-  if (m.method === "initialize") return out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
+  if (m.method === "initialize")
+    return out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
   if (m.method === "session/new") return out({ jsonrpc: "2.0", id: m.id, result: { sessionId: "bench" } });
   if (m.method === "session/prompt") {
     const text = m.params.prompt.map((b) => b.text ?? "").join("");
@@ -38,13 +39,46 @@ createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", async 
       await request("fs/write_text_file", { path, content });
     } else if (what === "permit") {
       const diff = { type: "diff", path, oldText: null, newText: readFileSync(a, "utf8") };
-      out({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "bench", update: { sessionUpdate: "tool_call", toolCallId: "p1", title: "Write", kind: "edit", status: "pending", content: [diff], locations: [{ path }] } } });
+      out({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: {
+          sessionId: "bench",
+          update: {
+            sessionUpdate: "tool_call",
+            toolCallId: "p1",
+            title: "Write",
+            kind: "edit",
+            status: "pending",
+            content: [diff],
+            locations: [{ path }],
+          },
+        },
+      });
       writeFileSync(b, String(process.hrtime.bigint()));
-      await request("session/request_permission", { toolCall: { toolCallId: "p1" }, options: [{ optionId: "yes", name: "Yes", kind: "allow_once" }, { optionId: "no", name: "No", kind: "reject_once" }] });
-      out({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "bench", update: { sessionUpdate: "tool_call_update", toolCallId: "p1", status: "completed" } } });
+      await request("session/request_permission", {
+        toolCall: { toolCallId: "p1" },
+        options: [
+          { optionId: "yes", name: "Yes", kind: "allow_once" },
+          { optionId: "no", name: "No", kind: "reject_once" },
+        ],
+      });
+      out({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: {
+          sessionId: "bench",
+          update: { sessionUpdate: "tool_call_update", toolCallId: "p1", status: "completed" },
+        },
+      });
     } else if (what === "read") {
       let r;
-      for (let i = 0; i < Number(a); i++) r = await request("fs/read_text_file", { path, ...(line ? { line: Number(line) } : {}), ...(limit ? { limit: Number(limit) } : {}) });
+      for (let i = 0; i < Number(a); i++)
+        r = await request("fs/read_text_file", {
+          path,
+          ...(line ? { line: Number(line) } : {}),
+          ...(limit ? { limit: Number(limit) } : {}),
+        });
       writeFileSync(b, r.error ? `ERROR ${r.error.message}` : r.result.content);
     }
     return out({ jsonrpc: "2.0", id: m.id, result: { stopReason: "end_turn" } });

@@ -30,13 +30,19 @@ function bundle(bytes, edit) {
   return parts.join("").slice(0, bytes);
 }
 
-const lines = (n, indent) => Array.from({ length: n }, (_, i) => `${indent}line ${i} of the file, some code here (${(i * 7919) % 100003})`);
+const lines = (n, indent) =>
+  Array.from({ length: n }, (_, i) => `${indent}line ${i} of the file, some code here (${(i * 7919) % 100003})`);
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "acpchat-bench-sizes-"));
   const work = join(dir, "work");
   // max_read_bytes at 16 MiB (the message limit): a 12 MB file is read for review like any other.
-  const setup = { agents: { bench: { command: process.execPath, args: [AGENT] } }, default_agent: "bench", write: "review", fs: { max_read_bytes: 16 * 1024 * 1024 } };
+  const setup = {
+    agents: { bench: { command: process.execPath, args: [AGENT] } },
+    default_agent: "bench",
+    write: "review",
+    fs: { max_read_bytes: 16 * 1024 * 1024 },
+  };
   const { nvim, proc, sock } = startBenchNvim(nvimBin(), dir, setup, work);
   const version = (await nvim.commandOutput("version")).split("\n")[0];
   await nvim.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
@@ -89,7 +95,9 @@ async function main() {
   const f = (x, d = 0) => (x === undefined ? "—" : x.toFixed(d));
   const row = (what, ping, extra) => {
     rows.push({ what, max: ping.max, p99: ping.p99, pings: ping.count, ...extra });
-    say(`${what}: longest block ${ping.max.toFixed(1)} ms, p99 ${ping.p99.toFixed(1)} ms (${ping.count} pings)${extra.note ? "; " + extra.note : ""}`);
+    say(
+      `${what}: longest block ${ping.max.toFixed(1)} ms, p99 ${ping.p99.toFixed(1)} ms (${ping.count} pings)${extra.note ? "; " + extra.note : ""}`,
+    );
   };
 
   const only = process.env.SIZES_ONLY; // "review", "permit" or "read": one section
@@ -107,26 +115,45 @@ async function main() {
     const stamp = join(dir, "stamp");
     const ended = await turn(`write ${path} ${content} ${stamp}`);
     await waitLua("_G.bench_opened", 60_000).catch(async (e) => {
-      say(await nvim.lua("return table.concat(vim.api.nvim_buf_get_lines(require('acpchat.registry').current().buf, -30, -1, false), '\\n') .. vim.fn.execute('messages')"));
+      say(
+        await nvim.lua(
+          "return table.concat(vim.api.nvim_buf_get_lines(require('acpchat.registry').current().buf, -30, -1, false), '\\n') .. vim.fn.execute('messages')",
+        ),
+      );
       throw e;
     });
     await sleep(400);
     const openMs = ((await nvim.lua("return _G.bench_opened")) - Number(readFileSync(stamp, "utf8"))) / 1e6;
-    const note = await nvim.lua("local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return r and vim.api.nvim_win_is_valid(r.rw) and vim.wo[r.rw].winbar or ''");
+    const note = await nvim.lua(
+      "local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return r and vim.api.nvim_win_is_valid(r.rw) and vim.wo[r.rw].winbar or ''",
+    );
     const opening = await stop();
     const stop2 = pinger(second);
-    if (process.env.SIZES_PROFILE) say(await nvim.lua(`
+    if (process.env.SIZES_PROFILE)
+      say(
+        await nvim.lua(`
       local t0 = vim.uv.hrtime(); vim.api.nvim_feedkeys("gA", "x", false); local t1 = vim.uv.hrtime()
       vim.cmd("redraw"); local t2 = vim.uv.hrtime()
-      return string.format("gA %.0f ms, redraw %.0f ms", (t1 - t0) / 1e6, (t2 - t1) / 1e6)`));
+      return string.format("gA %.0f ms, redraw %.0f ms", (t1 - t0) / 1e6, (t2 - t1) / 1e6)`),
+      );
     await nvim.input("gAZZ");
     await ended();
     await sleep(200);
     const accepting = await stop2();
-    const ping = { max: Math.max(opening.max, accepting.max), p99: Math.max(opening.p99, accepting.p99), count: opening.count + accepting.count };
-    say(`  opening: longest ${opening.max.toFixed(1)} ms, p99 ${opening.p99.toFixed(1)}; accepting: longest ${accepting.max.toFixed(1)} ms, p99 ${accepting.p99.toFixed(1)}`);
+    const ping = {
+      max: Math.max(opening.max, accepting.max),
+      p99: Math.max(opening.p99, accepting.p99),
+      count: opening.count + accepting.count,
+    };
+    say(
+      `  opening: longest ${opening.max.toFixed(1)} ms, p99 ${opening.p99.toFixed(1)}; accepting: longest ${accepting.max.toFixed(1)} ms, p99 ${accepting.p99.toFixed(1)}`,
+    );
     const exact = readFileSync(path, "utf8") === neu;
-    row(`review + accept of a write of one ${mb} MB line`, ping, { openMs, exact, note: `open ${openMs.toFixed(0)} ms; written byte-exact: ${exact}; winbar: ${note.slice(0, 160)}` });
+    row(`review + accept of a write of one ${mb} MB line`, ping, {
+      openMs,
+      exact,
+      note: `open ${openMs.toFixed(0)} ms; written byte-exact: ${exact}; winbar: ${note.slice(0, 160)}`,
+    });
   }
 
   // 2. "Show the diff first" (the per-hunk review) of a re-indent.
@@ -143,22 +170,36 @@ async function main() {
     await waitLua("_G.bench_opened");
     await sleep(400);
     const openMs = ((await nvim.lua("return _G.bench_opened")) - Number(readFileSync(stamp, "utf8"))) / 1e6;
-    const shown = await nvim.lua("local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return { vim.api.nvim_buf_line_count(r.left), vim.api.nvim_buf_line_count(r.right) }");
+    const shown = await nvim.lua(
+      "local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return { vim.api.nvim_buf_line_count(r.left), vim.api.nvim_buf_line_count(r.right) }",
+    );
     await nvim.input("ZQ");
     await ended();
     const ping = await stop();
     const complete = shown[0] === n && shown[1] === n;
-    row(`"Show the diff first" of a ${n.toLocaleString("en")}-line re-indent`, ping, { openMs, exact: complete, note: `open ${openMs.toFixed(0)} ms; both sides complete: ${complete}` });
+    row(`"Show the diff first" of a ${n.toLocaleString("en")}-line re-indent`, ping, {
+      openMs,
+      exact: complete,
+      note: `open ${openMs.toFixed(0)} ms; both sides complete: ${complete}`,
+    });
   }
 
   // 3. fs/read_text_file of a 200,000-line (9 MB) file open in a modified buffer.
   const big = join(work, "big.txt");
-  const bigLines = Array.from({ length: 200_000 }, (_, i) => `line ${i + 1} with some text to make it realistic, ${i * 7}`);
+  const bigLines = Array.from(
+    { length: 200_000 },
+    (_, i) => `line ${i + 1} with some text to make it realistic, ${i * 7}`,
+  );
   writeFileSync(big, bigLines.join("\n") + "\n");
   await nvim.command(`edit ${big}`);
   await nvim.lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'modified' })");
   bigLines[0] = "modified";
-  for (const [label, line, limit] of only && only !== "read" ? [] : [["whole", undefined, undefined], ["lines 100,000-199,999 (line/limit)", 100_000, 100_000]]) {
+  for (const [label, line, limit] of only && only !== "read"
+    ? []
+    : [
+        ["whole", undefined, undefined],
+        ["lines 100,000-199,999 (line/limit)", 100_000, 100_000],
+      ]) {
     const outFile = join(dir, "read.out");
     const stop = pinger(second);
     await sleep(50);
@@ -169,7 +210,10 @@ async function main() {
     const ping = await stop();
     const expected = line ? bigLines.slice(line - 1, line - 1 + limit).join("\n") : bigLines.join("\n") + "\n";
     const exact = readFileSync(outFile, "utf8") === expected;
-    row(`five fs/read_text_file of a 200,000-line (9 MB) modified buffer, ${label}`, ping, { exact, note: `${ms.toFixed(0)} ms for the five; exact: ${exact}` });
+    row(`five fs/read_text_file of a 200,000-line (9 MB) modified buffer, ${label}`, ping, {
+      exact,
+      note: `${ms.toFixed(0)} ms for the five; exact: ${exact}`,
+    });
   }
 
   if (process.env.SIZES_PROFILE) say((await nvim.lua("return table.concat(_G.bench_slow, '\\n')")) ?? "");
@@ -181,7 +225,10 @@ async function main() {
     "",
     "| input | longest editor block | p99 block | result exact | goal (< 50 / < 16 ms) |",
     "| --- | ---: | ---: | --- | --- |",
-    ...rows.map((r) => `| ${r.what} | ${f(r.max, 1)} ms | ${f(r.p99, 1)} ms | ${r.exact} | ${r.max < 50 && r.p99 < 16 ? "met" : "**missed**"} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.what} | ${f(r.max, 1)} ms | ${f(r.p99, 1)} ms | ${r.exact} | ${r.max < 50 && r.p99 < 16 ? "met" : "**missed**"} |`,
+    ),
   ];
   process.stdout.write(md.join("\n") + "\n");
   if (process.argv.includes("--json")) process.stdout.write(JSON.stringify(rows) + "\n");

@@ -35,8 +35,14 @@ export class Bridge {
   }
 
   /** A buffer primitive: Lua answers at once (it never waits on the user). */
-  async request<R extends NodeRequest>(method: R, params: NodeRequests[R]["params"]): Promise<NodeRequests[R]["result"]> {
-    const res = await this.nvim.lua('return require("acpchat.bridge").answer(...)', [wireName(method), toWire(params)] as never[]);
+  async request<R extends NodeRequest>(
+    method: R,
+    params: NodeRequests[R]["params"],
+  ): Promise<NodeRequests[R]["result"]> {
+    const res = await this.nvim.lua('return require("acpchat.bridge").answer(...)', [
+      wireName(method),
+      toWire(params),
+    ] as never[]);
     return fromWire<NodeRequests[R]["result"]>(res);
   }
 }

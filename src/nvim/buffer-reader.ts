@@ -25,10 +25,19 @@ const ATTEMPTS = 3;
  * (0-based; all by default), as bufferState answers, read in slices. `probeDisk`: also ask Vim
  * whether the file changed on disk since the buffer read it.
  */
-export async function readBuffer(bridge: Bridge, path: string, opts: { first?: number; last?: number; probeDisk?: boolean } = {}): Promise<BufferRead> {
+export async function readBuffer(
+  bridge: Bridge,
+  path: string,
+  opts: { first?: number; last?: number; probeDisk?: boolean } = {},
+): Promise<BufferRead> {
   let diskChanged: boolean | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const head = await bridge.request("bufferState", { path, first: 0, last: 0, probeDisk: attempt === 0 && opts.probeDisk ? true : undefined });
+    const head = await bridge.request("bufferState", {
+      path,
+      first: 0,
+      last: 0,
+      probeDisk: attempt === 0 && opts.probeDisk ? true : undefined,
+    });
     if (!head.loaded) return head;
     if (attempt === 0) diskChanged = head.diskChanged;
     const first = Math.max(0, opts.first ?? 0);
@@ -42,7 +51,13 @@ export async function readBuffer(bridge: Bridge, path: string, opts: { first?: n
 }
 
 /** Lines [first, last) of buffer `buf` at change tick `tick`; undefined when it changed or went away. */
-async function readLines(bridge: Bridge, buf: number, tick: number, first: number, last: number): Promise<string[] | undefined> {
+async function readLines(
+  bridge: Bridge,
+  buf: number,
+  tick: number,
+  first: number,
+  last: number,
+): Promise<string[] | undefined> {
   const out: string[] = [];
   for (let row = first; row < last; row += SLICE_LINES) {
     const lines = await bridge.bufferLines(buf, tick, row, Math.min(last, row + SLICE_LINES));

@@ -62,13 +62,18 @@ async function diskText(path: string): Promise<{ text: Text; like?: TextFile } |
  * The whole-file sides of a diff: with no old text (claude-agent-acp's Write) the old side is
  * the file as it is; with the replaced snippet only (an Edit), the snippet is replaced in it.
  */
-export function wholeFile(now: Text | undefined, oldText: string | null | undefined, newText: string): { before: Text; after: Text } {
+export function wholeFile(
+  now: Text | undefined,
+  oldText: string | null | undefined,
+  newText: string,
+): { before: Text; after: Text } {
   const current = now ?? { lines: [], eol: false };
   const whole = joinText(current);
   const old = oldText ?? "";
   if (old === "" || old === whole) return { before: current, after: splitText(newText) };
   const at = whole.indexOf(old);
-  if (at >= 0 && whole.indexOf(old, at + 1) < 0) return { before: current, after: splitText(whole.slice(0, at) + newText + whole.slice(at + old.length)) };
+  if (at >= 0 && whole.indexOf(old, at + 1) < 0)
+    return { before: current, after: splitText(whole.slice(0, at) + newText + whole.slice(at + old.length)) };
   // Not found in the file (it changed meanwhile): the agent's two texts as they are.
   return { before: splitText(old), after: splitText(newText) };
 }
@@ -85,7 +90,13 @@ export class PartialEdits {
     for (const c of req.toolCall.content ?? []) {
       if (c.type !== "diff") continue;
       const { before, after } = wholeFile((await currentText(c.path, live))?.text, c.oldText, c.newText);
-      proposals.push({ path: c.path, disk: (await diskText(c.path))?.text, before, after, hunks: diffTexts(before, after).hunks });
+      proposals.push({
+        path: c.path,
+        disk: (await diskText(c.path))?.text,
+        before,
+        after,
+        hunks: diffTexts(before, after).hunks,
+      });
     }
     let accepted = 0;
     let total = 0;
@@ -115,7 +126,16 @@ export class PartialEdits {
       // put back, and a wholly rejected one too (another file of the same call was accepted, so
       // the agent is allowed and writes this one as well: it must be put back whole).
       if (p.hunks.length > 0) {
-        partial.push({ toolCallId: req.toolCall.toolCallId, path: p.path, disk: p.disk, before: p.before, full: p.after, keep: compose(p.before, p.after, p.hunks, chosen), accepted: chosen.length, hunks: p.hunks.length });
+        partial.push({
+          toolCallId: req.toolCall.toolCallId,
+          path: p.path,
+          disk: p.disk,
+          before: p.before,
+          full: p.after,
+          keep: compose(p.before, p.after, p.hunks, chosen),
+          accepted: chosen.length,
+          hunks: p.hunks.length,
+        });
       }
     }
     const allow = accepted > 0 || total === 0;
@@ -157,7 +177,10 @@ export class PartialEdits {
       // The tool call wrote nothing there (it failed, or wrote elsewhere): nothing to take out,
       // and nothing to tell (saying "the other hunks are still in it" would be untrue).
       if (now && e.disk && sameText(now, e.disk) && !sameText(e.disk, e.full)) continue;
-      const kept = e.accepted === 0 ? `the user rejected the whole edit to ${e.path}` : `the user kept ${e.accepted} of the ${e.hunks} hunks of the edit to ${e.path}`;
+      const kept =
+        e.accepted === 0
+          ? `the user rejected the whole edit to ${e.path}`
+          : `the user kept ${e.accepted} of the ${e.hunks} hunks of the edit to ${e.path}`;
       if (!now || sameText(now, e.keep)) {
         notes.push(e.accepted === 0 ? `${kept}; the file does not have it` : `${kept}; the file has just those`);
         continue;
@@ -170,9 +193,17 @@ export class PartialEdits {
       // The disk is put right; a buffer with unsaved edits is left as the user has it (it is
       // told the file changed on disk, as after any write of the agent's own).
       const buf = await live.buffer(e.path);
-      const onDisk: LiveFiles = buf?.modified ? { ...live, buffer: async () => undefined, reload: async () => undefined } : live;
-      const done = await applyRestore(e.path, { action: "merge", text: target, like: cur?.like }, onDisk, check).catch((err: unknown) => ({ done: false as const, why: (err as Error).message }));
-      notes.push(done.done ? `${kept}; ${e.accepted === 0 ? "it was" : "the other hunks were"} taken out of the file again` : `${kept}, but ${e.accepted === 0 ? "it" : "the others"} could not be taken out: ${done.why}`);
+      const onDisk: LiveFiles = buf?.modified
+        ? { ...live, buffer: async () => undefined, reload: async () => undefined }
+        : live;
+      const done = await applyRestore(e.path, { action: "merge", text: target, like: cur?.like }, onDisk, check).catch(
+        (err: unknown) => ({ done: false as const, why: (err as Error).message }),
+      );
+      notes.push(
+        done.done
+          ? `${kept}; ${e.accepted === 0 ? "it was" : "the other hunks were"} taken out of the file again`
+          : `${kept}, but ${e.accepted === 0 ? "it" : "the others"} could not be taken out: ${done.why}`,
+      );
     }
     return notes;
   }

@@ -25,7 +25,9 @@ export class Questions {
   /** Ask, and resolve with the answer (undefined: dismissed or withdrawn). */
   ask<T>(chat: number, kind: QuestionKind, question: unknown, signal: AbortSignal): Promise<T | undefined> {
     const key = `${chat}:${this.next++}`;
-    const answer = new Promise<T | undefined>((resolve) => this.open.set(key, { chat, kind, resolve: resolve as (a: unknown) => void }));
+    const answer = new Promise<T | undefined>((resolve) =>
+      this.open.set(key, { chat, kind, resolve: resolve as (a: unknown) => void }),
+    );
     const withdraw = () => this.withdraw(key);
     if (signal.aborted) queueMicrotask(withdraw);
     else signal.addEventListener("abort", withdraw, { once: true });

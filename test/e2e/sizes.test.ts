@@ -23,7 +23,9 @@ afterEach(async () => {
 
 /** The open review's fields, read in Neovim. */
 function review(t: TestNvim, expr: string): Promise<unknown> {
-  return t.lua(`local rv = require('acpchat.review'); local r = rv.open_reviews[next(rv.open_reviews)]; return ${expr}`);
+  return t.lua(
+    `local rv = require('acpchat.review'); local r = rv.open_reviews[next(rv.open_reviews)]; return ${expr}`,
+  );
 }
 
 /** Ping every few ms until stopped; the longest round trip (the longest the editor did not answer). */
@@ -70,12 +72,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(big, old.join("\n") + "\n");
     const chat = await agentTurn(t, [write(small, "var a = 2;\n"), write(big, neu.join("\n") + "\n")]);
     await reviewShown(t);
-    await t.waitFor(async () => (await review(t, "r.rw and vim.api.nvim_win_is_valid(r.rw)")) === true, "the small review's tab");
+    await t.waitFor(
+      async () => (await review(t, "r.rw and vim.api.nvim_win_is_valid(r.rw)")) === true,
+      "the small review's tab",
+    );
     expect(await review(t, "vim.bo[r.right].filetype")).toBe("javascript");
     expect(await review(t, "vim.wo[r.rw].winbar")).not.toMatch(/too large/);
     await t.nvim.input("gAZZ");
     await t.waitFor(async () => /long\.js/.test(String(await review(t, "r and r.path or ''"))), "the big review");
-    await t.waitFor(async () => (await review(t, "r.rw and vim.api.nvim_win_is_valid(r.rw)")) === true, "the big review's tab");
+    await t.waitFor(
+      async () => (await review(t, "r.rw and vim.api.nvim_win_is_valid(r.rw)")) === true,
+      "the big review's tab",
+    );
     // Left off for size, and the review says so; on 0.12 (inline:char by default) the inline diff too.
     expect(await review(t, "vim.bo[r.right].filetype")).toBe("");
     const bar = String(await review(t, "vim.wo[r.rw].winbar"));
@@ -86,8 +94,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     // Diff mode stays (1.2 MB a side, lines of 1 KB).
     expect(await review(t, "vim.wo[r.rw].diff")).toBe(true);
     // Both sides hold the texts exactly.
-    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.right, 0, -1, false), '\\n')")).toBe(neu.join("\n"));
-    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.left, 0, -1, false), '\\n')")).toBe(old.join("\n"));
+    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.right, 0, -1, false), '\\n')")).toBe(
+      neu.join("\n"),
+    );
+    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.left, 0, -1, false), '\\n')")).toBe(
+      old.join("\n"),
+    );
     await t.nvim.input("gAZZ");
     await chat.turns(1, 30_000);
     expect(readFileSync(small, "utf8")).toBe("var a = 2;\n");
@@ -101,7 +113,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     const neu = bundle(6_000_000, true) + "\n";
     const chat = await agentTurn(t, [write(big, neu)]);
     await reviewShown(t);
-    await t.waitFor(async () => (await review(t, "r.rw and vim.api.nvim_win_is_valid(r.rw)")) === true, "the review's tab");
+    await t.waitFor(
+      async () => (await review(t, "r.rw and vim.api.nvim_win_is_valid(r.rw)")) === true,
+      "the review's tab",
+    );
     const bar = String(await review(t, "vim.wo[r.rw].winbar"));
     expect(bar).toMatch(/the whole new file is shown/);
     expect(bar).toMatch(/2 long lines cut for the view \(written whole\)/);
@@ -109,7 +124,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     const shown = String(await review(t, "vim.api.nvim_buf_get_lines(r.right, 0, -1, false)[1]"));
     expect(shown.startsWith(neu.slice(0, 200_000))).toBe(true);
     expect(shown).toMatch(/line cut for the review: [\d,]+ bytes in all\]$/);
-    expect(await review(t, "{ vim.wo[r.rw].diff, vim.wo[r.rw].wrap, vim.wo[r.lw].wrap }")).toEqual([false, false, false]);
+    expect(await review(t, "{ vim.wo[r.rw].diff, vim.wo[r.rw].wrap, vim.wo[r.lw].wrap }")).toEqual([
+      false,
+      false,
+      false,
+    ]);
     await t.nvim.input("gAZZ");
     await chat.turns(1, 30_000);
     expect(readFileSync(big, "utf8") === neu).toBe(true);
@@ -119,18 +138,28 @@ describe.each(bins)("Neovim $version", (bin) => {
     const { t, work } = await editsNvim(bin);
     await t.nvim.uiAttach(160, 50, { ext_linegrid: true, rgb: true } as never);
     const f = join(work, "big.txt");
-    const lines = Array.from({ length: 300_000 }, (_, i) => `line ${i + 1} with some text to make it realistic, ${i * 7}`);
+    const lines = Array.from(
+      { length: 300_000 },
+      (_, i) => `line ${i + 1} with some text to make it realistic, ${i * 7}`,
+    );
     // Lines longer than a slice, whose cuts would fall inside a two- or four-byte character.
     lines[400] = "a" + "é".repeat(200_000);
     lines[401] = "ab" + "😀".repeat(100_000) + "end";
     writeFileSync(f, lines.join("\n") + "\n");
     await t.nvim.command(`edit ${f}`);
     // Unsaved edits: the agent must read these, not the disk.
-    await t.lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'changed, not saved' }); vim.api.nvim_buf_set_lines(0, -1, -1, false, { 'appended é' })");
+    await t.lua(
+      "vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'changed, not saved' }); vim.api.nvim_buf_set_lines(0, -1, -1, false, { 'appended é' })",
+    );
     lines[0] = "changed, not saved";
     lines.push("appended é");
     const req = (params: Record<string, unknown>) => ({ request: "fs/read_text_file", params: { path: f, ...params } });
-    await setScenario(t, { record: "$DIR/record.jsonl", turns: [[{ sleep: 300 }, req({}), req({ line: 399, limit: 5 }), req({ line: 299_990, limit: 50 }), req({ line: 402 })]] });
+    await setScenario(t, {
+      record: "$DIR/record.jsonl",
+      turns: [
+        [{ sleep: 300 }, req({}), req({ line: 399, limit: 5 }), req({ line: 299_990, limit: 50 }), req({ line: 402 })],
+      ],
+    });
     const addr = await t.lua<string>("return vim.fn.serverstart()");
     pinger = attach({ socket: addr });
     await pinger.eval("1");
@@ -170,28 +199,65 @@ describe.each(bins)("Neovim $version", (bin) => {
     const neu = old.map((l) => "  " + l);
     writeFileSync(f, old.join("\n") + "\n");
     const newText = neu.join("\n") + "\n";
-    await t.lua(`vim.ui.select = function(items, opts, on_choice) for _, it in ipairs(items) do if it.show_diff then return on_choice(it) end end on_choice(nil) end`);
+    await t.lua(
+      `vim.ui.select = function(items, opts, on_choice) for _, it in ipairs(items) do if it.show_diff then return on_choice(it) end end on_choice(nil) end`,
+    );
     const diff = { type: "diff", path: f, oldText: null, newText };
     const chat = await agentTurn(t, [
-      { update: { sessionUpdate: "tool_call", toolCallId: "w1", title: "Write code.txt", kind: "edit", status: "pending", content: [diff], locations: [{ path: f }] } },
-      { request: "session/request_permission", params: { toolCall: { toolCallId: "w1" }, options: [{ optionId: "yes", name: "Yes", kind: "allow_once" }, { optionId: "no", name: "No", kind: "reject_once" }] }, echo: true },
+      {
+        update: {
+          sessionUpdate: "tool_call",
+          toolCallId: "w1",
+          title: "Write code.txt",
+          kind: "edit",
+          status: "pending",
+          content: [diff],
+          locations: [{ path: f }],
+        },
+      },
+      {
+        request: "session/request_permission",
+        params: {
+          toolCall: { toolCallId: "w1" },
+          options: [
+            { optionId: "yes", name: "Yes", kind: "allow_once" },
+            { optionId: "no", name: "No", kind: "reject_once" },
+          ],
+        },
+        echo: true,
+      },
       write(f, newText),
       { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } },
     ]);
-    await t.waitFor(async () => (await review(t, "r and r.rw and vim.api.nvim_win_is_valid(r.rw) or false")) === true, "the per-hunk review's tab", 30_000);
+    await t.waitFor(
+      async () => (await review(t, "r and r.rw and vim.api.nvim_win_is_valid(r.rw) or false")) === true,
+      "the per-hunk review's tab",
+      30_000,
+    );
     expect(await review(t, "r.reason")).toBe("permission");
-    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.left, 0, -1, false), '\\n')")).toBe(old.join("\n"));
-    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.right, 0, -1, false), '\\n')")).toBe(neu.join("\n"));
+    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.left, 0, -1, false), '\\n')")).toBe(
+      old.join("\n"),
+    );
+    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.right, 0, -1, false), '\\n')")).toBe(
+      neu.join("\n"),
+    );
     expect(await review(t, "#r.hunks")).toBeGreaterThan(0);
     await t.nvim.input("gA");
-    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.left, 0, -1, false), '\\n')")).toBe(neu.join("\n"));
+    expect(await review(t, "table.concat(vim.api.nvim_buf_get_lines(r.left, 0, -1, false), '\\n')")).toBe(
+      neu.join("\n"),
+    );
     await t.nvim.input("ZZ");
     await chat.turns(1, 30_000);
     expect(readFileSync(f, "utf8")).toBe(newText);
     // The read-only diff of the same change (gd on a tool call) is filled in slices too, complete.
     await t.lua("require('acpchat.review').show_readonly(...)", [f, old.join("\n") + "\n", newText]);
-    await t.waitFor(async () => /acpchat:\/\/diff\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")), "the read-only diff");
-    const sides = await t.lua<string[]>("local out = {} for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do out[#out + 1] = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\\n') end return out");
+    await t.waitFor(
+      async () => /acpchat:\/\/diff\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the read-only diff",
+    );
+    const sides = await t.lua<string[]>(
+      "local out = {} for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do out[#out + 1] = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\\n') end return out",
+    );
     expect(sides).toEqual([old.join("\n"), neu.join("\n")]);
   });
 });

@@ -9,7 +9,9 @@ import { PART_CHARS, Questions } from "../../src/nvim/questions.js";
 describe("Questions: long texts in parts", () => {
   it("sends each long field ahead in bounded parts and names it; short fields cross as they are", () => {
     const events: { event: string; payload: Record<string, unknown> }[] = [];
-    const bridge = { emit: (event: string, payload: Record<string, unknown>) => events.push({ event, payload }) } as unknown as Bridge;
+    const bridge = {
+      emit: (event: string, payload: Record<string, unknown>) => events.push({ event, payload }),
+    } as unknown as Bridge;
     const q = new Questions(bridge);
     // A surrogate pair right across the first part's end.
     const long = "a".repeat(PART_CHARS - 1) + "😀" + "é".repeat(PART_CHARS + 10);
