@@ -19,7 +19,13 @@ import { compactInput, oneLine } from "../render/view-model.js";
 import { rememberOldSide, summarizeDiff } from "../render/diff-summary.js";
 import { authChoices, formContent, formView, urlView, type FormView } from "../render/question-view.js";
 import { Redactor } from "../trace/redact.js";
-import { DEFAULT_MAX_READ_BYTES, diskSnapshot, stillIs, writeIfUnchanged, type DiskSnapshot } from "../workspace/disk.js";
+import {
+  DEFAULT_MAX_READ_BYTES,
+  diskSnapshot,
+  stillIs,
+  writeIfUnchanged,
+  type DiskSnapshot,
+} from "../workspace/disk.js";
 import { readFileWindow, textWindow } from "../workspace/files.js";
 import { resolveThroughLinks } from "../workspace/path-boundary.js";
 import { sameText, joinText } from "../workspace/text-codec.js";
@@ -40,6 +46,7 @@ import {
   type WriteMode,
 } from "../workspace/write-plan.js";
 import type { Bridge } from "./bridge.js";
+import { readBuffer } from "./buffer-reader.js";
 import { liveFiles } from "./live-files.js";
 import { PartialEdits } from "./permission-review.js";
 import type { QuestionKind } from "./contract.js";
@@ -109,10 +116,14 @@ export class NvimPort implements EditorPort {
   async readTextFile(req: ReadTextFileRequest): Promise<{ content: string }> {
     const first = req.line ? Math.max(0, req.line - 1) : 0;
     const last = req.limit ? first + req.limit : undefined;
-    const r = await this.bridge.request("bufferState", { path: req.path, first, last });
+    const r = await readBuffer(this.bridge, req.path, { first, last });
     if (!r.loaded) return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes) };
     if (r.empty) return { content: "" };
-    if (hasNul(r.lines)) throw new RpcError(ErrorCodes.InvalidParams, `${req.path} looks binary (its buffer holds NUL bytes); only text files can be read`);
+    if (hasNul(r.lines))
+      throw new RpcError(
+        ErrorCodes.InvalidParams,
+        `${req.path} looks binary (its buffer holds NUL bytes); only text files can be read`,
+      );
     // The window as a text of its own: it ends with the buffer's final newline if it reaches the end.
     const reachesEnd = first + r.lines.length >= r.lineCount;
     const eol = reachesEnd && bufferText(r).eol;
@@ -121,7 +132,7 @@ export class NvimPort implements EditorPort {
 
   /** What the file is now: its buffer when loaded (with the disk too, for "save"), else the disk. */
   private async current(path: string, withDisk: boolean): Promise<Current> {
-    const r = await this.bridge.request("bufferState", { path });
+    const r = await readBuffer(this.bridge, path);
     if (r.loaded) {
       const { loaded: _, lineCount: __, ...buffer } = r;
       const disk = withDisk ? await diskSnapshot(path, this.maxReadBytes).catch(() => undefined) : undefined;
@@ -141,7 +152,8 @@ export class NvimPort implements EditorPort {
     const outcome = await this.write(req, signal);
     // Truthful: content the agent asked to save that is not on disk is not a success.
     // With "review", an accepted change that could not be saved waits in the buffer (said in words).
-    if (outcome.saved === false && this.writeMode === "save") throw new RpcError(ErrorCodes.InternalError, outcome.message);
+    if (outcome.saved === false && this.writeMode === "save")
+      throw new RpcError(ErrorCodes.InternalError, outcome.message);
     return outcome;
   }
 
@@ -153,16 +165,23 @@ export class NvimPort implements EditorPort {
     // Reviewed hunk by hunk in the permission question: only the accepted hunks are written.
     const partial = this.partials.forWrite(path, content);
     // Rejected whole in the review of a call that was allowed for another file's sake.
-    if (partial && partial.edit.accepted === 0) throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${path} in the permission review; nothing was written`);
+    if (partial && partial.edit.accepted === 0)
+      throw new RpcError(
+        ErrorCodes.InternalError,
+        `The user rejected the change to ${path} in the permission review; nothing was written`,
+      );
     if (partial) content = partial.content;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const current = await this.current(path, this.writeMode !== "buffer");
       const now = currentText(current);
       // Approved in the permission review only when the write is what was shown there.
-      const approved = (partial?.exact === true && round === 0) || (!refresh && now !== undefined && this.takeApproval(path, now, content));
+      const approved =
+        (partial?.exact === true && round === 0) ||
+        (!refresh && now !== undefined && this.takeApproval(path, now, content));
       const plan = decideWrite({ path, content, current, mode: this.writeMode, approved, refresh });
       if (plan.action === "refuse") throw new RpcError(ErrorCodes.InternalError, plan.message);
-      if (plan.action === "unchanged") return { written: "nothing", message: `${path} already has this content; nothing to write` };
+      if (plan.action === "unchanged")
+        return { written: "nothing", message: `${path} already has this content; nothing to write` };
       let commit: Commit;
       let accepted: number | undefined;
       const total = plan.prepared.diff.hunks.length;
@@ -170,15 +189,27 @@ export class NvimPort implements EditorPort {
         const answer = await this.ask<unknown>("review", reviewQuestion(plan.prepared, plan.reason), signal);
         if (signal.aborted) throw new RpcError(ErrorCodes.RequestCancelled, `the write to ${path} was cancelled`);
         const chosen = acceptedHunks(plan.prepared.diff.hunks, answer);
-        if (chosen.length === 0) throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${path}; nothing was written`);
+        if (chosen.length === 0)
+          throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${path}; nothing was written`);
         commit = commitFor(plan.prepared, chosen);
         accepted = chosen.length;
       } else {
         commit = plan.commit;
       }
       const done = await this.perform(commit);
-      const why = current.kind === "buffer" && current.buffer.modified ? "its buffer holds the user's own unsaved edits" : this.writeMode === "buffer" ? 'the client writes to buffers only (write = "buffer")' : "the file changed on disk behind its buffer";
-      if (done) return { ...done, accepted, hunks: plan.action === "review" ? total : undefined, message: describe(path, done, accepted, total, why) };
+      const why =
+        current.kind === "buffer" && current.buffer.modified
+          ? "its buffer holds the user's own unsaved edits"
+          : this.writeMode === "buffer"
+            ? 'the client writes to buffers only (write = "buffer")'
+            : "the file changed on disk behind its buffer";
+      if (done)
+        return {
+          ...done,
+          accepted,
+          hunks: plan.action === "review" ? total : undefined,
+          message: describe(path, done, accepted, total, why),
+        };
       if (plan.action !== "review") continue; // raced with a change: decide again on the new text
       // The text changed while the user reviewed: carry what they accepted over to it.
       const fresh = currentText(await this.current(path, false));
@@ -186,14 +217,21 @@ export class NvimPort implements EditorPort {
       if (!merged) {
         const why = `${path} changed while its review was open, in the same lines as the agent's change; nothing was written`;
         // The note leads with what happened: a narrow command line keeps only its start.
-        this.bridge.emit("notify", { message: `acpchat: not written, the agent was told: ${basename(path)} changed in the same lines during the review`, level: "warn" });
+        this.bridge.emit("notify", {
+          message: `acpchat: not written, the agent was told: ${basename(path)} changed in the same lines during the review`,
+          level: "warn",
+        });
         throw new RpcError(ErrorCodes.InternalError, `${why}. Read the file again and redo the change.`);
       }
-      if (sameText(merged, fresh)) return { written: "nothing", message: `${path} already has the accepted changes; nothing to write` };
+      if (sameText(merged, fresh))
+        return { written: "nothing", message: `${path} already has the accepted changes; nothing to write` };
       content = joinText(merged);
       refresh = true;
     }
-    throw new RpcError(ErrorCodes.InternalError, `${path} kept changing while it was being written; nothing was written`);
+    throw new RpcError(
+      ErrorCodes.InternalError,
+      `${path} kept changing while it was being written; nothing was written`,
+    );
   }
 
   /** Carry out a commit; undefined when the text is no longer the one it was computed against. */
@@ -205,11 +243,18 @@ export class NvimPort implements EditorPort {
       // Vim's :write would ask (y/n) when the file's time changed, and stop the editor: Node
       // checks the disk instead, right before the save, which then skips Vim's check.
       if (c.expectedDisk && !(await stillIs(c.path, c.expectedDisk, this.maxReadBytes))) {
-        return { written: "buffer", saved: false, error: `${c.path} changed on disk meanwhile; the change is in the buffer, not saved` } as Omit<WriteOutcome, "message">;
+        return {
+          written: "buffer",
+          saved: false,
+          error: `${c.path} changed on disk meanwhile; the change is in the buffer, not saved`,
+        } as Omit<WriteOutcome, "message">;
       }
       const s = await this.bridge.request("bufferSave", { path: c.path, tick: r.tick });
       if (s.result === "saved") return { written: "buffer", saved: true };
-      return { written: "buffer", saved: false, ...("error" in s ? { error: s.error } : {}) } as Omit<WriteOutcome, "message">;
+      return { written: "buffer", saved: false, ...("error" in s ? { error: s.error } : {}) } as Omit<
+        WriteOutcome,
+        "message"
+      >;
     }
     // A buffer opened on the file meanwhile holds the editor's text now: decide again.
     const b = await this.bridge.request("bufferState", { path: c.path, first: 0, last: 0 });
@@ -236,7 +281,7 @@ export class NvimPort implements EditorPort {
    */
   async syncBuffers(paths: readonly string[], signal: AbortSignal): Promise<void> {
     for (const path of new Set(paths)) {
-      const st = await this.bridge.request("bufferState", { path, probeDisk: true });
+      const st = await readBuffer(this.bridge, path, { probeDisk: true });
       if (!st.loaded) continue;
       let disk: DiskSnapshot;
       try {
@@ -254,14 +299,25 @@ export class NvimPort implements EditorPort {
       const c = commitFor(plan.prepared, chosen);
       if (c.to !== "buffer") continue;
       const markSaved = sameText(c.result, plan.prepared.next);
-      const r = await this.bridge.request("bufferApply", { path, tick: c.tick, edits: c.edits, eol: c.eol, acknowledgeDisk: true, markSaved });
-      if (r.result !== "applied") this.bridge.emit("notify", { message: `acpchat: ${path} changed while you compared it with the disk; nothing was taken from the disk`, level: "warn" });
+      const r = await this.bridge.request("bufferApply", {
+        path,
+        tick: c.tick,
+        edits: c.edits,
+        eol: c.eol,
+        acknowledgeDisk: true,
+        markSaved,
+      });
+      if (r.result !== "applied")
+        this.bridge.emit("notify", {
+          message: `acpchat: ${path} changed while you compared it with the disk; nothing was taken from the disk`,
+          level: "warn",
+        });
     }
   }
 
   /** The text of a file as the editor sees it: its buffer (unsaved edits too) when loaded, else the disk; undefined when there is no such text file. */
   private async textNow(path: string): Promise<string | undefined> {
-    const r = await this.bridge.request("bufferState", { path }).catch(() => undefined);
+    const r = await readBuffer(this.bridge, path).catch(() => undefined);
     if (r?.loaded) return hasNul(r.lines) ? undefined : joinText(bufferText(r as BufferState));
     const d = await diskSnapshot(path, this.maxReadBytes).catch(() => undefined);
     return d?.exists && d.file ? joinText(d.file) : undefined;
@@ -321,7 +377,10 @@ export class NvimPort implements EditorPort {
     // Asked before the write: a diff not seen in an update yet gets its old side now.
     this.noteDiffs(tc.toolCallId, asked);
     const resolved = await this.resolveDiffs(tc.toolCallId, asked);
-    const diffs = resolved.map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText, c.path) }));
+    // What the question shows of each diff: its path and counts. The texts stay here: "Show the
+    // diff first" is the per-hunk review, which gets them (a 16 MiB diff crossing twice, in
+    // one event each time, would hold the editor).
+    const diffs = resolved.map((c) => ({ path: c.path, ...summarizeDiff(c.oldText, c.newText, c.path) }));
     const question = {
       title: tc.title ?? tc.toolCallId,
       kind: tc.kind ?? "other",
@@ -333,8 +392,13 @@ export class NvimPort implements EditorPort {
     };
     // The answer names the chosen option by its position in `options` (1-based, as Lua counts),
     // or asks for the per-hunk review, which then is the answer (src/nvim/permission-review.ts).
-    const a = await this.ask<{ option?: unknown; remember?: unknown; review?: unknown }>("permission", question, signal);
-    if (a?.review === true) return this.partials.review(req, liveFiles(this.bridge), (q) => this.ask("review", q, signal));
+    const a = await this.ask<{ option?: unknown; remember?: unknown; review?: unknown }>(
+      "permission",
+      question,
+      signal,
+    );
+    if (a?.review === true)
+      return this.partials.review(req, liveFiles(this.bridge), (q) => this.ask("review", q, signal));
     const index = typeof a?.option === "number" && Number.isInteger(a.option) ? a.option - 1 : -1;
     const chosen = req.options[index];
     if (!chosen) return { outcome: "cancelled" };
@@ -368,10 +432,17 @@ export class NvimPort implements EditorPort {
     return typeof i === "number" && Number.isInteger(i) ? methods[i - 1]?.id : undefined;
   }
 
-  async runAuthTerminal(spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string }, signal: AbortSignal): Promise<void> {
+  async runAuthTerminal(
+    spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string },
+    signal: AbortSignal,
+  ): Promise<void> {
     // The title is the method's name, shown as the terminal's buffer name: redacted, one line.
     const title = oneLine(this.redactor.text(spec.title), 80);
-    await this.ask<number>("auth", { how: "terminal", ...spec, title, env: Object.entries(spec.env).map(([name, value]) => ({ name, value })) }, signal);
+    await this.ask<number>(
+      "auth",
+      { how: "terminal", ...spec, title, env: Object.entries(spec.env).map(([name, value]) => ({ name, value })) },
+      signal,
+    );
   }
 
   /**
@@ -387,7 +458,10 @@ export class NvimPort implements EditorPort {
       else if (req.mode === "form") question = (form = formView(req, this.redactor)).shown;
       else question = { mode: "other" };
     } catch (e) {
-      this.bridge.emit("notify", { message: `acpchat: refused a question from the agent: ${(e as Error).message.replace(/^Invalid params for elicitation\/create: /, "")}`, level: "warn" });
+      this.bridge.emit("notify", {
+        message: `acpchat: refused a question from the agent: ${(e as Error).message.replace(/^Invalid params for elicitation\/create: /, "")}`,
+        level: "warn",
+      });
       throw e;
     }
     const a = await this.ask<{ action?: unknown; answers?: unknown }>("elicitation", question, signal);
@@ -400,11 +474,22 @@ export class NvimPort implements EditorPort {
 }
 
 /** What a write did, in words: the agent reads this (not _meta), so a change not on disk says so. */
-function describe(path: string, done: Omit<WriteOutcome, "message"> & { error?: string }, accepted: number | undefined, total: number, why: string): string {
-  const part = accepted !== undefined && accepted < total ? ` (the user accepted ${accepted} of ${total} hunks; the rest was not written)` : "";
+function describe(
+  path: string,
+  done: Omit<WriteOutcome, "message"> & { error?: string },
+  accepted: number | undefined,
+  total: number,
+  why: string,
+): string {
+  const part =
+    accepted !== undefined && accepted < total
+      ? ` (the user accepted ${accepted} of ${total} hunks; the rest was not written)`
+      : "";
   if (done.written === "disk") return `wrote ${path}${part}`;
   if (done.saved) return `applied to the buffer of ${path} and saved${part}`;
-  const waits = "The change waits in the editor's buffer, unsaved: the file on disk, which commands and tests read, still has the old content until the user saves it.";
-  if (done.saved === false) return `applied to the buffer of ${path}, but not saved: ${done.error ?? "the write failed"}${part}. ${waits}`;
+  const waits =
+    "The change waits in the editor's buffer, unsaved: the file on disk, which commands and tests read, still has the old content until the user saves it.";
+  if (done.saved === false)
+    return `applied to the buffer of ${path}, but not saved: ${done.error ?? "the write failed"}${part}. ${waits}`;
   return `applied to the buffer of ${path}, not saved (${why})${part}. ${waits}`;
 }

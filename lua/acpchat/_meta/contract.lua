@@ -808,6 +808,12 @@ error("Cannot require a meta file")
 ---@field kind acpchat.wire.QuestionKind
 ---@field question any
 
+--- `ask_part`: A part of a long text of question `key`, sent ahead of its `ask` (src/nvim/questions.ts): joined in order into its field.
+---@class acpchat.event.AskPart
+---@field key string
+---@field field string
+---@field text string
+
 --- `dismiss`: A question withdrawn (turn cancelled, chat closed, agent gone): close its window.
 ---@class acpchat.event.Dismiss
 ---@field key string
@@ -844,7 +850,7 @@ error("Cannot require a meta file")
 ---@field probe_disk? boolean
 
 --- What `buffer_state` answers.
----@alias acpchat.response.BufferState { loaded: false }|{ loaded: true, line_count: number, tick: number, modified: boolean, lines: string[], empty: boolean, eol: boolean, fixeol: boolean, binary: boolean, fileformat: string, fileencoding: string, bomb: boolean, readonly: boolean, modifiable: boolean, disk_changed?: boolean }
+---@alias acpchat.response.BufferState { loaded: false }|{ loaded: true, line_count: number, buf: number, tick: number, modified: boolean, lines: string[], empty: boolean, eol: boolean, fixeol: boolean, binary: boolean, fileformat: string, fileencoding: string, bomb: boolean, readonly: boolean, modifiable: boolean, disk_changed?: boolean }
 
 --- `buffer_apply`: Line edits (old lines [start, end), bottom first) as one undo step of their own, if the buffer is still at `tick`; `eol` sets 'endofline'. `acknowledgeDisk`: the user has seen the file's new content on disk (no W12 on the next :w); `markSaved`: the buffer now equals the disk.
 ---@class acpchat.request.BufferApply
