@@ -103,8 +103,8 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
       await sleep(10);
     }
   };
-  await waitLua("(function() local c = require('acpchat.registry').current(); return c and c.status and c.status.state == 'ready' end)()");
-  const chat = await nvim.lua("return require('acpchat.registry').current().id");
+  await waitLua("(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()");
+  const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
   const nvimPid = await nvim.call("getpid");
   const host = hostPid(nvimPid);
   const pinger = attach({ socket: sock });
@@ -120,13 +120,13 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
     }
   })();
   const flood = async (chunks, long) => {
-    await nvim.lua(`_G.fb.done = nil; require("acpchat.chats").send(require("acpchat.registry").get(...), "flood ${chunks} 0${long ? " long" : ""}")`, [chat]);
+    await nvim.lua(`_G.fb.done = nil; require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} 0${long ? " long" : ""}")`, [chat]);
     await waitLua("_G.fb.done");
     return (await nvim.lua("return _G.fb.done")) - Number(readFileSync(stamp, "utf8"));
   };
   // The reply of the last turn, as the transcript holds it (the agent's paragraph after "## You").
   const lastReply = async () => {
-    const lines = await nvim.lua("return vim.api.nvim_buf_get_lines(require('acpchat.registry').get(...).buf, 0, -1, false)", [chat]);
+    const lines = await nvim.lua("return vim.api.nvim_buf_get_lines(require('acpchat.chat.registry').get(...).buf, 0, -1, false)", [chat]);
     const t = lines.join("\n");
     const turn = t.slice(t.lastIndexOf("## You"));
     return turn.split("\n\n").slice(1).map((p) => p.replace(/^## [^\n]*\n/, "")).join("\n\n");

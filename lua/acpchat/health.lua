@@ -3,7 +3,7 @@ local M = {}
 
 function M.check()
   local health = vim.health
-  local bridge = require("acpchat.bridge")
+  local bridge = require("acpchat.host.bridge")
   local config = require("acpchat.config")
 
   health.start("acp-chat.nvim: Node and the remote plugin")
@@ -124,9 +124,9 @@ function M.check()
     health.info("off (unstable = false): agents' unstable updates show as unknown notes; :AcpChatFork and renaming sessions are unavailable")
   end
 
-  require("acpchat.media").health(health)
+  require("acpchat.transcript.media").health(health)
 
-  require("acpchat.changes").health(health)
+  require("acpchat.editor.changes").health(health)
 
   require("acpchat.install").health(health)
 
@@ -150,11 +150,11 @@ function M.editor_tools(health, agents, names)
       health.info(name .. ": off for this agent")
     end
   end
-  local script = require("acpchat.bridge").root .. "/dist/acpchat-mcp.cjs"
+  local script = require("acpchat.host.bridge").root .. "/dist/acpchat-mcp.cjs"
   if vim.uv.fs_stat(script) then
     health.ok("server script: " .. script)
   else
-    health.error("the server script is missing: run `npm run build` in " .. require("acpchat.bridge").root)
+    health.error("the server script is missing: run `npm run build` in " .. require("acpchat.host.bridge").root)
   end
   local base = vim.env.XDG_RUNTIME_DIR or vim.env.TMPDIR or "/tmp"
   if vim.fn.filewritable(base) == 2 then
@@ -170,9 +170,9 @@ function M.editor_tools(health, agents, names)
   end
   health.info(#clients > 0 and ("language servers running (definition, references, hover, symbols): " .. table.concat(clients, ", ")) or "no language server running now: definition, references, hover and symbols need one for the file asked about")
   -- The project folder a chat started here would use (root_markers), not only the current directory.
-  local file = vim.fs.joinpath(require("acpchat.chats").root(), require("acpchat.project").FILE)
+  local file = vim.fs.joinpath(require("acpchat.chat.chats").root(), require("acpchat.chat.project").FILE)
   local st = vim.uv.fs_stat(file)
-  if st and (st.type ~= "file" or st.size > require("acpchat.project").MAX_BYTES) then
+  if st and (st.type ~= "file" or st.size > require("acpchat.chat.project").MAX_BYTES) then
     health.warn(file .. ": ignored (" .. (st.type ~= "file" and "not a regular file: " .. st.type or "larger than 1 MiB") .. ")")
   elseif st then
     health.info(file .. ": read for chats started here once you trust it (|acpchat-project|)")

@@ -1,10 +1,10 @@
 -- :AcpChatInstall: agents from the ACP registry (|acpchat-install|). Node reads the registry
 -- and installs (src/registry/); this lists, asks and reports. Installed agents live in
 -- stdpath("data")/acpchat/agents/<id>/, each with a current.json that config.agents() reads.
-local bridge = require("acpchat.bridge")
+local bridge = require("acpchat.host.bridge")
 -- Node's events (the install's progress notes) are handled even before any chat opened.
-require("acpchat.events").register()
-local text = require("acpchat.text")
+require("acpchat.host.events").register()
+local text = require("acpchat.transcript.text")
 local util = require("acpchat.util")
 
 local M = {}

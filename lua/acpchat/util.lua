@@ -9,8 +9,8 @@ function M.guard(what, fn)
   return function(...)
     local ok, err = xpcall(fn, debug.traceback, ...)
     if not ok then
-      local c = require("acpchat.registry").current()
-      require("acpchat.bridge").fail(what, err, c and c.id)
+      local c = require("acpchat.chat.registry").current()
+      require("acpchat.host.bridge").fail(what, err, c and c.id)
     end
   end
 end

@@ -1,6 +1,6 @@
 /**
  * The contract between the Lua glue and this Node host: every method that crosses, with its
- * parameters and result. Its one mirror in Lua is lua/acpchat/contract.lua (a test keeps the
+ * parameters and result. Its one mirror in Lua is lua/acpchat/host/contract.lua (a test keeps the
  * two in step).
  *
  * The rules (README, "Architecture"):
@@ -290,7 +290,7 @@ export const NODE_EVENTS = ["render", "result", "ask", "dismiss", "takeBack", "n
 
 /**
  * Node -> Lua requests: buffer primitives that answer at once and never wait on the user
- * (lua/acpchat/workspace.lua). They decide nothing: src/workspace/write-plan.ts does.
+ * (lua/acpchat/editor/workspace.lua). They decide nothing: src/workspace/write-plan.ts does.
  */
 export interface NodeRequests {
   /** A loaded buffer's lines [first, last) (0-based; all by default) and the options that decide how it is written. */

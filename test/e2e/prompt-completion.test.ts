@@ -183,7 +183,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     ]);
     // Asked before the list is made (dropped here; as when @ is typed the moment a chat opens):
     // the answer waits for it instead of coming back empty, and the editor does not wait.
-    await t.lua("require('acpchat.project_files').reset()");
+    await t.lua("require('acpchat.complete.project_files').reset()");
     const early = await lspAsk(c, "@ma");
     expect(labels(early)).toEqual(["@main.py"]);
     expect(early.result!.isIncomplete).toBe(false);
@@ -215,7 +215,7 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("/ typed before the agent told its commands: the answer waits for them", async () => {
     const t = await withAgents(bin, { fake: { commands: COMMANDS, delays: { initialize: 700 } } });
-    await t.lua("require('acpchat.prompt_lsp').commands_wait_ms = 5000");
+    await t.lua("require('acpchat.complete.prompt_lsp').commands_wait_ms = 5000");
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
     expect((await c.status()).commands ?? []).toEqual([]);
@@ -240,7 +240,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     project(t);
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
     const c = await chatWithCommandsNoServer(t);
-    expect(await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])).toBe("omnifunc");
+    expect(await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])).toBe("omnifunc");
     await c.focusPrompt();
     await t.nvim.input("<Esc>ccsee @ma");
     await t.waitFor(async () => (await menu(t)).words.join() === "@main.py", "the omnifunc's menu");
@@ -256,7 +256,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       }
       await t.nvim.command("AcpChat!");
       const d = await chatWithCommands(t);
-      expect(await t.lua("return require('acpchat.registry').get(...).menu_mode", [d.id])).toBe(null);
+      expect(await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [d.id])).toBe(null);
       await d.focusPrompt();
       await t.nvim.input("<Esc>ccsee @ma");
       await new Promise((r) => setTimeout(r, 400));
@@ -275,7 +275,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(work, ".gitignore"), "build/\nnode_modules/\n");
     mkdirSync(join(work, "build"));
     writeFileSync(join(work, "build", "out.js"), "x\n");
-    await t.lua("require('acpchat.project_files').stale_ms = 300");
+    await t.lua("require('acpchat.complete.project_files').stale_ms = 300");
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
     const first = await t.waitFor(async () => {
@@ -293,7 +293,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
     const c = await chatWithCommands(t);
     const lsp = await t.lua<boolean>("return vim.lsp.completion ~= nil");
-    await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
+    await t.waitFor(async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
     await c.focusPrompt();
     await t.nvim.input("<Esc>ccsee @");
     const m = await t.waitFor(async () => {
@@ -323,7 +323,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The server stopped by hand (:LspStop): the omnifunc opens the menu from then on.
     await t.nvim.input("<Esc>");
     await t.lua("vim.lsp.get_clients({ name = 'acpchat' })[1]:stop()");
-    await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === "omnifunc", "the omnifunc's menu");
+    await t.waitFor(async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === "omnifunc", "the omnifunc's menu");
     await t.nvim.input("ccsee @mai");
     await t.waitFor(async () => (await menu(t)).words.join() === "@main.py", "the omnifunc's menu after @");
     await t.nvim.input("<Esc>");
@@ -337,7 +337,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.waitFor(async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 1, "the agent's command");
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
     const lsp = await t.lua<boolean>("return vim.lsp.completion ~= nil");
-    await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
+    await t.waitFor(async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
     const cot = await t.lua<string>("return vim.go.completeopt");
     expect(cot).not.toContain("menuone");
     await c.focusPrompt();
@@ -397,7 +397,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     execFileSync("git", ["config", "core.fsmonitor", hook], { cwd: work });
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
-    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.project_files').info(...)", [work]))?.done, "the file list");
+    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))?.done, "the file list");
     expect(labels(await lspAsk(c, "@"))).toEqual(["@a.txt"]);
     expect(existsSync(marker)).toBe(false);
   });
@@ -423,7 +423,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     if (how !== "walked") execFileSync("git", ["init", "-q"], { cwd: work });
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
-    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.project_files').info(...)", [work]))?.done, "the file list");
+    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))?.done, "the file list");
     expect(labels(await lspAsk(c, "@")).sort()).toEqual(["@ok.txt", "@été.md"].sort());
     // The omnifunc (Neovim 0.10's menu) offers the same.
     const omni = await t.lua<string[]>("return vim.tbl_map(function(i) return i.word end, require('acpchat.complete').candidates(require('acpchat.complete').chat_of(...), '@'))", [c.promptBuf]);
@@ -458,7 +458,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The list made when the chat opened is dropped: the first @ below starts listing anew, so
     // it is asked for while the folder is listed, however fast this machine is. Meanwhile a
     // second client asks Neovim for 1 every 5 ms.
-    await t.lua("require('acpchat.project_files').reset(); require('acpchat.project_files').busiest_ms = 0");
+    await t.lua("require('acpchat.complete.project_files').reset(); require('acpchat.complete.project_files').busiest_ms = 0");
     let listing = true;
     const pinger = (async () => {
       while (listing) {
@@ -470,7 +470,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     })();
     for (;;) {
       const a = await lspAsk(c, "@d1");
-      const info = await t.lua<{ done: boolean; count: number } | null>("return require('acpchat.project_files').info(...)", [cwd]);
+      const info = await t.lua<{ done: boolean; count: number } | null>("return require('acpchat.complete.project_files').info(...)", [cwd]);
       // The first one started the listing; the others count when it was still going after them.
       if (asks.length === 0 || !info?.done) asks.push(a);
       if (info?.done) break;
@@ -480,8 +480,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     await other.close();
     const lateMax = await t.lua<number>("_G.late.timer:stop(); return _G.late.max");
     // The longest the loop was held by one piece of the listing, matching or describing.
-    const busiest = await t.lua<number>("return require('acpchat.project_files').busiest_ms");
-    const info = await t.lua<{ count: number; took_ms: number }>("return require('acpchat.project_files').info(...)", [cwd]);
+    const busiest = await t.lua<number>("return require('acpchat.complete.project_files').busiest_ms");
+    const info = await t.lua<{ count: number; took_ms: number }>("return require('acpchat.complete.project_files').info(...)", [cwd]);
     expect(info.count).toBe(30_000);
     pings.sort((a, b) => a - b);
     // The first found nothing yet and waited for the list (asynchronously); the others answered
