@@ -2,6 +2,8 @@
 -- Public Lua API; the :AcpChat* commands call these. None of them waits on the agent.
 local config = require("acpchat.config")
 local util = require("acpchat.util")
+-- The rest is required where it is first used, not for a circle: setup() runs in the user's
+-- startup, and loading the chat machinery there would slow every Neovim start.
 
 local M = {}
 

@@ -1,6 +1,8 @@
 local M = {}
 
 local note = require("acpchat.notify")
+local registry = require("acpchat.chat.registry")
+local bridge = require("acpchat.host.bridge")
 M.notify, M.one_line = note.notify, note.one_line
 
 --- `fn` for a user command: a failure becomes one notification line (details in :AcpChatLog),
@@ -9,8 +11,8 @@ function M.guard(what, fn)
   return function(...)
     local ok, err = xpcall(fn, debug.traceback, ...)
     if not ok then
-      local c = require("acpchat.chat.registry").current()
-      require("acpchat.host.bridge").fail(what, err, c and c.id)
+      local c = registry.current()
+      bridge.fail(what, err, c and c.id)
     end
   end
 end

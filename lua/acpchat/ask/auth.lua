@@ -1,6 +1,8 @@
 -- Signing in: the agent's auth methods in vim.ui.select; `terminal` methods run the agent's
 -- own command in a :terminal, and the session is retried when it exits.
 local questions = require("acpchat.ask.questions")
+local registry = require("acpchat.chat.registry")
+local util = require("acpchat.util")
 local reply = questions.reply
 local flat = require("acpchat.transcript.text").flat
 local M = {}
@@ -29,7 +31,7 @@ function M.choose(chat_id, key, methods, guard)
   end
   vim.schedule(guard(function()
     vim.ui.select(items, {
-      prompt = require("acpchat.chat.registry").who(chat_id) .. " The agent asks you to sign in:",
+      prompt = registry.who(chat_id) .. " The agent asks you to sign in:",
       kind = "acpchat_auth",
       format_item = function(it)
         local m = it.m
@@ -75,7 +77,7 @@ function M.terminal(_, key, spec, guard)
       end
     end)
     if not ok then
-      require("acpchat.util").notify("acpchat: could not start the sign-in terminal: " .. tostring(err), vim.log.levels.ERROR)
+      util.notify("acpchat: could not start the sign-in terminal: " .. tostring(err), vim.log.levels.ERROR)
       return reply(key, -1)
     end
     pcall(vim.api.nvim_buf_set_name, buf, "acpchat://sign-in/" .. flat(spec.title or "agent", 80))

@@ -5,6 +5,8 @@
 -- (text.flat). Answers go back by position: which field, which choice.
 local questions = require("acpchat.ask.questions")
 local text = require("acpchat.transcript.text")
+local util = require("acpchat.util")
+local registry = require("acpchat.chat.registry")
 
 local flat = text.flat
 local M = {}
@@ -71,7 +73,7 @@ local function ask_form(who, key, q, guard)
           return next_field()
         end
         if (f.type == "number" or f.type == "integer") and not tonumber(v) then
-          require("acpchat.util").notify("acpchat: " .. flat(f.label, 120) .. " must be a number", vim.log.levels.WARN)
+          util.notify("acpchat: " .. flat(f.label, 120) .. " must be a number", vim.log.levels.WARN)
           i = i - 1
           return next_field()
         end
@@ -109,7 +111,7 @@ function M.ask(chat_id, key, q, guard)
   end
   vim.schedule(guard(function()
     -- Which agent and chat asks ("[claude · chat 2]"): registry.who.
-    local who = require("acpchat.chat.registry").who(chat_id)
+    local who = registry.who(chat_id)
     if q.mode == "url" then
       ask_url(who, key, q, guard)
     elseif q.mode == "form" then

@@ -9,24 +9,16 @@
 local questions = require("acpchat.ask.questions")
 local bridge = require("acpchat.host.bridge")
 local waiting = require("acpchat.ask.waiting")
+local text = require("acpchat.transcript.text")
+local permission = require("acpchat.ask.permission")
+local review = require("acpchat.ask.review")
+local auth = require("acpchat.ask.auth")
+local elicitation = require("acpchat.ask.elicitation")
 
 local M = {}
 
 -- Each kind's module: ask(chat_id, key, question, guard) and close(key).
-local kinds = {
-  permission = function()
-    return require("acpchat.ask.permission")
-  end,
-  review = function()
-    return require("acpchat.ask.review")
-  end,
-  auth = function()
-    return require("acpchat.ask.auth")
-  end,
-  elicitation = function()
-    return require("acpchat.ask.elicitation")
-  end,
-}
+local kinds = { permission = permission, review = review, auth = auth, elicitation = elicitation }
 
 local names = { permission = "permission question", review = "review", auth = "sign-in question", elicitation = "question" }
 
@@ -36,7 +28,7 @@ local function failed(key, kind, err)
   local q = questions.open[key]
   if kinds[kind] then
     pcall(function()
-      kinds[kind]().close(key)
+      kinds[kind].close(key)
     end)
   end
   questions.reply(key, nil)
@@ -59,7 +51,7 @@ end
 
 --- A question in a few words, for the winbar while it waits (waiting.lua).
 local function label(kind, q)
-  local flat = require("acpchat.transcript.text").flat
+  local flat = text.flat
   if kind == "permission" then
     return "allow: " .. flat(q.title or q.tool_call_id or "a tool call", 80)
   elseif kind == "review" then

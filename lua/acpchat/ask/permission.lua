@@ -9,6 +9,9 @@
 local bridge = require("acpchat.host.bridge")
 local questions = require("acpchat.ask.questions")
 local text = require("acpchat.transcript.text")
+local registry = require("acpchat.chat.registry")
+local layout = require("acpchat.chat.layout")
+local util = require("acpchat.util")
 
 local M = {}
 --- Open questions: key -> { chat, q, typeahead }.
@@ -149,13 +152,13 @@ function M.select(key, q)
   -- Nor keys typed between its arrival and its drawing.
   hold_typeahead(key)
   local items = M.choices(q)
-  local chat = require("acpchat.chat.registry").get(open[key].chat)
+  local chat = registry.get(open[key].chat)
   -- Asked from a chat not shown here: going to it first is a choice, never done for the user.
-  if chat and not require("acpchat.chat.layout").visible(chat) then
+  if chat and not layout.visible(chat) then
     table.insert(items, #items + ((items[#items] or {}).show_diff and 0 or 1), { go_to_chat = true, label = string.format("Go to chat %d first (ask there)", chat.id) })
   end
   vim.ui.select(items, {
-    prompt = require("acpchat.chat.registry").who(open[key].chat) .. " Allow the agent to: " .. M.prompt_text(q),
+    prompt = registry.who(open[key].chat) .. " Allow the agent to: " .. M.prompt_text(q),
     kind = "acpchat_permission",
     format_item = function(item)
       return item.label
@@ -185,7 +188,7 @@ function M.go_to_chat(key, q, chat)
   if w then
     vim.api.nvim_set_current_tabpage(vim.api.nvim_win_get_tabpage(w))
   end
-  require("acpchat.chat.layout").show(chat)
+  layout.show(chat)
   vim.cmd("stopinsert")
   local o = questions.open[key]
   if o then
@@ -207,7 +210,7 @@ end
 function M.manage(chat)
   bridge.call("permissions", { chat = chat.id }, function(err, rules)
     if err then
-      return require("acpchat.util").notify("acpchat: " .. err, vim.log.levels.ERROR)
+      return util.notify("acpchat: " .. err, vim.log.levels.ERROR)
     end
     M.pick_rule(chat, rules)
   end)
@@ -220,7 +223,7 @@ end
 
 function M.pick_rule(chat, rules)
   if #rules == 0 then
-    return require("acpchat.util").notify("acpchat: no remembered permission rules for this chat")
+    return util.notify("acpchat: no remembered permission rules for this chat")
   end
   vim.ui.select(rules, {
     prompt = "Remembered permission rules (choose one to remove it):",
@@ -228,7 +231,7 @@ function M.pick_rule(chat, rules)
   }, function(r)
     if r then
       bridge.call("permission_remove", { chat = chat.id, rule = r.id }, function(err)
-        require("acpchat.util").notify(err and ("acpchat: " .. err) or ("acpchat: removed the rule: " .. r.action .. " " .. flat(r.tool, 200)), err and vim.log.levels.ERROR or nil)
+        util.notify(err and ("acpchat: " .. err) or ("acpchat: removed the rule: " .. r.action .. " " .. flat(r.tool, 200)), err and vim.log.levels.ERROR or nil)
       end)
     end
   end)

@@ -4,6 +4,8 @@
 -- key that answers it. It opens when the user leaves that mode, stops typing for `pause_ms`, or
 -- presses the key (keymaps.answer). What the user typed meanwhile went where it was typed; the
 -- modules that open questions hold back anything still in the typeahead (permission.lua).
+local config = require("acpchat.config")
+
 local api = vim.api
 local uv = vim.uv or vim.loop
 
@@ -35,7 +37,7 @@ function M.typing()
 end
 
 local function answer_key()
-  local k = require("acpchat.config").options.keymaps.answer
+  local k = config.options.keymaps.answer
   return k and k ~= "" and k or nil
 end
 

@@ -8,9 +8,13 @@ local layout = require("acpchat.chat.layout")
 local prompt = require("acpchat.chat.prompt")
 local registry = require("acpchat.chat.registry")
 local util = require("acpchat.util")
-require("acpchat.host.events").register()
+local events = require("acpchat.host.events")
 -- Watches the user's keys from the first chat on: a question never opens while they type.
 require("acpchat.ask.waiting")
+local complete = require("acpchat.complete")
+local prompt_history = require("acpchat.complete.prompt_history")
+local project_settings = require("acpchat.chat.project")
+events.register()
 
 local api = vim.api
 local M = {}
@@ -105,7 +109,7 @@ end
 
 local function open_params(chat, agent, resume, reopen, fork)
   local opts = config.options
-  local project = require("acpchat.chat.project").load(chat.cwd)
+  local project = project_settings.load(chat.cwd)
   local mcp = M.mcp_params(agent, project, chat.agent)
   return {
     mcp_servers = #mcp > 0 and mcp or nil,
@@ -190,7 +194,7 @@ function M.create(agent_name, opts_)
   registry.chats[id] = chat
   keys.setup(chat, { send = M.send_prompt, cancel = M.cancel, hide = layout.hide })
   layout.track_scroll(chat)
-  require("acpchat.complete").attach(chat)
+  complete.attach(chat)
   prompt.placeholder(chat)
   api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
     buffer = chat.prompt_buf,
@@ -273,7 +277,7 @@ function M.send_prompt(chat)
     chat.sending = nil
     if ok then
       prompt.clear_sent(chat, text)
-      require("acpchat.complete.prompt_history").sent(chat, text)
+      prompt_history.sent(chat, text)
     end
   end)
 end

@@ -6,6 +6,9 @@ local bridge = require("acpchat.host.bridge")
 local config = require("acpchat.config")
 local registry = require("acpchat.chat.registry")
 local util = require("acpchat.util")
+local text = require("acpchat.transcript.text")
+local layout = require("acpchat.chat.layout")
+local chats = require("acpchat.chat.chats")
 
 local M = {}
 
@@ -26,7 +29,6 @@ function M.fork()
     if err then
       return util.notify("acpchat: cannot fork: " .. err, vim.log.levels.WARN)
     end
-    local chats = require("acpchat.chat.chats")
     local new = chats.create(c.agent, { fork = res.session_id })
     if not new then
       return
@@ -35,7 +37,7 @@ function M.fork()
     local lines = api.nvim_buf_is_valid(c.buf) and api.nvim_buf_get_lines(c.buf, 0, -1, false) or {}
     -- The title is the agent's (session_info_update): one line, or set_lines raises on a line
     -- break and the fork is left half made.
-    local name = require("acpchat.transcript.text").flat(res.title and res.title ~= "" and res.title or res.session_id, 200)
+    local name = text.flat(res.title and res.title ~= "" and res.title or res.session_id, 200)
     local out = vim.list_extend({ string.format(M.fork_header, name) }, lines)
     out[#out + 1] = M.fork_footer
     vim.bo[new.buf].modifiable = true
@@ -46,7 +48,7 @@ function M.fork()
     end
     vim.bo[new.buf].modifiable = false
     vim.bo[new.buf].modified = false
-    require("acpchat.chat.layout").show(new)
+    layout.show(new)
     util.notify("acpchat: forked " .. name .. " into a new chat")
   end)
 end

@@ -3,6 +3,16 @@
 local config = require("acpchat.config")
 local blocks = require("acpchat.transcript.blocks")
 local util = require("acpchat.util")
+local follow = require("acpchat.editor.follow")
+local waiting = require("acpchat.ask.waiting")
+local prompt_history = require("acpchat.complete.prompt_history")
+local terminal_view = require("acpchat.transcript.terminal_view")
+local text = require("acpchat.transcript.text")
+local render = require("acpchat.transcript.render")
+local subagents = require("acpchat.transcript.subagents")
+local changes = require("acpchat.editor.changes")
+local review = require("acpchat.ask.review")
+local media = require("acpchat.transcript.media")
 
 local api = vim.api
 local M = {}
@@ -58,7 +68,7 @@ local function open_location(chat)
   if not path then
     return util.notify("acpchat: no location under the cursor", vim.log.levels.WARN)
   end
-  if not require("acpchat.editor.follow").openable(chat, path) then
+  if not follow.openable(chat, path) then
     return util.notify("acpchat: not opened: " .. path .. " is not a regular file inside the session's folder", vim.log.levels.WARN)
   end
   -- Open in the window of this tab that shows the file, else the last editor window, else a
@@ -70,7 +80,7 @@ local function open_location(chat)
       target = w
     end
   end
-  target = target or require("acpchat.editor.follow").editor_window({ tab = api.nvim_get_current_tabpage() })
+  target = target or follow.editor_window({ tab = api.nvim_get_current_tabpage() })
   if target then
     api.nvim_set_current_win(target)
   else
@@ -100,14 +110,14 @@ function M.setup(chat, actions)
   end
   for _, b in ipairs({ chat.buf, chat.prompt_buf }) do
     map(b, { "n", "i" }, k.answer, function()
-      require("acpchat.ask.waiting").release()
+      waiting.release()
     end, "open the question that waits")
   end
   map(chat.prompt_buf, { "n", "i" }, k.history_prev, function()
-    require("acpchat.complete.prompt_history").step(chat, 1)
+    prompt_history.step(chat, 1)
   end, "previous prompt")
   map(chat.prompt_buf, { "n", "i" }, k.history_next, function()
-    require("acpchat.complete.prompt_history").step(chat, -1)
+    prompt_history.step(chat, -1)
   end, "next prompt")
   map(chat.buf, "n", k.focus_prompt, function()
     local w = vim.fn.win_findbuf(chat.prompt_buf)[1]
@@ -136,36 +146,36 @@ function M.setup(chat, actions)
         term = c.id
       end
     end
-    require("acpchat.transcript.terminal_view").show(chat, term)
+    terminal_view.show(chat, term)
   end, "show the terminal output")
   map(chat.buf, "n", k.expand_output, function()
     local b = blocks.at(chat, api.nvim_win_get_cursor(0)[1] - 1)
     if not b or not b.view or (b.type ~= "tool" and b.type ~= "compaction") then
       return vim.cmd("normal! " .. vim.v.count1 .. "za")
     end
-    require("acpchat.transcript.text").toggle_expanded(b.view)
-    require("acpchat.transcript.render").apply(chat.id, { { op = "update", block = b.view } })
+    text.toggle_expanded(b.view)
+    render.apply(chat.id, { { op = "update", block = b.view } })
   end, "show or fold the tool call's output")
   map(chat.buf, "n", k.open_subagent, function()
     local b = blocks.at(chat, api.nvim_win_get_cursor(0)[1] - 1)
-    require("acpchat.transcript.subagents").open_at(chat, b)
+    subagents.open_at(chat, b)
   end, "open the subagent's session in its own view")
   map(chat.buf, "n", k.show_diff, function()
     -- On a file of a turn's changes: its take-back review.
-    if require("acpchat.editor.changes").review_at_cursor(chat) then
+    if changes.review_at_cursor(chat) then
       return
     end
     local b = tool_at_cursor(chat)
     if not b then
       return util.notify("acpchat: no tool call under the cursor", vim.log.levels.WARN)
     end
-    require("acpchat.ask.review").show_tool_diff(chat, b.tool_call_id)
+    review.show_tool_diff(chat, b.tool_call_id)
   end, "show the tool call's diff")
   map(chat.buf, "n", k.open_media, function()
-    require("acpchat.transcript.media").open(chat)
+    media.open(chat)
   end, "open the image or audio under the cursor")
   map(chat.buf, "n", k.save_media, function()
-    require("acpchat.transcript.media").save(chat)
+    media.save(chat)
   end, "save the image or audio under the cursor")
 end
 

@@ -5,6 +5,7 @@ local blocks = require("acpchat.transcript.blocks")
 local text = require("acpchat.transcript.text")
 local registry = require("acpchat.chat.registry")
 local waiting = require("acpchat.ask.waiting")
+local prompt = require("acpchat.chat.prompt")
 
 local api = vim.api
 local M = {}
@@ -69,6 +70,8 @@ function M.track_scroll(chat)
   })
 end
 
+local FOLDTEXT = "v:lua.require'acpchat.chat.layout'.foldtext()"
+
 --- Window options of a transcript window (set with the window: they never leak into others).
 local function transcript_options(chat, w)
   local wo = vim.wo[w]
@@ -88,7 +91,6 @@ local function transcript_options(chat, w)
   blocks.refold(chat, w)
 end
 
-local FOLDTEXT = "v:lua.require'acpchat.chat.layout'.foldtext()"
 local CHAT_OPTIONS = { "breakindent", "wrap", "linebreak", "number", "relativenumber", "signcolumn", "foldmethod", "foldtext", "foldenable", "fillchars", "conceallevel", "winfixwidth", "winfixheight" }
 
 -- A window split from a transcript window inherits its window options (Vim copies them): a
@@ -116,8 +118,8 @@ function M.sizes()
   local size = size_of(total, layout.size)
   -- Never more than the editor minus room for one other window, never less than usable.
   size = math.max(vertical and 20 or 6, math.min(size, total - (vertical and 20 or 6)))
-  local prompt = math.max(1, math.min(layout.prompt_height, math.floor(vim.o.lines / 4)))
-  return vertical, size, prompt
+  local prompt_size = math.max(1, math.min(layout.prompt_height, math.floor(vim.o.lines / 4)))
+  return vertical, size, prompt_size
 end
 
 --- Chat windows keep their buffers: another buffer shown in one (`:e file`, `:bnext`, a picker)
@@ -259,12 +261,12 @@ function M.show(chat)
     tw = api.nvim_open_win(chat.buf, true, { relative = "editor", row = row, col = col, width = width, height = height - layout.prompt_height - 2, border = "rounded" })
     api.nvim_open_win(chat.prompt_buf, true, { relative = "editor", row = row + height - layout.prompt_height, col = col, width = width, height = layout.prompt_height, border = "rounded" })
   else
-    local vertical, size, prompt = M.sizes()
+    local vertical, size, prompt_size = M.sizes()
     local mods = ({ right = "botright vertical", left = "topleft vertical", top = "topleft", bottom = "botright" })[layout.position]
     vim.cmd(string.format("%s %dsplit", mods, size))
     tw = api.nvim_get_current_win()
     api.nvim_win_set_buf(tw, chat.buf)
-    vim.cmd(string.format("belowright %dsplit", prompt))
+    vim.cmd(string.format("belowright %dsplit", prompt_size))
     api.nvim_win_set_buf(0, chat.prompt_buf)
     vim.wo.winfixheight = true
     if not vertical then
@@ -282,7 +284,7 @@ function M.show(chat)
   M.fit_prompt(chat)
   api.nvim_win_set_cursor(tw, { api.nvim_buf_line_count(chat.buf), 0 })
   M.refresh_winbar(chat)
-  require("acpchat.chat.prompt").show_context(chat)
+  prompt.show_context(chat)
 end
 
 --- Back to the sizes the layout asks for (VimResized, <C-w>=, windows opened or closed).
@@ -291,7 +293,7 @@ function M.resize(chat)
   if layout.position == "float" then
     return
   end
-  local vertical, size, prompt = M.sizes()
+  local vertical, size, prompt_size = M.sizes()
   for _, w in ipairs(wins_of(chat.buf)) do
     if api.nvim_win_get_config(w).relative == "" then
       if vertical then
@@ -305,7 +307,7 @@ function M.resize(chat)
     if vertical then
       pcall(api.nvim_win_set_width, w, size)
     end
-    pcall(api.nvim_win_set_height, w, prompt)
+    pcall(api.nvim_win_set_height, w, prompt_size)
   end
   M.fit_prompt(chat)
   M.refresh_winbar(chat)

@@ -4,6 +4,7 @@
 -- runs with no globals (it returns a table of data), for at most M.MAX_INSTRUCTIONS, and is
 -- checked against config.lua's project_schema; a mistake is reported and that part is left out.
 local config = require("acpchat.config")
+local util = require("acpchat.util")
 
 local M = {}
 
@@ -16,7 +17,7 @@ local function report(path, msg, level)
   local key = path .. "\0" .. msg
   if not reported[key] then
     reported[key] = true
-    require("acpchat.util").notify("acpchat: " .. msg, level or vim.log.levels.WARN)
+    util.notify("acpchat: " .. msg, level or vim.log.levels.WARN)
   end
 end
 

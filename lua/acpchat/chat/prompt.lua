@@ -2,6 +2,7 @@
 -- next prompt, and prompts given back (cancelled from the queue, or not sent because the agent
 -- crashed). Its text is cleared only once Node took it.
 local config = require("acpchat.config")
+local text = require("acpchat.transcript.text")
 
 local api = vim.api
 local M = {}
@@ -12,7 +13,7 @@ function M.context_label(item)
   local name = item.label or vim.fn.fnamemodify(item.path, ":~:.")
   if item.media then
     -- An image or audio file: its type and size too (lua/acpchat/transcript/media.lua).
-    return string.format("%s (%s, %s)", name, item.media.mime, require("acpchat.transcript.text").human_size(item.media.size))
+    return string.format("%s (%s, %s)", name, item.media.mime, text.human_size(item.media.size))
   end
   return item.type == "range" and string.format("%s:%d-%d", name, item.start, item["end"]) or name
 end
@@ -23,7 +24,7 @@ function M.show_context(chat)
   local parts = {}
   local queued = chat.status and chat.status.queued or {}
   if #queued > 0 then
-    local first = require("acpchat.transcript.text").flat(vim.split(queued[1].text or "", "\n", { plain = true })[1], 40)
+    local first = text.flat(vim.split(queued[1].text or "", "\n", { plain = true })[1], 40)
     parts[#parts + 1] = string.format("⏳ %d queued (next: %s)", #queued, first)
   end
   if #chat.context > 0 then
@@ -52,8 +53,8 @@ end
 
 --- The prompt's text (trimmed), or nil when empty.
 function M.text(chat)
-  local text = vim.trim(table.concat(api.nvim_buf_get_lines(chat.prompt_buf, 0, -1, false), "\n"))
-  return text ~= "" and text or nil
+  local typed = vim.trim(table.concat(api.nvim_buf_get_lines(chat.prompt_buf, 0, -1, false), "\n"))
+  return typed ~= "" and typed or nil
 end
 
 --- Node took `sent`: remove it from the prompt, keeping anything typed since.

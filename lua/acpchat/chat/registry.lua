@@ -1,5 +1,7 @@
 -- The chats of this Neovim, as Lua knows them: their buffers, windows and the last status Node
 -- sent. Protocol and session state live in Node.
+local questions = require("acpchat.ask.questions")
+
 local api = vim.api
 
 local M = {}
@@ -59,7 +61,7 @@ function M.owner_of_tab()
   local id = vim.t.acpchat_chat
   if not id then
     -- A review's buffers are named acpchat://review/<question key>/... (review.lua).
-    local open = require("acpchat.ask.questions").open
+    local open = questions.open
     for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
       local key = api.nvim_buf_get_name(api.nvim_win_get_buf(w)):match("^acpchat://review/([^/]+)/")
       if key and open[key] then

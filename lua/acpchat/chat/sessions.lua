@@ -5,11 +5,14 @@ local bridge = require("acpchat.host.bridge")
 local config = require("acpchat.config")
 local registry = require("acpchat.chat.registry")
 local util = require("acpchat.util")
+local chats = require("acpchat.chat.chats")
+local text = require("acpchat.transcript.text")
+local layout = require("acpchat.chat.layout")
 
 local M = {}
 
 local function index_file()
-  return require("acpchat.chat.chats").index_file()
+  return chats.index_file()
 end
 
 local function agent_spec(name)
@@ -17,7 +20,7 @@ local function agent_spec(name)
   if not a then
     return nil
   end
-  return require("acpchat.chat.chats").agent_params(name, a)
+  return chats.agent_params(name, a)
 end
 
 local function age(iso)
@@ -39,7 +42,7 @@ function M.pick(agent_name, delete)
   if not spec then
     return util.notify("acpchat: no agent to list sessions of", vim.log.levels.WARN)
   end
-  local cwd = spec.cwd or require("acpchat.chat.chats").root()
+  local cwd = spec.cwd or chats.root()
   util.notify("acpchat: asking " .. name .. " for its sessions…")
   -- `chat`: an agent started to list them ends when this chat closes.
   bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil, chat = chat and chat.id }, function(err, res)
@@ -88,21 +91,21 @@ function M.pick_all(delete)
           util.notify(err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (e.s.title or e.s.session_id)), err and vim.log.levels.ERROR or nil)
         end)
       end
-      local c = M.open_chat(e.s.session_id) or require("acpchat.chat.chats").create(e.name, { resume = e.s.session_id })
+      local c = M.open_chat(e.s.session_id) or chats.create(e.name, { resume = e.s.session_id })
       if c then
-        require("acpchat.chat.layout").show(c)
+        layout.show(c)
       end
     end)
   end
   for _, name in ipairs(names) do
     local spec = agent_spec(name)
-    local cwd = spec and (spec.cwd or require("acpchat.chat.chats").root())
+    local cwd = spec and (spec.cwd or chats.root())
     if not spec then
       done()
     else
       bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil, chat = chat and chat.id }, function(err, res)
         if err then
-          failed[#failed + 1] = name .. " (" .. require("acpchat.transcript.text").flat(err, 120) .. ")"
+          failed[#failed + 1] = name .. " (" .. text.flat(err, 120) .. ")"
         elseif delete and not res.can_delete or not delete and not res.can_open then
           failed[#failed + 1] = name .. (delete and " (cannot delete sessions)" or " (cannot load or resume sessions)")
         else
@@ -198,9 +201,8 @@ function M.choose(name, spec, cwd, res, delete)
       end)
       return
     end
-    local layout = require("acpchat.chat.layout")
     -- Already open in a chat: go there.
-    local c = open_chat(s.session_id) or require("acpchat.chat.chats").create(name, { resume = s.session_id })
+    local c = open_chat(s.session_id) or chats.create(name, { resume = s.session_id })
     if c then
       layout.show(c)
     end
@@ -213,7 +215,7 @@ end
 
 --- Send a setting to the agent; a failure is one line, when it comes.
 local function text_flat(x)
-  return require("acpchat.transcript.text").flat(x, 80)
+  return text.flat(x, 80)
 end
 
 --- A mode or option change: the error, or one line saying it is done (it was silent).

@@ -12,6 +12,8 @@
 local config = require("acpchat.config")
 local prompt_items = require("acpchat.complete.prompt_items")
 local project_files = require("acpchat.complete.project_files")
+local registry = require("acpchat.chat.registry")
+local prompt_lsp = require("acpchat.complete.prompt_lsp")
 
 local api = vim.api
 local M = {}
@@ -26,7 +28,7 @@ M.describe = prompt_items.describe
 M.commands = prompt_items.commands
 
 local function chat_of(buf)
-  for _, c in pairs(require("acpchat.chat.registry").chats) do
+  for _, c in pairs(registry.chats) do
     if c.prompt_buf == buf then
       return c
     end
@@ -224,7 +226,7 @@ function M.check_health(health)
   if opts.lsp == false then
     health.info("language server: off (completion.lsp = false); the omnifunc completes")
   else
-    local n = #require("acpchat.complete.prompt_lsp").clients()
+    local n = #prompt_lsp.clients()
     health.ok(string.format('language server: "acpchat", inside Neovim (no process), one per chat; %d running', n))
   end
   local engine = M.engine()
@@ -274,7 +276,7 @@ function M.attach(chat)
   end
   choose()
   if (config.options.completion or {}).lsp ~= false then
-    require("acpchat.complete.prompt_lsp").start(chat, function(client)
+    prompt_lsp.start(chat, function(client)
       client_id = client.id
       chat.lsp_client = client.id
       if api.nvim_buf_is_valid(chat.prompt_buf) then

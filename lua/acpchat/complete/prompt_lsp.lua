@@ -12,6 +12,7 @@
 -- autocmds do run for it (`client.name == "acpchat"` tells it apart).
 local prompt_items = require("acpchat.complete.prompt_items")
 local project_files = require("acpchat.complete.project_files")
+local bridge = require("acpchat.host.bridge")
 
 local api = vim.api
 local M = {}
@@ -30,7 +31,7 @@ local version
 --- The plugin's version (package.json), for serverInfo (:checkhealth vim.lsp shows it).
 local function plugin_version()
   if not version then
-    local root = require("acpchat.host.bridge").root
+    local root = bridge.root
     local f = io.open(root .. "/package.json", "r")
     local ok, pkg = pcall(vim.json.decode, f and f:read("*a") or "")
     if f then

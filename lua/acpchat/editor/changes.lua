@@ -7,6 +7,8 @@ local bridge = require("acpchat.host.bridge")
 local registry = require("acpchat.chat.registry")
 local text = require("acpchat.transcript.text")
 local util = require("acpchat.util")
+local follow = require("acpchat.editor.follow")
+local config = require("acpchat.config")
 
 local api = vim.api
 local M = {}
@@ -51,7 +53,7 @@ local function show_file(path)
   local b = vim.fn.bufadd(path)
   vim.fn.bufload(b)
   -- The window gf and follow-along use: the editor window of this tab used last.
-  local w = require("acpchat.editor.follow").editor_window({ tab = api.nvim_get_current_tabpage() })
+  local w = follow.editor_window({ tab = api.nvim_get_current_tabpage() })
   if w then
     api.nvim_win_set_buf(w, b)
     api.nvim_set_current_win(w)
@@ -174,7 +176,7 @@ end
 --- :checkhealth: whether checkpoints can work here (git, its version), and where they are kept.
 function M.health(health)
   health.start("acp-chat.nvim: checkpoints")
-  local o = require("acpchat.config").options.checkpoints
+  local o = config.options.checkpoints
   if not o.enabled then
     return health.info("off (checkpoints.enabled = false): turns are not recorded; :AcpChatChanges and :AcpChatRewind have nothing to show")
   end

@@ -5,6 +5,7 @@
 -- (lsp_query.lua) and every query has a deadline.
 local bridge = require("acpchat.host.bridge")
 local lsp_query = require("acpchat.editor.lsp_query")
+local workspace = require("acpchat.editor.workspace")
 
 local M = {}
 local api = vim.api
@@ -22,7 +23,7 @@ end
 
 --- The buffer of a file buffer's path (loaded or not), if the editor has one.
 local function buf_of(path)
-  return require("acpchat.editor.workspace").find_buf(path, true)
+  return workspace.find_buf(path, true)
 end
 
 --- A file buffer the user works in (not a chat, help or terminal buffer).

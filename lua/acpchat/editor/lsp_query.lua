@@ -2,6 +2,9 @@
 -- workspace symbols), for editor_tools.lua. Each asks every attached server that supports the
 -- method, through callbacks, and answers by its deadline with what arrived: the editor never
 -- waits on a language server. Works with the client API of Neovim 0.10 and of 0.11+.
+local bridge = require("acpchat.host.bridge")
+local workspace = require("acpchat.editor.workspace")
+
 local M = {}
 local api = vim.api
 
@@ -35,7 +38,7 @@ end
 
 --- The buffer of a path (loaded or not), if the editor has one.
 local function find_buf(path)
-  return require("acpchat.editor.workspace").find_buf(path, true)
+  return workspace.find_buf(path, true)
 end
 
 -- Buffers the tools loaded (hidden, unlisted, no swap file), oldest first: at most KEEP stay
@@ -102,7 +105,7 @@ local function load(path, chat)
     error("could not open " .. path .. (err ~= "" and ": " .. err:match("^[^\n]*") or ""), 0)
   end
   if err ~= "" then
-    require("acpchat.host.bridge").call("log", { chat = chat, message = "editor tools: an autocmd failed while " .. path .. " was loaded", details = err })
+    bridge.call("log", { chat = chat, message = "editor tools: an autocmd failed while " .. path .. " was loaded", details = err })
   end
   api.nvim_create_autocmd("BufWinEnter", {
     buffer = b,

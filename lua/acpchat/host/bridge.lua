@@ -8,6 +8,7 @@
 -- The host is this plugin's own `node` process, started in the background on first use: the
 -- editor never waits for it to start either (calls made meanwhile wait in its pipe).
 local contract = require("acpchat.host.contract")
+local notify = require("acpchat.notify")
 
 local M = {}
 
@@ -31,7 +32,7 @@ local callbacks = {}
 local next_ref = 1
 
 local function report(msg, level)
-  require("acpchat.notify").notify(msg, level or vim.log.levels.ERROR)
+  notify.notify(msg, level or vim.log.levels.ERROR)
 end
 
 --- The host's command line. `env -u` keeps the editor's RPC address ($NVIM, which Neovim sets

@@ -2,6 +2,7 @@
 -- payload folded below it. Secrets were redacted before they were recorded.
 local bridge = require("acpchat.host.bridge")
 local util = require("acpchat.util")
+local registry = require("acpchat.chat.registry")
 
 local M = {}
 
@@ -41,7 +42,6 @@ end
 --- The chat of the log buffer in use (so that :AcpChatLog {filter} works in the log's tab), or
 --- of the current tab.
 local function chat_for_log()
-  local registry = require("acpchat.chat.registry")
   local id = vim.b.acpchat_chat
   return (id and registry.get(id)) or registry.need()
 end

@@ -6,13 +6,16 @@ local blocks = require("acpchat.transcript.blocks")
 local bridge = require("acpchat.host.bridge")
 local text = require("acpchat.transcript.text")
 local util = require("acpchat.util")
+local registry = require("acpchat.chat.registry")
+local config = require("acpchat.config")
+local prompt = require("acpchat.chat.prompt")
 
 local api = vim.api
 local M = {}
 
 --- Whether the chat was closed while Node worked on it (its answer then has no one to tell).
 local function gone(chat)
-  return require("acpchat.chat.registry").get(chat.id) ~= chat
+  return registry.get(chat.id) ~= chat
 end
 
 --- The clip a block shows on its row `offset`: { block = id, index = n (in a tool call's content) }.
@@ -189,7 +192,7 @@ function M.is_media(path)
 end
 
 local function show(chat)
-  require("acpchat.chat.prompt").show_context(chat)
+  prompt.show_context(chat)
 end
 
 --- :AcpChatAdd of an image or audio file: in the context at once (a prompt sent right away
@@ -216,7 +219,7 @@ function M.add_file(chat, path)
     item.path = a.path
     item.media = a.kind and { kind = a.kind, mime = a.mime, size = a.size } or nil
     show(chat)
-    util.notify("acpchat: added " .. require("acpchat.chat.prompt").context_label(item) .. " to the next prompt")
+    util.notify("acpchat: added " .. prompt.context_label(item) .. " to the next prompt")
   end)
 end
 
@@ -233,14 +236,14 @@ function M.add_clipboard(chat, primary)
     local item = { type = "file", path = a.path, label = a.label, media = { kind = a.kind, mime = a.mime, size = a.size } }
     table.insert(chat.context, item)
     show(chat)
-    util.notify("acpchat: added " .. require("acpchat.chat.prompt").context_label(item) .. " to the next prompt")
+    util.notify("acpchat: added " .. prompt.context_label(item) .. " to the next prompt")
   end)
 end
 
 --- :checkhealth acpchat: images and audio (the limit, the clipboard, a viewer).
 function M.health(health)
   health.start("acp-chat.nvim: images and audio")
-  local opts = require("acpchat.config").options
+  local opts = config.options
   health.ok("attachments up to " .. text.human_size(opts.media and opts.media.max_bytes or 0) .. " (media.max_bytes)")
   local tools = {}
   if vim.env.WAYLAND_DISPLAY and vim.env.WAYLAND_DISPLAY ~= "" and vim.fn.executable("wl-paste") == 1 then

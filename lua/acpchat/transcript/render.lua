@@ -7,6 +7,13 @@ local M = {}
 
 local blocks = require("acpchat.transcript.blocks")
 local layout = require("acpchat.chat.layout")
+local subagents = require("acpchat.transcript.subagents")
+local prompt = require("acpchat.chat.prompt")
+local util = require("acpchat.util")
+local history = require("acpchat.transcript.history")
+local registry = require("acpchat.chat.registry")
+local bridge = require("acpchat.host.bridge")
+local follow_along = require("acpchat.editor.follow")
 
 local ns_hl = vim.api.nvim_create_namespace("acpchat_hl")
 local ns_queue = vim.api.nvim_create_namespace("acpchat_queue")
@@ -73,7 +80,7 @@ local function add(chat, v)
   apply_hls(buf, first, hls, line_hl, #lines)
   if v.type == "subagent" then
     -- A subagent's nested transcript folds away (option `unstable`).
-    require("acpchat.transcript.subagents").fold(chat, v, first, #lines, nil)
+    subagents.fold(chat, v, first, #lines, nil)
   end
 end
 
@@ -108,13 +115,13 @@ local function update(chat, v)
   end
   local lines, hls, line_hl = text.block(v)
   -- A subagent's fold stays as the user left it (open or closed) when it is redrawn.
-  local folded = v.type == "subagent" and require("acpchat.transcript.subagents").folded(buf, first, last) or nil
+  local folded = v.type == "subagent" and subagents.folded(buf, first, last) or nil
   api.nvim_buf_clear_namespace(buf, ns_hl, first, last + 1)
   api.nvim_buf_set_lines(buf, first, last + 1, false, lines)
   b.view = keeps_view(v) and v or nil
   apply_hls(buf, first, hls, line_hl, #lines)
   if folded then
-    require("acpchat.transcript.subagents").fold(chat, v, first, #lines, folded)
+    subagents.fold(chat, v, first, #lines, folded)
   end
 end
 
@@ -185,7 +192,7 @@ local function show_queue_everywhere(chat)
   local key = #queued > 0 and (#queued .. "\0" .. tostring(queued[1].text)) or ""
   if chat.prompt_buf and chat.queue_shown ~= key then
     chat.queue_shown = key
-    require("acpchat.chat.prompt").show_context(chat)
+    prompt.show_context(chat)
   end
 end
 
@@ -229,19 +236,19 @@ local handlers = {
     end
     -- A chat that crashed may be hidden: say so where the user looks.
     if op.status.state == "crashed" and before ~= "crashed" then
-      require("acpchat.util").notify(string.format("acpchat: %s stopped (the chat says why); :AcpChat restarts it", chat.agent or "the agent"), vim.log.levels.WARN)
+      util.notify(string.format("acpchat: %s stopped (the chat says why); :AcpChat restarts it", chat.agent or "the agent"), vim.log.levels.WARN)
     end
     layout.refresh_winbar(chat)
     -- Resumed without a replay: what the plugin recorded for the session, marked as such.
     if op.status.continued_by == "resume" and op.status.state == "ready" and not chat.history_shown then
       chat.history_shown = true
-      require("acpchat.transcript.history").show(chat)
+      history.show(chat)
     end
   end,
   turn_end = function(chat, op)
     chat.last_stop = op.stop_reason
     chat.turn_ended = (chat.turn_ended or 0) + 1
-    require("acpchat.transcript.history").save(chat)
+    history.save(chat)
     vim.schedule(function()
       api.nvim_exec_autocmds("User", { pattern = "AcpChatTurnEnd", data = { chat = chat.id, stop_reason = op.stop_reason }, modeline = false })
     end)
@@ -253,7 +260,7 @@ local handlers = {
 --- Apply one batch of ops to chat `id` (the `render` event). Each op is drawn on its own: one
 --- that fails is reported and the rest of the batch (and the turn's end) still happen.
 function M.apply(id, ops)
-  local chat = require("acpchat.chat.registry").get(id)
+  local chat = registry.get(id)
   if not chat or not api.nvim_buf_is_valid(chat.buf) then
     return
   end
@@ -264,13 +271,13 @@ function M.apply(id, ops)
   for _, op in ipairs(ops) do
     local ok, err = xpcall(handlers[op.op] or function() end, debug.traceback, chat, op)
     if not ok then
-      require("acpchat.host.bridge").fail("drawing the transcript (" .. tostring(op.op) .. ")", err, id)
+      bridge.fail("drawing the transcript (" .. tostring(op.op) .. ")", err, id)
     end
     if op.op ~= "meta" and op.op ~= "turn_end" then
       changed = true
     end
     if (op.op == "add" or op.op == "update") and op.block.type == "tool" then
-      require("acpchat.editor.follow").follow(chat, op.block)
+      follow_along.follow(chat, op.block)
     end
   end
   show_queue_everywhere(chat)

@@ -3,6 +3,7 @@
 -- never at all (those edits would be lost, or written back over the transcript).
 local config = require("acpchat.config")
 local util = require("acpchat.util")
+local blocks = require("acpchat.transcript.blocks")
 
 local M = {}
 
@@ -52,7 +53,6 @@ end
 function M.body(chat)
   local buf = chat.buf
   local all = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-  local blocks = require("acpchat.transcript.blocks")
   local rs = blocks.state(chat)
   local fenced = {}
   for _, id in ipairs(rs.order or {}) do

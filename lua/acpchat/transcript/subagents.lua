@@ -9,6 +9,7 @@ local blocks = require("acpchat.transcript.blocks")
 local bridge = require("acpchat.host.bridge")
 local util = require("acpchat.util")
 local unstable_text = require("acpchat.transcript.unstable_text")
+local text = require("acpchat.transcript.text")
 
 local M = {}
 
@@ -62,7 +63,7 @@ function M.fold(chat, v, first, n, states)
   if b then
     b.subagent = v
   end
-  local head = #unstable_text.subagent_head(v, require("acpchat.transcript.text")).lines
+  local head = #unstable_text.subagent_head(v, text).lines
   local from, to = first + head, first + n - 1
   if to >= from then
     for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
@@ -100,7 +101,7 @@ function M.watch(chat)
             local b = rs.blocks[id]
             if b.type == "subagent" and b.subagent then
               local first, last = blocks.range(chat.buf, rs, b)
-              local from = first + #unstable_text.subagent_head(b.subagent, require("acpchat.transcript.text")).lines
+              local from = first + #unstable_text.subagent_head(b.subagent, text).lines
               if last >= from and api.nvim_win_call(win, function()
                 return vim.fn.foldlevel(from + 1)
               end) == 0 then
@@ -116,7 +117,6 @@ end
 
 --- Draw a subagent's session (the `subagent` call's answer) into its view's buffer.
 local function draw(view, res)
-  local text = require("acpchat.transcript.text")
   local buf = view.buf
   if not api.nvim_buf_is_valid(buf) then
     return

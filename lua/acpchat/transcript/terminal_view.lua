@@ -1,6 +1,7 @@
 -- The full output of a chat's terminal, in a buffer that stays after the terminal is released.
 local bridge = require("acpchat.host.bridge")
 local util = require("acpchat.util")
+local follow = require("acpchat.editor.follow")
 
 local api = vim.api
 local M = {}
@@ -35,7 +36,7 @@ function M.show(chat, terminal_id)
     api.nvim_buf_set_lines(buf, 0, -1, false, lines)
     vim.bo[buf].modifiable = false
     -- Above the chat, in the editor area: the prompt window keeps its height.
-    local w = require("acpchat.editor.follow").editor_window(chat)
+    local w = follow.editor_window(chat)
     if w then
       api.nvim_set_current_win(w)
     end

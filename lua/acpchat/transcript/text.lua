@@ -20,6 +20,7 @@ M.status = {
 local plan_icon = { pending = "○", in_progress = "◐", completed = "✓" }
 
 local tb = require("acpchat.transcript.text_builder")
+local unstable_text = require("acpchat.transcript.unstable_text")
 local split = tb.split
 
 local ctrl = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
@@ -383,7 +384,7 @@ function M.block(v)
     return b.lines, b.hls
   elseif t == "plan_doc" or t == "subagent" or t == "session_message" then
     -- The unstable additions (option `unstable`); the builder gets this module (no require back).
-    return require("acpchat.transcript.unstable_text").block(v, M)
+    return unstable_text.block(v, M)
   elseif t == "media" then
     local line, hls = M.media_line(M.prefix[v.role] or "", v)
     local out = {}

@@ -1,6 +1,8 @@
 -- The pieces every transcript text builder uses (text.lua, unstable_text.lua): lines split on
 -- newlines, and a builder of lines with highlight segments {row, col_start, col_end, group}
--- (col_end -1: to the end of the line). Pure.
+-- (col_end -1: to the end of the line). Pure (config is read, never written).
+local config = require("acpchat.config")
+
 local M = {}
 
 function M.split(s)
@@ -26,8 +28,7 @@ end
 
 --- The key mapped for a keymaps option (for hints such as "za: show all"), or nil.
 function M.key(name)
-  local ok, config = pcall(require, "acpchat.config")
-  local keys = ok and config.options and config.options.keymaps
+  local keys = config.options and config.options.keymaps
   local k = keys and keys[name]
   return type(k) == "string" and k ~= "" and k or nil
 end
