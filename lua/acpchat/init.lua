@@ -26,6 +26,7 @@ local function registry()
 end
 
 --- Show `chat` here and land in its prompt, typing.
+---@param chat acpchat.Chat
 local function show(chat)
   require("acpchat.chat.layout").show(chat)
   vim.cmd("startinsert!")

@@ -183,6 +183,7 @@ end
 
 --- The user chose to answer question `key` in its chat: the chat's tab when it is shown in one,
 --- else this tab shows it; the question opens again there, and after the answer the user stays.
+---@param chat acpchat.Chat
 function M.go_to_chat(key, q, chat)
   local w = vim.fn.win_findbuf(chat.prompt_buf)[1] or vim.fn.win_findbuf(chat.buf)[1]
   if w then
@@ -207,6 +208,7 @@ end
 --- :AcpChatPermissions: the rules the client remembered for this chat, each with what it
 --- approves (its key: the command line, the path, or the tool with its input); choosing one
 --- removes it.
+---@param chat acpchat.Chat
 function M.manage(chat)
   bridge.call("permissions", { chat = chat.id }, function(err, rules)
     if err then
@@ -221,6 +223,7 @@ function M.rule_text(r)
   return string.format("%s  %s  (%s, this %s)", r.action, flat(r.tool, 200), flat(r.agent, 40), r.scope)
 end
 
+---@param chat acpchat.Chat
 function M.pick_rule(chat, rules)
   if #rules == 0 then
     return util.notify("acpchat: no remembered permission rules for this chat")

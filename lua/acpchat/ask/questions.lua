@@ -38,16 +38,23 @@ local function go_back(at, review)
   end)
 end
 
+---@param key string
+---@param chat_id integer
+---@param kind string
 function M.track(key, chat_id, kind)
   M.open[key] = { chat = chat_id, kind = kind, at = here() }
 end
 
 --- Whether `key` still waits for its answer.
+---@param key string
+---@return boolean
 function M.is_open(key)
   return M.open[key] ~= nil
 end
 
 --- Answer a question (value nil: dismissed). Only the first answer counts.
+---@param key string
+---@param value any
 function M.reply(key, value)
   local q = M.open[key]
   if q == nil then
@@ -59,6 +66,7 @@ function M.reply(key, value)
   go_back(q.at, q.kind == "review")
 end
 
+---@param key string
 function M.forget(key)
   M.open[key] = nil
 end

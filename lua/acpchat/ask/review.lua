@@ -518,6 +518,7 @@ function M.show_readonly(path, old_text, new_text, on_close)
 end
 
 --- gd on a tool call block: its diffs, read-only.
+---@param chat acpchat.Chat
 function M.show_tool_diff(chat, tool_call_id)
   bridge.call("tool_diffs", { chat = chat.id, tool_call_id = tool_call_id }, function(err, diffs)
     if err or #diffs == 0 then

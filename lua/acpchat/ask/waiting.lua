@@ -57,6 +57,7 @@ function M.hint(h)
 end
 
 --- The end of the transcript shows the held question (or nothing).
+---@param chat acpchat.Chat
 function M.decorate(chat)
   if not api.nvim_buf_is_valid(chat.buf) then
     return

@@ -145,6 +145,7 @@ local function open_params(chat, agent, resume, reopen, fork)
 end
 
 --- Open the chat in Node (in the background: the host and the agent start while the user types).
+---@param chat acpchat.Chat
 local function open_in_node(chat, resume, reopen, fork)
   chat.generation = bridge.generation
   chat.status = { agent = chat.agent, state = "starting", activity = "idle", queued = {}, commands = {}, modes = { available = {} }, options = {} }
@@ -238,6 +239,7 @@ end
 
 --- Send `text` (with the context added for it). `done(ok)` runs once Node took it (sent or
 --- queued) or refused it; until then the user's text stays where it is.
+---@param chat acpchat.Chat
 function M.send(chat, text, done)
   if registry.state(chat) == "crashed" then
     util.notify(string.format("acpchat: %s stopped; :AcpChat restarts it (your prompt stays here)", chat.agent), vim.log.levels.WARN)
@@ -262,6 +264,7 @@ function M.send(chat, text, done)
 end
 
 --- The prompt buffer's text is sent; it leaves the prompt once Node has it.
+---@param chat acpchat.Chat
 function M.send_prompt(chat)
   local text = prompt.text(chat)
   if not text then
@@ -283,6 +286,7 @@ function M.send_prompt(chat)
 end
 
 --- Cancel the running turn; prompts still queued come back into the prompt buffer.
+---@param chat acpchat.Chat
 function M.cancel(chat)
   bridge.call("cancel", { chat = chat.id }, function(err, res)
     if not err and res and res.taken_back and #res.taken_back > 0 then
@@ -294,6 +298,7 @@ end
 
 --- Start a crashed chat's agent again; the session continues when the agent can resume or
 --- load it, and what is on screen stays until the replacement succeeded.
+---@param chat acpchat.Chat
 function M.restart(chat)
   if chat.generation ~= bridge.generation or not bridge.channel then
     -- The Node host itself went away: open the chat afresh in a new one.
@@ -321,6 +326,7 @@ function M.restart(chat)
   end)
 end
 
+---@param chat acpchat.Chat
 function M.close(chat)
   registry.chats[chat.id] = nil
   -- Stopping an agent may take a grace period; the editor need not wait for it.

@@ -48,6 +48,7 @@ local function jump_turn(chat, dir)
 end
 
 --- The tool call block under the cursor in the transcript.
+---@param chat acpchat.Chat
 local function tool_at_cursor(chat)
   local b = blocks.at(chat, api.nvim_win_get_cursor(0)[1] - 1)
   if b and b.type == "tool" then
@@ -95,6 +96,7 @@ local function open_location(chat)
 end
 
 --- `actions`: send, cancel and hide, from chats.lua.
+---@param chat acpchat.Chat
 function M.setup(chat, actions)
   local k = config.options.keymaps
   map(chat.prompt_buf, "n", k.send, function()

@@ -34,6 +34,7 @@ waiting.on_change = function(chat_id)
   end
 end
 
+---@param chat acpchat.Chat
 function M.refresh_winbar(chat)
   local held = waiting.of_chat(chat.id)
   -- A question waiting for the user to stop typing comes first (waiting.lua).
@@ -47,6 +48,7 @@ function M.refresh_winbar(chat)
 end
 
 --- The user sent a prompt: every window of the transcript goes to its end and follows it again.
+---@param chat acpchat.Chat
 function M.follow_end(chat)
   local last = api.nvim_buf_line_count(chat.buf)
   for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
@@ -57,6 +59,7 @@ function M.follow_end(chat)
 end
 
 --- The cursor reached the end of the transcript: the "new text below" marker goes away.
+---@param chat acpchat.Chat
 function M.track_scroll(chat)
   api.nvim_create_autocmd({ "CursorMoved", "WinScrolled" }, {
     buffer = chat.buf,
@@ -73,6 +76,7 @@ end
 local FOLDTEXT = "v:lua.require'acpchat.chat.layout'.foldtext()"
 
 --- Window options of a transcript window (set with the window: they never leak into others).
+---@param chat acpchat.Chat
 local function transcript_options(chat, w)
   local wo = vim.wo[w]
   wo.wrap = true
@@ -219,6 +223,7 @@ end
 --- Show the chat's windows in the current tab (or focus them when already shown). A tab shows
 --- one chat: another chat shown here is hidden first (its agent keeps running), and this chat
 --- is taken from any other tab it was shown in.
+---@param chat acpchat.Chat
 function M.show(chat)
   local tab = api.nvim_get_current_tabpage()
   registry.mark_shown(chat, tab)
@@ -288,6 +293,7 @@ function M.show(chat)
 end
 
 --- Back to the sizes the layout asks for (VimResized, <C-w>=, windows opened or closed).
+---@param chat acpchat.Chat
 function M.resize(chat)
   local layout = config.options.layout
   if layout.position == "float" then
@@ -315,6 +321,7 @@ end
 
 --- The prompt window grows with its text (wrapped lines counted) from layout.prompt_height up to
 --- a third of the editor's lines, and shrinks back as the text goes.
+---@param chat acpchat.Chat
 function M.fit_prompt(chat)
   if config.options.layout.position == "float" then
     return
@@ -336,10 +343,12 @@ function M.foldtext()
 end
 
 --- Whether the chat is shown in the current tab.
+---@param chat acpchat.Chat
 function M.visible(chat)
   return #wins_of(chat.buf) > 0 or #wins_of(chat.prompt_buf) > 0
 end
 
+---@param chat acpchat.Chat
 function M.hide(chat)
   close_wins(chat_wins(chat))
 end

@@ -20,6 +20,7 @@ end
 
 --- The prompt window's winbar lists the prompts waiting to be sent (drawn below the transcript
 --- too, where a long one scrolls them out of sight) and the context waiting for the next one.
+---@param chat acpchat.Chat
 function M.show_context(chat)
   local parts = {}
   local queued = chat.status and chat.status.queued or {}
@@ -37,6 +38,7 @@ function M.show_context(chat)
 end
 
 --- A hint in the empty prompt: who is listening and which keys do what.
+---@param chat acpchat.Chat
 function M.placeholder(chat)
   if not api.nvim_buf_is_valid(chat.prompt_buf) then
     return
@@ -52,12 +54,14 @@ function M.placeholder(chat)
 end
 
 --- The prompt's text (trimmed), or nil when empty.
+---@param chat acpchat.Chat
 function M.text(chat)
   local typed = vim.trim(table.concat(api.nvim_buf_get_lines(chat.prompt_buf, 0, -1, false), "\n"))
   return typed ~= "" and typed or nil
 end
 
 --- Node took `sent`: remove it from the prompt, keeping anything typed since.
+---@param chat acpchat.Chat
 function M.clear_sent(chat, sent)
   if not api.nvim_buf_is_valid(chat.prompt_buf) then
     return
@@ -78,6 +82,7 @@ end
 
 --- Prompts given back: their text goes to the top of the prompt (above what is there), their
 --- context back to the next prompt's.
+---@param chat acpchat.Chat
 function M.take_back(chat, prompts)
   if #prompts == 0 or not api.nvim_buf_is_valid(chat.prompt_buf) then
     return

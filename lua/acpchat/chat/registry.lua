@@ -10,12 +10,15 @@ local M = {}
 M.chats = {}
 local next_id = 1
 
+---@return integer
 function M.new_id()
   local id = next_id
   next_id = next_id + 1
   return id
 end
 
+---@param id integer
+---@return acpchat.Chat?
 function M.get(id)
   return M.chats[id]
 end
@@ -24,12 +27,16 @@ end
 --- tab closed: the chat is hidden, its agent runs, :AcpChatList reaches it); `chat.shown` orders
 --- them (the last shown first).
 local shown = 0
+---@param chat acpchat.Chat
+---@param tab integer
 function M.mark_shown(chat, tab)
   shown = shown + 1
   chat.tab, chat.shown = tab, shown
 end
 
 --- Chats whose windows are in `tab`.
+---@param tab integer
+---@return acpchat.Chat[]
 function M.visible_in(tab)
   local out = {}
   for _, c in pairs(M.chats) do
@@ -45,6 +52,9 @@ function M.visible_in(tab)
 end
 
 --- The chat of `tab` (default: the current one) last shown, optionally of agent `agent`.
+---@param tab integer?
+---@param agent string?
+---@return acpchat.Chat?
 function M.of_tab(tab, agent)
   tab = tab or api.nvim_get_current_tabpage()
   local best
@@ -57,6 +67,7 @@ function M.of_tab(tab, agent)
 end
 
 --- The chat that owns the review (or diff) shown in the current tab, if it is one.
+---@return acpchat.Chat?
 function M.owner_of_tab()
   local id = vim.t.acpchat_chat
   if not id then
@@ -74,6 +85,8 @@ end
 
 --- Who asks a question, as every question's prompt starts: "[claude · chat 2]", with the tab
 --- when the chat is not shown in this one ("[claude · chat 2 · tab 3]", or "· hidden").
+---@param chat_id integer
+---@return string
 function M.who(chat_id)
   local chat = M.chats[chat_id]
   if not chat then
@@ -89,6 +102,7 @@ end
 
 --- The chat of the chat buffer in use, else the one shown in this tab, else the one that owns
 --- this tab's review, else this tab's chat last shown.
+---@return acpchat.Chat?
 function M.current()
   local b = api.nvim_get_current_buf()
   for _, c in pairs(M.chats) do
@@ -105,6 +119,7 @@ function M.current()
 end
 
 --- The current chat, or nil after telling the user there is none.
+---@return acpchat.Chat?
 function M.need()
   local c = M.current()
   if not c then
@@ -116,6 +131,8 @@ function M.need()
 end
 
 --- The chat's one visible state (starting, signing_in, ready, running, cancelling, crashed, closed).
+---@param chat acpchat.Chat
+---@return string
 function M.state(chat)
   return chat.status and chat.status.state or "starting"
 end

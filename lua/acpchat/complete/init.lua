@@ -54,6 +54,7 @@ end
 
 --- Candidates for the word before the cursor ("/name" or "@path"), as complete-items; and
 --- whether more may match (the file list is still growing, or was cut at M.max_items).
+---@param chat acpchat.Chat
 function M.candidates(chat, word)
   local items, more = {}, false
   if word:sub(1, 1) == "/" then
@@ -134,6 +135,7 @@ end
 
 --- Open the omnifunc's menu as soon as `/` (first in the prompt) or `@` is typed (Neovim 0.10,
 --- or when the language server is off).
+---@param chat acpchat.Chat
 local function omnifunc_trigger(chat, group)
   -- Opens the menu where the cursor is, if there is something to offer. Nothing yet (the agent
   -- has not told its commands, the file list is being made): tried again a few times while the
@@ -249,6 +251,7 @@ end
 
 --- Set up completion in the chat's prompt buffer: the language server, the file list (listed
 --- now, in the background), and the menu that opens as `/` or `@` is typed.
+---@param chat acpchat.Chat
 function M.attach(chat)
   local group = api.nvim_create_augroup("AcpChatComplete" .. chat.prompt_buf, { clear = true })
   -- Listing starts a process (git) or file system calls: a turn of the loop after the chat opened.

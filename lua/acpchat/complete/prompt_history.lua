@@ -47,6 +47,7 @@ end
 
 --- Step `dir` (1: older, -1: newer) through the history in chat's prompt buffer; the text being
 --- typed is kept and comes back after the newest.
+---@param chat acpchat.Chat
 function M.step(chat, dir)
   local buf = chat.prompt_buf
   local list = M.list(chat.cwd)
@@ -68,6 +69,7 @@ function M.step(chat, dir)
 end
 
 --- A prompt was sent: the next step starts again from the newest.
+---@param chat acpchat.Chat
 function M.sent(chat, text)
   chat.history_at, chat.history_draft = 0, nil
   M.add(chat.cwd, text)

@@ -43,6 +43,9 @@ local media = {
 }
 
 --- Image or audio by the file's extension: kind ("image" | "audio") and mimeType, or nil.
+---@param path string
+---@return "image"|"audio"|nil kind
+---@return string? mime
 function M.media_type(path)
   local ext = path:match("%.([%w]+)$")
   local m = ext and media[ext:lower()]
@@ -52,6 +55,8 @@ function M.media_type(path)
 end
 
 --- A byte count as people read it: 812 B, 4.1 KB, 12 MB.
+---@param n number
+---@return string
 function M.size_text(n)
   if n < 1024 then
     return n .. " B"
@@ -66,6 +71,8 @@ end
 
 --- How a file is described in the menu and its documentation: `detail` (one short line) and
 --- `doc` (markdown), from its path and its stat ({ size, type } or nil when not known yet).
+---@param path string
+---@param st { size: integer, type: string }?
 function M.describe(path, st)
   local kind, mime = M.media_type(path)
   local ext = path:match("[^/]%.([%w]+)$")
@@ -91,6 +98,8 @@ end
 --- The agent's commands (available_commands_update) that start with `prefix`. A name that holds
 --- a space or a control character cannot be typed as one word after `/` (the menu showed
 --- "evil\nname" as `/evil^@name` and put `/evil` in the prompt): left out.
+---@param chat acpchat.Chat
+---@param prefix string
 function M.commands(chat, prefix)
   local out = {}
   for _, c in ipairs(chat.status and chat.status.commands or {}) do

@@ -77,6 +77,7 @@ function M.unit_col(line, byte, enc)
 end
 
 --- The completion items for `chat`'s prompt at `position` (LSP, in `enc` units); `reply(result)`.
+---@param chat acpchat.Chat
 function M.completion(chat, position, enc, reply)
   local buf = chat.prompt_buf
   local empty = { isIncomplete = false, items = {} }
@@ -98,6 +99,7 @@ end
 
 --- The `/` items for `ctx`. The agent tells its commands a moment after its session starts: an
 --- answer asked before that waits for them (up to M.commands_wait_ms, asynchronously).
+---@param chat acpchat.Chat
 function M.commands(chat, ctx, range, reply, since)
   if #(chat.status and chat.status.commands or {}) == 0 and (vim.uv.hrtime() - since) / 1e6 < M.commands_wait_ms then
     return vim.defer_fn(function()
@@ -125,6 +127,7 @@ end
 --- The `@` items for `ctx`. While the list is still being made and nothing matches yet, the
 --- answer waits for it (up to M.list_wait_ms; the editor does not: the answer is asynchronous):
 --- an engine shows nothing for an empty answer and may not ask again.
+---@param chat acpchat.Chat
 function M.files(chat, ctx, range, reply, may_wait)
   local files, whole = project_files.get(chat.cwd)
   project_files.match(files, ctx.prefix, prompt_items.max_items, function(paths, truncated)
@@ -161,6 +164,7 @@ function M.files(chat, ctx, range, reply, may_wait)
 end
 
 --- The server: a vim.lsp.rpc.PublicClient for `chat`, made from the client's dispatchers.
+---@param chat acpchat.Chat
 function M.server(chat)
   return function(dispatchers)
     local closing = false
@@ -346,6 +350,7 @@ end
 --- Start the chat's server and attach it to its prompt buffer (in the background: the chat opens
 --- first); stopped when the buffer goes. `on_attach(client)` once it is initialized and
 --- attached (never when Neovim refused: the omnifunc still completes).
+---@param chat acpchat.Chat
 function M.start(chat, on_attach)
   when_warm(function()
     start_now(chat, on_attach)

@@ -66,6 +66,7 @@ end
 
 --- A take-back or rewind left files whose edits of yours touch the agent's lines: ask about
 --- each, one after another; yes puts both sides in its buffer with conflict markers.
+---@param chat acpchat.Chat
 function M.ask_conflicts(chat, paths, i)
   i = i or 1
   local path = paths and paths[i]
@@ -96,6 +97,7 @@ function M.ask_conflicts(chat, paths, i)
 end
 
 --- The file of a changes block under the cursor: the block's view and the file's entry.
+---@param chat acpchat.Chat
 function M.file_at_cursor(chat)
   local row = api.nvim_win_get_cursor(0)[1] - 1
   local b = blocks.at(chat, row)
@@ -107,6 +109,7 @@ function M.file_at_cursor(chat)
 end
 
 --- gd on a file of a changes block: its take-back review. True when the cursor was on such a block.
+---@param chat acpchat.Chat
 function M.review_at_cursor(chat)
   local v, f = M.file_at_cursor(chat)
   if not v then

@@ -6,6 +6,7 @@ local M = {}
 
 --- The editor window of the chat's tab the user worked in last (not a chat window, nor a
 --- special one such as the quickfix list).
+---@param chat acpchat.Chat
 function M.editor_window(chat)
   if not chat.tab or not api.nvim_tabpage_is_valid(chat.tab) then
     return nil
@@ -29,6 +30,7 @@ end
 
 --- Whether the editor may open `path` for the agent: a regular file (never a FIFO or a device,
 --- which would block the editor) inside the chat's cwd or a root the user added.
+---@param chat acpchat.Chat
 function M.openable(chat, path)
   local real = type(path) == "string" and vim.uv.fs_realpath(path)
   local st = real and vim.uv.fs_stat(real)
@@ -46,6 +48,7 @@ function M.openable(chat, path)
   return false
 end
 
+---@param chat acpchat.Chat
 function M.follow(chat, view)
   if not config.options.follow or view.status ~= "in_progress" then
     return

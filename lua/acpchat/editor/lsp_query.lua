@@ -81,6 +81,7 @@ end
 --- showing it, listing it or asking about a swap file). Node checked that it is a regular file
 --- of a sane size inside the session's folders; the type is checked again here (a FIFO would
 --- stop the editor in its read).
+---@param chat acpchat.Chat
 local function load(path, chat)
   local b = find_buf(path)
   if b and api.nvim_buf_is_loaded(b) then

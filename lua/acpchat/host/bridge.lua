@@ -53,6 +53,7 @@ function M.command()
 end
 
 --- Start the host if it is not running. Returns the channel, or nil after telling the user why.
+---@return integer? channel
 function M.start()
   if M.channel then
     return M.channel
@@ -91,6 +92,8 @@ function M.start()
 end
 
 --- The host is gone: pending calls fail, every chat of it shows as crashed.
+---@param code integer
+---@param stderr string[]?
 function M.on_host_exit(code, stderr)
   M.channel = nil
   local pending = callbacks
@@ -109,6 +112,8 @@ end
 ---@param method string a name from contract.calls
 ---@param params table?
 ---@param cb fun(err: string?, result: any)?
+---@param method string a call of the contract (contract.calls)
+---@param params table
 function M.call(method, params, cb)
   assert(allowed[method], "acpchat: not a contract method: " .. tostring(method))
   -- These only make sense to the host that asked or holds the chat: never start one for them.
@@ -146,6 +151,11 @@ end
 
 --- For :checkhealth and tests only: call and wait up to `ms` for the answer. Blocks the editor
 --- (like vim.lsp's *_sync helpers); never used on a path the user drives.
+---@param method string
+---@param params table
+---@param ms integer
+---@return any result
+---@return string? err
 function M.call_sync(method, params, ms)
   local done, e, r = false, nil, nil
   M.call(method, params, function(err, res)
@@ -191,6 +201,8 @@ local events = {
 M.requests = {}
 
 --- Entry point of every Node event (nvim_exec_lua notification).
+---@param event string an event of the contract (contract.events)
+---@param payload table
 function M.receive(event, payload)
   local handler = events[event] or M.handlers[event]
   if not handler then
@@ -203,6 +215,9 @@ function M.receive(event, payload)
 end
 
 --- One line for the user; the details (a traceback) go to the chat's trace (:AcpChatLog).
+---@param what string
+---@param err any
+---@param chat_id integer?
 function M.fail(what, err, chat_id)
   local first = tostring(err):match("^[^\n]*"):gsub("^.-:%d+: ", "")
   report(string.format("acpchat: %s: %s (details: :AcpChatLog)", what, first))
@@ -212,6 +227,9 @@ function M.fail(what, err, chat_id)
 end
 
 --- Entry point of Node's buffer requests (nvim_exec_lua request); errors go back to Node.
+---@param method string a buffer request (contract.requests)
+---@param params table
+---@return any
 function M.answer(method, params)
   local handler = M.requests[method]
   if not handler then

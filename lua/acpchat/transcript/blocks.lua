@@ -7,16 +7,26 @@ local M = {}
 M.ns = api.nvim_create_namespace("acpchat_blocks")
 
 --- Per-chat render state: block id -> { mark, type, index, sep, view }, and the order of blocks.
+---@param chat acpchat.Chat
+---@return acpchat.RenderState
 function M.state(chat)
   chat.render = chat.render or { blocks = {}, order = {} }
   return chat.render
 end
 
+---@param buf integer
+---@param b acpchat.BlockMark
+---@return integer row
 function M.start(buf, b)
   return api.nvim_buf_get_extmark_by_id(buf, M.ns, b.mark, {})[1]
 end
 
 --- First and last row (0-based, inclusive) of block `b`.
+---@param buf integer
+---@param rs acpchat.RenderState
+---@param b acpchat.BlockMark
+---@return integer first
+---@return integer last
 function M.range(buf, rs, b)
   local start = M.start(buf, b)
   local nxt = rs.order[b.index + 1]
@@ -31,6 +41,9 @@ function M.range(buf, rs, b)
 end
 
 --- The block under a row of the transcript (for gf, gd, gt on tool calls).
+---@param chat acpchat.Chat
+---@param row integer
+---@return acpchat.BlockMark?
 function M.at(chat, row)
   local rs = M.state(chat)
   local found
@@ -47,6 +60,7 @@ end
 --- The block under a row, with its id and the row's offset in it (for the media keys); in the
 --- chat's render state, or in `rs` (one kept from before a restart).
 ---@return string? id, table? block, integer? offset
+---@param chat acpchat.Chat
 function M.at_row(chat, row, rs)
   rs = rs or M.state(chat)
   local found_id, found, start
@@ -65,6 +79,7 @@ function M.at_row(chat, row, rs)
 end
 
 --- Start rows (0-based) of the turn headers, for ]] and [[.
+---@param chat acpchat.Chat
 function M.turn_rows(chat)
   local rs = M.state(chat)
   local rows = {}
@@ -79,6 +94,9 @@ end
 
 --- Fold rows first..last (0-based) in `win`: manual folds, since 'foldexpr' is not
 --- re-evaluated for windows that are not current when the plugin changes the buffer.
+---@param win integer
+---@param first integer
+---@param last integer
 function M.fold(win, first, last)
   if last < first then
     return
@@ -89,6 +107,8 @@ function M.fold(win, first, last)
 end
 
 --- A window newly showing the transcript gets the folds of every finished thought.
+---@param chat acpchat.Chat
+---@param win integer
 function M.refold(chat, win)
   local rs = M.state(chat)
   for i, id in ipairs(rs.order) do

@@ -71,6 +71,7 @@ local writing = {}
 
 --- Keep the chat's transcript for its session (a turn ended): what changed since the last
 --- save is written, in the background.
+---@param chat acpchat.Chat
 function M.save(chat)
   local sid = chat.status and chat.status.session_id
   local buf = chat.buf
@@ -108,6 +109,7 @@ M.header = "── local history: what this chat showed before; the agent resume
 M.footer = "── end of local history ──"
 
 --- A resumed session with nothing replayed: show what was recorded for it, marked as such.
+---@param chat acpchat.Chat
 function M.show(chat)
   local sid = chat.status and chat.status.session_id
   local f = sid and file(sid)

@@ -14,6 +14,7 @@ local api = vim.api
 local M = {}
 
 --- Whether the chat was closed while Node worked on it (its answer then has no one to tell).
+---@param chat acpchat.Chat
 local function gone(chat)
   return registry.get(chat.id) ~= chat
 end
@@ -34,6 +35,7 @@ end
 --- The clip under the cursor: { block = id, index = n, past = k }, or nil. Above what the
 --- current session drew, a restart left the earlier session's blocks (render.lua keeps their
 --- marks, one entry per restart: `past` counts from 0 like Node's archive).
+---@param chat acpchat.Chat
 function M.at_cursor(chat)
   local row = api.nvim_win_get_cursor(0)[1] - 1
   local id, b, offset = blocks.at_row(chat, row)
@@ -57,6 +59,7 @@ end
 
 --- Open the clip under the cursor with the system's viewer; elsewhere, the URL under the cursor
 --- (what `gx` does in other buffers).
+---@param chat acpchat.Chat
 function M.open(chat)
   local ref = M.at_cursor(chat)
   if not ref then
@@ -148,6 +151,7 @@ function M.default_name(line)
 end
 
 --- Save the clip under the cursor: asks for a path (relative to the chat's folder).
+---@param chat acpchat.Chat
 function M.save(chat)
   local ref = M.at_cursor(chat)
   if not ref then
@@ -198,6 +202,7 @@ end
 --- :AcpChatAdd of an image or audio file: in the context at once (a prompt sent right away
 --- takes it, and Node checks it again then); Node's check says what it is, or why it cannot be
 --- attached (outside the session's folder, too large), and then it is taken out again.
+---@param chat acpchat.Chat
 function M.add_file(chat, path)
   local item = { type = "file", path = path }
   table.insert(chat.context, item)
@@ -225,6 +230,7 @@ end
 
 --- :AcpChatAdd + (or * for the primary selection): the image on the clipboard, read by Node
 --- with wl-paste or xclip into the chat's private folder.
+---@param chat acpchat.Chat
 function M.add_clipboard(chat, primary)
   bridge.call("attach", { chat = chat.id, clipboard = primary and "primary" or "clipboard" }, function(err, a)
     if gone(chat) then

@@ -168,6 +168,7 @@ end
 
 --- Prompts waiting for the agent, shown below the transcript (not part of it: they are not
 --- sent yet, and the reply to the running turn keeps streaming above them).
+---@param chat acpchat.Chat
 local function show_queue(chat)
   local buf = chat.buf
   api.nvim_buf_clear_namespace(buf, ns_queue, 0, -1)
@@ -186,6 +187,7 @@ end
 
 --- The queue also shows in the prompt window's winbar (always in sight): redrawn when the
 --- queue changed, not with every batch (this runs once per frame while the agent streams).
+---@param chat acpchat.Chat
 local function show_queue_everywhere(chat)
   show_queue(chat)
   local queued = chat.status and chat.status.queued or {}
@@ -197,6 +199,7 @@ local function show_queue_everywhere(chat)
 end
 
 --- Forget the drawn blocks (their text stays): a restarted chat numbers its blocks afresh.
+---@param chat acpchat.Chat
 local function new_generation(chat)
   -- Kept for the clips drawn before (gx, gS: lua/acpchat/transcript/media.lua); one entry per restart.
   chat.past_render = chat.past_render or {}
@@ -205,6 +208,7 @@ local function new_generation(chat)
 end
 
 --- Clear the transcript: a reloaded session replays it.
+---@param chat acpchat.Chat
 local function reset(chat)
   -- A restart's too: its entry keeps the count of restarts (media.lua), with nothing left to open.
   chat.past_render = chat.past_render or {}

@@ -7,6 +7,7 @@ local blocks = require("acpchat.transcript.blocks")
 
 local M = {}
 
+---@return string
 function M.default_dir()
   return config.save_dir()
 end
@@ -21,6 +22,9 @@ local function modified_buffer(path)
 end
 
 --- Why the transcript may not be written to `path` (nil: it may).
+---@param path string
+---@param force boolean
+---@return string?
 function M.refusal(path, force)
   if vim.fn.isdirectory(path) == 1 then
     return path .. " is a directory"
@@ -35,6 +39,8 @@ function M.refusal(path, force)
 end
 
 --- What the saved file starts with: the title, then agent, session, folder and date.
+---@param chat acpchat.Chat
+---@return string[]
 function M.header(chat)
   local s = chat.status or {}
   local title = s.title and s.title ~= "" and vim.trim((s.title:gsub("%s+", " "))) or ("Chat with " .. chat.agent)
@@ -50,6 +56,8 @@ end
 
 --- The transcript's lines as markdown: a tool call's lines under its header (input, output,
 --- terminal, subagent calls) go in a ``` fence, so they read as output, not as markdown.
+---@param chat acpchat.Chat
+---@return string[]
 function M.body(chat)
   local buf = chat.buf
   local all = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
@@ -85,6 +93,9 @@ end
 
 --- Write the transcript to `path` (default: a new file in the save folder); `force` (`!`)
 --- replaces an existing file. Returns the path written, or nil.
+---@param chat acpchat.Chat
+---@param path string
+---@param force boolean
 function M.save(chat, path, force)
   if not path or path == "" then
     local title = (chat.status and chat.status.title) or chat.agent

@@ -57,6 +57,7 @@ end
 --- After a subagent's block was drawn at `first` (`n` lines): its nested transcript folded in
 --- every window (closed unless `states` says the user had it open). Also keeps the view for
 --- `gs`, and refreshes the subagent's own view when one is open.
+---@param chat acpchat.Chat
 function M.fold(chat, v, first, n, states)
   local rs = blocks.state(chat)
   local b = rs.blocks[v.id]
@@ -83,6 +84,7 @@ function M.fold(chat, v, first, n, states)
 end
 
 --- A window that starts showing the transcript (the chat shown again) gets the folds too.
+---@param chat acpchat.Chat
 function M.watch(chat)
   if chat.subagent_watch then
     return
@@ -166,6 +168,7 @@ function M.refresh(view)
 end
 
 --- `gs`: the subagent block `b` (under the cursor) opened in a view of its own, beside the chat.
+---@param chat acpchat.Chat
 function M.open_at(chat, b)
   if not b or b.type ~= "subagent" or not b.subagent then
     return util.notify("acpchat: no subagent under the cursor", vim.log.levels.WARN)

@@ -6,6 +6,7 @@ local follow = require("acpchat.editor.follow")
 local api = vim.api
 local M = {}
 
+---@param chat acpchat.Chat
 function M.show(chat, terminal_id)
   bridge.call("terminal", { chat = chat.id, terminal = terminal_id }, function(err, terms)
     if err or #terms == 0 then

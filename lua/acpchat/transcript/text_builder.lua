@@ -5,11 +5,16 @@ local config = require("acpchat.config")
 
 local M = {}
 
+--- `s` split on newlines (nil: one empty line).
+---@param s string?
+---@return string[]
 function M.split(s)
   return vim.split(s or "", "\n", { plain = true })
 end
 
 --- `extra`: more fields for the caller's own bookkeeping (text.lua's row -> media clip).
+---@param extra table?
+---@return acpchat.Builder
 function M.builder(extra)
   local b = extra or {}
   b.lines, b.hls = {}, {}
@@ -27,6 +32,8 @@ function M.builder(extra)
 end
 
 --- The key mapped for a keymaps option (for hints such as "za: show all"), or nil.
+---@param name string a key of config.options.keymaps
+---@return string?
 function M.key(name)
   local keys = config.options and config.options.keymaps
   local k = keys and keys[name]
