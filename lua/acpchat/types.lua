@@ -1,7 +1,8 @@
 ---@meta
 -- The Lua state the plugin's modules share, for lua-language-server: no code, never required.
--- What crosses the wire is Node's (src/nvim/contract.ts); the chat table below is Lua's own view
--- of one chat, written by the modules named at each field.
+-- What crosses the wire is declared in _meta/contract.lua (acpchat.wire.*, generated from
+-- src/nvim/contract.ts); the chat table below is Lua's own view of one chat, written by the
+-- modules named at each field.
 
 ---@class acpchat.Chat
 ---@field id integer                 registry.new_id(); also the chat's id in Node
@@ -11,8 +12,8 @@
 ---@field cwd string                 the session's folder
 ---@field buf integer                the transcript buffer
 ---@field prompt_buf integer         the prompt buffer
----@field context acpchat.ContextItem[] what waits for the next prompt (:AcpChatAdd, @ mentions)
----@field status? acpchat.Status     the last status Node sent (events.lua, render.lua's `meta`)
+---@field context acpchat.wire.ContextItem[] what waits for the next prompt (:AcpChatAdd, @ mentions)
+---@field status? acpchat.wire.StatusView the last status Node sent (events.lua, render.lua's `meta`)
 ---@field generation? integer        bridge.generation when it was opened: a host restart is seen
 ---@field sending? string            a prompt sent but not yet taken by Node (chats.lua)
 ---@field continuing? string         a restart continuing the session ("resume" or "load")
@@ -39,37 +40,6 @@
 ---@field env? table<string, string>
 ---@field cwd? string
 
---- A file or a range of lines for the next prompt (ContextItem in src/session/prompt-builder.ts).
----@class acpchat.ContextItem
----@field type "file"|"range"
----@field path string
----@field label? string              how the prompt names it (a clipboard image has no name)
----@field media? { kind: "image"|"audio", mime: string, size: integer }
----@field start? integer             a range's first line (its last is the key `end`)
----@field text? string               a range's text
----@field filetype? string
-
---- A chat's status as Node sends it (StatusView in src/render/view-model.ts, keys in snake_case).
----@class acpchat.Status
----@field agent string
----@field state string               starting, signing_in, ready, running, cancelling, crashed, closed
----@field activity string
----@field reason? string
----@field title? string
----@field mode? string
----@field model? string
----@field usage? { used: integer, size: integer, cost?: { amount: number, currency: string } }
----@field turn_usage? table<string, integer>
----@field stop_reason? string
----@field commands { name: string, description: string, hint?: string }[]
----@field session_id? string
----@field cwd string
----@field queued { id: integer, text: string }[]
----@field continued_by? "resume"|"load"
----@field modes { current?: string, available: { id: string, name: string, description?: string }[] }
----@field options table[]
----@field legacy_models? { current: string, values: { value: string, name: string }[] }
-
 --- Where the blocks of a transcript are (blocks.state).
 ---@class acpchat.RenderState
 ---@field blocks table<string, acpchat.BlockMark> block id -> where it is
@@ -80,7 +50,7 @@
 ---@field type string                the block's type ("text", "tool", ...)
 ---@field index integer              its place in `order`
 ---@field sep integer                blank rows above it
----@field view table                 the block as Node described it (BlockView)
+---@field view acpchat.wire.BlockView the block as Node described it
 
 --- Lines with highlight segments, made by text_builder.builder().
 ---@class acpchat.Builder
