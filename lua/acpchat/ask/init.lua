@@ -77,7 +77,7 @@ function M.ask(chat_id, key, kind, question)
     -- Where the user is when it opens is where they go back to after answering.
     questions.track(key, chat_id, kind)
     guard(function()
-      mod().ask(chat_id, key, question, guard)
+      mod.ask(chat_id, key, question, guard)
     end)()
   end
   -- The user is typing: it waits, shown in the chat's winbar and transcript (waiting.lua).
@@ -93,7 +93,7 @@ function M.dismiss(key, kind)
   waiting.drop(key)
   local mod = kinds[kind]
   if mod then
-    mod().close(key)
+    mod.close(key)
   end
 end
 
