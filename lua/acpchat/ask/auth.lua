@@ -14,6 +14,7 @@ local function unguarded(fn)
   return fn
 end
 
+---@param chat_id integer
 function M.ask(chat_id, key, q, guard)
   guard = guard or unguarded
   if q.how == "terminal" then
@@ -23,6 +24,7 @@ function M.ask(chat_id, key, q, guard)
 end
 
 --- The agent's methods, redacted by Node and drawn on one line each; the answer is a position.
+---@param chat_id integer
 function M.choose(chat_id, key, methods, guard)
   guard = guard or unguarded
   local items = {}

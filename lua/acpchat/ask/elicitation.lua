@@ -105,6 +105,7 @@ end
 
 ---@param q acpchat.Elicitation
 ---@param guard? fun(fn: function): function  ask.lua's: a failure answers the question
+---@param chat_id integer
 function M.ask(chat_id, key, q, guard)
   guard = guard or function(fn)
     return fn

@@ -62,6 +62,7 @@ local function label(kind, q)
   return flat(q.message or names[kind] or kind, 80)
 end
 
+---@param chat_id integer
 function M.ask(chat_id, key, kind, question)
   local mod = kinds[kind]
   questions.track(key, chat_id, kind)

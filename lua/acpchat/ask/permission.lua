@@ -134,6 +134,7 @@ local function unguarded(fn)
 end
 
 --- `guard` (ask.lua): wraps what runs later, so that a failure answers the question.
+---@param chat_id integer
 function M.ask(chat_id, key, q, guard)
   guard = guard or unguarded
   open[key] = { chat = chat_id, q = q, guard = guard }

@@ -320,6 +320,7 @@ end
 
 --- Open a review (asked by Node). `req`: path, reason, current and proposed (texts, with
 --- current_lines and proposed_lines), hunks, added, removed, whole (no diff mode), eol_change.
+---@param chat_id integer
 function M.ask(chat_id, key, req)
   local r = {
     key = key,
@@ -489,6 +490,7 @@ function M.close(key)
 end
 
 --- A read-only diff (tool call content, or a permission question's diff). `on_close` runs after.
+---@param path string
 function M.show_readonly(path, old_text, new_text, on_close)
   local old = split_text(old_text)
   local new = split_text(new_text)

@@ -42,6 +42,7 @@ local function answer_key()
 end
 
 --- The held question of `chat` (the first), if any.
+---@param chat_id integer
 function M.of_chat(chat_id)
   for _, h in ipairs(M.held) do
     if h.chat == chat_id then
@@ -105,6 +106,7 @@ local function check()
 end
 
 --- Hold question `key` of chat `chat_id` until the user stops typing; `run` opens it.
+---@param chat_id integer
 function M.hold(key, chat_id, label, run)
   M.held[#M.held + 1] = { key = key, chat = chat_id, label = label, run = run }
   refresh(chat_id)

@@ -48,6 +48,7 @@ local function run_limited(chunk)
 end
 
 --- The settings of the project at `cwd` ({} when it has none, or they are not trusted).
+---@param cwd string
 function M.load(cwd)
   local path = vim.fs.joinpath(cwd, M.FILE)
   local st = vim.uv.fs_stat(path)

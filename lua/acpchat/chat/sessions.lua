@@ -141,6 +141,7 @@ M.rename_label = "✎ Rename a session…"
 
 --- Rename session `s` of `name`: asks for the title (the current one to edit), then tells the
 --- agent (session/set_title); the title the agent stored is the one shown from then on.
+---@param cwd string
 function M.rename(name, spec, cwd, s)
   vim.ui.input({ prompt = "New title: ", default = s.title or "" }, function(title)
     if not title or vim.trim(title) == "" or title == s.title then
@@ -156,6 +157,7 @@ function M.rename(name, spec, cwd, s)
   end)
 end
 
+---@param cwd string
 function M.choose(name, spec, cwd, res, delete)
   if #res.sessions == 0 then
     return util.notify("acpchat: no past sessions of " .. name .. " in " .. cwd)

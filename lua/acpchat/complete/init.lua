@@ -38,6 +38,7 @@ M.chat_of = chat_of
 
 --- Files of the chat's cwd matching `prefix`, without waiting: what the (possibly still growing)
 --- list holds now, matched within `budget_ms`. Returns paths and whether more may match.
+---@param cwd string
 function M.files_now(cwd, prefix, limit, budget_ms)
   local files, whole = project_files.get(cwd)
   local out, more
@@ -48,6 +49,7 @@ function M.files_now(cwd, prefix, limit, budget_ms)
 end
 
 --- Files under `cwd` matching `prefix` (relative paths), capped. Kept for callers of the old API.
+---@param cwd string
 function M.files(cwd, prefix, max)
   return (M.files_now(cwd, prefix, max or M.max_items))
 end

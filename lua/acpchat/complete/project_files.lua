@@ -59,11 +59,13 @@ end
 --- (src/session/prompt-builder.ts), and Node reads the prompt as UTF-8; so paths holding a space
 --- (JavaScript's `\s`, Unicode ones too) or an `@`, ending with such a stop, or whose bytes are no
 --- UTF-8 (they would reach the agent as another name) are left out (:AcpChatAdd takes them).
+---@param path string
 function M.mentionable(path)
   return not path:find("[.,;:!?)]$") and M.folder_mentionable(path)
 end
 
 --- Whether paths under folder `path` can be mentioned (a stop at its end does no harm there).
+---@param path string
 function M.folder_mentionable(path)
   return not path:find("[%s@]") and (not path:find("[\128-\255]") or plain_utf8(path))
 end
@@ -262,6 +264,7 @@ end
 --- The files of `cwd` as known now (possibly still growing) and whether that list is whole and
 --- fresh. Starts (or refreshes) the listing in the background when needed; never waits.
 ---@return string[] files, boolean complete
+---@param cwd string
 function M.get(cwd)
   local entry = lists[cwd]
   if not entry then
@@ -276,6 +279,7 @@ end
 
 --- `cb()` once the listing of `cwd` under way is whole, or after `timeout_ms` (at once when none
 --- is under way). Never waits itself: `cb` runs later on the main loop.
+---@param cwd string
 function M.when_listed(cwd, timeout_ms, cb)
   local entry = lists[cwd]
   if not entry or not entry.job then
@@ -294,11 +298,13 @@ function M.when_listed(cwd, timeout_ms, cb)
 end
 
 --- Start listing `cwd` ahead of the first `@`.
+---@param cwd string
 function M.prefetch(cwd)
   M.get(cwd)
 end
 
 --- What is known about `cwd`'s listing (for :checkhealth and tests).
+---@param cwd string
 function M.info(cwd)
   local e = lists[cwd]
   if not e then
@@ -323,6 +329,8 @@ function M.reset()
 end
 
 --- The cached stat of `cwd/path` ({ size, type }), or nil.
+---@param cwd string
+---@param path string
 function M.stat_cached(cwd, path)
   local e = lists[cwd]
   return e and e.stats[path]
@@ -343,6 +351,8 @@ end
 
 --- Stat `cwd/path` now (the omnifunc answers at once; callers bound how many) and cache it.
 --- A symlink that leads out of the cwd is `outside` (the prompt would not send it).
+---@param cwd string
+---@param path string
 function M.stat_now(cwd, path)
   local e = lists[cwd]
   local full = cwd .. "/" .. path
@@ -367,6 +377,7 @@ end
 --- Stat `paths` (relative to `cwd`) without blocking; `cb(stats)` with stats[path] = { size,
 --- type, outside } (missing when the file is gone; `outside`: a symlink out of the cwd) on the
 --- main loop once all have answered.
+---@param cwd string
 function M.stat(cwd, paths, cb)
   local e = lists[cwd]
   local cache = e and e.stats or {}

@@ -22,12 +22,14 @@ local function read()
 end
 
 --- The folder's prompts, newest first.
+---@param cwd string
 function M.list(cwd)
   local l = read()[cwd]
   return type(l) == "table" and l or {}
 end
 
 --- `text` was sent from a chat in `cwd`.
+---@param cwd string
 function M.add(cwd, text)
   local all = read()
   local l = { text }

@@ -12,6 +12,8 @@ M.max_items = 200
 --- { kind = "file" | "command", col = 0-based byte column of the `@` or `/`, prefix = the text
 --- after it }, or nil. `@` starts a word (as the prompt builder reads mentions); `/` is only a
 --- command as the first thing in the prompt.
+---@param before string
+---@param row integer?
 function M.context(before, row)
   local at, word = before:match("()(@[^%s]*)$")
   if at and (at == 1 or before:sub(at - 1, at - 1):match("%s")) then

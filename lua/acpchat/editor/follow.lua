@@ -31,6 +31,7 @@ end
 --- Whether the editor may open `path` for the agent: a regular file (never a FIFO or a device,
 --- which would block the editor) inside the chat's cwd or a root the user added.
 ---@param chat acpchat.Chat
+---@param path string
 function M.openable(chat, path)
   local real = type(path) == "string" and vim.uv.fs_realpath(path)
   local st = real and vim.uv.fs_stat(real)

@@ -6,6 +6,7 @@ local M = {}
 local api = vim.api
 
 --- The loaded buffer for an absolute path, if any (with `unloaded`, also one not loaded).
+---@param path string
 function M.find_buf(path, unloaded)
   for _, b in ipairs(api.nvim_list_bufs()) do
     if (unloaded or api.nvim_buf_is_loaded(b)) and vim.bo[b].buftype == "" then
@@ -289,6 +290,7 @@ function M.reload_unmodified(p)
 end
 
 --- After a disk write: a buffer that holds the file and has no edits reloads it.
+---@param path string
 function M.reload(path)
   local b = M.find_buf(path)
   if b and not vim.bo[b].modified then

@@ -61,6 +61,7 @@ end
 --- chat's render state, or in `rs` (one kept from before a restart).
 ---@return string? id, table? block, integer? offset
 ---@param chat acpchat.Chat
+---@param row integer
 function M.at_row(chat, row, rs)
   rs = rs or M.state(chat)
   local found_id, found, start

@@ -85,6 +85,7 @@ function M.open(chat)
 end
 
 --- vim.ui.open, and a clear message when it fails (no viewer on this machine).
+---@param path string
 function M.ui_open(path)
   local cmd, err = vim.ui.open(path)
   if not cmd then
@@ -190,6 +191,7 @@ for _, e in ipairs({ "png", "jpg", "jpeg", "gif", "webp", "bmp", "avif", "wav", 
 end
 
 --- Whether :AcpChatAdd treats `path` as an image or audio file.
+---@param path string
 function M.is_media(path)
   local ext = path:match("%.([%w]+)$")
   return ext ~= nil and MEDIA_EXT[ext:lower()] == true
@@ -203,6 +205,7 @@ end
 --- takes it, and Node checks it again then); Node's check says what it is, or why it cannot be
 --- attached (outside the session's folder, too large), and then it is taken out again.
 ---@param chat acpchat.Chat
+---@param path string
 function M.add_file(chat, path)
   local item = { type = "file", path = path }
   table.insert(chat.context, item)

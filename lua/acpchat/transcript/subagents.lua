@@ -32,6 +32,7 @@ end
 
 --- Before a subagent's block is redrawn: how each window shows its fold ("closed", "open"), and
 --- the old folds removed (a redraw makes new ones; folds must not pile up).
+---@param buf integer
 function M.folded(buf, first, last)
   local states = {}
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
