@@ -12,7 +12,7 @@ local M = {}
 function M.setup(opts)
   local ok, err = config.set(opts)
   if not ok then
-    vim.notify(err, vim.log.levels.ERROR, { title = "acpchat" })
+    vim.notify(err or "acpchat: setup() failed", vim.log.levels.ERROR, { title = "acpchat" })
   end
   require("acpchat.highlights").setup()
   return ok
@@ -224,10 +224,10 @@ end
 --- ready, running, cancelling, crashed, closed; `reason` says why it crashed.
 function M.status()
   local c = registry().current()
-  if not c or not c.status then
+  local s = c and c.status
+  if not c or not s then
     return nil
   end
-  local s = c.status
   return {
     id = c.id,
     agent = s.agent or c.agent,

@@ -50,7 +50,14 @@
 ---@field type string                the block's type ("text", "tool", ...)
 ---@field index integer              its place in `order`
 ---@field sep integer                blank rows above it
----@field view acpchat.wire.BlockView the block as Node described it
+---@field tool_call_id? string     a tool call's id (gd asks Node for its diffs)
+---@field view? acpchat.wire.BlockView|acpchat.ViewState the block as Node described it, kept
+---                                 for blocks redrawn in place (render.keeps_view)
+---@field subagent? table           a subagent block's view, for its fold (subagents.lua)
+
+--- What Lua adds to a block's view.
+---@class acpchat.ViewState
+---@field expanded? boolean          the user unfolded its output (text.toggle_expanded)
 
 --- Lines with highlight segments, made by text_builder.builder().
 ---@class acpchat.Builder
@@ -58,6 +65,7 @@
 ---@field hls acpchat.Highlight[]
 ---@field add fun(line: string, group?: string): integer
 ---@field hl fun(row: integer, col_start: integer, col_end: integer, group: string)
+---@field [string] any              the caller's own bookkeeping (`extra`)
 
 --- { row, col_start, col_end, group }; col_end -1: to the end of the line.
 ---@alias acpchat.Highlight [integer, integer, integer, string]

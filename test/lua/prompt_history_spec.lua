@@ -1,5 +1,6 @@
 -- lua/acpchat/complete/prompt_history.lua: prompts kept per folder in a JSON file, newest first,
 -- without repeats, at most `max`; stepping through them in a prompt buffer keeps the draft.
+---@diagnostic disable: missing-fields, duplicate-set-field (specs build partial chats and redirect files)
 local history = require("acpchat.complete.prompt_history")
 local api = vim.api
 

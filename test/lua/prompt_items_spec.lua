@@ -1,5 +1,6 @@
 -- lua/acpchat/complete/prompt_items.lua: what `/` and `@` complete and how a file is described,
 -- shared by the omnifunc and the prompt's language server.
+---@diagnostic disable: missing-fields, duplicate-set-field (specs build partial chats and redirect files)
 local items = require("acpchat.complete.prompt_items")
 local config = require("acpchat.config")
 

@@ -75,6 +75,8 @@ function M.terminal(_, key, spec, guard)
         opts.term = true
         vim.fn.jobstart(cmd, opts)
       else
+        -- jobstart()'s `term` needs Neovim 0.11; 0.10 is supported.
+        ---@diagnostic disable-next-line: deprecated
         vim.fn.termopen(cmd, opts)
       end
     end)

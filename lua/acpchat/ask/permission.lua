@@ -169,7 +169,8 @@ function M.select(key, q)
       return
     end
     if item and item.go_to_chat then
-      return M.go_to_chat(key, q, chat)
+      -- Offered only for a chat that exists (see the choices above).
+      return M.go_to_chat(key, q, chat --[[@as acpchat.Chat]])
     end
     if item and item.show_diff then
       -- The per-hunk review is the answer: Node opens it (accept all: allow; none: reject;

@@ -5,7 +5,7 @@ local bridge = require("acpchat.host.bridge")
 
 local M = {}
 
----@type table<string, { chat: integer, kind: string }>
+---@type table<string, { chat: integer, kind: string, at: table }>
 M.open = {}
 
 --- Where the user was when the question came: they are put back there after answering.

@@ -295,7 +295,7 @@ local function close_tab(r)
     pcall(api.nvim_del_augroup_by_name, "AcpChatReview" .. r.key)
   end
   if r.tab and api.nvim_tabpage_is_valid(r.tab) and #api.nvim_list_tabpages() > 1 then
-    pcall(vim.cmd, "tabclose " .. api.nvim_tabpage_get_number(r.tab))
+    pcall(vim.api.nvim_command, "tabclose " .. api.nvim_tabpage_get_number(r.tab))
   end
 end
 

@@ -111,7 +111,7 @@ function M.hold(key, chat_id, label, run)
   M.held[#M.held + 1] = { key = key, chat = chat_id, label = label, run = run }
   refresh(chat_id)
   if not timer then
-    timer = uv.new_timer()
+    timer = assert(uv.new_timer())
     timer:start(200, 200, vim.schedule_wrap(check))
   end
 end

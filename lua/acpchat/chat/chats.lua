@@ -148,7 +148,7 @@ end
 ---@param chat acpchat.Chat
 local function open_in_node(chat, resume, reopen, fork)
   chat.generation = bridge.generation
-  chat.status = { agent = chat.agent, state = "starting", activity = "idle", queued = {}, commands = {}, modes = { available = {} }, options = {} }
+  chat.status = { agent = chat.agent, cwd = chat.cwd, state = "starting", activity = "idle", queued = {}, commands = {}, modes = { available = {} }, options = {} }
   layout.refresh_winbar(chat)
   bridge.call("open", open_params(chat, chat.spec, resume, reopen, fork))
   -- A host that was not running started with this call.

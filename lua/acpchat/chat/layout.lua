@@ -27,6 +27,7 @@ local function at_end(win, buf)
   return api.nvim_win_get_cursor(win)[1] >= api.nvim_buf_line_count(buf)
 end
 
+---@diagnostic disable-next-line: duplicate-set-field (waiting.lua's hook, set here)
 waiting.on_change = function(chat_id)
   local chat = registry.get(chat_id)
   if chat then
@@ -139,6 +140,7 @@ local function editor_window(tab)
   for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
     if not vim.w[w].acpchat_buf and api.nvim_win_get_config(w).relative == "" then
       local info = vim.fn.getwininfo(w)[1]
+      ---@diagnostic disable-next-line: undefined-field (getwininfo() has it; the meta lacks it)
       local last = info and info.lastused or 0
       if not best or last > best_time then
         best, best_time = w, last

@@ -66,7 +66,7 @@ function M.load(cwd)
     return {}
   end
   local ok, contents = pcall(vim.secure.read, path)
-  if not ok or not contents then
+  if not ok or type(contents) ~= "string" then
     report(path, path .. " is not trusted, so it is ignored (:trust it, then start the chat again)")
     return {}
   end

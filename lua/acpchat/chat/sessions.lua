@@ -87,9 +87,10 @@ function M.pick_all(delete)
       end
       if delete then
         local from = registry.current()
-        return bridge.call("delete_session", { agent = e.spec, cwd = e.cwd, session_id = e.s.session_id, session_index = index_file(), chat = from and from.id }, function(err)
+        bridge.call("delete_session", { agent = e.spec, cwd = e.cwd, session_id = e.s.session_id, session_index = index_file(), chat = from and from.id }, function(err)
           util.notify(err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (e.s.title or e.s.session_id)), err and vim.log.levels.ERROR or nil)
         end)
+        return
       end
       local c = M.open_chat(e.s.session_id) or chats.create(e.name, { resume = e.s.session_id })
       if c then

@@ -80,7 +80,7 @@ end
 --- Neovim's CPU time so far, in ms: what a piece of work cost, however busy the machine is
 --- (wall time would count the moments another process had the CPU).
 local function cpu_ms()
-  local r = uv.getrusage()
+  local r = assert(uv.getrusage())
   return (r.utime.sec + r.stime.sec) * 1e3 + (r.utime.usec + r.stime.usec) / 1e3
 end
 M.cpu_ms = cpu_ms

@@ -69,6 +69,7 @@ function M.size_text(n)
       return (n < 10 and string.format("%.1f %s", n, u) or string.format("%d %s", math.floor(n + 0.5), u))
     end
   end
+  error("unreachable: the loop returns at GB")
 end
 
 --- How a file is described in the menu and its documentation: `detail` (one short line) and

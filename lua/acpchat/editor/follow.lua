@@ -6,7 +6,7 @@ local M = {}
 
 --- The editor window of the chat's tab the user worked in last (not a chat window, nor a
 --- special one such as the quickfix list).
----@param chat acpchat.Chat
+---@param chat { tab: integer } a chat, or just its tab
 function M.editor_window(chat)
   if not chat.tab or not api.nvim_tabpage_is_valid(chat.tab) then
     return nil
@@ -19,6 +19,7 @@ function M.editor_window(chat)
     -- terminal) that a file must never replace.
     if vim.bo[b].buftype == "" and not ft:match("^acpchat") and api.nvim_win_get_config(w).relative == "" then
       local t = vim.fn.getwininfo(w)[1]
+      ---@diagnostic disable-next-line: undefined-field (getwininfo() has it; the meta lacks it)
       local last = (t and t.lastused) or 0
       if not best or last > best_time then
         best, best_time = w, last
@@ -38,6 +39,7 @@ function M.openable(chat, path)
   if not st or st.type ~= "file" then
     return false
   end
+  ---@cast real string
   local roots = { chat.cwd }
   vim.list_extend(roots, config.options.fs.extra_roots or {})
   for _, root in ipairs(roots) do

@@ -27,7 +27,7 @@ end
 
 --- A buffer's state: its options that decide how it is written, its change tick, and its
 --- lines [first, last) (0-based, end exclusive; all by default).
----@param p { path: string, first: integer?, last: integer? }
+---@param p { path: string, first: integer?, last: integer?, probe_disk: boolean? }
 function M.state(p)
   local b = M.find_buf(p.path)
   if not b then
@@ -151,6 +151,8 @@ local function line_edits(from, to)
   local a = #from > 0 and table.concat(from, "\n") .. "\n" or ""
   local z = #to > 0 and table.concat(to, "\n") .. "\n" or ""
   local edits = {}
+  -- vim.text.diff is its name from Neovim 0.11 on; 0.10 is supported.
+  ---@diagnostic disable-next-line: deprecated, param-type-mismatch
   for _, h in ipairs(vim.diff(a, z, { result_type = "indices" })) do
     local sa, ca, sb, cb = h[1], h[2], h[3], h[4]
     local first = ca == 0 and sa or sa - 1
@@ -174,7 +176,7 @@ local function adopt_disk(b, p)
   end
   local eol, fixeol = vim.bo[b].eol, vim.bo[b].fixeol
   if p.eol ~= nil then
-    eol, fixeol = p.eol, p.eol and fixeol or false
+    eol, fixeol = p.eol --[[@as boolean]], p.eol and fixeol or false
   end
   break_undo(b)
   local ok = pcall(api.nvim_buf_call, b, function()
@@ -247,7 +249,7 @@ function M.checktime(b, choice)
       vim.v.fcs_choice = choice
     end,
   })
-  pcall(vim.cmd, "checktime " .. b)
+  pcall(vim.api.nvim_command, "checktime " .. b)
   pcall(api.nvim_del_autocmd, id)
   return changed
 end

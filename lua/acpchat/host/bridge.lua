@@ -93,7 +93,7 @@ end
 
 --- The host is gone: pending calls fail, every chat of it shows as crashed.
 ---@param code integer
----@param stderr string[]?
+---@param stderr string[]
 function M.on_host_exit(code, stderr)
   M.channel = nil
   local pending = callbacks
@@ -112,8 +112,6 @@ end
 ---@param method string a name from contract.calls
 ---@param params table?
 ---@param cb fun(err: string?, result: any)?
----@param method string a call of the contract (contract.calls)
----@param params table
 function M.call(method, params, cb)
   assert(allowed[method], "acpchat: not a contract method: " .. tostring(method))
   -- These only make sense to the host that asked or holds the chat: never start one for them.

@@ -49,13 +49,15 @@ local O = vim.uv.constants
 local function write_at(path, offset, text, done)
   vim.uv.fs_open(path, O.O_RDWR + O.O_CREAT, 420, function(err, fd)
     if err or not fd then
-      return done(false)
+      done(false)
+      return
     end
     vim.uv.fs_ftruncate(fd, offset, function(terr)
       if terr then
-        return vim.uv.fs_close(fd, function()
+        vim.uv.fs_close(fd, function()
           done(false)
         end)
+        return
       end
       vim.uv.fs_write(fd, text, offset, function(werr)
         vim.uv.fs_close(fd, function()

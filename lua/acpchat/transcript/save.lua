@@ -115,7 +115,7 @@ function M.save(chat, path, force)
     -- A buffer showing the file (without edits, or refusal() would have said so) shows the new text.
     local b = vim.fn.bufnr(path)
     if b > 0 and vim.api.nvim_buf_is_loaded(b) then
-      pcall(vim.cmd, "checktime " .. b)
+      pcall(vim.api.nvim_command, "checktime " .. b)
     end
   end
   util.notify(ok and ("acpchat: saved the transcript to " .. path) or ("acpchat: could not save: " .. tostring(err)), ok and vim.log.levels.INFO or vim.log.levels.ERROR)
