@@ -6,13 +6,9 @@ local util = require("acpchat.util")
 local follow = require("acpchat.editor.follow")
 local waiting = require("acpchat.ask.waiting")
 local prompt_history = require("acpchat.complete.prompt_history")
-local terminal_view = require("acpchat.transcript.terminal_view")
 local text = require("acpchat.transcript.text")
-local render = require("acpchat.transcript.render")
-local subagents = require("acpchat.transcript.subagents")
-local changes = require("acpchat.editor.changes")
-local review = require("acpchat.ask.review")
-local media = require("acpchat.transcript.media")
+-- Not at the top, and not for a circle: what a key opens loads when the key is first used,
+-- so opening a chat stays light (the editor never blocks).
 
 local api = vim.api
 local M = {}
@@ -148,7 +144,7 @@ function M.setup(chat, actions)
         term = c.id
       end
     end
-    terminal_view.show(chat, term)
+    require("acpchat.transcript.terminal_view").show(chat, term)
   end, "show the terminal output")
   map(chat.buf, "n", k.expand_output, function()
     local b = blocks.at(chat, api.nvim_win_get_cursor(0)[1] - 1)
@@ -156,28 +152,28 @@ function M.setup(chat, actions)
       return vim.cmd("normal! " .. vim.v.count1 .. "za")
     end
     text.toggle_expanded(b.view)
-    render.apply(chat.id, { { op = "update", block = b.view } })
+    require("acpchat.transcript.render").apply(chat.id, { { op = "update", block = b.view } })
   end, "show or fold the tool call's output")
   map(chat.buf, "n", k.open_subagent, function()
     local b = blocks.at(chat, api.nvim_win_get_cursor(0)[1] - 1)
-    subagents.open_at(chat, b)
+    require("acpchat.transcript.subagents").open_at(chat, b)
   end, "open the subagent's session in its own view")
   map(chat.buf, "n", k.show_diff, function()
     -- On a file of a turn's changes: its take-back review.
-    if changes.review_at_cursor(chat) then
+    if require("acpchat.editor.changes").review_at_cursor(chat) then
       return
     end
     local b = tool_at_cursor(chat)
     if not b then
       return util.notify("acpchat: no tool call under the cursor", vim.log.levels.WARN)
     end
-    review.show_tool_diff(chat, b.tool_call_id)
+    require("acpchat.ask.review").show_tool_diff(chat, b.tool_call_id)
   end, "show the tool call's diff")
   map(chat.buf, "n", k.open_media, function()
-    media.open(chat)
+    require("acpchat.transcript.media").open(chat)
   end, "open the image or audio under the cursor")
   map(chat.buf, "n", k.save_media, function()
-    media.save(chat)
+    require("acpchat.transcript.media").save(chat)
   end, "save the image or audio under the cursor")
 end
 

@@ -4,27 +4,25 @@ local bridge = require("acpchat.host.bridge")
 local registry = require("acpchat.chat.registry")
 local prompt = require("acpchat.chat.prompt")
 local util = require("acpchat.util")
-local workspace = require("acpchat.editor.workspace")
-local editor_tools = require("acpchat.editor.editor_tools")
 local questions = require("acpchat.ask.questions")
 local layout = require("acpchat.chat.layout")
-local render = require("acpchat.transcript.render")
-local ask = require("acpchat.ask")
+-- Not at the top, and not for a circle: the modules an event hands over to load with their
+-- first event, so opening a chat loads only what it draws first (the editor never blocks).
 
 local M = {}
 
 local handlers = {
   ---@param p { chat: integer, ops: table[] }
   render = function(p)
-    render.apply(p.chat, p.ops)
+    require("acpchat.transcript.render").apply(p.chat, p.ops)
   end,
   ---@param p { chat: integer, key: string, kind: string, question: table }
   ask = function(p)
-    ask.ask(p.chat, p.key, p.kind, p.question)
+    require("acpchat.ask").ask(p.chat, p.key, p.kind, p.question)
   end,
   ---@param p { key: string, kind: string }
   dismiss = function(p)
-    ask.dismiss(p.key, p.kind)
+    require("acpchat.ask").dismiss(p.key, p.kind)
   end,
   ---@param p { chat: integer, prompts: { text: string, context: table[] }[] }
   take_back = function(p)
@@ -39,27 +37,27 @@ local handlers = {
   end,
   ---@param p { path: string }
   reload = function(p)
-    workspace.reload(p.path)
+    require("acpchat.editor.workspace").reload(p.path)
   end,
   ---@param p { chat: integer, key: string, tool: string, args_json: string }
   editor_query = function(p)
-    editor_tools.query(p)
+    require("acpchat.editor.editor_tools").query(p)
   end,
 }
 
 local requests = {
   -- Buffer primitives for the agent's reads and writes (lua/acpchat/editor/workspace.lua).
   buffer_state = function(p)
-    return workspace.state(p)
+    return require("acpchat.editor.workspace").state(p)
   end,
   buffer_apply = function(p)
-    return workspace.apply(p)
+    return require("acpchat.editor.workspace").apply(p)
   end,
   buffer_save = function(p)
-    return workspace.save(p)
+    return require("acpchat.editor.workspace").save(p)
   end,
   buffer_reload = function(p)
-    return workspace.reload_unmodified(p)
+    return require("acpchat.editor.workspace").reload_unmodified(p)
   end,
 }
 
@@ -67,7 +65,7 @@ local requests = {
 --- queued come back into the prompt buffer, and its open questions close.
 local function host_exited(why)
   for key, q in pairs(questions.open) do
-    ask.dismiss(key, q.kind)
+    require("acpchat.ask").dismiss(key, q.kind)
   end
   for _, chat in pairs(registry.chats) do
     if chat.generation == bridge.generation then
