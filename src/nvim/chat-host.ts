@@ -317,7 +317,7 @@ export class ChatHost {
   }
 
   /**
-   * The editor's MCP server for this chat's sessions (issue 17), when it is on and the bundled
+   * The editor's MCP server for this chat's sessions, when it is on and the bundled
    * server script exists; its tool calls become `editorQuery` events for this chat.
    */
   private editorChannel(p: OpenParams, chat: () => Chat): EditorChannel | undefined {

@@ -1,7 +1,7 @@
 /**
  * One chat: an agent process, its ACP connection and one session, with the state that the view
  * draws. It enforces the session's boundary, serialises permission questions, runs terminals,
- * and implements ACP cancel exactly (see ACP-NOTES.md). Editor-agnostic: the editor is reached
+ * and implements ACP cancel exactly (see `cancel`). Editor-agnostic: the editor is reached
  * through the EditorPort and the `onEvents` sink.
  */
 import { AgentProcess, describeExit, type AgentCommand, type AgentExit } from "../agent/agent-process.js";
