@@ -19,12 +19,12 @@ export function nvimBin() {
   return "nvim";
 }
 
-/** A Neovim in `dir` (config, data, state, cache and work folders made there) with setup(`setup`). */
-export function startBenchNvim(bin, dir, setup, cwd = dir) {
+/** A Neovim in `dir` (config, data, state, cache and work folders made there) with setup(`setup`); the plugin of `pluginRoot` (default: this checkout). */
+export function startBenchNvim(bin, dir, setup, cwd = dir, pluginRoot = root) {
   for (const d of ["config", "data", "state", "cache"]) mkdirSync(join(dir, d), { recursive: true });
   mkdirSync(cwd, { recursive: true });
   const sock = join(dir, "nvim.sock");
-  const proc = spawn(bin, ["--embed", "--headless", "-i", "NONE", "-n", "--listen", sock, "-u", join(root, "test/nvim/init.lua")], {
+  const proc = spawn(bin, ["--embed", "--headless", "-i", "NONE", "-n", "--listen", sock, "-u", join(pluginRoot, "test/nvim/init.lua")], {
     cwd,
     env: { ...process.env, XDG_CONFIG_HOME: join(dir, "config"), XDG_DATA_HOME: join(dir, "data"), XDG_STATE_HOME: join(dir, "state"), XDG_CACHE_HOME: join(dir, "cache"), ACPCHAT_TEST_SETUP: JSON.stringify(setup) },
     stdio: ["pipe", "pipe", "inherit"],

@@ -10,6 +10,9 @@ import { fileURLToPath } from "node:url";
 import { attach } from "neovim";
 import { floodLines } from "./flood-agent.mjs";
 import { streamBench } from "./flood-stream.mjs";
+import { bigChunkBench, BIG_BEFORE } from "./big-chunk.mjs";
+import { replayBench, REPLAY_BEFORE } from "./replay.mjs";
+import { sessionsListBench } from "./sessions-list.mjs";
 import { BEFORE, FIRST } from "./flood-before.mjs";
 import { benchStart } from "./start.mjs";
 import { nvimBin, startBenchNvim } from "./nvim.mjs";
@@ -290,6 +293,15 @@ async function main() {
   proc.kill("SIGTERM");
   // 10. Streaming at the speed of the pipe: long replies, a UI attached (bench/flood-stream.mjs).
   results.stream = { ui: await streamBench({ bin, ui: true }), headless: await streamBench({ bin, ui: false }) };
+  // 14. One chunk of 4, 8 and 15 MB with no line break, a UI attached (bench/big-chunk.mjs).
+  say("big chunks: bench/big-chunk.mjs");
+  results.big = await bigChunkBench({ bin });
+  // 15. A session of 100,000 updates loaded, against a bare parse (bench/replay.mjs).
+  say("replay: bench/replay.mjs");
+  results.replay = await replayBench({ bin });
+  // 16. :AcpChatSessions with 5,000 stored sessions (bench/sessions-list.mjs).
+  say("sessions list: bench/sessions-list.mjs");
+  results.sessions = await sessionsListBench({ bin });
   // 8. The first :AcpChat of a fresh Neovim, and the editor while an agent starts.
   results.open = await benchStart(root, bin, 5);
   say(`open: :AcpChat ${results.open.openMs.toFixed(1)} ms, worst editor answer while starting ${results.open.worstMs.toFixed(1)} ms`);
@@ -335,7 +347,19 @@ ${version}, Node ${process.version}. Each figure is a ratio or distribution from
 | 6 | start: \`:AcpChat\` to the prompt ready, node host cold start included | ${f(r.start.totalMs, 0)} ms total, of which the agent's initialize + session/new ${f(r.start.agentMs, 0)} ms: **client ${f(r.start.clientMs, 0)} ms** | (report) |
 | 8 | first \`:AcpChat\` of a fresh Neovim (node host cold) to the command returning; the slowest answer to a second client asking every 5 ms until the chat is ready, with an agent taking 1.5 s to initialize (median of ${r.open.runs.length} fresh Neovims) | \`:AcpChat\` **${f(r.open.openMs, 1)} ms** [${r.open.runs.map((x) => x.openMs.toFixed(0)).join(", ")}]; slowest answer **${f(r.open.worstMs, 1)} ms** [${r.open.runs.map((x) => x.worstMs.toFixed(0)).join(", ")}]; ready after ${f(r.open.readyMs, 0)} ms | < 100 ms: ${goal(r.open.openMs < 100)}; < 16 ms: ${goal(r.open.worstMs < 16)} |
 | 7 | memory before, after 200,000 chunks, after 200,000 more (Node: heap after a full GC, and of it the program's data, without V8's compiled code, feedback and object shapes, from a heap snapshot; Neovim: RSS) | Node heap ${r.memory.before.node} → ${r.memory.after.node} → ${r.memory.after2.node} KiB, data ${r.memory.before.data} → ${r.memory.after.data} → ${r.memory.after2.data} KiB; Neovim ${r.memory.before.nvim} → ${r.memory.after.nvim} → ${r.memory.after2.nvim} KiB; transcript +${f(r.memory.transcriptKiB, 0)} then +${f(r.memory.transcript2KiB, 0)} KiB | second 200k grows ≤ transcript: Node's data +${r.memory.after2.data - r.memory.after.data} KiB ${goal(r.memory.after2.data - r.memory.after.data <= r.memory.transcript2KiB)} (its whole heap +${r.memory.after2.node - r.memory.after.node} KiB: ${goal(r.memory.after2.node - r.memory.after.node <= r.memory.transcript2KiB)}), Neovim +${r.memory.after2.nvim - r.memory.after.nvim} KiB ${goal(r.memory.after2.nvim - r.memory.after.nvim <= r.memory.transcript2KiB)}. Mean of the 2nd-4th 200k: Node's data +${f(r.memory.steady.data, 0)} KiB (heap +${f(r.memory.steady.node, 0)}), Neovim +${f(r.memory.steady.nvim, 0)} KiB per +${f(r.memory.steady.transcript, 0)} KiB of transcript |
-${streamSection(r.stream)}`;
+${streamSection(r.stream)}
+${bigSection(r.big, version)}
+${replaySection(r.replay)}
+## \`:AcpChatSessions\` with 5,000 stored sessions (16)
+
+\`bench/sessions-list.mjs\`: the agent lists 5,000 sessions (session/list, 500 a page), the chat open, a 160x50 UI
+attached: from the command to the picker's entries labelled, median of ${r.sessions.times.length} (the first, JIT cold, included).
+
+| what | figure | goal |
+| --- | --- | --- |
+| \`:AcpChatSessions\` to the picker | **${r.sessions.ms.toFixed(0)} ms** [${r.sessions.times.map((x) => x.toFixed(0)).join(", ")}], every session listed: ${r.sessions.complete} | < 200 ms: ${r.sessions.ms < 200 ? "met" : "**missed**"} |
+| the editor's longest answer meanwhile | ${r.sessions.max.toFixed(1)} ms | < 50 ms: ${r.sessions.max < 50 ? "met" : "**missed**"} |
+`;
   writeFileSync(join(root, "bench/RESULTS.md"), md);
   say("wrote bench/RESULTS.md");
 }
@@ -347,12 +371,12 @@ function streamSection(st) {
   const rows = [];
   for (const mode of ["ui", "headless"]) {
     for (const c of st[mode].results) {
-      const same = (x) => x.chunks === c.chunks && x.long === c.long;
+      const same = (x) => x.chunks === c.chunks && x.long === c.long && (x.tools ?? 0) === (c.tools ?? 0);
       const a = FIRST[mode].find(same);
       const b = BEFORE[mode].find(same);
       const limit = c.chunks >= 200000 ? 2 : 1.5;
       rows.push(
-        `| ${mode === "ui" ? "UI 160x50" : "headless"} | ${c.chunks.toLocaleString("en")} chunks, ${c.long ? "one long line" : "many lines"} | ` +
+        `| ${mode === "ui" ? "UI 160x50" : "headless"} | ${c.chunks.toLocaleString("en")} chunks, ${c.long ? "one long line" : "many lines"}${c.tools ? `, a tool call update every ${c.chunks / c.tools} chunks` : ""} | ` +
           `x${f(a?.ratio, 2)} → x${f(b?.ratio, 2)} (${f(b?.pluginMs)} vs ${f(b?.baseMs)} ms) | **x${f(c.ratio, 2)}** (${f(c.pluginMs)} [${c.plugin.map((x) => x.toFixed(0)).join(", ")}] vs ${f(c.baseMs)} [${c.base.map((x) => x.toFixed(0)).join(", ")}] ms) | ≤ x${limit}: ${goal(c.ratio <= limit && c.complete)} | ` +
           `${f(a?.p99, 1)} / ${f(a?.max, 1)} → ${f(b?.p99, 1)} / ${f(b?.max, 1)} | **${f(c.p99, 1)} / ${f(c.max, 1)}** (${c.samples}) | ${goal(c.p99 < 16 && c.max < 50)} | ` +
           `x${f(a?.cpuRatio, 2)} → x${f(b?.cpuRatio, 2)} (${f(b?.hostCpuMs)} vs ${f(b?.baseCpuMs)}) | **x${f(c.cpuRatio, 2)}** (${f(c.hostCpuMs)} vs ${f(c.baseCpuMs)}) | ${goal(c.cpuRatio <= 2)} | ${f(a?.nvimCpuMs)} → ${f(b?.nvimCpuMs)} → ${f(c.nvimCpuMs)} | ${c.complete} |`,
@@ -378,12 +402,65 @@ own beside. **Before** (\`bench/flood-before.mjs\`, the same bench, earlier runs
 (before any work on this), then at c6f0e65 (trace written in batches, faster redaction, appends at the line's end).
 **Now**: text chunks read together from the pipe are recognised by their learned head without \`JSON.parse\` and
 reach the session as one update (\`JsonRpcPeer.coalesce\`), redacted in one pass and traced as one entry per read;
-batches to a very long last line come in proportion to its length, and a last line past 64 KB is drawn without
-'linebreak' (Neovim measures it after each batch, 4-5 times slower with it).
+a batch carries at most 256 KiB and 4,096 line breaks, and a line past 64 KiB goes on in marked lines (appending
+to a buffer line copies it whole), batches to a long last line coming in proportion to its length; the turn ends
+before its end-of-turn checkpoint is taken (its changes block follows). The last row (a tool call update every
+100 chunks into the one long line): "before" is the plugin at 56598e0 (the turn's end waited for the end
+snapshot), measured with this bench in a run of its own.
 
 | | reply | time / baseline before (16bbc73 → c6f0e65) | time / baseline now | goal | editor p99 / max ms before | now | goal (< 16 / < 50) | host CPU / baseline CPU before (ms) | now (ms) | goal (≤ x2) | Neovim CPU ms before → now | transcript byte-identical |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rows.join("\n")}
+`;
+}
+
+/** Section 14: one huge chunk, before and after, by Neovim version. */
+function bigSection(rows, version) {
+  const f = (x, d = 1) => (typeof x === "number" ? x.toFixed(d) : "–");
+  const goal = (ok) => (ok ? "met" : "**missed**");
+  const v = /v0\.10/.test(version) ? "0.10" : "0.12";
+  const before = BIG_BEFORE[v] ?? [];
+  const lines = rows.map((r) => {
+    const b = before.find((x) => x.mb === r.mb);
+    return `| ${r.mb} MB (${r.bytes.toLocaleString("en")} bytes) | ${f(b?.max)} / ${f(b?.p99)} ms | **${f(r.max)} / ${f(r.p99)} ms** (${r.samples}) | ${goal(r.max < 50 && r.p99 < 16)} | ${f(b?.ms, 0)} → ${f(r.ms, 0)} ms | ${r.exact} |`;
+  });
+  return `
+## One huge chunk (14)
+
+\`bench/big-chunk.mjs\`: one \`agent_message_chunk\` of 4, 8 and 15 MB with no line break (ASCII and multi-byte
+characters), into a chat with a 160x50 UI attached (checkpoints off). **Editor**: a second client's
+\`nvim_eval("1")\` every 2 ms, one at a time, from the prompt to 300 ms after the turn's end (longest / p99).
+**Before**: the plugin at 56598e0 (the chunk drawn in one batch as one buffer line; the history of the turn read
+whole at its end), this bench, ${v}. **Now**: batches of at most 256 KiB and 4,096 line breaks, one per frame;
+lines broken at 64 KiB into marked continuation lines (\`long_line.text\` joins them back), drawn without
+'wrap' while such a line is the transcript's end; the turn's history saved 1 MiB per turn of the loop.
+
+| chunk | longest / p99 before | now | goal (< 50 / < 16) | prompt to the turn's end | transcript byte-exact |
+| --- | --- | --- | --- | --- | --- |
+${lines.join("\n")}
+`;
+}
+
+/** Section 15: a long history loaded. */
+function replaySection(r) {
+  const f = (x, d = 1) => (typeof x === "number" ? x.toFixed(d) : "–");
+  const goal = (ok) => (ok ? "met" : "**missed**");
+  const b = REPLAY_BEFORE;
+  return `
+## A long history loaded (15)
+
+\`bench/replay.mjs\`: \`session/load\` of a session of ${r.updates.toLocaleString("en")} updates (turns of 1,000, a reply of one line per two
+chunks, a tool call every 100 updates and its completion: a transcript of ~54,600 lines) into a new chat shown in a
+window, with a 160x50 UI attached. Time: from the chat asked for (the agent started, initialize) to the replay's
+last line on screen, median of ${r.plugin.length} fresh Neovims; **bare**: a Node reader starting the same agent and
+\`JSON.parse\`-ing the same bytes up to session/load's answer. **Editor**: a second client's \`nvim_eval("1")\` every 2 ms.
+**Before**: the plugin at ${b.commit}, one round of this bench.
+
+| | before | now | goal |
+| --- | --- | --- | --- |
+| time / bare parse | x${f(b.ratio, 2)} (${f(b.pluginMs, 0)} vs ${f(b.bareMs, 0)} ms) | **x${f(r.ratio, 2)}** (${f(r.pluginMs, 0)} [${r.plugin.map((x) => x.toFixed(0)).join(", ")}] vs ${f(r.bareMs, 0)} [${r.bares.map((x) => x.toFixed(0)).join(", ")}] ms) | ≤ x2: ${goal(r.ratio <= 2)} |
+| editor longest / p99 | ${f(b.max)} / ${f(b.p99)} ms | **${f(r.max)} / ${f(r.p99)} ms** | < 50 / < 16: ${goal(r.max < 50 && r.p99 < 16)} |
+| transcript complete (every reply line and tool call), the window at its last line | ${b.complete} / ${b.atEnd} | ${r.complete} / ${r.atEnd} | |
 `;
 }
 

@@ -20,12 +20,13 @@
 ---@field shown? integer             order in which chats were last shown (registry.lua)
 ---@field render? acpchat.RenderState where each block is (blocks.lua, render.lua)
 ---@field past_render? (acpchat.RenderState|false)[] one per restart, for clips drawn before it
+---@field render_backlog? table[]   render ops left for the next turn of the loop (a batch
+---                                 draws at most a few ms per turn)
 ---@field batches? integer           render batches applied (the benchmark counts them)
 ---@field turn_ended? integer        turns ended, counted by render.lua
 ---@field last_stop? string          the last turn's stop reason
 ---@field history_shown? boolean     the local history was drawn (a resume without replay)
 ---@field queue_shown? string        the queued prompts the winbar shows, as a key
----@field no_linebreak? table<integer, boolean> windows whose 'linebreak' a long line turned off
 ---@field unseen? boolean            new text arrived below a window scrolled up (layout.lua)
 ---@field followed? string           the location follow-along showed last (follow.lua)
 ---@field history_at? integer        prompt history: the entry shown (0: the draft)

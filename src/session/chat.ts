@@ -300,7 +300,7 @@ export class Chat {
       // Images and audio go as such only to an agent that takes them (promptCapabilities).
       const caps = this.client?.capabilities.promptCapabilities;
       const media = { image: caps?.image === true, audio: caps?.audio === true, maxBytes: this.opts.media?.maxBytes ?? DEFAULT_MAX_BYTES, agent: this.opts.agentName, owns: this.opts.media?.owns };
-      ({ blocks, notes } = await buildPrompt(p.text, p.context, this.boundary, this.client?.supports("embeddedContext") ?? false, read, media));
+      ({ blocks, notes } = await buildPrompt(p.text, p.context, this.boundary, this.client?.supports("embeddedContext") ?? false, read, media, (s) => this.redactor.text(s)));
     } catch (e) {
       if (this.preparing !== p) return; // taken back meanwhile
       this.preparing = undefined;
@@ -333,7 +333,9 @@ export class Chat {
     for (const n of notes) this.notice(n, "warn");
     const stop = await turn;
     await Promise.all([...this.toolEnds]);
-    if (step) await this.showChanges(step);
+    // The turn is over now; its changes block follows once the end snapshot is in (the next
+    // turn's start snapshot queues behind it: the store takes snapshots in order).
+    if (step) void this.showChanges(step);
     this.opts.onTurnEnd?.(stop);
     this.pump();
   }

@@ -267,6 +267,7 @@ error("Cannot require a meta file")
 ---@field path string
 ---@field label? string
 ---@field media? { kind: "image"|"audio", mime: string, size: number }
+---@field mention? string
 
 ---@class acpchat.wire.ContextItem.range
 ---@field type "range"
@@ -275,11 +276,28 @@ error("Cannot require a meta file")
 ---@field end number
 ---@field text string
 ---@field filetype? string
+---@field mention? string
 
---- What a prompt carries besides its text: a file (an image or audio clip: `media`) or a range of lines.
+---@class acpchat.wire.ContextItem.text
+---@field type "text"
+---@field mention? string
+---@field uri string
+---@field text string
+---@field path? string
+---@field title? string
+---@field label? string
+
+---@class acpchat.wire.ContextItem.link
+---@field type "link"
+---@field path string
+---@field mention string
+
+--- What a prompt carries besides its text: a file (an image or audio clip: `media`), a range of lines, what a mention names that is no file (`text`: diagnostics, quickfix, a past session) or a file a mention lists (`link`). `mention`: the token as the prompt shows it.
 ---@alias acpchat.wire.ContextItem
 ---| acpchat.wire.ContextItem.file
 ---| acpchat.wire.ContextItem.range
+---| acpchat.wire.ContextItem.text
+---| acpchat.wire.ContextItem.link
 
 --- An agent's session as the session picker lists it.
 ---@class acpchat.wire.SessionChoice

@@ -4,6 +4,7 @@
 local config = require("acpchat.config")
 local util = require("acpchat.util")
 local blocks = require("acpchat.transcript.blocks")
+local long_line = require("acpchat.transcript.long_line")
 
 local M = {}
 
@@ -72,10 +73,19 @@ function M.body(chat)
       end
     end
   end
+  -- A line long_line broke for its length is saved whole.
+  local continued = {}
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, long_line.ns, 0, -1, {})) do
+    continued[m[2]] = true
+  end
   local out = {}
   local i = 0
   while i < #all do
-    out[#out + 1] = all[i + 1]
+    if continued[i - 1] and #out > 0 then
+      out[#out] = out[#out] .. all[i + 1]
+    else
+      out[#out + 1] = all[i + 1]
+    end
     local last = fenced[i]
     if last then
       out[#out + 1] = "```text"
