@@ -1,6 +1,6 @@
 /**
  * What the transcript says of the unstable additions' blocks (src/session/unstable-blocks.ts):
- * plain data for lua/acpchat/unstable_text.lua. view-model.ts hands them over with its own
+ * plain data for lua/acpchat/transcript/unstable_text.lua. view-model.ts hands them over with its own
  * helpers (so that this module does not import it back).
  */
 import type { UnstableBlock } from "../session/unstable-blocks.js";
