@@ -12,10 +12,15 @@ files=(lua plugin ftplugin test/lua scripts/gen-doc.lua scripts/try-init.lua)
 status=0
 
 echo "== luacheck"
+# Debian ships it; installed on first use as install-nvim.sh installs patchelf.
+if ! command -v luacheck >/dev/null; then
+  need_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  { need_root apt-get update -qq && need_root apt-get install -y -qq lua-check; } >&2 ||
+    echo "luacheck could not be installed: apt-get install lua-check" >&2
+fi
 if command -v luacheck >/dev/null; then
   luacheck -q "${files[@]}" || status=1
 else
-  echo "luacheck is not installed: apt-get install lua-check" >&2
   status=1
 fi
 

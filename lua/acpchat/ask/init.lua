@@ -65,11 +65,14 @@ end
 --- Long texts of questions, sent ahead of them in parts (src/nvim/questions.ts): key -> field -> parts.
 local parts = {}
 
-function M.part(key, field, text)
+---@param key string
+---@param field string
+---@param piece string
+function M.part(key, field, piece)
   parts[key] = parts[key] or {}
   local list = parts[key][field] or {}
   parts[key][field] = list
-  list[#list + 1] = text
+  list[#list + 1] = piece
 end
 
 ---@param chat_id integer
