@@ -46,11 +46,19 @@ export interface Frame {
   run?: { head: string; tail: string; texts: string[] };
 }
 
+/** A line dropped for its length: `bytes` is unknown when it was cut off before its end came. */
+export interface DroppedLine {
+  bytes?: number;
+  limit: number;
+}
+
 export interface PeerOptions {
   /** Called with every frame in and out (the trace log). */
   onFrame?: (frame: Frame) => void;
   /** Problems with what the other side sent; never thrown. */
   onProblem?: (message: string) => void;
+  /** A line over `maxLineBytes` was dropped (after its problem report): its size when known. */
+  onDroppedLine?: (dropped: DroppedLine) => void;
   /** Longest accepted line, in bytes; longer lines are dropped whole (with a problem report). */
   maxLineBytes?: number;
 }
@@ -283,14 +291,14 @@ export class JsonRpcPeer {
         this.partial = [];
         this.partialBytes = 0;
         if (line.length > this.maxLineBytes) {
-          this.problem(`dropped a line of ${line.length} bytes (limit ${this.maxLineBytes})`);
+          this.dropped(line.length);
           start = nl + 1;
           continue;
         }
         text = line.toString("utf8");
       } else {
         if (nl - start > this.maxLineBytes) {
-          this.problem(`dropped a line of ${nl - start} bytes (limit ${this.maxLineBytes})`);
+          this.dropped(nl - start);
           start = nl + 1;
           continue;
         }
@@ -307,7 +315,7 @@ export class JsonRpcPeer {
       const rest = chunk.subarray(start);
       this.partialBytes += rest.length;
       if (this.partialBytes > this.maxLineBytes) {
-        this.problem(`dropped a line longer than ${this.maxLineBytes} bytes`);
+        this.dropped(undefined);
         this.partial = [];
         this.partialBytes = 0;
         this.discarding = true;
@@ -541,6 +549,12 @@ export class JsonRpcPeer {
 
   private problem(message: string): void {
     this.options.onProblem?.(message);
+  }
+
+  private dropped(bytes: number | undefined): void {
+    const limit = this.maxLineBytes;
+    this.problem(bytes === undefined ? `dropped a line longer than ${limit} bytes` : `dropped a line of ${bytes} bytes (limit ${limit})`);
+    this.options.onDroppedLine?.({ bytes, limit });
   }
 }
 

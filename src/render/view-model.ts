@@ -10,7 +10,7 @@ import { contentText } from "../session/session-state.js";
 import { commandLine } from "../session/permission-rules.js";
 import { summarizeDiff } from "./diff-summary.js";
 import { unstableView, type UnstableBlockView } from "./unstable-view.js";
-import { decodedSize, type MediaBlock } from "../session/attachments.js";
+import { decodedSize, type MediaBlock } from "../session/media.js";
 
 export type ToolContentView =
   /** Output text; `fold`: the lines shown while folded (more follow: Lua offers to expand). */

@@ -22,7 +22,7 @@ import type {
 } from "../protocol/schema.js";
 import { describeTerminalExit } from "../terminals/exit-status.js";
 import type { UnstableBlock } from "./unstable-blocks.js";
-import { mediaName, type MediaBlock } from "./attachments.js";
+import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
 
 /** `cancelled`: the turn was cancelled; `unfinished`: the turn ended without a final status. */
@@ -505,6 +505,60 @@ export class SessionState {
     return this.modes.availableModes.find((m) => m.id === this.modes!.currentModeId)?.name ?? this.modes.currentModeId;
   }
 
+
+  /** The last turn's tokens (unstable PromptResponse.usage), for the status. */
+  setTurnUsage(usage: Record<string, number>): TranscriptEvent[] {
+    this.turnUsage = usage;
+    return [];
+  }
+
+  /** A config option set by the client, for an agent that answered without its options. */
+  setConfigValue(configId: string, value: string | boolean): TranscriptEvent[] {
+    this.configOptions = this.configOptions.map((o) => (o.id === configId ? ({ ...o, currentValue: value } as SessionConfigOption) : o));
+    return [{ type: "meta" }];
+  }
+
+  /** The model chosen with legacy `session/set_model`. */
+  setLegacyModel(modelId: string): TranscriptEvent[] {
+    if (this.legacyModels) this.legacyModels = { ...this.legacyModels, currentModelId: modelId };
+    return [{ type: "meta" }];
+  }
+
+  /** The session's title, as the client renamed it. */
+  setTitle(title: string): TranscriptEvent[] {
+    this.title = title;
+    return [{ type: "meta" }];
+  }
+
+  /** Turns go on from `turn`: a restarted agent's transcript continues the one above it. */
+  continueTurnsFrom(turn: number): void {
+    this.turn = turn;
+  }
+
+  /** A compaction's summary, redacted whole (a secret may arrive split across its chunks). */
+  redactCompaction(compactionId: string, redact: (text: string) => string): TranscriptEvent[] {
+    const { block } = this.compaction(compactionId);
+    const safe = redact(block.summary);
+    if (safe === block.summary) return [];
+    block.summary = safe;
+    return [{ type: "update", block }];
+  }
+
+  /** The current turn's text blocks, redacted (a safety net after the turn). */
+  redactTurn(redact: (text: string) => string): TranscriptEvent[] {
+    const events: TranscriptEvent[] = [];
+    for (let i = this.blocks.length - 1; i >= 0 && this.blocks[i]!.turn === this.turn; i--) {
+      const b = this.blocks[i]!;
+      if (b.type === "agent" || b.type === "thought" || b.type === "user") {
+        const safe = redact(b.text);
+        if (safe !== b.text) {
+          b.text = safe;
+          events.push({ type: "update", block: b });
+        }
+      }
+    }
+    return events;
+  }
 
   /** A block by its id (src/session/unstable.ts finds its blocks again). */
   blockById(id: string): Block | undefined {
