@@ -190,7 +190,7 @@ local function show_queue_everywhere(chat)
 end
 
 --- Forget the drawn blocks (their text stays): a restarted chat numbers its blocks afresh.
-local function new_generation(chat)
+local function forget_drawn(chat)
   -- Kept for the clips drawn before (gx, gS: lua/acpchat/media.lua); one entry per restart.
   chat.past_render = chat.past_render or {}
   table.insert(chat.past_render, chat.render or false)
@@ -246,7 +246,7 @@ local handlers = {
       api.nvim_exec_autocmds("User", { pattern = "AcpChatTurnEnd", data = { chat = chat.id, stop_reason = op.stop_reason }, modeline = false })
     end)
   end,
-  generation = new_generation,
+  restarted = forget_drawn,
   reset = reset,
 }
 

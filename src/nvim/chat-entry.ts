@@ -3,8 +3,8 @@
  * rules, media folder and checkpoints; and the shapes the host's call handlers share.
  */
 import type { TurnCheckpoints } from "../checkpoints/turns.js";
-import type { RenderQueue } from "../render/render-queue.js";
-import { statusView, type StatusView } from "../render/view-model.js";
+import type { RenderQueue } from "../view/render-queue.js";
+import { statusView, type StatusView } from "../view/view-model.js";
 import type { MediaFiles } from "../session/attachments.js";
 import type { Chat } from "../session/chat/chat.js";
 import type { PermissionRules } from "../session/permission-rules.js";

@@ -19,8 +19,8 @@
  */
 import type { McpServerConfig } from "../client/acp-client.js";
 import type { ToolName } from "../editor-tools/tools.js";
-import type { RenderOp } from "../render/render-queue.js";
-import type { BlockView } from "../render/view-model.js";
+import type { RenderOp } from "../view/render-queue.js";
+import type { BlockView } from "../view/view-model.js";
 import type { ContextItem } from "../session/prompt-builder.js";
 import type { SessionChoice } from "../session/session-commands.js";
 import type { TraceEntry } from "../trace/trace-log.js";

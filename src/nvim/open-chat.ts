@@ -9,7 +9,7 @@ import { TurnCheckpoints } from "../checkpoints/turns.js";
 import { EditorChannel } from "../editor-tools/channel.js";
 import { errorMessage } from "../protocol/errors.js";
 import type { StopReason } from "../protocol/schema.js";
-import { RenderQueue } from "../render/render-queue.js";
+import { RenderQueue } from "../view/render-queue.js";
 import { MediaFiles } from "../session/attachments.js";
 import { Chat } from "../session/chat/chat.js";
 import { PermissionRules } from "../session/permission-rules.js";

@@ -5,7 +5,7 @@
  * back; a load's replay then replaces the transcript, anything else is added below it, and a
  * failure leaves it as it was.
  */
-import type { RenderOp } from "../render/render-queue.js";
+import type { RenderOp } from "../view/render-queue.js";
 import type { Chat } from "../session/chat/chat.js";
 import type { Entry } from "./chat-entry.js";
 import type { OpenParams } from "./contract.js";
@@ -61,7 +61,7 @@ export class RestartView {
     private readonly draw: (ops: RenderOp[]) => void,
   ) {
     this.held = restart === "continue" ? [] : undefined;
-    if (restart === "new") draw([{ op: "generation" }]);
+    if (restart === "new") draw([{ op: "restarted" }]);
   }
 
   /** Ops for the view. */
@@ -78,7 +78,7 @@ export class RestartView {
     const drawn = this.held;
     this.held = undefined;
     // A load replayed the conversation: it replaces the view. A resume replays nothing.
-    this.draw([{ op: continuedBy === "load" ? "reset" : "generation" }, ...drawn]);
+    this.draw([{ op: continuedBy === "load" ? "reset" : "restarted" }, ...drawn]);
   }
 
   /** The chat failed to start: true when it was a restart, whose old transcript stays. */
@@ -86,7 +86,7 @@ export class RestartView {
     if (!this.held) return false;
     // The old transcript stays; what the failed load drew is dropped.
     this.held = undefined;
-    this.draw([{ op: "generation" }]);
+    this.draw([{ op: "restarted" }]);
     return true;
   }
 

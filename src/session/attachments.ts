@@ -137,7 +137,7 @@ export class MediaFiles {
   /**
    * The blocks of the sessions before each restart (only those that hold clips): the transcript
    * still shows them, numbered by the session they came from, and gx or gS on them asks for
-   * them with `past` (0 for the first restart). A restart's view op (generation or reset) is
+   * them with `past` (0 for the first restart). A restart's view op (restarted or reset) is
    * one per restart, so the editor counts them the same way.
    */
   private past: { id: string; type: string }[][] = [];

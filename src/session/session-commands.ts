@@ -7,8 +7,7 @@ import { withAgent } from "../session/agent-probe.js";
 import type { Chat } from "../session/chat/chat.js";
 import { SessionIndex } from "../session/session-index.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
-import { blockView, oneLine, type BlockView } from "../render/view-model.js";
-import { childViews } from "../render/unstable-view.js";
+import { oneLine } from "./one-line.js";
 
 export interface AgentSpec {
   name: string;
@@ -107,14 +106,5 @@ export async function renameSession(p: SessionsParams & { sessionId: string; tit
     shown.notice(`Renamed to "${title}".`);
   }
   return { title };
-}
-
-/** A child session (subagent) of `chat`, whole: its own view shows every block of it. */
-export function subagentView(chat: Chat, sessionId: string): { title?: string; description?: string; state?: string; stopReason?: string; canCancel?: boolean; blocks: BlockView[] } {
-  const found = chat.child(sessionId);
-  if (!found) throw new Error(`no subagent ${sessionId} in this chat`);
-  const { views } = childViews(found.state.blocks, { blockView: blockView as (b: never) => unknown, oneLine });
-  const b = found.block;
-  return { title: b.title, description: b.description, state: b.state?.state, stopReason: b.state?.stopReason, canCancel: b.canCancel, blocks: views as BlockView[] };
 }
 

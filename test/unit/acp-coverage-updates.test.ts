@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { parseOptInUpdate, parseSessionUpdate, type SessionUpdate } from "../../src/protocol/schema.js";
 import { SessionState, noticeLevel } from "../../src/session/session-state.js";
-import { blockView } from "../../src/render/view-model.js";
+import { blockView } from "../../src/view/view-model.js";
 
 const parse = (u: unknown) => parseOptInUpdate(parseSessionUpdate(u));
 

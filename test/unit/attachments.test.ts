@@ -191,7 +191,7 @@ describe("attachments", () => {
 describe("media in the session's state and view", () => {
   it("an image chunk is a block of its own between the texts around it; a replayed user image opens its turn once; views carry no data", async () => {
     const { SessionState } = await import("../../src/session/session-state.js");
-    const { blockView } = await import("../../src/render/view-model.js");
+    const { blockView } = await import("../../src/view/view-model.js");
     const s = new SessionState("bot");
     const data = bytes(30).toString("base64");
     // session/load replays: a user image, then the user's text: one turn.

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { ChangeStep, FileOutcome, TurnCheckpoints } from "../../checkpoints/turns.js";
 import type { Chat } from "../../session/chat/chat.js";
 import type { Hunk } from "../../workspace/hunks.js";
-import { oneLine } from "../../render/view-model.js";
+import { oneLine } from "../../session/one-line.js";
 import { acceptedHunks, WHOLE_FILE_LINES } from "../../workspace/write-plan.js";
 import type { LiveFiles } from "../../checkpoints/apply.js";
 import type { QuickfixItem, RewindFile } from "../contract.js";

@@ -1,5 +1,5 @@
 /** Calls about one open chat: prompts, cancel, modes and options, permissions, logs, terminals, subagents. */
-import { subagentView } from "../../session/session-commands.js";
+import { subagentView } from "../../view/subagent-view.js";
 import { takenBack, type ChatLookup, type Handlers } from "../chat-entry.js";
 
 type ChatCalls = Pick<Handlers, "send" | "cancel" | "setMode" | "setOption" | "permissions" | "permissionRemove" | "toolDiffs" | "trace" | "terminal" | "logout" | "subagent" | "forkSource" | "subagentCancel">;
@@ -36,7 +36,7 @@ export function chatCalls(chats: ChatLookup): ChatCalls {
       await chat(p.chat).logout();
       return null;
     },
-    subagent: (p) => subagentView(chat(p.chat), p.sessionId),
+    subagent: (p) => subagentView(chat(p.chat).child(p.sessionId), p.sessionId),
     forkSource: (p) => chat(p.chat).forkSource(),
     subagentCancel: (p) => {
       chat(p.chat).cancelChild(p.sessionId);

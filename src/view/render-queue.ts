@@ -16,7 +16,7 @@
  *   {op:"update", block}         redraw a block in place
  *   {op:"meta", status}          the winbar/status changed
  *   {op:"turn_end", stopReason}  the turn ended (fires AcpChatTurnEnd)
- *   {op:"generation"} / {op:"reset"}  after a restart: forget the drawn blocks / clear the view
+ *   {op:"restarted"} / {op:"reset"}  after a restart: forget the drawn blocks / clear the view
  */
 import type { Block, TranscriptEvent } from "../session/session-state.js";
 import { blockView, type BlockView, type StatusView } from "./view-model.js";
@@ -28,7 +28,7 @@ export type RenderOp =
   | { op: "meta"; status: StatusView }
   | { op: "turn_end"; stopReason: string }
   /** The chat restarted: forget the blocks drawn so far (their text stays). */
-  | { op: "generation" }
+  | { op: "restarted" }
   /** A reloaded session replaces the transcript: clear it, the replay follows. */
   | { op: "reset" };
 
