@@ -18,7 +18,7 @@
  *   {op:"turn_end", stopReason}  the turn ended (fires AcpChatTurnEnd)
  *   {op:"restarted"} / {op:"reset"}  after a restart: forget the drawn blocks / clear the view
  */
-import type { Block, TranscriptEvent } from "../session/session-state.js";
+import type { Block, TranscriptEvent } from "../session/blocks.js";
 import { blockView, type BlockView, type StatusView } from "./view-model.js";
 
 export type RenderOp =

@@ -5,9 +5,10 @@
  * here already: newlines, control and bidi characters escaped, length capped.
  */
 import { oneLine } from "../session/one-line.js";
-import type { Block, SessionState, ToolCallState } from "../session/session-state.js";
+import type { SessionState } from "../session/session-state.js";
+import type { Block, ToolCallState } from "../session/blocks.js";
 import type { FileChange } from "../checkpoints/types.js";
-import { contentText } from "../session/session-state.js";
+import { contentText } from "../session/blocks.js";
 import { commandLine } from "../session/permission-rules.js";
 import { summarizeDiff } from "./diff-summary.js";
 import { unstableView, type UnstableBlockView } from "./unstable-view.js";

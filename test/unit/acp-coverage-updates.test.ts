@@ -1,7 +1,8 @@
 /** The opt-in session/update variants (issue 16): parsing after the hot path, and what SessionState makes of them. */
 import { describe, expect, it } from "vitest";
 import { parseOptInUpdate, parseSessionUpdate, type SessionUpdate } from "../../src/protocol/schema.js";
-import { SessionState, noticeLevel } from "../../src/session/session-state.js";
+import { SessionState } from "../../src/session/session-state.js";
+import { noticeLevel } from "../../src/session/blocks.js";
 import { blockView } from "../../src/view/view-model.js";
 
 const parse = (u: unknown) => parseOptInUpdate(parseSessionUpdate(u));

@@ -4,7 +4,7 @@
  * again, a checkpoint is taken, and a read of a file with unsaved edits is pointed out.
  */
 import { errorMessage } from "../../protocol/errors.js";
-import type { ToolCallState } from "../session-state.js";
+import type { ToolCallState } from "../blocks.js";
 import type { ChatCore } from "./context.js";
 
 /** What the follow-up needs of the turns. */

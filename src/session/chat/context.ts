@@ -6,7 +6,8 @@
 import type { PathBoundary } from "../../workspace/path-boundary.js";
 import type { Redactor } from "../../trace/redact.js";
 import type { TraceLog } from "../../trace/trace-log.js";
-import type { SessionState, TranscriptEvent } from "../session-state.js";
+import type { SessionState } from "../session-state.js";
+import type { TranscriptEvent } from "../blocks.js";
 import type { ChatOptions } from "./options.js";
 
 export type NoticeLevel = "info" | "warn" | "error";

@@ -6,7 +6,7 @@ import type { StopReason } from "../../protocol/schema.js";
 import type { TurnCheckpoints } from "../../checkpoints/turns.js";
 import type { PermissionRules } from "../permission-rules.js";
 import type { QueuedPrompt } from "../prompt-queue.js";
-import type { TranscriptEvent } from "../session-state.js";
+import type { TranscriptEvent } from "../blocks.js";
 
 export interface ChatOptions {
   agentName: string;

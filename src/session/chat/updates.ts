@@ -9,7 +9,7 @@ import { isUnstableUpdate } from "../../protocol/unstable-schema.js";
 import { describeTerminalExit } from "../../terminals/exit-status.js";
 import type { Terminal } from "../../terminals/terminal-manager.js";
 import { ChunkRedactor } from "../chunk-redactor.js";
-import { exitFailed, noticeLevel } from "../session-state.js";
+import { exitFailed, noticeLevel } from "../blocks.js";
 import type { UnstableSession } from "../unstable.js";
 import type { ChatCore } from "./context.js";
 
