@@ -264,7 +264,7 @@ export type ChatStateName = "starting" | "signing_in" | "ready" | "running" | "c
 
 export interface ChatFacts {
   agent: string;
-  /** The chat's lifecycle (src/session/chat.ts). */
+  /** The chat's lifecycle (src/session/chat/chat.ts). */
   lifecycle: "starting" | "signing_in" | "ready" | "failed" | "closed";
   /** Why it failed, for the user. */
   failure?: string;
