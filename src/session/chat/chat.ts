@@ -3,7 +3,7 @@
  * draws. A thin coordinator over its parts: the connection (connection.ts), the turns
  * (turns.ts), the agent's requests (agent-requests.ts), the update router (updates.ts) and what
  * follows a tool call (after-tool-call.ts). Editor-agnostic: the editor is reached through the
- * EditorPort and the `onEvents` sink. ACP cancel is implemented exactly (see ACP-NOTES.md).
+ * EditorPort and the `onEvents` sink. ACP cancel is implemented exactly (see Turns.cancel).
  */
 import { ConnectionClosedError, errorMessage } from "../../protocol/errors.js";
 import { parseSessionUpdate, type ContentBlock, type StopReason } from "../../protocol/schema.js";
