@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark of turn checkpoints (issue 23), standalone: `node bench/checkpoints.mjs` (prints a
+// Benchmark of turn checkpoints, standalone: `node bench/checkpoints.mjs` (prints a
 // markdown table on stdout; `--json` adds the raw figures; `--no-nvim` skips the editor part).
 // `npm run bench` runs it and appends its table to bench/RESULTS.md.
 //
@@ -340,7 +340,7 @@ export function table(r, f, off) {
     "| --- | --- | --- | --- |",
     ...rows,
     "",
-    "Targets (issue 23): the first snapshot in the background, never delaying the first prompt by more than 200 ms; later snapshots under 100 ms; the editor never blocked over 16 ms; rewind of a 100-file turn under 1 s. (a)-(e) run src/checkpoints/ bundled into this process with the real git; (f) is the plugin in a headless Neovim with a 160x50 UI attached, and \"off\" the same Neovim, project and turns with `checkpoints = { enabled = false }`: what the turns cost without any snapshot. A gap of the 1 ms timer also counts the machine's own scheduling (f0 is its floor).",
+    "Targets: the first snapshot in the background, never delaying the first prompt by more than 200 ms; later snapshots under 100 ms; the editor never blocked over 16 ms; rewind of a 100-file turn under 1 s. (a)-(e) run src/checkpoints/ bundled into this process with the real git; (f) is the plugin in a headless Neovim with a 160x50 UI attached, and \"off\" the same Neovim, project and turns with `checkpoints = { enabled = false }`: what the turns cost without any snapshot. A gap of the 1 ms timer also counts the machine's own scheduling (f0 is its floor).",
   ].join("\n");
 }
 

@@ -1,4 +1,4 @@
-// The editor's tools (issue 17): what the safe path costs. An agent's MCP call goes agent ->
+// The editor's tools: what the safe path costs. An agent's MCP call goes agent ->
 // MCP server (stdio) -> private socket -> the Node host (boundary check) -> Lua (editor_query
 // event, answered by a call) -> host (formatting) -> server -> agent. The baseline is what an
 // agent holding Neovim's own RPC socket could do instead, which is exactly what the design

@@ -1,6 +1,6 @@
 // Figures of bench/flood-stream.mjs from earlier runs, printed by bench/run.mjs beside the current
 // ones; each ratio (plugin / baseline, host CPU / baseline CPU) is from one run, so ratios compare.
-// FIRST: before any work on issue 18, the plugin at commit 16bbc73, measured with this bench
+// FIRST: before any work on streaming speed, the plugin at commit 16bbc73, measured with this bench
 // (commit 72b8e33) on the machine of bench/RESULTS.md.
 export const FIRST = {
   ui: [

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Streaming at the speed of the pipe (issue 18): the plugin against the plain baseline
+// Streaming at the speed of the pipe: the plugin against the plain baseline
 // (bench/flood-baseline.mjs) for replies of 20,000 and 200,000 chunks, as many short lines and
 // as one long line, with a UI attached (160x50, redraw events consumed) and headless.
 // Default config: trace on, redaction on. Run by bench/run.mjs; alone:

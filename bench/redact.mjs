@@ -1,4 +1,4 @@
-// Redaction of hostile text (issue 24): every redaction pattern must be linear in the text's
+// Redaction of hostile text: every redaction pattern must be linear in the text's
 // length, since an agent controls the text and the Node host has one thread. For each input
 // built against a pattern (a long run of a secret word with no `=`, dash runs before a flag,
 // JSON keys that never close...), the time of Redactor.text and Redactor.json (the input as a

@@ -298,16 +298,16 @@ async function main() {
   say("edits: bench/edits.mjs");
   const edits = execFileSync(process.execPath, [join(root, "bench/edits.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
   writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Edits (9)\n\n" + edits);
-  // 11. The editor's tools (issue 17): the safe path against the RPC socket it denies agents.
+  // 11. The editor's tools: the safe path against the RPC socket it denies agents.
   say("editor tools: bench/editor-tools.mjs");
   const tools = execFileSync(process.execPath, [join(root, "bench/editor-tools.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
   writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Editor tools (11)\n\n" + tools);
-  // 12. Turn checkpoints (issue 23): snapshot, prompt-delay, editor and rewind figures on a
+  // 12. Turn checkpoints: snapshot, prompt-delay, editor and rewind figures on a
   // generated 10,000-file project (bench/checkpoints.mjs, its own Neovims).
   say("checkpoints: bench/checkpoints.mjs");
   const checkpoints = execFileSync(process.execPath, [join(root, "bench/checkpoints.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NVIM: bin } });
   writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Checkpoints (12)\n\n" + checkpoints);
-  // 13. Redaction of hostile text (issue 24): linear in the text's length.
+  // 13. Redaction of hostile text: linear in the text's length.
   say("redaction: bench/redact.mjs");
   const redaction = execFileSync(process.execPath, [join(root, "bench/redact.mjs")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
   writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Redaction of hostile text (13)\n\n" + redaction);

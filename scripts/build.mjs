@@ -1,10 +1,12 @@
 // Builds the remote plugin: one CommonJS bundle (the node host loads plugins with require(),
-// while execa and zod are ESM-only), then writes the Lua mirror of the Lua <-> Node contract.
+// while execa and zod are ESM-only), then writes the Lua mirrors of the Lua <-> Node contract:
+// its method names and its LuaCATS classes (paths: LUA_OUT in scripts/gen-contract-meta.mjs).
 import { build } from "esbuild";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { canGenerate, contractMeta, LUA_OUT } from "./gen-contract-meta.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outfile = join(root, "dist", "acpchat.cjs");
@@ -52,7 +54,16 @@ const lua = [
   "}",
   "",
 ].join("\n");
-writeFileSync(join(root, "lua", "acpchat", "contract.lua"), lua);
-process.stdout.write(`built ${outfile} and lua/acpchat/contract.lua (${mod.LUA_METHODS.length} calls, ${mod.NODE_EVENTS.length} events)\n`);
+writeFileSync(join(root, LUA_OUT.names), lua);
+// Its types, from the TypeScript types themselves (the compiler's checker): LuaCATS classes. A
+// user's install has no TypeScript (runtime packages only) and keeps the committed file, which a
+// unit test holds to the sources.
+let meta = `${LUA_OUT.meta} kept (no TypeScript here: npm ci --omit=dev)`;
+if (canGenerate()) {
+  mkdirSync(dirname(join(root, LUA_OUT.meta)), { recursive: true });
+  writeFileSync(join(root, LUA_OUT.meta), contractMeta(root));
+  meta = LUA_OUT.meta;
+}
+process.stdout.write(`built ${outfile}, ${LUA_OUT.names} (${mod.LUA_METHODS.length} calls, ${mod.NODE_EVENTS.length} events) and ${meta}\n`);
 // The host's signal handlers from the bundle must not keep this build process alive.
 process.exit(0);

@@ -1,4 +1,4 @@
--- What the editor knows, for the agent's editor tools (issue 17): Node's `editor_query` event
+-- What the editor knows, for the agent's editor tools: Node's `editor_query` event
 -- names a tool, this module gathers plain data and answers with the `editor_answer` call. Node
 -- has checked the path against the session's folders already, and formats the answer
 -- (src/editor-tools/format.ts). Nothing here waits: language servers answer through callbacks

@@ -1,5 +1,5 @@
 /**
- * Turn checkpoints of one chat (issue 23): a snapshot before each prompt is sent, after each
+ * Turn checkpoints of one chat: a snapshot before each prompt is sent, after each
  * tool call that may change files, and at the end of the turn, whichever way the agent wrote
  * (the client's fs/write_text_file, its own file system, a shell command). From them: what a
  * turn changed, its hunks, and taking any of it back (a hunk, a file, everything since a turn).

@@ -1,5 +1,5 @@
 /**
- * The host's end of the editor's MCP server (issue 17). Each chat gets its own channel: a Unix
+ * The host's end of the editor's MCP server. Each chat gets its own channel: a Unix
  * socket in a fresh directory only this user can open, and a random token. The MCP server the
  * agent starts (mcp-server.ts) is handed both in its environment, proves the token on its first
  * line, then asks for tools by name. The agent never gets Neovim's own RPC socket: every

@@ -1,5 +1,5 @@
 /**
- * The editor's MCP server (issue 17), started by the agent over stdio for each session:
+ * The editor's MCP server, started by the agent over stdio for each session:
  * `node dist/acpchat-mcp.cjs --tools diagnostics,definition,...`. It knows nothing of Neovim: it
  * connects to the chat's private channel (channel.ts) named in its environment, proves the
  * token, and forwards each tool call there. When the channel closes (the chat closed, Neovim

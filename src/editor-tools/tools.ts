@@ -1,5 +1,5 @@
 /**
- * The editor's tools as agents see them (issue 17): names, descriptions written for a model, and
+ * The editor's tools as agents see them: names, descriptions written for a model, and
  * input shapes. Shared by the MCP server the agent starts (mcp-server.ts registers them) and by
  * the host's channel (channel.ts validates what arrives): one list, so the two cannot disagree.
  * Every tool is read-only and answers within the session's folders.

@@ -26,7 +26,9 @@ export interface Entry {
 }
 
 /** One handler per call of contract.ts. */
-export type Handlers = { [M in LuaMethod]: (p: LuaToNode[M]["params"]) => LuaToNode[M]["result"] | Promise<LuaToNode[M]["result"]> };
+export type Handlers = {
+  [M in LuaMethod]: (p: LuaToNode[M]["params"]) => LuaToNode[M]["result"] | Promise<LuaToNode[M]["result"]>;
+};
 
 /** The open chats, by the id Lua gave them (a closed one throws). */
 export interface ChatLookup {
@@ -48,7 +50,15 @@ export function agentSpec(a: AgentParams): AgentSpec {
 
 export function statusOf(chat: Chat): StatusView {
   return statusView(
-    { agent: chat.agentName, lifecycle: chat.status, failure: chat.failure, sessionId: chat.sessionId, cwd: chat.cwd, queued: chat.queue.view(), continuedBy: chat.continuedBy },
+    {
+      agent: chat.agentName,
+      lifecycle: chat.status,
+      failure: chat.failure,
+      sessionId: chat.sessionId,
+      cwd: chat.cwd,
+      queued: chat.queue.view(),
+      continuedBy: chat.continuedBy,
+    },
     chat.state,
   );
 }

@@ -68,7 +68,8 @@ export class ChatHost {
       if (typeof ref === "number") this.bridge.emit("result", { ref, ok, value, error });
       else if (!ok) this.bridge.emit("notify", { message: `acpchat: ${error}`, level: "error" });
     };
-    if (!(LUA_METHODS as readonly string[]).includes(method)) return settle(false, undefined, `unknown method ${wireMethod}`);
+    if (!(LUA_METHODS as readonly string[]).includes(method))
+      return settle(false, undefined, `unknown method ${wireMethod}`);
     const handler = this.handlers[method] as (p: unknown) => unknown;
     Promise.resolve()
       .then(() => handler(fromWire(wireParams ?? {})))
@@ -84,7 +85,8 @@ export class ChatHost {
     const chat = typeof p?.chat === "number" ? this.chats.get(p.chat)?.chat : undefined;
     if (chat) return chat.redact(text);
     // A call about an agent without a chat (sessions): that agent's secrets.
-    if (p?.agent && typeof p.agent === "object") return new Redactor(commandSecrets(agentSpec(fromWire<AgentParams>(p.agent)))).text(text);
+    if (p?.agent && typeof p.agent === "object")
+      return new Redactor(commandSecrets(agentSpec(fromWire<AgentParams>(p.agent)))).text(text);
     return genericRedactor.text(text);
   }
 
@@ -93,7 +95,8 @@ export class ChatHost {
     return {
       open: (p) => {
         // `reopen`: the chat lived in a host that died; its transcript is on screen already.
-        if (!this.chats.has(p.chat)) this.chats.set(p.chat, openChat(this.deps(), p, p.reopen ? (p.resume ? "continue" : "new") : undefined));
+        if (!this.chats.has(p.chat))
+          this.chats.set(p.chat, openChat(this.deps(), p, p.reopen ? (p.resume ? "continue" : "new") : undefined));
         return null;
       },
       close: async (p) => {

@@ -1,7 +1,9 @@
 /**
  * The contract between the Lua glue and this Node host: every method that crosses, with its
- * parameters and result. Its one mirror in Lua is lua/acpchat/contract.lua (a test keeps the
- * two in step).
+ * parameters and result. The contract owns its shapes (./contract/views.ts; ./contract/checks.ts
+ * holds the modules that build them to it). The build mirrors it in Lua: the method names in
+ * lua/acpchat/contract.lua and a LuaCATS class for every call, reply and event in
+ * lua/acpchat/_meta/contract.lua (scripts/gen-contract-meta.mjs).
  *
  * The rules (README, "Architecture"):
  * 1. Lua never waits on Node. Every Lua -> Node call is an RPC notification; a call that wants
@@ -17,14 +19,9 @@
  *    JSON, a form's fields) never crosses as an object: it crosses as a list of pairs or as a
  *    JSON string (`*_json`).
  */
-import type { McpServerConfig } from "../client/acp-client.js";
-import type { ToolName } from "../editor-tools/tools.js";
-import type { RenderOp } from "../view/render-queue.js";
-import type { BlockView } from "../view/view-model.js";
-import type { ContextItem } from "../session/prompt-builder.js";
-import type { SessionChoice } from "../session/session-commands.js";
-import type { TraceEntry } from "../trace/trace-log.js";
-import type { BufferState } from "../workspace/write-plan.js";
+import type { BlockView, BufferStateWire, ContextItem, McpServerConfig, RenderOp, SessionChoice, ToolName, TraceEntryWire } from "./contract/views.js";
+
+export type * from "./contract/views.js";
 
 /** What Lua says when it opens a chat (snake_case on the wire; camelCase here). */
 export interface OpenParams {
@@ -144,9 +141,6 @@ export interface TerminalOutput {
   truncated?: boolean;
 }
 
-/** A trace entry; its payload is the agent's data, so it crosses as JSON text. */
-export type TraceEntryWire = Omit<TraceEntry, "payload"> & { payloadJson: string };
-
 /** Lua -> Node. All are notifications; `result` is what the `result` event carries back. */
 export interface LuaToNode {
   open: { params: OpenParams; result: null };
@@ -175,8 +169,10 @@ export interface LuaToNode {
    * What to show for it; a clipboard image is saved in the chat's private folder first.
    */
   attach: { params: ChatRef & { path?: string; clipboard?: "clipboard" | "primary" }; result: Attachment };
-  /** Write the image or audio clip shown by a block (`index`: in a tool call's content) to a private temp file, for vim.ui.open. */
-  /** `past`: the clip is in what a restart left above (0: the first restart's, 1: the next one's...), not in the current session's blocks. */
+  /**
+   * Write the image or audio clip shown by a block (`index`: in a tool call's content) to a private temp file, for vim.ui.open.
+   * `past`: the clip is in what a restart left above (0: the first restart's, 1: the next one's...), not in the current session's blocks.
+   */
   mediaOpen: { params: ChatRef & { block: string; index?: number; past?: number }; result: { path: string } };
   /** Save it to `path`; an existing file is replaced only with `overwrite` (else `exists` says so). */
   mediaSave: { params: ChatRef & { block: string; index?: number; past?: number; path: string; overwrite?: boolean }; result: { saved: boolean; exists?: boolean; path: string; size?: number } };
@@ -213,8 +209,10 @@ export interface LuaToNode {
   shutdown: { params: Record<string, never>; result: null };
   /** `cgroups`: whether agents and terminals get a cgroup each, and why (not) (agent/cgroup.ts). */
   ping: { params: Record<string, never>; result: { pid: number; node: string; cgroups: { available: boolean; why: string } } };
-  /** `codeUsed`: V8's compiled code within heapUsed (it grows as functions are optimised, not with data). */
-  /** `snapshot`: also write a heap snapshot to that path (the benchmark tells data from V8's own objects with it). */
+  /**
+   * `codeUsed`: V8's compiled code within heapUsed (it grows as functions are optimised, not with data).
+   * `snapshot`: also write a heap snapshot to that path (the benchmark tells data from V8's own objects with it).
+   */
   memory: { params: { gc?: boolean; snapshot?: string }; result: { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] } };
   /** The editor's answer to an `editorQuery` (JSON text: the data is the editor's), or why it has none. */
   editorAnswer: { params: { key: string; valueJson?: string; error?: string }; result: null };
@@ -293,8 +291,10 @@ export const NODE_EVENTS = ["render", "result", "ask", "dismiss", "takeBack", "n
  * (lua/acpchat/workspace.lua). They decide nothing: src/workspace/write-plan.ts does.
  */
 export interface NodeRequests {
-  /** A loaded buffer's lines [first, last) (0-based; all by default) and the options that decide how it is written. */
-  /** `probeDisk`: also ask Vim whether the file changed on disk since the buffer read it. */
+  /**
+   * A loaded buffer's lines [first, last) (0-based; all by default) and the options that decide how it is written.
+   * `probeDisk`: also ask Vim whether the file changed on disk since the buffer read it.
+   */
   bufferState: { params: { path: string; first?: number; last?: number; probeDisk?: boolean }; result: { loaded: false } | ({ loaded: true; lineCount: number } & BufferStateWire) };
   /**
    * Line edits (old lines [start, end), bottom first) as one undo step of their own, if the
@@ -310,9 +310,6 @@ export interface NodeRequests {
   /** Reload an unmodified buffer whose file changed on disk (like :checktime). */
   bufferReload: { params: { path: string }; result: { result: "reloaded" | "not_loaded" | "changed" } };
 }
-
-/** What bufferState says of a loaded buffer: write-plan.ts's BufferState, as Lua reports it. */
-export type BufferStateWire = BufferState;
 
 export type NodeRequest = keyof NodeRequests;
 

@@ -34,7 +34,13 @@ export interface OpenChatDeps {
  * A chat for `p`, starting in the background (a new session, or `p.resume`); `restart`: it
  * replaces one whose agent died (restart-policy.ts), with that one's media and checkpoints.
  */
-export function openChat(deps: OpenChatDeps, p: OpenParams, restart?: "continue" | "new", media = new MediaFiles(), checkpoints = openCheckpoints(p)): Entry {
+export function openChat(
+  deps: OpenChatDeps,
+  p: OpenParams,
+  restart?: "continue" | "new",
+  media = new MediaFiles(),
+  checkpoints = openCheckpoints(p),
+): Entry {
   const { bridge } = deps;
   const id = p.chat;
   const agent = agentSpec(p.agent);
@@ -89,7 +95,11 @@ export function openChat(deps: OpenChatDeps, p: OpenParams, restart?: "continue"
       queue.flush();
     },
     () => {
-      if (view.failed()) chat.notice(`Could not reload the session: ${chat.failure ?? "the agent failed"}. The transcript above is the one from before; :AcpChat tries again.`, "error");
+      if (view.failed())
+        chat.notice(
+          `Could not reload the session: ${chat.failure ?? "the agent failed"}. The transcript above is the one from before; :AcpChat tries again.`,
+          "error",
+        );
       queue.push([{ type: "meta" }]);
       queue.flush();
     },
@@ -117,7 +127,10 @@ function editorChannel(deps: OpenChatDeps, p: OpenParams, chat: () => Chat): Edi
       onProblem: (m) => chat().traceNote("problem", m),
     });
   } catch (e) {
-    deps.bridge.emit("notify", { message: `acpchat: the editor's tools are off for this chat: ${errorMessage(e)}`, level: "warn" });
+    deps.bridge.emit("notify", {
+      message: `acpchat: the editor's tools are off for this chat: ${errorMessage(e)}`,
+      level: "warn",
+    });
     return undefined;
   }
 }

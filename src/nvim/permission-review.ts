@@ -1,5 +1,5 @@
 /**
- * "Show the diff first" in a permission question: the per-hunk review itself (issue 23). Each
+ * "Show the diff first" in a permission question: the per-hunk review itself. Each
  * diff of the tool call opens in review (old side: the file as it is, when the agent sent no
  * old text or only the replaced snippet); accepting every hunk allows, rejecting every hunk
  * rejects, a subset allows and keeps only the accepted hunks:

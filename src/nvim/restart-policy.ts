@@ -31,7 +31,12 @@ export interface Reopen {
  * Start `old` again: its render queue and questions end, the old chat closes, and a new one
  * (from `open`) continues its transcript.
  */
-export function restartChat(old: Entry, fresh: boolean, withdraw: () => void, open: (r: Reopen) => Entry): { how: RestartHow; next?: Entry } {
+export function restartChat(
+  old: Entry,
+  fresh: boolean,
+  withdraw: () => void,
+  open: (r: Reopen) => Entry,
+): { how: RestartHow; next?: Entry } {
   const how = restartHow(old.chat, fresh);
   // Asked twice (a second :AcpChat while the first restart starts): the one starting goes on.
   if (how === "running") return { how };
@@ -42,8 +47,17 @@ export function restartChat(old: Entry, fresh: boolean, withdraw: () => void, op
   void old.chat.close();
   // The transcript keeps what it showed (or is replayed): its clips still open (mediaOpen's `past`).
   old.media.archive(old.chat.blocks);
-  const params = { ...old.params, fork: undefined /* a forked chat continues its own session */, resume: how !== "new" ? sessionId : undefined };
-  const next = open({ params, restart: how === "new" ? "new" : "continue", media: old.media, checkpoints: old.checkpoints });
+  const params = {
+    ...old.params,
+    fork: undefined /* a forked chat continues its own session */,
+    resume: how !== "new" ? sessionId : undefined,
+  };
+  const next = open({
+    params,
+    restart: how === "new" ? "new" : "continue",
+    media: old.media,
+    checkpoints: old.checkpoints,
+  });
   // Turns go on from the transcript above (a load's replay numbers them itself).
   if (how !== "load") next.chat.continueTurnsFrom(old.chat.state.turn);
   return { how, next };

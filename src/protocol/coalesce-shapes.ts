@@ -66,7 +66,14 @@ export class Shapes {
       const shape = shapes[i]!;
       const open = shape.head.length;
       const close = raw.length - shape.tail.length;
-      if (close - open < 2 || raw.charCodeAt(open) !== 34 || raw.charCodeAt(close - 1) !== 34 || !raw.endsWith(shape.tail) || !raw.startsWith(shape.head)) continue;
+      if (
+        close - open < 2 ||
+        raw.charCodeAt(open) !== 34 ||
+        raw.charCodeAt(close - 1) !== 34 ||
+        !raw.endsWith(shape.tail) ||
+        !raw.startsWith(shape.head)
+      )
+        continue;
       if (!shape.checked) {
         if (!this.check(shape)) {
           // Not the notification it looks like: forgotten for good, and this line parsed.
@@ -105,18 +112,30 @@ export class Shapes {
    * another string: the result must be the message with only the value at `path` changed. Whatever string a later line holds there, it is then that
    * message with that string at `path` (the rest of the line is the same text).
    */
-  learn(raw: string, msg: Record<string, unknown>, path: readonly string[], accept: (params: unknown) => boolean): void {
+  learn(
+    raw: string,
+    msg: Record<string, unknown>,
+    path: readonly string[],
+    accept: (params: unknown) => boolean,
+  ): void {
     if (!accept(msg.params)) return;
     let v: unknown = msg;
     for (const k of path) {
-      if (!isObject(v) || !Object.prototype.hasOwnProperty.call(v, k)) return;
+      if (!isObject(v) || !Object.hasOwn(v, k)) return;
       v = v[k];
     }
     if (typeof v !== "string") return;
     const tail = "}".repeat(path.length);
     const literal = JSON.stringify(v);
     const at = raw.length - tail.length - literal.length;
-    if (at < 1 || at > MAX_HEAD || raw.charCodeAt(at - 1) !== 58 /* : */ || !raw.endsWith(tail) || raw.slice(at, at + literal.length) !== literal) return;
+    if (
+      at < 1 ||
+      at > MAX_HEAD ||
+      raw.charCodeAt(at - 1) !== 58 /* : */ ||
+      !raw.endsWith(tail) ||
+      raw.slice(at, at + literal.length) !== literal
+    )
+      return;
     const head = raw.slice(0, at);
     if (this.rejected.has(head) || this.shapes.some((s) => s.head === head)) return;
     const empty = withString(msg, path, 0, "") as Record<string, unknown>;
@@ -137,7 +156,11 @@ export class Shapes {
     } catch {
       return false;
     }
-    return isObject(probed) && JSON.stringify(probed) === JSON.stringify(withString(shape.msg, shape.path, 0, probe)) && shape.accept(probed.params);
+    return (
+      isObject(probed) &&
+      JSON.stringify(probed) === JSON.stringify(withString(shape.msg, shape.path, 0, probe)) &&
+      shape.accept(probed.params)
+    );
   }
 }
 

@@ -3,7 +3,13 @@
  * call's state, and how content reads as text. Plain data, shared by the session state, the
  * unstable additions and the view.
  */
-import type { ContentBlock, PlanEntry, SessionConfigOption, ToolCallContent, ToolCallStatus } from "../protocol/schema.js";
+import type {
+  ContentBlock,
+  PlanEntry,
+  SessionConfigOption,
+  ToolCallContent,
+  ToolCallStatus,
+} from "../protocol/schema.js";
 import type { FileChange } from "../checkpoints/types.js";
 import type { MediaBlock } from "./media.js";
 import type { UnstableBlock } from "./unstable-blocks.js";
@@ -56,7 +62,15 @@ export type Block =
   /** An image or audio clip (sent by the agent, or attached by the user): one line, opened on demand. */
   | { id: string; type: "media"; role: "user" | "agent" | "thought"; media: MediaBlock; name?: string; turn: number }
   /** A context compaction, where it first appeared; its status and summary change in place. */
-  | { id: string; type: "compaction"; compactionId: string; status: string; summary: string; error?: string; turn: number }
+  | {
+      id: string;
+      type: "compaction";
+      compactionId: string;
+      status: string;
+      summary: string;
+      error?: string;
+      turn: number;
+    }
   /** What a turn (or a take-back, or a rewind) changed in the folder: one line per file (src/checkpoints/). */
   | { id: string; type: "changes"; step: number; title: string; files: FileChange[]; rewindTurn?: number; turn: number }
   /** The unstable additions (option `unstable`): a plan by id, a child session, a message between sessions (src/session/unstable.ts). */
@@ -102,7 +116,10 @@ export function contentText(c: ContentBlock): string {
 }
 
 export function promptText(prompt: ContentBlock[]): string {
-  const text = prompt.filter((c) => c.type === "text").map(contentText).join("");
+  const text = prompt
+    .filter((c) => c.type === "text")
+    .map(contentText)
+    .join("");
   // Images and audio get blocks of their own (a line each).
   const refs = prompt.filter((c) => c.type !== "text" && c.type !== "image" && c.type !== "audio").map(contentText);
   return refs.length ? `${text}${text ? "\n" : ""}${refs.join(" ")}` : text;
@@ -116,6 +133,8 @@ export function metaToolName(meta: unknown): string | undefined {
 
 /** A select option's value by its name. */
 export function optionName(opt: SessionConfigOption & { type: "select" }, value: string): string {
-  const flat = opt.options.flatMap((o) => ("options" in o ? (o.options as { value: string; name: string }[]) : [o as { value: string; name: string }]));
+  const flat = opt.options.flatMap((o) =>
+    "options" in o ? (o.options as { value: string; name: string }[]) : [o as { value: string; name: string }],
+  );
   return flat.find((o) => o.value === value)?.name ?? value;
 }

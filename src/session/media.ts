@@ -38,7 +38,19 @@ export function mediaType(path: string): { kind: MediaKind; mime: string } | und
 }
 
 /** Other image and audio types a viewer or player opens by their extension (a mimeType's subtype, an `x-` taken off). */
-const OTHER_EXT = new Set(["image/tiff", "image/heic", "image/heif", "image/jxl", "image/ico", "image/icon", "audio/aiff", "audio/webm", "audio/amr", "audio/midi", "audio/mid"]);
+const OTHER_EXT = new Set([
+  "image/tiff",
+  "image/heic",
+  "image/heif",
+  "image/jxl",
+  "image/ico",
+  "image/icon",
+  "audio/aiff",
+  "audio/webm",
+  "audio/amr",
+  "audio/midi",
+  "audio/mid",
+]);
 
 /**
  * A file extension for a mimeType (temp files are opened by their extension); "bin" when it is
@@ -111,7 +123,6 @@ export interface MediaPolicy {
   agent: string;
 }
 
-
 /** The bytes of a media block (base64 decoded). */
 export function mediaBytes(m: MediaBlock): Buffer {
   return Buffer.from(base64Of(m.data), "base64");
@@ -121,7 +132,11 @@ export function mediaBytes(m: MediaBlock): Buffer {
  * Media the agent sent, found by where the transcript shows it: a media block (`index`
  * undefined) or item `index` of a tool call's content.
  */
-export function findMedia(blocks: readonly { id: string; type: string }[], blockId: string, index?: number): MediaBlock | undefined {
+export function findMedia(
+  blocks: readonly { id: string; type: string }[],
+  blockId: string,
+  index?: number,
+): MediaBlock | undefined {
   const b = blocks.find((x) => x.id === blockId) as
     | { type: "media"; media: MediaBlock }
     | { type: "tool"; call: { content: { type: string; content?: ContentBlock }[] } }
@@ -131,7 +146,8 @@ export function findMedia(blocks: readonly { id: string; type: string }[], block
   if (b.type === "media" && "media" in b) return b.media;
   if (b.type === "tool" && "call" in b && index !== undefined) {
     const c = b.call.content[index];
-    if (c && c.type === "content" && c.content && (c.content.type === "image" || c.content.type === "audio")) return c.content as MediaBlock;
+    if (c && c.type === "content" && c.content && (c.content.type === "image" || c.content.type === "audio"))
+      return c.content as MediaBlock;
   }
   return undefined;
 }

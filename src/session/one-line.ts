@@ -18,4 +18,3 @@ export function oneLine(s: string, max = 200): string {
   const chars = [...out];
   return chars.length <= max ? out : `${chars.slice(0, max - 1).join("")}…`;
 }
-

@@ -16,7 +16,10 @@ export function clipTail(s: string): string {
 /** Fold a tool call's `_meta` terminal fields into its terminals. */
 export function applyTerminalMeta(call: ToolCallState, metaField: unknown): void {
   if (!metaField || typeof metaField !== "object") return;
-  const m = metaField as Record<string, { terminal_id?: string; data?: string; exit_code?: number | null; signal?: string | null } | undefined>;
+  const m = metaField as Record<
+    string,
+    { terminal_id?: string; data?: string; exit_code?: number | null; signal?: string | null } | undefined
+  >;
   const id = m.terminal_info?.terminal_id ?? m.terminal_output?.terminal_id ?? m.terminal_exit?.terminal_id;
   if (!id) return;
   const t = (call.terminals[id] ??= { tail: "", full: "" });

@@ -1,4 +1,4 @@
-/** MCP servers end to end (issue 16): what the scripted agent receives on session/new, load and resume. */
+/** MCP servers end to end: what the scripted agent receives on session/new, load and resume. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";

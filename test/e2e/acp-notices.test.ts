@@ -1,4 +1,4 @@
-/** Opt-in session updates (issue 16): notices, context compaction, boolean config options, from the scripted agent. */
+/** Opt-in session updates: notices, context compaction, boolean config options, from the scripted agent. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";

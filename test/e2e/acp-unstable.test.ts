@@ -1,5 +1,5 @@
 /**
- * The unstable additions of ACP v1 (issue 16, option `unstable`), with the scripted agent, on both
+ * The unstable additions of ACP v1 (option `unstable`), with the scripted agent, on both
  * Neovims, each with the option on and off: plans by id, subagents (child sessions nested and
  * folded in the transcript, opened in their own view), messages between sessions, :AcpChatFork
  * (session/fork) and renaming from the sessions picker (session/set_title).

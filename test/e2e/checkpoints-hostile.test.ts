@@ -1,5 +1,5 @@
 /**
- * Turn checkpoints under attack (issue 23), in a real Neovim with the fake agent changing files
+ * Turn checkpoints under attack, in a real Neovim with the fake agent changing files
  * with its own processes: what the user does while a turn runs, and what their environment holds.
  */
 import { execFileSync } from "node:child_process";

@@ -1,5 +1,5 @@
 /**
- * Turn checkpoints end to end (issue 23), in a real Neovim with the fake agent writing files
+ * Turn checkpoints end to end, in a real Neovim with the fake agent writing files
  * itself (shell commands: no fs/write_text_file): every change is listed at the end of the
  * turn, in the quickfix list, can be taken back hunk by hunk, and a rewind puts every file back
  * byte for byte; the user's own repository is never touched, and their edits survive.

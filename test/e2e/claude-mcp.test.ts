@@ -1,7 +1,7 @@
 /**
  * MCP servers through the real claude-code-acp agent and a fake model server: the model asks for
  * a tool, the agent calls the MCP server the chat gave it, and the result reaches the model and
- * the transcript. Two servers: the editor's own (issue 17: diagnostics planted with
+ * the transcript. Two servers: the editor's own (diagnostics planted with
  * vim.diagnostic.set) and a stdio server from npm, @modelcontextprotocol/server-everything (16).
  */
 import { writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The host's coalescing of text chunks (JsonRpcPeer.coalesce, issue 18) against an agent whose
+ * The host's coalescing of text chunks (JsonRpcPeer.coalesce) against an agent whose
  * lines are made to look like a stream of text chunks: the transcript says what the ordinary
  * path (each line parsed) would have said, through a real pipe, Node host and Neovim.
  */

@@ -1,7 +1,7 @@
 /**
  * codex-acp streams a command's output in tool call `_meta` (terminal_info, terminal_output,
  * terminal_exit); the last chunk may end without a newline: that output is in the transcript,
- * and whole in the terminal view (issue 25).
+ * and whole in the terminal view.
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";

@@ -1,5 +1,5 @@
 /**
- * Small things that wear (issue 25): the prompt window grows with its text, has no line numbers
+ * Small things that wear: the prompt window grows with its text, has no line numbers
  * of its own, the transcript's wrapped lines keep their indent, and coming back from a review
  * lands in the prompt typing.
  */

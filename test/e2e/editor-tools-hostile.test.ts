@@ -1,5 +1,5 @@
 /**
- * The editor's MCP server (issue 17) against an adversarial agent and a careless user: paths
+ * The editor's MCP server against an adversarial agent and a careless user: paths
  * that would freeze or flood the editor, locations in files that cannot be read as text, a
  * client flooding calls, a project file that never ends, a crash and a restart. Each case is a
  * real Neovim, the official MCP client on the server the chat offered (or a raw socket with the

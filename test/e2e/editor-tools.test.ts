@@ -1,5 +1,5 @@
 /**
- * The editor's MCP server (issue 17), reached exactly as an agent reaches it: the test starts the
+ * The editor's MCP server, reached exactly as an agent reaches it: the test starts the
  * server that the chat put into session/new's mcpServers, with the official MCP client over
  * stdio, and calls its tools. Behind it are a real Neovim, real buffers, vim.diagnostic, the
  * quickfix list and a language server (written here in Lua, started with vim.lsp.start).

@@ -1,5 +1,5 @@
 /**
- * End to end, correctness under floods (issue 18): after 20,000 chunks the transcript holds
+ * End to end, correctness under floods: after 20,000 chunks the transcript holds
  * exactly their concatenation, for a reply of many short lines and for one that is a single
  * long line, the window following the reply stays on its last line; and a secret split across
  * chunk boundaries is hidden in the transcript and the trace.

@@ -1,5 +1,5 @@
 /**
- * Chats never get lost (issue 25): one visible chat per tab, every live chat listed and
+ * Chats never get lost: one visible chat per tab, every live chat listed and
  * reachable (:AcpChatList), a closed tab hides its chat (the agent keeps running), chat windows
  * keep their buffers, :AcpChat in a review tab goes to the review's chat, one :q closes a tab
  * where only chat windows would be left.

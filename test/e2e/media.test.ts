@@ -1,5 +1,5 @@
 /**
- * Images and audio (issue 16), both ways, with the scripted agent in real Neovims: attachments
+ * Images and audio, both ways, with the scripted agent in real Neovims: attachments
  * sent as `image`/`audio` blocks when the agent takes them and as links with a note when not,
  * refused when too large or outside the session's folder (the prompt keeps its text), the
  * clipboard's image through a wl-paste/xclip found on $PATH; the agent's images shown as one

@@ -1,5 +1,5 @@
 /**
- * "Show the diff first" in a permission question opens the per-hunk review itself (issue 23):
+ * "Show the diff first" in a permission question opens the per-hunk review itself:
  * a subset of hunks allows, and only those hunks stay, whether the agent then writes through
  * the client (its write is cut down) or writes the file itself (the rejected hunks are put back
  * right after its tool call); the transcript and the next prompt say what was kept.

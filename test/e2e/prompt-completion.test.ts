@@ -1,5 +1,5 @@
 /**
- * Completion in the prompt (issue 16, "Completion for every completion engine"): `/` commands and
+ * Completion in the prompt, for every completion engine: `/` commands and
  * `@` files served by the in-process language server "acpchat" attached to each prompt buffer,
  * asked as completion engines ask it (textDocument/completion through Neovim's LSP client, and
  * vim.lsp.completion typing in the prompt on 0.11+), the omnifunc menu on 0.10, the server's life

@@ -1,5 +1,5 @@
 /**
- * Questions never catch your typing (issue 25): a question that comes while the user types in
+ * Questions never catch your typing: a question that comes while the user types in
  * the prompt waits, shown in the winbar and the transcript with the key that answers it; it
  * opens (Neovim's own vim.ui.select, with a UI attached and keys fed as a user types) when the
  * user pauses, leaves Insert mode or presses the key, and what was typed stays in the prompt.

@@ -1,6 +1,6 @@
 /**
  * :AcpChatSessions with no agent named and several configured: every agent's past sessions in
- * one list, each marked with its agent; picking one opens it with that agent (issue 25).
+ * one list, each marked with its agent; picking one opens it with that agent.
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";

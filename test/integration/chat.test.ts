@@ -261,7 +261,7 @@ describe("Chat over a real pipe", () => {
     expect(c.transcript()).toMatch(/unknown session\/update variant "hologram_update"/);
     await waitFor(() => [77, 78].every((id) => c.received().received.some((m) => m.id === id)));
     const { received } = c.received();
-    const errorFor = (id: unknown) => (received.find((m) => m.id === id)?.error as { code: number }).code;
+    const errorFor = (id: unknown) => (received.find((m) => m.id === id)?.error as { code: number } | undefined)?.code;
     expect(errorFor(77)).toBe(-32602);
     expect(errorFor(78)).toBe(-32601);
     const problems = c.chat.trace.list().filter((e) => e.kind === "problem").map((e) => String(e.payload));

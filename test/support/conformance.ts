@@ -42,8 +42,8 @@ for (const [name, def] of Object.entries(unstableSchema.$defs)) {
 }
 
 /**
- * Methods outside the schema that the client still sends to older agents (ACP-NOTES.md:
- * gemini-cli answers session/set_model), checked by shape instead.
+ * Methods outside the schema that the client still sends to older agents (gemini-cli answers
+ * session/set_model), checked by shape instead.
  */
 const LEGACY: Record<string, (params: unknown) => boolean> = {
   "session/set_model": (p) => typeof p === "object" && p !== null && typeof (p as { sessionId?: unknown }).sessionId === "string" && typeof (p as { modelId?: unknown }).modelId === "string",

@@ -1,5 +1,5 @@
 /**
- * Steps for the editor tools' end-to-end tests (issue 17): a chat whose session/new carried the
+ * Steps for the editor tools' end-to-end tests: a chat whose session/new carried the
  * editor's MCP server, the official MCP client started on that server exactly as an agent starts
  * it, and a language server written in Lua (started with vim.lsp.start from a FileType autocmd,
  * as a user's config would).

@@ -1,4 +1,4 @@
-/** MCP servers (issue 16, stable v1): capability gating, `$VAR` expansion, absolute commands, redaction. */
+/** MCP servers (stable v1): capability gating, `$VAR` expansion, absolute commands, redaction. */
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

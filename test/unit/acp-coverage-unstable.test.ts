@@ -1,6 +1,6 @@
 /**
  * Coverage of the *unstable* v1 schema (`@agentclientprotocol/sdk/schema/v1/schema.unstable.json`)
- * as this client advertises and handles it with the option `unstable` on (issue 16), read from
+ * as this client advertises and handles it with the option `unstable` on, read from
  * the schema file itself: a new unstable variant or client-side method in the SDK fails here
  * until it has a handler.
  * - with the option on, every capability advertised is true or `{}` and has a handler, and every

@@ -1,4 +1,4 @@
-/** The opt-in session/update variants (issue 16): parsing after the hot path, and what SessionState makes of them. */
+/** The opt-in session/update variants: parsing after the hot path, and what SessionState makes of them. */
 import { describe, expect, it } from "vitest";
 import { parseOptInUpdate, parseSessionUpdate, type SessionUpdate } from "../../src/protocol/schema.js";
 import { SessionState } from "../../src/session/session-state.js";

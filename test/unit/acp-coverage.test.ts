@@ -1,5 +1,5 @@
 /**
- * Coverage of ACP v1 as this client advertises and handles it (issue 16), read from the official
+ * Coverage of ACP v1 as this client advertises and handles it, read from the official
  * schema file itself (`@agentclientprotocol/sdk/schema/v1/schema.json`): a new stable variant or
  * client-side method in the SDK fails here until it has a handler.
  * - every client capability the plugin advertises is true, and has a handler;

@@ -33,7 +33,11 @@ function tsGraph(): Map<string, string[]> {
 function luaGraph(): Map<string, string[]> {
   const g = new Map<string, string[]>();
   for (const f of files(join(ROOT, "lua/acpchat"), ".lua")) {
-    const name = f.endsWith("init.lua") ? "acpchat" : `acpchat.${relative(join(ROOT, "lua/acpchat"), f).replace(/\.lua$/, "").replaceAll("/", ".")}`;
+    const name = f.endsWith("init.lua")
+      ? "acpchat"
+      : `acpchat.${relative(join(ROOT, "lua/acpchat"), f)
+          .replace(/\.lua$/, "")
+          .replaceAll("/", ".")}`;
     const deps: string[] = [];
     for (const raw of readFileSync(f, "utf8").split("\n")) {
       const line = raw.replace(/--.*$/, "");
@@ -70,7 +74,7 @@ function reach(g: Map<string, string[]>, from: string): Set<string> {
   const todo = [from];
   while (todo.length) {
     const n = todo.pop()!;
-    for (const m of g.get(n) ?? []) if (!seen.has(m)) (seen.add(m), todo.push(m));
+    for (const m of g.get(n) ?? []) if (!seen.has(m)) seen.add(m), todo.push(m);
   }
   return seen;
 }
@@ -86,27 +90,50 @@ describe("the house", () => {
 
   it("session state reaches no process spawning (execa, agents, terminals)", () => {
     const deps = [...reach(ts, "src/session/session-state.ts")];
-    expect(deps.filter((d) => d === "execa" || d.startsWith("src/agent/") || d === "src/terminals/terminal-manager.ts")).toEqual([]);
+    expect(
+      deps.filter((d) => d === "execa" || d.startsWith("src/agent/") || d === "src/terminals/terminal-manager.ts"),
+    ).toEqual([]);
   });
 
   it("session state reaches no node:child_process (media limits are apart from the clipboard)", () => {
-    expect([...reach(ts, "src/session/session-state.ts")].filter((d) => d === "node:child_process" || d === "child_process")).toEqual([]);
+    expect(
+      [...reach(ts, "src/session/session-state.ts")].filter((d) => d === "node:child_process" || d === "child_process"),
+    ).toEqual([]);
   });
 
   it("session/ imports neither the view nor the Neovim adapter", () => {
-    const up = [...ts].flatMap(([f, deps]) => (f.startsWith("src/session/") ? deps.filter((d) => d.startsWith("src/view/") || d.startsWith("src/nvim/")).map((d) => `${f} -> ${d}`) : []));
+    const up = [...ts].flatMap(([f, deps]) =>
+      f.startsWith("src/session/")
+        ? deps.filter((d) => d.startsWith("src/view/") || d.startsWith("src/nvim/")).map((d) => `${f} -> ${d}`)
+        : [],
+    );
     expect(up).toEqual([]);
   });
 
   it("the view imports nothing of the Neovim adapter", () => {
-    const up = [...ts].flatMap(([f, deps]) => (f.startsWith("src/view/") ? deps.filter((d) => d.startsWith("src/nvim/")).map((d) => `${f} -> ${d}`) : []));
+    const up = [...ts].flatMap(([f, deps]) =>
+      f.startsWith("src/view/") ? deps.filter((d) => d.startsWith("src/nvim/")).map((d) => `${f} -> ${d}`) : [],
+    );
     expect(up).toEqual([]);
   });
 
   it("the lower folders import neither session/, the view nor nvim/", () => {
-    const lower = ["src/protocol/", "src/agent/", "src/workspace/", "src/terminals/", "src/trace/", "src/client/", "src/checkpoints/", "src/registry/"];
+    const lower = [
+      "src/protocol/",
+      "src/agent/",
+      "src/workspace/",
+      "src/terminals/",
+      "src/trace/",
+      "src/client/",
+      "src/checkpoints/",
+      "src/registry/",
+    ];
     const upper = ["src/session/", "src/view/", "src/nvim/"];
-    const up = [...ts].flatMap(([f, deps]) => (lower.some((l) => f.startsWith(l)) ? deps.filter((d) => upper.some((u) => d.startsWith(u))).map((d) => `${f} -> ${d}`) : []));
+    const up = [...ts].flatMap(([f, deps]) =>
+      lower.some((l) => f.startsWith(l))
+        ? deps.filter((d) => upper.some((u) => d.startsWith(u))).map((d) => `${f} -> ${d}`)
+        : [],
+    );
     expect(up).toEqual([]);
   });
 
@@ -129,7 +156,10 @@ describe("the house", () => {
     const g = new Map<string, string[]>();
     for (const [f, deps] of ts) {
       const from = folder(f);
-      const to = deps.filter((d) => d.startsWith("src/")).map(folder).filter((d) => d !== from);
+      const to = deps
+        .filter((d) => d.startsWith("src/"))
+        .map(folder)
+        .filter((d) => d !== from);
       g.set(from, [...new Set([...(g.get(from) ?? []), ...to])]);
     }
     expect(g.size).toBeGreaterThan(5);

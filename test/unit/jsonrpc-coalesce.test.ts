@@ -1,5 +1,5 @@
 /**
- * The peer's coalescing of text chunks (JsonRpcPeer.coalesce, issue 18): lines recognised by
+ * The peer's coalescing of text chunks (JsonRpcPeer.coalesce): lines recognised by
  * their learned head are delivered, joined, exactly as the ordinary path would have delivered
  * them one by one; anything the fast check is not sure of is parsed. Held to that against a
  * peer without coalescing over thousands of random lines (traps included: keys JSON lists in

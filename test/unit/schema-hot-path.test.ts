@@ -234,7 +234,7 @@ function edges(holder: Obj): [Obj | unknown[], string | number][] {
   const walk = (c: Obj | unknown[], k: string | number) => {
     out.push([c, k]);
     const v = (c as Obj)[k as string];
-    if (Array.isArray(v)) v.forEach((_, i) => walk(v, i));
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) walk(v, i);
     else if (v && typeof v === "object") for (const key of Object.keys(v)) walk(v as Obj, key);
   };
   walk(holder, "v");

@@ -128,7 +128,7 @@ for (const [name, d] of Object.entries(defs)) {
   if (name.endsWith("Notification")) schemaMethods.notifications.add(m);
 }
 
-/** Methods this client calls outside the schema (ACP-NOTES.md: gemini-cli answers session/set_model). */
+/** Methods this client calls outside the schema (gemini-cli answers session/set_model). */
 const LEGACY_AGENT_METHODS = ["session/set_model"];
 
 /**
@@ -270,7 +270,7 @@ describe("session/update variants", () => {
 describe("messages the agent sends", () => {
   it("never require a field the schema leaves optional, nor carry fields the schema lacks", () => {
     /** Fields outside the schema, on purpose. */
-    const extra: Record<string, string[]> = { NewSessionResponse: ["models"] }; // gemini-cli's legacy model list (ACP-NOTES.md)
+    const extra: Record<string, string[]> = { NewSessionResponse: ["models"] }; // gemini-cli's legacy model list
     const pairs: [string, { shape: Record<string, { safeParse(v: unknown): { success: boolean } }> }][] = [
       ["InitializeResponse", ours.InitializeResponse],
       ["AgentCapabilities", ours.AgentCapabilities],

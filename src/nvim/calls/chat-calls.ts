@@ -2,7 +2,22 @@
 import { subagentView } from "../../view/subagent-view.js";
 import { takenBack, type ChatLookup, type Handlers } from "../chat-entry.js";
 
-type ChatCalls = Pick<Handlers, "send" | "cancel" | "setMode" | "setOption" | "permissions" | "permissionRemove" | "toolDiffs" | "trace" | "terminal" | "logout" | "subagent" | "forkSource" | "subagentCancel">;
+type ChatCalls = Pick<
+  Handlers,
+  | "send"
+  | "cancel"
+  | "setMode"
+  | "setOption"
+  | "permissions"
+  | "permissionRemove"
+  | "toolDiffs"
+  | "trace"
+  | "terminal"
+  | "logout"
+  | "subagent"
+  | "forkSource"
+  | "subagentCancel"
+>;
 
 export function chatCalls(chats: ChatLookup): ChatCalls {
   const chat = (id: number) => chats.get(id).chat;

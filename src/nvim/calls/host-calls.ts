@@ -23,9 +23,20 @@ export interface HostCallsView {
 /** Redacts key-like values only: for text that belongs to no chat. */
 export const genericRedactor = new Redactor();
 
-export function hostCalls(host: HostCallsView): Pick<Handlers, "chats" | "ping" | "memory" | "log" | "reply" | "editorAnswer" | "registryList" | "registryInstall" | "registryRemove"> {
+export function hostCalls(
+  host: HostCallsView,
+): Pick<
+  Handlers,
+  "chats" | "ping" | "memory" | "log" | "reply" | "editorAnswer" | "registryList" | "registryInstall" | "registryRemove"
+> {
   return {
-    chats: () => [...host.entries()].map(([chat, e]) => ({ chat, agent: e.chat.agentName, state: statusOf(e.chat).state, pid: e.chat.pid })),
+    chats: () =>
+      [...host.entries()].map(([chat, e]) => ({
+        chat,
+        agent: e.chat.agentName,
+        state: statusOf(e.chat).state,
+        pid: e.chat.pid,
+      })),
     ping: () => ({ pid: process.pid, node: process.version, cgroups: cgroupSupport() }),
     memory: (p) => memory(p.gc === true, p.snapshot),
     log: (p) => {
@@ -42,13 +53,17 @@ export function hostCalls(host: HostCallsView): Pick<Handlers, "chats" | "ping" 
       return null;
     },
     registryList: (p) => registryList(p),
-    registryInstall: (p) => registryInstall(p, (message) => host.notify(`acpchat: ${genericRedactor.text(message)}`, "info")),
+    registryInstall: (p) =>
+      registryInstall(p, (message) => host.notify(`acpchat: ${genericRedactor.text(message)}`, "info")),
     registryRemove: (p) => removeAgent(p.dir, p.id),
   };
 }
 
 /** The host's memory, after a full garbage collection when asked (for the benchmarks). */
-function memory(collect: boolean, snapshot?: string): { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] } {
+function memory(
+  collect: boolean,
+  snapshot?: string,
+): { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] } {
   if (collect) {
     // Not exposed by default; the flag can be turned on at run time for a fresh context.
     v8.setFlagsFromString("--expose-gc");

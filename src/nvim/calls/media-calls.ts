@@ -15,11 +15,19 @@ export function mediaCalls(chats: ChatLookup): Pick<Handlers, "attach" | "mediaO
       const e = chats.get(p.chat);
       const blocks = e.media.blocks(e.chat.blocks, p.past);
       const b = blocks.find((x) => x.id === p.block);
-      return openMedia(e.media, findMedia(blocks, p.block, p.index), b?.type === "media" ? (b as { name?: string }).name : undefined).then((path) => ({ path }));
+      return openMedia(
+        e.media,
+        findMedia(blocks, p.block, p.index),
+        b?.type === "media" ? (b as { name?: string }).name : undefined,
+      ).then((path) => ({ path }));
     },
     mediaSave: (p) => {
       const e = chats.get(p.chat);
-      return saveMedia(findMedia(e.media.blocks(e.chat.blocks, p.past), p.block, p.index), p.path, p.overwrite === true);
+      return saveMedia(
+        findMedia(e.media.blocks(e.chat.blocks, p.past), p.block, p.index),
+        p.path,
+        p.overwrite === true,
+      );
     },
   };
 }

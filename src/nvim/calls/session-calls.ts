@@ -23,18 +23,30 @@ export function sessionCalls(host: SessionCallsView): Pick<Handlers, "sessions" 
   };
   return {
     sessions: (p) => host.probe(p.chat, (signal) => listSessions(sessionsParams(p), liveChat(p.agent.name), signal)),
-    deleteSession: (p) => host.probe(p.chat, (signal) => deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, liveChat(p.agent.name), signal)),
+    deleteSession: (p) =>
+      host.probe(p.chat, (signal) =>
+        deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, liveChat(p.agent.name), signal),
+      ),
     renameSession: async (p) => {
       const shown = [...host.all()].find((e) => e.chat.agentName === p.agent.name && e.chat.sessionId === p.sessionId);
       // Asked through the chat that holds the session when there is one (its agent has it in memory).
       const live = shown?.chat.status === "ready" ? shown.chat : liveChat(p.agent.name);
-      const r = await renameSession({ ...sessionsParams(p), sessionId: p.sessionId, title: p.title }, live, shown?.chat);
+      const r = await renameSession(
+        { ...sessionsParams(p), sessionId: p.sessionId, title: p.title },
+        live,
+        shown?.chat,
+      );
       shown?.queue.push([{ type: "meta" }]);
       return r;
     },
   };
 }
 
-function sessionsParams(p: { agent: AgentParams; cwd: string; sessionIndex?: string; unstable?: boolean }): SessionsParams {
+function sessionsParams(p: {
+  agent: AgentParams;
+  cwd: string;
+  sessionIndex?: string;
+  unstable?: boolean;
+}): SessionsParams {
   return { agent: agentSpec(p.agent), cwd: p.cwd, sessionIndex: p.sessionIndex, unstable: p.unstable };
 }

@@ -49,7 +49,11 @@ export class ToolCallFollowUp {
   private syncAfter(call: ToolCallState): void {
     const { port } = this.core.opts;
     // Diffs without old text: the file as it is now (before the agent writes) is their old side.
-    if (call.status === "pending" || call.status === "in_progress") port.noteDiffs?.(call.toolCallId, call.content.flatMap((c) => (c.type === "diff" ? [c] : [])));
+    if (call.status === "pending" || call.status === "in_progress")
+      port.noteDiffs?.(
+        call.toolCallId,
+        call.content.flatMap((c) => (c.type === "diff" ? [c] : [])),
+      );
     if (call.kind === "read") this.afterRead(call);
     if (!port.syncBuffers || this.synced.has(call)) return;
     if (call.status !== "completed" && call.status !== "failed") return;
@@ -66,7 +70,9 @@ export class ToolCallFollowUp {
     }
     if (paths.length === 0) return;
     // Not tied to the turn: the user may answer after it ended; closing the chat withdraws it.
-    port.syncBuffers(paths, this.core.lifetime).catch((e) => this.core.trace.note("problem", `checking buffers against disk: ${errorMessage(e)}`));
+    port
+      .syncBuffers(paths, this.core.lifetime)
+      .catch((e) => this.core.trace.note("problem", `checking buffers against disk: ${errorMessage(e)}`));
   }
 
   /**
@@ -101,7 +107,9 @@ export class ToolCallFollowUp {
     const synced = ["edit", "delete", "move"].includes(call.kind) || call.content.some((c) => c.type === "diff");
     void done
       .then(() => cp.toolEnded(`after ${call.title || toolCallId}`))
-      .then((paths) => (paths.length > 0 && !synced && port.syncBuffers ? port.syncBuffers(paths, core.lifetime) : undefined))
+      .then((paths) =>
+        paths.length > 0 && !synced && port.syncBuffers ? port.syncBuffers(paths, core.lifetime) : undefined,
+      )
       .catch((e: unknown) => core.trace.note("problem", `after tool call ${toolCallId}: ${errorMessage(e)}`));
   }
 
@@ -129,7 +137,11 @@ export class ToolCallFollowUp {
     core.opts.port
       .unsavedBuffers([...new Set(paths)])
       .then((unsaved) => {
-        for (const p of unsaved) core.notice(`${p} has unsaved edits in the editor: ${core.opts.agentName} read the file from disk, without them ("${call.title}").`, "warn");
+        for (const p of unsaved)
+          core.notice(
+            `${p} has unsaved edits in the editor: ${core.opts.agentName} read the file from disk, without them ("${call.title}").`,
+            "warn",
+          );
       })
       .catch((e) => core.trace.note("problem", `checking buffers for unsaved edits: ${errorMessage(e)}`));
   }

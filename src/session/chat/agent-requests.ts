@@ -36,7 +36,12 @@ export class AgentRequests {
     private readonly core: ChatCore,
     private readonly needs: RequestNeeds,
   ) {
-    this.permissions = new PermissionQueue({ port: core.opts.port, redactor: core.redactor, rules: core.opts.permissionRules, notice: (t) => core.notice(t) });
+    this.permissions = new PermissionQueue({
+      port: core.opts.port,
+      redactor: core.redactor,
+      rules: core.opts.permissionRules,
+      notice: (t) => core.notice(t),
+    });
   }
 
   /** Open permission questions are answered `cancelled` (the turn was cancelled, the agent is gone). */
@@ -64,16 +69,27 @@ export class AgentRequests {
         if (result.written !== "buffer" || result.saved) return meta;
         // Not on disk: the agent's next command would run on the old file. Said in words
         // (agents read a result's text, not its _meta), and in the transcript.
-        core.notice(`The change to ${path} waits in its buffer, unsaved: commands see the old file until it is saved (:w).`, "warn");
+        core.notice(
+          `The change to ${path} waits in its buffer, unsaved: commands see the old file until it is saved (:w).`,
+          "warn",
+        );
         // And again with the next prompt (the agent may not read a write's result text).
-        needs.tellAgent(`your change to ${path} is in the editor's buffer but was not saved to disk when you wrote it; commands you ran since saw the old file unless the user saved it`);
+        needs.tellAgent(
+          `your change to ${path} is in the editor's buffer but was not saved to disk when you wrote it; commands you ran since saw the old file unless the user saved it`,
+        );
         return { message: result.message, ...meta };
       },
       createTerminal: async (req) => {
         const cwd = this.inside(req.cwd ?? boundary.cwd, "terminal cwd");
         const env: Record<string, string> = {};
         for (const e of req.env ?? []) env[e.name] = e.value;
-        const t = needs.terminals.create({ command: req.command, args: req.args ?? [], env, cwd, outputByteLimit: req.outputByteLimit ?? undefined });
+        const t = needs.terminals.create({
+          command: req.command,
+          args: req.args ?? [],
+          env,
+          cwd,
+          outputByteLimit: req.outputByteLimit ?? undefined,
+        });
         trace.note("terminal", `started ${t.id}: ${req.command} ${(req.args ?? []).join(" ")}`);
         return { terminalId: t.id };
       },
@@ -98,13 +114,23 @@ export class AgentRequests {
       unstableUpdate: (sessionId, update) => needs.updates.onUnstableUpdate(sessionId, update),
       authStatus: (s) => {
         // Only the state is acted on; unknown states read as unknown (the schema says so).
-        const words: Record<string, string> = { authenticated: "is signed in", unauthenticated: "needs you to sign in again", not_required: "needs no sign-in" };
+        const words: Record<string, string> = {
+          authenticated: "is signed in",
+          unauthenticated: "needs you to sign in again",
+          not_required: "needs no sign-in",
+        };
         trace.note("auth", `auth/status_update: ${s.state}`);
-        core.notice(`${opts.agentName} ${words[s.state] ?? "cannot tell whether it is signed in"} (auth/status_update).`, s.state === "unauthenticated" ? "warn" : "info");
+        core.notice(
+          `${opts.agentName} ${words[s.state] ?? "cannot tell whether it is signed in"} (auth/status_update).`,
+          s.state === "unauthenticated" ? "warn" : "info",
+        );
       },
       mcpMessage: async (req) => {
         // This client declares no MCP server with the `acp` transport, so none can be addressed.
-        throw new RpcError(ErrorCodes.ResourceNotFound, `Resource not found: no MCP server "${req.serverId}" (acp-chat.nvim declares no MCP servers with the acp transport)`);
+        throw new RpcError(
+          ErrorCodes.ResourceNotFound,
+          `Resource not found: no MCP server "${req.serverId}" (acp-chat.nvim declares no MCP servers with the acp transport)`,
+        );
       },
     };
   }
@@ -113,7 +139,10 @@ export class AgentRequests {
     try {
       return this.core.boundary.check(path, operation);
     } catch (e) {
-      this.core.notice(`Denied: the agent asked for ${operation} of ${path}, outside ${this.core.boundary.cwd}.`, "warn");
+      this.core.notice(
+        `Denied: the agent asked for ${operation} of ${path}, outside ${this.core.boundary.cwd}.`,
+        "warn",
+      );
       throw e;
     }
   }
@@ -133,7 +162,11 @@ export class AgentRequests {
     const merged: RequestPermissionRequest = { ...req, toolCall: state.permissionToolCall(req.toolCall) };
     // Show the tool call the question is about, even if the agent never sent it as an update.
     if (!state.currentToolCall(req.toolCall.toolCallId)) {
-      const shown = core.redactor.value({ ...merged.toolCall, sessionUpdate: "tool_call", title: merged.toolCall.title ?? "tool call" } as SessionUpdate);
+      const shown = core.redactor.value({
+        ...merged.toolCall,
+        sessionUpdate: "tool_call",
+        title: merged.toolCall.title ?? "tool call",
+      } as SessionUpdate);
       core.emit(child ? (needs.unstable.route(req.sessionId, shown) ?? []) : core.state.apply(shown));
     }
     core.emit(core.state.permissionAsked());
@@ -143,7 +176,13 @@ export class AgentRequests {
         // Rejected or dismissed by the user (not by a cancelled turn, which marks it cancelled).
         const o = answer.outcome;
         const kind = o.outcome === "selected" ? req.options.find((x) => x.optionId === o.optionId)?.kind : undefined;
-        if (!child && ((o.outcome === "cancelled" && !controller.signal.aborted) || kind === "reject_once" || kind === "reject_always")) core.emit(core.state.markRejected(req.toolCall.toolCallId));
+        if (
+          !child &&
+          ((o.outcome === "cancelled" && !controller.signal.aborted) ||
+            kind === "reject_once" ||
+            kind === "reject_always")
+        )
+          core.emit(core.state.markRejected(req.toolCall.toolCallId));
         return answer;
       })
       .finally(() => {

@@ -17,7 +17,7 @@ import type { ChangeStep } from "../../checkpoints/turns.js";
 import type { ContextItem } from "../prompt-builder.js";
 import type { QueuedPrompt } from "../prompt-queue.js";
 import { SessionState } from "../session-state.js";
-import { type TranscriptEvent } from "../blocks.js";
+import type { TranscriptEvent } from "../blocks.js";
 import { UnstableSession } from "../unstable.js";
 import { AgentRequests } from "./agent-requests.js";
 import { ToolCallFollowUp } from "./after-tool-call.js";
@@ -79,10 +79,16 @@ export class Chat implements ChatCore {
     const mcp = resolveMcpServers(opts.mcpServers ?? [], opts.cwd, process.env);
     // The agent's environment and the keys on its command line (`--api-key …`) are secrets, and
     // so are the MCP servers' environment and header values.
-    this.redactor = new Redactor([...commandSecrets(opts.command), ...mcp.secrets, ...(opts.clientMcpServer?.secrets ?? [])]);
+    this.redactor = new Redactor([
+      ...commandSecrets(opts.command),
+      ...mcp.secrets,
+      ...(opts.clientMcpServer?.secrets ?? []),
+    ]);
     this.trace = new TraceLog(this.redactor, opts.traceFile);
     this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
-    this.terminals = new TerminalManager((t) => this.updates.showTerminal(t), { outputCapBytes: opts.terminal?.outputLimitBytes });
+    this.terminals = new TerminalManager((t) => this.updates.showTerminal(t), {
+      outputCapBytes: opts.terminal?.outputLimitBytes,
+    });
     this.unstable = new UnstableSession(this.state, this.redactor);
     this.connection = new AgentConnection(this, mcp, { get: () => this.status, set: (s) => this.setStatus(s) });
     this.turns = new Turns(this, {
@@ -95,7 +101,10 @@ export class Chat implements ChatCore {
       settleText: () => this.updates.settleText(),
       abortPermissions: (reason) => this.requests.abortPermissions(reason),
     });
-    this.followUp = new ToolCallFollowUp(this, { tellAgent: (n) => this.turns.tellAgent(n), waitFor: (w) => this.turns.waitFor(w) });
+    this.followUp = new ToolCallFollowUp(this, {
+      tellAgent: (n) => this.turns.tellAgent(n),
+      waitFor: (w) => this.turns.waitFor(w),
+    });
     this.updates = new UpdateRouter(this, {
       starting: () => this.status === "starting",
       sessionId: () => this.sessionId,
@@ -204,7 +213,14 @@ export class Chat implements ChatCore {
 
   /** The chat's terminals, redacted: the client's own, then what the agent streamed in metadata. */
   terminalViews(): TerminalView[] {
-    const client = this.terminals.all().map((t) => ({ id: t.id, pid: t.pid, output: this.redact(t.output()), exit: describeTerminalExit(t.exitStatus), failed: terminalFailed(t.exitStatus), truncated: t.truncated || undefined }));
+    const client = this.terminals.all().map((t) => ({
+      id: t.id,
+      pid: t.pid,
+      output: this.redact(t.output()),
+      exit: describeTerminalExit(t.exitStatus),
+      failed: terminalFailed(t.exitStatus),
+      truncated: t.truncated || undefined,
+    }));
     const meta = this.state.metaTerminals().map((t) => ({ ...t, output: this.redact(t.output) }));
     return [...client, ...meta];
   }
@@ -252,7 +268,10 @@ export class Chat implements ChatCore {
       const why = e instanceof ConnectionClosedError ? await this.connection.describeEnd(e.message) : errorMessage(e);
       this.failure = this.redactor.text(why);
       this.turns.giveBackQueue();
-      this.notice(`Could not start ${this.opts.agentName}: ${why}\n${this.sessionId !== undefined ? RESTART_HINT : START_HINT}`, "error");
+      this.notice(
+        `Could not start ${this.opts.agentName}: ${why}\n${this.sessionId !== undefined ? RESTART_HINT : START_HINT}`,
+        "error",
+      );
       await this.close();
       throw new Error(this.redactor.text(why));
     }
@@ -265,7 +284,8 @@ export class Chat implements ChatCore {
 
   private ready(): { client: NonNullable<AgentConnection["client"]>; sessionId: string } {
     const client = this.connection.client;
-    if (this.status !== "ready" || !client || !this.sessionId) throw new Error(`The chat is not ready (${this.failure ?? this.status})`);
+    if (this.status !== "ready" || !client || !this.sessionId)
+      throw new Error(`The chat is not ready (${this.failure ?? this.status})`);
     return { client, sessionId: this.sessionId };
   }
 
@@ -323,7 +343,10 @@ export class Chat implements ChatCore {
    * order once it is. Refused (the caller keeps the text) when the agent is gone.
    */
   submit(text: string, context: ContextItem[]): { queued: boolean } {
-    if (this.status === "failed") throw new Error(`${this.opts.agentName} stopped (${this.failure ?? "unknown reason"}): restart it with :AcpChat; your prompt stays in the prompt buffer`);
+    if (this.status === "failed")
+      throw new Error(
+        `${this.opts.agentName} stopped (${this.failure ?? "unknown reason"}): restart it with :AcpChat; your prompt stays in the prompt buffer`,
+      );
     if (this.status === "closed") throw new Error("this chat is closed");
     return { queued: this.turns.submit(text, context) };
   }
@@ -351,7 +374,8 @@ export class Chat implements ChatCore {
   /** `logout` (when the agent advertises auth.logout): signed out; the next prompt signs in again. */
   async logout(): Promise<void> {
     const { client } = this.ready();
-    if (!client.supports("logout")) throw new Error(`${this.opts.agentName} cannot sign out (it does not advertise agentCapabilities.auth.logout)`);
+    if (!client.supports("logout"))
+      throw new Error(`${this.opts.agentName} cannot sign out (it does not advertise agentCapabilities.auth.logout)`);
     await client.logout();
     this.trace.note("auth", "logout");
     this.notice(`Signed out of ${this.opts.agentName}. The next prompt asks you to sign in again.`);
@@ -414,7 +438,10 @@ export class Chat implements ChatCore {
     const found = this.unstable.child(sessionId);
     if (!found) throw new Error(`no subagent ${sessionId} in this chat`);
     const name = found.block.title ?? sessionId;
-    if (!found.block.canCancel) throw new Error(`${this.opts.agentName} does not let the client cancel ${name} (its capabilities.cancel is not set)`);
+    if (!found.block.canCancel)
+      throw new Error(
+        `${this.opts.agentName} does not let the client cancel ${name} (its capabilities.cancel is not set)`,
+      );
     const client = this.connection.client;
     if (this.status !== "ready" || !client) throw new Error(`the chat is not ready (${this.failure ?? this.status})`);
     client.cancel(sessionId);
@@ -423,10 +450,15 @@ export class Chat implements ChatCore {
 
   /** The session `:AcpChatFork` forks: the chat's, when its agent can fork (else why not). */
   forkSource(): { sessionId: string; title?: string } {
-    if (!this.opts.features?.unstable) throw new Error("forking needs the unstable option (session/fork is an unstable ACP method): setup({ unstable = true })");
+    if (!this.opts.features?.unstable)
+      throw new Error(
+        "forking needs the unstable option (session/fork is an unstable ACP method): setup({ unstable = true })",
+      );
     const client = this.connection.client;
-    if (this.status !== "ready" || !this.sessionId || !client) throw new Error(`the chat is not ready (${this.failure ?? this.status})`);
-    if (!client.supports("fork")) throw new Error(`${this.opts.agentName} cannot fork sessions (it does not advertise sessionCapabilities.fork)`);
+    if (this.status !== "ready" || !this.sessionId || !client)
+      throw new Error(`the chat is not ready (${this.failure ?? this.status})`);
+    if (!client.supports("fork"))
+      throw new Error(`${this.opts.agentName} cannot fork sessions (it does not advertise sessionCapabilities.fork)`);
     return { sessionId: this.sessionId, title: this.state.title };
   }
 }

@@ -41,7 +41,10 @@ export class AgentConnection {
   open(handlers: AgentRequestHandlers, onClose: (reason: string) => void): AcpClient {
     const { opts, trace } = this.core;
     const { command } = opts;
-    trace.note("lifecycle", `starting ${[command.command, ...(command.args ?? [])].join(" ")} in ${command.cwd ?? opts.cwd}`);
+    trace.note(
+      "lifecycle",
+      `starting ${[command.command, ...(command.args ?? [])].join(" ")} in ${command.cwd ?? opts.cwd}`,
+    );
     const agent = new AgentProcess({ ...command, cwd: command.cwd ?? opts.cwd }, (text) => trace.note("stderr", text));
     this.agent = agent;
     const peer = new JsonRpcPeer(agent.stdout, agent.stdin, {
@@ -50,7 +53,13 @@ export class AgentConnection {
       onDroppedLine: (d) => this.core.notice(droppedLineText(d), "warn"),
     });
     this.peer = peer;
-    const client = new AcpClient(peer, handlers, opts.features ?? {}, (m) => trace.note("problem", m), opts.timeouts?.requestMs);
+    const client = new AcpClient(
+      peer,
+      handlers,
+      opts.features ?? {},
+      (m) => trace.note("problem", m),
+      opts.timeouts?.requestMs,
+    );
     this.client = client;
     peer.onClose(onClose);
     agent.exited.then((exit) => {
@@ -65,24 +74,42 @@ export class AgentConnection {
    * continue an earlier session: `session/resume` when advertised, else `session/load` (which
    * replays the conversation: `known` hears the id before it answers).
    */
-  async setUp(resume: { sessionId: string; fork?: boolean } | undefined, known: (sessionId: string) => void): Promise<SessionSetup> {
+  async setUp(
+    resume: { sessionId: string; fork?: boolean } | undefined,
+    known: (sessionId: string) => void,
+  ): Promise<SessionSetup> {
     const { opts, boundary } = this.core;
     const client = this.client!;
-    await client.initialize(opts.clientInfo ?? { name: "acp-chat.nvim", version: "0.1.0" }, { initializeMs: opts.timeouts?.initializeMs ?? 60_000 });
-    const setupOpts = { mcpServers: [...this.mcpServersToSend(), ...(await this.clientMcpServers())], additionalDirectories: opts.extraRoots };
+    await client.initialize(opts.clientInfo ?? { name: "acp-chat.nvim", version: "0.1.0" }, {
+      initializeMs: opts.timeouts?.initializeMs ?? 60_000,
+    });
+    const setupOpts = {
+      mcpServers: [...this.mcpServersToSend(), ...(await this.clientMcpServers())],
+      additionalDirectories: opts.extraRoots,
+    };
     const newSessionMs = opts.timeouts?.newSessionMs ?? 120_000;
     if (resume?.fork) {
       // `:AcpChatFork` (unstable session/fork): a new session with the context of that one.
-      if (!client.supports("fork")) throw new Error(`${opts.agentName} cannot fork sessions (it does not advertise sessionCapabilities.fork)`);
-      const res = await this.withAuth(() => client.forkSession(resume.sessionId, boundary.cwd, { timeoutMs: newSessionMs, ...setupOpts }));
+      if (!client.supports("fork"))
+        throw new Error(`${opts.agentName} cannot fork sessions (it does not advertise sessionCapabilities.fork)`);
+      const res = await this.withAuth(() =>
+        client.forkSession(resume.sessionId, boundary.cwd, { timeoutMs: newSessionMs, ...setupOpts }),
+      );
       return { sessionId: res.sessionId, setup: res, forkedFrom: resume.sessionId };
     }
     if (resume) {
       const how = client.continuation();
-      if (!how) throw new Error(`${opts.agentName} cannot resume or load sessions (it advertises neither session/resume nor loadSession)`);
+      if (!how)
+        throw new Error(
+          `${opts.agentName} cannot resume or load sessions (it advertises neither session/resume nor loadSession)`,
+        );
       // Known up front: session/load replays the conversation before it answers.
       known(resume.sessionId);
-      const setup = await this.withAuth(() => (how === "resume" ? client.resumeSession(resume.sessionId, boundary.cwd, setupOpts) : client.loadSession(resume.sessionId, boundary.cwd, setupOpts)));
+      const setup = await this.withAuth(() =>
+        how === "resume"
+          ? client.resumeSession(resume.sessionId, boundary.cwd, setupOpts)
+          : client.loadSession(resume.sessionId, boundary.cwd, setupOpts),
+      );
       return { sessionId: resume.sessionId, setup, continuedBy: how };
     }
     const res = await this.withAuth(() => client.newSession(boundary.cwd, { timeoutMs: newSessionMs, ...setupOpts }));
@@ -99,7 +126,10 @@ export class AgentConnection {
     const { send, skipped } = this.client!.mcpServers(this.mcp.servers);
     for (const s of skipped) {
       const type = "type" in s ? s.type : "stdio";
-      notice(`MCP server "${s.name}" (${type}) not passed: ${opts.agentName} does not accept ${type} MCP servers (agentCapabilities.mcpCapabilities.${type}).`, "warn");
+      notice(
+        `MCP server "${s.name}" (${type}) not passed: ${opts.agentName} does not accept ${type} MCP servers (agentCapabilities.mcpCapabilities.${type}).`,
+        "warn",
+      );
     }
     if (send.length > 0) trace.note("lifecycle", `MCP servers: ${send.map((s) => s.name).join(", ")}`);
     return send;
@@ -110,7 +140,10 @@ export class AgentConnection {
     const own = this.core.opts.clientMcpServer;
     if (!own) return [];
     if (this.mcp.servers.some((s) => s.name === own.mcpServer.name)) {
-      this.core.notice(`The editor's tools (MCP server "${own.mcpServer.name}") are not passed: a configured MCP server has the same name.`, "warn");
+      this.core.notice(
+        `The editor's tools (MCP server "${own.mcpServer.name}") are not passed: a configured MCP server has the same name.`,
+        "warn",
+      );
       return [];
     }
     try {
@@ -135,7 +168,10 @@ export class AgentConnection {
         if (!(e instanceof RpcError) || e.code !== ErrorCodes.AuthRequired || attempt >= 3) throw e;
         const client = this.client!;
         const methods = client.authMethods;
-        if (methods.length === 0 || !opts.port.chooseAuthMethod) throw new Error(`${opts.agentName} needs you to sign in (${e.message}), and it offers no method this client can use`);
+        if (methods.length === 0 || !opts.port.chooseAuthMethod)
+          throw new Error(
+            `${opts.agentName} needs you to sign in (${e.message}), and it offers no method this client can use`,
+          );
         this.core.notice(`${opts.agentName} asks you to sign in.`);
         const was = this.status.get();
         this.status.set("signing_in");
@@ -147,7 +183,13 @@ export class AgentConnection {
           if (!opts.port.runAuthTerminal) throw new Error(`sign-in method "${method.name}" needs a terminal`);
           const cmd = opts.command;
           await opts.port.runAuthTerminal(
-            { command: cmd.command, args: [...(cmd.args ?? []), ...(method.args ?? [])], env: { ...cmd.env, ...method.env }, cwd: boundary.cwd, title: method.name },
+            {
+              command: cmd.command,
+              args: [...(cmd.args ?? []), ...(method.args ?? [])],
+              env: { ...cmd.env, ...method.env },
+              cwd: boundary.cwd,
+              title: method.name,
+            },
             signal,
           );
         } else {
@@ -169,7 +211,8 @@ export class AgentConnection {
     this.ending ??= (async () => {
       const agent = this.agent;
       if (!agent) return undefined;
-      const exit = agent.exit ?? (await Promise.race([agent.exited, new Promise<undefined>((r) => setTimeout(r, 500))]));
+      const exit =
+        agent.exit ?? (await Promise.race([agent.exited, new Promise<undefined>((r) => setTimeout(r, 500))]));
       if (exit) return exit;
       await agent.kill();
       return undefined;
@@ -190,7 +233,10 @@ export class AgentConnection {
   async closeSession(sessionId: string | undefined): Promise<void> {
     const client = this.client;
     if (client && sessionId && client.supports("close") && !this.closed) {
-      await Promise.race([client.closeSession(sessionId).catch(() => undefined), new Promise((r) => setTimeout(r, 300))]);
+      await Promise.race([
+        client.closeSession(sessionId).catch(() => undefined),
+        new Promise((r) => setTimeout(r, 300)),
+      ]);
     }
   }
 

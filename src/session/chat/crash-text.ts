@@ -3,7 +3,8 @@ import type { DroppedLine } from "../../protocol/jsonrpc.js";
 import { humanSize } from "../media.js";
 
 /** What the user does about a dead agent: said wherever its death is. */
-export const RESTART_HINT = "Run :AcpChat to start it again (the session continues when the agent can resume it); your prompt stays in the prompt window.";
+export const RESTART_HINT =
+  "Run :AcpChat to start it again (the session continues when the agent can resume it); your prompt stays in the prompt window.";
 /** For an agent that never had a session: there is nothing to continue. */
 export const START_HINT = "Run :AcpChat to try again; your prompt stays in the prompt window.";
 

@@ -109,12 +109,27 @@ export class Turns {
     let notes: string[];
     try {
       // Files are read as the agent would read them: the user's buffer (unsaved edits) first.
-      const read = async (path: string) => (await opts.port.readTextFile({ sessionId: this.needs.sessionId() ?? "", path }, new AbortController().signal)).content;
+      const read = async (path: string) =>
+        (await opts.port.readTextFile({ sessionId: this.needs.sessionId() ?? "", path }, new AbortController().signal))
+          .content;
       // Images and audio go as such only to an agent that takes them (promptCapabilities).
       const client = this.needs.client();
       const caps = client?.capabilities.promptCapabilities;
-      const media = { image: caps?.image === true, audio: caps?.audio === true, maxBytes: opts.media?.maxBytes ?? DEFAULT_MAX_BYTES, agent: opts.agentName, owns: opts.media?.owns };
-      ({ blocks, notes } = await buildPrompt(p.text, p.context, boundary, client?.supports("embeddedContext") ?? false, read, media));
+      const media = {
+        image: caps?.image === true,
+        audio: caps?.audio === true,
+        maxBytes: opts.media?.maxBytes ?? DEFAULT_MAX_BYTES,
+        agent: opts.agentName,
+        owns: opts.media?.owns,
+      };
+      ({ blocks, notes } = await buildPrompt(
+        p.text,
+        p.context,
+        boundary,
+        client?.supports("embeddedContext") ?? false,
+        read,
+        media,
+      ));
     } catch (e) {
       if (this.preparing !== p) return; // taken back meanwhile
       this.preparing = undefined;
@@ -122,7 +137,10 @@ export class Turns {
       // (else sending again would fail again); the text comes back whole.
       const refused = e instanceof AttachmentError ? e.item : undefined;
       if (refused !== undefined) p.context = p.context.filter((c) => !(c.type === "file" && c.path === refused));
-      this.core.notice(`Could not prepare the prompt: ${errorMessage(e)}${refused !== undefined ? " (taken out of the prompt's context)" : ""}`, "error");
+      this.core.notice(
+        `Could not prepare the prompt: ${errorMessage(e)}${refused !== undefined ? " (taken out of the prompt's context)" : ""}`,
+        "error",
+      );
       opts.onTakeBack?.([p]);
       this.pump();
       return;
@@ -139,10 +157,17 @@ export class Turns {
     }
     this.preparing = undefined;
     // What the user took back since the agent's last turn: the agent hears it in words.
-    const told = [...this.agentNotes.splice(0).map((n) => `[acp-chat.nvim] Note: ${n}.`), cp?.takeNotes()].filter(Boolean).join("\n") || undefined;
+    const told =
+      [...this.agentNotes.splice(0).map((n) => `[acp-chat.nvim] Note: ${n}.`), cp?.takeNotes()]
+        .filter(Boolean)
+        .join("\n") || undefined;
     const turn = this.prompt(blocks, told ? [{ type: "text", text: `${told}\n\n` }] : []);
     if (told) this.core.notice(`Told the agent: ${told.replace(/\[acp-chat.nvim\] /g, "")}`);
-    if (step?.late) this.core.notice("The snapshot of the folder before this turn was not done when the prompt went (a large folder's first snapshot takes a while): this turn's changes are counted from the last checkpoint taken, or may miss what the agent changed in its first moments.", "warn");
+    if (step?.late)
+      this.core.notice(
+        "The snapshot of the folder before this turn was not done when the prompt went (a large folder's first snapshot takes a while): this turn's changes are counted from the last checkpoint taken, or may miss what the agent changed in its first moments.",
+        "warn",
+      );
     // Below the user's words (the turn began synchronously): an attachment sent as a link, say.
     for (const n of notes) this.core.notice(n, "warn");
     const stop = await turn;
@@ -181,7 +206,10 @@ export class Turns {
       result = await Promise.race([turn, local]);
     } catch (e) {
       result = "error";
-      const why = e instanceof ConnectionClosedError ? `The agent stopped: ${await this.needs.describeEnd(e.message)}\n${RESTART_HINT}` : `The turn failed: ${errorMessage(e)}`;
+      const why =
+        e instanceof ConnectionClosedError
+          ? `The agent stopped: ${await this.needs.describeEnd(e.message)}\n${RESTART_HINT}`
+          : `The turn failed: ${errorMessage(e)}`;
       notice(why, "error");
     }
     this.finishTurn(result);
@@ -222,7 +250,10 @@ export class Turns {
     const ms = this.core.opts.timeouts?.cancelMs ?? 10_000;
     this.cancelTimer = setTimeout(() => {
       if (this.core.state.turnState !== "cancelling") return;
-      this.core.notice(`The agent did not end the turn within ${ms / 1000} s of the cancel; the turn is marked cancelled.`, "warn");
+      this.core.notice(
+        `The agent did not end the turn within ${ms / 1000} s of the cancel; the turn is marked cancelled.`,
+        "warn",
+      );
       this.settleTurn?.("cancelled");
     }, ms);
   }
@@ -230,7 +261,8 @@ export class Turns {
   /** The turn's tokens (unstable PromptResponse.usage): a line at its end, and in status(). */
   private showUsage(u: TurnUsage): void {
     this.core.emit(this.core.state.setTurnUsage({ ...u } as Record<string, number>));
-    const n = (x: number) => (x >= 10_000 ? `${Math.round(x / 1000)}k` : x >= 1000 ? `${(x / 1000).toFixed(1)}k` : String(x));
+    const n = (x: number) =>
+      x >= 10_000 ? `${Math.round(x / 1000)}k` : x >= 1000 ? `${(x / 1000).toFixed(1)}k` : String(x);
     const parts = [
       u.inputTokens !== undefined && `${n(u.inputTokens)} in`,
       u.outputTokens !== undefined && `${n(u.outputTokens)} out`,

@@ -59,7 +59,11 @@ export class UpdateRouter {
       core.trace.note("problem", `session/update for unknown session ${sessionId}`);
       return;
     }
-    if (update.sessionUpdate === "notice" || update.sessionUpdate === "compaction_update" || update.sessionUpdate === "compaction_summary_chunk") {
+    if (
+      update.sessionUpdate === "notice" ||
+      update.sessionUpdate === "compaction_update" ||
+      update.sessionUpdate === "compaction_summary_chunk"
+    ) {
       this.onOptInUpdate(core.redactor.value(update));
       return;
     }
@@ -84,7 +88,10 @@ export class UpdateRouter {
     core.emit(core.state.apply(update));
     if (update.sessionUpdate === "notice") {
       core.trace.note("notice", `${update.severity}: ${update.title}`);
-      core.opts.onNotify?.(`${core.opts.agentName}: ${update.title}${update.description ? ` — ${update.description}` : ""}`, noticeLevel(update.severity));
+      core.opts.onNotify?.(
+        `${core.opts.agentName}: ${update.title}${update.description ? ` — ${update.description}` : ""}`,
+        noticeLevel(update.severity),
+      );
     } else if (update.sessionUpdate === "compaction_update" || update.sessionUpdate === "compaction_summary_chunk") {
       core.emit(core.state.redactCompaction(update.compactionId, (t) => core.redactor.text(t)));
     }
@@ -127,6 +134,8 @@ export class UpdateRouter {
     // Redacted with a margin (a secret cut by the tail's start is still found), and while the
     // command runs, without an end that may begin a secret.
     const tail = this.core.redactor.tail(t.tail(4500), t.exitStatus !== undefined).slice(-4000);
-    this.core.emit(this.core.state.terminalOutput(t.id, tail, describeTerminalExit(t.exitStatus), exitFailed(t.exitStatus)));
+    this.core.emit(
+      this.core.state.terminalOutput(t.id, tail, describeTerminalExit(t.exitStatus), exitFailed(t.exitStatus)),
+    );
   }
 }
