@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { attach } from "neovim";
-import { nvimBin, startBenchNvim, waitLua as waitNvimLua } from "./nvim.mjs";
+import { nvimBin, pinger, startBenchNvim, waitLua as waitNvimLua } from "./nvim.mjs";
 import { build } from "esbuild";
 import { structuredPatch } from "diff";
 
@@ -24,7 +24,14 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function loadHunks(dir) {
   const outfile = join(dir, "hunks.mjs");
-  await build({ entryPoints: [join(root, "src/workspace/hunks.ts")], bundle: true, format: "esm", platform: "node", outfile, logLevel: "silent" });
+  await build({
+    entryPoints: [join(root, "src/workspace/hunks.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    outfile,
+    logLevel: "silent",
+  });
   return import(pathToFileURL(outfile).href);
 }
 
@@ -38,26 +45,6 @@ function texts(n, ratio) {
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
-}
-
-/** Ping over a second connection until stopped: the longest and the 99th percentile round trip. */
-function pinger(c) {
-  let running = true;
-  const samples = [];
-  const loop = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      await c.eval("1");
-      samples.push(performance.now() - t0);
-      await sleep(2);
-    }
-  })();
-  return async () => {
-    running = false;
-    await loop;
-    const s = samples.sort((a, b) => a - b);
-    return { max: s[s.length - 1] ?? 0, p99: s[Math.min(s.length - 1, Math.floor(0.99 * s.length))] ?? 0, count: s.length };
-  };
 }
 
 async function main() {
@@ -90,12 +77,18 @@ async function main() {
         before = performance.now() - t;
       }
       rows.push({ n, ratio, diffMs: median(times), hunks: d.hunks.length, exact: d.exact, beforeMs: before });
-      say(`diff ${n} lines, ${ratio * 100}% changed: ${median(times).toFixed(1)} ms (${d.hunks.length} hunks${d.exact ? "" : ", bounded"})${before !== undefined ? `; before: ${before.toFixed(0)} ms` : ""}`);
+      say(
+        `diff ${n} lines, ${ratio * 100}% changed: ${median(times).toFixed(1)} ms (${d.hunks.length} hunks${d.exact ? "" : ", bounded"})${before !== undefined ? `; before: ${before.toFixed(0)} ms` : ""}`,
+      );
     }
   }
 
   // Reviews in Neovim.
-  const setup = { agents: { bench: { command: process.execPath, args: [AGENT] } }, default_agent: "bench", write: "review" };
+  const setup = {
+    agents: { bench: { command: process.execPath, args: [AGENT] } },
+    default_agent: "bench",
+    write: "review",
+  };
   const { nvim, proc, sock } = startBenchNvim(nvimBin(), dir, setup, join(dir, "work"));
   const version = (await nvim.commandOutput("version")).split("\n")[0];
   await nvim.uiAttach(200, 60, { ext_linegrid: true, rgb: true });
@@ -126,9 +119,13 @@ async function main() {
     const opened = await nvim.lua("return _G.bench_opened");
     const openMs = (opened - Number(readFileSync(stamp, "utf8"))) / 1e6;
     Object.assign(row, { openMs, maxBlockMs: ping.max, p99Ms: ping.p99, pings: ping.count });
-    say(`review ${row.n} lines, ${row.ratio * 100}%: open ${openMs.toFixed(0)} ms, longest block ${ping.max.toFixed(1)} ms (p99 ${ping.p99.toFixed(1)} ms, ${ping.count} pings)`);
+    say(
+      `review ${row.n} lines, ${row.ratio * 100}%: open ${openMs.toFixed(0)} ms, longest block ${ping.max.toFixed(1)} ms (p99 ${ping.p99.toFixed(1)} ms, ${ping.count} pings)`,
+    );
     await nvim.input("ZQ");
-    await waitLua("vim.tbl_count(require('acpchat.review').open_reviews) == 0 and require('acpchat.registry').current() ~= nil");
+    await waitLua(
+      "vim.tbl_count(require('acpchat.review').open_reviews) == 0 and require('acpchat.registry').current() ~= nil",
+    );
     await waitLua("(require('acpchat.registry').current().status or {}).state == 'ready'");
     await sleep(100);
   }
@@ -142,7 +139,10 @@ async function main() {
     "",
     "| lines | changed | diff (Node) | diff before (`diff` package) | hunks | review open | longest editor block | p99 block |",
     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ...rows.map((r) => `| ${r.n.toLocaleString("en")} | ${r.ratio * 100}% | ${f(r.diffMs, 1)} ms | ${r.beforeMs === undefined ? "not run (> 10 s)" : `${f(r.beforeMs)} ms`} | ${r.hunks}${r.exact ? "" : " (bounded)"} | ${f(r.openMs)} ms | ${f(r.maxBlockMs, 1)} ms | ${f(r.p99Ms, 1)} ms |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.n.toLocaleString("en")} | ${r.ratio * 100}% | ${f(r.diffMs, 1)} ms | ${r.beforeMs === undefined ? "not run (> 10 s)" : `${f(r.beforeMs)} ms`} | ${r.hunks}${r.exact ? "" : " (bounded)"} | ${f(r.openMs)} ms | ${f(r.maxBlockMs, 1)} ms | ${f(r.p99Ms, 1)} ms |`,
+    ),
     "",
     "Targets: a 10,000-line full rewrite opens in review in under 300 ms; the editor never blocked for more than 16 ms.",
   ];

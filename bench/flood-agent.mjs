@@ -47,6 +47,23 @@ export function floodLines(sid, chunks = CHUNKS, toolUpdates = TOOL_UPDATES, tur
   return { lines, text };
 }
 
+/**
+ * A stored session's replay for session/load: `updates` session/update lines, a transcript of
+ * about updates / 2 lines: turns of 1,000 updates (the user's words, then the agent's reply of
+ * one line per two chunks), a tool call every 100 updates and its completion 10 later.
+ */
+export function replayLines(sid, updates) {
+  const lines = [];
+  const up = (update) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: sid, update } });
+  for (let i = 0; i < updates; i++) {
+    if (i % 1000 === 0) lines.push(up({ sessionUpdate: "user_message_chunk", content: { type: "text", text: `question ${i / 1000}` } }));
+    else if (i % 100 === 50) lines.push(up({ sessionUpdate: "tool_call", toolCallId: `r${i}`, title: `Read file ${i}`, kind: "read", status: "in_progress" }));
+    else if (i % 100 === 60) lines.push(up({ sessionUpdate: "tool_call_update", toolCallId: `r${i - 10}`, status: "completed" }));
+    else lines.push(up({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: i % 2 ? `line ${i} of the reply\n` : `w${i} ` } }));
+  }
+  return lines;
+}
+
 if (process.argv.includes("--dump")) {
   const { lines } = floodLines("dump");
   process.stdout.write(lines.join("\n") + "\n");
@@ -58,7 +75,21 @@ if (process.argv.includes("--dump")) {
   rl.on("line", (line) => {
     const msg = JSON.parse(line);
     const { id, method, params } = msg;
-    if (method === "initialize") out({ jsonrpc: "2.0", id, result: { protocolVersion: 1, agentCapabilities: {}, agentInfo: { name: "flood", version: "1" } } });
+    const stored = Number(process.env.FLOOD_SESSIONS ?? 0);
+    if (method === "initialize") out({ jsonrpc: "2.0", id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true, ...(stored ? { sessionCapabilities: { list: {} } } : {}) }, agentInfo: { name: "flood", version: "1" } } });
+    else if (method === "session/list") {
+      // FLOOD_SESSIONS stored sessions (bench/sessions-list.mjs), 500 a page.
+      const from = Number(params.cursor ?? 0);
+      const sessions = [];
+      for (let i = from; i < Math.min(stored, from + 500); i++) sessions.push({ sessionId: `stored-${i}`, cwd: params.cwd ?? "/", title: `Session ${i}: a question about part ${i % 97} of the code`, updatedAt: new Date(Date.UTC(2026, 0, 1) + i * 60000).toISOString() });
+      out({ jsonrpc: "2.0", id, result: { sessions, ...(from + 500 < stored ? { nextCursor: String(from + 500) } : {}) } });
+    }
+    else if (method === "session/load") {
+      // FLOOD_REPLAY updates replayed (bench/replay.mjs), then the answer.
+      const lines = replayLines(params.sessionId, Number(process.env.FLOOD_REPLAY ?? 0));
+      if (lines.length > 0) process.stdout.write(lines.join("\n") + "\n");
+      out({ jsonrpc: "2.0", id, result: {} });
+    }
     else if (method === "session/new") out({ jsonrpc: "2.0", id, result: { sessionId: `flood-${n++}` } });
     else if (method === "session/prompt") {
       const text = params.prompt.map((b) => b.text ?? "").join("");

@@ -52,8 +52,8 @@ function hostPid(nvimPid) {
   throw new Error("no node host under Neovim");
 }
 
-function baseline(chunks, long) {
-  const out = execFileSync(process.execPath, [BASELINE, String(chunks), "0", ...(long ? ["long"] : [])], { encoding: "utf8" });
+function baseline(chunks, long, tools = 0) {
+  const out = execFileSync(process.execPath, [BASELINE, String(chunks), String(tools), ...(long ? ["long"] : [])], { encoding: "utf8" });
   return JSON.parse(out.trim().split("\n").pop());
 }
 
@@ -62,6 +62,8 @@ export const CASES = [
   { chunks: 20000, long: true },
   { chunks: 200000, long: false },
   { chunks: 200000, long: true },
+  // A tool call update every 100 chunks (200 in all) into the one long line.
+  { chunks: 20000, long: true, tools: 200 },
 ];
 
 /**
@@ -74,7 +76,8 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
   const dir = mkdtempSync(join(tmpdir(), "acpchat-stream-"));
   const stamp = join(dir, "first-byte");
   const setup = { agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_STAMP: stamp } } }, default_agent: "flood" };
-  const { nvim, proc, sock } = startBenchNvim(bin, dir, setup);
+  // ACPCHAT_ROOT: another checkout's plugin (the "before" figures).
+  const { nvim, proc, sock } = startBenchNvim(bin, dir, setup, dir, process.env.ACPCHAT_ROOT);
   await nvim.eval("1");
   let redraws = 0;
   let uiClient;
@@ -119,23 +122,37 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
       await sleep(5);
     }
   })();
-  const flood = async (chunks, long) => {
-    await nvim.lua(`_G.fb.done = nil; require("acpchat.chats").send(require("acpchat.registry").get(...), "flood ${chunks} 0${long ? " long" : ""}")`, [chat]);
+  const flood = async (chunks, long, tools = 0) => {
+    await nvim.lua(`_G.fb.done = nil; require("acpchat.chats").send(require("acpchat.registry").get(...), "flood ${chunks} ${tools}${long ? " long" : ""}")`, [chat]);
     await waitLua("_G.fb.done");
     return (await nvim.lua("return _G.fb.done")) - Number(readFileSync(stamp, "utf8"));
   };
-  // The reply of the last turn, as the transcript holds it (the agent's paragraph after "## You").
-  const lastReply = async () => {
-    const lines = await nvim.lua("return vim.api.nvim_buf_get_lines(require('acpchat.registry').get(...).buf, 0, -1, false)", [chat]);
-    const t = lines.join("\n");
-    const turn = t.slice(t.lastIndexOf("## You"));
-    return turn.split("\n\n").slice(1).map((p) => p.replace(/^## [^\n]*\n/, "")).join("\n\n");
-  };
+  // The reply of the last turn, as the transcript holds it: its agent blocks' text, in order
+  // (lines broken for their length joined back; none before the plugin broke them).
+  const lastReply = async () =>
+    nvim.lua(
+      `local c = require("acpchat.registry").get(...)
+      local blocks = require("acpchat.blocks")
+      local ok, ll = pcall(require, "acpchat.long_line")
+      local rs = blocks.state(c)
+      local start = 1
+      for i = #rs.order, 1, -1 do if rs.blocks[rs.order[i]].type == "turn" then start = i break end end
+      local out = {}
+      for i = start, #rs.order do
+        local b = rs.blocks[rs.order[i]]
+        if b.type == "agent" then
+          local first, last = blocks.range(c.buf, rs, b)
+          out[#out + 1] = ok and ll.text(c.buf, first, last + 1) or table.concat(vim.api.nvim_buf_get_lines(c.buf, first, last + 1, false), "\\n")
+        end
+      end
+      return table.concat(out)`,
+      [chat],
+    );
   // Warm-up: the JIT on both sides.
   for (let i = 0; i < 3; i++) await flood(4000, i % 2 === 1);
   const results = [];
   for (const c of cases) {
-    const name = `${c.chunks} chunks, ${c.long ? "one long line" : "many lines"}`;
+    const name = `${c.chunks} chunks, ${c.long ? "one long line" : "many lines"}${c.tools ? `, ${c.tools} tool call updates` : ""}`;
     const plugin = [];
     const base = [];
     const hostCpu = [];
@@ -147,17 +164,17 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
       const h0 = cpuMs(host);
       const n0 = cpuMs(nvimPid);
       rtts = [];
-      plugin.push(await flood(c.chunks, c.long));
+      plugin.push(await flood(c.chunks, c.long, c.tools));
       samples.push(...rtts);
       rtts = null;
       hostCpu.push(cpuMs(host) - h0);
       nvimCpu.push(cpuMs(nvimPid) - n0);
       if (r === 0) {
-        const expected = floodLines("x", c.chunks, 0, 0, c.long).text;
+        const expected = floodLines("x", c.chunks, c.tools ?? 0, 0, c.long).text;
         complete = (await lastReply()) === expected;
       }
       await sleep(100);
-      const b = baseline(c.chunks, c.long);
+      const b = baseline(c.chunks, c.long, c.tools);
       base.push(b.ms);
       baseCpu.push(b.cpuMs);
       await sleep(100);

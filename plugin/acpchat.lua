@@ -45,9 +45,17 @@ local function need()
   return require("acpchat.registry").need()
 end
 
-cmd("AcpChat", "Open (or focus) the chat; ! starts a new one", function(o)
-  acp().open(o.args ~= "" and o.args or nil, o.bang)
-end, { nargs = "?", bang = true, complete = agents })
+cmd("AcpChat", "Open (or focus) the chat; ! starts a new one; from hands this chat's conversation over", function(o)
+  local agent, from, err = require("acpchat.handoff").parse(o.fargs)
+  if err then
+    return vim.notify("acpchat: " .. err, vim.log.levels.ERROR)
+  elseif from then
+    return require("acpchat.handoff").open(agent, from)
+  end
+  acp().open(agent, o.bang)
+end, { nargs = "*", bang = true, complete = function(lead, line)
+  return require("acpchat.handoff").complete(lead, line)
+end })
 cmd("AcpChatList", "Pick one of every live chat (agent, title, state, tab) and show it here", function()
   acp().list()
 end)

@@ -70,7 +70,24 @@ local function label(kind, q)
   return flat(q.message or names[kind] or kind, 80)
 end
 
+--- Long texts of questions, sent ahead of them in parts (src/nvim/questions.ts): key -> field -> parts.
+local parts = {}
+
+function M.part(key, field, text)
+  parts[key] = parts[key] or {}
+  local list = parts[key][field] or {}
+  parts[key][field] = list
+  list[#list + 1] = text
+end
+
 function M.ask(chat_id, key, kind, question)
+  if type(question) == "table" and question.parts then
+    for _, field in ipairs(question.parts) do
+      question[field] = table.concat((parts[key] or {})[field] or {})
+    end
+    question.parts = nil
+  end
+  parts[key] = nil
   local mod = kinds[kind]
   questions.track(key, chat_id, kind)
   if not mod then

@@ -244,16 +244,25 @@ function M.send(chat, text, done)
   prompt.show_context(chat)
   -- The user's own prompt: the transcript follows its answer again.
   layout.follow_end(chat)
-  bridge.call("send", { chat = chat.id, text = text, context = context }, function(err)
-    if err then
-      -- Nothing was sent: the context waits for the next try.
+  -- What its mentions name beyond files (mentions.lua), read now; a refused one keeps it here.
+  require("acpchat.mentions").resolve(chat, text, function(named, refused)
+    if refused then
       chat.context = vim.list_extend(context, chat.context)
       prompt.show_context(chat)
-      util.notify("acpchat: not sent: " .. err, vim.log.levels.WARN)
+      util.notify("acpchat: not sent: " .. refused, vim.log.levels.ERROR)
+      return done and done(false)
     end
-    if done then
-      done(not err)
-    end
+    bridge.call("send", { chat = chat.id, text = text, context = vim.list_extend(vim.list_slice(context), named) }, function(err)
+      if err then
+        -- Nothing was sent: the context waits for the next try.
+        chat.context = vim.list_extend(context, chat.context)
+        prompt.show_context(chat)
+        util.notify("acpchat: not sent: " .. err, vim.log.levels.WARN)
+      end
+      if done then
+        done(not err)
+      end
+    end)
   end)
 end
 

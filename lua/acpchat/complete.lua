@@ -54,6 +54,7 @@ end
 --- whether more may match (the file list is still growing, or was cut at M.max_items).
 function M.candidates(chat, word)
   local items, more = {}, false
+  local popup = vim.o.completeopt:find("popup") ~= nil
   if word:sub(1, 1) == "/" then
     for _, c in ipairs(M.commands(chat, word:sub(2))) do
       local hint = c.hint and (" " .. c.hint) or ""
@@ -62,9 +63,19 @@ function M.candidates(chat, word)
   elseif word:sub(1, 1) == "@" then
     local paths
     paths, more = M.files_now(chat.cwd, word:sub(2))
+    local others = require("acpchat.mentions").candidates(chat, word:sub(2), paths)
+    -- The server matches anywhere in the path: Vim must not narrow the menu by prefix
+    -- (`equal`); it asks again as more is typed (`refresh`).
+    local function add_other(m)
+      items[#items + 1] = { word = "@" .. m.token, menu = m.detail, kind = m.kind, info = popup and m.doc or nil, equal = 1 }
+    end
+    for _, m in ipairs(others) do
+      if m.best == 1 then
+        add_other(m)
+      end
+    end
     -- The omnifunc answers at once: sizes it does not know yet are looked up for a few ms only.
     local t0 = vim.uv.hrtime()
-    local popup = vim.o.completeopt:find("popup") ~= nil
     for _, f in ipairs(paths) do
       local st = project_files.stat_cached(chat.cwd, f)
       local gone = false
@@ -76,11 +87,54 @@ function M.candidates(chat, word)
       if not gone and not (st and (st.outside or st.type == "directory")) then
         local d = M.describe(f, st)
         -- The documentation only where it goes to a popup (0.10's "preview" would open a window).
-        items[#items + 1] = { word = "@" .. f, menu = d.detail, kind = d.media or "file", info = popup and d.doc or nil }
+        items[#items + 1] = { word = "@" .. f, menu = d.detail, kind = d.media or "file", info = popup and d.doc or nil, equal = 1 }
       end
     end
+    for _, m in ipairs(others) do
+      if m.best ~= 1 then
+        add_other(m)
+      end
+    end
+    -- Symbols the language servers told for this word, when they have answered (asked now:
+    -- the menu is opened again when they do).
+    for _, sym in ipairs(M.symbols_now(chat, word:sub(2))) do
+      items[#items + 1] = { word = "@" .. sym.token, menu = sym.kind .. " · " .. sym.token:match(":(.*)$"), kind = "symbol", equal = 1 }
+    end
+    more = true
   end
   return items, more
+end
+
+-- The language servers' symbols by query, as last told: { query, items, asked }.
+local symbol_answers = {}
+
+--- The symbols known now for `query` (the omnifunc answers at once); asks the language servers
+--- when not asked yet, and opens the menu again with their answer while the word is typed.
+function M.symbols_now(chat, query)
+  local known = symbol_answers[chat.prompt_buf]
+  if known and known.query == query then
+    return known.items or {}
+  end
+  if query == "" or query:find("[/:%s]") then
+    return {}
+  end
+  local mine = { query = query }
+  symbol_answers[chat.prompt_buf] = mine
+  require("acpchat.mentions").symbols(chat, query, function(list)
+    mine.items = list
+    if #list == 0 or symbol_answers[chat.prompt_buf] ~= mine or vim.fn.mode() ~= "i" or api.nvim_get_current_buf() ~= chat.prompt_buf then
+      return
+    end
+    local r, c = unpack(api.nvim_win_get_cursor(0))
+    local ctx = M.context(api.nvim_get_current_line():sub(1, c), r - 1)
+    if ctx and ctx.kind == "file" and ctx.prefix == query and chat.menu_mode == "omnifunc" then
+      -- As the menu that opens by itself: nothing goes into the prompt until an item is picked.
+      local cot = vim.o.completeopt
+      local keep = (cot:find("noselect") or cot:find("noinsert")) and "" or "<C-p>"
+      api.nvim_feedkeys(vim.keycode("<C-x><C-o>" .. keep), "n", false)
+    end
+  end)
+  return {}
 end
 
 function M.omnifunc(findstart, base)
@@ -242,6 +296,19 @@ function M.check_health(health)
     health.ok("@ files: `git ls-files` in git work trees, a background walk elsewhere")
   else
     health.info("@ files: git not found: folders are walked (in the background; .gitignore is not read)")
+  end
+  health.ok("@ mentions: @diagnostics[:all] @quickfix @buffers @selection @folder/ @session:<name>, symbols; see :help acpchat-mentions")
+  local symbol_servers = {}
+  for _, c in ipairs(vim.lsp.get_clients()) do
+    local caps = c.server_capabilities or {}
+    if caps.workspaceSymbolProvider then
+      symbol_servers[#symbol_servers + 1] = c.name
+    end
+  end
+  if #symbol_servers > 0 then
+    health.ok("@ symbols: from " .. table.concat(symbol_servers, ", ") .. " (workspace/symbol)")
+  else
+    health.info("@ symbols: no language server answering workspace/symbol is running now (they start with a file of their language)")
   end
 end
 

@@ -45,6 +45,7 @@ return {
     "render",
     "result",
     "ask",
+    "ask_part",
     "dismiss",
     "take_back",
     "notify",

@@ -154,6 +154,9 @@ local function quickfix()
   return { title = qf.title ~= "" and qf.title or nil, items = items }
 end
 
+--- The editor's lists as plain data, for `@` mentions too (mentions.lua).
+M.gather = { diagnostics = diagnostics, open_buffers = open_buffers, selection = selection, quickfix = quickfix }
+
 -- Each tool: fn(args, done), done(value) or done(nil, error).
 local tools = {
   diagnostics = function(args, done)

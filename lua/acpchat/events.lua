@@ -14,6 +14,10 @@ local handlers = {
   ask = function(p)
     require("acpchat.ask").ask(p.chat, p.key, p.kind, p.question)
   end,
+  ---@param p { key: string, field: string, text: string }
+  ask_part = function(p)
+    require("acpchat.ask").part(p.key, p.field, p.text)
+  end,
   ---@param p { key: string, kind: string }
   dismiss = function(p)
     require("acpchat.ask").dismiss(p.key, p.kind)

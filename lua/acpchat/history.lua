@@ -69,6 +69,10 @@ end
 -- Saves in flight, by buffer: a save asked for meanwhile runs once that one is done.
 local writing = {}
 
+--- Bytes of transcript read into one save: a turn that drew megabytes is saved in parts, one
+--- per turn of the editor's loop (reading 15 MB of lines at once held it for 100 ms).
+local SAVE_BYTES = 1024 * 1024
+
 --- Keep the chat's transcript for its session (a turn ended): what changed since the last
 --- save is written, in the background.
 function M.save(chat)
@@ -86,9 +90,26 @@ function M.save(chat)
   local from = t.path == path and math.min(t.dirty, t.saved) or 0
   local count = api.nvim_buf_line_count(buf)
   local offset = api.nvim_buf_get_offset(buf, from)
-  local text = table.concat(api.nvim_buf_get_lines(buf, from, count, false), "\n") .. "\n"
-  t.path, t.saved, t.dirty = path, count, count
-  writing[buf] = true
+  -- At most SAVE_BYTES read per turn of the editor's loop; the rest is saved next.
+  local upto = count
+  if api.nvim_buf_get_offset(buf, count) - offset > SAVE_BYTES then
+    local lo, hi = from + 1, count
+    while lo < hi do
+      local mid = math.floor((lo + hi + 1) / 2)
+      if api.nvim_buf_get_offset(buf, mid) - offset <= SAVE_BYTES then
+        lo = mid
+      else
+        hi = mid - 1
+      end
+    end
+    upto = lo
+  end
+  local text = table.concat(api.nvim_buf_get_lines(buf, from, upto, false), "\n") .. "\n"
+  t.path, t.saved, t.dirty = path, upto, upto
+  if upto < count and writing[buf] == nil then
+    writing[buf] = chat -- the rest once this part is written
+  end
+  writing[buf] = writing[buf] or true
   vim.fn.mkdir(M.dir(), "p")
   write_at(path, offset, text, function(ok)
     local again = writing[buf]

@@ -416,6 +416,7 @@ function M.workspace_symbols(args, done)
             container = s.containerName ~= "" and s.containerName or nil,
             path = path,
             line = line,
+            end_line = loc.range and loc.range["end"].line + 1 or nil,
             character = loc.range and loc.range.start.character or 0,
             encoding = r.client.offset_encoding or "utf-16",
             text = loaded_line(path, line),

@@ -415,9 +415,10 @@ function M.stat(cwd, paths, cb)
 end
 
 --- Paths of `files` that match `prefix`, best first, at most `limit`: those that start with it,
---- then those whose name starts with it, then those that contain it (ignoring case when the
---- prefix is all lowercase); with no prefix, the top folder's files first; each group in
---- alphabetical order. Runs in slices of about `slice_ms` milliseconds with the editor running
+--- then those whose name starts with it, then those that contain it, then those that hold its
+--- characters in order (as fuzzy pickers match: `pmlua` finds `src/permission.lua`), ignoring
+--- case when the prefix is all lowercase; with no prefix, the top folder's files first; each
+--- group in alphabetical order. Runs in slices of about `slice_ms` milliseconds with the editor running
 --- between them; `cb(paths, truncated)` at the end (truncated: more would match). `opts.sync`:
 --- one pass without yielding (the omnifunc), stopping after `opts.budget_ms`.
 function M.match(files, prefix, limit, cb, opts)
@@ -425,7 +426,23 @@ function M.match(files, prefix, limit, cb, opts)
   local slice_ms = opts.slice_ms or 4
   local lp = prefix == prefix:lower() and prefix or nil
   -- Each group keeps at most `limit` (the rest would never be shown): sorting stays cheap.
-  local tiers = { {}, {}, {} }
+  local tiers = { {}, {}, {}, {} }
+  -- Its characters in order, anything between them: found greedily, one plain find each (a
+  -- pattern of `.-` would backtrack without bound on a near miss).
+  local chars = {}
+  for ch in (lp or prefix):gmatch(".") do
+    chars[#chars + 1] = ch
+  end
+  local function in_order(g)
+    local at = 0
+    for k = 1, #chars do
+      at = g:find(chars[k], at + 1, true)
+      if not at then
+        return false
+      end
+    end
+    return true
+  end
   local more = false
   local n = #files
   local i = 1
@@ -453,6 +470,8 @@ function M.match(files, prefix, limit, cb, opts)
         local at = g:find(lp or prefix, 1, true)
         if at then
           add(at == g:match("()[^/]*$") and 2 or 3, f)
+        elseif in_order(g) then
+          add(4, f)
         end
       end
       if #tiers[1] >= limit and i <= n then

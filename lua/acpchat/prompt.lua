@@ -85,7 +85,10 @@ function M.take_back(chat, prompts)
   for _, p in ipairs(prompts) do
     vim.list_extend(lines, vim.split(p.text, "\n", { plain = true }))
     for _, item in ipairs(p.context or {}) do
-      table.insert(chat.context, item)
+      -- What a mention brought is read again from the prompt's text when it is sent.
+      if not item.mention then
+        table.insert(chat.context, item)
+      end
     end
   end
   local old = api.nvim_buf_get_lines(chat.prompt_buf, 0, -1, false)

@@ -18,13 +18,15 @@ local M = {}
 
 M.name = "acpchat"
 
-local Kind = { Function = 3, File = 17 }
+local Kind = { Function = 3, Module = 9, Keyword = 14, File = 17, Reference = 18, Folder = 19 }
 
 --- Longest an `@` answer waits for the file list when nothing matches yet.
 M.list_wait_ms = 1000
 --- Longest a `/` answer waits for the agent's commands (the first chat of a session also starts
 --- the Node host and the agent).
 M.commands_wait_ms = 3000
+--- Longest an `@` answer waits for the language servers' symbols.
+M.symbol_wait_ms = 300
 
 local version
 --- The plugin's version (package.json), for serverInfo (:checkhealth vim.lsp shows it).
@@ -92,7 +94,7 @@ function M.completion(chat, position, enc, reply)
   if ctx.kind == "command" then
     return M.commands(chat, ctx, range, reply, vim.uv.hrtime())
   end
-  M.files(chat, ctx, range, reply, true)
+  M.files(chat, ctx, range, reply, true, enc)
 end
 
 --- The `/` items for `ctx`. The agent tells its commands a moment after its session starts: an
@@ -121,40 +123,112 @@ function M.commands(chat, ctx, range, reply, since)
   return reply({ isIncomplete = false, items = items })
 end
 
---- The `@` items for `ctx`. While the list is still being made and nothing matches yet, the
+--- What is typed now from the `@` of `ctx` on row `row` up to the cursor, when the prompt's
+--- cursor is still in that word (the user typed on while the answer was made), else nil; and
+--- the cursor's byte column.
+local function typed_now(chat, ctx, row)
+  local win = api.nvim_get_current_win()
+  if api.nvim_win_get_buf(win) ~= chat.prompt_buf then
+    return nil
+  end
+  local r, c = unpack(api.nvim_win_get_cursor(win))
+  if r - 1 ~= row or c <= ctx.col then
+    return nil
+  end
+  local word = (api.nvim_buf_get_lines(chat.prompt_buf, row, row + 1, false)[1] or ""):sub(ctx.col + 1, c)
+  if word:match("^@[^%s@]*$") then
+    return word, c
+  end
+end
+
+--- The `@` items for `ctx`: files matched anywhere in their path (best first), the mentions
+--- that are no files (mentions.lua) and the language servers' symbols. Every answer is
+--- incomplete, its items filtered by what was typed (`filterText`): the server matches, so a
+--- client asks again as more is typed (clients narrow by prefix, and `@perm` would lose
+--- `src/permission.lua`). While the list is still being made and nothing matches yet, the
 --- answer waits for it (up to M.list_wait_ms; the editor does not: the answer is asynchronous):
 --- an engine shows nothing for an empty answer and may not ask again.
-function M.files(chat, ctx, range, reply, may_wait)
+function M.files(chat, ctx, range, reply, may_wait, enc)
   local files, whole = project_files.get(chat.cwd)
-  project_files.match(files, ctx.prefix, prompt_items.max_items, function(paths, truncated)
+  local symbols, matched
+  local function finish()
+    if not symbols or not matched then
+      return
+    end
+    local paths, stats = matched[1], matched[2]
+    -- Typed on meanwhile: answered for what is there now.
+    local row = range.start.line
+    local now, c = typed_now(chat, ctx, row)
+    if now and now ~= "@" .. ctx.prefix then
+      local line = api.nvim_buf_get_lines(chat.prompt_buf, row, row + 1, false)[1] or ""
+      local r2 = { start = range.start, ["end"] = { line = row, character = M.unit_col(line, c, enc or "utf-16") } }
+      return M.files(chat, { kind = ctx.kind, col = ctx.col, prefix = now:sub(2) }, r2, reply, false, enc)
+    end
+    local c0 = project_files.cpu_ms()
+    local typed = "@" .. ctx.prefix
+    local items = {}
+    local function add(label, kind, detail, doc)
+      items[#items + 1] = {
+        label = label,
+        kind = kind,
+        detail = detail,
+        documentation = { kind = "markdown", value = doc },
+        filterText = typed,
+        sortText = string.format("%04d", #items + 1),
+        textEdit = { range = range, newText = label },
+      }
+    end
+    local others = require("acpchat.mentions").candidates(chat, ctx.prefix, paths)
+    local kinds = { keyword = Kind.Keyword, folder = Kind.Folder, session = Kind.Reference }
+    for _, m in ipairs(others) do
+      if m.best == 1 then
+        add("@" .. m.token, kinds[m.kind], m.detail, m.doc)
+      end
+    end
+    for _, p in ipairs(paths) do
+      local st = stats[p]
+      -- Gone since it was listed, a folder (a git submodule), or a symlink out of the
+      -- session's folder (the prompt would not send it): nothing to offer.
+      if st and st.type ~= "directory" and not st.outside then
+        local d = prompt_items.describe(p, st)
+        add("@" .. p, Kind.File, d.detail, d.doc)
+      end
+    end
+    for _, m in ipairs(others) do
+      if m.best ~= 1 then
+        add("@" .. m.token, kinds[m.kind], m.detail, m.doc)
+      end
+    end
+    for _, sym in ipairs(symbols) do
+      local where = sym.token:match(":(.*)$")
+      add("@" .. sym.token, Kind.Module, sym.kind .. " · " .. where, string.format("**%s** (%s%s)\n\n`%s`\n\nIts source range goes with the prompt.", sym.name, sym.kind, sym.container and (" in " .. sym.container) or "", where))
+    end
+    project_files.note_busy(c0)
+    reply({ isIncomplete = true, items = items })
+  end
+  require("acpchat.mentions").symbols(chat, ctx.prefix, function(list)
+    if not symbols then
+      symbols = list
+      finish()
+    end
+  end)
+  -- A slow language server does not hold the files back: its symbols come on a later answer.
+  vim.defer_fn(function()
+    if not symbols then
+      symbols = {}
+      finish()
+    end
+  end, M.symbol_wait_ms)
+  project_files.match(files, ctx.prefix, prompt_items.max_items, function(paths)
     if #paths == 0 and not whole and may_wait then
+      symbols = false
       return project_files.when_listed(chat.cwd, M.list_wait_ms, function()
-        M.files(chat, ctx, range, reply, false)
+        M.files(chat, ctx, range, reply, false, enc)
       end)
     end
     project_files.stat(chat.cwd, paths, function(stats)
-      local c0 = project_files.cpu_ms()
-      local items = {}
-      for _, p in ipairs(paths) do
-        local st = stats[p]
-        -- Gone since it was listed, a folder (a git submodule), or a symlink out of the
-        -- session's folder (the prompt would not send it): nothing to offer.
-        if st and st.type ~= "directory" and not st.outside then
-          local d = prompt_items.describe(p, st)
-          local label = "@" .. p
-          items[#items + 1] = {
-            label = label,
-            kind = Kind.File,
-            detail = d.detail,
-            documentation = { kind = "markdown", value = d.doc },
-            filterText = label,
-            sortText = string.format("%04d", #items + 1),
-            textEdit = { range = range, newText = label },
-          }
-        end
-      end
-      project_files.note_busy(c0)
-      reply({ isIncomplete = truncated or not whole, items = items })
+      matched = { paths, stats }
+      finish()
     end)
   end, { slice_ms = 4 })
 end

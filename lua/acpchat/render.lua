@@ -89,10 +89,9 @@ local function append(chat, id, s)
     parts[i] = prefix .. parts[i]
   end
   local last = api.nvim_buf_line_count(buf) - 1
-  -- At the end of the last line (-1, -1) without reading it: a reply that is one long line
-  -- must not cost its whole length in every batch.
-  api.nvim_buf_set_text(buf, -1, -1, -1, -1, parts)
-  line_hls(buf, last + 1, #parts - 1, text.line_hl[b.type])
+  -- At the end of the last line without reading it; a line past long_line.MAX goes on below.
+  local added = require("acpchat.long_line").append(buf, parts)
+  line_hls(buf, last + 1, added, text.line_hl[b.type])
 end
 
 local function update(chat, v)
@@ -128,35 +127,6 @@ local function followers(buf)
     end
   end
   return out
-end
-
---- Past this many bytes, the transcript's last line is drawn without 'linebreak' in the windows
---- that follow it. Neovim measures the whole last line after every batch, and with 'linebreak'
---- four to five times slower (13 vs 2.8 ms a batch for a line of 630 KB). Such a line fills the
---- window by itself (only its start is in view), so nothing else in it shows the difference;
---- 'linebreak' comes back once the last line is another one (the next block, the next turn).
-local LONG_LINE = 64 * 1024
-
-local function long_line(chat, follow)
-  local buf = chat.buf
-  local n = api.nvim_buf_line_count(buf)
-  local long = api.nvim_buf_get_offset(buf, n) - api.nvim_buf_get_offset(buf, n - 1) > LONG_LINE
-  if long then
-    for _, win in ipairs(follow) do
-      if api.nvim_win_is_valid(win) and vim.wo[win].linebreak then
-        vim.wo[win].linebreak = false
-        chat.no_linebreak = chat.no_linebreak or {}
-        chat.no_linebreak[win] = true
-      end
-    end
-  elseif chat.no_linebreak then
-    for win in pairs(chat.no_linebreak) do
-      if api.nvim_win_is_valid(win) and api.nvim_win_get_buf(win) == buf then
-        vim.wo[win].linebreak = true
-      end
-    end
-    chat.no_linebreak = nil
-  end
 end
 
 --- Prompts waiting for the agent, shown below the transcript (not part of it: they are not
@@ -216,6 +186,10 @@ local handlers = {
   end,
   add = function(chat, op)
     add(chat, op.block)
+    -- A turn's changes block comes after its end (the end snapshot takes a moment): kept too.
+    if op.block.type == "changes" then
+      require("acpchat.history").save(chat)
+    end
   end,
   update = function(chat, op)
     update(chat, op.block)
@@ -250,6 +224,8 @@ local handlers = {
   reset = reset,
 }
 
+local draw
+
 --- Apply one batch of ops to chat `id` (the `render` event). Each op is drawn on its own: one
 --- that fails is reported and the rest of the batch (and the turn's end) still happen.
 function M.apply(id, ops)
@@ -257,11 +233,25 @@ function M.apply(id, ops)
   if not chat or not api.nvim_buf_is_valid(chat.buf) then
     return
   end
+  -- Ops of an earlier batch are still to be drawn: these follow them.
+  if chat.render_backlog then
+    vim.list_extend(chat.render_backlog, ops)
+    return
+  end
+  draw(chat, id, ops)
+end
+
+--- A batch's ops drawn for at most this long in one turn of the editor's loop; the rest next
+--- turn (twenty tool calls redrawn in place took 60 ms in one batch).
+local DRAW_NS = 8e6
+
+draw = function(chat, id, ops)
   local buf = chat.buf
   local follow = followers(buf)
   local changed = false
+  local t0 = vim.uv.hrtime()
   vim.bo[buf].modifiable = true
-  for _, op in ipairs(ops) do
+  for i, op in ipairs(ops) do
     local ok, err = xpcall(handlers[op.op] or function() end, debug.traceback, chat, op)
     if not ok then
       require("acpchat.bridge").fail("drawing the transcript (" .. tostring(op.op) .. ")", err, id)
@@ -272,12 +262,25 @@ function M.apply(id, ops)
     if (op.op == "add" or op.op == "update") and op.block.type == "tool" then
       require("acpchat.follow").follow(chat, op.block)
     end
+    if i < #ops and vim.uv.hrtime() - t0 > DRAW_NS then
+      chat.render_backlog = vim.list_slice(ops, i + 1)
+      vim.schedule(function()
+        local rest = chat.render_backlog
+        chat.render_backlog = nil
+        if rest and api.nvim_buf_is_valid(chat.buf) then
+          draw(chat, id, rest)
+        end
+      end)
+      break
+    end
   end
   show_queue_everywhere(chat)
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
   if changed then
     local last = api.nvim_buf_line_count(buf)
+    -- Before the cursor moves: how the windows show the last line decides what that costs.
+    require("acpchat.long_line").follow_view(chat, follow)
     for _, win in ipairs(follow) do
       -- Already there (a reply growing one long line): setting it again would make Neovim
       -- measure the whole wrapped line to place the view, in every batch.
@@ -288,7 +291,6 @@ function M.apply(id, ops)
         end
       end
     end
-    long_line(chat, follow)
     -- A window scrolled up keeps its place; its winbar says that new text arrived below.
     if #follow < #vim.fn.win_findbuf(buf) and not chat.unseen then
       chat.unseen = true

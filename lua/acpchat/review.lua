@@ -16,14 +16,35 @@ local M = {}
 ---@type table<string, table>
 M.open_reviews = {}
 
---- Above this many lines the review buffers get no filetype (highlighting a huge file would
---- hold the editor longer than a frame).
+--- Above this many lines, or bytes, the review buffers get no filetype (highlighting a huge
+--- file, or one huge line, would hold the editor longer than a frame); the winbar says so.
 M.max_highlight_lines = 20000
+M.max_highlight_bytes = 1024 * 1024
 
---- Above this many changed lines, the review tab uses 'diffopt' inline:simple instead of
---- inline:char or inline:word (Neovim 0.12 computes those for a whole changed block on every
---- redraw: 400 ms for 10,000 lines). Only while the review tab is the current one.
+--- Above this many changed lines, or bytes of changed lines, the review tab uses 'diffopt'
+--- inline:simple instead of inline:char or inline:word (Neovim 0.12 computes those for a whole
+--- changed block on every redraw: 400 ms for 10,000 lines, seconds for one 1 MB line). Only
+--- while the review tab is the current one.
 M.max_inline_lines = 1000
+M.max_inline_bytes = 64 * 1024
+
+--- Above this many lines, or bytes, on both sides together, or with a line longer than
+--- max_diff_line_bytes, a read-only diff is shown side by side without diff mode (Neovim's diff
+--- mode would hold the editor on every redraw), as Node decides for reviews (WHOLE_FILE_* in
+--- src/workspace/write-plan.ts).
+M.max_diff_lines = 50000
+M.max_diff_bytes = 4 * 1024 * 1024
+M.max_diff_line_bytes = 64 * 1024
+
+--- Whether a list of lines has one longer than `limit` bytes.
+local function has_line_over(lines, limit)
+  for _, l in ipairs(lines) do
+    if #l > limit then
+      return true
+    end
+  end
+  return false
+end
 
 local function split_text(s)
   if s == nil or s == "" then
@@ -50,51 +71,70 @@ local function new_scratch(name)
   return buf
 end
 
-local function set_filetype(buf, ft, count)
-  if ft and ft ~= "" and count <= M.max_highlight_lines then
+--- Whether a side of `count` lines and `bytes` bytes is small enough to highlight.
+local function highlightable(count, bytes)
+  return count <= M.max_highlight_lines and bytes <= M.max_highlight_bytes
+end
+
+local function set_filetype(buf, ft, count, bytes)
+  if ft and ft ~= "" and highlightable(count, bytes) then
     vim.bo[buf].filetype = ft
   end
 end
 
-local function scratch(name, lines, ft)
-  local buf = new_scratch(name)
-  vim.bo[buf].modifiable = true
-  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  set_filetype(buf, ft, #lines)
-  return buf
+--- The notes of what was left off for size, for a winbar (empty when nothing was).
+local function size_notes(highlight_off, inline_off)
+  local notes = {}
+  if highlight_off then
+    notes[#notes + 1] = " · too large to highlight: no syntax colours"
+  end
+  if inline_off then
+    notes[#notes + 1] = " · too large for inline diff: changes in a line marked as one span"
+  end
+  return table.concat(notes)
 end
 
---- Lines per event-loop turn when a review's buffers are filled: each turn stays well under a
---- frame, so the editor keeps answering while a large file opens.
+--- Lines, and bytes, per event-loop turn when a review's buffers are filled: each turn stays
+--- well under a frame, so the editor keeps answering while a large file opens. A line longer
+--- than chunk_bytes goes in alone, whole (in parts, each part would copy the line again).
 M.chunk_lines = 4000
+M.chunk_bytes = 256 * 1024
 
---- Fill `buf` with the `count` lines of `text` (joined with "\n"), a chunk per turn, collecting
---- them into `into`; then call `done` (not if the buffer went away).
+--- Fill `buf` with the `count` lines of `text` (joined with "\n"; nil: every line of `text`, a
+--- final newline ending the last one), a slice per turn, collecting them into `into`; then
+--- call `done` (not if the buffer went away).
 local function fill(buf, text, count, into, done)
-  local pos = 1
+  local pos, filled = 1, false
+  local function more()
+    if count then
+      return #into < count
+    end
+    return pos <= #text
+  end
   local function step()
     if not api.nvim_buf_is_valid(buf) then
       return
     end
-    local chunk = {}
-    while #into < count and #chunk < M.chunk_lines do
+    local chunk, bytes = {}, 0
+    while more() and #chunk < M.chunk_lines and bytes < M.chunk_bytes do
       local nl = text:find("\n", pos, true)
-      local line = text:sub(pos, (nl or #text + 1) - 1)
+      local last = (nl or #text + 1) - 1
+      if #chunk > 0 and bytes + last - pos > M.chunk_bytes then
+        break
+      end
+      local line = text:sub(pos, last)
       chunk[#chunk + 1] = line
       into[#into + 1] = line
-      pos = (nl or #text) + 1
+      bytes = bytes + #line + 1
+      pos = last + 2
     end
     if #chunk > 0 then
       vim.bo[buf].modifiable = true
-      if #into == #chunk then
-        api.nvim_buf_set_lines(buf, 0, -1, false, chunk)
-      else
-        api.nvim_buf_set_lines(buf, -1, -1, false, chunk)
-      end
+      api.nvim_buf_set_lines(buf, filled and -1 or 0, -1, false, chunk)
       vim.bo[buf].modifiable = false
+      filled = true
     end
-    if #into < count then
+    if more() then
       vim.schedule(step)
     else
       vim.schedule(done)
@@ -110,6 +150,10 @@ local function diff_tab(left, right, plain)
   local tab = api.nvim_get_current_tabpage()
   local lw = api.nvim_get_current_win()
   local empty = api.nvim_get_current_buf()
+  if plain then
+    -- As diff mode does: a huge line is not wrapped (measured on every redraw, seconds for 12 MB).
+    vim.wo[lw].wrap = false
+  end
   api.nvim_win_set_buf(lw, left)
   if not plain then
     vim.cmd("diffthis")
@@ -189,7 +233,7 @@ local function winbars(r)
     -- A turn's change (changes.lua): the left is the file as the agent left it, the right as it
     -- was before; "accepting" a hunk from the right takes the agent's hunk back.
     local left = string.format("Now: %s · %d/%d to take back · gr/ga hunk · gR/gA all · ZZ apply · ZQ cancel", name, n, #r.hunks)
-    local right = string.format("Before %s: %s", r.step or "the turn", name)
+    local right = string.format("Before %s: %s", r.step or "the turn", name) .. size_notes(r.highlight_off, r.inline_off)
     for _, w in ipairs({ r.lw, r.rw }) do
       if api.nvim_win_is_valid(w) then
         vim.wo[w].winbar = ((w == r.lw and left or right):gsub("%%", "%%%%"))
@@ -209,6 +253,10 @@ local function winbars(r)
   if r.whole then
     right = right .. " · too large to compare line by line: the whole new file is shown"
   end
+  if (r.cut or 0) > 0 then
+    right = right .. string.format(" · %d long line%s cut for the view (written whole)", r.cut, r.cut == 1 and "" or "s")
+  end
+  right = right .. size_notes(r.highlight_off, r.inline_off)
   for _, w in ipairs({ r.lw, r.rw }) do
     if api.nvim_win_is_valid(w) then
       vim.wo[w].winbar = ((w == r.lw and left or right):gsub("%%", "%%%%"))
@@ -247,7 +295,25 @@ local function hunk_at_cursor(r)
   return best
 end
 
+--- Bytes of the lines the hunks change, both sides (counted up to `limit`).
+local function changed_bytes(r, limit)
+  local n = 0
+  for _, h in ipairs(r.hunks) do
+    for i = h.old_start + 1, h.old_start + h.old_count do
+      n = n + #(r.current[i] or "")
+    end
+    for i = h.new_start + 1, h.new_start + h.new_count do
+      n = n + #(r.proposed[i] or "")
+    end
+    if n > limit then
+      break
+    end
+  end
+  return n
+end
+
 --- While the tab is current, a light 'diffopt' (see max_inline_lines); the user's otherwise.
+--- Whether it was needed (the user's 'diffopt' marks changes within lines by character or word).
 local function light_diffopt(r)
   local heavy = false
   for _, item in ipairs(vim.split(vim.o.diffopt, ",", { plain = true })) do
@@ -256,7 +322,7 @@ local function light_diffopt(r)
     end
   end
   if not heavy then
-    return
+    return false
   end
   local saved
   local function enter()
@@ -287,6 +353,7 @@ local function light_diffopt(r)
     end,
   })
   enter()
+  return true
 end
 
 local function close_tab(r)
@@ -333,10 +400,12 @@ function M.ask(chat_id, key, req)
     removed = req.removed or 0,
     whole = req.whole,
     eol_change = req.eol_change,
+    cut = req.cut,
     step = req.step,
     accepted = {},
   }
   r.result_count = req.current_lines or 0
+  r.current_bytes, r.proposed_bytes = #(req.current or ""), #(req.proposed or "")
   M.open_reviews[key] = r
   -- Built over several turns of the event loop (see fill); a question withdrawn meanwhile stops it.
   local function alive()
@@ -375,12 +444,13 @@ end
 --- when the tab is drawn); a review closed meanwhile stops.
 function M.show(r)
   local ft = vim.filetype.match({ filename = r.path }) or ""
+  r.highlight_off = ft ~= "" and not (highlightable(#r.current, r.current_bytes) and highlightable(#r.proposed, r.proposed_bytes))
   local steps = {
     function()
-      set_filetype(r.left, ft, #r.current)
+      set_filetype(r.left, ft, #r.current, r.current_bytes)
     end,
     function()
-      set_filetype(r.right, ft, #r.proposed)
+      set_filetype(r.right, ft, #r.proposed, r.proposed_bytes)
     end,
     function()
       M.open_tab(r)
@@ -402,8 +472,8 @@ end
 
 function M.open_tab(r)
   r.tab, r.lw, r.rw = diff_tab(r.left, r.right, r.whole)
-  if not r.whole and r.added + r.removed > M.max_inline_lines then
-    light_diffopt(r)
+  if not r.whole and (r.added + r.removed > M.max_inline_lines or changed_bytes(r, M.max_inline_bytes) > M.max_inline_bytes) then
+    r.inline_off = light_diffopt(r)
   end
   -- The diff is computed when the tab is drawn, after this turn.
   winbars(r)
@@ -488,17 +558,33 @@ function M.close(key)
   end
 end
 
---- A read-only diff (tool call content, or a permission question's diff). `on_close` runs after.
+--- A read-only diff (tool call content). `on_close` runs after. Filled a slice per turn of
+--- the event loop as a review is; past max_diff_lines or max_diff_bytes, side by side without
+--- diff mode; the winbar says what was left off for size.
 function M.show_readonly(path, old_text, new_text, on_close)
-  local old = split_text(old_text)
-  local new = split_text(new_text)
   local ft = vim.filetype.match({ filename = path }) or ""
   local n = tostring(vim.uv.hrtime())
-  local left = scratch("acpchat://diff/" .. n .. "/old/" .. vim.fn.fnamemodify(path, ":t"), old, ft)
-  local right = scratch("acpchat://diff/" .. n .. "/new/" .. vim.fn.fnamemodify(path, ":t"), new, ft)
-  local tab, lw, rw = diff_tab(left, right)
-  for _, w in ipairs({ lw, rw }) do
-    vim.wo[w].winbar = (("acpchat diff: " .. vim.fn.fnamemodify(path, ":~:.") .. "  (q closes)"):gsub("%%", "%%%%"))
+  local tail = vim.fn.fnamemodify(path, ":t")
+  local left = new_scratch("acpchat://diff/" .. n .. "/old/" .. tail)
+  local right = new_scratch("acpchat://diff/" .. n .. "/new/" .. tail)
+  local old, new = {}, {}
+  local v = { key = "diff" .. n }
+  local function alive()
+    return api.nvim_buf_is_valid(left) and api.nvim_buf_is_valid(right)
+  end
+  local function open()
+    if not alive() then
+      return
+    end
+    local bytes = #old_text + #new_text
+    local plain = #old + #new > M.max_diff_lines or bytes > M.max_diff_bytes or has_line_over(old, M.max_diff_line_bytes) or has_line_over(new, M.max_diff_line_bytes)
+    v.tab, v.lw, v.rw = diff_tab(left, right, plain)
+    local inline_off = not plain and bytes > M.max_inline_bytes and light_diffopt(v)
+    local highlight_off = ft ~= "" and not (highlightable(#old, #old_text) and highlightable(#new, #new_text))
+    local note = (plain and " · too large for diff mode: side by side" or "") .. size_notes(highlight_off, inline_off)
+    for _, w in ipairs({ v.lw, v.rw }) do
+      vim.wo[w].winbar = (("acpchat diff: " .. vim.fn.fnamemodify(path, ":~:.") .. "  (q closes)" .. note):gsub("%%", "%%%%"))
+    end
   end
   local closed = false
   local function close()
@@ -506,7 +592,12 @@ function M.show_readonly(path, old_text, new_text, on_close)
       return
     end
     closed = true
-    close_tab({ tab = tab })
+    close_tab(v)
+    for _, b in ipairs({ left, right }) do
+      if api.nvim_buf_is_valid(b) then
+        pcall(api.nvim_buf_delete, b, { force = true })
+      end
+    end
     if on_close then
       vim.schedule(on_close)
     end
@@ -515,6 +606,35 @@ function M.show_readonly(path, old_text, new_text, on_close)
     vim.keymap.set("n", "q", close, { buffer = b, nowait = true, desc = "acpchat: close the diff" })
     api.nvim_create_autocmd("BufWipeout", { buffer = b, once = true, callback = close })
   end
+  -- Each step in a turn of its own: the fills, each side's filetype, the tab.
+  local steps = {
+    function(next)
+      fill(left, old_text, nil, old, next)
+    end,
+    function(next)
+      fill(right, new_text, nil, new, next)
+    end,
+    function(next)
+      set_filetype(left, ft, #old, #old_text)
+      vim.schedule(next)
+    end,
+    function(next)
+      set_filetype(right, ft, #new, #new_text)
+      vim.schedule(next)
+    end,
+    function()
+      open()
+    end,
+  }
+  local function run(i)
+    if closed or not alive() then
+      return
+    end
+    steps[i](function()
+      run(i + 1)
+    end)
+  end
+  run(1)
 end
 
 --- gd on a tool call block: its diffs, read-only.
@@ -527,12 +647,6 @@ function M.show_tool_diff(chat, tool_call_id)
       M.show_readonly(d.path, d.old_text or "", d.new_text)
     end
   end)
-end
-
---- "Show the diff first" from a permission question; `back` asks the question again.
-function M.show_permission_diff(_, q, back)
-  local d = q.diffs[1]
-  M.show_readonly(d.path, d.old_text or "", d.new_text or "", back)
 end
 
 return M

@@ -64,10 +64,19 @@ function M.body(chat)
       end
     end
   end
+  -- A line long_line broke for its length is saved whole.
+  local continued = {}
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, require("acpchat.long_line").ns, 0, -1, {})) do
+    continued[m[2]] = true
+  end
   local out = {}
   local i = 0
   while i < #all do
-    out[#out + 1] = all[i + 1]
+    if continued[i - 1] and #out > 0 then
+      out[#out] = out[#out] .. all[i + 1]
+    else
+      out[#out + 1] = all[i + 1]
+    end
     local last = fenced[i]
     if last then
       out[#out + 1] = "```text"

@@ -49,6 +49,7 @@ function M.state(p)
   return {
     disk_changed = disk_changed,
     loaded = true,
+    buf = b,
     tick = api.nvim_buf_get_changedtick(b),
     modified = bo.modified,
     lines = lines,

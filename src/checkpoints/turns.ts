@@ -46,6 +46,8 @@ export class TurnCheckpoints {
   /** Said to the agent with the next prompt: what the user took back. */
   private pendingNotes: string[] = [];
   private offSaid = false;
+  /** End-of-turn snapshots under way (see settled()). */
+  private readonly ending = new Set<Promise<void>>();
   /**
    * Turns begun and not ended (an agent may be changing files right now), and the take-back or
    * rewind being carried out (one at a time, each before a turn starts): of every chat of this
@@ -81,6 +83,9 @@ export class TurnCheckpoints {
     // A rewind still writing files: the turn starts from what it leaves (else its start snapshot
     // catches it half-way and the rest of the rewind counts as the agent's change).
     await this.folder.restoring;
+    // The turn before ended without waiting for its end snapshot: its changes are counted (and
+    // its block drawn) before this turn begins.
+    await this.settled();
     const start = this.store.take(`before turn ${turn}`);
     const step: ChangeStep = { id: this.steps.length + 1, kind: "turn", turn, label: `turn ${turn}`, start, changes: [] };
     this.steps.push(step);
@@ -113,13 +118,30 @@ export class TurnCheckpoints {
     return changes.filter((c) => c.status !== "deleted" && !c.large && !c.binary).map((c) => join(this.cwd, c.path));
   }
 
-  /** The turn ended: its end snapshot and what changed. */
-  async endTurn(step: ChangeStep): Promise<FileChange[]> {
-    try {
-      return await this.finish(step);
-    } finally {
-      this.folder.running.delete(step);
-    }
+  /**
+   * The turn ended: its end snapshot and what changed. The chat declares the turn over before
+   * this resolves; what reads the steps (the changes commands) waits for it through settled().
+   */
+  endTurn(step: ChangeStep): Promise<FileChange[]> {
+    const p = (async () => {
+      try {
+        return await this.finish(step);
+      } finally {
+        this.folder.running.delete(step);
+      }
+    })();
+    const done = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.ending.add(done);
+    void done.then(() => this.ending.delete(done));
+    return p;
+  }
+
+  /** Every end-of-turn snapshot under way is done (its step has its end and its changes). */
+  async settled(): Promise<void> {
+    while (this.ending.size > 0) await Promise.all([...this.ending]);
   }
 
   /** A turn begun but never sent (cancelled while it was prepared): nothing runs any more. */

@@ -18,9 +18,31 @@ export class Bridge {
     }
   }
 
+  /**
+   * Lines [first, last) of buffer `buf` if it is still at change tick `tick` (undefined when it
+   * changed or went away): Neovim's own API in one atomic call, no Lua. Returning lines through
+   * Lua makes a Lua string of each (a 15 MB buffer held the editor 1.5 s on a loaded machine);
+   * this serializes them straight from the buffer (1.5-14 ms for the same 15 MB).
+   */
+  async bufferLines(buf: number, tick: number, first: number, last: number): Promise<string[] | undefined> {
+    const calls = [
+      ["nvim_buf_get_changedtick", [buf]],
+      ["nvim_buf_get_lines", [buf, first, last, false]],
+    ];
+    const [results, err] = (await this.nvim.request("nvim_call_atomic", [calls])) as [unknown[], unknown];
+    if (err || results[0] !== tick || !Array.isArray(results[1])) return undefined;
+    return results[1] as string[];
+  }
+
   /** A buffer primitive: Lua answers at once (it never waits on the user). */
-  async request<R extends NodeRequest>(method: R, params: NodeRequests[R]["params"]): Promise<NodeRequests[R]["result"]> {
-    const res = await this.nvim.lua('return require("acpchat.bridge").answer(...)', [wireName(method), toWire(params)] as never[]);
+  async request<R extends NodeRequest>(
+    method: R,
+    params: NodeRequests[R]["params"],
+  ): Promise<NodeRequests[R]["result"]> {
+    const res = await this.nvim.lua('return require("acpchat.bridge").answer(...)', [
+      wireName(method),
+      toWire(params),
+    ] as never[]);
     return fromWire<NodeRequests[R]["result"]>(res);
   }
 }

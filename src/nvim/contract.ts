@@ -19,7 +19,16 @@
  *    JSON, a form's fields) never crosses as an object: it crosses as a list of pairs or as a
  *    JSON string (`*_json`).
  */
-import type { BlockView, BufferStateWire, ContextItem, McpServerConfig, RenderOp, SessionChoice, ToolName, TraceEntryWire } from "./contract/views.js";
+import type {
+  BlockView,
+  BufferStateWire,
+  ContextItem,
+  McpServerConfig,
+  RenderOp,
+  SessionChoice,
+  ToolName,
+  TraceEntryWire,
+} from "./contract/views.js";
 
 export type * from "./contract/views.js";
 
@@ -53,7 +62,14 @@ export interface OpenParams {
   /** The editor's own MCP server for the agent (src/editor-tools/); absent: off. */
   editorTools?: { tools?: ToolName[]; timeoutMs?: number; maxItems?: number };
   /** Turn checkpoints (src/checkpoints/): where they are kept and their limits; absent: off. */
-  checkpoints?: { dir: string; maxFiles?: number; maxFileBytes?: number; maxAgeDays?: number; maxBytes?: number; git?: string };
+  checkpoints?: {
+    dir: string;
+    maxFiles?: number;
+    maxFileBytes?: number;
+    maxAgeDays?: number;
+    maxBytes?: number;
+    git?: string;
+  };
 }
 
 export interface RegistryParams {
@@ -158,9 +174,15 @@ export interface LuaToNode {
   reply: { params: { key: string; value?: unknown }; result: null };
   setMode: { params: ChatRef & { mode: string }; result: null };
   setOption: { params: ChatRef & { option: string; value: string | boolean }; result: null };
-  permissions: { params: ChatRef; result: { id: string; action: string; tool: string; agent: string; scope: string }[] };
+  permissions: {
+    params: ChatRef;
+    result: { id: string; action: string; tool: string; agent: string; scope: string }[];
+  };
   permissionRemove: { params: ChatRef & { rule: string }; result: boolean };
-  toolDiffs: { params: ChatRef & { toolCallId: string }; result: { path: string; oldText?: string; newText: string }[] };
+  toolDiffs: {
+    params: ChatRef & { toolCallId: string };
+    result: { path: string; oldText?: string; newText: string }[];
+  };
   trace: { params: ChatRef & { filter?: string }; result: TraceEntryWire[] };
   terminal: { params: ChatRef & { terminal?: string }; result: TerminalOutput[] };
   /**
@@ -175,12 +197,28 @@ export interface LuaToNode {
    */
   mediaOpen: { params: ChatRef & { block: string; index?: number; past?: number }; result: { path: string } };
   /** Save it to `path`; an existing file is replaced only with `overwrite` (else `exists` says so). */
-  mediaSave: { params: ChatRef & { block: string; index?: number; past?: number; path: string; overwrite?: boolean }; result: { saved: boolean; exists?: boolean; path: string; size?: number } };
-  sessions: { params: SessionsParams; result: { sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean; canRename: boolean } };
+  mediaSave: {
+    params: ChatRef & { block: string; index?: number; past?: number; path: string; overwrite?: boolean };
+    result: { saved: boolean; exists?: boolean; path: string; size?: number };
+  };
+  sessions: {
+    params: SessionsParams;
+    result: { sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean; canRename: boolean };
+  };
   /** Unstable session/set_title: the title the agent stored. */
   renameSession: { params: SessionsParams & { sessionId: string; title: string }; result: { title: string } };
   /** A child session (subagent) of the chat, whole, for its own view. */
-  subagent: { params: ChatRef & { sessionId: string }; result: { title?: string; description?: string; state?: string; stopReason?: string; canCancel?: boolean; blocks: BlockView[] } };
+  subagent: {
+    params: ChatRef & { sessionId: string };
+    result: {
+      title?: string;
+      description?: string;
+      state?: string;
+      stopReason?: string;
+      canCancel?: boolean;
+      blocks: BlockView[];
+    };
+  };
   /** The session :AcpChatFork would fork (an error says why it cannot). */
   forkSource: { params: ChatRef; result: { sessionId: string; title?: string } };
   /** Cancel a subagent's current work (when the agent granted it). */
@@ -191,15 +229,27 @@ export interface LuaToNode {
   /** :AcpChatChanges: every hunk of a turn (default: the last; "all": every step) for the quickfix list. */
   changes: { params: ChatRef & { turn?: number | "all" }; result: { title: string; items: QuickfixItem[] } };
   /** gd on a file of a changes block: the per-hunk take-back review (asked with `ask`); what it did. */
-  changesReview: { params: ChatRef & { step: number; path: string }; result: { outcome: string; conflicts?: string[] } };
+  changesReview: {
+    params: ChatRef & { step: number; path: string };
+    result: { outcome: string; conflicts?: string[] };
+  };
   /** A take-back or rewind met the user's edits in the same lines: put both in the (loaded) buffer with conflict markers. */
   changesConflict: { params: ChatRef & { path: string }; result: { path: string; conflicts: number } };
   /** :AcpChatRewind: the files it puts back (`dryRun`), or do it; `undo`: take back the last rewind. */
-  rewind: { params: ChatRef & { turn?: number; undo?: boolean; dryRun?: boolean }; result: { title: string; files: RewindFile[]; outcome?: string; conflicts?: string[] } };
+  rewind: {
+    params: ChatRef & { turn?: number; undo?: boolean; dryRun?: boolean };
+    result: { title: string; files: RewindFile[]; outcome?: string; conflicts?: string[] };
+  };
   /** :AcpChatInstall: the registry's agents (`url`: https or a file; cached in `cacheFile`), each installable here or not, and which are installed in `dir`. */
-  registryList: { params: RegistryParams; result: { agents: RegistryChoice[]; source: "fetched" | "cache"; problem?: string; skipped: string[] } };
+  registryList: {
+    params: RegistryParams;
+    result: { agents: RegistryChoice[]; source: "fetched" | "cache"; problem?: string; skipped: string[] };
+  };
   /** Install (or update) one registry agent into `dir`; progress comes as `notify` events. */
-  registryInstall: { params: RegistryParams & { id: string }; result: { id: string; name: string; version: string; command: string } };
+  registryInstall: {
+    params: RegistryParams & { id: string };
+    result: { id: string; name: string; version: string; command: string };
+  };
   /** Remove an installed agent. */
   registryRemove: { params: { dir: string; id: string }; result: boolean };
   /** A failure in Lua, with its details, for the chat's trace (:AcpChatLog). */
@@ -208,12 +258,18 @@ export interface LuaToNode {
   chats: { params: Record<string, never>; result: { chat: number; agent: string; state: string; pid?: number }[] };
   shutdown: { params: Record<string, never>; result: null };
   /** `cgroups`: whether agents and terminals get a cgroup each, and why (not) (agent/cgroup.ts). */
-  ping: { params: Record<string, never>; result: { pid: number; node: string; cgroups: { available: boolean; why: string } } };
+  ping: {
+    params: Record<string, never>;
+    result: { pid: number; node: string; cgroups: { available: boolean; why: string } };
+  };
   /**
    * `codeUsed`: V8's compiled code within heapUsed (it grows as functions are optimised, not with data).
    * `snapshot`: also write a heap snapshot to that path (the benchmark tells data from V8's own objects with it).
    */
-  memory: { params: { gc?: boolean; snapshot?: string }; result: { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] } };
+  memory: {
+    params: { gc?: boolean; snapshot?: string };
+    result: { rss: number; heapUsed: number; codeUsed: number; external: number; resources: string[] };
+  };
   /** The editor's answer to an `editorQuery` (JSON text: the data is the editor's), or why it has none. */
   editorAnswer: { params: { key: string; valueJson?: string; error?: string }; result: null };
 }
@@ -270,6 +326,8 @@ export interface NodeEvents {
   result: { ref: number; ok: boolean; value?: unknown; error?: string };
   /** A question for the user; answered with `reply` and the same key. */
   ask: { chat: number; key: string; kind: QuestionKind; question: unknown };
+  /** A part of a long text of question `key`, sent ahead of its `ask` (src/nvim/questions.ts): joined in order into its field. */
+  askPart: { key: string; field: string; text: string };
   /** A question withdrawn (turn cancelled, chat closed, agent gone): close its window. */
   dismiss: { key: string; kind: QuestionKind };
   /** Prompts that could not be sent (the agent crashed): back into the prompt buffer. */
@@ -284,7 +342,17 @@ export interface NodeEvents {
 
 export type NodeEvent = keyof NodeEvents;
 
-export const NODE_EVENTS = ["render", "result", "ask", "dismiss", "takeBack", "notify", "reload", "editorQuery"] as const satisfies readonly NodeEvent[];
+export const NODE_EVENTS = [
+  "render",
+  "result",
+  "ask",
+  "askPart",
+  "dismiss",
+  "takeBack",
+  "notify",
+  "reload",
+  "editorQuery",
+] as const satisfies readonly NodeEvent[];
 
 /**
  * Node -> Lua requests: buffer primitives that answer at once and never wait on the user
@@ -295,23 +363,40 @@ export interface NodeRequests {
    * A loaded buffer's lines [first, last) (0-based; all by default) and the options that decide how it is written.
    * `probeDisk`: also ask Vim whether the file changed on disk since the buffer read it.
    */
-  bufferState: { params: { path: string; first?: number; last?: number; probeDisk?: boolean }; result: { loaded: false } | ({ loaded: true; lineCount: number } & BufferStateWire) };
+  bufferState: {
+    params: { path: string; first?: number; last?: number; probeDisk?: boolean };
+    result: { loaded: false } | ({ loaded: true; lineCount: number; buf: number } & BufferStateWire);
+  };
   /**
    * Line edits (old lines [start, end), bottom first) as one undo step of their own, if the
    * buffer is still at `tick`; `eol` sets 'endofline'. `acknowledgeDisk`: the user has seen the
    * file's new content on disk (no W12 on the next :w); `markSaved`: the buffer now equals the disk.
    */
   bufferApply: {
-    params: { path: string; tick: number; edits: { start: number; end: number; lines: string[] }[]; eol?: boolean; acknowledgeDisk?: boolean; markSaved?: boolean };
+    params: {
+      path: string;
+      tick: number;
+      edits: { start: number; end: number; lines: string[] }[];
+      eol?: boolean;
+      acknowledgeDisk?: boolean;
+      markSaved?: boolean;
+    };
     result: { result: "applied"; tick: number } | { result: "not_loaded" | "changed" };
   };
   /** :write the buffer if still at `tick`; "saved" only when it was written. */
-  bufferSave: { params: { path: string; tick: number }; result: { result: "saved" | "not_loaded" | "changed" } | { result: "not_saved"; error: string } };
+  bufferSave: {
+    params: { path: string; tick: number };
+    result: { result: "saved" | "not_loaded" | "changed" } | { result: "not_saved"; error: string };
+  };
   /** Reload an unmodified buffer whose file changed on disk (like :checktime). */
   bufferReload: { params: { path: string }; result: { result: "reloaded" | "not_loaded" | "changed" } };
 }
 
 export type NodeRequest = keyof NodeRequests;
 
-export const NODE_REQUESTS = ["bufferState", "bufferApply", "bufferSave", "bufferReload"] as const satisfies readonly NodeRequest[];
-
+export const NODE_REQUESTS = [
+  "bufferState",
+  "bufferApply",
+  "bufferSave",
+  "bufferReload",
+] as const satisfies readonly NodeRequest[];

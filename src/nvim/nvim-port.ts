@@ -26,6 +26,7 @@ import { joinText } from "../workspace/text-codec.js";
 import { bufferText, hasNul, type BufferState, type WriteMode } from "../workspace/write-plan.js";
 import { WriteLoop, type BufferPort, type WriteOutcome } from "../workspace/write-loop.js";
 import type { Bridge } from "./bridge.js";
+import { readBuffer } from "./buffer-reader.js";
 import { liveFiles } from "./live-files.js";
 import { PartialEdits } from "./permission-review.js";
 import type { QuestionKind } from "./contract.js";
@@ -66,7 +67,11 @@ export class NvimPort implements EditorPort {
     private readonly maxReadBytes = DEFAULT_MAX_READ_BYTES,
     private readonly writeMode: WriteMode = "review",
   ) {
-    this.writer = new WriteLoop(nvimBuffers(bridge, (q, signal) => this.ask("review", q, signal)), writeMode, maxReadBytes);
+    this.writer = new WriteLoop(
+      nvimBuffers(bridge, (q, signal) => this.ask("review", q, signal)),
+      writeMode,
+      maxReadBytes,
+    );
   }
 
   private ask<T>(kind: QuestionKind, question: unknown, signal: AbortSignal): Promise<T | undefined> {
@@ -77,10 +82,14 @@ export class NvimPort implements EditorPort {
   async readTextFile(req: ReadTextFileRequest): Promise<{ content: string }> {
     const first = req.line ? Math.max(0, req.line - 1) : 0;
     const last = req.limit ? first + req.limit : undefined;
-    const r = await this.bridge.request("bufferState", { path: req.path, first, last });
+    const r = await readBuffer(this.bridge, req.path, { first, last });
     if (!r.loaded) return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes) };
     if (r.empty) return { content: "" };
-    if (hasNul(r.lines)) throw new RpcError(ErrorCodes.InvalidParams, `${req.path} looks binary (its buffer holds NUL bytes); only text files can be read`);
+    if (hasNul(r.lines))
+      throw new RpcError(
+        ErrorCodes.InvalidParams,
+        `${req.path} looks binary (its buffer holds NUL bytes); only text files can be read`,
+      );
     // The window as a text of its own: it ends with the buffer's final newline if it reaches the end.
     const reachesEnd = first + r.lines.length >= r.lineCount;
     const eol = reachesEnd && bufferText(r).eol;
@@ -99,11 +108,16 @@ export class NvimPort implements EditorPort {
     // Reviewed hunk by hunk in the permission question: only the accepted hunks are written.
     const partial = this.partials.forWrite(path, req.content);
     // Rejected whole in the review of a call that was allowed for another file's sake.
-    if (partial && partial.edit.accepted === 0) throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${path} in the permission review; nothing was written`);
+    if (partial && partial.edit.accepted === 0)
+      throw new RpcError(
+        ErrorCodes.InternalError,
+        `The user rejected the change to ${path} in the permission review; nothing was written`,
+      );
     const outcome = await this.writer.write(path, req.content, partial, signal);
     // Truthful: content the agent asked to save that is not on disk is not a success.
     // With "review", an accepted change that could not be saved waits in the buffer (said in words).
-    if (outcome.saved === false && this.writeMode === "save") throw new RpcError(ErrorCodes.InternalError, outcome.message);
+    if (outcome.saved === false && this.writeMode === "save")
+      throw new RpcError(ErrorCodes.InternalError, outcome.message);
     return outcome;
   }
 
@@ -118,7 +132,7 @@ export class NvimPort implements EditorPort {
 
   /** The text of a file as the editor sees it: its buffer (unsaved edits too) when loaded, else the disk; undefined when there is no such text file. */
   private async textNow(path: string): Promise<string | undefined> {
-    const r = await this.bridge.request("bufferState", { path }).catch(() => undefined);
+    const r = await readBuffer(this.bridge, path).catch(() => undefined);
     if (r?.loaded) return hasNul(r.lines) ? undefined : joinText(bufferText(r as BufferState));
     const d = await diskSnapshot(path, this.maxReadBytes).catch(() => undefined);
     return d?.exists && d.file ? joinText(d.file) : undefined;
@@ -178,7 +192,10 @@ export class NvimPort implements EditorPort {
     // Asked before the write: a diff not seen in an update yet gets its old side now.
     this.noteDiffs(tc.toolCallId, asked);
     const resolved = await this.resolveDiffs(tc.toolCallId, asked);
-    const diffs = resolved.map((c) => ({ path: c.path, oldText: c.oldText ?? "", newText: c.newText, ...summarizeDiff(c.oldText, c.newText, c.path) }));
+    // What the question shows of each diff: its path and counts. The texts stay here: "Show the
+    // diff first" is the per-hunk review, which gets them (a 16 MiB diff crossing twice, in
+    // one event each time, would hold the editor).
+    const diffs = resolved.map((c) => ({ path: c.path, ...summarizeDiff(c.oldText, c.newText, c.path) }));
     const question = {
       title: tc.title ?? tc.toolCallId,
       kind: tc.kind ?? "other",
@@ -190,8 +207,13 @@ export class NvimPort implements EditorPort {
     };
     // The answer names the chosen option by its position in `options` (1-based, as Lua counts),
     // or asks for the per-hunk review, which then is the answer (src/nvim/permission-review.ts).
-    const a = await this.ask<{ option?: unknown; remember?: unknown; review?: unknown }>("permission", question, signal);
-    if (a?.review === true) return this.partials.review(req, liveFiles(this.bridge), (q) => this.ask("review", q, signal));
+    const a = await this.ask<{ option?: unknown; remember?: unknown; review?: unknown }>(
+      "permission",
+      question,
+      signal,
+    );
+    if (a?.review === true)
+      return this.partials.review(req, liveFiles(this.bridge), (q) => this.ask("review", q, signal));
     const index = typeof a?.option === "number" && Number.isInteger(a.option) ? a.option - 1 : -1;
     const chosen = req.options[index];
     if (!chosen) return { outcome: "cancelled" };
@@ -214,10 +236,17 @@ export class NvimPort implements EditorPort {
     return typeof i === "number" && Number.isInteger(i) ? methods[i - 1]?.id : undefined;
   }
 
-  async runAuthTerminal(spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string }, signal: AbortSignal): Promise<void> {
+  async runAuthTerminal(
+    spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string },
+    signal: AbortSignal,
+  ): Promise<void> {
     // The title is the method's name, shown as the terminal's buffer name: redacted, one line.
     const title = oneLine(this.redactor.text(spec.title), 80);
-    await this.ask<number>("auth", { how: "terminal", ...spec, title, env: Object.entries(spec.env).map(([name, value]) => ({ name, value })) }, signal);
+    await this.ask<number>(
+      "auth",
+      { how: "terminal", ...spec, title, env: Object.entries(spec.env).map(([name, value]) => ({ name, value })) },
+      signal,
+    );
   }
 
   /**
@@ -233,7 +262,10 @@ export class NvimPort implements EditorPort {
       else if (req.mode === "form") question = (form = formView(req, this.redactor)).shown;
       else question = { mode: "other" };
     } catch (e) {
-      this.bridge.emit("notify", { message: `acpchat: refused a question from the agent: ${(e as Error).message.replace(/^Invalid params for elicitation\/create: /, "")}`, level: "warn" });
+      this.bridge.emit("notify", {
+        message: `acpchat: refused a question from the agent: ${(e as Error).message.replace(/^Invalid params for elicitation\/create: /, "")}`,
+        level: "warn",
+      });
       throw e;
     }
     const a = await this.ask<{ action?: unknown; answers?: unknown }>("elicitation", question, signal);
@@ -245,11 +277,14 @@ export class NvimPort implements EditorPort {
   }
 }
 
-
 /** The write loop's BufferPort over Neovim's buffers: the bridge's buffer primitives (contract.ts). */
 function nvimBuffers(bridge: Bridge, review: (question: unknown, signal: AbortSignal) => Promise<unknown>): BufferPort {
   return {
-    state: (p) => bridge.request("bufferState", p),
+    // Whole buffers are read in slices (buffer-reader.ts); a one-line probe is one request.
+    state: ({ path, ...opts }) =>
+      opts.first === 0 && opts.last === 0
+        ? bridge.request("bufferState", { path, ...opts })
+        : readBuffer(bridge, path, opts),
     apply: (p) => bridge.request("bufferApply", p),
     save: (p) => bridge.request("bufferSave", p),
     reload: (p) => bridge.request("bufferReload", p),

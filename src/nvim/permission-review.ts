@@ -13,7 +13,7 @@ import { diskSnapshot } from "../workspace/disk.js";
 import type { PermissionOutcome, RequestPermissionRequest } from "../protocol/schema.js";
 import { compose, diffTexts, type Hunk } from "../workspace/hunks.js";
 import { joinText, sameText, splitText, type Text, type TextFile } from "../workspace/text-codec.js";
-import { acceptedHunks, rebase, WHOLE_FILE_LINES } from "../workspace/write-plan.js";
+import { acceptedHunks, rebase, shownLines, tooLargeToCompare } from "../workspace/write-plan.js";
 import { applyRestore, type LiveFiles } from "../checkpoints/apply.js";
 
 /** One diff of a tool call as the user saw it: the whole file before and after, its hunks. */
@@ -62,13 +62,18 @@ async function diskText(path: string): Promise<{ text: Text; like?: TextFile } |
  * The whole-file sides of a diff: with no old text (claude-agent-acp's Write) the old side is
  * the file as it is; with the replaced snippet only (an Edit), the snippet is replaced in it.
  */
-export function wholeFile(now: Text | undefined, oldText: string | null | undefined, newText: string): { before: Text; after: Text } {
+export function wholeFile(
+  now: Text | undefined,
+  oldText: string | null | undefined,
+  newText: string,
+): { before: Text; after: Text } {
   const current = now ?? { lines: [], eol: false };
   const whole = joinText(current);
   const old = oldText ?? "";
   if (old === "" || old === whole) return { before: current, after: splitText(newText) };
   const at = whole.indexOf(old);
-  if (at >= 0 && whole.indexOf(old, at + 1) < 0) return { before: current, after: splitText(whole.slice(0, at) + newText + whole.slice(at + old.length)) };
+  if (at >= 0 && whole.indexOf(old, at + 1) < 0)
+    return { before: current, after: splitText(whole.slice(0, at) + newText + whole.slice(at + old.length)) };
   // Not found in the file (it changed meanwhile): the agent's two texts as they are.
   return { before: splitText(old), after: splitText(newText) };
 }
@@ -85,23 +90,32 @@ export class PartialEdits {
     for (const c of req.toolCall.content ?? []) {
       if (c.type !== "diff") continue;
       const { before, after } = wholeFile((await currentText(c.path, live))?.text, c.oldText, c.newText);
-      proposals.push({ path: c.path, disk: (await diskText(c.path))?.text, before, after, hunks: diffTexts(before, after).hunks });
+      proposals.push({
+        path: c.path,
+        disk: (await diskText(c.path))?.text,
+        before,
+        after,
+        hunks: diffTexts(before, after).hunks,
+      });
     }
     let accepted = 0;
     let total = 0;
     const partial: PartialEdit[] = [];
     for (const p of proposals) {
+      const current = shownLines(p.before.lines);
+      const proposed = shownLines(p.after.lines);
       const answer = await ask({
         path: p.path,
         reason: "permission",
-        current: p.before.lines.join("\n"),
+        current: current.text,
         currentLines: p.before.lines.length,
-        proposed: p.after.lines.join("\n"),
+        proposed: proposed.text,
         proposedLines: p.after.lines.length,
+        cut: current.cut + proposed.cut,
         hunks: p.hunks,
         added: p.hunks.reduce((n, h) => n + h.newCount, 0),
         removed: p.hunks.reduce((n, h) => n + h.oldCount, 0),
-        whole: p.before.lines.length + p.after.lines.length > WHOLE_FILE_LINES,
+        whole: tooLargeToCompare(p.before, p.after),
       });
       if (answer === undefined) return { outcome: "cancelled" };
       const chosen = acceptedHunks(p.hunks, answer);
@@ -112,7 +126,16 @@ export class PartialEdits {
       // put back, and a wholly rejected one too (another file of the same call was accepted, so
       // the agent is allowed and writes this one as well: it must be put back whole).
       if (p.hunks.length > 0) {
-        partial.push({ toolCallId: req.toolCall.toolCallId, path: p.path, disk: p.disk, before: p.before, full: p.after, keep: compose(p.before, p.after, p.hunks, chosen), accepted: chosen.length, hunks: p.hunks.length });
+        partial.push({
+          toolCallId: req.toolCall.toolCallId,
+          path: p.path,
+          disk: p.disk,
+          before: p.before,
+          full: p.after,
+          keep: compose(p.before, p.after, p.hunks, chosen),
+          accepted: chosen.length,
+          hunks: p.hunks.length,
+        });
       }
     }
     const allow = accepted > 0 || total === 0;
@@ -154,7 +177,10 @@ export class PartialEdits {
       // The tool call wrote nothing there (it failed, or wrote elsewhere): nothing to take out,
       // and nothing to tell (saying "the other hunks are still in it" would be untrue).
       if (now && e.disk && sameText(now, e.disk) && !sameText(e.disk, e.full)) continue;
-      const kept = e.accepted === 0 ? `the user rejected the whole edit to ${e.path}` : `the user kept ${e.accepted} of the ${e.hunks} hunks of the edit to ${e.path}`;
+      const kept =
+        e.accepted === 0
+          ? `the user rejected the whole edit to ${e.path}`
+          : `the user kept ${e.accepted} of the ${e.hunks} hunks of the edit to ${e.path}`;
       if (!now || sameText(now, e.keep)) {
         notes.push(e.accepted === 0 ? `${kept}; the file does not have it` : `${kept}; the file has just those`);
         continue;
@@ -167,9 +193,17 @@ export class PartialEdits {
       // The disk is put right; a buffer with unsaved edits is left as the user has it (it is
       // told the file changed on disk, as after any write of the agent's own).
       const buf = await live.buffer(e.path);
-      const onDisk: LiveFiles = buf?.modified ? { ...live, buffer: async () => undefined, reload: async () => undefined } : live;
-      const done = await applyRestore(e.path, { action: "merge", text: target, like: cur?.like }, onDisk, check).catch((err: unknown) => ({ done: false as const, why: (err as Error).message }));
-      notes.push(done.done ? `${kept}; ${e.accepted === 0 ? "it was" : "the other hunks were"} taken out of the file again` : `${kept}, but ${e.accepted === 0 ? "it" : "the others"} could not be taken out: ${done.why}`);
+      const onDisk: LiveFiles = buf?.modified
+        ? { ...live, buffer: async () => undefined, reload: async () => undefined }
+        : live;
+      const done = await applyRestore(e.path, { action: "merge", text: target, like: cur?.like }, onDisk, check).catch(
+        (err: unknown) => ({ done: false as const, why: (err as Error).message }),
+      );
+      notes.push(
+        done.done
+          ? `${kept}; ${e.accepted === 0 ? "it was" : "the other hunks were"} taken out of the file again`
+          : `${kept}, but ${e.accepted === 0 ? "it" : "the others"} could not be taken out: ${done.why}`,
+      );
     }
     return notes;
   }

@@ -5,6 +5,10 @@
  */
 import type { Bridge } from "./bridge.js";
 import type { QuestionKind } from "./contract.js";
+import { wireName } from "./wire.js";
+
+/** Characters of a question's text per `askPart` event. */
+export const PART_CHARS = 512 * 1024;
 
 interface Open {
   chat: number;
@@ -21,13 +25,40 @@ export class Questions {
   /** Ask, and resolve with the answer (undefined: dismissed or withdrawn). */
   ask<T>(chat: number, kind: QuestionKind, question: unknown, signal: AbortSignal): Promise<T | undefined> {
     const key = `${chat}:${this.next++}`;
-    const answer = new Promise<T | undefined>((resolve) => this.open.set(key, { chat, kind, resolve: resolve as (a: unknown) => void }));
+    const answer = new Promise<T | undefined>((resolve) =>
+      this.open.set(key, { chat, kind, resolve: resolve as (a: unknown) => void }),
+    );
     const withdraw = () => this.withdraw(key);
     if (signal.aborted) queueMicrotask(withdraw);
     else signal.addEventListener("abort", withdraw, { once: true });
-    this.bridge.emit("ask", { chat, key, kind, question });
+    this.bridge.emit("ask", { chat, key, kind, question: this.sendTextsAhead(key, question) });
     void answer.finally(() => signal.removeEventListener("abort", withdraw));
     return answer;
+  }
+
+  /**
+   * The question with each long text field sent ahead in parts (`askPart` events, in order
+   * before the `ask`; Lua joins them back): a 16 MiB text in one event is decoded in one turn
+   * of the editor's loop, holding it tens of milliseconds and more. The fields sent are named in
+   * `parts` (as the wire names them), their values left empty.
+   */
+  private sendTextsAhead(key: string, question: unknown): unknown {
+    if (typeof question !== "object" || question === null) return question;
+    const q = { ...(question as Record<string, unknown>) };
+    const parts: string[] = [];
+    for (const [field, v] of Object.entries(q)) {
+      if (typeof v !== "string" || v.length <= PART_CHARS) continue;
+      for (let i = 0; i < v.length; ) {
+        // Never between the two halves of a surrogate pair.
+        let end = Math.min(v.length, i + PART_CHARS);
+        if (end < v.length && /[\uD800-\uDBFF]/.test(v[end - 1]!)) end--;
+        this.bridge.emit("askPart", { key, field: wireName(field), text: v.slice(i, end) });
+        i = end;
+      }
+      q[field] = "";
+      parts.push(wireName(field));
+    }
+    return parts.length > 0 ? { ...q, parts } : question;
   }
 
   /** Lua's answer; false when the question was already withdrawn. */

@@ -14,11 +14,21 @@ import { AttachmentError, DEFAULT_MAX_BYTES, mediaType, type MediaPolicy } from 
 
 export type ContextItem =
   /** `label`: how the prompt names it (a clipboard image has no name of its own); `media`: what the prompt shows of an image or audio file (checked by `attach`). */
-  | { type: "file"; path: string; label?: string; media?: { kind: "image" | "audio"; mime: string; size: number } }
-  | { type: "range"; path: string; start: number; end: number; text: string; filetype?: string };
+  | { type: "file"; path: string; label?: string; media?: { kind: "image" | "audio"; mime: string; size: number }; mention?: string }
+  | { type: "range"; path: string; start: number; end: number; text: string; filetype?: string; mention?: string }
+  /**
+   * What a mention names that is no file (`@diagnostics`, `@quickfix`, `@session:…`): `mention`
+   * the token as typed, `uri` where it comes from (a file's, or the plugin's own scheme),
+   * `text` its content; `path`, when it belongs to one file, is held to the session's cwd.
+   */
+  | { type: "text"; mention?: string; uri: string; text: string; path?: string; title?: string; label?: string }
+  /** A file a mention lists (`@folder/`): always a link, held to the session's cwd. */
+  | { type: "link"; path: string; mention: string };
 
 const MENTION = /(?:^|\s)@([^\s@]+)/g;
 const EMBED_LIMIT = 256 * 1024;
+/** Most of a mention's text (a transcript keeps its end: where the conversation was). */
+export const MENTION_TEXT_LIMIT = 96 * 1024;
 
 /** Reads a file's text as the agent would get it (an unsaved buffer before the disk). */
 export type ReadText = (path: string) => Promise<string>;
@@ -42,6 +52,7 @@ export async function buildPrompt(
   embedded: boolean,
   read: ReadText = readDisk,
   media: MediaOptions = NO_MEDIA,
+  redact: (s: string) => string = (s) => s,
 ): Promise<{ blocks: ContentBlock[]; notes: string[] }> {
   const blocks: ContentBlock[] = [{ type: "text", text }];
   const notes: string[] = [];
@@ -63,6 +74,14 @@ export async function buildPrompt(
     if (item.type !== "file") continue;
     const type = mediaType(item.path);
     if (!type) {
+      // A file a mention named (`@buffers`): held to the cwd like every mention.
+      if (item.mention) {
+        try {
+          boundary.check(item.path, "mention");
+        } catch {
+          throw new MentionError(`${item.mention}: ${item.path} is outside the session's working directory (${boundary.cwd}): not sent`);
+        }
+      }
       files.push(item.path);
       continue;
     }
@@ -95,6 +114,10 @@ export async function buildPrompt(
     } else blocks.push(await fileBlock(path, embedded, read));
   }
   for (const item of context) {
+    if (item.type === "text" || item.type === "link" || (item.type === "range" && item.mention)) {
+      blocks.push(...mentionBlocks(item, boundary, embedded, redact));
+      continue;
+    }
     if (item.type !== "range") continue;
     const uri = `${pathToFileURL(item.path).href}#L${item.start}-L${item.end}`;
     if (embedded) blocks.push({ type: "resource", resource: { uri, text: item.text, mimeType: "text/plain" } });
@@ -118,4 +141,40 @@ async function fileBlock(path: string, embedded: boolean, read: ReadText): Promi
     }
   }
   return { type: "resource_link", uri, name };
+}
+
+/** What a mention cannot reach: the prompt comes back to the user with this said. */
+export class MentionError extends Error {}
+
+/** A mention's text, capped: the end is kept (a transcript's latest turns, a list's last lines). */
+export function capText(text: string, limit = MENTION_TEXT_LIMIT): string {
+  if (text.length <= limit) return text;
+  return `[… ${text.length - limit} characters before this were left out]\n${text.slice(text.length - limit)}`;
+}
+
+/**
+ * The blocks of one mention that is not a plain file: held to the session's cwd (a path outside
+ * it refuses the prompt: nothing outside is read or sent), its text redacted and capped; an
+ * embedded resource when the agent takes embedded context, else a link or plain text.
+ */
+function mentionBlocks(item: Extract<ContextItem, { type: "text" | "link" | "range" }>, boundary: PathBoundary, embedded: boolean, redact: (s: string) => string): ContentBlock[] {
+  const path = item.path;
+  let abs: string | undefined;
+  if (path !== undefined) {
+    try {
+      abs = boundary.check(path, "mention");
+    } catch {
+      throw new MentionError(`${item.mention ?? path}: ${path} is outside the session's working directory (${boundary.cwd}): not sent`);
+    }
+  }
+  if (item.type === "link") return [{ type: "resource_link", uri: pathToFileURL(abs!).href, name: path!.split("/").pop() ?? path! }];
+  if (item.type === "range") {
+    const uri = `${pathToFileURL(abs!).href}#L${item.start}-L${item.end}`;
+    const text = capText(redact(item.text), EMBED_LIMIT);
+    if (embedded) return [{ type: "resource", resource: { uri, text, mimeType: "text/plain" } }];
+    return [{ type: "text", text: `\n${item.mention} (${path} lines ${item.start}-${item.end}):\n\`\`\`${item.filetype ?? ""}\n${text}\n\`\`\`\n` }];
+  }
+  const text = capText(redact(item.text));
+  if (embedded) return [{ type: "resource", resource: { uri: item.uri, text, mimeType: "text/plain" } }];
+  return [{ type: "text", text: `\n${item.title ?? item.mention ?? item.uri}:\n\`\`\`\n${text}\n\`\`\`\n` }];
 }

@@ -10,6 +10,10 @@
  * proportion to the line's length, so that the editor's share of work per character stays
  * small. Anything else (a tool call, a status, the turn's end) is sent at the frame rate.
  *
+ * A batch carries at most a budget of text (bytes and lines: src/view/text-slice.ts); the
+ * rest waits, in order, for the next frame, and the turn's end waits for it: a 15 MB chunk
+ * reaches the editor as many small batches, never as one that holds it.
+ *
  * Ops (applied by Lua in order):
  *   {op:"add", block}            a new block at the end (its *current* content at flush time)
  *   {op:"append", id, text}      text at the end of the last block
@@ -20,6 +24,7 @@
  */
 import type { Block, TranscriptEvent } from "../session/blocks.js";
 import { blockView, type BlockView, type StatusView } from "./view-model.js";
+import { cut, fullBudget, LINE_MAX_BYTES } from "./text-slice.js";
 
 export type RenderOp =
   | { op: "add"; block: BlockView }
@@ -58,6 +63,8 @@ export class RenderQueue {
   /** Characters in the transcript's last line as far as the adds and appends tell. */
   private lastLine = 0;
   private lastFlush = -Infinity;
+  /** The last batch left text for the next one (sent at the frame rate, whatever the line). */
+  private sliced = false;
   private readonly frameMs: number;
   private readonly now: () => number;
   /** Batches sent so far (the benchmark counts them). */
@@ -80,27 +87,67 @@ export class RenderQueue {
     this.flush();
   }
 
-  /** Send what is pending now (also used on close). */
+  /** Send what is pending now, up to a batch's budget of text (also used on close). */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.due = Infinity;
     const ops: RenderOp[] = [];
-    for (const p of this.pending) {
-      if (p.kind === "append") ops.push({ op: "append", id: p.id, text: p.text });
-      else ops.push({ op: p.kind, block: blockView(p.block) });
+    const budget = fullBudget();
+    let sent = 0;
+    while (sent < this.pending.length) {
+      const p = this.pending[sent]!;
+      if (p.kind === "update") {
+        ops.push({ op: "update", block: blockView(p.block) });
+        sent++;
+        continue;
+      }
+      if (budget.bytes <= 0 || budget.lines <= 0) break;
+      if (p.kind === "append") {
+        const [head, rest] = cut(p.text, budget);
+        ops.push({ op: "append", id: p.id, text: head });
+        if (rest !== "") {
+          this.pending[sent] = { kind: "append", id: p.id, text: rest };
+          break;
+        }
+        sent++;
+        continue;
+      }
+      const view = blockView(p.block);
+      const text = (view as { text?: unknown }).text;
+      // An added block's text is drawn whole by Lua: at most one line's worth of it (Lua breaks
+      // only appended lines), the rest follows as appends.
+      const first = { bytes: Math.min(budget.bytes, LINE_MAX_BYTES), lines: budget.lines };
+      const [head, rest] = typeof text === "string" ? cut(text, first) : ["", ""];
+      budget.bytes -= Math.min(budget.bytes, LINE_MAX_BYTES) - first.bytes;
+      budget.lines = first.lines;
+      if (rest === "") {
+        ops.push({ op: "add", block: view });
+        sent++;
+        continue;
+      }
+      ops.push({ op: "add", block: { ...view, text: head } as BlockView });
+      this.pending[sent] = { kind: "append", id: p.block.id, text: rest };
     }
+    this.pending = this.pending.slice(sent);
+    this.addedIds = new Set(this.pending.flatMap((p) => (p.kind === "add" ? [p.block.id] : [])));
+    this.updatedIds = new Set(this.pending.flatMap((p) => (p.kind === "update" ? [p.block.id] : [])));
+    const done = this.pending.length === 0;
     if (this.meta) ops.push({ op: "meta", status: this.opts.status() });
-    if (this.turnEnd !== undefined) ops.push({ op: "turn_end", stopReason: this.turnEnd });
-    this.pending = [];
-    this.addedIds.clear();
-    this.updatedIds.clear();
     this.meta = false;
-    this.turnEnd = undefined;
-    if (ops.length === 0) return;
-    this.lastFlush = this.now();
-    this.batches++;
-    this.opts.send(ops);
+    // The turn's end follows the last of its text.
+    if (done && this.turnEnd !== undefined) {
+      ops.push({ op: "turn_end", stopReason: this.turnEnd });
+      this.turnEnd = undefined;
+    }
+    this.sliced = !done;
+    if (ops.length > 0) {
+      this.lastFlush = this.now();
+      this.batches++;
+    }
+    // The rest of the text: next frame.
+    if (!done) this.schedule();
+    if (ops.length > 0) this.opts.send(ops);
   }
 
   dispose(): void {
@@ -140,8 +187,10 @@ export class RenderQueue {
 
   private schedule(): void {
     let interval = this.frameMs;
-    if (this.lastLine > LONG_LINE && !this.meta && this.turnEnd === undefined && this.pending.every((p) => p.kind === "append")) {
-      interval = Math.min(MAX_WAIT_MS, (this.frameMs * this.lastLine) / LONG_LINE);
+    // The buffer's last line is at most LINE_MAX_BYTES long (Lua continues a longer one).
+    const lastLine = Math.min(this.lastLine, LINE_MAX_BYTES);
+    if (lastLine > LONG_LINE && !this.sliced && !this.meta && this.turnEnd === undefined && this.pending.every((p) => p.kind === "append")) {
+      interval = Math.min(MAX_WAIT_MS, (this.frameMs * lastLine) / LONG_LINE);
     }
     const due = this.lastFlush + interval;
     if (this.timer) {

@@ -16,7 +16,19 @@
  */
 import { hashBytes as hashOf, type DiskSnapshot, type Fingerprint } from "./disk.js";
 import { compose, diffTexts, editsFor, type DiffLimits, type Hunk, type LineDiff, type LineEdit } from "./hunks.js";
-import { encodeText, encodingFromVim, joinText, proposalText, sameText, splitText, unencodable, type Encoding, type FileFormat, type Text, type TextFile } from "./text-codec.js";
+import {
+  encodeText,
+  encodingFromVim,
+  joinText,
+  proposalText,
+  sameText,
+  splitText,
+  unencodable,
+  type Encoding,
+  type FileFormat,
+  type Text,
+  type TextFile,
+} from "./text-codec.js";
 
 export type WriteMode = "review" | "buffer" | "save";
 
@@ -39,7 +51,9 @@ export interface BufferState {
   diskChanged?: boolean;
 }
 
-export type Current = { kind: "buffer"; buffer: BufferState; disk?: DiskSnapshot } | { kind: "disk"; disk: DiskSnapshot };
+export type Current =
+  | { kind: "buffer"; buffer: BufferState; disk?: DiskSnapshot }
+  | { kind: "disk"; disk: DiskSnapshot };
 
 /** The text of a buffer as it would be written: its lines, and a final newline unless 'noeol' (and 'nofixeol'). */
 export function bufferText(b: BufferState): Text {
@@ -54,7 +68,12 @@ export function bufferBytes(b: BufferState): Buffer | undefined {
   const format: FileFormat | undefined = b.fileformat === "dos" ? "dos" : b.fileformat === "unix" ? "unix" : undefined;
   if (!format) return undefined;
   try {
-    return encodeText({ ...bufferText(b), encoding, format, bom: b.bomb && encoding !== "latin1" && encoding !== "cp1252" });
+    return encodeText({
+      ...bufferText(b),
+      encoding,
+      format,
+      bom: b.bomb && encoding !== "latin1" && encoding !== "cp1252",
+    });
   } catch {
     return undefined;
   }
@@ -73,7 +92,9 @@ export function currentText(c: Current): Text | undefined {
 }
 
 /** What a commit was computed against: it lands only if that is still so. */
-export type Base = { kind: "buffer"; tick: number; empty: boolean; text: Text } | { kind: "disk"; fingerprint: Fingerprint; text: Text };
+export type Base =
+  | { kind: "buffer"; tick: number; empty: boolean; text: Text }
+  | { kind: "disk"; fingerprint: Fingerprint; text: Text };
 
 /** Everything needed to turn accepted hunks into an effect. */
 export interface Prepared {
@@ -90,7 +111,17 @@ export interface Prepared {
 }
 
 export type Commit =
-  | { to: "buffer"; path: string; tick: number; edits: LineEdit[]; eol?: boolean; save: boolean; expectedDisk?: Fingerprint; result: Text; base: Base }
+  | {
+      to: "buffer";
+      path: string;
+      tick: number;
+      edits: LineEdit[];
+      eol?: boolean;
+      save: boolean;
+      expectedDisk?: Fingerprint;
+      result: Text;
+      base: Base;
+    }
   | { to: "disk"; path: string; expected: Fingerprint; bytes: Buffer; result: Text; create: boolean; base: Base };
 
 export type WritePlan =
@@ -119,31 +150,67 @@ export function decideWrite(req: WriteRequest): WritePlan {
   if (!disk.exists) {
     const next = splitText(req.content);
     const bad = unencodable(next.lines, "utf-8");
-    if (bad) return { action: "refuse", message: `${path}: line ${bad.line} of the new text has ${bad.char}, which cannot be written as UTF-8; nothing was written` };
+    if (bad)
+      return {
+        action: "refuse",
+        message: `${path}: line ${bad.line} of the new text has ${bad.char}, which cannot be written as UTF-8; nothing was written`,
+      };
     const base: Base = { kind: "disk", fingerprint: disk.fingerprint, text: { lines: [], eol: false } };
-    const prepared: Prepared = { path, base, next, diff: diffTexts(base.text, next, req.limits), file: { encoding: "utf-8", format: next.format, bom: false }, save: false };
+    const prepared: Prepared = {
+      path,
+      base,
+      next,
+      diff: diffTexts(base.text, next, req.limits),
+      file: { encoding: "utf-8", format: next.format, bom: false },
+      save: false,
+    };
     return finishDecision(req, prepared, mode === "review" ? "review" : undefined);
   }
   if (disk.refused) {
-    const why = disk.refused.why === "binary" ? "binary files are not overwritten" : disk.refused.why === "too-large" ? "it is not overwritten" : "it is not overwritten";
+    const why =
+      disk.refused.why === "binary"
+        ? "binary files are not overwritten"
+        : disk.refused.why === "too-large"
+          ? "it is not overwritten"
+          : "it is not overwritten";
     return { action: "refuse", message: `${disk.refused.message}; ${why}` };
   }
-  if (disk.readonly) return { action: "refuse", message: `${path} is read-only (mode ${disk.mode.toString(8).padStart(4, "0")}); it was not written` };
+  if (disk.readonly)
+    return {
+      action: "refuse",
+      message: `${path} is read-only (mode ${disk.mode.toString(8).padStart(4, "0")}); it was not written`,
+    };
   const file = disk.file!;
   const next = proposalText(req.content, file);
   const bad = unencodable(next.lines, file.encoding);
   if (bad) return { action: "refuse", message: encodingMessage(path, file.encoding, bad) };
   const base: Base = { kind: "disk", fingerprint: disk.fingerprint, text: { lines: file.lines, eol: file.eol } };
   if (sameText(base.text, next)) return { action: "unchanged", where: "disk" };
-  const prepared: Prepared = { path, base, next, diff: diffTexts(base.text, next, req.limits), file: { encoding: file.encoding, format: file.format, bom: file.bom }, save: false };
+  const prepared: Prepared = {
+    path,
+    base,
+    next,
+    diff: diffTexts(base.text, next, req.limits),
+    file: { encoding: file.encoding, format: file.format, bom: file.bom },
+    save: false,
+  };
   return finishDecision(req, prepared, mode === "review" ? "review" : undefined);
 }
 
 function decideBuffer(req: WriteRequest, b: BufferState, disk: DiskSnapshot | undefined): WritePlan {
   const { path, mode } = req;
-  if (!b.modifiable) return { action: "refuse", message: `${path} is open in a buffer that cannot be modified ('nomodifiable'); nothing was written` };
-  if (b.readonly) return { action: "refuse", message: `${path} is read-only (its buffer is 'readonly'); nothing was written` };
-  if (hasNul(b.lines)) return { action: "refuse", message: `${path} looks binary (its buffer holds NUL bytes); binary files are not overwritten` };
+  if (!b.modifiable)
+    return {
+      action: "refuse",
+      message: `${path} is open in a buffer that cannot be modified ('nomodifiable'); nothing was written`,
+    };
+  if (b.readonly)
+    return { action: "refuse", message: `${path} is read-only (its buffer is 'readonly'); nothing was written` };
+  if (hasNul(b.lines))
+    return {
+      action: "refuse",
+      message: `${path} looks binary (its buffer holds NUL bytes); binary files are not overwritten`,
+    };
   const format: FileFormat = b.fileformat === "dos" ? "dos" : "unix";
   const next = proposalText(req.content, { format, bom: b.bomb });
   const encoding = encodingFromVim(b.fileencoding);
@@ -158,7 +225,10 @@ function decideBuffer(req: WriteRequest, b: BufferState, disk: DiskSnapshot | un
     // behind it, and saving over that would lose their change.
     const bytes = bufferBytes({ ...b, fixeol: false });
     if (bytes && hashOf(bytes) !== disk.fingerprint.hash) {
-      return { action: "refuse", message: `${path} changed on disk since it was loaded in the editor; nothing was written (the user was asked to compare)` };
+      return {
+        action: "refuse",
+        message: `${path} changed on disk since it was loaded in the editor; nothing was written (the user was asked to compare)`,
+      };
     }
   }
   const base: Base = { kind: "buffer", tick: b.tick, empty: b.empty, text };
@@ -166,7 +236,14 @@ function decideBuffer(req: WriteRequest, b: BufferState, disk: DiskSnapshot | un
   // next command sees it): only a buffer without edits of the user's, and for "review" only
   // when the disk is still what the buffer holds (a file written behind it is not overwritten).
   const save = !b.modified && (mode === "save" || (mode === "review" && bufferIsDisk(b, disk)));
-  const prepared: Prepared = { path, base, next, diff: diffTexts(text, next, req.limits), save, disk: save && disk?.exists ? disk.fingerprint : undefined };
+  const prepared: Prepared = {
+    path,
+    base,
+    next,
+    diff: diffTexts(text, next, req.limits),
+    save,
+    disk: save && disk?.exists ? disk.fingerprint : undefined,
+  };
   // Unsaved edits of the user's are never overwritten without their say.
   const reason = b.modified ? "conflict" : mode === "review" ? "review" : undefined;
   return finishDecision(req, prepared, reason);
@@ -183,7 +260,14 @@ function bufferIsDisk(b: BufferState, disk: DiskSnapshot | undefined): boolean {
 function finishDecision(req: WriteRequest, prepared: Prepared, reason: "review" | "conflict" | undefined): WritePlan {
   if (req.refresh) return { action: "review", reason: "refresh", prepared };
   if (reason && !req.approved) return { action: "review", reason, prepared };
-  return { action: "commit", prepared, commit: commitFor(prepared, prepared.diff.hunks.map((_, i) => i)) };
+  return {
+    action: "commit",
+    prepared,
+    commit: commitFor(
+      prepared,
+      prepared.diff.hunks.map((_, i) => i),
+    ),
+  };
 }
 
 function encodingMessage(path: string, encoding: Encoding, bad: { line: number; char: string }): string {
@@ -199,18 +283,38 @@ export function commitFor(p: Prepared, accepted: readonly number[]): Commit {
     // Vim's empty buffer shows one empty line: replace it rather than add to it.
     if (base.empty) edits = [{ start: 0, end: 1, lines: result.lines }];
     const eol = result.eol !== base.text.eol && result.lines.length > 0 ? result.eol : undefined;
-    return { to: "buffer", path: p.path, tick: base.tick, edits, eol, save: p.save, expectedDisk: p.disk, result, base };
+    return {
+      to: "buffer",
+      path: p.path,
+      tick: base.tick,
+      edits,
+      eol,
+      save: p.save,
+      expectedDisk: p.disk,
+      result,
+      base,
+    };
   }
   const f = p.file!;
   const bytes = encodeText({ ...result, ...f });
-  return { to: "disk", path: p.path, expected: base.fingerprint, bytes, result, create: !base.fingerprint.exists, base };
+  return {
+    to: "disk",
+    path: p.path,
+    expected: base.fingerprint,
+    bytes,
+    result,
+    create: !base.fingerprint.exists,
+    base,
+  };
 }
 
 /** The indices of the hunks a review's answer accepted (anything else is dropped). */
 export function acceptedHunks(hunks: readonly Hunk[], answer: unknown): number[] {
   const list = (answer as { accepted?: unknown } | undefined)?.accepted;
   if (!Array.isArray(list)) return [];
-  return [...new Set(list.filter((i): i is number => Number.isInteger(i) && i >= 0 && i < hunks.length))].sort((a, b) => a - b);
+  return [...new Set(list.filter((i): i is number => Number.isInteger(i) && i >= 0 && i < hunks.length))].sort(
+    (a, b) => a - b,
+  );
 }
 
 /**
@@ -224,7 +328,11 @@ export function rebase(base: Text, result: Text, now: Text, limits?: DiffLimits)
   const theirs = diffTexts(base, now, limits).hunks;
   // Both sides made the very same change (the user undid an agent's hunk by hand, and a rewind
   // undoes it too): no conflict, it is taken once, as diff3 does.
-  const same = (a: Hunk, b: Hunk) => a.oldStart === b.oldStart && a.oldCount === b.oldCount && a.newCount === b.newCount && result.lines.slice(a.newStart, a.newStart + a.newCount).every((l, k) => l === now.lines[b.newStart + k]);
+  const same = (a: Hunk, b: Hunk) =>
+    a.oldStart === b.oldStart &&
+    a.oldCount === b.oldCount &&
+    a.newCount === b.newCount &&
+    result.lines.slice(a.newStart, a.newStart + a.newCount).every((l, k) => l === now.lines[b.newStart + k]);
   const twice = new Set<Hunk>();
   for (const a of mine) {
     for (const b of theirs) {
@@ -236,7 +344,10 @@ export function rebase(base: Text, result: Text, now: Text, limits?: DiffLimits)
   }
   // Walk the base once, taking each changed range from whichever side changed it.
   type Take = { h: Hunk; from: Text };
-  const takes: Take[] = [...mine.map((h) => ({ h, from: result })), ...theirs.filter((h) => !twice.has(h)).map((h) => ({ h, from: now }))].sort((x, y) => x.h.oldStart - y.h.oldStart);
+  const takes: Take[] = [
+    ...mine.map((h) => ({ h, from: result })),
+    ...theirs.filter((h) => !twice.has(h)).map((h) => ({ h, from: now })),
+  ].sort((x, y) => x.h.oldStart - y.h.oldStart);
   const lines: string[] = [];
   let pos = 0;
   let eol = base.eol;
@@ -254,7 +365,11 @@ export function rebase(base: Text, result: Text, now: Text, limits?: DiffLimits)
  * Whether an edit the user approved in a permission prompt (a diff: old and new text, where
  * agents send either the whole file or the replaced snippet) is exactly this write.
  */
-export function approvalCovers(approval: { oldText?: string | null; newText: string }, now: Text, content: string): boolean {
+export function approvalCovers(
+  approval: { oldText?: string | null; newText: string },
+  now: Text,
+  content: string,
+): boolean {
   const current = joinText(now);
   const old = approval.oldText ?? "";
   if (old === "") return approval.newText === content && current === "";
@@ -283,25 +398,76 @@ export interface ReviewQuestion {
   whole: boolean;
   /** Only the final newline differs in the last hunk: say so (a diff view cannot show it). */
   eolChange?: "added" | "removed";
+  /** Lines cut for the view (longer than SHOWN_LINE_CHARS), both sides. */
+  cut?: number;
 }
 
 /** Above this many lines (both sides), the review shows the files side by side without diff mode. */
 export const WHOLE_FILE_LINES = 50_000;
+/** Bytes of both sides together past which the same holds: one huge line is as heavy as many. */
+export const WHOLE_FILE_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes of one line past which the same holds: Neovim's diff mode redraws a window with a long
+ * line in time that grows faster than its length (17 ms at 64 KiB, 100 ms at 1 MiB a line).
+ */
+export const WHOLE_FILE_LINE_BYTES = 64 * 1024;
+
+/** Whether two sides are too large for Neovim's diff mode (the review shows the whole new file instead). */
+export function tooLargeToCompare(a: Text, b: Text): boolean {
+  if (a.lines.length + b.lines.length > WHOLE_FILE_LINES) return true;
+  let bytes = 0;
+  for (const side of [a.lines, b.lines]) {
+    for (const l of side) {
+      const n = Buffer.byteLength(l);
+      bytes += n + 1;
+      if (bytes > WHOLE_FILE_BYTES || n > WHOLE_FILE_LINE_BYTES) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Characters of a line shown in a review: a longer line (a minified file) is cut there, with a
+ * note, so that neither the question's event nor the review's buffers carry megabytes of one
+ * line. Only the view is cut: the text written is composed in Node from the whole texts.
+ */
+export const SHOWN_LINE_CHARS = 256 * 1024;
+
+/** Lines joined with "\n" as a review shows them (see SHOWN_LINE_CHARS), and how many were cut. */
+export function shownLines(lines: readonly string[]): { text: string; cut: number } {
+  let cut = 0;
+  const shown = lines.map((l) => {
+    if (l.length <= SHOWN_LINE_CHARS) return l;
+    cut++;
+    // Never between the two halves of a surrogate pair.
+    const at = /[\uD800-\uDBFF]/.test(l[SHOWN_LINE_CHARS - 1]!) ? SHOWN_LINE_CHARS - 1 : SHOWN_LINE_CHARS;
+    return `${l.slice(0, at)} … [line cut for the review: ${Buffer.byteLength(l).toLocaleString("en")} bytes in all]`;
+  });
+  return { text: shown.join("\n"), cut };
+}
 
 export function reviewQuestion(p: Prepared, reason: ReviewQuestion["reason"]): ReviewQuestion {
   const { base, next, diff } = p;
-  const eolChange = base.text.eol === next.eol || base.text.lines.length === 0 || next.lines.length === 0 ? undefined : next.eol ? "added" : "removed";
+  const eolChange =
+    base.text.eol === next.eol || base.text.lines.length === 0 || next.lines.length === 0
+      ? undefined
+      : next.eol
+        ? "added"
+        : "removed";
+  const current = shownLines(base.text.lines);
+  const proposed = shownLines(next.lines);
   return {
     path: p.path,
     reason,
-    current: base.text.lines.join("\n"),
+    current: current.text,
     currentLines: base.text.lines.length,
-    proposed: next.lines.join("\n"),
+    proposed: proposed.text,
     proposedLines: next.lines.length,
+    cut: current.cut + proposed.cut,
     hunks: diff.hunks,
     added: diff.added,
     removed: diff.removed,
-    whole: !diff.exact || base.text.lines.length + next.lines.length > WHOLE_FILE_LINES,
+    whole: !diff.exact || tooLargeToCompare(base.text, next),
     eolChange,
   };
 }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fingerprint } from "../support/fingerprint.js";
 import { nvimBins } from "../support/nvim.js";
-import { checkpointsReady, nvim, openChat, recordNotes, notes, reviews, sendAndWait, setAgents } from "../support/chat.js";
+import { checkpointsReady, nvim, openChat, recordNotes, notes, reviews, sendAndWait, sendAndWaitChanges, setAgents } from "../support/chat.js";
 
 const bins = nvimBins();
 const lines = (n: number, tag = "line") => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`);
@@ -33,7 +33,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await openChat(t);
     await c.ready();
     await checkpointsReady(t);
-    await sendAndWait(c, "edit");
+    await sendAndWaitChanges(c, "edit");
     expect(await c.text()).toContain("M f.txt  +1 -1");
     await t.nvim.command("AcpChatRewind! 1");
     await t.waitFor(async () => (await c.text()).includes("Rewound to before turn 1"), "the rewind's note");
@@ -107,7 +107,7 @@ describe.each(bins)("Neovim $version: the state folder removed while the chat ru
     const c = await openChat(t);
     await c.ready();
     await checkpointsReady(t);
-    await sendAndWait(c, "one");
+    await sendAndWaitChanges(c, "one");
     await new Promise((r) => setTimeout(r, 300)); // the turn's background ref writes
     rmSync(join(t.dir, "state", "nvim", "acpchat"), { recursive: true, force: true, maxRetries: 5 });
     await sendAndWait(c, "two");
@@ -129,7 +129,7 @@ describe.each(bins)("Neovim $version: what the agent is told", (bin) => {
     const c = await openChat(t);
     await c.ready();
     await checkpointsReady(t);
-    await sendAndWait(c, "edit");
+    await sendAndWaitChanges(c, "edit");
     await t.nvim.command(`edit ${join(work, "m.txt")}`);
     await t.lua("vim.api.nvim_buf_set_lines(0, 24, 25, false, { 'USER 25' })");
     await t.nvim.command("AcpChatRewind! 1");

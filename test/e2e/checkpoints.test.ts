@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fingerprint } from "../support/fingerprint.js";
 import { nvimBins } from "../support/nvim.js";
-import { call, checkpointsReady, nvim, openChat, sendAndWait, setAgents, type Chat } from "../support/chat.js";
+import { call, checkpointsReady, nvim, openChat, sendAndWait, sendAndWaitChanges, setAgents, type Chat } from "../support/chat.js";
 import type { TestNvim } from "../support/nvim.js";
 
 const bins = nvimBins();
@@ -85,7 +85,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const before = fingerprint(work);
     const gitBefore = fingerprint(join(work, ".git"));
     const c = await chatWith(t, [[...tool("t1", "edit files"), { sh: AGENT_EDITS }, done("t1"), { text: "done" }]]);
-    await sendAndWait(c, "change things");
+    await sendAndWaitChanges(c, "change things");
     const transcript = await c.text();
     expect(transcript).toMatch(/◆ Turn 1 changed 11 files/);
     for (const line of ["M a.txt  +2 -2", "A new.txt  +1 -0", "D gone.txt  +0 -1", "R new-name.txt ← old-name.txt", "M blob.bin  (binary)", "M run.sh  +0 -0 (mode 755 -> 644)", "M link  (link)", "M noeol.txt", "M crlf.txt", "M bom.txt", "M latin1.txt"]) {
@@ -128,7 +128,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       [...tool("t1", "sed"), { sh: "sed -i 's/^line 5$/FIVE/; s/^line 30$/THIRTY/' f.txt" }, done("t1"), { text: "edited" }],
       [{ text: "ok" }],
     ]);
-    await sendAndWait(c, "edit f");
+    await sendAndWaitChanges(c, "edit f");
     expect(await c.text()).toContain("M f.txt  +2 -2");
     // The user edits the file afterwards (in a buffer, saved), far from the agent's lines.
     await t.nvim.command(`edit ${join(work, "f.txt")}`);
@@ -161,6 +161,31 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(last.params.prompt[0]!.text).toContain("took back f.txt (1 of 2 hunks of turn 1)");
   });
 
+  it("a prompt queued behind a turn starts after that turn's end snapshot: each turn's block lists its own change only", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    writeFileSync(join(work, "a.txt"), text(lines(5)));
+    writeFileSync(join(work, "b.txt"), text(lines(5)));
+    const c = await chatWith(t, [
+      [...tool("t1", "sed a"), { sleep: 300 }, { sh: "sed -i 's/^line 1$/AGENT A/' a.txt" }, done("t1"), { text: "a done" }],
+      [...tool("t2", "sed b"), { sh: "sed -i 's/^line 2$/AGENT B/' b.txt" }, done("t2"), { text: "b done" }],
+    ]);
+    await c.send("one");
+    await t.waitFor(async () => (await c.text()).includes("sed a"), "turn 1's tool call");
+    // Queued: sent the moment turn 1 ends, while its end snapshot may still be running.
+    await c.send("two");
+    await c.turns(2);
+    await t.waitFor(async () => ((await c.text()).match(/^◆ /gm) ?? []).length >= 2, "both turns' changes blocks");
+    const tr = await c.text();
+    const block = (n: number) => tr.slice(tr.indexOf(`◆ Turn ${n} changed`)).split("\n\n")[0]!;
+    expect(block(1)).toContain("M a.txt  +1 -1");
+    expect(block(1)).not.toContain("b.txt");
+    expect(block(2)).toContain("M b.txt  +1 -1");
+    expect(block(2)).not.toContain("a.txt");
+    // Each block sits in its own turn: turn 1's before turn 2's header.
+    expect(tr.indexOf("◆ Turn 1 changed")).toBeLessThan(tr.indexOf("## You · turn 2"));
+  });
+
   it("a shell command's change reaches the buffers showing the file (reloaded, no question)", async () => {
     const t = await nvim(bin);
     const work = join(t.dir, "work");
@@ -179,7 +204,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(work, "m.txt"), text(lines(30)));
     writeFileSync(join(work, "c.txt"), text(lines(10)));
     const c = await chatWith(t, [[...tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' m.txt c.txt" }, done("t1"), { text: "ok" }]]);
-    await sendAndWait(c, "edit");
+    await sendAndWaitChanges(c, "edit");
     // The user edits m.txt elsewhere (unsaved, in a buffer), and c.txt on the agent's own line.
     await t.nvim.command(`edit ${join(work, "m.txt")}`);
     await t.lua("vim.api.nvim_buf_set_lines(0, 24, 25, false, { 'USER 25' })");
@@ -201,7 +226,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const work = join(t.dir, "work");
     writeFileSync(join(work, "c.txt"), text(lines(10)));
     const c = await chatWith(t, [[...tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' c.txt" }, done("t1"), { text: "ok" }]]);
-    await sendAndWait(c, "edit");
+    await sendAndWaitChanges(c, "edit");
     writeFileSync(join(work, "c.txt"), readFileSync(join(work, "c.txt"), "utf8").replace("AGENT 3", "USER 3"));
     await t.lua("_G.asked = {}; vim.ui.select = function(items, opts, cb) table.insert(_G.asked, opts.prompt); cb(items[1], 1) end");
     await t.nvim.command("AcpChatRewind! 1");
@@ -231,7 +256,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await setAgents(t, { fake: { turns: [[{ request: "fs/write_text_file", params: { path: f, content: next.join("\n") + "\n" } }, { text: "wrote" }]] } }, { write: "save" });
     const c = await openChat(t);
     await c.ready();
-    await sendAndWait(c, "write");
+    await sendAndWaitChanges(c, "write");
     expect(await c.text()).toContain("M w.txt  +2 -2");
     await t.nvim.command("stopinsert");
     await c.focus();
@@ -257,7 +282,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(work, "empty-repo/e.txt"), "e\n");
     const nestedGit = fingerprint(join(work, "nested/.git"));
     const c = await chatWith(t, [[...tool("t1", "sh"), { sh: "printf 'changed\\n' > nested/n.txt && printf 'x\\n' >> empty-repo/e.txt" }, done("t1"), { text: "ok" }]]);
-    await sendAndWait(c, "edit nested");
+    await sendAndWaitChanges(c, "edit nested");
     const tr = await c.text();
     expect(tr).toContain("M nested/n.txt  +1 -1");
     expect(tr).toContain("M empty-repo/e.txt  +1 -0");

@@ -65,8 +65,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(now[2]).toBe("AGENT 3");
     expect(now[14]).toBe("line 15");
     expect(await c.text()).toContain("The user kept 1 of the 2 hunks of the edit to");
-    // The turn's changes show what stayed.
-    expect(await c.text()).toContain("M p.txt  +1 -1");
+    // The turn's changes show what stayed (the block follows the turn's end).
+    await t.waitFor(async () => (await c.text()).includes("M p.txt  +1 -1"), "the turn's changes block");
     await sendAndWait(c, "next");
     const prompts = (await call<{ dir: string; method?: string; payload_json: string }[]>(t, "trace", { chat: c.id })).filter((e) => e.method === "session/prompt" && e.dir === "out");
     const last = JSON.parse(prompts[prompts.length - 1]!.payload_json) as { params: { prompt: { text?: string }[] } };

@@ -158,7 +158,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(labels(await lspAsk(c, "first line\n/re"))).toEqual([]);
 
     const all = await lspAsk(c, "look at @");
-    expect(all.result!.isIncomplete).toBe(false);
+    // The server matches (anywhere in the path): every `@` answer is incomplete, filtered by
+    // what was typed, so a client asks again as more is typed instead of narrowing by prefix.
+    expect(all.result!.isIncomplete).toBe(true);
+    expect(all.result!.items.every((i) => i.filterText === "@")).toBe(true);
     // Top-level files first, by name; nothing from node_modules, nor the symlink out.
     expect(labels(all)).toEqual(["@alias.py", "@main.py", "@README.md", "@img/shot.png"]);
     const py = await lspAsk(c, "look at @ma");
@@ -167,12 +170,14 @@ describe.each(bins)("Neovim $version", (bin) => {
         label: "@main.py",
         kind: 17,
         detail: "py file · 12 B",
-        filterText: "@main.py",
+        filterText: "@ma",
         textEdit: { newText: "@main.py", range: { start: { line: 0, character: 8 }, end: { line: 0, character: 11 } } },
       }),
     ]);
     const png = await lspAsk(c, "é😀 @img/");
-    expect(png.result!.items).toEqual([
+    // The folder itself first (its files as links), then its files.
+    expect(labels(png)[0]).toBe("@img/");
+    expect(png.result!.items.filter((i) => i.kind === 17)).toEqual([
       expect.objectContaining({
         label: "@img/shot.png",
         detail: "png image · 3.0 KB",
@@ -186,7 +191,6 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("require('acpchat.project_files').reset()");
     const early = await lspAsk(c, "@ma");
     expect(labels(early)).toEqual(["@main.py"]);
-    expect(early.result!.isIncomplete).toBe(false);
     // A name that is no prefix still matches inside the path.
     expect(labels(await lspAsk(c, "@shot"))).toEqual(["@img/shot.png"]);
     // `@` inside a word is no mention.
@@ -278,10 +282,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("require('acpchat.project_files').stale_ms = 300");
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
-    const first = await t.waitFor(async () => {
-      const a = await lspAsk(c, "@");
-      return !a.result!.isIncomplete && a;
-    }, "a whole list");
+    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.project_files').info(...)", [work]))?.done, "a whole list");
+    const first = await lspAsk(c, "@");
     expect(labels(first).sort()).toEqual(["@.gitignore", "@README.md", "@alias.py", "@img/shot.png", "@main.py"]);
     writeFileSync(join(work, "later.txt"), "new\n");
     await t.waitFor(async () => labels(await lspAsk(c, "@la")).includes("@later.txt"), "the new file", 5000);
@@ -326,6 +328,45 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === "omnifunc", "the omnifunc's menu");
     await t.nvim.input("ccsee @mai");
     await t.waitFor(async () => (await menu(t)).words.join() === "@main.py", "the omnifunc's menu after @");
+    await t.nvim.input("<Esc>");
+  });
+
+  it("@perm finds src/permission.lua while typing, best first, in Neovim's own menu (vim.lsp.completion on 0.11+, the omnifunc on 0.10) and in the server's answer", async () => {
+    const t = await withAgents(bin, { fake: { commands: COMMANDS } });
+    const work = project(t);
+    for (const [dir, file] of [["src", "permission.lua"], ["docs", "superman.md"], ["lib", "experiment.js"], ["lib", "other.js"]] as const) {
+      mkdirSync(join(work, dir), { recursive: true });
+      writeFileSync(join(work, dir, file), "x\n");
+    }
+    await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
+    const c = await chatWithCommands(t);
+    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.project_files').info(...)", [work]))?.done, "the file list");
+    // The name starts with it, then the path holds it, then its letters in order.
+    const best = ["@src/permission.lua", "@docs/superman.md", "@lib/experiment.js"];
+    const answer = await lspAsk(c, "see @perm");
+    expect(labels(answer)).toEqual(best);
+    expect(answer.result!.isIncomplete).toBe(true);
+    const lsp = await t.lua<boolean>("return vim.lsp.completion ~= nil");
+    await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
+    await c.focusPrompt();
+    // Typed a key at a time, as a user types: the menu follows every key.
+    const shown = () =>
+      t.lua<{ words: string[]; visible: boolean }>(`local info = vim.fn.complete_info({ "items", "pum_visible" })
+        local words = {}
+        for _, it in ipairs(info.items or {}) do if it.match ~= false then table.insert(words, it.word) end end
+        return { words = words, visible = info.pum_visible == 1 }`);
+    await t.nvim.input("<Esc>ccsee @");
+    await t.waitFor(async () => (await shown()).visible, "the menu after @");
+    for (const key of ["p", "e", "r", "m"]) {
+      await t.nvim.input(key);
+      await new Promise((r) => setTimeout(r, 60));
+    }
+    await t.waitFor(async () => {
+      const m = await shown();
+      return m.visible && m.words.join() === best.join();
+    }, "@perm's matches in the menu, best first");
+    await t.nvim.input("<C-n><C-y>");
+    await t.waitFor(async () => (await menu(t)).line === "see @src/permission.lua", "the picked file in the prompt");
     await t.nvim.input("<Esc>");
   });
 
@@ -507,9 +548,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(lateMax).toBeLessThan(400);
     // Once listed: the full answer, capped (the rest come as more is typed).
     const whole = await lspAsk(c, "@d1");
-    expect(whole.result!.items.length).toBe(200);
+    expect(whole.result!.items.filter((i) => i.kind === 17).length).toBe(200);
     expect(whole.result!.isIncomplete).toBe(true);
-    expect(labels(await lspAsk(c, "@d149/sub/file19")).sort()).toEqual(
+    // Best first: the paths that start with what is typed, then the fuzzier matches.
+    expect(labels(await lspAsk(c, "@d149/sub/file19")).slice(0, 11).sort()).toEqual(
       ["@d149/sub/file19.txt", ...Array.from({ length: 10 }, (_, i) => `@d149/sub/file19${i}.txt`)].sort(),
     );
   });

@@ -205,6 +205,17 @@ export async function sendAndWait(c: Chat, text: string, ms?: number): Promise<v
   await c.turns(n, ms);
 }
 
+/**
+ * sendAndWait, then the turn's changes block: the turn ends before its end snapshot is in,
+ * and the block follows it.
+ */
+export async function sendAndWaitChanges(c: Chat, text: string, ms?: number): Promise<void> {
+  const blocks = async () => ((await c.text()).match(/^◆ /gm) ?? []).length;
+  const before = await blocks();
+  await sendAndWait(c, text, ms);
+  await c.t.waitFor(async () => (await blocks()) > before, "the turn's changes block", ms ?? 20_000);
+}
+
 /** The fake agent's echoed replies (each `echo: true` request's result or error), in order. */
 export async function replies(c: Chat): Promise<Record<string, unknown>[]> {
   return [...(await c.text()).matchAll(/\{"jsonrpc":"2\.0".*?\}(?=\{"jsonrpc"|$|\n)/gs)].map((m) => JSON.parse(m[0]) as Record<string, unknown>);

@@ -3,6 +3,7 @@ import { RenderQueue, type RenderOp } from "../../src/view/render-queue.js";
 import { parseSessionUpdate } from "../../src/protocol/schema.js";
 import { SessionState } from "../../src/session/session-state.js";
 import { statusView } from "../../src/view/view-model.js";
+import { cut, SLICE_BYTES, SLICE_LINES } from "../../src/view/text-slice.js";
 
 function setup(frameMs = 16) {
   const sent: RenderOp[][] = [];
@@ -89,14 +90,15 @@ describe("RenderQueue", () => {
       text("x".repeat(1000));
       vi.advanceTimersByTime(16);
       expect(batches()).toBe(1);
-      // A line of 10 x 32K: a batch every 10 frames.
-      text("y".repeat(320 * 1024));
-      vi.advanceTimersByTime(150);
+      // A line of about 2 x 32K (the longest a buffer line gets: Lua breaks longer ones): a
+      // batch every 2 frames.
+      text("y".repeat(60 * 1024));
+      vi.advanceTimersByTime(16);
       expect(batches()).toBe(1);
       vi.advanceTimersByTime(20);
       expect(batches()).toBe(2);
       text("z");
-      vi.advanceTimersByTime(100);
+      vi.advanceTimersByTime(20);
       expect(batches()).toBe(2);
       // Anything else than appends goes out at the frame rate (the timer is brought forward).
       q.push([{ type: "meta" }]);
@@ -109,10 +111,66 @@ describe("RenderQueue", () => {
       expect(batches()).toBe(4);
       // The whole reply arrived, in order.
       const appended = sent.flat().flatMap((o) => (o.op === "append" ? [o.text] : o.op === "add" && o.block.type === "agent" ? [o.block.text] : []));
-      expect(appended.join("")).toBe(`start ${"x".repeat(1000)}${"y".repeat(320 * 1024)}zz\nshort`);
+      expect(appended.join("")).toBe(`start ${"x".repeat(1000)}${"y".repeat(60 * 1024)}zz\nshort`);
       q.dispose();
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe("RenderQueue: text in slices", () => {
+  /** Flush until the turn's end is sent; every batch's ops. */
+  function drain(q: RenderQueue, sent: RenderOp[][]): RenderOp[][] {
+    for (let i = 0; i < 10_000 && !sent.some((ops) => ops.some((o) => o.op === "turn_end")); i++) q.flush();
+    q.dispose();
+    return sent;
+  }
+  const textOf = (ops: RenderOp[]) => ops.map((o) => (o.op === "append" ? o.text : o.op === "add" && o.block.type === "agent" ? (o.block as { text: string }).text : "")).join("");
+
+  it("a 3 MB chunk of one line goes in batches of at most SLICE_BYTES, byte-exact, the turn's end after the last", () => {
+    const { q, state, sent, text } = setup();
+    q.push(state.beginTurn([]));
+    q.flush();
+    sent.length = 0;
+    // Multi-byte characters and surrogate pairs, so that a cut could fall inside one.
+    const big = "ab é 漢字 😀 ".repeat(200_000);
+    text(big);
+    q.push(state.endTurn("end_turn"));
+    q.endTurn("end_turn");
+    const batches = drain(q, sent);
+    expect(batches.length).toBeGreaterThan(Buffer.byteLength(big) / SLICE_BYTES);
+    for (const ops of batches) expect(Buffer.byteLength(textOf(ops))).toBeLessThanOrEqual(SLICE_BYTES);
+    for (const ops of batches) expect(textOf(ops)).not.toMatch(/^[\udc00-\udfff]|[\ud800-\udbff]$/);
+    expect(batches.map(textOf).join("")).toBe(big);
+    const ends = batches.map((ops, i) => (ops.some((o) => o.op === "turn_end") ? i : -1)).filter((i) => i >= 0);
+    expect(ends).toEqual([batches.length - 1]);
+  });
+
+  it("many short lines go in batches of at most SLICE_LINES line breaks; a tool call waits its turn", () => {
+    const { q, state, sent, text, push } = setup();
+    q.push(state.beginTurn([]));
+    q.flush();
+    sent.length = 0;
+    const many = "line\n".repeat(3 * SLICE_LINES + 5);
+    text(many);
+    push({ sessionUpdate: "tool_call", toolCallId: "t", title: "T", status: "pending" });
+    q.endTurn("end_turn");
+    const batches = drain(q, sent);
+    for (const ops of batches) expect(textOf(ops).split("\n").length - 1).toBeLessThanOrEqual(SLICE_LINES);
+    expect(batches.map(textOf).join("")).toBe(many);
+    // The tool call is drawn after all the text before it.
+    const flat = batches.flat();
+    const tool = flat.findIndex((o) => o.op === "add" && o.block.type === "tool");
+    const lastText = flat.map((o, i) => (o.op === "append" ? i : -1)).reduce((a, b) => Math.max(a, b));
+    expect(tool).toBeGreaterThan(lastText);
+  });
+
+  it("cut: never more than the budget, never half a surrogate pair, always progress", () => {
+    const budget = { bytes: 5, lines: 10 };
+    expect(cut("😀😀", budget)).toEqual(["😀", "😀"]);
+    expect(cut("x", { bytes: 0, lines: 10 })).toEqual(["", "x"]);
+    expect(cut("😀", { bytes: 1, lines: 10 })).toEqual(["😀", ""]);
+    expect(cut("a\nb\nc", { bytes: 100, lines: 1 })).toEqual(["a\nb", "\nc"]);
   });
 });

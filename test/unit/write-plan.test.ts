@@ -3,69 +3,172 @@ import { describe, expect, it } from "vitest";
 import type { DiskSnapshot } from "../../src/workspace/disk.js";
 import { hashBytes } from "../../src/workspace/disk.js";
 import { decodeBytes, encodeText, joinText } from "../../src/workspace/text-codec.js";
-import { approvalCovers, commitFor, decideSync, decideWrite, rebase, reviewQuestion, type BufferState, type WriteRequest } from "../../src/workspace/write-plan.js";
+import {
+  approvalCovers,
+  commitFor,
+  decideSync,
+  decideWrite,
+  rebase,
+  reviewQuestion,
+  type BufferState,
+  type WriteRequest,
+} from "../../src/workspace/write-plan.js";
 import { splitText } from "../../src/workspace/text-codec.js";
 
-function disk(bytes: Buffer | string | undefined, extra: Partial<{ mode: number; nlink: number; readonly: boolean }> = {}): DiskSnapshot {
+function disk(
+  bytes: Buffer | string | undefined,
+  extra: Partial<{ mode: number; nlink: number; readonly: boolean }> = {},
+): DiskSnapshot {
   if (bytes === undefined) return { exists: false, fingerprint: { exists: false } };
   const b = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
   const d = decodeBytes(b);
-  const base = { exists: true as const, size: b.length, mode: extra.mode ?? 0o644, nlink: extra.nlink ?? 1, readonly: extra.readonly ?? false, fingerprint: { exists: true, hash: hashBytes(b) } };
+  const base = {
+    exists: true as const,
+    size: b.length,
+    mode: extra.mode ?? 0o644,
+    nlink: extra.nlink ?? 1,
+    readonly: extra.readonly ?? false,
+    fingerprint: { exists: true, hash: hashBytes(b) },
+  };
   return d.ok ? { ...base, file: d.file } : { ...base, refused: { why: "binary", message: `f ${d.message}` } };
 }
 
 function buffer(lines: string[], more: Partial<BufferState> = {}): BufferState {
-  return { tick: 5, modified: false, lines, empty: lines.length === 0, eol: true, fixeol: true, binary: false, fileformat: "unix", fileencoding: "utf-8", bomb: false, readonly: false, modifiable: true, ...more };
+  return {
+    tick: 5,
+    modified: false,
+    lines,
+    empty: lines.length === 0,
+    eol: true,
+    fixeol: true,
+    binary: false,
+    fileformat: "unix",
+    fileencoding: "utf-8",
+    bomb: false,
+    readonly: false,
+    modifiable: true,
+    ...more,
+  };
 }
 
-const req = (content: string, current: WriteRequest["current"], mode: WriteRequest["mode"] = "buffer", more: Partial<WriteRequest> = {}): WriteRequest => ({ path: "/p/f", content, current, mode, ...more });
+const req = (
+  content: string,
+  current: WriteRequest["current"],
+  mode: WriteRequest["mode"] = "buffer",
+  more: Partial<WriteRequest> = {},
+): WriteRequest => ({ path: "/p/f", content, current, mode, ...more });
 
 describe("decideWrite", () => {
   it("a loaded buffer gets line edits against its tick; its own format and encoding are kept", () => {
-    const plan = decideWrite(req("a\nB\nc\n", { kind: "buffer", buffer: buffer(["a", "b", "c"], { fileformat: "dos" }) }));
-    expect(plan).toMatchObject({ action: "commit", commit: { to: "buffer", tick: 5, edits: [{ start: 1, end: 2, lines: ["B"] }], save: false } });
+    const plan = decideWrite(
+      req("a\nB\nc\n", { kind: "buffer", buffer: buffer(["a", "b", "c"], { fileformat: "dos" }) }),
+    );
+    expect(plan).toMatchObject({
+      action: "commit",
+      commit: { to: "buffer", tick: 5, edits: [{ start: 1, end: 2, lines: ["B"] }], save: false },
+    });
     // An agent echoing CRLF into a dos buffer: the buffer never gets "\r" in its lines.
-    const crlf = decideWrite(req("a\r\nB\r\nc\r\n", { kind: "buffer", buffer: buffer(["a", "b", "c"], { fileformat: "dos" }) }));
+    const crlf = decideWrite(
+      req("a\r\nB\r\nc\r\n", { kind: "buffer", buffer: buffer(["a", "b", "c"], { fileformat: "dos" }) }),
+    );
     expect(crlf).toMatchObject({ action: "commit", commit: { edits: [{ start: 1, end: 2, lines: ["B"] }] } });
   });
 
   it("the same content again is nothing to do, not a conflict", () => {
-    expect(decideWrite(req("a\nb\n", { kind: "buffer", buffer: buffer(["a", "b"], { modified: true }) }))).toEqual({ action: "unchanged", where: "buffer" });
-    expect(decideWrite(req("x\r\ny\r\n", { kind: "disk", disk: disk("x\r\ny\r\n") }, "review"))).toEqual({ action: "unchanged", where: "disk" });
+    expect(decideWrite(req("a\nb\n", { kind: "buffer", buffer: buffer(["a", "b"], { modified: true }) }))).toEqual({
+      action: "unchanged",
+      where: "buffer",
+    });
+    expect(decideWrite(req("x\r\ny\r\n", { kind: "disk", disk: disk("x\r\ny\r\n") }, "review"))).toEqual({
+      action: "unchanged",
+      where: "disk",
+    });
   });
 
   it("unsaved edits of the user's are reviewed (conflict); review mode reviews; approved edits are not asked again", () => {
     const modified = { kind: "buffer" as const, buffer: buffer(["mine", "b"], { modified: true }) };
     expect(decideWrite(req("agent\nb\n", modified))).toMatchObject({ action: "review", reason: "conflict" });
-    expect(decideWrite(req("agent\nb\n", { kind: "buffer", buffer: buffer(["a"]) }, "review"))).toMatchObject({ action: "review", reason: "review" });
-    expect(decideWrite(req("agent\nb\n", { kind: "disk", disk: disk(undefined) }, "review"))).toMatchObject({ action: "review", reason: "review" });
+    expect(decideWrite(req("agent\nb\n", { kind: "buffer", buffer: buffer(["a"]) }, "review"))).toMatchObject({
+      action: "review",
+      reason: "review",
+    });
+    expect(decideWrite(req("agent\nb\n", { kind: "disk", disk: disk(undefined) }, "review"))).toMatchObject({
+      action: "review",
+      reason: "review",
+    });
     expect(decideWrite(req("agent\nb\n", modified, "review", { approved: true }))).toMatchObject({ action: "commit" });
-    expect(decideWrite(req("agent\nb\n", modified, "buffer", { refresh: true }))).toMatchObject({ action: "review", reason: "refresh" });
+    expect(decideWrite(req("agent\nb\n", modified, "buffer", { refresh: true }))).toMatchObject({
+      action: "review",
+      reason: "refresh",
+    });
   });
 
   it("save: only a buffer without the user's edits is saved; a disk that changed behind the buffer is not overwritten", () => {
-    expect(decideWrite(req("a\nB\n", { kind: "buffer", buffer: buffer(["a", "b"]), disk: disk("a\nb\n") }, "save"))).toMatchObject({ action: "commit", commit: { save: true } });
-    expect(decideWrite(req("a\nB\n", { kind: "buffer", buffer: buffer(["a", "b"]), disk: disk("a\nb\nsomeone else\n") }, "save"))).toMatchObject({
+    expect(
+      decideWrite(req("a\nB\n", { kind: "buffer", buffer: buffer(["a", "b"]), disk: disk("a\nb\n") }, "save")),
+    ).toMatchObject({ action: "commit", commit: { save: true } });
+    expect(
+      decideWrite(
+        req("a\nB\n", { kind: "buffer", buffer: buffer(["a", "b"]), disk: disk("a\nb\nsomeone else\n") }, "save"),
+      ),
+    ).toMatchObject({
       action: "refuse",
       message: expect.stringContaining("changed on disk since it was loaded"),
     });
     // A file without a final newline, loaded with 'fixeol': the buffer still is the disk.
-    expect(decideWrite(req("a\nB\n", { kind: "buffer", buffer: buffer(["a", "b"], { eol: false }), disk: disk("a\nb") }, "save"))).toMatchObject({ action: "commit" });
-    const plan = decideWrite(req("a\nB\n", { kind: "buffer", buffer: buffer(["a", "b"], { modified: true }), disk: disk("a\nb\n") }, "save", { approved: true }));
+    expect(
+      decideWrite(
+        req("a\nB\n", { kind: "buffer", buffer: buffer(["a", "b"], { eol: false }), disk: disk("a\nb") }, "save"),
+      ),
+    ).toMatchObject({ action: "commit" });
+    const plan = decideWrite(
+      req("a\nB\n", { kind: "buffer", buffer: buffer(["a", "b"], { modified: true }), disk: disk("a\nb\n") }, "save", {
+        approved: true,
+      }),
+    );
     expect(plan).toMatchObject({ action: "commit", commit: { save: false } });
   });
 
   it("refuses binary, oversized, read-only files and text their encoding cannot hold; never writes replacement characters", () => {
-    expect(decideWrite(req("x", { kind: "disk", disk: disk(Buffer.from([0x7f, 0x45, 0, 1])) }))).toMatchObject({ action: "refuse", message: expect.stringMatching(/binary.*not overwritten/) });
-    const big: DiskSnapshot = { exists: true, size: 99, mode: 0o644, nlink: 1, readonly: false, fingerprint: { exists: true }, refused: { why: "too-large", message: "/p/f is 99 bytes, over the 10-byte read limit" } };
-    expect(decideWrite(req("x", { kind: "disk", disk: big }))).toMatchObject({ action: "refuse", message: expect.stringContaining("not overwritten") });
-    expect(decideWrite(req("x", { kind: "disk", disk: disk("a\n", { mode: 0o444, readonly: true }) }))).toMatchObject({ action: "refuse", message: expect.stringContaining("read-only (mode 0444)") });
-    expect(decideWrite(req("x", { kind: "buffer", buffer: buffer(["a"], { readonly: true }) }))).toMatchObject({ action: "refuse" });
-    expect(decideWrite(req("x", { kind: "buffer", buffer: buffer(["a"], { modifiable: false }) }))).toMatchObject({ action: "refuse" });
-    expect(decideWrite(req("x", { kind: "buffer", buffer: buffer(["ELF\n\u0001"]) }))).toMatchObject({ action: "refuse", message: expect.stringContaining("binary") });
+    expect(decideWrite(req("x", { kind: "disk", disk: disk(Buffer.from([0x7f, 0x45, 0, 1])) }))).toMatchObject({
+      action: "refuse",
+      message: expect.stringMatching(/binary.*not overwritten/),
+    });
+    const big: DiskSnapshot = {
+      exists: true,
+      size: 99,
+      mode: 0o644,
+      nlink: 1,
+      readonly: false,
+      fingerprint: { exists: true },
+      refused: { why: "too-large", message: "/p/f is 99 bytes, over the 10-byte read limit" },
+    };
+    expect(decideWrite(req("x", { kind: "disk", disk: big }))).toMatchObject({
+      action: "refuse",
+      message: expect.stringContaining("not overwritten"),
+    });
+    expect(decideWrite(req("x", { kind: "disk", disk: disk("a\n", { mode: 0o444, readonly: true }) }))).toMatchObject({
+      action: "refuse",
+      message: expect.stringContaining("read-only (mode 0444)"),
+    });
+    expect(decideWrite(req("x", { kind: "buffer", buffer: buffer(["a"], { readonly: true }) }))).toMatchObject({
+      action: "refuse",
+    });
+    expect(decideWrite(req("x", { kind: "buffer", buffer: buffer(["a"], { modifiable: false }) }))).toMatchObject({
+      action: "refuse",
+    });
+    expect(decideWrite(req("x", { kind: "buffer", buffer: buffer(["ELF\n\u0001"]) }))).toMatchObject({
+      action: "refuse",
+      message: expect.stringContaining("binary"),
+    });
     const latin1 = disk(Buffer.from([0x63, 0xe9, 0x81, 0x0a]));
-    expect(decideWrite(req("c€\n", { kind: "disk", disk: latin1 }))).toMatchObject({ action: "refuse", message: expect.stringContaining("latin1 cannot hold") });
-    expect(decideWrite(req("日本\n", { kind: "buffer", buffer: buffer(["a"], { fileencoding: "latin1" }) }))).toMatchObject({ action: "refuse" });
+    expect(decideWrite(req("c€\n", { kind: "disk", disk: latin1 }))).toMatchObject({
+      action: "refuse",
+      message: expect.stringContaining("latin1 cannot hold"),
+    });
+    expect(
+      decideWrite(req("日本\n", { kind: "buffer", buffer: buffer(["a"], { fileencoding: "latin1" }) })),
+    ).toMatchObject({ action: "refuse" });
     expect(decideWrite(req("\ud800\n", { kind: "disk", disk: disk(undefined) }))).toMatchObject({ action: "refuse" });
   });
 
@@ -73,7 +176,9 @@ describe("decideWrite", () => {
     const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a\r\nb\r\nc", "utf16le")]);
     const plan = decideWrite(req("a\nB\nc", { kind: "disk", disk: disk(bytes) }));
     if (plan.action !== "commit" || plan.commit.to !== "disk") throw new Error(JSON.stringify(plan));
-    expect(plan.commit.bytes.equals(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a\r\nB\r\nc", "utf16le")]))).toBe(true);
+    expect(
+      plan.commit.bytes.equals(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a\r\nB\r\nc", "utf16le")])),
+    ).toBe(true);
     const cp = disk(Buffer.from([0x80, 0x0a, 0x61, 0x0a]));
     const p2 = decideWrite(req("€\nb\n", { kind: "disk", disk: cp }));
     if (p2.action !== "commit" || p2.commit.to !== "disk") throw new Error(JSON.stringify(p2));
@@ -88,7 +193,15 @@ describe("decideWrite", () => {
     const plan = decideWrite(req("1\nX\n3\n4\nY\n", { kind: "disk", disk: disk("1\n2\n3\n4\n5\n") }, "review"));
     if (plan.action !== "review") throw new Error(plan.action);
     const q = reviewQuestion(plan.prepared, plan.reason);
-    expect(q).toMatchObject({ current: "1\n2\n3\n4\n5", currentLines: 5, proposed: "1\nX\n3\n4\nY", proposedLines: 5, added: 2, removed: 2, whole: false });
+    expect(q).toMatchObject({
+      current: "1\n2\n3\n4\n5",
+      currentLines: 5,
+      proposed: "1\nX\n3\n4\nY",
+      proposedLines: 5,
+      added: 2,
+      removed: 2,
+      whole: false,
+    });
     expect(q.hunks).toEqual([
       { oldStart: 1, oldCount: 1, newStart: 1, newCount: 1 },
       { oldStart: 4, oldCount: 1, newStart: 4, newCount: 1 },
@@ -137,6 +250,24 @@ describe("decideSync: the disk changed behind a buffer", () => {
     expect(decideSync("/p/f", buffer(["a"]), disk("b\n"))).toEqual({ action: "reload" });
     const r = decideSync("/p/f", buffer(["mine", "a"], { modified: true }), disk("a\nagent\n"));
     expect(r).toMatchObject({ action: "review", prepared: { next: { lines: ["a", "agent"] } } });
-    expect(encodeText({ lines: ["x"], eol: true, encoding: "utf-8", format: "unix", bom: false }).toString()).toBe("x\n");
+    expect(encodeText({ lines: ["x"], eol: true, encoding: "utf-8", format: "unix", bom: false }).toString()).toBe(
+      "x\n",
+    );
+  });
+});
+
+describe("shownLines", () => {
+  it("cuts only lines longer than the limit, never inside a surrogate pair, and counts them", async () => {
+    const { shownLines, SHOWN_LINE_CHARS } = await import("../../src/workspace/write-plan.js");
+    const long = "a".repeat(SHOWN_LINE_CHARS - 1) + "😀" + "b".repeat(10);
+    const r = shownLines(["short", long, "x".repeat(SHOWN_LINE_CHARS)]);
+    expect(r.cut).toBe(1);
+    const [a, b, c] = r.text.split("\n");
+    expect(a).toBe("short");
+    expect(b).toBe(
+      "a".repeat(SHOWN_LINE_CHARS - 1) +
+        ` … [line cut for the review: ${Buffer.byteLength(long).toLocaleString("en")} bytes in all]`,
+    );
+    expect(c).toBe("x".repeat(SHOWN_LINE_CHARS));
   });
 });

@@ -23,21 +23,49 @@ function fakeBridge(buffers: Map<string, Buf>, answer: (question: Record<string,
   const calls: { method: string; params: Record<string, unknown> }[] = [];
   let questions: Questions;
   const bridge = {
+    async bufferLines(buf: number, tick: number, first: number, last: number) {
+      const b = [...buffers.values()][buf];
+      return b && b.tick === tick ? b.lines.slice(first, last) : undefined;
+    },
     emit(event: string, payload: Record<string, unknown>) {
       calls.push({ method: event, params: payload });
-      if (event === "ask") queueMicrotask(() => questions.answer(payload.key as string, answer(payload.question as Record<string, unknown>)));
+      if (event === "ask")
+        queueMicrotask(() =>
+          questions.answer(payload.key as string, answer(payload.question as Record<string, unknown>)),
+        );
     },
     async request(method: keyof NodeRequests, params: Record<string, unknown>) {
       calls.push({ method, params });
       const b = buffers.get(params.path as string);
       if (!b) return method === "bufferState" ? { loaded: false } : { result: "not_loaded" };
       if (method === "bufferState") {
-        return { loaded: true, lineCount: b.lines.length, tick: b.tick, modified: b.modified, lines: b.lines, empty: b.lines.length === 0, eol: true, fixeol: true, binary: false, fileformat: "unix", fileencoding: "utf-8", bomb: false, readonly: false, modifiable: true };
+        const lines = b.lines.slice(
+          (params.first as number | undefined) ?? 0,
+          (params.last as number | undefined) ?? b.lines.length,
+        );
+        return {
+          loaded: true,
+          lineCount: b.lines.length,
+          buf: [...buffers.values()].indexOf(b),
+          tick: b.tick,
+          modified: b.modified,
+          lines,
+          empty: b.lines.length === 0,
+          eol: true,
+          fixeol: true,
+          binary: false,
+          fileformat: "unix",
+          fileencoding: "utf-8",
+          bomb: false,
+          readonly: false,
+          modifiable: true,
+        };
       }
       if (method === "bufferReload") return { result: "reloaded" };
       if (method === "bufferApply") {
         if (params.tick !== b.tick) return { result: "changed" };
-        for (const e of params.edits as { start: number; end: number; lines: string[] }[]) b.lines.splice(e.start, e.end - e.start, ...e.lines);
+        for (const e of params.edits as { start: number; end: number; lines: string[] }[])
+          b.lines.splice(e.start, e.end - e.start, ...e.lines);
         b.tick++;
         if (params.markSaved) b.modified = false;
         return { result: "applied", tick: b.tick };
@@ -61,7 +89,10 @@ describe("syncBuffers", () => {
       [join(d, "b"), { lines: ["same"], modified: false, tick: 3 }],
     ]);
     const { bridge, questions, calls } = fakeBridge(buffers, () => undefined);
-    await new NvimPort(bridge, questions, 1).syncBuffers([join(d, "a"), join(d, "b"), join(d, "not-loaded")], new AbortController().signal);
+    await new NvimPort(bridge, questions, 1).syncBuffers(
+      [join(d, "a"), join(d, "b"), join(d, "not-loaded")],
+      new AbortController().signal,
+    );
     expect(calls.filter((c) => c.method === "bufferReload").map((c) => c.params.path)).toEqual([join(d, "a")]);
     expect(calls.some((c) => c.method === "ask")).toBe(false);
   });

@@ -267,6 +267,7 @@ error("Cannot require a meta file")
 ---@field path string
 ---@field label? string
 ---@field media? { kind: "image"|"audio", mime: string, size: number }
+---@field mention? string
 
 ---@class acpchat.wire.ContextItem.range
 ---@field type "range"
@@ -275,11 +276,28 @@ error("Cannot require a meta file")
 ---@field end number
 ---@field text string
 ---@field filetype? string
+---@field mention? string
 
---- What a prompt carries besides its text: a file (an image or audio clip: `media`) or a range of lines.
+---@class acpchat.wire.ContextItem.text
+---@field type "text"
+---@field mention? string
+---@field uri string
+---@field text string
+---@field path? string
+---@field title? string
+---@field label? string
+
+---@class acpchat.wire.ContextItem.link
+---@field type "link"
+---@field path string
+---@field mention string
+
+--- What a prompt carries besides its text: a file (an image or audio clip: `media`), a range of lines, what a mention names that is no file (`text`: diagnostics, quickfix, a past session) or a file a mention lists (`link`). `mention`: the token as the prompt shows it.
 ---@alias acpchat.wire.ContextItem
 ---| acpchat.wire.ContextItem.file
 ---| acpchat.wire.ContextItem.range
+---| acpchat.wire.ContextItem.text
+---| acpchat.wire.ContextItem.link
 
 --- An agent's session as the session picker lists it.
 ---@class acpchat.wire.SessionChoice
@@ -790,6 +808,12 @@ error("Cannot require a meta file")
 ---@field kind acpchat.wire.QuestionKind
 ---@field question any
 
+--- `ask_part`: A part of a long text of question `key`, sent ahead of its `ask` (src/nvim/questions.ts): joined in order into its field.
+---@class acpchat.event.AskPart
+---@field key string
+---@field field string
+---@field text string
+
 --- `dismiss`: A question withdrawn (turn cancelled, chat closed, agent gone): close its window.
 ---@class acpchat.event.Dismiss
 ---@field key string
@@ -826,7 +850,7 @@ error("Cannot require a meta file")
 ---@field probe_disk? boolean
 
 --- What `buffer_state` answers.
----@alias acpchat.response.BufferState { loaded: false }|{ loaded: true, line_count: number, tick: number, modified: boolean, lines: string[], empty: boolean, eol: boolean, fixeol: boolean, binary: boolean, fileformat: string, fileencoding: string, bomb: boolean, readonly: boolean, modifiable: boolean, disk_changed?: boolean }
+---@alias acpchat.response.BufferState { loaded: false }|{ loaded: true, line_count: number, buf: number, tick: number, modified: boolean, lines: string[], empty: boolean, eol: boolean, fixeol: boolean, binary: boolean, fileformat: string, fileencoding: string, bomb: boolean, readonly: boolean, modifiable: boolean, disk_changed?: boolean }
 
 --- `buffer_apply`: Line edits (old lines [start, end), bottom first) as one undo step of their own, if the buffer is still at `tick`; `eol` sets 'endofline'. `acknowledgeDisk`: the user has seen the file's new content on disk (no W12 on the next :w); `markSaved`: the buffer now equals the disk.
 ---@class acpchat.request.BufferApply

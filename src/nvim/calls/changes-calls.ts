@@ -24,9 +24,11 @@ export interface ChangesContext {
   review: (question: unknown) => Promise<unknown>;
 }
 
-function need(c: ChangesContext): TurnCheckpoints {
+/** The chat's checkpoints, once the last turn's end snapshot is in (the turn ends before it). */
+async function need(c: ChangesContext): Promise<TurnCheckpoints> {
   const cp = c.checkpoints;
   if (!cp) throw new Error("checkpoints are off (setup: checkpoints.enabled)");
+  await cp.settled();
   const s = cp.store.state;
   if (s && !s.on) throw new Error(`checkpoints are off for this chat: ${s.why}`);
   return cp;
@@ -44,7 +46,7 @@ function pick(cp: TurnCheckpoints, turn: number | "all" | undefined): ChangeStep
 
 /** :AcpChatChanges: every hunk of a turn (or of all steps) as quickfix items. */
 export async function changesQuickfix(c: ChangesContext, turn: number | "all" | undefined): Promise<{ title: string; items: QuickfixItem[] }> {
-  const cp = need(c);
+  const cp = await need(c);
   const steps = pick(cp, turn);
   const items: QuickfixItem[] = [];
   for (const step of steps) {
@@ -80,7 +82,7 @@ export async function changesQuickfix(c: ChangesContext, turn: number | "all" | 
  * how it was before); the hunks the user takes back are taken out of the file as it is now.
  */
 export async function changesReview(c: ChangesContext, stepId: number, path: string): Promise<{ outcome: string; conflicts?: string[] }> {
-  const cp = need(c);
+  const cp = await need(c);
   const step = cp.stepById(stepId);
   if (!step || !step.end) throw new Error(`no recorded change ${stepId}`);
   const change = step.changes.find((f) => f.path === path);
@@ -111,7 +113,7 @@ export async function changesReview(c: ChangesContext, stepId: number, path: str
 
 /** :AcpChatRewind: what it would do (`dryRun`), or do it. `undo`: take back the last rewind. */
 export async function rewind(c: ChangesContext, turn: number | undefined, undo: boolean, dryRun: boolean): Promise<{ title: string; files: RewindFile[]; outcome?: string; conflicts?: string[] }> {
-  const cp = need(c);
+  const cp = await need(c);
   let from: ChangeStep | undefined;
   if (undo) {
     from = [...cp.steps].reverse().find((s) => s.kind === "rewind" && s.end);
@@ -140,7 +142,7 @@ function conflictsOf(out: FileOutcome[]): string[] | undefined {
  * with conflict markers, as one undoable change, unsaved; they resolve it and write.
  */
 export async function changesConflict(c: ChangesContext, path: string): Promise<{ path: string; conflicts: number }> {
-  const cp = need(c);
+  const cp = await need(c);
   const conflict = cp.conflicts.get(path);
   if (!conflict) throw new Error(`no conflict is waiting for ${path}`);
   const abs = join(cp.cwd, path);

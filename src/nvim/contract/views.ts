@@ -170,10 +170,16 @@ export type RenderOp =
   /** A reloaded session replaces the transcript: clear it, the replay follows. */
   | { op: "reset" };
 
-/** What a prompt carries besides its text: a file (an image or audio clip: `media`) or a range of lines. */
+/**
+ * What a prompt carries besides its text: a file (an image or audio clip: `media`), a range of
+ * lines, what a mention names that is no file (`text`: diagnostics, quickfix, a past session) or
+ * a file a mention lists (`link`). `mention`: the token as the prompt shows it.
+ */
 export type ContextItem =
-  | { type: "file"; path: string; label?: string; media?: { kind: "image" | "audio"; mime: string; size: number } }
-  | { type: "range"; path: string; start: number; end: number; text: string; filetype?: string };
+  | { type: "file"; path: string; label?: string; media?: { kind: "image" | "audio"; mime: string; size: number }; mention?: string }
+  | { type: "range"; path: string; start: number; end: number; text: string; filetype?: string; mention?: string }
+  | { type: "text"; mention?: string; uri: string; text: string; path?: string; title?: string; label?: string }
+  | { type: "link"; path: string; mention: string };
 
 /** An agent's session as the session picker lists it. */
 export interface SessionChoice {

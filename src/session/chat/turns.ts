@@ -129,6 +129,7 @@ export class Turns {
         client?.supports("embeddedContext") ?? false,
         read,
         media,
+        (s) => this.core.redactor.text(s),
       ));
     } catch (e) {
       if (this.preparing !== p) return; // taken back meanwhile
@@ -172,7 +173,9 @@ export class Turns {
     for (const n of notes) this.core.notice(n, "warn");
     const stop = await turn;
     await Promise.all([...this.toolEnds]);
-    if (step) await this.showChanges(step);
+    // The turn is over now; its changes block follows once the end snapshot is in (the next
+    // turn's start snapshot queues behind it: the store takes snapshots in order).
+    if (step) void this.showChanges(step);
     opts.onTurnEnd?.(stop);
     this.pump();
   }

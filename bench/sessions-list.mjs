@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// :AcpChatSessions with 5,000 stored sessions (the agent's session/list, 500 a page), a 160x50
+// UI attached, the chat open: from the command to the picker's entries labelled (vim.ui.select
+// called, format_item on each), median of 5 (the first, JIT cold, included); the editor's longest
+// answer to a second client meanwhile.
+// Run by bench/run.mjs; alone: node bench/sessions-list.mjs [sessions]
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { attach } from "neovim";
+import { nvimBin, root, startBenchNvim, waitLua } from "./nvim.mjs";
+
+const FLOOD = join(root, "bench/flood-agent.mjs");
+const say = (s) => process.stderr.write(s + "\n");
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function sessionsListBench({ bin = nvimBin(), sessions = 5000, rounds = 5, pluginRoot = process.env.ACPCHAT_ROOT } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "acpchat-sessions-"));
+  const setup = { agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_SESSIONS: String(sessions) } } }, default_agent: "flood", checkpoints: { enabled: false } };
+  const { nvim, proc, sock } = startBenchNvim(bin, dir, setup, join(dir, "work"), pluginRoot);
+  await nvim.eval("1");
+  const ui = attach({ socket: sock });
+  ui.on("notification", () => undefined);
+  await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
+  await nvim.command("AcpChat");
+  await waitLua(nvim, "(function() local c = require('acpchat.registry').current(); return c and c.status and c.status.state == 'ready' end)()", 60_000, 20);
+  const pinger = attach({ socket: sock });
+  await pinger.eval("1");
+  const times = [];
+  let max = 0;
+  let complete = true;
+  for (let r = 0; r < rounds; r++) {
+    await nvim.lua(`
+      _G.sl = {}
+      -- A picker labels every entry (format_item), as vim.ui.select's own does.
+      vim.ui.select = function(items, opts, cb)
+        for _, it in ipairs(items) do opts.format_item(it) end
+        _G.sl.shown = vim.uv.hrtime(); _G.sl.items = #items; _G.sl.first = opts.format_item(items[1])
+      end
+      _G.sl.t0 = vim.uv.hrtime()
+      vim.cmd("AcpChatSessions")
+    `);
+    let on = true;
+    const ping = (async () => {
+      while (on) {
+        const t0 = performance.now();
+        await pinger.eval("1");
+        max = Math.max(max, performance.now() - t0);
+        await sleep(2);
+      }
+    })();
+    await waitLua(nvim, "_G.sl.shown", 60_000, 5);
+    on = false;
+    await ping;
+    const r1 = await nvim.lua("return { ms = (_G.sl.shown - _G.sl.t0) / 1e6, items = _G.sl.items, first = _G.sl.first }");
+    times.push(r1.ms);
+    // Every stored session, and the chat open now (its own session, marked [open]).
+    complete = complete && r1.items === sessions + 1;
+    say(`sessions list of ${sessions}: ${r1.ms.toFixed(1)} ms, ${r1.items} items (first: ${r1.first})`);
+  }
+  await nvim.command("AcpChatClose").catch(() => undefined);
+  proc.kill("SIGTERM");
+  return { sessions, ms: median(times), times, max, complete };
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) {
+  sessionsListBench({ sessions: Number(process.argv[2] ?? 5000) }).then(
+    (r) => {
+      process.stdout.write(JSON.stringify(r) + "\n");
+      process.exit(0);
+    },
+    (e) => {
+      say(`sessions-list failed: ${e.stack ?? e}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,116 @@
+-- A transcript line longer than M.MAX bytes is held as several buffer lines. Appending to a
+-- buffer line copies all of it, and a wrapped window measures all of it after each change: a
+-- reply that is one line of 15 MB would cost its whole length in every batch. Each break is
+-- marked (an extmark with a "↩" at the end of the line that goes on), and text() joins the
+-- lines back byte for byte.
+local M = {}
+
+local api = vim.api
+
+--- Keep in step with LINE_MAX_BYTES in src/view/text-slice.ts (Node paces batches by it).
+M.MAX = 64 * 1024
+M.ns = api.nvim_create_namespace("acpchat_continued")
+
+--- Bytes in the buffer's last line, without reading it.
+local function last_len(buf)
+  local n = api.nvim_buf_line_count(buf)
+  return api.nvim_buf_get_offset(buf, n) - api.nvim_buf_get_offset(buf, n - 1) - 1
+end
+
+--- The largest k <= want where `s` may be cut without splitting a UTF-8 sequence.
+local function boundary(s, want)
+  local k = want
+  while k > 0 and k < #s do
+    local b = s:byte(k + 1)
+    if b < 0x80 or b >= 0xC0 then
+      break
+    end
+    k = k - 1
+  end
+  return k
+end
+
+--- Append `parts` at the end of `buf` as nvim_buf_set_text would (parts[1] continues the last
+--- line, each next one is a new line), breaking any line that would pass M.MAX bytes.
+--- Returns how many lines were added.
+function M.append(buf, parts)
+  local out, cont = { "" }, {}
+  local room = math.max(0, M.MAX - last_len(buf))
+  for i, p in ipairs(parts) do
+    if i > 1 then
+      out[#out + 1] = ""
+      room = M.MAX
+    end
+    while #p > room do
+      local k = boundary(p, room)
+      if k == 0 and room == M.MAX then
+        k = room -- not UTF-8 at all: cut anyway
+      end
+      out[#out] = out[#out] .. p:sub(1, k)
+      cont[#out] = true
+      p = p:sub(k + 1)
+      out[#out + 1] = ""
+      room = M.MAX
+    end
+    out[#out] = out[#out] .. p
+    room = room - #p
+  end
+  local last = api.nvim_buf_line_count(buf) - 1
+  -- At the end of the last line (-1, -1) without reading it.
+  api.nvim_buf_set_text(buf, -1, -1, -1, -1, out)
+  for k in pairs(cont) do
+    api.nvim_buf_set_extmark(buf, M.ns, last + k - 1, 0, { virt_text = { { "↩", "AcpChatNote" } }, virt_text_pos = "eol" })
+  end
+  return #out - 1
+end
+
+--- Lines `first` to `last` (0-based, end exclusive; default: all) as one text, the lines a
+--- long line was broken into joined back.
+function M.text(buf, first, last)
+  first = first or 0
+  local lines = api.nvim_buf_get_lines(buf, first, last or -1, false)
+  local cont = {}
+  for _, m in ipairs(api.nvim_buf_get_extmarks(buf, M.ns, 0, -1, {})) do
+    cont[m[2]] = true
+  end
+  local out = {}
+  for i, l in ipairs(lines) do
+    out[#out + 1] = l
+    if i < #lines then
+      out[#out + 1] = cont[first + i - 1] and "" or "\n"
+    end
+  end
+  return table.concat(out)
+end
+
+--- Whether the buffer's last line goes on from the line before it (a long line broken).
+function M.continued(buf)
+  local n = api.nvim_buf_line_count(buf)
+  return n > 1 and #api.nvim_buf_get_extmarks(buf, M.ns, { n - 2, 0 }, { n - 2, -1 }, { limit = 1 }) > 0
+end
+
+--- While a broken long line is the transcript's end, the windows that follow it show it without
+--- 'wrap': placing the cursor below lines of a megabyte each makes a wrapping window measure
+--- them (150 ms a batch at 1 MB a line); without 'wrap' a line is one row; 'wrap' comes back
+--- with the next line.
+function M.follow_view(chat, follow)
+  local buf = chat.buf
+  if M.continued(buf) then
+    for _, win in ipairs(follow) do
+      if api.nvim_win_is_valid(win) and vim.wo[win].wrap then
+        vim.wo[win].wrap = false
+        chat.no_wrap = chat.no_wrap or {}
+        chat.no_wrap[win] = true
+      end
+    end
+  elseif chat.no_wrap then
+    for win in pairs(chat.no_wrap) do
+      if api.nvim_win_is_valid(win) and api.nvim_win_get_buf(win) == buf then
+        vim.wo[win].wrap = true
+      end
+    end
+    chat.no_wrap = nil
+  end
+end
+
+return M

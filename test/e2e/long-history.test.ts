@@ -1,0 +1,56 @@
+/**
+ * End to end, long histories: a session of 100,000 updates loaded (session/load's replay) is
+ * drawn whole, the window at its last line; :AcpChatSessions lists 5,000 stored sessions.
+ * bench/replay.mjs and bench/sessions-list.mjs time them.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { nvimBins, ROOT } from "../support/nvim.js";
+import { nvim } from "../support/chat.js";
+
+const bins = nvimBins();
+const FLOOD = join(ROOT, "bench/flood-agent.mjs");
+const UPDATES = 100_000;
+
+describe.each(bins)("Neovim $version", (bin) => {
+  it("a session of 100,000 updates loads whole: every reply line and tool call, in order, the window at the last line", async () => {
+    const t = await nvim(bin, { agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_REPLAY: String(UPDATES) } } }, default_agent: "flood", checkpoints: { enabled: false } });
+    await t.lua("local c = require('acpchat.chats').create('flood', { resume = 'stored' }); require('acpchat.layout').show(c)");
+    const last = `w${UPDATES - 2} line ${UPDATES - 1} of the reply`;
+    await t.waitFor(
+      async () => t.lua<boolean>("local c = require('acpchat.registry').current(); local n = vim.api.nvim_buf_line_count(c.buf); return n > 1 and vim.api.nvim_buf_get_lines(c.buf, n - 2, n - 1, false)[1] == ...", [last]),
+      "the replay's last line",
+      120_000,
+    );
+    const r = await t.lua<{ reply: number[]; tools: number; turns: number; row: number; lines: number }>(`
+      local c = require("acpchat.registry").current()
+      local lines = vim.api.nvim_buf_get_lines(c.buf, 0, -1, false)
+      local reply, tools, turns = {}, 0, 0
+      for _, l in ipairs(lines) do
+        local n = l:match("line (%d+) of the reply$")
+        if n then reply[#reply + 1] = tonumber(n) end
+        if l:match("Read file %d+") then tools = tools + 1 end
+        if l:match("^> question %d+$") then turns = turns + 1 end
+      end
+      return { reply = reply, tools = tools, turns = turns, row = vim.api.nvim_win_get_cursor(vim.fn.win_findbuf(c.buf)[1])[1], lines = #lines }
+    `);
+    // Every odd update is a line of the reply, in order; a tool call every 100; a turn every 1,000.
+    expect(r.reply).toHaveLength(UPDATES / 2);
+    expect(r.reply.every((n, i) => n === 2 * i + 1)).toBe(true);
+    expect(r.tools).toBe(UPDATES / 100);
+    expect(r.turns).toBe(UPDATES / 1000);
+    expect(r.row).toBe(r.lines);
+  });
+
+  it(":AcpChatSessions lists 5,000 stored sessions, each once", async () => {
+    const t = await nvim(bin, { agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_SESSIONS: "5000" } } }, default_agent: "flood", checkpoints: { enabled: false } });
+    await t.nvim.command("AcpChat");
+    await t.waitFor(async () => t.lua<boolean>("local c = require('acpchat.registry').current(); return c and c.status and c.status.state == 'ready'"), "the chat");
+    await t.lua("_G.picked = nil; vim.ui.select = function(items, opts) local l = {}; for i, it in ipairs(items) do l[i] = opts.format_item(it) end; _G.picked = l end");
+    await t.nvim.command("AcpChatSessions");
+    const labels = await t.waitFor(async () => t.lua<string[] | null>("return _G.picked"), "the picker", 30_000);
+    const stored = labels.filter((l) => /Session \d+: a question/.test(l));
+    expect(stored).toHaveLength(5000);
+    expect(new Set(stored.map((l) => l.match(/Session (\d+):/)![1])).size).toBe(5000);
+  });
+});
