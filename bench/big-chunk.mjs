@@ -36,7 +36,7 @@ export const PATTERN = "w1 é 漢 😀 z9 ";
 
 /** The reply of the last turn, as the transcript holds it (long lines joined back when Lua breaks them). */
 const REPLY_LUA = `
-  local c = require("acpchat.registry").get(...)
+  local c = require("acpchat.chat.registry").get(...)
   local buf = c.buf
   local n = vim.api.nvim_buf_line_count(buf)
   local rows = vim.api.nvim_buf_get_lines(buf, 0, n, false)
@@ -45,7 +45,7 @@ const REPLY_LUA = `
   -- the reply's text starts after its header ("## <agent>"), the line after "## You", "> prompt", ""
   local from
   for i = first + 1, n do if rows[i]:match("^## ") then from = i break end end
-  local ok, ll = pcall(require, "acpchat.long_line")
+  local ok, ll = pcall(require, "acpchat.transcript.long_line")
   local text = ok and ll.text(buf, from, n) or table.concat(vim.api.nvim_buf_get_lines(buf, from, n, false), "\\n")
   return { bytes = #text, sha = vim.fn.sha256(text) }
 `;
@@ -66,8 +66,8 @@ export async function bigChunkBench({ bin = nvimBin(), sizes = [4, 8, 15], plugi
     vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function() _G.bb.done = vim.uv.hrtime() end })
     vim.cmd("AcpChat")
   `);
-  await waitLua(nvim, "(function() local c = require('acpchat.registry').current(); return c and c.status and c.status.state == 'ready' end)()", 60_000, 20);
-  const chat = await nvim.lua("return require('acpchat.registry').current().id");
+  await waitLua(nvim, "(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()", 60_000, 20);
+  const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
   const pinger = attach({ socket: sock });
   await pinger.eval("1");
   const { createHash } = await import("node:crypto");
@@ -83,7 +83,7 @@ export async function bigChunkBench({ bin = nvimBin(), sizes = [4, 8, 15], plugi
         await sleep(2);
       }
     })();
-    await nvim.lua(`_G.bb.done = nil; _G.bb.sent = vim.uv.hrtime(); require("acpchat.chats").send(require("acpchat.registry").get(...), "go")`, [chat]);
+    await nvim.lua(`_G.bb.done = nil; _G.bb.sent = vim.uv.hrtime(); require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "go")`, [chat]);
     await waitLua(nvim, "_G.bb.done", 120_000, 20);
     await sleep(300); // what the turn's end set off (redraws, the history written)
     on = false;

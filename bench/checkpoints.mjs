@@ -234,7 +234,7 @@ export async function nvimPart(bin, dir, work, paths, checkpoints = true) {
     end)
     vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function() _G.turn_end = vim.uv.hrtime() end })
     -- The plugin's own time on the loop: every event from Node goes through bridge.receive.
-    local bridge = require("acpchat.bridge")
+    local bridge = require("acpchat.host.bridge")
     local receive = bridge.receive
     _G.recv = { max = 0, event = "" }
     bridge.receive = function(event, payload)
@@ -255,8 +255,8 @@ export async function nvimPart(bin, dir, work, paths, checkpoints = true) {
   await gapReset();
   const t0 = Date.now();
   await nvim.command("AcpChat");
-  await waitLua("(require('acpchat.registry').current().status or {}).state == 'ready'");
-  const chatId = await nvim.lua("return require('acpchat.registry').current().id");
+  await waitLua("(require('acpchat.chat.registry').current().status or {}).state == 'ready'");
+  const chatId = await nvim.lua("return require('acpchat.chat.registry').current().id");
   const stamp = join(dir, "stamp");
   let k = 0;
   const agentEdit = () => {
@@ -265,7 +265,7 @@ export async function nvimPart(bin, dir, work, paths, checkpoints = true) {
   };
   const turn = async () => {
     rmSync(stamp, { force: true });
-    await nvim.lua("local id, text = ...; _G.turn_end = nil; _G.sent = vim.uv.hrtime(); require('acpchat.chats').send(require('acpchat.registry').get(id), text)", [chatId, `bench ${stamp} ${agentEdit()}`]);
+    await nvim.lua("local id, text = ...; _G.turn_end = nil; _G.sent = vim.uv.hrtime(); require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(id), text)", [chatId, `bench ${stamp} ${agentEdit()}`]);
     await waitLua("_G.turn_end");
     const sent = await nvim.lua("return _G.sent");
     return (Number(readFileSync(stamp, "utf8")) - sent) / 1e6;
@@ -299,7 +299,7 @@ export async function nvimPart(bin, dir, work, paths, checkpoints = true) {
   }
   await sleep(300);
   const [turnsGap, turnsN, turnsOver, turnsLua, turnsLuaEvent] = await gapRead();
-  const text = (await nvim.lua("return table.concat(vim.api.nvim_buf_get_lines(require('acpchat.registry').get(...).buf, 0, -1, false), '\\n')", [chatId])).toString();
+  const text = (await nvim.lua("return table.concat(vim.api.nvim_buf_get_lines(require('acpchat.chat.registry').get(...).buf, 0, -1, false), '\\n')", [chatId])).toString();
   const blocks = (text.match(/Turn \d+ changed 10 files/g) ?? []).length;
   say(`${tag} later prompts reached the agent in median ${stats(prompts).median.toFixed(0)} ms, max ${stats(prompts).max.toFixed(0)} ms; longest editor gap during 10 turns ${turnsGap.toFixed(1)} ms (${turnsN} ticks, ${turnsOver} over 16 ms); longest plugin handler ${turnsLua.toFixed(1)} ms (${turnsLuaEvent}); ${blocks} change blocks of 10 files`);
   await nvim.lua("_G.gap.timer:stop()");

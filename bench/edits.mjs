@@ -95,13 +95,13 @@ async function main() {
   const second = attach({ socket: sock });
   await second.eval("1");
   await nvim.lua(`
-    local rv = require('acpchat.review')
+    local rv = require('acpchat.ask.review')
     local open_tab = rv.open_tab
     rv.open_tab = function(r) open_tab(r); _G.bench_opened = vim.uv.hrtime() end
   `);
   await nvim.command("AcpChat");
   const waitLua = (expr, ms) => waitNvimLua(nvim, expr, ms);
-  await waitLua("(require('acpchat.registry').current().status or {}).state == 'ready'");
+  await waitLua("(require('acpchat.chat.registry').current().status or {}).state == 'ready'");
   for (const row of rows) {
     const { old, neu } = texts(row.n, row.ratio);
     const path = join(dir, "work", `f${row.n}-${row.ratio}.txt`);
@@ -123,10 +123,8 @@ async function main() {
       `review ${row.n} lines, ${row.ratio * 100}%: open ${openMs.toFixed(0)} ms, longest block ${ping.max.toFixed(1)} ms (p99 ${ping.p99.toFixed(1)} ms, ${ping.count} pings)`,
     );
     await nvim.input("ZQ");
-    await waitLua(
-      "vim.tbl_count(require('acpchat.review').open_reviews) == 0 and require('acpchat.registry').current() ~= nil",
-    );
-    await waitLua("(require('acpchat.registry').current().status or {}).state == 'ready'");
+    await waitLua("vim.tbl_count(require('acpchat.ask.review').open_reviews) == 0 and require('acpchat.chat.registry').current() ~= nil");
+    await waitLua("(require('acpchat.chat.registry').current().status or {}).state == 'ready'");
     await sleep(100);
   }
   second.quit();

@@ -106,8 +106,8 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
       await sleep(10);
     }
   };
-  await waitLua("(function() local c = require('acpchat.registry').current(); return c and c.status and c.status.state == 'ready' end)()");
-  const chat = await nvim.lua("return require('acpchat.registry').current().id");
+  await waitLua("(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()");
+  const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
   const nvimPid = await nvim.call("getpid");
   const host = hostPid(nvimPid);
   const pinger = attach({ socket: sock });
@@ -123,7 +123,7 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
     }
   })();
   const flood = async (chunks, long, tools = 0) => {
-    await nvim.lua(`_G.fb.done = nil; require("acpchat.chats").send(require("acpchat.registry").get(...), "flood ${chunks} ${tools}${long ? " long" : ""}")`, [chat]);
+    await nvim.lua(`_G.fb.done = nil; require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long ? " long" : ""}")`, [chat]);
     await waitLua("_G.fb.done");
     return (await nvim.lua("return _G.fb.done")) - Number(readFileSync(stamp, "utf8"));
   };
@@ -131,9 +131,9 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
   // (lines broken for their length joined back; none before the plugin broke them).
   const lastReply = async () =>
     nvim.lua(
-      `local c = require("acpchat.registry").get(...)
-      local blocks = require("acpchat.blocks")
-      local ok, ll = pcall(require, "acpchat.long_line")
+      `local c = require("acpchat.chat.registry").get(...)
+      local blocks = require("acpchat.transcript.blocks")
+      local ok, ll = pcall(require, "acpchat.transcript.long_line")
       local rs = blocks.state(c)
       local start = 1
       for i = #rs.order, 1, -1 do if rs.blocks[rs.order[i]].type == "turn" then start = i break end end

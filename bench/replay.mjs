@@ -69,7 +69,7 @@ export async function replayBench({ bin = nvimBin(), updates = 100_000, rounds =
       _G.rp = {}
       vim.api.nvim_create_autocmd("User", { pattern = "AcpChatUpdate", callback = function(a)
         if _G.rp.done then return end
-        local c = require("acpchat.registry").get(a.data.chat)
+        local c = require("acpchat.chat.registry").get(a.data.chat)
         local n = vim.api.nvim_buf_line_count(c.buf)
         if n > 1 and vim.api.nvim_buf_get_lines(c.buf, n - 2, n - 1, false)[1] == want then
           local s, us = vim.uv.gettimeofday()
@@ -78,8 +78,8 @@ export async function replayBench({ bin = nvimBin(), updates = 100_000, rounds =
       end })
       local s, us = vim.uv.gettimeofday()
       _G.rp.start = s * 1000 + us / 1000
-      local c = require("acpchat.chats").create("flood", { resume = "stored-session" })
-      require("acpchat.layout").show(c) -- as the sessions picker does
+      local c = require("acpchat.chat.chats").create("flood", { resume = "stored-session" })
+      require("acpchat.chat.layout").show(c) -- as the sessions picker does
     `,
       [lastLine],
     );
@@ -97,10 +97,10 @@ export async function replayBench({ bin = nvimBin(), updates = 100_000, rounds =
     await sleep(200);
     on = false;
     await ping;
-    const chat = await nvim.lua("return require('acpchat.registry').current().id");
+    const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
     plugin.push(await nvim.lua("return _G.rp.done - _G.rp.start"));
     const check = await nvim.lua(
-      `local c = require("acpchat.registry").get(...)
+      `local c = require("acpchat.chat.registry").get(...)
       local lines = vim.api.nvim_buf_get_lines(c.buf, 0, -1, false)
       local reply, tools = 0, 0
       for _, l in ipairs(lines) do

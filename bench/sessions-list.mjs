@@ -24,7 +24,7 @@ export async function sessionsListBench({ bin = nvimBin(), sessions = 5000, roun
   ui.on("notification", () => undefined);
   await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
   await nvim.command("AcpChat");
-  await waitLua(nvim, "(function() local c = require('acpchat.registry').current(); return c and c.status and c.status.state == 'ready' end)()", 60_000, 20);
+  await waitLua(nvim, "(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()", 60_000, 20);
   const pinger = attach({ socket: sock });
   await pinger.eval("1");
   const times = [];

@@ -49,7 +49,7 @@ async function main() {
   const second = attach({ socket: sock });
   await second.eval("1");
   await nvim.lua(`
-    local rv = require('acpchat.review')
+    local rv = require('acpchat.ask.review')
     local open_tab = rv.open_tab
     rv.open_tab = function(r) open_tab(r); _G.bench_opened = vim.uv.hrtime() end
     vim.ui.select = function(items, _, cb)
@@ -72,7 +72,7 @@ async function main() {
           return unpack(r)
         end
       end
-      local bridge = require("acpchat.bridge")
+      local bridge = require("acpchat.host.bridge")
       bridge.receive = timed(function(ev) return "event " .. tostring(ev) end, bridge.receive)
       bridge.answer = timed(function(m) return "request " .. tostring(m) end, bridge.answer)
       local schedule = vim.schedule
@@ -84,7 +84,7 @@ async function main() {
   }
   await nvim.command("AcpChat");
   const waitLua = (expr, ms) => waitNvimLua(nvim, expr, ms);
-  await waitLua("(require('acpchat.registry').current().status or {}).state == 'ready'");
+  await waitLua("(require('acpchat.chat.registry').current().status or {}).state == 'ready'");
   let turns = 0;
   const turn = async (text) => {
     turns++;
@@ -117,7 +117,7 @@ async function main() {
     await waitLua("_G.bench_opened", 60_000).catch(async (e) => {
       say(
         await nvim.lua(
-          "return table.concat(vim.api.nvim_buf_get_lines(require('acpchat.registry').current().buf, -30, -1, false), '\\n') .. vim.fn.execute('messages')",
+          "return table.concat(vim.api.nvim_buf_get_lines(require('acpchat.chat.registry').current().buf, -30, -1, false), '\\n') .. vim.fn.execute('messages')",
         ),
       );
       throw e;
@@ -125,7 +125,7 @@ async function main() {
     await sleep(400);
     const openMs = ((await nvim.lua("return _G.bench_opened")) - Number(readFileSync(stamp, "utf8"))) / 1e6;
     const note = await nvim.lua(
-      "local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return r and vim.api.nvim_win_is_valid(r.rw) and vim.wo[r.rw].winbar or ''",
+      "local k = next(require('acpchat.ask.review').open_reviews); local r = require('acpchat.ask.review').open_reviews[k]; return r and vim.api.nvim_win_is_valid(r.rw) and vim.wo[r.rw].winbar or ''",
     );
     const opening = await stop();
     const stop2 = pinger(second);
@@ -171,7 +171,7 @@ async function main() {
     await sleep(400);
     const openMs = ((await nvim.lua("return _G.bench_opened")) - Number(readFileSync(stamp, "utf8"))) / 1e6;
     const shown = await nvim.lua(
-      "local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return { vim.api.nvim_buf_line_count(r.left), vim.api.nvim_buf_line_count(r.right) }",
+      "local k = next(require('acpchat.ask.review').open_reviews); local r = require('acpchat.ask.review').open_reviews[k]; return { vim.api.nvim_buf_line_count(r.left), vim.api.nvim_buf_line_count(r.right) }",
     );
     await nvim.input("ZQ");
     await ended();

@@ -31,7 +31,7 @@ async function oneRun(root, bin) {
   await nvim.command("AcpChat");
   const openMs = performance.now() - t0;
   const end = Date.now() + 30_000;
-  while ((await nvim.lua("local c = require('acpchat.registry').current(); return c and c.status and c.status.state")) !== "ready") {
+  while ((await nvim.lua("local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state")) !== "ready") {
     if (Date.now() > end) throw new Error("the chat did not become ready");
     await sleep(10);
   }

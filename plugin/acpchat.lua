@@ -16,7 +16,7 @@ require("acpchat.highlights").setup()
 require("acpchat.notify")
 
 -- The file buffer of the user's last visual selection, for the agent's `selection` tool
--- (lua/acpchat/editor_tools.lua): the user selects before any chat exists.
+-- (lua/acpchat/editor/editor_tools.lua): the user selects before any chat exists.
 vim.api.nvim_create_autocmd("ModeChanged", {
   group = vim.api.nvim_create_augroup("acpchat_selection", { clear = true }),
   pattern = "*:[vV\22]*",
@@ -42,19 +42,19 @@ local function agents()
 end
 --- The current chat, or nil after saying there is none.
 local function need()
-  return require("acpchat.registry").need()
+  return require("acpchat.chat.registry").need()
 end
 
 cmd("AcpChat", "Open (or focus) the chat; ! starts a new one; from hands this chat's conversation over", function(o)
-  local agent, from, err = require("acpchat.handoff").parse(o.fargs)
+  local agent, from, err = require("acpchat.chat.handoff").parse(o.fargs)
   if err then
     return vim.notify("acpchat: " .. err, vim.log.levels.ERROR)
   elseif from then
-    return require("acpchat.handoff").open(agent, from)
+    return require("acpchat.chat.handoff").open(agent, from)
   end
   acp().open(agent, o.bang)
 end, { nargs = "*", bang = true, complete = function(lead, line)
-  return require("acpchat.handoff").complete(lead, line)
+  return require("acpchat.chat.handoff").complete(lead, line)
 end })
 cmd("AcpChatList", "Pick one of every live chat (agent, title, state, tab) and show it here", function()
   acp().list()
@@ -80,13 +80,13 @@ end)
 cmd("AcpChatTerminal", "Show the full output of the chat's last terminal", function()
   local c = need()
   if c then
-    require("acpchat.terminal_view").show(c, nil)
+    require("acpchat.transcript.terminal_view").show(c, nil)
   end
 end)
 cmd("AcpChatLogout", "Sign out of this chat's agent (when it supports it); the next prompt signs in again", function()
   local c = need()
   if c then
-    require("acpchat.bridge").call("logout", { chat = c.id }, function(err)
+    require("acpchat.host.bridge").call("logout", { chat = c.id }, function(err)
       if err then
         require("acpchat.util").notify("acpchat: " .. err, vim.log.levels.WARN)
       end
@@ -97,32 +97,32 @@ cmd("AcpChatInstall", "Install an agent from the ACP registry (! updates; an ins
   require("acpchat.install").pick(o.args ~= "" and o.args or nil, o.bang)
 end, { nargs = "?", bang = true })
 cmd("AcpChatChanges", "Put every hunk of a turn (default: the last; all: since the chat started) in the quickfix list", function(o)
-  require("acpchat.changes").quickfix(o.args)
+  require("acpchat.editor.changes").quickfix(o.args)
 end, { nargs = "?", complete = function()
   return { "all" }
 end })
 cmd("AcpChatRewind", "Put every file changed since a turn began back as it was (! does not ask; undo: take the last rewind back)", function(o)
-  require("acpchat.changes").rewind(o.args, o.bang)
+  require("acpchat.editor.changes").rewind(o.args, o.bang)
 end, { nargs = "?", bang = true, complete = function()
   return { "undo" }
 end })
 cmd("AcpChatSessions", "Open a past session (! deletes one)", function(o)
-  require("acpchat.sessions").pick(o.args ~= "" and o.args or nil, o.bang)
+  require("acpchat.chat.sessions").pick(o.args ~= "" and o.args or nil, o.bang)
 end, { nargs = "?", bang = true, complete = agents })
 cmd("AcpChatMode", "Pick or set the session mode", function(o)
-  require("acpchat.sessions").mode(o.args)
+  require("acpchat.chat.sessions").mode(o.args)
 end, { nargs = "?", complete = function(...)
-  return require("acpchat.sessions").complete("mode")(...)
+  return require("acpchat.chat.sessions").complete("mode")(...)
 end })
 cmd("AcpChatModel", "Pick or set the model", function(o)
-  require("acpchat.sessions").model(o.args)
+  require("acpchat.chat.sessions").model(o.args)
 end, { nargs = "?", complete = function(...)
-  return require("acpchat.sessions").complete("model")(...)
+  return require("acpchat.chat.sessions").complete("model")(...)
 end })
 cmd("AcpChatOption", "Pick or set a session option", function(o)
-  require("acpchat.sessions").option(o.fargs[1], o.fargs[2])
+  require("acpchat.chat.sessions").option(o.fargs[1], o.fargs[2])
 end, { nargs = "*", complete = function(...)
-  return require("acpchat.sessions").complete("option")(...)
+  return require("acpchat.chat.sessions").complete("option")(...)
 end })
 cmd("AcpChatFork", "Start a new chat branched from this one (unstable session/fork)", function()
   acp().fork()
@@ -130,16 +130,16 @@ end)
 cmd("AcpChatSave", "Save the transcript as markdown (! replaces an existing file)", function(o)
   local c = need()
   if c then
-    require("acpchat.save").save(c, o.args, o.bang)
+    require("acpchat.transcript.save").save(c, o.args, o.bang)
   end
 end, { nargs = "?", complete = "file", bang = true })
 cmd("AcpChatLog", "Show the JSON-RPC trace of this chat (optionally filtered by method)", function(o)
-  require("acpchat.log").open(o.args)
+  require("acpchat.host.log").open(o.args)
 end, { nargs = "?" })
 cmd("AcpChatPermissions", "List the permission rules remembered for this chat, and remove them", function()
   local c = need()
   if c then
-    require("acpchat.permission").manage(c)
+    require("acpchat.ask.permission").manage(c)
   end
 end)
 
@@ -153,19 +153,19 @@ vim.api.nvim_create_autocmd("ColorScheme", {
 vim.api.nvim_create_autocmd("VimResized", {
   group = group,
   callback = function()
-    if package.loaded["acpchat.registry"] then
-      for _, c in pairs(require("acpchat.registry").chats) do
-        require("acpchat.layout").resize(c)
+    if package.loaded["acpchat.chat.registry"] then
+      for _, c in pairs(require("acpchat.chat.registry").chats) do
+        require("acpchat.chat.layout").resize(c)
       end
     end
   end,
 })
--- One :q closes a tab where only chat windows would be left (lua/acpchat/layout.lua).
+-- One :q closes a tab where only chat windows would be left (lua/acpchat/chat/layout.lua).
 vim.api.nvim_create_autocmd("QuitPre", {
   group = group,
   callback = function()
-    if package.loaded["acpchat.registry"] then
-      require("acpchat.layout").quit_pre()
+    if package.loaded["acpchat.chat.registry"] then
+      require("acpchat.chat.layout").quit_pre()
     end
   end,
 })
@@ -173,8 +173,8 @@ vim.api.nvim_create_autocmd("QuitPre", {
 vim.api.nvim_create_autocmd("TabClosed", {
   group = group,
   callback = function()
-    if package.loaded["acpchat.registry"] then
-      for _, c in pairs(require("acpchat.registry").chats) do
+    if package.loaded["acpchat.chat.registry"] then
+      for _, c in pairs(require("acpchat.chat.registry").chats) do
         if c.tab and not vim.api.nvim_tabpage_is_valid(c.tab) then
           c.tab = nil
         end
@@ -185,7 +185,7 @@ vim.api.nvim_create_autocmd("TabClosed", {
 vim.api.nvim_create_autocmd("VimLeavePre", {
   group = group,
   callback = function()
-    if package.loaded["acpchat.registry"] then
+    if package.loaded["acpchat.chat.registry"] then
       require("acpchat").shutdown()
     end
   end,

@@ -17,7 +17,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Where the build writes the Lua mirrors of the contract (relative to the repository). */
 export const LUA_OUT = {
   /** The method names (written by scripts/build.mjs from the bundle). */
-  names: "lua/acpchat/contract.lua",
+  names: "lua/acpchat/host/contract.lua",
   /** The LuaCATS classes (this module). */
   meta: "lua/acpchat/_meta/contract.lua",
 };

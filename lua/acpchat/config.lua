@@ -462,7 +462,7 @@ local function sorted_keys(t)
 end
 
 local function is_list(t)
-  return (vim.islist or vim.tbl_islist)(t)
+  return vim.islist(t)
 end
 
 --- Check `v` against `node`. Returns the value to use (nil when `v` is dropped: the caller uses

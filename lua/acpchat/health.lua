@@ -1,10 +1,17 @@
 -- :checkhealth acpchat
+local complete = require("acpchat.complete")
+local media = require("acpchat.transcript.media")
+local changes = require("acpchat.editor.changes")
+local install = require("acpchat.install")
+local bridge = require("acpchat.host.bridge")
+local config = require("acpchat.config")
+local chats = require("acpchat.chat.chats")
+local project = require("acpchat.chat.project")
+
 local M = {}
 
 function M.check()
   local health = vim.health
-  local bridge = require("acpchat.bridge")
-  local config = require("acpchat.config")
 
   health.start("acp-chat.nvim: Node and the remote plugin")
   if vim.fn.has("nvim-0.10") == 1 then
@@ -115,7 +122,7 @@ function M.check()
 
   M.editor_tools(health, agents, names)
 
-  require("acpchat.complete").check_health(health)
+  complete.check_health(health)
 
   health.start("acp-chat.nvim: unstable ACP additions")
   if config.options.unstable then
@@ -124,11 +131,11 @@ function M.check()
     health.info("off (unstable = false): agents' unstable updates show as unknown notes; :AcpChatFork and renaming sessions are unavailable")
   end
 
-  require("acpchat.media").health(health)
+  media.health(health)
 
-  require("acpchat.changes").health(health)
+  changes.health(health)
 
-  require("acpchat.install").health(health)
+  install.health(health)
 
   health.start("acp-chat.nvim: logs")
   health.info("JSON-RPC traces: " .. config.log_dir())
@@ -138,7 +145,6 @@ end
 --- and the project file of the current directory.
 function M.editor_tools(health, agents, names)
   health.start("acp-chat.nvim: editor tools")
-  local config = require("acpchat.config")
   local o = config.options.editor_tools
   if not o.enabled then
     health.info("off (editor_tools.enabled = false)")
@@ -150,11 +156,11 @@ function M.editor_tools(health, agents, names)
       health.info(name .. ": off for this agent")
     end
   end
-  local script = require("acpchat.bridge").root .. "/dist/acpchat-mcp.cjs"
+  local script = bridge.root .. "/dist/acpchat-mcp.cjs"
   if vim.uv.fs_stat(script) then
     health.ok("server script: " .. script)
   else
-    health.error("the server script is missing: run `npm run build` in " .. require("acpchat.bridge").root)
+    health.error("the server script is missing: run `npm run build` in " .. bridge.root)
   end
   local base = vim.env.XDG_RUNTIME_DIR or vim.env.TMPDIR or "/tmp"
   if vim.fn.filewritable(base) == 2 then
@@ -170,9 +176,9 @@ function M.editor_tools(health, agents, names)
   end
   health.info(#clients > 0 and ("language servers running (definition, references, hover, symbols): " .. table.concat(clients, ", ")) or "no language server running now: definition, references, hover and symbols need one for the file asked about")
   -- The project folder a chat started here would use (root_markers), not only the current directory.
-  local file = vim.fs.joinpath(require("acpchat.chats").root(), require("acpchat.project").FILE)
+  local file = vim.fs.joinpath(chats.root(), project.FILE)
   local st = vim.uv.fs_stat(file)
-  if st and (st.type ~= "file" or st.size > require("acpchat.project").MAX_BYTES) then
+  if st and (st.type ~= "file" or st.size > project.MAX_BYTES) then
     health.warn(file .. ": ignored (" .. (st.type ~= "file" and "not a regular file: " .. st.type or "larger than 1 MiB") .. ")")
   elseif st then
     health.info(file .. ": read for chats started here once you trust it (|acpchat-project|)")

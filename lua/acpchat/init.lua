@@ -2,6 +2,8 @@
 -- Public Lua API; the :AcpChat* commands call these. None of them waits on the agent.
 local config = require("acpchat.config")
 local util = require("acpchat.util")
+-- The rest is required where it is first used, not for a circle: setup() runs in the user's
+-- startup, and loading the chat machinery there would slow every Neovim start.
 
 local M = {}
 
@@ -10,22 +12,23 @@ local M = {}
 function M.setup(opts)
   local ok, err = config.set(opts)
   if not ok then
-    vim.notify(err, vim.log.levels.ERROR, { title = "acpchat" })
+    vim.notify(err or "acpchat: setup() failed", vim.log.levels.ERROR, { title = "acpchat" })
   end
   require("acpchat.highlights").setup()
   return ok
 end
 
 local function chats()
-  return require("acpchat.chats")
+  return require("acpchat.chat.chats")
 end
 local function registry()
-  return require("acpchat.registry")
+  return require("acpchat.chat.registry")
 end
 
 --- Show `chat` here and land in its prompt, typing.
+---@param chat acpchat.Chat
 local function show(chat)
-  require("acpchat.layout").show(chat)
+  require("acpchat.chat.layout").show(chat)
   vim.cmd("startinsert!")
   return chat
 end
@@ -78,7 +81,7 @@ function M.cancel()
   local s = c.status or {}
   if s.state ~= "running" and s.state ~= "cancelling" and #(s.queued or {}) == 0 then
     -- Said, not silently ignored.
-    return util.notify(string.format("acpchat: nothing to cancel (%s is %s)", c.agent, require("acpchat.text").state_text(s)))
+    return util.notify(string.format("acpchat: nothing to cancel (%s is %s)", c.agent, require("acpchat.transcript.text").state_text(s)))
   end
   chats().cancel(c)
 end
@@ -86,7 +89,7 @@ end
 --- :AcpChatFork: a new chat that starts from a fork of this chat's session (unstable
 --- session/fork; needs `unstable = true` and an agent that advertises sessionCapabilities.fork).
 function M.fork()
-  require("acpchat.fork").fork()
+  require("acpchat.chat.fork").fork()
 end
 
 function M.close()
@@ -98,7 +101,7 @@ end
 
 --- Hide the chat, or show it again in the layout it had.
 function M.toggle()
-  local layout = require("acpchat.layout")
+  local layout = require("acpchat.chat.layout")
   local c = registry().current()
   if not c then
     return M.open(nil, false)
@@ -122,8 +125,8 @@ function M.describe(c)
   if where == "hidden" and c.tab and api.nvim_tabpage_is_valid(c.tab) then
     where = "hidden in tab " .. api.nvim_tabpage_get_number(c.tab)
   end
-  local title = require("acpchat.text").flat(s.title and s.title ~= "" and vim.trim((s.title:gsub("%s+", " "))) or "untitled", 60)
-  return string.format("chat %d · %s · %s · %s · %s", c.id, c.agent, title, require("acpchat.text").state_text(s), where)
+  local title = require("acpchat.transcript.text").flat(s.title and s.title ~= "" and vim.trim((s.title:gsub("%s+", " "))) or "untitled", 60)
+  return string.format("chat %d · %s · %s · %s · %s", c.id, c.agent, title, require("acpchat.transcript.text").state_text(s), where)
 end
 
 --- :AcpChatList: every live chat (shown, hidden, or whose tab closed); the one picked is shown
@@ -150,13 +153,13 @@ function M.add(opts)
     return
   end
   -- Images and audio (and the clipboard's image: `+`, or `*` for the primary selection) are
-  -- checked by Node: inside the session's folder, under media.max_bytes (lua/acpchat/media.lua).
+  -- checked by Node: inside the session's folder, under media.max_bytes (lua/acpchat/transcript/media.lua).
   if opts.file == "+" or opts.file == "*" then
-    return require("acpchat.media").add_clipboard(c, opts.file == "*")
+    return require("acpchat.transcript.media").add_clipboard(c, opts.file == "*")
   end
   local item
-  if opts.file and opts.file ~= "" and require("acpchat.media").is_media(opts.file) then
-    return require("acpchat.media").add_file(c, vim.fn.fnamemodify(opts.file, ":p"))
+  if opts.file and opts.file ~= "" and require("acpchat.transcript.media").is_media(opts.file) then
+    return require("acpchat.transcript.media").add_file(c, vim.fn.fnamemodify(opts.file, ":p"))
   elseif opts.file and opts.file ~= "" then
     item = { type = "file", path = vim.fn.fnamemodify(opts.file, ":p") }
   else
@@ -172,7 +175,7 @@ function M.add(opts)
       item = { type = "file", path = path }
     end
   end
-  local prompt = require("acpchat.prompt")
+  local prompt = require("acpchat.chat.prompt")
   -- The same file or range twice is sent once.
   for _, it in ipairs(c.context) do
     if it.type == item.type and it.path == item.path and it.start == item.start and it["end"] == item["end"] then
@@ -191,7 +194,7 @@ function M.context()
   if not c then
     return
   end
-  local prompt = require("acpchat.prompt")
+  local prompt = require("acpchat.chat.prompt")
   if #c.context == 0 then
     return util.notify("acpchat: no context waits for the next prompt")
   end
@@ -221,10 +224,10 @@ end
 --- ready, running, cancelling, crashed, closed; `reason` says why it crashed.
 function M.status()
   local c = registry().current()
-  if not c or not c.status then
+  local s = c and c.status
+  if not c or not s then
     return nil
   end
-  local s = c.status
   return {
     id = c.id,
     agent = s.agent or c.agent,
@@ -245,7 +248,7 @@ function M.shutdown()
   if next(registry().chats) == nil then
     return
   end
-  require("acpchat.bridge").call("shutdown", {})
+  require("acpchat.host.bridge").call("shutdown", {})
 end
 
 return M

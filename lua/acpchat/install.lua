@@ -1,16 +1,18 @@
 -- :AcpChatInstall: agents from the ACP registry (|acpchat-install|). Node reads the registry
 -- and installs (src/registry/); this lists, asks and reports. Installed agents live in
 -- stdpath("data")/acpchat/agents/<id>/, each with a current.json that config.agents() reads.
-local bridge = require("acpchat.bridge")
--- Node's events (the install's progress notes) are handled even before any chat opened.
-require("acpchat.events").register()
-local text = require("acpchat.text")
+local bridge = require("acpchat.host.bridge")
+local config = require("acpchat.config")
+local events = require("acpchat.host.events")
+local text = require("acpchat.transcript.text")
 local util = require("acpchat.util")
+-- Node's events (the install's progress notes) are handled even before any chat opened.
+events.register()
 
 local M = {}
 
 function M.dir()
-  return require("acpchat.config").agents_dir()
+  return config.agents_dir()
 end
 
 --- The ACP project's registry (https://agentclientprotocol.com/get-started/registry).
@@ -18,7 +20,7 @@ M.default_url = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry
 
 local function params(extra)
   return vim.tbl_extend("force", {
-    url = require("acpchat.config").options.registry_url or M.default_url,
+    url = config.options.registry_url or M.default_url,
     cache_file = vim.fn.stdpath("cache") .. "/acpchat/registry.json",
     dir = M.dir(),
   }, extra or {})
@@ -26,7 +28,7 @@ end
 
 --- The installed agents (their current.json), read at once: no Node, no waiting.
 function M.installed()
-  return require("acpchat.config").installed_agents()
+  return config.installed_agents()
 end
 
 local function label(a)
@@ -123,7 +125,7 @@ function M.health(health)
   end
   local uname = vim.uv.os_uname()
   health.info(string.format("this machine: %s-%s; npm %s; uv %s (npm agents need npm, uvx agents need uv, binary agents need an archive for this platform)", uname.sysname:lower(), uname.machine, vim.fn.executable("npm") == 1 and "found" or "not found", vim.fn.executable("uv") == 1 and "found" or "not found"))
-  health.info("registry: " .. (require("acpchat.config").options.registry_url or M.default_url))
+  health.info("registry: " .. (config.options.registry_url or M.default_url))
 end
 
 return M

@@ -6,6 +6,8 @@ local M = {}
 local builtin = vim.notify
 
 --- One line that fits the command line (the details are in :AcpChatLog and the transcript).
+---@param msg any
+---@return string
 function M.one_line(msg)
   local line = tostring(msg):gsub("%s*\n%s*", " · ")
   local room = math.max(20, (vim.v.echospace or vim.o.columns) - 1)
@@ -23,6 +25,8 @@ end
 --- prompt: Neovim's own notify echoes, and a message longer than the command line stops the
 --- editor until Enter, so with it every note is one line that fits (the details are in the
 --- transcript and :AcpChatLog). A notification plugin gets the whole text.
+---@param msg string
+---@param level (integer|string)?
 function M.notify(msg, level)
   if type(level) == "string" then
     level = vim.log.levels[level:upper()] or vim.log.levels.INFO

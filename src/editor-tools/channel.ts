@@ -26,7 +26,7 @@ export interface EditorChannelOptions {
   /** `node` and the bundled server script (dist/acpchat-mcp.cjs). */
   node: string;
   script: string;
-  /** Ask the editor; resolves with what lua/acpchat/editor_tools.lua answered. */
+  /** Ask the editor; resolves with what lua/acpchat/editor/editor_tools.lua answered. */
   query: (tool: ToolName, args: Record<string, unknown>, signal: AbortSignal) => Promise<RawResult>;
   /** How long the editor (and its language servers) may take for one tool call. */
   timeoutMs?: number;

@@ -1,5 +1,5 @@
 /**
- * What the editor reports (lua/acpchat/editor_tools.lua sends plain data) turned into the compact
+ * What the editor reports (lua/acpchat/editor/editor_tools.lua sends plain data) turned into the compact
  * text a model reads: paths relative to the session's cwd, positions as path:line:column
  * (1-based, columns in characters), nothing outside the session's folders, and a note whenever
  * something was cut. Pure: the channel (channel.ts) reads the lines it needs and passes them in.

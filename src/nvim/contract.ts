@@ -2,7 +2,7 @@
  * The contract between the Lua glue and this Node host: every method that crosses, with its
  * parameters and result. The contract owns its shapes (./contract/views.ts; ./contract/checks.ts
  * holds the modules that build them to it). The build mirrors it in Lua: the method names in
- * lua/acpchat/contract.lua and a LuaCATS class for every call, reply and event in
+ * lua/acpchat/host/contract.lua and a LuaCATS class for every call, reply and event in
  * lua/acpchat/_meta/contract.lua (scripts/gen-contract-meta.mjs).
  *
  * The rules (README, "Architecture"):
@@ -356,7 +356,7 @@ export const NODE_EVENTS = [
 
 /**
  * Node -> Lua requests: buffer primitives that answer at once and never wait on the user
- * (lua/acpchat/workspace.lua). They decide nothing: src/workspace/write-plan.ts does.
+ * (lua/acpchat/editor/workspace.lua). They decide nothing: src/workspace/write-plan.ts does.
  */
 export interface NodeRequests {
   /**

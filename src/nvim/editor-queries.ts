@@ -1,6 +1,6 @@
 /**
  * Questions to the editor itself (not to the user) for the editor's MCP tools: the
- * `editorQuery` event carries a key, and lua/acpchat/editor_tools.lua answers later with the
+ * `editorQuery` event carries a key, and lua/acpchat/editor/editor_tools.lua answers later with the
  * `editorAnswer` call (language servers answer asynchronously; nothing waits in Lua). An
  * aborted query (time limit, chat closed) is forgotten; a late answer is dropped.
  */

@@ -18,5 +18,5 @@ export default function acpchat(plugin: NvimPlugin): void {
   plugin.registerFunction(FUNCTION_NAME, (args: unknown[]) => host.receive(args), { sync: false });
 }
 
-// For the build, which writes the Lua mirror of the contract (lua/acpchat/contract.lua).
+// For the build, which writes the Lua mirror of the contract (lua/acpchat/host/contract.lua).
 export { LUA_METHODS, NODE_EVENTS, NODE_REQUESTS } from "./contract.js";

@@ -9,7 +9,7 @@ export const SLICE_BYTES = 256 * 1024;
 /** Line breaks in one batch. */
 export const SLICE_LINES = 4096;
 /**
- * The longest line Lua puts in the transcript buffer (lua/acpchat/long_line.lua): a longer
+ * The longest line Lua puts in the transcript buffer (lua/acpchat/transcript/long_line.lua): a longer
  * one goes on as marked continuation lines. Appending to a buffer line copies all of it, so
  * a line of megabytes would make each batch cost its length.
  */

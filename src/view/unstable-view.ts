@@ -1,6 +1,6 @@
 /**
  * What the transcript says of the unstable additions' blocks (src/session/unstable-blocks.ts):
- * plain data for lua/acpchat/unstable_text.lua. A subagent's block holds its child's blocks,
+ * plain data for lua/acpchat/transcript/unstable_text.lua. A subagent's block holds its child's blocks,
  * drawn by view-model.ts's blockView: that one function is handed over (the two recurse into
  * each other, and this module does not import view-model.ts back).
  */

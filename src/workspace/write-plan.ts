@@ -11,7 +11,7 @@
  * commit (apply line edits to the buffer as one undo step, or write bytes to disk), each
  * carrying what it was computed against, so the effect lands only if that is still the text.
  *
- * The effects live at the edge (src/nvim/nvim-port.ts and lua/acpchat/workspace.lua); this
+ * The effects live at the edge (src/nvim/nvim-port.ts and lua/acpchat/editor/workspace.lua); this
  * module never touches the editor or the disk.
  */
 import { hashBytes as hashOf, type DiskSnapshot, type Fingerprint } from "./disk.js";
@@ -32,7 +32,7 @@ import {
 
 export type WriteMode = "review" | "buffer" | "save";
 
-/** A loaded buffer, as lua/acpchat/workspace.lua reports it. */
+/** A loaded buffer, as lua/acpchat/editor/workspace.lua reports it. */
 export interface BufferState {
   tick: number;
   modified: boolean;

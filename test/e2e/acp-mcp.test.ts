@@ -46,7 +46,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWait(c, "hello");
     const sessionId = (received(t.dir, "session/prompt")[0] as { sessionId: string }).sessionId;
     await t.nvim.command("AcpChatClose");
-    await t.lua("require('acpchat.chats').create('fake', { resume = ... })", [sessionId]);
+    await t.lua("require('acpchat.chat.chats').create('fake', { resume = ... })", [sessionId]);
     await t.waitFor(async () => (await chatCount(t)) === 1, "the loaded chat");
     const d = await chatHandle(t);
     await d.ready();
@@ -65,7 +65,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWait(c, "hello");
     const sessionId = (received(t.dir, "session/prompt")[0] as { sessionId: string }).sessionId;
     await t.nvim.command("AcpChatClose");
-    await t.lua("require('acpchat.chats').create('fake', { resume = ... })", [sessionId]);
+    await t.lua("require('acpchat.chat.chats').create('fake', { resume = ... })", [sessionId]);
     await t.waitFor(async () => (await chatCount(t)) === 1, "the resumed chat");
     await (await chatHandle(t)).ready();
     expect(received(t.dir, "session/resume")[0]).toEqual({ sessionId, cwd: expect.any(String), mcpServers: [stdioSent], additionalDirectories: [t.dir] });

@@ -75,7 +75,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       "between and after",
     ]);
     // One block extmark per block: updates redrew in place.
-    const marks = await t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.render').ns_blocks, 0, -1, {})", [c.buf]);
+    const marks = await t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_blocks, 0, -1, {})", [c.buf]);
     expect(marks).toBe(6);
     // gf on the tool call opens its location in an editor window.
     await c.focus();

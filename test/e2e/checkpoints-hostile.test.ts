@@ -92,7 +92,7 @@ function askTwo(a: string, b: string, newA: string, newB: string) {
 
 async function reviewWindow(t: Awaited<ReturnType<typeof nvim>>, path: string): Promise<number> {
   return t.waitFor(
-    async () => t.lua<number | null>("for _, r in pairs(require('acpchat.review').open_reviews) do if r.lw and vim.api.nvim_win_is_valid(r.lw) and (r.path or ''):find(..., 1, true) then return r.lw end end return nil", [path]),
+    async () => t.lua<number | null>("for _, r in pairs(require('acpchat.ask.review').open_reviews) do if r.lw and vim.api.nvim_win_is_valid(r.lw) and (r.path or ''):find(..., 1, true) then return r.lw end end return nil", [path]),
     `the review of ${path}`,
   );
 }
@@ -283,8 +283,8 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     await t.lua("vim.api.nvim_set_current_win(...)", [lb]);
     await t.nvim.input("ZZ");
     // The write carries a change the user never saw: it is asked about.
-    await t.waitFor(async () => (await reviews(t)) === 1 && (await t.lua<boolean>("local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return r.reason ~= 'permission' and r.lw ~= nil and vim.api.nvim_win_is_valid(r.lw)")), "a review of the write");
-    const shown = await t.lua<string[]>("local k = next(require('acpchat.review').open_reviews); local r = require('acpchat.review').open_reviews[k]; return vim.api.nvim_buf_get_lines(r.right, 0, -1, false)");
+    await t.waitFor(async () => (await reviews(t)) === 1 && (await t.lua<boolean>("local k = next(require('acpchat.ask.review').open_reviews); local r = require('acpchat.ask.review').open_reviews[k]; return r.reason ~= 'permission' and r.lw ~= nil and vim.api.nvim_win_is_valid(r.lw)")), "a review of the write");
+    const shown = await t.lua<string[]>("local k = next(require('acpchat.ask.review').open_reviews); local r = require('acpchat.ask.review').open_reviews[k]; return vim.api.nvim_buf_get_lines(r.right, 0, -1, false)");
     expect(shown).toContain("SNEAKY 10");
     expect(shown).not.toContain("AGENT a15");
     await t.nvim.input("ZQ");

@@ -139,7 +139,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row + 1]);
     await t.nvim.command("stopinsert");
     await t.nvim.input("gd");
-    const win = await t.waitFor(async () => t.lua<number | null>("local r = next(require('acpchat.review').open_reviews); return r and require('acpchat.review').open_reviews[r].lw"), "the review to open");
+    const win = await t.waitFor(async () => t.lua<number | null>("local r = next(require('acpchat.ask.review').open_reviews); return r and require('acpchat.ask.review').open_reviews[r].lw"), "the review to open");
     // gr on the first hunk (line 5), then ZZ.
     await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, { 5, 0 })", [win]);
     await t.nvim.input("gr");
@@ -263,7 +263,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const row = (await c.lines()).findIndex((l) => l.includes("M w.txt"));
     await t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row + 1]);
     await t.nvim.input("gd");
-    const win = await t.waitFor(async () => t.lua<number | null>("local r = next(require('acpchat.review').open_reviews); return r and require('acpchat.review').open_reviews[r].lw"), "the review to open");
+    const win = await t.waitFor(async () => t.lua<number | null>("local r = next(require('acpchat.ask.review').open_reviews); return r and require('acpchat.ask.review').open_reviews[r].lw"), "the review to open");
     await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, { 10, 0 })", [win]);
     await t.nvim.input("grZZ");
     await t.waitFor(async () => (await c.text()).includes("Took back 1 of 2 hunks"), "the take-back's note");

@@ -43,7 +43,7 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await t.nvim.input("<Esc>");
     await c.send("write");
     await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr()")) === 2, "the review tab");
-    await t.waitFor(async () => t.lua<boolean>("local k = next(require('acpchat.review').open_reviews); local r = k and require('acpchat.review').open_reviews[k]; return r and r.lw and vim.api.nvim_get_current_win() == r.lw or false"), "the review's windows");
+    await t.waitFor(async () => t.lua<boolean>("local k = next(require('acpchat.ask.review').open_reviews); local r = k and require('acpchat.ask.review').open_reviews[k]; return r and r.lw and vim.api.nvim_get_current_win() == r.lw or false"), "the review's windows");
     await t.nvim.input("ZZ");
     await c.turns(1);
     await t.waitFor(
@@ -131,7 +131,7 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await t.nvim.command("edit x.txt");
     await t.nvim.command("1,2AcpChatAdd");
     await t.nvim.command("1,2AcpChatAdd");
-    const context = () => t.lua<string[]>("return vim.tbl_map(require('acpchat.prompt').context_label, require('acpchat.registry').get(...).context)", [c.id]);
+    const context = () => t.lua<string[]>("return vim.tbl_map(require('acpchat.chat.prompt').context_label, require('acpchat.chat.registry').get(...).context)", [c.id]);
     expect(await context()).toEqual(["x.txt", "notes.txt", "x.txt:1-2"]);
     await answers(t, ["remove notes.txt"]);
     await t.nvim.command("AcpChatContext");
@@ -271,7 +271,7 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await t.nvim.command("AcpChatClose");
     await answers(t, [""]);
     await t.nvim.command("AcpChatSessions");
-    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.registry').chats)")) === 1, "a chat");
+    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.chat.registry').chats)")) === 1, "a chat");
     const b = await chatHandle(t);
     await b.ready();
     await t.waitFor(async () => (await b.text()).includes("the end"), "the local history");

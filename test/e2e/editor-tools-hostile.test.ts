@@ -99,7 +99,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const { server } = await setupChat(t);
     const path = envOf(server, "ACPCHAT_EDITOR_SOCKET");
     const token = envOf(server, "ACPCHAT_EDITOR_TOKEN");
-    await t.lua("_G.queries = 0; local q = require('acpchat.editor_tools').query; require('acpchat.editor_tools').query = function(p) _G.queries = _G.queries + 1; return q(p) end");
+    await t.lua("_G.queries = 0; local q = require('acpchat.editor.editor_tools').query; require('acpchat.editor.editor_tools').query = function(p) _G.queries = _G.queries + 1; return q(p) end");
     /** What the host answers to `send` (written in chunks) until it closes the connection. */
     const attempt = (chunks: string[]) =>
       new Promise<string>((resolve) => {

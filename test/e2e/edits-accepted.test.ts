@@ -132,7 +132,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       // The answer is carried out (the buffer reads the file again, and gets the chosen text).
       await t.waitFor(async () => (await t.lua<number>("return vim.api.nvim_buf_get_changedtick(...)", [b])) > tick, "the answer to be applied");
       await chat.turns(1, 15_000);
-      await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 0, "the review to close");
+      await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 0, "the review to close");
       const want = how.startsWith("takes") ? ["from the agent"] : withLine(9, "MINE");
       await t.waitFor(async () => JSON.stringify(await t.lines(b)) === JSON.stringify(want), "the chosen text");
       if (hidden) {

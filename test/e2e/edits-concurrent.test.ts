@@ -33,7 +33,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await acceptAll(t);
     // Shown again against the new text, the accepted hunk already accepted.
     await t.waitFor(async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(0)")).includes("/result/"), "the refreshed review");
-    expect(await t.lua("local r = select(2, next(require('acpchat.review').open_reviews)); return r and r.reason")).toBe("refresh");
+    expect(await t.lua("local r = select(2, next(require('acpchat.ask.review').open_reviews)); return r and r.reason")).toBe("refresh");
     expect(await t.lines(0)).toEqual(withLine(9, "DISK", withLine(1, "AGENT")));
     await t.nvim.input("ZZ");
     await chat.turns(1, 15_000);
@@ -51,7 +51,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await reviewShown(t);
     await t.lua("vim.api.nvim_buf_set_lines(..., 9, 10, false, { 'MINE' })", [b]);
     await acceptAll(t);
-    await t.waitFor(async () => (await t.lua<string>("local r = select(2, next(require('acpchat.review').open_reviews)); return r and r.reason")) === "refresh", "the refreshed review");
+    await t.waitFor(async () => (await t.lua<string>("local r = select(2, next(require('acpchat.ask.review').open_reviews)); return r and r.reason")) === "refresh", "the refreshed review");
     await t.waitFor(async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(0)")).includes("/result/"), "the refreshed review tab");
     await t.nvim.input("ZZ");
     await chat.turns(1, 15_000);
@@ -87,7 +87,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.api.nvim_buf_set_lines(..., 9, 10, false, { 'MINE' })", [b]);
     await t.nvim.command("tabprevious");
     await acceptAll(t);
-    await t.waitFor(async () => (await t.lua<string>("local r = select(2, next(require('acpchat.review').open_reviews)); return r and r.reason")) === "refresh", "the refreshed review");
+    await t.waitFor(async () => (await t.lua<string>("local r = select(2, next(require('acpchat.ask.review').open_reviews)); return r and r.reason")) === "refresh", "the refreshed review");
     await t.waitFor(async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(0)")).includes("/result/"), "the refreshed review tab");
     await t.nvim.input("ZZ");
     await chat.turns(1, 15_000);

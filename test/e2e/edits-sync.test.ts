@@ -53,12 +53,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'my unsaved words' })", [buf]);
     await recordNotes(t);
     await c.send("again");
-    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 1, "the comparison");
+    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1, "the comparison");
     expect(await t.lines(buf)).toEqual(["my unsaved words"]);
     // Keeping the buffer (rejecting the disk's version) loses nothing of the user's.
     await t.nvim.input("<Esc>ZQ");
     await c.turns(2);
-    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 0, "the comparison to close");
+    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 0, "the comparison to close");
     expect(await t.lines(buf)).toEqual(["my unsaved words"]);
     expect(readFileSync(f, "utf8")).toBe("again\n");
   });
@@ -75,7 +75,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.send("edit");
     await c.turns(1);
     await new Promise((r) => setTimeout(r, 300));
-    expect(await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")).toBe(0);
+    expect(await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")).toBe(0);
     expect(await t.lua<number>("return vim.fn.tabpagenr('$')")).toBe(1);
   });
 

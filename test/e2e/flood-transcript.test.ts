@@ -30,10 +30,10 @@ function floodText(chunks: number, long: boolean, key = false): string {
 
 /**
  * The reply of the last turn as the transcript holds it: everything under the agent's header
- * (a line Lua broke for its length joined back: lua/acpchat/long_line.lua).
+ * (a line Lua broke for its length joined back: lua/acpchat/transcript/long_line.lua).
  */
 async function lastReply(c: Chat): Promise<string> {
-  const text = await c.t.lua<string>("return require('acpchat.long_line').text(...)", [c.buf]);
+  const text = await c.t.lua<string>("return require('acpchat.transcript.long_line').text(...)", [c.buf]);
   const turn = text.slice(text.lastIndexOf("## You"));
   const reply = turn.slice(turn.indexOf("\n## ") + 1);
   return reply.slice(reply.indexOf("\n") + 1);
@@ -72,7 +72,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     // 150 KB: three buffer lines, none over 64 KiB, the first two marked as going on.
     const sizes = (await c.lines()).map((l) => Buffer.byteLength(l));
     expect(Math.max(...sizes)).toBeLessThanOrEqual(64 * 1024);
-    expect(await t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.long_line').ns, 0, -1, {})", [c.buf])).toBe(2);
+    expect(await t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.long_line').ns, 0, -1, {})", [c.buf])).toBe(2);
     expect(await wrap()).toBe(false);
     await c.send("flood 100 0");
     await c.turns(2, 60_000);

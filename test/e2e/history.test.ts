@@ -15,7 +15,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await a.t.nvim.command("AcpChatClose");
     await answers(a.t, [""]);
     await a.t.nvim.command("AcpChatSessions");
-    await a.t.waitFor(async () => (await a.t.lua<number>("return vim.tbl_count(require('acpchat.registry').chats)")) === 1, "the resumed chat");
+    await a.t.waitFor(async () => (await a.t.lua<number>("return vim.tbl_count(require('acpchat.chat.registry').chats)")) === 1, "the resumed chat");
     const b = await chatHandle(a.t);
     await b.ready();
     await b.t.waitFor(async () => (await b.text()).includes("local history"), "the local history");
@@ -33,7 +33,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await startChat(bin, { turns: [[{ text: "one\ntwo" }], [{ text: "three" }]] });
     await c.ready();
     const file = async () => {
-      const path = await c.t.lua<string>("local c = require('acpchat.registry').get(...); return require('acpchat.history').dir() .. '/' .. c.status.session_id:gsub('[^%w%-_.]', '_') .. '.md'", [c.id]);
+      const path = await c.t.lua<string>("local c = require('acpchat.chat.registry').get(...); return require('acpchat.transcript.history').dir() .. '/' .. c.status.session_id:gsub('[^%w%-_.]', '_') .. '.md'", [c.id]);
       return (await import("node:fs")).readFileSync(path, "utf8");
     };
     const shown = async () => `${(await c.lines()).join("\n")}\n`;

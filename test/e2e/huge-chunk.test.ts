@@ -27,12 +27,12 @@ async function reply(c: Chat): Promise<{ sha: string; bytes: number; longest: nu
     local you, from
     for i = n, 1, -1 do if rows[i]:match("^## You") then you = i break end end
     for i = you + 1, n do if rows[i]:match("^## ") then from = i break end end
-    local text = require("acpchat.long_line").text(buf, from, n)
+    local text = require("acpchat.transcript.long_line").text(buf, from, n)
     local longest = 0
     for i = from + 1, n do longest = math.max(longest, #rows[i]) end
     local win = vim.fn.win_findbuf(buf)[1]
     return { sha = vim.fn.sha256(text), bytes = #text, longest = longest,
-      marks = #vim.api.nvim_buf_get_extmarks(buf, require("acpchat.long_line").ns, { from, 0 }, { n - 1, -1 }, {}),
+      marks = #vim.api.nvim_buf_get_extmarks(buf, require("acpchat.transcript.long_line").ns, { from, 0 }, { n - 1, -1 }, {}),
       cursorAtEnd = vim.api.nvim_win_get_cursor(win)[1] == n }
   `,
     [c.buf],

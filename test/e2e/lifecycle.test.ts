@@ -16,7 +16,7 @@ function tabWins(t: TestNvim) {
     local out = {}
     for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
       local b, id = vim.api.nvim_win_get_buf(w), 0
-      for _, c in pairs(require('acpchat.registry').chats) do
+      for _, c in pairs(require('acpchat.chat.registry').chats) do
         if c.buf == b or c.prompt_buf == b then id = c.id end
       end
       out[#out + 1] = { chat = id, width = vim.api.nvim_win_get_width(w), height = vim.api.nvim_win_get_height(w) }
@@ -25,7 +25,7 @@ function tabWins(t: TestNvim) {
 }
 
 const mode = (t: TestNvim) => t.lua<string>("return vim.api.nvim_get_mode().mode");
-const agentOf = (t: TestNvim) => t.lua<string>("return require('acpchat.registry').current().agent");
+const agentOf = (t: TestNvim) => t.lua<string>("return require('acpchat.chat.registry').current().agent");
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);

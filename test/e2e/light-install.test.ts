@@ -79,14 +79,14 @@ it("installs no dev dependency and builds without one", () => {
 describe.each(nvimBins())("Neovim $version", (bin) => {
   it("runs a chat from that install", async () => {
     const t = await nvim(bin, {}, {}, join(copy, "test/nvim/init.lua"));
-    expect(await t.lua<string>("return require('acpchat.bridge').root")).toBe(copy);
+    expect(await t.lua<string>("return require('acpchat.host.bridge').root")).toBe(copy);
     await setAgents(t, { fake: { turns: [[{ text: "from the light install" }]] } });
     const c = await openChat(t);
     await c.ready();
     await sendAndWait(c, "hello");
     expect(await c.text()).toContain("from the light install");
     const host = await t.lua<{ pid: number }>(
-      "return require('acpchat.bridge').call_sync('ping', vim.empty_dict(), 5000)",
+      "return require('acpchat.host.bridge').call_sync('ping', vim.empty_dict(), 5000)",
     );
     expect(readFileSync(`/proc/${host.pid}/cmdline`, "utf8")).toContain(join(copy, "node_modules/neovim"));
   });

@@ -289,7 +289,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       await c.t.nvim.command("AcpChatAdd +");
       await c.t.waitFor(async () => (await winbar(c)).includes(`clipboard.png (image/png, ${image.length} B)`), "the clipboard image in the context");
       expect(readFileSync(join(tools, "xclip.log"), "utf8")).toBe("-selection clipboard -t TARGETS -o\n-selection clipboard -t image/png -o\n");
-      const saved = await c.t.lua<string>("return require('acpchat.registry').get(...).context[1].path", [c.id]);
+      const saved = await c.t.lua<string>("return require('acpchat.chat.registry').get(...).context[1].path", [c.id]);
       expect(readFileSync(saved).equals(image)).toBe(true);
       await sendAndWait(c, "what is this?");
       const prompt = (received(c.t.dir, "session/prompt")[0] as { prompt: Record<string, unknown>[] }).prompt;

@@ -131,7 +131,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await first.ready();
     await sendAndWait(first, "what is the answer? my key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789");
     const sid = (await first.status()).session_id as string;
-    await t.waitFor(async () => (await t.lua<number>("return vim.fn.filereadable(require('acpchat.history').dir() .. '/' .. ... .. '.md')", [sid])) === 1, "the first chat's local history");
+    await t.waitFor(async () => (await t.lua<number>("return vim.fn.filereadable(require('acpchat.transcript.history').dir() .. '/' .. ... .. '.md')", [sid])) === 1, "the first chat's local history");
     await t.nvim.command("AcpChat!");
     const second = await openChat(t);
     await second.ready();
@@ -165,7 +165,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChat! other from");
     const next = await openChat(t);
     expect(next.id).not.toBe(first.id);
-    expect(await t.lua("return require('acpchat.registry').get(...).agent", [next.id])).toBe("other");
+    expect(await t.lua("return require('acpchat.chat.registry').get(...).agent", [next.id])).toBe("other");
     await next.ready();
     expect(await next.promptWinbar()).toContain(`the conversation with fake (chat ${first.id})`);
     await sendAndWait(next, "go on");

@@ -69,7 +69,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       // Queued and shown as queued; the prompt is empty once Node has it.
       await t.waitFor(async () => ((await c.status()).queued ?? []).length === 1, "the prompt to be queued");
       expect(await c.promptLines()).toEqual([""]);
-      expect(JSON.stringify(await t.lua("return vim.api.nvim_buf_get_extmarks(..., require('acpchat.render').ns_queue, 0, -1, { details = true })", [c.buf]))).toContain("hello while starting");
+      expect(JSON.stringify(await t.lua("return vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_queue, 0, -1, { details = true })", [c.buf]))).toContain("hello while starting");
       // And in the prompt window's winbar, which a long transcript never scrolls away.
       expect(await c.promptWinbar()).toContain("⏳ 1 queued (next: hello while starting)");
       await c.turns(1);
@@ -138,7 +138,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.nvim.command("AcpChat");
     await c.ready();
     expect(await c.promptLines()).toEqual(["again"]);
-    await c.t.lua("require('acpchat.chats').send_prompt(require('acpchat.registry').get(...))", [c.id]);
+    await c.t.lua("require('acpchat.chat.chats').send_prompt(require('acpchat.chat.registry').get(...))", [c.id]);
     await c.t.waitFor(async () => (await c.text()).includes("back again"), "the answer after the restart");
     expect(await c.promptLines()).toEqual([""]);
   });

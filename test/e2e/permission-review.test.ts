@@ -32,7 +32,7 @@ function askEdit(path: string) {
 /** The user picks "Show the diff first", then in the review accepts only the hunk at `row` and finishes. */
 async function acceptOnlyHunkAt(t: Awaited<ReturnType<typeof nvim>>, row: number): Promise<void> {
   await t.lua(`vim.ui.select = function(items, opts, on_choice) _G.asked = (_G.asked or 0) + 1; on_choice(items[#items]) end`);
-  const lw = await t.waitFor(async () => t.lua<number | null>("local k = next(require('acpchat.review').open_reviews); local r = k and require('acpchat.review').open_reviews[k]; return r and r.lw and vim.api.nvim_win_is_valid(r.lw) and r.lw or nil"), "the review tab");
+  const lw = await t.waitFor(async () => t.lua<number | null>("local k = next(require('acpchat.ask.review').open_reviews); local r = k and require('acpchat.ask.review').open_reviews[k]; return r and r.lw and vim.api.nvim_win_is_valid(r.lw) and r.lw or nil"), "the review tab");
   await t.nvim.command("stopinsert");
   await t.lua("local w, r = ...; vim.api.nvim_set_current_win(w); vim.api.nvim_win_set_cursor(0, { r, 0 })", [lw, row]);
   await t.nvim.input("ga");
@@ -92,7 +92,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(now[2]).toBe("line 3");
     expect(now[14]).toBe("AGENT 15");
     expect(await t.lua("return _G.asked")).toBe(1);
-    expect(await t.lua("return vim.tbl_count(require('acpchat.review').open_reviews)")).toBe(0);
+    expect(await t.lua("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")).toBe(0);
   });
 
   it("rejecting every hunk in the review rejects the tool call", async () => {
@@ -104,7 +104,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.ready();
     await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
     await c.send("edit p");
-    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 1 && (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the review tab");
+    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1 && (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the review tab");
     await t.nvim.command("stopinsert");
     await t.nvim.input("ZZ");
     await c.turns(1, 20_000);

@@ -12,7 +12,7 @@ import { notes, nvim, openChat, recordNotes, setAgents, withAgents } from "../su
 const bins = nvimBins();
 
 it("the Lua mirror of the contract lists exactly the methods of src/nvim/contract.ts", () => {
-  const lua = readFileSync(join(ROOT, "lua/acpchat/contract.lua"), "utf8");
+  const lua = readFileSync(join(ROOT, "lua/acpchat/host/contract.lua"), "utf8");
   const section = (name: string) => [...(new RegExp(`${name} = \\{([^}]*)\\}`).exec(lua)?.[1] ?? "").matchAll(/"(\w+)"/g)].map((m) => m[1]);
   expect(section("calls")).toEqual(LUA_METHODS.map(wireName));
   expect(section("events")).toEqual(NODE_EVENTS.map(wireName));
@@ -23,7 +23,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("text builder: blocks to lines and highlights, without a window", async () => {
     const t = await nvim(bin);
     const r = await t.lua<unknown[]>(`
-      local text = require("acpchat.text")
+      local text = require("acpchat.transcript.text")
       local out = {}
       local function add(v) local l, h, lh = text.block(v); table.insert(out, { lines = l, hls = h, line_hl = lh or false }) end
       add({ type = "turn", turn = 3 })
@@ -61,12 +61,12 @@ describe.each(bins)("Neovim $version", (bin) => {
       { lines: ["! careful"], hls: [[0, 0, -1, "AcpChatWarn"]], line_hl: false },
     ]);
     const status = { agent: "claude", title: "Fix", mode: "Ask", model: "Opus", state: "running", activity: "streaming", queued: [{ id: 1, text: "next" }], usage: { used: 1500, size: 200000, cost: { amount: 0.25, currency: "USD" } } };
-    const bar = (width?: number) => t.lua<string>(`return require("acpchat.text").winbar(...)`, width === undefined ? [status] : [status, width]);
+    const bar = (width?: number) => t.lua<string>(`return require("acpchat.transcript.text").winbar(...)`, width === undefined ? [status] : [status, width]);
     // Agent and state first; details follow while they fit, and go first in a narrow window.
     expect(await bar()).toBe("claude │ streaming… · 1 queued │ Fix │ mode: Ask │ model: Opus │ ctx 2k/200k (0%%) 0.25 USD");
     expect(await bar(40)).toBe("claude │ streaming… · 1 queued │ Fix");
     expect(await bar(20)).toBe("claude │ streaming……");
-    const crashed = await t.lua<string>(`return require("acpchat.text").winbar(...)`, [{ agent: "x", state: "crashed", reason: "exit 3\nmore" }]);
+    const crashed = await t.lua<string>(`return require("acpchat.transcript.text").winbar(...)`, [{ agent: "x", state: "crashed", reason: "exit 3\nmore" }]);
     expect(crashed).toBe("x │ crashed: exit 3");
   });
 

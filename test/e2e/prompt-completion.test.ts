@@ -188,7 +188,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     ]);
     // Asked before the list is made (dropped here; as when @ is typed the moment a chat opens):
     // the answer waits for it instead of coming back empty, and the editor does not wait.
-    await t.lua("require('acpchat.project_files').reset()");
+    await t.lua("require('acpchat.complete.project_files').reset()");
     const early = await lspAsk(c, "@ma");
     expect(labels(early)).toEqual(["@main.py"]);
     // A name that is no prefix still matches inside the path.
@@ -219,7 +219,7 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("/ typed before the agent told its commands: the answer waits for them", async () => {
     const t = await withAgents(bin, { fake: { commands: COMMANDS, delays: { initialize: 700 } } });
-    await t.lua("require('acpchat.prompt_lsp').commands_wait_ms = 5000");
+    await t.lua("require('acpchat.complete.prompt_lsp').commands_wait_ms = 5000");
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
     expect((await c.status()).commands ?? []).toEqual([]);
@@ -244,7 +244,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     project(t);
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
     const c = await chatWithCommandsNoServer(t);
-    expect(await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])).toBe("omnifunc");
+    expect(await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])).toBe("omnifunc");
     await c.focusPrompt();
     await t.nvim.input("<Esc>ccsee @ma");
     await t.waitFor(async () => (await menu(t)).words.join() === "@main.py", "the omnifunc's menu");
@@ -260,7 +260,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       }
       await t.nvim.command("AcpChat!");
       const d = await chatWithCommands(t);
-      expect(await t.lua("return require('acpchat.registry').get(...).menu_mode", [d.id])).toBe(null);
+      expect(await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [d.id])).toBe(null);
       await d.focusPrompt();
       await t.nvim.input("<Esc>ccsee @ma");
       await new Promise((r) => setTimeout(r, 400));
@@ -279,10 +279,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(work, ".gitignore"), "build/\nnode_modules/\n");
     mkdirSync(join(work, "build"));
     writeFileSync(join(work, "build", "out.js"), "x\n");
-    await t.lua("require('acpchat.project_files').stale_ms = 300");
+    await t.lua("require('acpchat.complete.project_files').stale_ms = 300");
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
-    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.project_files').info(...)", [work]))?.done, "a whole list");
+    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))?.done, "a whole list");
     const first = await lspAsk(c, "@");
     expect(labels(first).sort()).toEqual(["@.gitignore", "@README.md", "@alias.py", "@img/shot.png", "@main.py"]);
     writeFileSync(join(work, "later.txt"), "new\n");
@@ -295,7 +295,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
     const c = await chatWithCommands(t);
     const lsp = await t.lua<boolean>("return vim.lsp.completion ~= nil");
-    await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
+    await t.waitFor(async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
     await c.focusPrompt();
     await t.nvim.input("<Esc>ccsee @");
     const m = await t.waitFor(async () => {
@@ -325,7 +325,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The server stopped by hand (:LspStop): the omnifunc opens the menu from then on.
     await t.nvim.input("<Esc>");
     await t.lua("vim.lsp.get_clients({ name = 'acpchat' })[1]:stop()");
-    await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === "omnifunc", "the omnifunc's menu");
+    await t.waitFor(async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === "omnifunc", "the omnifunc's menu");
     await t.nvim.input("ccsee @mai");
     await t.waitFor(async () => (await menu(t)).words.join() === "@main.py", "the omnifunc's menu after @");
     await t.nvim.input("<Esc>");
@@ -340,14 +340,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     }
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
     const c = await chatWithCommands(t);
-    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.project_files').info(...)", [work]))?.done, "the file list");
+    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))?.done, "the file list");
     // The name starts with it, then the path holds it, then its letters in order.
     const best = ["@src/permission.lua", "@docs/superman.md", "@lib/experiment.js"];
     const answer = await lspAsk(c, "see @perm");
     expect(labels(answer)).toEqual(best);
     expect(answer.result!.isIncomplete).toBe(true);
     const lsp = await t.lua<boolean>("return vim.lsp.completion ~= nil");
-    await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
+    await t.waitFor(async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
     await c.focusPrompt();
     // Typed a key at a time, as a user types: the menu follows every key.
     const shown = () =>
@@ -378,7 +378,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.waitFor(async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 1, "the agent's command");
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
     const lsp = await t.lua<boolean>("return vim.lsp.completion ~= nil");
-    await t.waitFor(async () => (await t.lua("return require('acpchat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
+    await t.waitFor(async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
     const cot = await t.lua<string>("return vim.go.completeopt");
     expect(cot).not.toContain("menuone");
     await c.focusPrompt();
@@ -438,7 +438,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     execFileSync("git", ["config", "core.fsmonitor", hook], { cwd: work });
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
-    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.project_files').info(...)", [work]))?.done, "the file list");
+    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))?.done, "the file list");
     expect(labels(await lspAsk(c, "@"))).toEqual(["@a.txt"]);
     expect(existsSync(marker)).toBe(false);
   });
@@ -464,7 +464,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     if (how !== "walked") execFileSync("git", ["init", "-q"], { cwd: work });
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
-    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.project_files').info(...)", [work]))?.done, "the file list");
+    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))?.done, "the file list");
     expect(labels(await lspAsk(c, "@")).sort()).toEqual(["@ok.txt", "@été.md"].sort());
     // The omnifunc (Neovim 0.10's menu) offers the same.
     const omni = await t.lua<string[]>("return vim.tbl_map(function(i) return i.word end, require('acpchat.complete').candidates(require('acpchat.complete').chat_of(...), '@'))", [c.promptBuf]);
@@ -499,7 +499,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The list made when the chat opened is dropped: the first @ below starts listing anew, so
     // it is asked for while the folder is listed, however fast this machine is. Meanwhile a
     // second client asks Neovim for 1 every 5 ms.
-    await t.lua("require('acpchat.project_files').reset(); require('acpchat.project_files').busiest_ms = 0");
+    await t.lua("require('acpchat.complete.project_files').reset(); require('acpchat.complete.project_files').busiest_ms = 0");
     let listing = true;
     const pinger = (async () => {
       while (listing) {
@@ -511,7 +511,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     })();
     for (;;) {
       const a = await lspAsk(c, "@d1");
-      const info = await t.lua<{ done: boolean; count: number } | null>("return require('acpchat.project_files').info(...)", [cwd]);
+      const info = await t.lua<{ done: boolean; count: number } | null>("return require('acpchat.complete.project_files').info(...)", [cwd]);
       // The first one started the listing; the others count when it was still going after them.
       if (asks.length === 0 || !info?.done) asks.push(a);
       if (info?.done) break;
@@ -521,8 +521,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     await other.close();
     const lateMax = await t.lua<number>("_G.late.timer:stop(); return _G.late.max");
     // The longest the loop was held by one piece of the listing, matching or describing.
-    const busiest = await t.lua<number>("return require('acpchat.project_files').busiest_ms");
-    const info = await t.lua<{ count: number; took_ms: number }>("return require('acpchat.project_files').info(...)", [cwd]);
+    const busiest = await t.lua<number>("return require('acpchat.complete.project_files').busiest_ms");
+    const info = await t.lua<{ count: number; took_ms: number }>("return require('acpchat.complete.project_files').info(...)", [cwd]);
     expect(info.count).toBe(30_000);
     pings.sort((a, b) => a - b);
     // The first found nothing yet and waited for the list (asynchronously); the others answered

@@ -64,7 +64,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     process.kill(host, "SIGKILL");
     await c.waitState("crashed");
     await c.t.waitFor(async () => (await c.promptLines()).join("\n") === "my precious prompt", "the queued prompt back");
-    expect(await c.t.lua<number>("return vim.tbl_count(require('acpchat.questions').open)")).toBe(0);
+    expect(await c.t.lua<number>("return vim.tbl_count(require('acpchat.ask.questions').open)")).toBe(0);
     // Started again in a new host: the conversation is shown once, not twice.
     await c.t.nvim.command("AcpChat");
     await c.ready();
@@ -77,9 +77,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await startChat(bin, { record: "$DIR/record.jsonl", agentCapabilities: { promptCapabilities: { embeddedContext: true } } });
     await c.ready();
     writeFileSync(join(c.t.dir, "work/ctx.txt"), "context\n");
-    await c.t.lua("local c = require('acpchat.registry').get(...); table.insert(c.context, { type = 'file', path = select(2, ...) })", [c.id, join(c.t.dir, "work/ctx.txt")]);
+    await c.t.lua("local c = require('acpchat.chat.registry').get(...); table.insert(c.context, { type = 'file', path = select(2, ...) })", [c.id, join(c.t.dir, "work/ctx.txt")]);
     await c.t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'never sent' })", [c.promptBuf]);
-    await c.t.lua("local c = require('acpchat.registry').get(...); require('acpchat.chats').send_prompt(c); require('acpchat.chats').cancel(c)", [c.id]);
+    await c.t.lua("local c = require('acpchat.chat.registry').get(...); require('acpchat.chat.chats').send_prompt(c); require('acpchat.chat.chats').cancel(c)", [c.id]);
     await c.t.waitFor(async () => (await c.promptLines()).join("\n").includes("never sent"), "the prompt back");
     await new Promise((r) => setTimeout(r, 500));
     expect(received(c.t.dir, "session/prompt")).toHaveLength(0);

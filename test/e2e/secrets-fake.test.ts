@@ -70,11 +70,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     const winbar = await c.winbar();
     found.push(...leaks("winbar", winbar));
     // The window is narrow: the winbar as a wide one would draw it, title included.
-    const wide = await t.lua<string>("return require('acpchat.text').winbar(require('acpchat.registry').get(...).status, 500)", [c.id]);
+    const wide = await t.lua<string>("return require('acpchat.transcript.text').winbar(require('acpchat.chat.registry').get(...).status, 500)", [c.id]);
     expect(wide).toContain("Fix login with [REDACTED] and [REDACTED]");
     found.push(...leaks("winbar", wide));
     found.push(...leaks("statusline function", await t.lua<string>("return vim.json.encode(require('acpchat').status())")));
-    found.push(...leaks("status", await t.lua<string>("return vim.json.encode(require('acpchat.registry').get(...).status)", [c.id])));
+    found.push(...leaks("status", await t.lua<string>("return vim.json.encode(require('acpchat.chat.registry').get(...).status)", [c.id])));
 
     const saved = join(t.dir, "saved.md");
     await t.nvim.command(`AcpChatSave ${saved}`);
@@ -82,7 +82,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     found.push(...leaks(":AcpChatSave", readFileSync(saved, "utf8")));
     // Saved without a path, the file is named after the (redacted) title.
     await t.nvim.command("AcpChatSave");
-    const saveDir = await t.lua<string>("return require('acpchat.save').default_dir()");
+    const saveDir = await t.lua<string>("return require('acpchat.transcript.save').default_dir()");
     await t.waitFor(async () => existsSync(saveDir) && readdirSync(saveDir).length > 0, "the default save");
     for (const f of readdirSync(saveDir)) found.push(...leaks(":AcpChatSave name", f), ...leaks(":AcpChatSave file", readFileSync(join(saveDir, f), "utf8")));
 

@@ -28,7 +28,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(asked.labels.some((l) => l.startsWith("[alpha]") && l.includes("alpha's old work"))).toBe(true);
     expect(asked.labels.some((l) => l.startsWith("[beta]") && l.includes("beta's old work"))).toBe(true);
     const c = await t.waitFor(async () => {
-      const n = await t.lua<number>("return vim.tbl_count(require('acpchat.registry').chats)");
+      const n = await t.lua<number>("return vim.tbl_count(require('acpchat.chat.registry').chats)");
       return n > 0 && (await chatHandle(t));
     }, "the chat of beta's session");
     expect((await c.status()).agent).toBe("beta");

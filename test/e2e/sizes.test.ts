@@ -24,7 +24,7 @@ afterEach(async () => {
 /** The open review's fields, read in Neovim. */
 function review(t: TestNvim, expr: string): Promise<unknown> {
   return t.lua(
-    `local rv = require('acpchat.review'); local r = rv.open_reviews[next(rv.open_reviews)]; return ${expr}`,
+    `local rv = require('acpchat.ask.review'); local r = rv.open_reviews[next(rv.open_reviews)]; return ${expr}`,
   );
 }
 
@@ -185,7 +185,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     // far less.
     const stopBase = pinging(pinger);
     await new Promise((r) => setTimeout(r, 50));
-    await t.lua("return #require('acpchat.workspace').state(...).lines", [{ path: f }]);
+    await t.lua("return #require('acpchat.editor.workspace').state(...).lines", [{ path: f }]);
     const baseline = await stopBase();
     process.stderr.write(`the same buffer in one request: longest ping ${baseline.toFixed(1)} ms\n`);
     expect(max).toBeLessThan(Math.max(50, baseline / 3));
@@ -250,7 +250,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await chat.turns(1, 30_000);
     expect(readFileSync(f, "utf8")).toBe(newText);
     // The read-only diff of the same change (gd on a tool call) is filled in slices too, complete.
-    await t.lua("require('acpchat.review').show_readonly(...)", [f, old.join("\n") + "\n", newText]);
+    await t.lua("require('acpchat.ask.review').show_readonly(...)", [f, old.join("\n") + "\n", newText]);
     await t.waitFor(
       async () => /acpchat:\/\/diff\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
       "the read-only diff",

@@ -10,7 +10,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await startChat(bin, {});
     const { t } = c;
     const size = () => t.lua<{ tw: number; th: number; ph: number }>(`
-      local c = require('acpchat.registry').get(...)
+      local c = require('acpchat.chat.registry').get(...)
       local tw = vim.fn.win_findbuf(c.buf)[1]
       local pw = vim.fn.win_findbuf(c.prompt_buf)[1]
       return { tw = vim.api.nvim_win_get_width(tw), th = vim.api.nvim_win_get_height(tw), ph = vim.api.nvim_win_get_height(pw) }`, [c.id]);

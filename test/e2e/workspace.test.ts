@@ -174,7 +174,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatCancel");
     await c.turns(2, 15_000);
     expect(await c.lastStop()).toBe("cancelled");
-    expect(await t.lua("return vim.tbl_count(require('acpchat.permission').open)")).toBe(0);
+    expect(await t.lua("return vim.tbl_count(require('acpchat.ask.permission').open)")).toBe(0);
   });
 
   it("runs terminals in the cwd: live tail in the tool call, output within the byte limit, gt shows the full output", async () => {
@@ -248,7 +248,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.ui.select = function(items, _, on_choice) _G.rules = #items; on_choice(items[1]) end");
     await t.nvim.command("AcpChatPermissions");
     await t.waitFor(async () => (await t.lua<number>("return _G.rules")) === 1, "the rules list");
-    expect(await t.lua("return #require('acpchat.bridge').call_sync('permissions', { chat = ... })", [c2.id])).toBe(0);
+    expect(await t.lua("return #require('acpchat.host.bridge').call_sync('permissions', { chat = ... })", [c2.id])).toBe(0);
   });
 
   it("gd opens a tool call's diff read-only; a permission question's diff opens its per-hunk review", async () => {
@@ -274,7 +274,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.ready();
     await t.nvim.command("AcpChatSend go");
     // The review opens in a tab of its own: the proposal on the right.
-    const rw = await t.waitFor(async () => t.lua<number | null>("local k = next(require('acpchat.review').open_reviews); local r = k and require('acpchat.review').open_reviews[k]; return r and r.rw and vim.api.nvim_win_is_valid(r.rw) and r.rw or nil"), "the review tab");
+    const rw = await t.waitFor(async () => t.lua<number | null>("local k = next(require('acpchat.ask.review').open_reviews); local r = k and require('acpchat.ask.review').open_reviews[k]; return r and r.rw and vim.api.nvim_win_is_valid(r.rw) and r.rw or nil"), "the review tab");
     expect(await t.lua("return vim.fn.tabpagenr('$')")).toBe(2);
     expect(await t.lua("return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(...), 0, -1, false)", [rw])).toEqual(["a", "B"]);
     await t.nvim.command("stopinsert");

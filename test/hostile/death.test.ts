@@ -37,7 +37,7 @@ describe("agent death", () => {
     process.kill(-pid, "SIGKILL");
     await h.turns(1);
     expect(await h.lastStop()).toBe("error");
-    expect(await h.t.lua("return vim.tbl_count(require('acpchat.questions').open)")).toBe(0);
+    expect(await h.t.lua("return vim.tbl_count(require('acpchat.ask.questions').open)")).toBe(0);
   });
 
   it("crash while a review is open: the review closes and nothing is written", async () => {
@@ -47,13 +47,13 @@ describe("agent death", () => {
     await h.t.lua("require('acpchat.config').options.agents.bad.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { { { request = 'fs/write_text_file', params = { path = ..., content = 'EVIL\\n' } } } } })", [file]);
     await h.t.nvim.command("AcpChatClose");
     await h.t.nvim.command("AcpChat");
-    const id = await h.t.lua<number>("return require('acpchat.registry').current().id");
-    await h.t.waitFor(async () => (await h.t.lua<string>("return require('acpchat.registry').get(...).status.state", [id])) === "ready", "ready");
-    const pid = (await h.t.lua<{ chat: number; pid: number }[]>("return require('acpchat.bridge').call_sync('chats', {})")).find((c) => c.chat === id)!.pid;
-    await h.t.lua("require('acpchat.chats').send(require('acpchat.registry').get(...), 'write')", [id]);
-    await h.t.waitFor(async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 1, "the review");
+    const id = await h.t.lua<number>("return require('acpchat.chat.registry').current().id");
+    await h.t.waitFor(async () => (await h.t.lua<string>("return require('acpchat.chat.registry').get(...).status.state", [id])) === "ready", "ready");
+    const pid = (await h.t.lua<{ chat: number; pid: number }[]>("return require('acpchat.host.bridge').call_sync('chats', {})")).find((c) => c.chat === id)!.pid;
+    await h.t.lua("require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(...), 'write')", [id]);
+    await h.t.waitFor(async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1, "the review");
     process.kill(-pid, "SIGKILL");
-    await h.t.waitFor(async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)")) === 0, "the review to close");
+    await h.t.waitFor(async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 0, "the review to close");
     await h.t.waitFor(async () => (await h.t.lua<number>("return vim.fn.tabpagenr('$')")) === 1, "the review tab to close");
     expect(readFileSync(file, "utf8")).toBe("original\n");
     expect(existsSync(file)).toBe(true);

@@ -18,7 +18,7 @@ async function busyChat(extra: Record<string, unknown> = {}) {
   await h.send("go");
   await h.turns(1);
   const agent = await h.agentPid();
-  const terms = await h.t.lua<{ pid: number }[]>("return require('acpchat.bridge').call_sync('terminal', { chat = ... })", [h.id]);
+  const terms = await h.t.lua<{ pid: number }[]>("return require('acpchat.host.bridge').call_sync('terminal', { chat = ... })", [h.id]);
   const child = Number(/child pid (\d+)/.exec(JSON.stringify(await h.trace()))?.[1]);
   const groups = [agent, terms[0]!.pid];
   expect(groups.every((p) => groupAlive(p))).toBe(true);
@@ -60,7 +60,7 @@ describe("process hygiene", () => {
   it("an interrupt sent to the node host leaves the chats running", async () => {
     const h = await start({ turns: [[{ text: "one" }], [{ text: "two" }]] });
     await h.ready();
-    const host = (await h.t.lua<{ pid: number }>("return require('acpchat.bridge').call_sync('ping', {})")).pid;
+    const host = (await h.t.lua<{ pid: number }>("return require('acpchat.host.bridge').call_sync('ping', {})")).pid;
     process.kill(host, "SIGINT");
     await new Promise((r) => setTimeout(r, 200));
     expect(pidAlive(host)).toBe(true);
@@ -80,16 +80,16 @@ describe("process hygiene", () => {
     ];
     const h = await start({ turns: [turn] });
     await h.ready();
-    const mem = () => h.t.lua<{ heap_used: number; resources: string[] }>("return require('acpchat.bridge').call_sync('memory', { gc = true })");
+    const mem = () => h.t.lua<{ heap_used: number; resources: string[] }>("return require('acpchat.host.bridge').call_sync('memory', { gc = true })");
     const nvimRss = async () => Number(/VmRSS:\s+(\d+)/.exec(require("node:fs").readFileSync(`/proc/${h.t.proc.pid}/status`, "utf8"))![1]);
     const baseline = await mem();
     const ids = [h.id];
-    for (let i = 0; i < 4; i++) ids.push(await h.t.lua<number>("vim.cmd('AcpChat!'); return require('acpchat.registry').current().id"));
-    for (const id of ids) await h.t.waitFor(async () => (await h.t.lua<string>("return require('acpchat.registry').get(...).status.state", [id])) === "ready", "ready");
+    for (let i = 0; i < 4; i++) ids.push(await h.t.lua<number>("vim.cmd('AcpChat!'); return require('acpchat.chat.registry').current().id"));
+    for (const id of ids) await h.t.waitFor(async () => (await h.t.lua<string>("return require('acpchat.chat.registry').get(...).status.state", [id])) === "ready", "ready");
     const runTurns = async (from: number, to: number) => {
       for (let n = from; n <= to; n++) {
-        await h.t.lua("for _, id in ipairs(...) do require('acpchat.chats').send(require('acpchat.registry').get(id), 'soak') end", [ids]);
-        for (const id of ids) await h.t.waitFor(async () => ((await h.t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n}`);
+        await h.t.lua("for _, id in ipairs(...) do require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(id), 'soak') end", [ids]);
+        for (const id of ids) await h.t.waitFor(async () => ((await h.t.lua<number>("return require('acpchat.chat.registry').get(...).turn_ended or 0", [id])) >= n ? true : false), `turn ${n}`);
       }
     };
     // Warm-up until the bounded parts are full (the trace ring holds 5,000 frames, a turn sends ~210).
@@ -101,8 +101,8 @@ describe("process hygiene", () => {
     process.stderr.write(`soak: node heap ${warm.heap} -> ${end.heap} bytes, nvim RSS ${warm.nvim} -> ${end.nvim} KiB\n`);
     expect(end.heap - warm.heap).toBeLessThan(1.5 * 1024 * 1024);
     expect(end.nvim - warm.nvim).toBeLessThan(8 * 1024);
-    for (const id of ids) await h.t.lua("require('acpchat.chats').close(require('acpchat.registry').get(...))", [id]);
-    await h.t.waitFor(async () => (await h.t.lua<unknown[]>("return require('acpchat.bridge').call_sync('chats', {})")).length === 0, "every chat closed");
+    for (const id of ids) await h.t.lua("require('acpchat.chat.chats').close(require('acpchat.chat.registry').get(...))", [id]);
+    await h.t.waitFor(async () => (await h.t.lua<unknown[]>("return require('acpchat.host.bridge').call_sync('chats', {})")).length === 0, "every chat closed");
     // No timers, sockets or child processes left behind.
     await h.t.waitFor(async () => (await mem()).resources.length <= baseline.resources.length, `resources back to ${JSON.stringify(baseline.resources)}`, 5_000);
   }, 240_000);

@@ -35,16 +35,16 @@ describe("data safety", () => {
     ]);
     await h.t.nvim.command("AcpChatClose");
     await h.t.nvim.command("AcpChat");
-    const id = await h.t.lua<number>("return require('acpchat.registry').current().id");
-    await h.t.waitFor(async () => (await h.t.lua<string>("return require('acpchat.registry').get(...).status.state", [id])) === "ready", "ready");
-    await h.t.lua("require('acpchat.chats').send(require('acpchat.registry').get(...), 'go')", [id]);
+    const id = await h.t.lua<number>("return require('acpchat.chat.registry').current().id");
+    await h.t.waitFor(async () => (await h.t.lua<string>("return require('acpchat.chat.registry').get(...).status.state", [id])) === "ready", "ready");
+    await h.t.lua("require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(...), 'go')", [id]);
     await h.t.waitFor(async () => (await h.t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the review");
     // The swap: sub/ becomes a link to a folder outside the cwd.
     renameSync(join(work, "sub"), join(work, "sub-old"));
     symlinkSync(outside, join(work, "sub"));
     await h.t.nvim.input("gAZZ");
-    await h.t.waitFor(async () => ((await h.t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [id])) >= 1 ? true : false), "the turn");
-    const text = (await h.t.lines(await h.t.lua<number>("return require('acpchat.registry').get(...).buf", [id]))).join("\n");
+    await h.t.waitFor(async () => ((await h.t.lua<number>("return require('acpchat.chat.registry').get(...).turn_ended or 0", [id])) >= 1 ? true : false), "the turn");
+    const text = (await h.t.lines(await h.t.lua<number>("return require('acpchat.chat.registry').get(...).buf", [id]))).join("\n");
     expect(text).toMatch(/Access denied: .*sub changed \(a symlink was swapped in\)/);
     expect(readdirSync(outside)).toEqual([]);
   });
@@ -85,7 +85,7 @@ describe("data safety", () => {
     // Accept only the agent's hunk at the end, not the ones that would undo the user's edits.
     await h.t.lua("vim.api.nvim_win_set_cursor(0, { 5, 0 })");
     await h.t.nvim.input("gaZZ");
-    await h.t.waitFor(async () => ((await h.t.lua<number>("return require('acpchat.registry').get(...).turn_ended or 0", [id])) >= 1 ? true : false), "the turn");
+    await h.t.waitFor(async () => ((await h.t.lua<number>("return require('acpchat.chat.registry').get(...).turn_ended or 0", [id])) >= 1 ? true : false), "the turn");
     const buf = await h.t.lua<number>("return vim.fn.bufnr(...)", [file]);
     expect(await h.t.lines(buf)).toEqual(["A1", "B1", "C1", "d", "AGENT"]);
     // One undo removes the agent's change; the user's own history is still there below it.

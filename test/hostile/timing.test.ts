@@ -56,7 +56,7 @@ describe("timing", () => {
     await h.ready();
     await h.send("go");
     await h.turns(1);
-    const marks = await h.t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.render').ns_blocks, 0, -1, {})", [h.buf]);
+    const marks = await h.t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_blocks, 0, -1, {})", [h.buf]);
     expect(marks).toBe(1000 + 3); // the tool calls, the turn header, the prompt, the reply header
     const text = await h.text();
     expect(text.match(/^● done · read · Tool \d+$/gm)).toHaveLength(1000);
@@ -77,7 +77,7 @@ describe("timing", () => {
     expect((await h.text()).endsWith(" END")).toBe(true);
     // The host answers at once afterwards (nothing left grinding).
     const p0 = Date.now();
-    await h.t.lua("return require('acpchat.bridge').call_sync('ping', {}, 5000)");
+    await h.t.lua("return require('acpchat.host.bridge').call_sync('ping', {}, 5000)");
     expect(Date.now() - p0).toBeLessThan(1000);
   });
 });

@@ -1,8 +1,8 @@
--- The review's hunk application (lua/acpchat/review.lua) in the one convention Node computes:
+-- The review's hunk application (lua/acpchat/ask/review.lua) in the one convention Node computes:
 -- { old_start, old_count, new_start, new_count }, 0-based, applied with nvim_buf_set_lines.
 -- Whatever the order hunks are accepted and rejected in, the result buffer is the old text with
 -- exactly the accepted hunks applied (inserted lines land where the proposal has them).
-local review = require("acpchat.review")
+local review = require("acpchat.ask.review")
 local I = review._internal
 
 --- The reference: old lines with the accepted hunks applied, built front to back.

@@ -1,7 +1,7 @@
--- `@` matching (lua/acpchat/project_files.lua) and the reading of mention tokens
--- (lua/acpchat/mentions.lua): pure functions over lists and text.
-local project_files = require("acpchat.project_files")
-local mentions = require("acpchat.mentions")
+-- `@` matching (lua/acpchat/complete/project_files.lua) and the reading of mention tokens
+-- (lua/acpchat/complete/mentions.lua): pure functions over lists and text.
+local project_files = require("acpchat.complete.project_files")
+local mentions = require("acpchat.complete.mentions")
 
 local function match(files, prefix, limit)
   local out, more

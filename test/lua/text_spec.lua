@@ -1,6 +1,6 @@
--- lua/acpchat/text.lua: blocks to lines plus highlight segments, and the winbar text, without a
+-- lua/acpchat/transcript/text.lua: blocks to lines plus highlight segments, and the winbar text, without a
 -- buffer or a window.
-local text = require("acpchat.text")
+local text = require("acpchat.transcript.text")
 
 describe("text_lines", function()
   it("prefixes every line of a text kind", function()

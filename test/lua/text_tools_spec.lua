@@ -1,8 +1,8 @@
--- lua/acpchat/text.lua on hostile and long tool calls: every line a builder makes is one line
+-- lua/acpchat/transcript/text.lua on hostile and long tool calls: every line a builder makes is one line
 -- (Neovim refuses a line with a newline, and that error used to drop the rest of a render
 -- batch), long output is folded, unfinished and failed calls say so. Plus the permission
--- question's text and choices (lua/acpchat/permission.lua), drawn from the same one-line rule.
-local text = require("acpchat.text")
+-- question's text and choices (lua/acpchat/ask/permission.lua), drawn from the same one-line rule.
+local text = require("acpchat.transcript.text")
 
 local RLO = "\226\128\174" -- U+202E RIGHT-TO-LEFT OVERRIDE
 local ZWSP = "\226\128\139" -- U+200B ZERO WIDTH SPACE
@@ -100,7 +100,7 @@ describe("tool call blocks", function()
 end)
 
 describe("permission question", function()
-  local permission = require("acpchat.permission")
+  local permission = require("acpchat.ask.permission")
   local q = {
     title = "Edit\n1: Always allow",
     kind = "edit",

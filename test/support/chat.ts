@@ -47,12 +47,12 @@ export async function withAgents(bin: NvimBin, scenarios: Record<string, Scenari
 
 /** How many chats the registry holds. */
 export function chatCount(t: TestNvim): Promise<number> {
-  return t.lua<number>("return vim.tbl_count(require('acpchat.registry').chats)");
+  return t.lua<number>("return vim.tbl_count(require('acpchat.chat.registry').chats)");
 }
 
 /** Call the Node host and wait for the answer (tests only: this is the one blocking helper). */
 export function call<T = unknown>(t: TestNvim, method: string, params: Record<string, unknown> = {}, ms = 5000): Promise<T> {
-  return t.lua<T>("return require('acpchat.bridge').call_sync(...)", [method, params, ms]);
+  return t.lua<T>("return require('acpchat.host.bridge').call_sync(...)", [method, params, ms]);
 }
 
 /** vim.ui.select answers, in order, by label substring; the prompts shown land in _G.prompts. */
@@ -104,10 +104,10 @@ export type Chat = Awaited<ReturnType<typeof chatHandle>>;
 /** The current chat of `t`, with helpers. */
 export async function chatHandle(t: TestNvim, id?: number) {
   const info = await t.lua<{ id: number; buf: number; prompt_buf: number }>(
-    "local c = (...) and require('acpchat.registry').get(...) or require('acpchat.registry').current(); return { id = c.id, buf = c.buf, prompt_buf = c.prompt_buf }",
+    "local c = (...) and require('acpchat.chat.registry').get(...) or require('acpchat.chat.registry').current(); return { id = c.id, buf = c.buf, prompt_buf = c.prompt_buf }",
     [id ?? null],
   );
-  const get = (expr: string) => t.lua(`local c = require('acpchat.registry').get(...); return ${expr}`, [info.id]);
+  const get = (expr: string) => t.lua(`local c = require('acpchat.chat.registry').get(...); return ${expr}`, [info.id]);
   const h = {
     t,
     id: info.id,
@@ -132,11 +132,11 @@ export async function chatHandle(t: TestNvim, id?: number) {
     text: async () => (await t.lines(info.buf)).join("\n"),
     promptLines: () => t.lines(info.prompt_buf),
     /** Send as :AcpChatSend does (queued when the agent is not ready). */
-    send: (text: string) => t.lua("require('acpchat.chats').send(require('acpchat.registry').get(...), select(2, ...))", [info.id, text]),
+    send: (text: string) => t.lua("require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(...), select(2, ...))", [info.id, text]),
     /** Type `text` into the prompt buffer and send it with the prompt's send key. */
     type: async (text: string) => {
       await t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, vim.split(select(2, ...), '\\n'))", [info.prompt_buf, text]);
-      await t.lua("require('acpchat.chats').send_prompt(require('acpchat.registry').get(...))", [info.id]);
+      await t.lua("require('acpchat.chat.chats').send_prompt(require('acpchat.chat.registry').get(...))", [info.id]);
     },
     lastStop: () => get("c.last_stop") as Promise<string>,
     /** Render batches applied to the transcript so far. */
@@ -151,11 +151,11 @@ export async function chatHandle(t: TestNvim, id?: number) {
     /** The transcript window's winbar as set (cut to the window's width). */
     winbar: () => get("vim.wo[vim.fn.win_findbuf(c.buf)[1]].winbar") as Promise<string>,
     /** The winbar's whole text, as a wide enough window would show it. */
-    winbarText: () => get("require('acpchat.text').winbar(c.status)") as Promise<string>,
+    winbarText: () => get("require('acpchat.transcript.text').winbar(c.status)") as Promise<string>,
     /** The prompt window's winbar (the context attached to the next prompt). */
     promptWinbar: () => get("vim.wo[vim.fn.win_findbuf(c.prompt_buf)[1]].winbar") as Promise<string>,
     /** Completion candidates for `text` typed in the prompt (/ commands, @ files). */
-    complete: (text: string) => t.lua<{ word: string; abbr?: string; menu?: string; kind?: string }[]>("return require('acpchat.complete').candidates(require('acpchat.registry').get(...), select(2, ...))", [info.id, text]),
+    complete: (text: string) => t.lua<{ word: string; abbr?: string; menu?: string; kind?: string }[]>("return require('acpchat.complete').candidates(require('acpchat.chat.registry').get(...), select(2, ...))", [info.id, text]),
     trace: () => call<{ dir: string; kind: string; method?: string; payload_json: string }[]>(t, "trace", { chat: info.id }),
     problems: async () => (await h.trace()).filter((e) => e.kind === "problem").map((e) => String(JSON.parse(e.payload_json))),
     notes: () => notes(t),
@@ -223,7 +223,7 @@ export async function replies(c: Chat): Promise<Record<string, unknown>[]> {
 
 /** How many reviews of the agent's writes are open. */
 export function reviews(t: TestNvim): Promise<number> {
-  return t.lua<number>("return vim.tbl_count(require('acpchat.review').open_reviews)");
+  return t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)");
 }
 
 /** The buffer number of the file `path` (-1 when it has no buffer). */

@@ -33,11 +33,9 @@ function tsGraph(): Map<string, string[]> {
 function luaGraph(): Map<string, string[]> {
   const g = new Map<string, string[]>();
   for (const f of files(join(ROOT, "lua/acpchat"), ".lua")) {
-    const name = f.endsWith("init.lua")
-      ? "acpchat"
-      : `acpchat.${relative(join(ROOT, "lua/acpchat"), f)
-          .replace(/\.lua$/, "")
-          .replaceAll("/", ".")}`;
+    // lua/acpchat/ask/init.lua is acpchat.ask, as require() finds it.
+    const rel = relative(join(ROOT, "lua"), f).replace(/(\/init)?\.lua$/, "");
+    const name = rel.replaceAll("/", ".");
     const deps: string[] = [];
     for (const raw of readFileSync(f, "utf8").split("\n")) {
       const line = raw.replace(/--.*$/, "");

@@ -18,7 +18,7 @@ interface Buf {
   tick: number;
 }
 
-/** The buffer primitives of lua/acpchat/workspace.lua, in memory; questions answered by `answer`. */
+/** The buffer primitives of lua/acpchat/editor/workspace.lua, in memory; questions answered by `answer`. */
 function fakeBridge(buffers: Map<string, Buf>, answer: (question: Record<string, unknown>) => unknown) {
   const calls: { method: string; params: Record<string, unknown> }[] = [];
   let questions: Questions;

@@ -1,0 +1,118 @@
+-- Node's questions to the user (the `ask` event), each to the module of its kind: permission,
+-- review, sign-in, forms. Node never waits for Lua; the answer goes back through questions.lua.
+--
+-- Every handler runs guarded: the module's ask() here, and what it defers (vim.schedule, a
+-- picker's callback) through the `guard` it is given. A handler that fails (a malformed
+-- question, a picker plugin that raises) never leaves a stack trace or a question nobody
+-- answers: the question is answered as dismissed (Node tells the agent `cancel`, or rejects)
+-- and one note says what failed.
+local questions = require("acpchat.ask.questions")
+local bridge = require("acpchat.host.bridge")
+local waiting = require("acpchat.ask.waiting")
+local text = require("acpchat.transcript.text")
+local permission = require("acpchat.ask.permission")
+local review = require("acpchat.ask.review")
+local auth = require("acpchat.ask.auth")
+local elicitation = require("acpchat.ask.elicitation")
+
+local M = {}
+
+-- Each kind's module: ask(chat_id, key, question, guard) and close(key).
+local kinds = { permission = permission, review = review, auth = auth, elicitation = elicitation }
+
+local names = { permission = "permission question", review = "review", auth = "sign-in question", elicitation = "question" }
+
+--- Question `key` failed with `err`: closed, answered as dismissed, one note (the stack goes
+--- to :AcpChatLog).
+local function failed(key, kind, err)
+  local q = questions.open[key]
+  if kinds[kind] then
+    pcall(function()
+      kinds[kind].close(key)
+    end)
+  end
+  questions.reply(key, nil)
+  if q then
+    bridge.fail(string.format("the agent's %s could not be shown, so it was dismissed", names[kind] or kind), err, q.chat)
+  end
+end
+
+--- `guard(fn)`: fn, run so that an error answers question `key` instead of escaping.
+function M.guard(key, kind)
+  return function(fn)
+    return function(...)
+      local ok, err = xpcall(fn, debug.traceback, ...)
+      if not ok then
+        failed(key, kind, err)
+      end
+    end
+  end
+end
+
+--- A question in a few words, for the winbar while it waits (waiting.lua).
+local function label(kind, q)
+  local flat = text.flat
+  if kind == "permission" then
+    return "allow: " .. flat(q.title or q.tool_call_id or "a tool call", 80)
+  elseif kind == "review" then
+    return "review the write to " .. flat(vim.fn.fnamemodify(q.path or "", ":t"), 80)
+  elseif kind == "auth" then
+    return "sign in"
+  end
+  return flat(q.message or names[kind] or kind, 80)
+end
+
+--- Long texts of questions, sent ahead of them in parts (src/nvim/questions.ts): key -> field -> parts.
+local parts = {}
+
+function M.part(key, field, text)
+  parts[key] = parts[key] or {}
+  local list = parts[key][field] or {}
+  parts[key][field] = list
+  list[#list + 1] = text
+end
+
+---@param chat_id integer
+function M.ask(chat_id, key, kind, question)
+  if type(question) == "table" and question.parts then
+    for _, field in ipairs(question.parts) do
+      question[field] = table.concat((parts[key] or {})[field] or {})
+    end
+    question.parts = nil
+  end
+  parts[key] = nil
+  local mod = kinds[kind]
+  questions.track(key, chat_id, kind)
+  if not mod then
+    -- Nobody here can answer it: say so at once rather than leave the agent waiting.
+    return questions.reply(key, nil)
+  end
+  local guard = M.guard(key, kind)
+  local function run()
+    if not questions.is_open(key) then
+      return
+    end
+    -- Where the user is when it opens is where they go back to after answering.
+    questions.track(key, chat_id, kind)
+    guard(function()
+      mod.ask(chat_id, key, question, guard)
+    end)()
+  end
+  -- The user is typing: it waits, shown in the chat's winbar and transcript (waiting.lua).
+  if waiting.typing() then
+    return waiting.hold(key, chat_id, label(kind, question), run)
+  end
+  run()
+end
+
+--- Node withdrew the question (turn cancelled, chat closed, agent gone): close its window.
+function M.dismiss(key, kind)
+  questions.forget(key)
+  waiting.drop(key)
+  local mod = kinds[kind]
+  if mod then
+    mod.close(key)
+  end
+end
+
+return M

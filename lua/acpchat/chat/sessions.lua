@@ -1,0 +1,433 @@
+-- Past sessions, modes, models and other settings, through vim.ui.select (or set directly).
+-- Picking and setting modes, models and options needs no call to Node: the chat's status (sent
+-- by Node with every change) holds what the agent offers. Setting one is sent without waiting.
+local bridge = require("acpchat.host.bridge")
+local config = require("acpchat.config")
+local registry = require("acpchat.chat.registry")
+local util = require("acpchat.util")
+local chats = require("acpchat.chat.chats")
+local text = require("acpchat.transcript.text")
+local layout = require("acpchat.chat.layout")
+
+local M = {}
+
+local function index_file()
+  return chats.index_file()
+end
+
+local function agent_spec(name)
+  local a = config.agents()[name]
+  if not a then
+    return nil
+  end
+  return chats.agent_params(name, a)
+end
+
+local function age(iso)
+  if not iso then
+    return ""
+  end
+  return iso:gsub("T", " "):sub(1, 16)
+end
+
+--- :AcpChatSessions[!] [agent]: open (or with !, delete) one of the project's sessions.
+function M.pick(agent_name, delete)
+  local chat = registry.current()
+  -- No agent named and several configured: every agent's sessions, in one list.
+  if not agent_name and #config.agent_names() > 1 then
+    return M.pick_all(delete)
+  end
+  local name = agent_name or (chat and chat.agent) or config.default_agent()
+  local spec = name and agent_spec(name)
+  if not spec then
+    return util.notify("acpchat: no agent to list sessions of", vim.log.levels.WARN)
+  end
+  local cwd = spec.cwd or chats.root()
+  util.notify("acpchat: asking " .. name .. " for its sessions…")
+  -- `chat`: an agent started to list them ends when this chat closes.
+  bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil, chat = chat and chat.id }, function(err, res)
+    if err then
+      return util.notify("acpchat: could not list the sessions of " .. name .. ": " .. err, vim.log.levels.ERROR)
+    end
+    M.choose(name, spec, cwd, res, delete)
+  end)
+end
+
+--- :AcpChatSessions with no agent: every configured agent is asked (at once; each answer is
+--- waited for, none blocks the editor), and their sessions are one list, each marked with its
+--- agent. An agent that cannot list is left out with one note.
+function M.pick_all(delete)
+  local chat = registry.current()
+  local names = config.agent_names()
+  local entries, pending, failed = {}, #names, {}
+  util.notify("acpchat: asking " .. table.concat(names, ", ") .. " for their sessions…")
+  local function done()
+    pending = pending - 1
+    if pending > 0 then
+      return
+    end
+    if #failed > 0 then
+      util.notify("acpchat: no sessions from " .. table.concat(failed, "; "), vim.log.levels.WARN)
+    end
+    if #entries == 0 then
+      return util.notify("acpchat: no past sessions of any agent here")
+    end
+    table.sort(entries, function(a, b)
+      return (a.s.updated_at or "") > (b.s.updated_at or "")
+    end)
+    vim.ui.select(entries, {
+      prompt = delete and "Delete a session:" or "Open a session:",
+      kind = "acpchat_session",
+      format_item = function(e)
+        return string.format("[%s]  %s", e.name, M.label(e.s, e.cwd))
+      end,
+    }, function(e)
+      if not e then
+        return
+      end
+      if delete then
+        local from = registry.current()
+        bridge.call("delete_session", { agent = e.spec, cwd = e.cwd, session_id = e.s.session_id, session_index = index_file(), chat = from and from.id }, function(err)
+          util.notify(err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (e.s.title or e.s.session_id)), err and vim.log.levels.ERROR or nil)
+        end)
+        return
+      end
+      local c = M.open_chat(e.s.session_id) or chats.create(e.name, { resume = e.s.session_id })
+      if c then
+        layout.show(c)
+      end
+    end)
+  end
+  for _, name in ipairs(names) do
+    local spec = agent_spec(name)
+    local cwd = spec and (spec.cwd or chats.root())
+    if not spec then
+      done()
+    else
+      bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil, chat = chat and chat.id }, function(err, res)
+        if err then
+          failed[#failed + 1] = name .. " (" .. text.flat(err, 120) .. ")"
+        elseif delete and not res.can_delete or not delete and not res.can_open then
+          failed[#failed + 1] = name .. (delete and " (cannot delete sessions)" or " (cannot load or resume sessions)")
+        else
+          for _, x in ipairs(res.sessions) do
+            entries[#entries + 1] = { name = name, spec = spec, cwd = cwd, s = x }
+          end
+        end
+        done()
+      end)
+    end
+  end
+end
+
+--- The session already open in a chat, if any.
+local function open_chat(session_id)
+  for _, c in pairs(registry.chats) do
+    if c.status and c.status.session_id == session_id then
+      return c
+    end
+  end
+end
+
+--- How a session reads in the pickers.
+local function session_label(s, cwd)
+  local open = open_chat(s.session_id) and "  [open]" or ""
+  return string.format("%s  %s  %s%s", age(s.updated_at), s.title or s.session_id, vim.fn.fnamemodify(s.cwd or cwd, ":~"), open)
+end
+M.open_chat, M.label = open_chat, session_label
+
+--- The picker's last entry when the agent can rename sessions (unstable session/set_title).
+M.rename_entry = { rename = true }
+M.rename_label = "✎ Rename a session…"
+
+--- Rename session `s` of `name`: asks for the title (the current one to edit), then tells the
+--- agent (session/set_title); the title the agent stored is the one shown from then on.
+---@param cwd string
+function M.rename(name, spec, cwd, s)
+  vim.ui.input({ prompt = "New title: ", default = s.title or "" }, function(title)
+    if not title or vim.trim(title) == "" or title == s.title then
+      return
+    end
+    bridge.call("rename_session", { agent = spec, cwd = cwd, session_id = s.session_id, title = title, session_index = index_file(), unstable = true }, function(err, r)
+      if err then
+        return util.notify("acpchat: could not rename: " .. err, vim.log.levels.ERROR)
+      end
+      s.title = r.title
+      util.notify(string.format("acpchat: renamed to “%s”", r.title))
+    end)
+  end)
+end
+
+---@param cwd string
+function M.choose(name, spec, cwd, res, delete)
+  if #res.sessions == 0 then
+    return util.notify("acpchat: no past sessions of " .. name .. " in " .. cwd)
+  end
+  if delete and not res.can_delete then
+    return util.notify("acpchat: " .. name .. " cannot delete sessions", vim.log.levels.WARN)
+  end
+  if not delete and not res.can_open then
+    return util.notify("acpchat: " .. name .. " cannot load or resume sessions", vim.log.levels.WARN)
+  end
+  -- Renaming (option `unstable`, when the agent supports it) is the picker's last entry.
+  local items = vim.list_extend({}, res.sessions)
+  if res.can_rename and not delete then
+    items[#items + 1] = M.rename_entry
+  end
+  vim.ui.select(items, {
+    prompt = (delete and "Delete a session of " or "Open a session of ") .. name .. ":",
+    kind = "acpchat_session",
+    format_item = function(s)
+      return s.rename and M.rename_label or session_label(s, cwd)
+    end,
+  }, function(s)
+    if not s then
+      return
+    end
+    if s.rename then
+      return vim.ui.select(res.sessions, {
+        prompt = "Rename a session of " .. name .. ":",
+        kind = "acpchat_session",
+        format_item = function(x)
+          return session_label(x, cwd)
+        end,
+      }, function(x)
+        if x then
+          M.rename(name, spec, cwd, x)
+        end
+      end)
+    end
+    if delete then
+      local from = registry.current()
+      bridge.call("delete_session", { agent = spec, cwd = cwd, session_id = s.session_id, session_index = index_file(), chat = from and from.id }, function(err)
+        util.notify(err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (s.title or s.session_id)), err and vim.log.levels.ERROR or nil)
+      end)
+      return
+    end
+    -- Already open in a chat: go there.
+    local c = open_chat(s.session_id) or chats.create(name, { resume = s.session_id })
+    if c then
+      layout.show(c)
+    end
+  end)
+end
+
+local function need_chat()
+  return registry.need()
+end
+
+--- Send a setting to the agent; a failure is one line, when it comes.
+local function text_flat(x)
+  return text.flat(x, 80)
+end
+
+--- A mode or option change: the error, or one line saying it is done (it was silent).
+local function try(method, params)
+  bridge.call(method, params, function(err)
+    if err then
+      return util.notify("acpchat: " .. err, vim.log.levels.ERROR)
+    end
+    if method == "set_mode" then
+      util.notify("acpchat: mode set to " .. text_flat(params.mode))
+    elseif method == "set_option" then
+      util.notify("acpchat: " .. text_flat(params.option) .. " set to " .. text_flat(tostring(params.value)))
+    end
+  end)
+end
+
+local function modes_of(c)
+  return (c.status and c.status.modes) or { available = {} }
+end
+
+--- Options (and legacy models) as the status mirror has them.
+local function options_of(c)
+  local s = c.status or {}
+  return { options = s.options or {}, legacy_models = s.legacy_models }
+end
+
+--- `id` is one of `valid`; else say which are.
+local function check(what, id, valid)
+  if vim.tbl_contains(valid, id) then
+    return true
+  end
+  util.notify(string.format("acpchat: no %s %q; valid: %s", what, id, #valid > 0 and table.concat(valid, ", ") or "(none offered)"), vim.log.levels.WARN)
+  return false
+end
+
+--- :AcpChatMode [id]
+function M.mode(id)
+  local c = need_chat()
+  if not c then
+    return
+  end
+  local modes = modes_of(c)
+  if id and id ~= "" then
+    local valid = vim.tbl_map(function(m)
+      return m.id
+    end, modes.available)
+    if check("mode", id, valid) then
+      try("set_mode", { chat = c.id, mode = id })
+    end
+    return
+  end
+  if #modes.available == 0 then
+    return util.notify("acpchat: " .. c.agent .. " has no modes")
+  end
+  vim.ui.select(modes.available, {
+    prompt = "Mode:",
+    format_item = function(m)
+      return (m.id == modes.current and "● " or "  ") .. m.name .. (m.description and (" — " .. m.description) or "")
+    end,
+  }, function(m)
+    if m then
+      try("set_mode", { chat = c.id, mode = m.id })
+    end
+  end)
+end
+
+local function pick_value(c, opt)
+  vim.ui.select(opt.values, {
+    prompt = opt.name .. ":",
+    format_item = function(v)
+      return (v.value == opt.current and "● " or "  ") .. v.name
+    end,
+  }, function(v)
+    if v ~= nil then
+      try("set_option", { chat = c.id, option = opt.id, value = v.value })
+    end
+  end)
+end
+
+--- The model setting: a config option of category "model", or the legacy models list.
+local function model_option(opts)
+  for _, o in ipairs(opts.options) do
+    if o.category == "model" then
+      return o
+    end
+  end
+  if opts.legacy_models then
+    return { id = "__legacy_model", name = "Model", current = opts.legacy_models.current, values = opts.legacy_models.values }
+  end
+end
+
+--- :AcpChatModel [id]
+function M.model(id)
+  local c = need_chat()
+  if not c then
+    return
+  end
+  local opt = model_option(options_of(c))
+  if not opt then
+    return util.notify("acpchat: " .. c.agent .. " offers no model choice")
+  end
+  if id and id ~= "" then
+    local valid = vim.tbl_map(function(v)
+      return tostring(v.value)
+    end, opt.values)
+    if check("model", id, valid) then
+      try("set_option", { chat = c.id, option = opt.id, value = id })
+    end
+    return
+  end
+  pick_value(c, opt)
+end
+
+--- :AcpChatOption [id] [value]
+function M.option(id, value)
+  local c = need_chat()
+  if not c then
+    return
+  end
+  local opts = options_of(c).options
+  if #opts == 0 then
+    return util.notify("acpchat: " .. c.agent .. " has no options")
+  end
+  local function by_id(x)
+    for _, o in ipairs(opts) do
+      if o.id == x then
+        return o
+      end
+    end
+  end
+  if id and id ~= "" then
+    local o = by_id(id)
+    if not o then
+      return check("option", id, vim.tbl_map(function(x)
+        return x.id
+      end, opts))
+    end
+    if value and value ~= "" then
+      local valid = vim.tbl_map(function(v)
+        return tostring(v.value)
+      end, o.values)
+      if check("value of " .. id, value, valid) then
+        try("set_option", { chat = c.id, option = id, value = value })
+      end
+      return
+    end
+    return pick_value(c, o)
+  end
+  vim.ui.select(opts, {
+    prompt = "Option:",
+    format_item = function(o)
+      local cur = o.current
+      for _, v in ipairs(o.values) do
+        if v.value == o.current then
+          cur = v.name
+        end
+      end
+      return string.format("%s: %s", o.name, tostring(cur))
+    end,
+  }, function(o)
+    if o then
+      pick_value(c, o)
+    end
+  end)
+end
+
+--- Completion for :AcpChatMode, :AcpChatModel and :AcpChatOption.
+function M.complete(kind)
+  return function(arglead, cmdline)
+    local c = registry.current()
+    if not c then
+      return {}
+    end
+    local ok, items = pcall(function()
+      if kind == "mode" then
+        return vim.tbl_map(function(m)
+          return m.id
+        end, modes_of(c).available)
+      end
+      local opts = options_of(c)
+      if kind == "model" then
+        local o = model_option(opts)
+        return o and vim.tbl_map(function(v)
+          return tostring(v.value)
+        end, o.values) or {}
+      end
+      local words = vim.split(cmdline, "%s+", { trimempty = true })
+      if #words >= 3 or (#words == 2 and cmdline:match("%s$")) then
+        for _, o in ipairs(opts.options) do
+          if o.id == words[2] then
+            return vim.tbl_map(function(v)
+              return tostring(v.value)
+            end, o.values)
+          end
+        end
+        return {}
+      end
+      return vim.tbl_map(function(o)
+        return o.id
+      end, opts.options)
+    end)
+    if not ok then
+      return {}
+    end
+    return vim.tbl_filter(function(x)
+      return vim.startswith(x, arglead)
+    end, items)
+  end
+end
+
+return M
+

@@ -1,0 +1,239 @@
+-- Lua's side of the contract with the Node host (src/nvim/contract.ts; names in
+-- lua/acpchat/host/contract.lua, generated from it):
+--   * Lua never waits on Node. Calls are RPC notifications; a call that wants an answer passes a
+--     callback, run when the `result` event comes back (like vim.lsp's requests).
+--   * Node's events (render batches, questions, results) arrive through M.receive; its buffer
+--     requests through M.answer, which answer at once and never wait on the user.
+--   * Keys are snake_case on the wire and values never vim.NIL (Node drops nulls).
+-- The host is this plugin's own `node` process, started in the background on first use: the
+-- editor never waits for it to start either (calls made meanwhile wait in its pipe).
+local contract = require("acpchat.host.contract")
+local notify = require("acpchat.notify")
+
+local M = {}
+
+-- The plugin's root: this file is lua/acpchat/host/bridge.lua.
+M.root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h:h")
+M.rplugin = M.root .. "/rplugin/node/acpchat"
+M.cli = M.root .. "/node_modules/neovim/bin/cli.js"
+M.bundle = M.root .. "/dist/acpchat.cjs"
+
+local allowed = {}
+for _, m in ipairs(contract.calls) do
+  allowed[m] = true
+end
+local method_name = M.rplugin .. ":function:" .. contract.notify_function
+
+---@type integer?
+M.channel = nil
+--- Bumped each time a host starts: chats opened in an earlier host must be opened again.
+M.generation = 0
+local callbacks = {}
+local next_ref = 1
+
+local function report(msg, level)
+  notify.notify(msg, level or vim.log.levels.ERROR)
+end
+
+--- The host's command line. `env -u` keeps the editor's RPC address ($NVIM, which Neovim sets
+--- for every job) from the host and so from every agent and terminal it starts.
+function M.command()
+  local node = vim.g.acpchat_node or vim.fn.exepath("node")
+  if node == "" then
+    return nil, "`node` is not on PATH (acp-chat.nvim needs Node.js 20 or newer)"
+  end
+  if not vim.uv.fs_stat(M.cli) or not vim.uv.fs_stat(M.bundle) then
+    return nil, "the plugin is not built: run `npm ci && npm run build` in " .. M.root
+  end
+  local cmd = { node, M.cli }
+  if vim.fn.executable("env") == 1 then
+    cmd = vim.list_extend({ "env", "-u", "NVIM", "-u", "NVIM_LISTEN_ADDRESS" }, cmd)
+  end
+  return cmd
+end
+
+--- Start the host if it is not running. Returns the channel, or nil after telling the user why.
+---@return integer? channel
+function M.start()
+  if M.channel then
+    return M.channel
+  end
+  local cmd, err = M.command()
+  if not cmd then
+    report("acpchat: " .. err)
+    return nil
+  end
+  local stderr = {}
+  local ok, chan = pcall(vim.fn.jobstart, cmd, {
+    rpc = true,
+    on_stderr = function(_, data)
+      for _, l in ipairs(data or {}) do
+        if l ~= "" then
+          stderr[#stderr + 1] = l
+          if #stderr > 20 then
+            table.remove(stderr, 1)
+          end
+        end
+      end
+    end,
+    on_exit = function(_, code)
+      vim.schedule(function()
+        M.on_host_exit(code, stderr)
+      end)
+    end,
+  })
+  if not ok or chan <= 0 then
+    report("acpchat: could not start the Node host: " .. tostring(chan))
+    return nil
+  end
+  M.channel = chan
+  M.generation = M.generation + 1
+  return chan
+end
+
+--- The host is gone: pending calls fail, every chat of it shows as crashed.
+---@param code integer
+---@param stderr string[]
+function M.on_host_exit(code, stderr)
+  M.channel = nil
+  local pending = callbacks
+  callbacks = {}
+  local why = string.format("the plugin's Node host exited (code %s)%s", tostring(code), #stderr > 0 and (": " .. stderr[#stderr]) or "")
+  for _, cb in pairs(pending) do
+    pcall(cb, why, nil)
+  end
+  if M.on_exit and (vim.v.exiting == nil or vim.v.exiting == vim.NIL) then
+    M.on_exit(why)
+  end
+end
+
+--- Call `method` on Node. `cb(err, result)`, if given, runs when the answer arrives; without
+--- one, a failure is shown to the user by Node. Never waits.
+---@param method string a name from contract.calls
+---@param params table?
+---@param cb fun(err: string?, result: any)?
+function M.call(method, params, cb)
+  assert(allowed[method], "acpchat: not a contract method: " .. tostring(method))
+  -- These only make sense to the host that asked or holds the chat: never start one for them.
+  if not M.channel and (method == "reply" or method == "close" or method == "shutdown" or method == "log" or method == "cancel") then
+    if cb then
+      cb("the Node host is not running", nil)
+    end
+    return false
+  end
+  local chan = M.start()
+  if not chan then
+    if cb then
+      cb("the Node host is not running", nil)
+    end
+    return false
+  end
+  local ref
+  if cb then
+    ref = next_ref
+    next_ref = next_ref + 1
+    callbacks[ref] = cb
+  end
+  local ok, err = pcall(vim.rpcnotify, chan, method_name, { method, params or vim.empty_dict(), ref })
+  if not ok then
+    callbacks[ref or -1] = nil
+    if cb then
+      cb(tostring(err), nil)
+    else
+      report("acpchat: " .. tostring(err))
+    end
+    return false
+  end
+  return true
+end
+
+--- For :checkhealth and tests only: call and wait up to `ms` for the answer. Blocks the editor
+--- (like vim.lsp's *_sync helpers); never used on a path the user drives.
+---@param method string
+---@param params table
+---@param ms integer
+---@return any result
+---@return string? err
+function M.call_sync(method, params, ms)
+  local done, e, r = false, nil, nil
+  M.call(method, params, function(err, res)
+    done, e, r = true, err, res
+  end)
+  vim.wait(ms or 5000, function()
+    return done
+  end, 5)
+  if not done then
+    error("acpchat: no answer to " .. method .. " within " .. tostring(ms or 5000) .. " ms", 0)
+  end
+  if e then
+    error(e, 0)
+  end
+  return r
+end
+
+--- Events whose handlers live elsewhere (events.lua registers them: the bridge depends on
+--- nothing of the plugin's, so no module that calls Node is required from here).
+---@type table<string, fun(payload: table)>
+M.handlers = {}
+---@type fun(why: string)?
+M.on_exit = nil
+
+-- The answers to calls; the other events come from M.handlers.
+local events = {
+  ---@param p { ref: integer, ok: boolean, value: any, error: string? }
+  result = function(p)
+    local cb = callbacks[p.ref]
+    callbacks[p.ref] = nil
+    if cb then
+      if p.ok then
+        cb(nil, p.value)
+      else
+        cb(p.error or "failed", nil)
+      end
+    end
+  end,
+}
+
+--- Node -> Lua buffer requests: they answer at once.
+---@type table<string, fun(params: table): table>
+M.requests = {}
+
+--- Entry point of every Node event (nvim_exec_lua notification).
+---@param event string an event of the contract (contract.events)
+---@param payload table
+function M.receive(event, payload)
+  local handler = events[event] or M.handlers[event]
+  if not handler then
+    return report("acpchat: unknown event from Node: " .. tostring(event))
+  end
+  local ok, err = xpcall(handler, debug.traceback, payload)
+  if not ok then
+    M.fail(string.format("%s failed", event), err, payload and payload.chat)
+  end
+end
+
+--- One line for the user; the details (a traceback) go to the chat's trace (:AcpChatLog).
+---@param what string
+---@param err any
+---@param chat_id integer?
+function M.fail(what, err, chat_id)
+  local first = tostring(err):match("^[^\n]*"):gsub("^.-:%d+: ", "")
+  report(string.format("acpchat: %s: %s (details: :AcpChatLog)", what, first))
+  if M.channel then
+    M.call("log", { chat = chat_id, message = what .. ": " .. first, details = tostring(err) })
+  end
+end
+
+--- Entry point of Node's buffer requests (nvim_exec_lua request); errors go back to Node.
+---@param method string a buffer request (contract.requests)
+---@param params table
+---@return any
+function M.answer(method, params)
+  local handler = M.requests[method]
+  if not handler then
+    error("unknown request " .. tostring(method))
+  end
+  return handler(params)
+end
+
+return M

@@ -1,0 +1,72 @@
+---@meta
+-- The Lua state the plugin's modules share, for lua-language-server: no code, never required.
+-- What crosses the wire is declared in _meta/contract.lua (acpchat.wire.*, generated from
+-- src/nvim/contract.ts); the chat table below is Lua's own view of one chat, written by the
+-- modules named at each field.
+
+---@class acpchat.Chat
+---@field id integer                 registry.new_id(); also the chat's id in Node
+---@field agent string               the agent's name (a key of config.agents())
+---@field spec acpchat.AgentSpec     the agent's resolved configuration, sent to Node on open
+---@field tab integer                the tabpage it was last shown in (registry.mark_shown)
+---@field cwd string                 the session's folder
+---@field buf integer                the transcript buffer
+---@field prompt_buf integer         the prompt buffer
+---@field context acpchat.wire.ContextItem[] what waits for the next prompt (:AcpChatAdd, @ mentions)
+---@field status? acpchat.wire.StatusView the last status Node sent (events.lua, render.lua's `meta`)
+---@field generation? integer        bridge.generation when it was opened: a host restart is seen
+---@field sending? string            a prompt sent but not yet taken by Node (chats.lua)
+---@field continuing? string         a restart continuing the session ("resume" or "load")
+---@field shown? integer             order in which chats were last shown (registry.lua)
+---@field render? acpchat.RenderState where each block is (blocks.lua, render.lua)
+---@field past_render? (acpchat.RenderState|false)[] one per restart, for clips drawn before it
+---@field render_backlog? table[]   render ops left for the next turn of the loop (a batch
+---                                 draws at most a few ms per turn)
+---@field batches? integer           render batches applied (the benchmark counts them)
+---@field turn_ended? integer        turns ended, counted by render.lua
+---@field last_stop? string          the last turn's stop reason
+---@field history_shown? boolean     the local history was drawn (a resume without replay)
+---@field queue_shown? string        the queued prompts the winbar shows, as a key
+---@field unseen? boolean            new text arrived below a window scrolled up (layout.lua)
+---@field followed? string           the location follow-along showed last (follow.lua)
+---@field history_at? integer        prompt history: the entry shown (0: the draft)
+---@field history_draft? string[]    prompt history: what was typed before stepping back
+---@field lsp_client? integer        the prompt's in-process language server (complete/init.lua)
+---@field menu_mode? string          how completion opens its menu in this chat
+---@field subagent_watch? boolean    subagents.lua's autocmds are set for this chat
+
+---@class acpchat.AgentSpec
+---@field command string
+---@field args? string[]
+---@field env? table<string, string>
+---@field cwd? string
+
+--- Where the blocks of a transcript are (blocks.state).
+---@class acpchat.RenderState
+---@field blocks table<string, acpchat.BlockMark> block id -> where it is
+---@field order string[]             block ids, top to bottom
+
+---@class acpchat.BlockMark
+---@field mark integer               extmark at the block's first row (blocks.ns)
+---@field type string                the block's type ("text", "tool", ...)
+---@field index integer              its place in `order`
+---@field sep integer                blank rows above it
+---@field tool_call_id? string     a tool call's id (gd asks Node for its diffs)
+---@field view? acpchat.wire.BlockView|acpchat.ViewState the block as Node described it, kept
+---                                 for blocks redrawn in place (render.keeps_view)
+---@field subagent? table           a subagent block's view, for its fold (subagents.lua)
+
+--- What Lua adds to a block's view.
+---@class acpchat.ViewState
+---@field expanded? boolean          the user unfolded its output (text.toggle_expanded)
+
+--- Lines with highlight segments, made by text_builder.builder().
+---@class acpchat.Builder
+---@field lines string[]
+---@field hls acpchat.Highlight[]
+---@field add fun(line: string, group?: string): integer
+---@field hl fun(row: integer, col_start: integer, col_end: integer, group: string)
+---@field [string] any              the caller's own bookkeeping (`extra`)
+
+--- { row, col_start, col_end, group }; col_end -1: to the end of the line.
+---@alias acpchat.Highlight [integer, integer, integer, string]
