@@ -1,10 +1,10 @@
 /**
- * The EditorPort on Neovim: the effects at the edge of the write path. What a read or a write
- * does is decided in src/workspace/ (write-plan.ts, pure); this adapter only gathers the state
- * it decides on (a buffer's state through the bridge's primitives, or the disk), carries out
- * the action, and asks the user through the bridge without waiting on Lua (see contract.ts).
+ * The EditorPort on Neovim: the effects at the edge of the write path. What a write does is
+ * decided and carried out in src/workspace/ (write-plan.ts, pure; write-loop.ts, its rounds
+ * over a BufferPort); this adapter gives it Neovim's buffers through the bridge's primitives,
+ * reads files for the agent, and asks the user through the bridge without waiting on Lua
+ * (see contract.ts): permission questions, sign-in, forms.
  */
-import { basename } from "node:path";
 import type { EditorPort, PermissionAnswer } from "../client/editor-port.js";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import type {
@@ -15,36 +15,16 @@ import type {
   RequestPermissionRequest,
   WriteTextFileRequest,
 } from "../protocol/schema.js";
-import { compactInput, oneLine } from "../render/view-model.js";
-import { rememberOldSide, summarizeDiff } from "../render/diff-summary.js";
-import { authChoices, formContent, formView, urlView, type FormView } from "../render/question-view.js";
+import { compactInput } from "../view/view-model.js";
+import { oneLine } from "../session/one-line.js";
+import { rememberOldSide, summarizeDiff } from "../view/diff-summary.js";
+import { authChoices, formContent, formView, urlView, type FormView } from "../view/question-view.js";
 import { Redactor } from "../trace/redact.js";
-import {
-  DEFAULT_MAX_READ_BYTES,
-  diskSnapshot,
-  stillIs,
-  writeIfUnchanged,
-  type DiskSnapshot,
-} from "../workspace/disk.js";
+import { DEFAULT_MAX_READ_BYTES, diskSnapshot } from "../workspace/disk.js";
 import { readFileWindow, textWindow } from "../workspace/files.js";
-import { resolveThroughLinks } from "../workspace/path-boundary.js";
-import { sameText, joinText } from "../workspace/text-codec.js";
-import {
-  acceptedHunks,
-  approvalCovers,
-  bufferText,
-  commitFor,
-  currentText,
-  decideSync,
-  decideWrite,
-  hasNul,
-  rebase,
-  reviewQuestion,
-  type BufferState,
-  type Commit,
-  type Current,
-  type WriteMode,
-} from "../workspace/write-plan.js";
+import { joinText } from "../workspace/text-codec.js";
+import { bufferText, hasNul, type BufferState, type WriteMode } from "../workspace/write-plan.js";
+import { WriteLoop, type BufferPort, type WriteOutcome } from "../workspace/write-loop.js";
 import type { Bridge } from "./bridge.js";
 import { readBuffer } from "./buffer-reader.js";
 import { liveFiles } from "./live-files.js";
@@ -52,27 +32,7 @@ import { PartialEdits } from "./permission-review.js";
 import type { QuestionKind } from "./contract.js";
 import type { Questions } from "./questions.js";
 
-export type { WriteMode };
-
-/** What a write did, for the agent's response and the user. */
-export interface WriteOutcome {
-  written: "buffer" | "disk" | "nothing";
-  /** The buffer was also written to disk (write mode "save"). */
-  saved?: boolean;
-  /** Hunks of the proposal that were accepted, of how many (after a review). */
-  accepted?: number;
-  hunks?: number;
-  message: string;
-}
-
-interface Approval {
-  path: string;
-  oldText?: string | null;
-  newText: string;
-}
-
-/** How many answered rounds a write may take (a review shown again after a concurrent change). */
-const MAX_ROUNDS = 4;
+export type { WriteMode, WriteOutcome };
 
 /** A diff as a tool call carries it (ACP `diff` content). */
 export interface ToolDiff {
@@ -85,8 +45,8 @@ export interface ToolDiff {
 const MAX_OLD_SIDES = 128;
 
 export class NvimPort implements EditorPort {
-  /** Edits the user approved in a permission prompt's diff, waiting for their write. */
-  private approvals: Approval[] = [];
+  /** Writes and syncs over the editor's buffers (src/workspace/write-loop.ts). */
+  private readonly writer: WriteLoop;
   /** Edits reviewed hunk by hunk in a permission question, waiting for their write or their tool call's end. */
   private readonly partials = new PartialEdits();
   /** Hides secrets in the agent's questions: the chat's (set by its host), else key-like values only. */
@@ -106,7 +66,13 @@ export class NvimPort implements EditorPort {
     private readonly chatId: number,
     private readonly maxReadBytes = DEFAULT_MAX_READ_BYTES,
     private readonly writeMode: WriteMode = "review",
-  ) {}
+  ) {
+    this.writer = new WriteLoop(
+      nvimBuffers(bridge, (q, signal) => this.ask("review", q, signal)),
+      writeMode,
+      maxReadBytes,
+    );
+  }
 
   private ask<T>(kind: QuestionKind, question: unknown, signal: AbortSignal): Promise<T | undefined> {
     return this.questions.ask<T>(this.chatId, kind, question, signal);
@@ -130,17 +96,6 @@ export class NvimPort implements EditorPort {
     return { content: textWindow({ lines: r.lines, eol }, req.line ? 1 : null, req.limit) };
   }
 
-  /** What the file is now: its buffer when loaded (with the disk too, for "save"), else the disk. */
-  private async current(path: string, withDisk: boolean): Promise<Current> {
-    const r = await readBuffer(this.bridge, path);
-    if (r.loaded) {
-      const { loaded: _, lineCount: __, ...buffer } = r;
-      const disk = withDisk ? await diskSnapshot(path, this.maxReadBytes).catch(() => undefined) : undefined;
-      return { kind: "buffer", buffer: buffer as BufferState, disk };
-    }
-    return { kind: "disk", disk: await diskSnapshot(path, this.maxReadBytes) };
-  }
-
   /**
    * fs/write_text_file, one step: the state is gathered, write-plan.ts decides (refuse, nothing
    * to do, review, or commit), and the commit lands only if the text is still the one it was
@@ -149,7 +104,16 @@ export class NvimPort implements EditorPort {
    * they cannot be, nothing is written and both the agent and the user are told.
    */
   async writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<WriteOutcome> {
-    const outcome = await this.write(req, signal);
+    const path = req.path;
+    // Reviewed hunk by hunk in the permission question: only the accepted hunks are written.
+    const partial = this.partials.forWrite(path, req.content);
+    // Rejected whole in the review of a call that was allowed for another file's sake.
+    if (partial && partial.edit.accepted === 0)
+      throw new RpcError(
+        ErrorCodes.InternalError,
+        `The user rejected the change to ${path} in the permission review; nothing was written`,
+      );
+    const outcome = await this.writer.write(path, req.content, partial, signal);
     // Truthful: content the agent asked to save that is not on disk is not a success.
     // With "review", an accepted change that could not be saved waits in the buffer (said in words).
     if (outcome.saved === false && this.writeMode === "save")
@@ -157,162 +121,13 @@ export class NvimPort implements EditorPort {
     return outcome;
   }
 
-  /** A write, with what it did. */
-  async write(req: WriteTextFileRequest, signal: AbortSignal): Promise<WriteOutcome> {
-    const path = req.path;
-    let content = req.content;
-    let refresh = false;
-    // Reviewed hunk by hunk in the permission question: only the accepted hunks are written.
-    const partial = this.partials.forWrite(path, content);
-    // Rejected whole in the review of a call that was allowed for another file's sake.
-    if (partial && partial.edit.accepted === 0)
-      throw new RpcError(
-        ErrorCodes.InternalError,
-        `The user rejected the change to ${path} in the permission review; nothing was written`,
-      );
-    if (partial) content = partial.content;
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const current = await this.current(path, this.writeMode !== "buffer");
-      const now = currentText(current);
-      // Approved in the permission review only when the write is what was shown there.
-      const approved =
-        (partial?.exact === true && round === 0) ||
-        (!refresh && now !== undefined && this.takeApproval(path, now, content));
-      const plan = decideWrite({ path, content, current, mode: this.writeMode, approved, refresh });
-      if (plan.action === "refuse") throw new RpcError(ErrorCodes.InternalError, plan.message);
-      if (plan.action === "unchanged")
-        return { written: "nothing", message: `${path} already has this content; nothing to write` };
-      let commit: Commit;
-      let accepted: number | undefined;
-      const total = plan.prepared.diff.hunks.length;
-      if (plan.action === "review") {
-        const answer = await this.ask<unknown>("review", reviewQuestion(plan.prepared, plan.reason), signal);
-        if (signal.aborted) throw new RpcError(ErrorCodes.RequestCancelled, `the write to ${path} was cancelled`);
-        const chosen = acceptedHunks(plan.prepared.diff.hunks, answer);
-        if (chosen.length === 0)
-          throw new RpcError(ErrorCodes.InternalError, `The user rejected the change to ${path}; nothing was written`);
-        commit = commitFor(plan.prepared, chosen);
-        accepted = chosen.length;
-      } else {
-        commit = plan.commit;
-      }
-      const done = await this.perform(commit);
-      const why =
-        current.kind === "buffer" && current.buffer.modified
-          ? "its buffer holds the user's own unsaved edits"
-          : this.writeMode === "buffer"
-            ? 'the client writes to buffers only (write = "buffer")'
-            : "the file changed on disk behind its buffer";
-      if (done)
-        return {
-          ...done,
-          accepted,
-          hunks: plan.action === "review" ? total : undefined,
-          message: describe(path, done, accepted, total, why),
-        };
-      if (plan.action !== "review") continue; // raced with a change: decide again on the new text
-      // The text changed while the user reviewed: carry what they accepted over to it.
-      const fresh = currentText(await this.current(path, false));
-      const merged = fresh && rebase(commit.base.text, commit.result, fresh);
-      if (!merged) {
-        const why = `${path} changed while its review was open, in the same lines as the agent's change; nothing was written`;
-        // The note leads with what happened: a narrow command line keeps only its start.
-        this.bridge.emit("notify", {
-          message: `acpchat: not written, the agent was told: ${basename(path)} changed in the same lines during the review`,
-          level: "warn",
-        });
-        throw new RpcError(ErrorCodes.InternalError, `${why}. Read the file again and redo the change.`);
-      }
-      if (sameText(merged, fresh))
-        return { written: "nothing", message: `${path} already has the accepted changes; nothing to write` };
-      content = joinText(merged);
-      refresh = true;
-    }
-    throw new RpcError(
-      ErrorCodes.InternalError,
-      `${path} kept changing while it was being written; nothing was written`,
-    );
-  }
-
-  /** Carry out a commit; undefined when the text is no longer the one it was computed against. */
-  private async perform(c: Commit): Promise<Omit<WriteOutcome, "message"> | undefined> {
-    if (c.to === "buffer") {
-      const r = await this.bridge.request("bufferApply", { path: c.path, tick: c.tick, edits: c.edits, eol: c.eol });
-      if (r.result !== "applied") return undefined;
-      if (!c.save) return { written: "buffer" };
-      // Vim's :write would ask (y/n) when the file's time changed, and stop the editor: Node
-      // checks the disk instead, right before the save, which then skips Vim's check.
-      if (c.expectedDisk && !(await stillIs(c.path, c.expectedDisk, this.maxReadBytes))) {
-        return {
-          written: "buffer",
-          saved: false,
-          error: `${c.path} changed on disk meanwhile; the change is in the buffer, not saved`,
-        } as Omit<WriteOutcome, "message">;
-      }
-      const s = await this.bridge.request("bufferSave", { path: c.path, tick: r.tick });
-      if (s.result === "saved") return { written: "buffer", saved: true };
-      return { written: "buffer", saved: false, ...("error" in s ? { error: s.error } : {}) } as Omit<
-        WriteOutcome,
-        "message"
-      >;
-    }
-    // A buffer opened on the file meanwhile holds the editor's text now: decide again.
-    const b = await this.bridge.request("bufferState", { path: c.path, first: 0, last: 0 });
-    if (b.loaded) return undefined;
-    const w = await writeIfUnchanged(c.path, c.bytes, c.expected, this.maxReadBytes);
-    if (w.result === "changed") return undefined;
-    this.bridge.emit("reload", { path: c.path });
-    return { written: "disk" };
-  }
-
-  /** Take (once) an approval that covers exactly this write. */
-  private takeApproval(path: string, now: ReturnType<typeof currentText> & object, content: string): boolean {
-    const i = this.approvals.findIndex((a) => a.path === path && approvalCovers(a, now, content));
-    if (i < 0) return false;
-    this.approvals.splice(i, 1);
-    return true;
-  }
-
   /**
    * After a tool call that touched these files ended: buffers that fell behind the disk (the
    * agent wrote the file itself) are reloaded when they hold no edits of the user's; with
-   * edits, the user gets one review of their buffer against the disk and chooses. Resolves
-   * when every file is settled (a question answered, or withdrawn by `signal`).
+   * edits, the user gets one review of their buffer against the disk and chooses.
    */
-  async syncBuffers(paths: readonly string[], signal: AbortSignal): Promise<void> {
-    for (const path of new Set(paths)) {
-      const st = await readBuffer(this.bridge, path, { probeDisk: true });
-      if (!st.loaded) continue;
-      let disk: DiskSnapshot;
-      try {
-        disk = await diskSnapshot(path, this.maxReadBytes);
-      } catch {
-        continue;
-      }
-      const { loaded: _, lineCount: __, ...buffer } = st;
-      const plan = decideSync(path, buffer as BufferState, disk);
-      if (plan.action === "reload") await this.bridge.request("bufferReload", { path });
-      if (plan.action !== "review") continue;
-      const answer = await this.ask<unknown>("review", reviewQuestion(plan.prepared, "disk"), signal);
-      if (answer === undefined || signal.aborted) continue;
-      const chosen = acceptedHunks(plan.prepared.diff.hunks, answer);
-      const c = commitFor(plan.prepared, chosen);
-      if (c.to !== "buffer") continue;
-      const markSaved = sameText(c.result, plan.prepared.next);
-      const r = await this.bridge.request("bufferApply", {
-        path,
-        tick: c.tick,
-        edits: c.edits,
-        eol: c.eol,
-        acknowledgeDisk: true,
-        markSaved,
-      });
-      if (r.result !== "applied")
-        this.bridge.emit("notify", {
-          message: `acpchat: ${path} changed while you compared it with the disk; nothing was taken from the disk`,
-          level: "warn",
-        });
-    }
+  syncBuffers(paths: readonly string[], signal: AbortSignal): Promise<void> {
+    return this.writer.syncBuffers(paths, signal);
   }
 
   /** The text of a file as the editor sees it: its buffer (unsaved edits too) when loaded, else the disk; undefined when there is no such text file. */
@@ -406,18 +221,7 @@ export class NvimPort implements EditorPort {
     // The user saw these diffs and allowed them: the writes that carry out exactly these edits
     // are not asked about again.
     const kind = chosen.kind;
-    if (kind === "allow_once" || kind === "allow_always") {
-      for (const c of resolved) {
-        let path = c.path;
-        try {
-          path = resolveThroughLinks(c.path);
-        } catch {
-          // keep the path as the agent gave it
-        }
-        this.approvals.push({ path, oldText: c.oldText, newText: c.newText });
-      }
-      if (this.approvals.length > 32) this.approvals.splice(0, this.approvals.length - 32);
-    }
+    if (kind === "allow_once" || kind === "allow_always") this.writer.approve(resolved);
     return { outcome: "selected", optionId: chosen.optionId, index, remember };
   }
 
@@ -473,23 +277,19 @@ export class NvimPort implements EditorPort {
   }
 }
 
-/** What a write did, in words: the agent reads this (not _meta), so a change not on disk says so. */
-function describe(
-  path: string,
-  done: Omit<WriteOutcome, "message"> & { error?: string },
-  accepted: number | undefined,
-  total: number,
-  why: string,
-): string {
-  const part =
-    accepted !== undefined && accepted < total
-      ? ` (the user accepted ${accepted} of ${total} hunks; the rest was not written)`
-      : "";
-  if (done.written === "disk") return `wrote ${path}${part}`;
-  if (done.saved) return `applied to the buffer of ${path} and saved${part}`;
-  const waits =
-    "The change waits in the editor's buffer, unsaved: the file on disk, which commands and tests read, still has the old content until the user saves it.";
-  if (done.saved === false)
-    return `applied to the buffer of ${path}, but not saved: ${done.error ?? "the write failed"}${part}. ${waits}`;
-  return `applied to the buffer of ${path}, not saved (${why})${part}. ${waits}`;
+/** The write loop's BufferPort over Neovim's buffers: the bridge's buffer primitives (contract.ts). */
+function nvimBuffers(bridge: Bridge, review: (question: unknown, signal: AbortSignal) => Promise<unknown>): BufferPort {
+  return {
+    // Whole buffers are read in slices (buffer-reader.ts); a one-line probe is one request.
+    state: ({ path, ...opts }) =>
+      opts.first === 0 && opts.last === 0
+        ? bridge.request("bufferState", { path, ...opts })
+        : readBuffer(bridge, path, opts),
+    apply: (p) => bridge.request("bufferApply", p),
+    save: (p) => bridge.request("bufferSave", p),
+    reload: (p) => bridge.request("bufferReload", p),
+    diskChanged: (path) => bridge.emit("reload", { path }),
+    review,
+    warn: (message) => bridge.emit("notify", { message: `acpchat: ${message}`, level: "warn" }),
+  };
 }

@@ -10,6 +10,7 @@
  * Modelled on the ACP SDK's `src/jsonrpc.ts` and vscode-jsonrpc.
  */
 import type { Readable, Writable } from "node:stream";
+import { Shapes, withString, type Shape } from "./coalesce-shapes.js";
 import type { z } from "zod";
 import { ConnectionClosedError, ErrorCodes, RpcError, TimeoutError, errorMessage } from "./errors.js";
 
@@ -46,11 +47,19 @@ export interface Frame {
   run?: { head: string; tail: string; texts: string[] };
 }
 
+/** A line dropped for its length: `bytes` is unknown when it was cut off before its end came. */
+export interface DroppedLine {
+  bytes?: number;
+  limit: number;
+}
+
 export interface PeerOptions {
   /** Called with every frame in and out (the trace log). */
   onFrame?: (frame: Frame) => void;
   /** Problems with what the other side sent; never thrown. */
   onProblem?: (message: string) => void;
+  /** A line over `maxLineBytes` was dropped (after its problem report): its size when known. */
+  onDroppedLine?: (dropped: DroppedLine) => void;
   /** Longest accepted line, in bytes; longer lines are dropped whole (with a problem report). */
   maxLineBytes?: number;
 }
@@ -64,32 +73,6 @@ interface Pending {
 
 const CANCEL_REQUEST = "$/cancel_request";
 
-/**
- * A notification's text up to the string at its end, learned from one that was parsed and
- * checked in full: every line `head + <JSON string> + tail` is that notification with another
- * string there (see JsonRpcPeer.coalesce).
- */
-interface Shape {
-  method: string;
-  head: string;
-  tail: string;
-  /** The message it was learned from, as parsed, its string at `path` emptied (not kept alive). */
-  msg: Record<string, unknown>;
-  /** The keys from the message down to the string (`coalesce`'s path). */
-  path: readonly string[];
-  /** The accept function it was learned with. */
-  accept: (params: unknown) => boolean;
-  /** Whether the head was checked with another string (see learn), done when a line first matches it. */
-  checked: boolean;
-}
-
-/** Shapes remembered at once (a few streams per session: message, thought, a few sessions). */
-const MAX_SHAPES = 8;
-/** Longest head learned (a real one is ~150 characters): every line is compared with the heads. */
-const MAX_HEAD = 2048;
-/** What a JSON string's text must not hold to be its own value: quote, backslash, controls. */
-const NOT_PLAIN = /["\\\u0000-\u001f]/;
-
 export class JsonRpcPeer {
   private nextId = 0;
   private readonly pending = new Map<RequestId, Pending>();
@@ -99,10 +82,8 @@ export class JsonRpcPeer {
   private readonly closeListeners = new Set<(reason: string) => void>();
   /** Methods whose notifications may be coalesced: where their string is, which qualify. */
   private readonly coalesced = new Map<string, { path: readonly string[]; accept: (params: unknown) => boolean }>();
-  /** Learned shapes, the one matched last first. */
-  private shapes: Shape[] = [];
-  /** Heads that failed their check (see check): never learned again. */
-  private readonly rejected = new Set<string>();
+  /** Learned shapes of coalesced notifications (coalesce-shapes.ts). */
+  private readonly shapes = new Shapes();
   /** Notifications of one shape read since the last delivery, not yet delivered. */
   private run: { shape: Shape; texts: string[]; size: number } | undefined;
   private partial: Buffer[] = [];
@@ -185,7 +166,7 @@ export class JsonRpcPeer {
         if (this.coalesced.get(method) !== entry) return;
         this.endRun();
         this.coalesced.delete(method);
-        this.shapes = this.shapes.filter((s) => s.method !== method);
+        this.shapes.forget(method);
       },
     };
   }
@@ -283,14 +264,14 @@ export class JsonRpcPeer {
         this.partial = [];
         this.partialBytes = 0;
         if (line.length > this.maxLineBytes) {
-          this.problem(`dropped a line of ${line.length} bytes (limit ${this.maxLineBytes})`);
+          this.dropped(line.length);
           start = nl + 1;
           continue;
         }
         text = line.toString("utf8");
       } else {
         if (nl - start > this.maxLineBytes) {
-          this.problem(`dropped a line of ${nl - start} bytes (limit ${this.maxLineBytes})`);
+          this.dropped(nl - start);
           start = nl + 1;
           continue;
         }
@@ -307,7 +288,7 @@ export class JsonRpcPeer {
       const rest = chunk.subarray(start);
       this.partialBytes += rest.length;
       if (this.partialBytes > this.maxLineBytes) {
-        this.problem(`dropped a line longer than ${this.maxLineBytes} bytes`);
+        this.dropped(undefined);
         this.partial = [];
         this.partialBytes = 0;
         this.discarding = true;
@@ -319,7 +300,7 @@ export class JsonRpcPeer {
   }
 
   private onLine(raw: string): void {
-    if (this.shapes.length > 0 && this.gather(raw)) return;
+    if (this.shapes.size > 0 && this.gather(raw)) return;
     if (this.run) this.endRun();
     const text = raw.trim();
     if (text === "") return;
@@ -353,7 +334,7 @@ export class JsonRpcPeer {
       else {
         this.handleNotification(msg.method, msg.params);
         const c = this.coalesced.get(msg.method);
-        if (c && text === raw) this.learn(raw, msg, c.path, c.accept);
+        if (c && text === raw) this.shapes.learn(raw, msg, c.path, c.accept);
       }
       return;
     }
@@ -394,43 +375,15 @@ export class JsonRpcPeer {
    * delivered first when it is of another shape). False when it is not: the line is parsed.
    */
   private gather(raw: string): boolean {
-    const shapes = this.shapes;
-    for (let i = 0; i < shapes.length; i++) {
-      const shape = shapes[i]!;
-      const open = shape.head.length;
-      const close = raw.length - shape.tail.length;
-      if (close - open < 2 || raw.charCodeAt(open) !== 34 || raw.charCodeAt(close - 1) !== 34 || !raw.endsWith(shape.tail) || !raw.startsWith(shape.head)) continue;
-      if (!shape.checked) {
-        if (!this.check(shape)) {
-          // Not the notification it looks like: forgotten for good, and this line parsed.
-          shapes.splice(i, 1);
-          if (this.rejected.size >= 64) this.rejected.clear();
-          this.rejected.add(shape.head);
-          return false;
-        }
-        shape.checked = true;
-      }
-      let text = raw.slice(open + 1, close - 1);
-      if (NOT_PLAIN.test(text)) {
-        // Escapes (a newline is `\n`): the string alone is parsed; it must be one JSON string.
-        try {
-          text = JSON.parse(raw.slice(open, close)) as string;
-        } catch {
-          return false;
-        }
-      }
-      if (i > 0) {
-        shapes.splice(i, 1);
-        shapes.unshift(shape);
-      }
-      if (this.run && this.run.shape !== shape) this.endRun();
-      if (this.run) {
-        this.run.texts.push(text);
-        this.run.size += raw.length + 1;
-      } else this.run = { shape, texts: [text], size: raw.length + 1 };
-      return true;
-    }
-    return false;
+    const text = this.shapes.match(raw);
+    if (text === undefined) return false;
+    const shape = this.shapes.first!;
+    if (this.run && this.run.shape !== shape) this.endRun();
+    if (this.run) {
+      this.run.texts.push(text);
+      this.run.size += raw.length + 1;
+    } else this.run = { shape, texts: [text], size: raw.length + 1 };
+    return true;
   }
 
   /** Deliver the gathered run: one frame for the trace, one notification for the handler. */
@@ -442,51 +395,6 @@ export class JsonRpcPeer {
     this.options.onFrame?.({ direction: "in", kind: "notification", method: shape.method, size: run.size, payload: shape.msg, run: { head: shape.head, tail: shape.tail, texts } });
     const params = withString(shape.msg.params, shape.path, 1, texts.length === 1 ? texts[0]! : texts.join(""));
     this.handleNotification(shape.method, params);
-  }
-
-  /**
-   * Remember the shape of a notification that was parsed from `raw` when `accept` takes it and
-   * its text ends with the string at `path`, written as JSON.stringify writes it right after a
-   * colon, and the closing braces of the objects on the path: then `raw` minus that string and
-   * those braces is a head that any line of the same shape starts with. That the string there is
-   * the one at `path` (not a later duplicate key, nor another field's that comes last) is
-   * checked once, when a line first matches the head (see check), by parsing the head with
-   * another string: the result must be the message with only the value at `path` changed. Whatever string a later line holds there, it is then that
-   * message with that string at `path` (the rest of the line is the same text).
-   */
-  private learn(raw: string, msg: Record<string, unknown>, path: readonly string[], accept: (params: unknown) => boolean): void {
-    if (!accept(msg.params)) return;
-    let v: unknown = msg;
-    for (const k of path) {
-      if (!isObject(v) || !Object.prototype.hasOwnProperty.call(v, k)) return;
-      v = v[k];
-    }
-    if (typeof v !== "string") return;
-    const tail = "}".repeat(path.length);
-    const literal = JSON.stringify(v);
-    const at = raw.length - tail.length - literal.length;
-    if (at < 1 || at > MAX_HEAD || raw.charCodeAt(at - 1) !== 58 /* : */ || !raw.endsWith(tail) || raw.slice(at, at + literal.length) !== literal) return;
-    const head = raw.slice(0, at);
-    if (this.rejected.has(head) || this.shapes.some((s) => s.head === head)) return;
-    const empty = withString(msg, path, 0, "") as Record<string, unknown>;
-    this.shapes.unshift({ method: msg.method as string, head, tail, msg: empty, path, accept, checked: false });
-    if (this.shapes.length > MAX_SHAPES) this.shapes.pop();
-  }
-
-  /**
-   * Whether `shape`'s head holds the string at its path (see learn): the head parsed with another
-   * string must be its message with only that string changed, and still accepted. Done once per
-   * shape, when a line first matches it (so heads that never repeat cost nothing more).
-   */
-  private check(shape: Shape): boolean {
-    const probe = "\u0001";
-    let probed: unknown;
-    try {
-      probed = JSON.parse(`${shape.head}${JSON.stringify(probe)}${shape.tail}`);
-    } catch {
-      return false;
-    }
-    return isObject(probed) && JSON.stringify(probed) === JSON.stringify(withString(shape.msg, shape.path, 0, probe)) && shape.accept(probed.params);
   }
 
   private async handleRequest(id: RequestId, method: string, params: unknown): Promise<void> {
@@ -542,6 +450,12 @@ export class JsonRpcPeer {
   private problem(message: string): void {
     this.options.onProblem?.(message);
   }
+
+  private dropped(bytes: number | undefined): void {
+    const limit = this.maxLineBytes;
+    this.problem(bytes === undefined ? `dropped a line longer than ${limit} bytes` : `dropped a line of ${bytes} bytes (limit ${limit})`);
+    this.options.onDroppedLine?.({ bytes, limit });
+  }
 }
 
 function validate(method: string, schema: z.ZodType | undefined, params: unknown): unknown {
@@ -551,14 +465,6 @@ function validate(method: string, schema: z.ZodType | undefined, params: unknown
   const issue = r.error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join(".") + ": " : "";
   throw new RpcError(ErrorCodes.InvalidParams, `Invalid params for ${method}: ${where}${issue?.message ?? "invalid"}`);
-}
-
-/** A copy of `v` with the value at `path` (from `path[from]` on) replaced by `text`; copies only the objects on the way. */
-function withString(v: unknown, path: readonly string[], from: number, text: string): unknown {
-  if (from >= path.length) return text;
-  const o = v as Record<string, unknown>;
-  const k = path[from]!;
-  return { ...o, [k]: withString(o[k], path, from + 1, text) };
 }
 
 function abortError(method: string): Error {

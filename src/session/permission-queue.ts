@@ -12,7 +12,7 @@ import type { PermissionOutcome, RequestPermissionRequest } from "../protocol/sc
 import type { Redactor } from "../trace/redact.js";
 import { abortable } from "./abort.js";
 import { optionFor, type PermissionRules } from "./permission-rules.js";
-import { oneLine } from "../render/view-model.js";
+import { oneLine } from "./one-line.js";
 
 export interface PermissionQueueDeps {
   port: EditorPort;

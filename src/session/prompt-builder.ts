@@ -9,7 +9,8 @@ import { readFile, stat } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import type { ContentBlock } from "../protocol/schema.js";
 import type { PathBoundary } from "../workspace/path-boundary.js";
-import { AttachmentError, DEFAULT_MAX_BYTES, mediaBlock, mediaType, type MediaPolicy } from "./attachments.js";
+import { mediaBlock } from "./attachments.js";
+import { AttachmentError, DEFAULT_MAX_BYTES, mediaType, type MediaPolicy } from "./media.js";
 
 export type ContextItem =
   /** `label`: how the prompt names it (a clipboard image has no name of its own); `media`: what the prompt shows of an image or audio file (checked by `attach`). */

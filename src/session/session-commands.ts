@@ -4,11 +4,10 @@
  */
 import type { AgentCommand } from "../agent/agent-process.js";
 import { withAgent } from "../session/agent-probe.js";
-import type { Chat } from "../session/chat.js";
+import type { Chat } from "../session/chat/chat.js";
 import { SessionIndex } from "../session/session-index.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
-import { blockView, oneLine, type BlockView } from "../render/view-model.js";
-import { childViews } from "../render/unstable-view.js";
+import { oneLine } from "./one-line.js";
 
 export interface AgentSpec {
   name: string;
@@ -83,15 +82,6 @@ export async function deleteSession(p: SessionsParams & { sessionId: string }, l
   return true;
 }
 
-/** Set a config option; the "__legacy_model" pseudo-option reaches agents with a models list. */
-export async function setOption(chat: Chat, option: string, value: string | boolean): Promise<void> {
-  if (option === "__legacy_model") return chat.setModel(String(value));
-  const opt = chat.state.configOptions.find((o) => o.id === option);
-  if (!opt) throw new Error(`acpchat: ${chat.opts.agentName} has no option "${option}"`);
-  if (opt.type === "boolean" && typeof value !== "boolean") value = value === "true" || value === "on";
-  await chat.setConfigOption(option, value);
-}
-
 /**
  * Rename a session (unstable `session/set_title`, option `unstable`): the agent stores the title
  * (maybe normalized: the answer's title is the one to show); the client's index, and a live chat
@@ -112,40 +102,9 @@ export async function renameSession(p: SessionsParams & { sessionId: string; tit
   const known = index.list(p.cwd, p.agent.name).find((s) => s.sessionId === p.sessionId);
   index.touch({ agent: p.agent.name, sessionId: p.sessionId, cwd: known?.cwd ?? p.cwd, title });
   if (shown) {
-    shown.state.title = title;
+    shown.retitle(title);
     shown.notice(`Renamed to "${title}".`);
   }
   return { title };
 }
 
-/** A child session (subagent) of `chat`, whole: its own view shows every block of it. */
-export function subagentView(chat: Chat, sessionId: string): { title?: string; description?: string; state?: string; stopReason?: string; canCancel?: boolean; blocks: BlockView[] } {
-  const found = chat.unstable.child(sessionId);
-  if (!found) throw new Error(`no subagent ${sessionId} in this chat`);
-  const { views } = childViews(found.state.blocks, { blockView: blockView as (b: never) => unknown, oneLine });
-  const b = found.block;
-  return { title: b.title, description: b.description, state: b.state?.state, stopReason: b.state?.stopReason, canCancel: b.canCancel, blocks: views as BlockView[] };
-}
-
-/**
- * Cancel a subagent's current work (`session/cancel` with the child's id): only when the agent
- * granted it (the child's capabilities.cancel); the child session stays, and may work again.
- */
-export function cancelSubagent(chat: Chat, sessionId: string): null {
-  const found = chat.unstable.child(sessionId);
-  if (!found) throw new Error(`no subagent ${sessionId} in this chat`);
-  const name = found.block.title ?? sessionId;
-  if (!found.block.canCancel) throw new Error(`${chat.opts.agentName} does not let the client cancel ${name} (its capabilities.cancel is not set)`);
-  if (chat.status !== "ready" || !chat.client) throw new Error(`the chat is not ready (${chat.failure ?? chat.status})`);
-  chat.client.cancel(sessionId);
-  chat.notice(`Asked ${name} to stop its current work (session/cancel).`);
-  return null;
-}
-
-/** The session `:AcpChatFork` forks: the chat's, when its agent can fork (else why not). */
-export function forkSource(chat: Chat): { sessionId: string; title?: string } {
-  if (!chat.opts.features?.unstable) throw new Error("forking needs the unstable option (session/fork is an unstable ACP method): setup({ unstable = true })");
-  if (chat.status !== "ready" || !chat.sessionId || !chat.client) throw new Error(`the chat is not ready (${chat.failure ?? chat.status})`);
-  if (!chat.client.supports("fork")) throw new Error(`${chat.opts.agentName} cannot fork sessions (it does not advertise sessionCapabilities.fork)`);
-  return { sessionId: chat.sessionId, title: chat.state.title };
-}

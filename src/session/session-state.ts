@@ -16,82 +16,13 @@ import type {
   SessionModeState,
   SessionUpdate,
   StopReason,
-  ToolCallContent,
-  ToolCallStatus,
   ToolCallUpdate,
 } from "../protocol/schema.js";
-import { describeTerminalExit } from "../terminals/exit-status.js";
+import { applyTerminalMeta, clipTail } from "./tool-terminals.js";
 import type { UnstableBlock } from "./unstable-blocks.js";
-import { mediaName, type MediaBlock } from "./attachments.js";
+import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
-
-/** `cancelled`: the turn was cancelled; `unfinished`: the turn ended without a final status. */
-export type DisplayToolStatus = ToolCallStatus | "cancelled" | "unfinished";
-
-/** Whether a command failed: killed by a signal, or any exit code but 0 (false while running). */
-export function exitFailed(s: { exitCode?: number | null; signal?: string | null } | undefined | null): boolean {
-  if (!s) return false;
-  return (s.signal !== null && s.signal !== undefined) || s.exitCode !== 0;
-}
-
-export interface ToolCallState {
-  toolCallId: string;
-  /** The transcript block that shows it (an id reused in a later turn gets a block of its own). */
-  blockId: string;
-  /** The tool's own name (`name`, or claude-code-acp's `_meta.claudeCode.toolName`). */
-  toolName?: string;
-  title: string;
-  kind: string;
-  status: DisplayToolStatus;
-  content: ToolCallContent[];
-  locations: { path: string; line?: number | null }[];
-  rawInput?: unknown;
-  rawOutput?: unknown;
-  /** Live output of a client terminal shown in this call, or streamed by the agent in `_meta`. */
-  terminals: Record<string, { tail: string; exit?: string; failed?: boolean; full?: string; dropped?: boolean }>;
-  /** The user rejected (or dismissed) the permission question about it. */
-  rejected?: boolean;
-  turn: number;
-  /** A subagent's tool call (claude-agent-acp's `_meta.claudeCode.parentToolUseId`): its Task's id; drawn in the Task's block. */
-  parent?: string;
-  /** The tool calls of the subagent this call (a Task) started, in order. */
-  children?: ToolCallState[];
-}
-
-export type Block =
-  | { id: string; type: "turn"; turn: number }
-  /** The header of the agent's reply, before its first words, thought, tool call or plan. */
-  | { id: string; type: "reply"; agent: string; turn: number }
-  /** A turn that ended other than normally (cancelled, limits, refusal, error). */
-  | { id: string; type: "end"; reason: string; turn: number }
-  | { id: string; type: "user"; text: string; turn: number }
-  | { id: string; type: "agent"; text: string; turn: number }
-  | { id: string; type: "thought"; text: string; turn: number }
-  | { id: string; type: "tool"; call: ToolCallState; turn: number }
-  | { id: string; type: "plan"; entries: PlanEntry[]; turn: number }
-  | { id: string; type: "note"; text: string; level: "info" | "warn" | "error"; turn: number }
-  /** An image or audio clip (sent by the agent, or attached by the user): one line, opened on demand. */
-  | { id: string; type: "media"; role: "user" | "agent" | "thought"; media: MediaBlock; name?: string; turn: number }
-  /** A context compaction, where it first appeared; its status and summary change in place. */
-  | { id: string; type: "compaction"; compactionId: string; status: string; summary: string; error?: string; turn: number }
-  /** What a turn (or a take-back, or a rewind) changed in the folder: one line per file (src/checkpoints/). */
-  | { id: string; type: "changes"; step: number; title: string; files: FileChange[]; rewindTurn?: number; turn: number }
-  /** The unstable additions (option `unstable`): a plan by id, a child session, a message between sessions (src/session/unstable.ts). */
-  | UnstableBlock;
-
-export type TranscriptEvent =
-  | { type: "add"; block: Block }
-  | { type: "append"; id: string; text: string }
-  | { type: "update"; block: Block }
-  | { type: "meta" };
-
-export type TurnState = "idle" | "prompting" | "streaming" | "waiting_permission" | "cancelling";
-
-export interface Usage {
-  used: number;
-  size: number;
-  cost?: { amount: number; currency: string } | null;
-}
+import { contentText, metaToolName, noticeLevel, optionName, promptText, toolBlockId, type Block, type ToolCallState, type TranscriptEvent, type TurnState, type Usage } from "./blocks.js";
 
 export class SessionState {
   /** The turn whose reply header was drawn. */
@@ -359,7 +290,7 @@ export class SessionState {
     if ("rawOutput" in u && u.rawOutput !== undefined) call.rawOutput = u.rawOutput;
     const name = typeof u.name === "string" && u.name ? u.name : metaToolName(u._meta);
     if (name) call.toolName = name;
-    this.applyTerminalMeta(call, u._meta);
+    applyTerminalMeta(call, u._meta);
     if (fresh && !isCreate && !call.title) call.title = call.toolCallId;
     // A subagent's tool call is drawn inside its Task's block (which then redraws), not apart.
     const parent = fresh ? this.nestUnder(call, u._meta) : undefined;
@@ -427,26 +358,6 @@ export class SessionState {
   }
 
   /** claude-agent-acp / codex-acp stream terminal output through `_meta` (terminal_info/output/exit). */
-  private applyTerminalMeta(call: ToolCallState, metaField: unknown): void {
-    if (!metaField || typeof metaField !== "object") return;
-    const m = metaField as Record<string, { terminal_id?: string; data?: string; exit_code?: number | null; signal?: string | null } | undefined>;
-    const id = m.terminal_info?.terminal_id ?? m.terminal_output?.terminal_id ?? m.terminal_exit?.terminal_id;
-    if (!id) return;
-    const t = (call.terminals[id] ??= { tail: "", full: "" });
-    if (typeof m.terminal_output?.data === "string") {
-      t.tail = clipTail(t.tail + m.terminal_output.data);
-      // The whole output too, for gt and :AcpChatTerminal (its start dropped past the limit).
-      const full = (t.full ?? "") + m.terminal_output.data;
-      if (full.length > META_OUTPUT_CHARS) t.dropped = true;
-      t.full = full.length > META_OUTPUT_CHARS ? full.slice(full.length - META_OUTPUT_CHARS) : full;
-    }
-    if (m.terminal_exit) {
-      const status = { exitCode: m.terminal_exit.exit_code ?? null, signal: m.terminal_exit.signal ?? null };
-      t.exit = describeTerminalExit(status);
-      t.failed = exitFailed(status);
-    }
-  }
-
   /** The terminals an agent ran itself and streamed in `_meta` (claude-agent-acp, codex-acp), in order. */
   metaTerminals(): { id: string; output: string; exit?: string; failed?: boolean; truncated?: boolean }[] {
     const out: { id: string; output: string; exit?: string; failed?: boolean; truncated?: boolean }[] = [];
@@ -506,6 +417,60 @@ export class SessionState {
   }
 
 
+  /** The last turn's tokens (unstable PromptResponse.usage), for the status. */
+  setTurnUsage(usage: Record<string, number>): TranscriptEvent[] {
+    this.turnUsage = usage;
+    return [];
+  }
+
+  /** A config option set by the client, for an agent that answered without its options. */
+  setConfigValue(configId: string, value: string | boolean): TranscriptEvent[] {
+    this.configOptions = this.configOptions.map((o) => (o.id === configId ? ({ ...o, currentValue: value } as SessionConfigOption) : o));
+    return [{ type: "meta" }];
+  }
+
+  /** The model chosen with legacy `session/set_model`. */
+  setLegacyModel(modelId: string): TranscriptEvent[] {
+    if (this.legacyModels) this.legacyModels = { ...this.legacyModels, currentModelId: modelId };
+    return [{ type: "meta" }];
+  }
+
+  /** The session's title, as the client renamed it. */
+  setTitle(title: string): TranscriptEvent[] {
+    this.title = title;
+    return [{ type: "meta" }];
+  }
+
+  /** Turns go on from `turn`: a restarted agent's transcript continues the one above it. */
+  continueTurnsFrom(turn: number): void {
+    this.turn = turn;
+  }
+
+  /** A compaction's summary, redacted whole (a secret may arrive split across its chunks). */
+  redactCompaction(compactionId: string, redact: (text: string) => string): TranscriptEvent[] {
+    const { block } = this.compaction(compactionId);
+    const safe = redact(block.summary);
+    if (safe === block.summary) return [];
+    block.summary = safe;
+    return [{ type: "update", block }];
+  }
+
+  /** The current turn's text blocks, redacted (a safety net after the turn). */
+  redactTurn(redact: (text: string) => string): TranscriptEvent[] {
+    const events: TranscriptEvent[] = [];
+    for (let i = this.blocks.length - 1; i >= 0 && this.blocks[i]!.turn === this.turn; i--) {
+      const b = this.blocks[i]!;
+      if (b.type === "agent" || b.type === "thought" || b.type === "user") {
+        const safe = redact(b.text);
+        if (safe !== b.text) {
+          b.text = safe;
+          events.push({ type: "update", block: b });
+        }
+      }
+    }
+    return events;
+  }
+
   /** A block by its id (src/session/unstable.ts finds its blocks again). */
   blockById(id: string): Block | undefined {
     return this.byId.get(id);
@@ -528,57 +493,7 @@ function isOptIn(u: KnownSessionUpdate | OptInSessionUpdate): u is OptInSessionU
   return u.sessionUpdate === "notice" || u.sessionUpdate === "compaction_update" || u.sessionUpdate === "compaction_summary_chunk";
 }
 
-/** A notice's severity as a note's level (custom and future severities read as info). */
-export function noticeLevel(severity: string): "info" | "warn" | "error" {
-  return severity === "error" ? "error" : severity === "warning" ? "warn" : "info";
-}
-
-export function toolBlockId(toolCallId: string): string {
-  return `tool:${toolCallId}`;
-}
-
-function metaToolName(meta: unknown): string | undefined {
-  const n = (meta as { claudeCode?: { toolName?: unknown } } | undefined)?.claudeCode?.toolName;
-  return typeof n === "string" && n ? n : undefined;
-}
-
-function optionName(opt: SessionConfigOption & { type: "select" }, value: string): string {
-  const flat = opt.options.flatMap((o) => ("options" in o ? (o.options as { value: string; name: string }[]) : [o as { value: string; name: string }]));
-  return flat.find((o) => o.value === value)?.name ?? value;
-}
-
-/** What a content block reads as in the transcript. */
-export function contentText(c: ContentBlock): string {
-  switch (c.type) {
-    case "text":
-      return c.text;
-    case "resource_link":
-      return `[@${c.name}](${c.uri})`;
-    case "resource":
-      return "text" in c.resource ? `[@${c.resource.uri}]` : `[@${c.resource.uri} (binary)]`;
-    case "image":
-      return "[image]";
-    case "audio":
-      return "[audio]";
-  }
-}
-
-function promptText(prompt: ContentBlock[]): string {
-  const text = prompt.filter((c) => c.type === "text").map(contentText).join("");
-  // Images and audio get blocks of their own (a line each).
-  const refs = prompt.filter((c) => c.type !== "text" && c.type !== "image" && c.type !== "audio").map(contentText);
-  return refs.length ? `${text}${text ? "\n" : ""}${refs.join(" ")}` : text;
-}
-
 /** Make V8 flatten a cons string in place (ToNumber needs the flat characters). */
 function flatten(s: string): void {
   void (Number(s) | 0);
-}
-
-const TAIL_CHARS = 4000;
-/** How much of a `_meta` terminal's output is kept whole (characters). */
-const META_OUTPUT_CHARS = 1_000_000;
-
-function clipTail(s: string): string {
-  return s.length > TAIL_CHARS ? s.slice(s.length - TAIL_CHARS) : s;
 }

@@ -15,7 +15,8 @@ import type { SessionUpdate } from "../protocol/schema.js";
 import { isUnstableUpdate, type UnstableSessionUpdate } from "../protocol/unstable-schema.js";
 import type { Redactor } from "../trace/redact.js";
 import { ChunkRedactor } from "./chunk-redactor.js";
-import { SessionState, contentText, type TranscriptEvent } from "./session-state.js";
+import { SessionState } from "./session-state.js";
+import { contentText, type TranscriptEvent } from "./blocks.js";
 import type { UnstableBlock } from "./unstable-blocks.js";
 
 type PlanBlock = Extract<UnstableBlock, { type: "plan_doc" }>;

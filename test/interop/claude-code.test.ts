@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { groupAlive } from "../../src/agent/process-group.js";
-import { Chat } from "../../src/session/chat.js";
+import { Chat } from "../../src/session/chat/chat.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { MemoryPort } from "../support/fake-chat.js";
 import { CLAUDE_ACP, claudeEnv } from "../support/claude.js";

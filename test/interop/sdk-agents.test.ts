@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { Chat } from "../../src/session/chat.js";
+import { Chat } from "../../src/session/chat/chat.js";
 import { MemoryPort } from "../support/fake-chat.js";
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";

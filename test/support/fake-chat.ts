@@ -5,8 +5,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EditorPort } from "../../src/client/editor-port.js";
 import type { PermissionOutcome, RequestPermissionRequest } from "../../src/protocol/schema.js";
-import { Chat, type ChatOptions } from "../../src/session/chat.js";
-import type { TranscriptEvent } from "../../src/session/session-state.js";
+import { Chat, type ChatOptions } from "../../src/session/chat/chat.js";
+import type { TranscriptEvent } from "../../src/session/blocks.js";
 import { RpcError, ErrorCodes } from "../../src/protocol/errors.js";
 import { readRecord } from "./conformance.js";
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { expandVars, findCommand, gateMcpServers, resolveMcpServers } from "../../src/client/acp-client.js";
 import type { EditorPort } from "../../src/client/editor-port.js";
 import type { McpServer } from "../../src/protocol/outgoing.js";
-import { Chat } from "../../src/session/chat.js";
+import { Chat } from "../../src/session/chat/chat.js";
 
 const stdio: McpServer = { name: "files", command: "/bin/true", args: [], env: [] };
 const http: McpServer = { type: "http", name: "docs", url: "http://127.0.0.1/mcp", headers: [] };

@@ -36,10 +36,10 @@ const unstable = (require("@agentclientprotocol/sdk/schema/v1/schema.unstable.js
 const stable = (require("@agentclientprotocol/sdk/schema/v1/schema.json") as { $defs: Record<string, Def> }).$defs;
 const src = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 
-/** The features the Neovim host turns on (src/nvim/chat-host.ts, read from its source), and the option. */
+/** The features the Neovim host turns on (src/nvim/open-chat.ts, read from its source), and the option. */
 function hostFeatures(on: boolean): Record<string, boolean> {
-  const m = src("src/nvim/chat-host.ts").match(/features: (\{[^}]*\})/);
-  expect(m, "chat-host.ts passes features to the Chat").not.toBeNull();
+  const m = src("src/nvim/open-chat.ts").match(/features: (\{[^}]*\})/);
+  expect(m, "open-chat.ts passes features to the Chat").not.toBeNull();
   expect(m![1], "the host passes the unstable option on").toContain("unstable: p.unstable === true");
   return { ...Object.fromEntries([...m![1]!.matchAll(/(\w+): (true|false)/g)].map((x) => [x[1]!, x[2] === "true"])), unstable: on };
 }
@@ -76,7 +76,7 @@ const unstableCapabilityHandlers: Record<string, () => void> = {
   subagents: () => {
     for (const k of ["subagent_update", "session_message", "session_message_chunk"]) expect(UNSTABLE_UPDATE_KINDS.has(k), k).toBe(true);
     // The children's own session/update notifications reach their transcript.
-    expect(src("src/session/chat.ts")).toMatch(/this\.unstable\.route\(sessionId, update\)/);
+    expect(src("src/session/chat/updates.ts")).toMatch(/unstable\.route\(sessionId, update\)/);
   },
 };
 

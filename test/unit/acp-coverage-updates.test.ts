@@ -1,8 +1,9 @@
 /** The opt-in session/update variants: parsing after the hot path, and what SessionState makes of them. */
 import { describe, expect, it } from "vitest";
 import { parseOptInUpdate, parseSessionUpdate, type SessionUpdate } from "../../src/protocol/schema.js";
-import { SessionState, noticeLevel } from "../../src/session/session-state.js";
-import { blockView } from "../../src/render/view-model.js";
+import { SessionState } from "../../src/session/session-state.js";
+import { noticeLevel } from "../../src/session/blocks.js";
+import { blockView } from "../../src/view/view-model.js";
 
 const parse = (u: unknown) => parseOptInUpdate(parseSessionUpdate(u));
 

@@ -28,10 +28,10 @@ const schema = require("@agentclientprotocol/sdk/schema/v1/schema.json") as { $d
 const defs = schema.$defs;
 const src = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 
-/** The features the Neovim host turns on (src/nvim/chat-host.ts), read from its source. */
+/** The features the Neovim host turns on (src/nvim/open-chat.ts), read from its source. */
 function hostFeatures(): Record<string, boolean> {
-  const m = src("src/nvim/chat-host.ts").match(/features: (\{[^}]*\})/);
-  expect(m, "chat-host.ts passes features to the Chat").not.toBeNull();
+  const m = src("src/nvim/open-chat.ts").match(/features: (\{[^}]*\})/);
+  expect(m, "open-chat.ts passes features to the Chat").not.toBeNull();
   return Object.fromEntries([...m![1]!.matchAll(/(\w+): (true|false)/g)].map((x) => [x[1]!, x[2] === "true"]));
 }
 
@@ -81,7 +81,7 @@ const capabilityHandlers: Record<string, (c: ReturnType<typeof client>) => void>
   terminal: (c) => {
     for (const m of ["terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release"]) expect(c.requests.has(m), m).toBe(true);
   },
-  "auth.terminal": () => expect(src("src/session/chat.ts")).toMatch(/method\.type === "terminal"[\s\S]*runAuthTerminal/),
+  "auth.terminal": () => expect(src("src/session/chat/connection.ts")).toMatch(/method\.type === "terminal"[\s\S]*runAuthTerminal/),
   "elicitation.form": (c) => expect(c.requests.has("elicitation/create")).toBe(true),
   "elicitation.url": (c) => expect(c.notifications.has("elicitation/complete")).toBe(true),
   "session.notices": () => expect(OPT_IN_UPDATE_KINDS.has("notice")).toBe(true),

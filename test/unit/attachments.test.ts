@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { AttachmentError, decodedSize, describeAttachment, extensionFor, humanSize, MediaFiles, mediaType, readClipboardMedia, saveMedia } from "../../src/session/attachments.js";
+import { describeAttachment, MediaFiles, readClipboardMedia, saveMedia } from "../../src/session/attachments.js";
+import { AttachmentError, decodedSize, extensionFor, humanSize, mediaType } from "../../src/session/media.js";
 import { buildPrompt } from "../../src/session/prompt-builder.js";
 import { elideMedia, mayHoldMedia } from "../../src/trace/media-elide.js";
 import { PathBoundary } from "../../src/workspace/path-boundary.js";
@@ -94,7 +95,7 @@ describe("attachments", () => {
   });
 
   it("the agent's data as a data: URL or with line breaks decodes to the clip's bytes, and its size says so", async () => {
-    const { mediaBytes } = await import("../../src/session/attachments.js");
+    const { mediaBytes } = await import("../../src/session/media.js");
     const raw = bytes(50);
     for (const data of [`data:image/png;base64,${raw.toString("base64")}`, raw.toString("base64").replace(/(.{10})/g, "$1\r\n"), `  ${raw.toString("base64")}\n`]) {
       const m = { type: "image" as const, data, mimeType: "image/png" };
@@ -190,7 +191,7 @@ describe("attachments", () => {
 describe("media in the session's state and view", () => {
   it("an image chunk is a block of its own between the texts around it; a replayed user image opens its turn once; views carry no data", async () => {
     const { SessionState } = await import("../../src/session/session-state.js");
-    const { blockView } = await import("../../src/render/view-model.js");
+    const { blockView } = await import("../../src/view/view-model.js");
     const s = new SessionState("bot");
     const data = bytes(30).toString("base64");
     // session/load replays: a user image, then the user's text: one turn.
@@ -208,7 +209,7 @@ describe("media in the session's state and view", () => {
     s.apply({ sessionUpdate: "tool_call", toolCallId: "t", title: "shot", content: [{ type: "content", content: { type: "text", text: "x" } }, { type: "content", content: { type: "image", data, mimeType: "image/png" } }] });
     const tool = blockView(s.blocks.at(-1)!) as { content: unknown[] };
     expect(tool.content[1]).toEqual({ type: "media", index: 1, kind: "image", mime: "image/png", size: 30 });
-    const { findMedia } = await import("../../src/session/attachments.js");
+    const { findMedia } = await import("../../src/session/media.js");
     expect(findMedia(s.blocks, s.blocks.at(-1)!.id, 1)).toMatchObject({ type: "image", data });
     expect(findMedia(s.blocks, s.blocks.at(-1)!.id, 0)).toBeUndefined();
     expect(findMedia(s.blocks, views[5]!.id)).toMatchObject({ type: "audio", data });

@@ -205,7 +205,7 @@ describe("coalescing: what a learned shape keeps", () => {
     const longSid = "s".repeat(5000);
     input.write([line("s", big), line("s", "a"), line("s", "b"), line(longSid, "x"), line(longSid, "y")].join("\n") + "\n");
     await new Promise((r) => setImmediate(r));
-    const shapes = (peer as unknown as { shapes: { head: string; msg: { params: { update: { content: { text: string } } } } }[] }).shapes;
+    const shapes = (peer as unknown as { shapes: { all: { head: string; msg: { params: { update: { content: { text: string } } } } }[] } }).shapes.all;
     expect(shapes.map((s) => s.msg.params.update.content.text)).toEqual([""]);
     expect(shapes.every((s) => s.head.length < 2048)).toBe(true);
     // Delivered as before: the big one, then the two after it joined; the long-headed ones each parsed.

@@ -1,7 +1,7 @@
-/** The agent's questions as shown (src/render/question-view.ts): refused when malformed, redacted, answered by position. */
+/** The agent's questions as shown (src/view/question-view.ts): refused when malformed, redacted, answered by position. */
 import { describe, expect, it } from "vitest";
 import type { CreateElicitationRequest } from "../../src/protocol/schema.js";
-import { authChoices, formContent, formView, urlView } from "../../src/render/question-view.js";
+import { authChoices, formContent, formView, urlView } from "../../src/view/question-view.js";
 import { Redactor } from "../../src/trace/redact.js";
 
 const redactor = new Redactor(["hunter2-secret"]);

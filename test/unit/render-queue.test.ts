@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
-import { RenderQueue, type RenderOp } from "../../src/render/render-queue.js";
+import { RenderQueue, type RenderOp } from "../../src/view/render-queue.js";
 import { parseSessionUpdate } from "../../src/protocol/schema.js";
 import { SessionState } from "../../src/session/session-state.js";
-import { statusView } from "../../src/render/view-model.js";
-import { cut, SLICE_BYTES, SLICE_LINES } from "../../src/render/text-slice.js";
+import { statusView } from "../../src/view/view-model.js";
+import { cut, SLICE_BYTES, SLICE_LINES } from "../../src/view/text-slice.js";
 
 function setup(frameMs = 16) {
   const sent: RenderOp[][] = [];

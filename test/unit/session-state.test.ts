@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseSessionUpdate, StopReason, type SessionUpdate } from "../../src/protocol/schema.js";
-import { SessionState, type Block } from "../../src/session/session-state.js";
+import { SessionState } from "../../src/session/session-state.js";
+import { type Block } from "../../src/session/blocks.js";
 
 const u = (x: Record<string, unknown>): SessionUpdate => parseSessionUpdate(x);
 const text = (t: string) => ({ type: "text", text: t });

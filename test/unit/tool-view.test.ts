@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { parseSessionUpdate, type SessionUpdate } from "../../src/protocol/schema.js";
 import { SessionState } from "../../src/session/session-state.js";
-import { blockView, compactInput, FOLD_LINES, oneLine, rawOutputText, textView } from "../../src/render/view-model.js";
+import { blockView, compactInput, FOLD_LINES, rawOutputText, textView } from "../../src/view/view-model.js";
+import { oneLine } from "../../src/session/one-line.js";
 
 const u = (x: Record<string, unknown>): SessionUpdate => parseSessionUpdate(x);
 const toolViews = (s: SessionState) => s.blocks.filter((b) => b.type === "tool").map((b) => blockView(b) as Extract<ReturnType<typeof blockView>, { type: "tool" }>);

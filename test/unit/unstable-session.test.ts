@@ -1,9 +1,9 @@
-/** The unstable additions' state and views (src/session/unstable.ts, src/render/unstable-view.ts), without an editor. */
+/** The unstable additions' state and views (src/session/unstable.ts, src/view/unstable-view.ts), without an editor. */
 import { describe, expect, it } from "vitest";
 import { parseSessionUpdate } from "../../src/protocol/schema.js";
 import { parseUnstableUpdate, type UnstableSessionUpdate } from "../../src/protocol/unstable-schema.js";
-import { blockView } from "../../src/render/view-model.js";
-import { INNER_BLOCKS, INNER_LINES, NESTED_BLOCKS, NESTED_DEPTH, NESTED_LINES } from "../../src/render/unstable-view.js";
+import { blockView } from "../../src/view/view-model.js";
+import { INNER_BLOCKS, INNER_LINES, NESTED_BLOCKS, NESTED_DEPTH, NESTED_LINES } from "../../src/view/unstable-view.js";
 import { SessionState } from "../../src/session/session-state.js";
 import { MAX_DEPTH, MAX_MESSAGE_CHARS, MAX_SUBAGENTS, UnstableSession, fileLocation } from "../../src/session/unstable.js";
 import { Redactor } from "../../src/trace/redact.js";

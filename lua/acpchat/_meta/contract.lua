@@ -245,8 +245,8 @@ error("Cannot require a meta file")
 ---@field stop_reason string
 
 --- The chat restarted: forget the blocks drawn so far (their text stays).
----@class acpchat.wire.RenderOp.generation
----@field op "generation"
+---@class acpchat.wire.RenderOp.restarted
+---@field op "restarted"
 
 --- A reloaded session replaces the transcript: clear it, the replay follows.
 ---@class acpchat.wire.RenderOp.reset
@@ -259,7 +259,7 @@ error("Cannot require a meta file")
 ---| acpchat.wire.RenderOp.update
 ---| acpchat.wire.RenderOp.meta
 ---| acpchat.wire.RenderOp.turn_end
----| acpchat.wire.RenderOp.generation
+---| acpchat.wire.RenderOp.restarted
 ---| acpchat.wire.RenderOp.reset
 
 ---@class acpchat.wire.ContextItem.file

@@ -1,6 +1,6 @@
 -- Questions from the agent (elicitation/create): a form asked field by field with vim.ui.input
 -- and vim.ui.select, or a URL shown and opened only after the user agrees. Any <Esc> cancels.
--- Node sends them ready to show (src/render/question-view.ts: the agent's text redacted, a
+-- Node sends them ready to show (src/view/question-view.ts: the agent's text redacted, a
 -- malformed form or a disguised URL refused); every text is drawn on one line here too
 -- (text.flat). Answers go back by position: which field, which choice.
 local questions = require("acpchat.ask.questions")

@@ -1,7 +1,7 @@
 -- Turn checkpoints in the editor (|acpchat-checkpoints|): the quickfix list of a turn's hunks
 -- (:AcpChatChanges), the take-back review of a changed file (gd on its line in a changes
 -- block) and rewinds (:AcpChatRewind). Node keeps the checkpoints and does the work
--- (src/nvim/changes-commands.ts); this asks, shows and reports.
+-- (src/nvim/calls/changes-calls.ts); this asks, shows and reports.
 local blocks = require("acpchat.transcript.blocks")
 local bridge = require("acpchat.host.bridge")
 local registry = require("acpchat.chat.registry")

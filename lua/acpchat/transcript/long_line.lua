@@ -7,7 +7,7 @@ local M = {}
 
 local api = vim.api
 
---- Keep in step with LINE_MAX_BYTES in src/render/text-slice.ts (Node paces batches by it).
+--- Keep in step with LINE_MAX_BYTES in src/view/text-slice.ts (Node paces batches by it).
 M.MAX = 64 * 1024
 M.ns = api.nvim_create_namespace("acpchat_continued")
 

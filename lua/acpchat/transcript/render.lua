@@ -171,7 +171,7 @@ end
 
 --- Forget the drawn blocks (their text stays): a restarted chat numbers its blocks afresh.
 ---@param chat acpchat.Chat
-local function new_generation(chat)
+local function forget_drawn(chat)
   -- Kept for the clips drawn before (gx, gS: lua/acpchat/transcript/media.lua); one entry per restart.
   chat.past_render = chat.past_render or {}
   table.insert(chat.past_render, chat.render or false)
@@ -232,7 +232,7 @@ local handlers = {
       api.nvim_exec_autocmds("User", { pattern = "AcpChatTurnEnd", data = { chat = chat.id, stop_reason = op.stop_reason }, modeline = false })
     end)
   end,
-  generation = new_generation,
+  restarted = forget_drawn,
   reset = reset,
 }
 

@@ -6,8 +6,8 @@
  */
 import type { McpServerConfig } from "../../client/acp-client.js";
 import type { ToolName } from "../../editor-tools/tools.js";
-import type { RenderOp } from "../../render/render-queue.js";
-import type { UnstableBlockView } from "../../render/unstable-view.js";
+import type { RenderOp } from "../../view/render-queue.js";
+import type { UnstableBlockView } from "../../view/unstable-view.js";
 import type {
   BlockView,
   ChatStateName,
@@ -15,7 +15,7 @@ import type {
   OptionView,
   StatusView,
   ToolContentView,
-} from "../../render/view-model.js";
+} from "../../view/view-model.js";
 import type { ContextItem } from "../../session/prompt-builder.js";
 import type { SessionChoice } from "../../session/session-commands.js";
 import type { TraceEntry } from "../../trace/trace-log.js";

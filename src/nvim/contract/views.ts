@@ -166,7 +166,7 @@ export type RenderOp =
   | { op: "meta"; status: StatusView }
   | { op: "turn_end"; stopReason: string }
   /** The chat restarted: forget the blocks drawn so far (their text stays). */
-  | { op: "generation" }
+  | { op: "restarted" }
   /** A reloaded session replaces the transcript: clear it, the replay follows. */
   | { op: "reset" };
 

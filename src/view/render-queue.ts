@@ -10,7 +10,7 @@
  * proportion to the line's length, so that the editor's share of work per character stays
  * small. Anything else (a tool call, a status, the turn's end) is sent at the frame rate.
  *
- * A batch carries at most a budget of text (bytes and lines: src/render/text-slice.ts); the
+ * A batch carries at most a budget of text (bytes and lines: src/view/text-slice.ts); the
  * rest waits, in order, for the next frame, and the turn's end waits for it: a 15 MB chunk
  * reaches the editor as many small batches, never as one that holds it.
  *
@@ -20,9 +20,9 @@
  *   {op:"update", block}         redraw a block in place
  *   {op:"meta", status}          the winbar/status changed
  *   {op:"turn_end", stopReason}  the turn ended (fires AcpChatTurnEnd)
- *   {op:"generation"} / {op:"reset"}  after a restart: forget the drawn blocks / clear the view
+ *   {op:"restarted"} / {op:"reset"}  after a restart: forget the drawn blocks / clear the view
  */
-import type { Block, TranscriptEvent } from "../session/session-state.js";
+import type { Block, TranscriptEvent } from "../session/blocks.js";
 import { blockView, type BlockView, type StatusView } from "./view-model.js";
 import { cut, fullBudget, LINE_MAX_BYTES } from "./text-slice.js";
 
@@ -33,7 +33,7 @@ export type RenderOp =
   | { op: "meta"; status: StatusView }
   | { op: "turn_end"; stopReason: string }
   /** The chat restarted: forget the blocks drawn so far (their text stays). */
-  | { op: "generation" }
+  | { op: "restarted" }
   /** A reloaded session replaces the transcript: clear it, the replay follows. */
   | { op: "reset" };
 

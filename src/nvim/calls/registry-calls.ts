@@ -2,9 +2,9 @@
  * :AcpChatInstall over the registry (src/registry/): the list with what can be installed here,
  * and one install with its progress as notifications (throttled: one every few seconds).
  */
-import { installAgent, installedAgents, commandExists } from "../registry/install.js";
-import { installMethod, loadRegistry } from "../registry/registry.js";
-import type { RegistryChoice, RegistryParams } from "./contract.js";
+import { installAgent, installedAgents, commandExists } from "../../registry/install.js";
+import { installMethod, loadRegistry } from "../../registry/registry.js";
+import type { RegistryChoice, RegistryParams } from "../contract.js";
 
 export async function registryList(p: RegistryParams): Promise<{ agents: RegistryChoice[]; source: "fetched" | "cache"; problem?: string; skipped: string[] }> {
   const reg = await loadRegistry(p.url, p.cacheFile);

@@ -4,13 +4,15 @@
  * Every string that Lua draws on one line (titles, paths, raw input, plan entries) is one line
  * here already: newlines, control and bidi characters escaped, length capped.
  */
-import type { Block, SessionState, ToolCallState } from "../session/session-state.js";
+import { oneLine } from "../session/one-line.js";
+import type { SessionState } from "../session/session-state.js";
+import type { Block, ToolCallState } from "../session/blocks.js";
 import type { FileChange } from "../checkpoints/types.js";
-import { contentText } from "../session/session-state.js";
+import { contentText } from "../session/blocks.js";
 import { commandLine } from "../session/permission-rules.js";
 import { summarizeDiff } from "./diff-summary.js";
 import { unstableView, type UnstableBlockView } from "./unstable-view.js";
-import { decodedSize, type MediaBlock } from "../session/attachments.js";
+import { decodedSize, type MediaBlock } from "../session/media.js";
 
 export type ToolContentView =
   /** Output text; `fold`: the lines shown while folded (more follow: Lua offers to expand). */
@@ -55,7 +57,7 @@ export type BlockView =
   | { id: string; type: "compaction"; status: string; error?: string; summary: string }
   /** What a step (a turn, a take-back, a rewind) changed: its number (for gd and :AcpChatRewind) and one entry per file. */
   | { id: string; type: "changes"; step: number; title: string; files: ChangedFileView[]; more?: number; rewindTurn?: number }
-  /** The unstable additions (option `unstable`): src/render/unstable-view.ts. */
+  /** The unstable additions (option `unstable`): src/view/unstable-view.ts. */
   | UnstableBlockView;
 
 const TAIL_LINES = 8;
@@ -94,7 +96,7 @@ export function blockView(b: Block): BlockView {
     case "plan_doc":
     case "subagent":
     case "session_message":
-      return unstableView(b, { blockView: blockView as (b: never) => unknown, oneLine });
+      return unstableView(b, { blockView: blockView as (b: never) => unknown });
   }
 }
 
@@ -215,22 +217,6 @@ export function rawOutputText(raw: unknown): string | undefined {
   return compactInput(raw);
 }
 
-const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
-/** Control characters (C0, DEL, C1), bidi controls, zero-width characters, line and paragraph separators. */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
-
-/**
- * One line, safe to draw: newlines and control, bidi and zero-width characters escaped
- * (`\n`, `\u{202e}`), capped at `max` characters with "…". An agent cannot draw a fake option
- * on a line of its own, or hide a command behind a right-to-left override.
- */
-export function oneLine(s: string, max = INPUT_CHARS): string {
-  const out = s.replace(UNSAFE, (c) => ESCAPES[c] ?? `\\u{${c.codePointAt(0)!.toString(16)}}`);
-  if (out.length <= max) return out;
-  const chars = [...out];
-  return chars.length <= max ? out : `${chars.slice(0, max - 1).join("")}…`;
-}
-
 /**
  * A tool's raw input in one short line: a command as `$ <command line>`, other fields as
  * `key: value` (long strings shortened, with their size), never a JSON dump.
@@ -278,7 +264,7 @@ export type ChatStateName = "starting" | "signing_in" | "ready" | "running" | "c
 
 export interface ChatFacts {
   agent: string;
-  /** The chat's lifecycle (src/session/chat.ts). */
+  /** The chat's lifecycle (src/session/chat/chat.ts). */
   lifecycle: "starting" | "signing_in" | "ready" | "failed" | "closed";
   /** Why it failed, for the user. */
   failure?: string;

@@ -1,8 +1,10 @@
 /**
  * What the transcript says of the unstable additions' blocks (src/session/unstable-blocks.ts):
- * plain data for lua/acpchat/transcript/unstable_text.lua. view-model.ts hands them over with its own
- * helpers (so that this module does not import it back).
+ * plain data for lua/acpchat/transcript/unstable_text.lua. A subagent's block holds its child's blocks,
+ * drawn by view-model.ts's blockView: that one function is handed over (the two recurse into
+ * each other, and this module does not import view-model.ts back).
  */
+import { oneLine } from "../session/one-line.js";
 import type { UnstableBlock } from "../session/unstable-blocks.js";
 
 export type UnstableBlockView =
@@ -39,7 +41,6 @@ export type UnstableBlockView =
 
 export interface ViewHelpers {
   blockView: (b: never) => unknown;
-  oneLine: (s: string, max?: number) => string;
 }
 
 /** The child's blocks shown nested in the parent's transcript; its own view shows them all. */
@@ -105,11 +106,11 @@ export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockVie
       return {
         id: b.id,
         type: "plan_doc",
-        planId: h.oneLine(b.planId, 80),
+        planId: oneLine(b.planId, 80),
         kind: b.kind,
-        entries: b.entries.slice(0, PLAN_ROWS).map((e) => ({ content: h.oneLine(e.content, 500), status: e.status, priority: e.priority })),
+        entries: b.entries.slice(0, PLAN_ROWS).map((e) => ({ content: oneLine(e.content, 500), status: e.status, priority: e.priority })),
         markdown: md?.text,
-        location: b.location === undefined ? undefined : h.oneLine(b.location, 300),
+        location: b.location === undefined ? undefined : oneLine(b.location, 300),
         removed: b.removed || undefined,
         more: more > 0 ? more : undefined,
       };
@@ -120,11 +121,11 @@ export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockVie
       return {
         id: b.id,
         type: "subagent",
-        sessionId: h.oneLine(b.sessionId, 120),
-        title: b.title === undefined ? undefined : h.oneLine(b.title, 200),
+        sessionId: oneLine(b.sessionId, 120),
+        title: b.title === undefined ? undefined : oneLine(b.title, 200),
         description: b.description,
-        state: b.state === undefined ? undefined : h.oneLine(b.state.state, 40),
-        stopReason: b.state?.stopReason === undefined ? undefined : h.oneLine(b.state.stopReason, 40),
+        state: b.state === undefined ? undefined : oneLine(b.state.state, 40),
+        stopReason: b.state?.stopReason === undefined ? undefined : oneLine(b.state.stopReason, 40),
         canCancel: b.canCancel,
         blocks: views,
         hidden: hidden > 0 ? hidden : undefined,
@@ -132,7 +133,7 @@ export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockVie
       };
     }
     case "session_message":
-      return { id: b.id, type: "session_message", direction: b.direction, peer: b.peer === undefined ? undefined : h.oneLine(b.peer, 200), text: b.text, omitted: b.omitted };
+      return { id: b.id, type: "session_message", direction: b.direction, peer: b.peer === undefined ? undefined : oneLine(b.peer, 200), text: b.text, omitted: b.omitted };
   }
 }
 

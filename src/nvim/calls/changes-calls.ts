@@ -5,18 +5,19 @@
  * prompt (TurnCheckpoints.takeNotes).
  */
 import { join } from "node:path";
-import type { ChangeStep, FileOutcome, TurnCheckpoints } from "../checkpoints/turns.js";
-import type { Chat } from "../session/chat.js";
-import type { Hunk } from "../workspace/hunks.js";
-import { oneLine } from "../render/view-model.js";
-import { acceptedHunks, WHOLE_FILE_LINES } from "../workspace/write-plan.js";
-import type { LiveFiles } from "../checkpoints/apply.js";
-import type { QuickfixItem, RewindFile } from "./contract.js";
-import { mergeWithMarkers } from "../checkpoints/git.js";
-import { joinText, splitText } from "../workspace/text-codec.js";
+import type { ChangeStep, FileOutcome, TurnCheckpoints } from "../../checkpoints/turns.js";
+import type { Chat } from "../../session/chat/chat.js";
+import type { Hunk } from "../../workspace/hunks.js";
+import { oneLine } from "../../session/one-line.js";
+import { acceptedHunks, WHOLE_FILE_LINES } from "../../workspace/write-plan.js";
+import type { LiveFiles } from "../../checkpoints/apply.js";
+import type { QuickfixItem, RewindFile } from "../contract.js";
+import type { ChatLookup, Handlers } from "../chat-entry.js";
+import { mergeWithMarkers } from "../../checkpoints/git.js";
+import { joinText, splitText } from "../../workspace/text-codec.js";
 
 export interface ChangesContext {
-  chat: Chat;
+  chat: Pick<Chat, "checkPath" | "notice" | "showStep">;
   checkpoints: TurnCheckpoints | undefined;
   live: LiveFiles;
   /** Ask the user (a review), answered later; undefined when withdrawn. */
@@ -106,7 +107,7 @@ export async function changesReview(c: ChangesContext, stepId: number, path: str
   });
   const back = acceptedHunks(reverse, answer);
   if (back.length === 0) return { outcome: "nothing taken back" };
-  const out = await cp.takeBack(step, path, back, c.live, (abs) => c.chat.boundary.check(abs, "take back"));
+  const out = await cp.takeBack(step, path, back, c.live, (abs) => c.chat.checkPath(abs, "take back"));
   return { outcome: report(c, out, `Took back ${back.length} of ${h.hunks.length} hunk${h.hunks.length === 1 ? "" : "s"} of ${step.label} in ${path}`, cp), conflicts: conflictsOf(out) };
 }
 
@@ -126,7 +127,7 @@ export async function rewind(c: ChangesContext, turn: number | undefined, undo: 
   const files: RewindFile[] = plan.map((p) => ({ path: p.path, steps: p.steps.map((s) => s.label) }));
   if (dryRun || files.length === 0) return { title, files };
   const label = undo ? `undo of the ${from.label}` : `rewind to before ${from.label}`;
-  const out = await cp.rewind(from, c.live, (abs) => c.chat.boundary.check(abs, "rewind"), label);
+  const out = await cp.rewind(from, c.live, (abs) => c.chat.checkPath(abs, "rewind"), label);
   return { title, files, outcome: report(c, out, undo ? `Undid the ${from.label}` : `Rewound to before ${from.label}`, cp), conflicts: conflictsOf(out) };
 }
 
@@ -183,3 +184,23 @@ function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnChe
 }
 
 
+
+/** What the change calls need of the host. */
+export interface ChangesView extends ChatLookup {
+  live: LiveFiles;
+  /** Ask the user on chat `id`'s behalf (withdrawn when it closes). */
+  review(id: number, question: unknown): Promise<unknown>;
+}
+
+export function changesCalls(host: ChangesView): Pick<Handlers, "changes" | "changesReview" | "changesConflict" | "rewind"> {
+  const context = (id: number): ChangesContext => {
+    const e = host.get(id);
+    return { chat: e.chat, checkpoints: e.checkpoints, live: host.live, review: (q) => host.review(id, q) };
+  };
+  return {
+    changes: (p) => changesQuickfix(context(p.chat), p.turn),
+    changesReview: (p) => changesReview(context(p.chat), p.step, p.path),
+    changesConflict: (p) => changesConflict(context(p.chat), p.path),
+    rewind: (p) => rewind(context(p.chat), p.turn, p.undo === true, p.dryRun === true),
+  };
+}

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import type { AuthMethod, CreateElicitationRequest } from "../protocol/schema.js";
 import type { Redactor } from "../trace/redact.js";
-import { oneLine } from "./view-model.js";
+import { oneLine } from "../session/one-line.js";
 
 type Value = string | number | boolean;
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);

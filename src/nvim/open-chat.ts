@@ -1,0 +1,158 @@
+/**
+ * A chat opened for Lua: its Chat wired to Neovim (editor port, render queue, the editor's MCP
+ * server, permission rules, checkpoints, the session index), started in the background.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { CheckpointStore } from "../checkpoints/store.js";
+import { TurnCheckpoints } from "../checkpoints/turns.js";
+import { EditorChannel } from "../editor-tools/channel.js";
+import { errorMessage } from "../protocol/errors.js";
+import type { StopReason } from "../protocol/schema.js";
+import { RenderQueue } from "../view/render-queue.js";
+import { MediaFiles } from "../session/attachments.js";
+import { Chat } from "../session/chat/chat.js";
+import { PermissionRules } from "../session/permission-rules.js";
+import { SessionIndex } from "../session/session-index.js";
+import { pruneTraces } from "../trace/trace-log.js";
+import type { Bridge } from "./bridge.js";
+import { agentSpec, statusOf, takenBack, type Entry } from "./chat-entry.js";
+import type { OpenParams } from "./contract.js";
+import type { EditorQueries } from "./editor-queries.js";
+import { NvimPort } from "./nvim-port.js";
+import type { Questions } from "./questions.js";
+import { RestartView } from "./restart-policy.js";
+
+/** What opening a chat needs of the host. */
+export interface OpenChatDeps {
+  bridge: Bridge;
+  questions: Questions;
+  editorQueries: EditorQueries;
+}
+
+/**
+ * A chat for `p`, starting in the background (a new session, or `p.resume`); `restart`: it
+ * replaces one whose agent died (restart-policy.ts), with that one's media and checkpoints.
+ */
+export function openChat(
+  deps: OpenChatDeps,
+  p: OpenParams,
+  restart?: "continue" | "new",
+  media = new MediaFiles(),
+  checkpoints = openCheckpoints(p),
+): Entry {
+  const { bridge } = deps;
+  const id = p.chat;
+  const agent = agentSpec(p.agent);
+  const port = new NvimPort(bridge, deps.questions, id, p.fs?.maxReadBytes, p.write ?? "review");
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  if (p.logDir) pruneTraces(p.logDir);
+  const rules = new PermissionRules(agent.name, p.cwd, p.permissions?.rules ?? [], p.permissions?.store);
+  const index = new SessionIndex(p.sessionIndex);
+  const view = new RestartView(restart, (ops) => bridge.emit("render", { chat: id, ops }));
+  const touch = () => {
+    if (chat.sessionId) index.touch({ agent: agent.name, sessionId: chat.sessionId, cwd: chat.cwd, title: chat.title });
+  };
+  const editor = editorChannel(deps, p, () => chat);
+  const chat: Chat = new Chat({
+    agentName: agent.name,
+    command: { command: agent.command, args: agent.args ?? [], env: agent.env ?? {}, cwd: agent.cwd },
+    cwd: p.cwd,
+    extraRoots: p.extraRoots,
+    mcpServers: p.mcpServers,
+    port,
+    onEvents: (events) => queue.push(events),
+    traceFile: p.logDir ? join(p.logDir, `${stamp}-chat${id}-${agent.name}.jsonl`) : undefined,
+    timeouts: p.timeouts,
+    terminal: p.terminal,
+    media: { maxBytes: p.media?.maxBytes, owns: (path) => media.owns(path) },
+    permissionRules: rules,
+    features: { terminalOutputMeta: true, elicitationForm: true, authTerminal: true, unstable: p.unstable === true },
+    onTurnEnd: (stop: StopReason | "error") => {
+      queue.endTurn(stop);
+      touch();
+    },
+    onTakeBack: (prompts) => bridge.emit("takeBack", { chat: id, prompts: prompts.map(takenBack) }),
+    onNotify: (message, level) => bridge.emit("notify", { message: `acpchat: ${message}`, level }),
+    clientMcpServer: editor,
+    checkpoints,
+  });
+  // The agent's questions (forms, URLs, sign-in) are shown without the chat's secrets.
+  port.redactor = chat.redactor;
+  port.inside = (path) => chat.checkPath(path, "read");
+  const queue = new RenderQueue({ frameMs: p.frameMs, send: (ops) => view.send(ops), status: () => statusOf(chat) });
+  // The view shows "starting" at once (a crashed chat's view must not look crashed meanwhile).
+  queue.push([{ type: "meta" }]);
+  chat.start(p.fork ? { sessionId: p.fork, fork: true } : p.resume ? { sessionId: p.resume } : undefined).then(
+    async () => {
+      touch();
+      void checkpoints?.store.ready.then(() => chat.sayCheckpointsOff());
+      if (view.holding) {
+        queue.flush(); // the rest of what it drew joins what is held
+        view.started(chat.continuedBy);
+      }
+      await chat.applyDefaults(agent);
+      queue.flush();
+    },
+    () => {
+      if (view.failed())
+        chat.notice(
+          `Could not reload the session: ${chat.failure ?? "the agent failed"}. The transcript above is the one from before; :AcpChat tries again.`,
+          "error",
+        );
+      queue.push([{ type: "meta" }]);
+      queue.flush();
+    },
+  );
+  return { params: p, chat, port, rules, queue, media, checkpoints };
+}
+
+/**
+ * The editor's MCP server for this chat's sessions, when it is on and the bundled server
+ * script exists; its tool calls become `editorQuery` events for this chat.
+ */
+function editorChannel(deps: OpenChatDeps, p: OpenParams, chat: () => Chat): EditorChannel | undefined {
+  if (!p.editorTools || !MCP_SCRIPT || !existsSync(MCP_SCRIPT)) return undefined;
+  try {
+    return new EditorChannel({
+      cwd: p.cwd,
+      extraRoots: p.extraRoots,
+      tools: p.editorTools.tools,
+      timeoutMs: p.editorTools.timeoutMs,
+      maxItems: p.editorTools.maxItems,
+      maxFileBytes: p.fs?.maxReadBytes,
+      node: process.execPath,
+      script: MCP_SCRIPT,
+      query: (tool, args, signal) => deps.editorQueries.query(p.chat, tool, args, signal),
+      onProblem: (m) => chat().traceNote("problem", m),
+    });
+  } catch (e) {
+    deps.bridge.emit("notify", {
+      message: `acpchat: the editor's tools are off for this chat: ${errorMessage(e)}`,
+      level: "warn",
+    });
+    return undefined;
+  }
+}
+
+/** The chat's turn checkpoints when they are on; old sessions' are pruned in the background. */
+function openCheckpoints(p: OpenParams): TurnCheckpoints | undefined {
+  const c = p.checkpoints;
+  if (!c) return undefined;
+  const store = new CheckpointStore({
+    stateDir: c.dir,
+    cwd: p.cwd,
+    chat: String(p.chat),
+    git: c.git,
+    limits: { maxFiles: c.maxFiles, maxFileBytes: c.maxFileBytes },
+    maxAgeDays: c.maxAgeDays,
+    maxBytes: c.maxBytes,
+  });
+  const cp = new TurnCheckpoints(store, p.cwd);
+  // After the first snapshot, so the two do not compete for the disk.
+  void store.ready.then(() => setTimeout(() => void store.prune().catch(() => undefined), 5000).unref());
+  return cp;
+}
+
+/** The editor's MCP server script, beside this bundle (dist/acpchat-mcp.cjs); none when run from source. */
+const MCP_SCRIPT = typeof __dirname === "string" ? join(__dirname, "acpchat-mcp.cjs") : undefined;

@@ -1,0 +1,140 @@
+/**
+ * What a session's transcript is made of: its blocks, the events that change them, a tool
+ * call's state, and how content reads as text. Plain data, shared by the session state, the
+ * unstable additions and the view.
+ */
+import type {
+  ContentBlock,
+  PlanEntry,
+  SessionConfigOption,
+  ToolCallContent,
+  ToolCallStatus,
+} from "../protocol/schema.js";
+import type { FileChange } from "../checkpoints/types.js";
+import type { MediaBlock } from "./media.js";
+import type { UnstableBlock } from "./unstable-blocks.js";
+
+/** `cancelled`: the turn was cancelled; `unfinished`: the turn ended without a final status. */
+export type DisplayToolStatus = ToolCallStatus | "cancelled" | "unfinished";
+
+/** Whether a command failed: killed by a signal, or any exit code but 0 (false while running). */
+export function exitFailed(s: { exitCode?: number | null; signal?: string | null } | undefined | null): boolean {
+  if (!s) return false;
+  return (s.signal !== null && s.signal !== undefined) || s.exitCode !== 0;
+}
+
+export interface ToolCallState {
+  toolCallId: string;
+  /** The transcript block that shows it (an id reused in a later turn gets a block of its own). */
+  blockId: string;
+  /** The tool's own name (`name`, or claude-code-acp's `_meta.claudeCode.toolName`). */
+  toolName?: string;
+  title: string;
+  kind: string;
+  status: DisplayToolStatus;
+  content: ToolCallContent[];
+  locations: { path: string; line?: number | null }[];
+  rawInput?: unknown;
+  rawOutput?: unknown;
+  /** Live output of a client terminal shown in this call, or streamed by the agent in `_meta`. */
+  terminals: Record<string, { tail: string; exit?: string; failed?: boolean; full?: string; dropped?: boolean }>;
+  /** The user rejected (or dismissed) the permission question about it. */
+  rejected?: boolean;
+  turn: number;
+  /** A subagent's tool call (claude-agent-acp's `_meta.claudeCode.parentToolUseId`): its Task's id; drawn in the Task's block. */
+  parent?: string;
+  /** The tool calls of the subagent this call (a Task) started, in order. */
+  children?: ToolCallState[];
+}
+
+export type Block =
+  | { id: string; type: "turn"; turn: number }
+  /** The header of the agent's reply, before its first words, thought, tool call or plan. */
+  | { id: string; type: "reply"; agent: string; turn: number }
+  /** A turn that ended other than normally (cancelled, limits, refusal, error). */
+  | { id: string; type: "end"; reason: string; turn: number }
+  | { id: string; type: "user"; text: string; turn: number }
+  | { id: string; type: "agent"; text: string; turn: number }
+  | { id: string; type: "thought"; text: string; turn: number }
+  | { id: string; type: "tool"; call: ToolCallState; turn: number }
+  | { id: string; type: "plan"; entries: PlanEntry[]; turn: number }
+  | { id: string; type: "note"; text: string; level: "info" | "warn" | "error"; turn: number }
+  /** An image or audio clip (sent by the agent, or attached by the user): one line, opened on demand. */
+  | { id: string; type: "media"; role: "user" | "agent" | "thought"; media: MediaBlock; name?: string; turn: number }
+  /** A context compaction, where it first appeared; its status and summary change in place. */
+  | {
+      id: string;
+      type: "compaction";
+      compactionId: string;
+      status: string;
+      summary: string;
+      error?: string;
+      turn: number;
+    }
+  /** What a turn (or a take-back, or a rewind) changed in the folder: one line per file (src/checkpoints/). */
+  | { id: string; type: "changes"; step: number; title: string; files: FileChange[]; rewindTurn?: number; turn: number }
+  /** The unstable additions (option `unstable`): a plan by id, a child session, a message between sessions (src/session/unstable.ts). */
+  | UnstableBlock;
+
+export type TranscriptEvent =
+  | { type: "add"; block: Block }
+  | { type: "append"; id: string; text: string }
+  | { type: "update"; block: Block }
+  | { type: "meta" };
+
+export type TurnState = "idle" | "prompting" | "streaming" | "waiting_permission" | "cancelling";
+
+export interface Usage {
+  used: number;
+  size: number;
+  cost?: { amount: number; currency: string } | null;
+}
+
+/** A notice's severity as a note's level (custom and future severities read as info). */
+export function noticeLevel(severity: string): "info" | "warn" | "error" {
+  return severity === "error" ? "error" : severity === "warning" ? "warn" : "info";
+}
+
+export function toolBlockId(toolCallId: string): string {
+  return `tool:${toolCallId}`;
+}
+
+/** What a content block reads as in the transcript. */
+export function contentText(c: ContentBlock): string {
+  switch (c.type) {
+    case "text":
+      return c.text;
+    case "resource_link":
+      return `[@${c.name}](${c.uri})`;
+    case "resource":
+      return "text" in c.resource ? `[@${c.resource.uri}]` : `[@${c.resource.uri} (binary)]`;
+    case "image":
+      return "[image]";
+    case "audio":
+      return "[audio]";
+  }
+}
+
+export function promptText(prompt: ContentBlock[]): string {
+  const text = prompt
+    .filter((c) => c.type === "text")
+    .map(contentText)
+    .join("");
+  // Images and audio get blocks of their own (a line each).
+  const refs = prompt.filter((c) => c.type !== "text" && c.type !== "image" && c.type !== "audio").map(contentText);
+  return refs.length ? `${text}${text ? "\n" : ""}${refs.join(" ")}` : text;
+}
+
+/** The tool's own name in claude-code-acp's `_meta.claudeCode.toolName`. */
+export function metaToolName(meta: unknown): string | undefined {
+  const n = (meta as { claudeCode?: { toolName?: unknown } } | undefined)?.claudeCode?.toolName;
+  return typeof n === "string" && n ? n : undefined;
+}
+
+/** A select option's value by its name. */
+export function optionName(opt: SessionConfigOption & { type: "select" }, value: string): string {
+  const flat = opt.options.flatMap((o) =>
+    "options" in o ? (o.options as { value: string; name: string }[]) : [o as { value: string; name: string }],
+  );
+  return flat.find((o) => o.value === value)?.name ?? value;
+}

@@ -1,0 +1,53 @@
+/** What a chat is made with: its agent, its folder, its editor, and the host's callbacks. */
+import type { AgentCommand } from "../../agent/agent-process.js";
+import type { ClientFeatures, McpServerConfig } from "../../client/acp-client.js";
+import type { EditorPort } from "../../client/editor-port.js";
+import type { StopReason } from "../../protocol/schema.js";
+import type { TurnCheckpoints } from "../../checkpoints/turns.js";
+import type { PermissionRules } from "../permission-rules.js";
+import type { QueuedPrompt } from "../prompt-queue.js";
+import type { TranscriptEvent } from "../blocks.js";
+
+export interface ChatOptions {
+  agentName: string;
+  command: AgentCommand;
+  /** The session's working directory: the boundary of every fs and terminal request. */
+  cwd: string;
+  /** More directories the user allows the agent to touch. */
+  extraRoots?: string[];
+  /** MCP servers for the agent, as configured (`$VAR`s expanded when the chat starts). */
+  mcpServers?: McpServerConfig[];
+  port: EditorPort;
+  onEvents: (events: TranscriptEvent[]) => void;
+  traceFile?: string;
+  timeouts?: { initializeMs?: number; newSessionMs?: number; cancelMs?: number; requestMs?: number };
+  /** The client's cap on a terminal's retained output (whatever the agent asks for). */
+  terminal?: { outputLimitBytes?: number };
+  features?: ClientFeatures;
+  /** Client-side permission rules (configured and remembered). */
+  permissionRules?: PermissionRules;
+  clientInfo?: { name: string; version: string };
+  /** A queued prompt's turn ended. */
+  onTurnEnd?: (stop: StopReason | "error") => void;
+  /** Queued prompts that can no longer be sent (the agent is gone): the user gets them back. */
+  onTakeBack?: (prompts: QueuedPrompt[]) => void;
+  /** Images and audio in prompts: the size limit; `owns`: the chat's own files (clipboard images), allowed outside the boundary. */
+  media?: { maxBytes?: number; owns?: (path: string) => boolean };
+  /** A notice from the agent (`notice` update), for the editor's notifications; redacted already. */
+  onNotify?: (message: string, level: "info" | "warn" | "error") => void;
+  /** An MCP server the client provides itself (the editor's tools), added to every session's servers. */
+  clientMcpServer?: ClientMcpServer;
+  /** Turn checkpoints (src/checkpoints/): kept by the host across restarts of the agent. */
+  checkpoints?: TurnCheckpoints;
+}
+
+/** An MCP server of the client's own (src/editor-tools/channel.ts): closed with the chat. */
+export interface ClientMcpServer {
+  readonly mcpServer: { name: string; command: string; args: string[]; env: { name: string; value: string }[] };
+  /** Values that no trace, log or transcript may show (its token, its socket's path). */
+  readonly secrets: string[];
+  readonly ready: Promise<void>;
+  close(): void;
+}
+
+export type ChatStatus = "starting" | "signing_in" | "ready" | "failed" | "closed";

@@ -1,0 +1,303 @@
+/**
+ * The chat's turns: prompts queued until the agent is ready and idle, each one prepared (its
+ * files read, its checkpoint taken), sent, and ended; ACP cancel; and what a turn's end shows
+ * (its tokens, its changes).
+ */
+import type { AcpClient, TurnUsage } from "../../client/acp-client.js";
+import type { ChangeStep } from "../../checkpoints/turns.js";
+import { ConnectionClosedError, errorMessage } from "../../protocol/errors.js";
+import type { ContentBlock, StopReason } from "../../protocol/schema.js";
+import { AttachmentError, DEFAULT_MAX_BYTES } from "../media.js";
+import { buildPrompt, type ContextItem } from "../prompt-builder.js";
+import { PromptQueue, type QueuedPrompt } from "../prompt-queue.js";
+import type { ChatCore } from "./context.js";
+import { RESTART_HINT } from "./crash-text.js";
+
+/** What the turns need of the rest of the chat. */
+export interface TurnsNeeds {
+  /** The agent can take a prompt now (the chat is ready). */
+  canPrompt(): boolean;
+  /** The client and session, or a throw that says why the chat is not ready. */
+  ready(): { client: AcpClient; sessionId: string };
+  client(): AcpClient | undefined;
+  sessionId(): string | undefined;
+  withAuth<T>(call: () => Promise<T>): Promise<T>;
+  describeEnd(reason: string): Promise<string>;
+  /** Held text comes out and no block of the turn may keep a secret. */
+  settleText(): void;
+  /** Open permission questions are answered `cancelled`. */
+  abortPermissions(reason: string): void;
+}
+
+export class Turns {
+  /** Prompts waiting for the agent to be ready and idle. */
+  readonly queue = new PromptQueue();
+  /** The queued prompt being prepared (its files read): nothing else starts meanwhile, and a
+   * cancel or a crash in that window gives it back like the rest of the queue. */
+  private preparing: QueuedPrompt | undefined;
+  private turnAbort: AbortController | undefined;
+  private cancelTimer: NodeJS.Timeout | undefined;
+  private settleTurn: ((r: StopReason | "error") => void) | undefined;
+  /** Work after tool calls that the turn's end waits for (partial edits put back). */
+  private readonly toolEnds = new Set<Promise<void>>();
+  /** What the agent hears with the next prompt (besides what checkpoints add). */
+  private readonly agentNotes: string[] = [];
+
+  constructor(
+    private readonly core: ChatCore,
+    private readonly needs: TurnsNeeds,
+  ) {}
+
+  /** Aborted when the running turn is cancelled or ends. */
+  get signal(): AbortSignal | undefined {
+    return this.turnAbort?.signal;
+  }
+
+  /** A turn is waiting for its prompt's response. */
+  get running(): boolean {
+    return this.settleTurn !== undefined;
+  }
+
+  /** The agent hears this with the next prompt. */
+  tellAgent(note: string): void {
+    this.agentNotes.push(note);
+  }
+
+  /** The turn's end waits for this (work after a tool call). */
+  waitFor(work: Promise<void>): void {
+    this.toolEnds.add(work);
+    void work.finally(() => this.toolEnds.delete(work));
+  }
+
+  /** Queue a prompt and start it when the agent can take it; true when it waits. */
+  submit(text: string, context: ContextItem[]): boolean {
+    this.queue.add(text, context);
+    const queued = !this.pump();
+    this.core.emit([{ type: "meta" }]);
+    return queued;
+  }
+
+  /** Start the next queued prompt if the agent can take it; true when one was started. */
+  pump(): boolean {
+    if (!this.needs.canPrompt() || this.core.state.turnState !== "idle" || this.preparing) return false;
+    const next = this.queue.shift();
+    if (!next) return false;
+    this.preparing = next;
+    void this.runQueued(next);
+    return true;
+  }
+
+  /** Every prompt not sent yet: the one being prepared, then the queue. */
+  private takeUnsent(): QueuedPrompt[] {
+    const p = this.preparing;
+    this.preparing = undefined;
+    return [...(p ? [p] : []), ...this.queue.takeAll()];
+  }
+
+  /** Queued prompts go back to the user (the agent cannot take them). */
+  giveBackQueue(): void {
+    const back = this.takeUnsent();
+    if (back.length > 0) {
+      this.core.opts.onTakeBack?.(back);
+      this.core.emit([{ type: "meta" }]);
+    }
+  }
+
+  private async runQueued(p: QueuedPrompt): Promise<void> {
+    const { opts, state, boundary } = this.core;
+    let blocks: ContentBlock[];
+    let notes: string[];
+    try {
+      // Files are read as the agent would read them: the user's buffer (unsaved edits) first.
+      const read = async (path: string) =>
+        (await opts.port.readTextFile({ sessionId: this.needs.sessionId() ?? "", path }, new AbortController().signal))
+          .content;
+      // Images and audio go as such only to an agent that takes them (promptCapabilities).
+      const client = this.needs.client();
+      const caps = client?.capabilities.promptCapabilities;
+      const media = {
+        image: caps?.image === true,
+        audio: caps?.audio === true,
+        maxBytes: opts.media?.maxBytes ?? DEFAULT_MAX_BYTES,
+        agent: opts.agentName,
+        owns: opts.media?.owns,
+      };
+      ({ blocks, notes } = await buildPrompt(
+        p.text,
+        p.context,
+        boundary,
+        client?.supports("embeddedContext") ?? false,
+        read,
+        media,
+        (s) => this.core.redactor.text(s),
+      ));
+    } catch (e) {
+      if (this.preparing !== p) return; // taken back meanwhile
+      this.preparing = undefined;
+      // An image or audio file that cannot be attached leaves the context it comes back with
+      // (else sending again would fail again); the text comes back whole.
+      const refused = e instanceof AttachmentError ? e.item : undefined;
+      if (refused !== undefined) p.context = p.context.filter((c) => !(c.type === "file" && c.path === refused));
+      this.core.notice(
+        `Could not prepare the prompt: ${errorMessage(e)}${refused !== undefined ? " (taken out of the prompt's context)" : ""}`,
+        "error",
+      );
+      opts.onTakeBack?.([p]);
+      this.pump();
+      return;
+    }
+    // The folder as it is before the agent gets the prompt (waited for a moment at most).
+    const cp = opts.checkpoints;
+    const step = cp?.on && this.preparing === p ? await cp.beginTurn(state.turn + 1) : undefined;
+    // Turned off since the chat started (its first snapshot found the folder too large, say).
+    if (cp && !step) this.sayCheckpointsOff();
+    // Cancelled, or the agent died, while its files were read: it was given back already.
+    if (this.preparing !== p) {
+      if (step) cp?.abandonTurn(step);
+      return;
+    }
+    this.preparing = undefined;
+    // What the user took back since the agent's last turn: the agent hears it in words.
+    const told =
+      [...this.agentNotes.splice(0).map((n) => `[acp-chat.nvim] Note: ${n}.`), cp?.takeNotes()]
+        .filter(Boolean)
+        .join("\n") || undefined;
+    const turn = this.prompt(blocks, told ? [{ type: "text", text: `${told}\n\n` }] : []);
+    if (told) this.core.notice(`Told the agent: ${told.replace(/\[acp-chat.nvim\] /g, "")}`);
+    if (step?.late)
+      this.core.notice(
+        "The snapshot of the folder before this turn was not done when the prompt went (a large folder's first snapshot takes a while): this turn's changes are counted from the last checkpoint taken, or may miss what the agent changed in its first moments.",
+        "warn",
+      );
+    // Below the user's words (the turn began synchronously): an attachment sent as a link, say.
+    for (const n of notes) this.core.notice(n, "warn");
+    const stop = await turn;
+    await Promise.all([...this.toolEnds]);
+    // The turn is over now; its changes block follows once the end snapshot is in (the next
+    // turn's start snapshot queues behind it: the store takes snapshots in order).
+    if (step) void this.showChanges(step);
+    opts.onTurnEnd?.(stop);
+    this.pump();
+  }
+
+  /** Send a prompt; resolves with the stop reason when the turn ends (never rejects). */
+  async prompt(prompt: ContentBlock[], before: ContentBlock[] = []): Promise<StopReason | "error"> {
+    const { state, notice } = this.core;
+    let ready: { client: AcpClient; sessionId: string };
+    try {
+      ready = this.needs.ready();
+    } catch (e) {
+      notice(`${errorMessage(e)}.`, "error");
+      return "error";
+    }
+    if (state.turnState !== "idle") {
+      notice("A turn is already running: wait for it or cancel it first.", "warn");
+      return "error";
+    }
+    this.core.emit(state.beginTurn(prompt));
+    this.turnAbort = new AbortController();
+    const local = new Promise<StopReason | "error">((resolve) => (this.settleTurn = resolve));
+    let result: StopReason | "error";
+    try {
+      // After :AcpChatLogout the agent answers "auth required": sign in, and the prompt goes again.
+      const turn = this.needs
+        .withAuth(() => ready.client.promptTurn(ready.sessionId, [...before, ...prompt]))
+        .then((r) => {
+          if (r.usage) this.showUsage(r.usage);
+          return r.stopReason;
+        });
+      result = await Promise.race([turn, local]);
+    } catch (e) {
+      result = "error";
+      const why =
+        e instanceof ConnectionClosedError
+          ? `The agent stopped: ${await this.needs.describeEnd(e.message)}\n${RESTART_HINT}`
+          : `The turn failed: ${errorMessage(e)}`;
+      notice(why, "error");
+    }
+    this.finishTurn(result);
+    return result;
+  }
+
+  private finishTurn(result: StopReason | "error"): void {
+    this.needs.settleText();
+    if (this.cancelTimer) clearTimeout(this.cancelTimer);
+    this.cancelTimer = undefined;
+    this.settleTurn = undefined;
+    this.turnAbort?.abort(new Error("turn ended"));
+    this.turnAbort = undefined;
+    this.core.emit(this.core.state.endTurn(result === "error" ? undefined : result));
+  }
+
+  /**
+   * ACP cancel: notify the agent, mark unfinished tool calls cancelled, answer open permission
+   * questions `cancelled`, and keep waiting for the prompt's response; an agent that ignores
+   * the cancel for `cancelMs` has its turn ended by the client, with a note saying so.
+   */
+  cancel(): QueuedPrompt[] {
+    const back = this.takeUnsent();
+    if (back.length > 0) this.core.emit([{ type: "meta" }]);
+    this.cancelTurn();
+    return back;
+  }
+
+  private cancelTurn(): void {
+    const { state } = this.core;
+    const client = this.needs.client();
+    const sessionId = this.needs.sessionId();
+    if (!client || !sessionId || state.turnState === "idle" || state.turnState === "cancelling") return;
+    this.core.emit(state.beginCancel());
+    this.turnAbort?.abort(new Error("turn cancelled"));
+    this.needs.abortPermissions("turn cancelled");
+    client.cancel(sessionId);
+    const ms = this.core.opts.timeouts?.cancelMs ?? 10_000;
+    this.cancelTimer = setTimeout(() => {
+      if (this.core.state.turnState !== "cancelling") return;
+      this.core.notice(
+        `The agent did not end the turn within ${ms / 1000} s of the cancel; the turn is marked cancelled.`,
+        "warn",
+      );
+      this.settleTurn?.("cancelled");
+    }, ms);
+  }
+
+  /** The turn's tokens (unstable PromptResponse.usage): a line at its end, and in status(). */
+  private showUsage(u: TurnUsage): void {
+    this.core.emit(this.core.state.setTurnUsage({ ...u } as Record<string, number>));
+    const n = (x: number) =>
+      x >= 10_000 ? `${Math.round(x / 1000)}k` : x >= 1000 ? `${(x / 1000).toFixed(1)}k` : String(x);
+    const parts = [
+      u.inputTokens !== undefined && `${n(u.inputTokens)} in`,
+      u.outputTokens !== undefined && `${n(u.outputTokens)} out`,
+      u.cachedReadTokens !== undefined && `${n(u.cachedReadTokens)} cached`,
+      u.cachedWriteTokens !== undefined && `${n(u.cachedWriteTokens)} cache written`,
+      u.thoughtTokens !== undefined && `${n(u.thoughtTokens)} thought`,
+      u.totalTokens !== undefined && `${n(u.totalTokens)} total`,
+    ].filter(Boolean);
+    this.core.notice(`Tokens this turn: ${parts.join(" · ")}`);
+    this.core.emit([{ type: "meta" }]);
+  }
+
+  /** Checkpoints turned off (no git, a folder too large): said once, when known. */
+  sayCheckpointsOff(): void {
+    const why = this.core.opts.checkpoints?.offNote();
+    if (why) this.core.notice(why, "warn");
+  }
+
+  /** What a step (a turn, a take-back, a rewind) changed, as one block (none when nothing did). */
+  showStep(step: ChangeStep): void {
+    const title = `${step.label[0]!.toUpperCase()}${step.label.slice(1)}`;
+    if (step.changes.length > 0) this.core.emit(this.core.state.changes(step.id, title, step.changes, step.turn));
+  }
+
+  /** The turn's changes, as one block at its end (none when nothing changed). */
+  private async showChanges(step: ChangeStep): Promise<void> {
+    try {
+      await this.core.opts.checkpoints!.endTurn(step);
+      this.showStep(step);
+    } catch (e) {
+      this.core.trace.note("problem", `checkpoint at the end of ${step.label}: ${errorMessage(e)}`);
+    }
+    this.sayCheckpointsOff();
+  }
+}

@@ -1,0 +1,31 @@
+/** A subagent's own view (`gs` on its block): every block of its child session, whole. */
+import type { SessionState } from "../session/session-state.js";
+import type { UnstableBlock } from "../session/unstable-blocks.js";
+import { childViews } from "./unstable-view.js";
+import { blockView, type BlockView } from "./view-model.js";
+
+type SubagentBlock = Extract<UnstableBlock, { type: "subagent" }>;
+
+export function subagentView(
+  found: { block: SubagentBlock; state: SessionState } | undefined,
+  sessionId: string,
+): {
+  title?: string;
+  description?: string;
+  state?: string;
+  stopReason?: string;
+  canCancel?: boolean;
+  blocks: BlockView[];
+} {
+  if (!found) throw new Error(`no subagent ${sessionId} in this chat`);
+  const { views } = childViews(found.state.blocks, { blockView: blockView as (b: never) => unknown });
+  const b = found.block;
+  return {
+    title: b.title,
+    description: b.description,
+    state: b.state?.state,
+    stopReason: b.state?.stopReason,
+    canCancel: b.canCancel,
+    blocks: views as BlockView[],
+  };
+}
