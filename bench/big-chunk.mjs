@@ -19,7 +19,7 @@ const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 10
  * buffer line), this bench, UI attached, on the machine of bench/RESULTS.md (2 shared cores).
  */
 export const BIG_BEFORE = {
-  "0.12": [
+  0.12: [
     { mb: 4, ms: 1852, max: 1103.4, p99: 11.7 },
     { mb: 8, ms: 2151, max: 1380.1, p99: 1380.1 },
     { mb: 15, ms: 5219, max: 4245.8, p99: 4245.8 },
@@ -50,11 +50,19 @@ const REPLY_LUA = `
   return { bytes = #text, sha = vim.fn.sha256(text) }
 `;
 
-export async function bigChunkBench({ bin = nvimBin(), sizes = [4, 8, 15], pluginRoot = process.env.ACPCHAT_ROOT ?? here } = {}) {
+export async function bigChunkBench({
+  bin = nvimBin(),
+  sizes = [4, 8, 15],
+  pluginRoot = process.env.ACPCHAT_ROOT ?? here,
+} = {}) {
   const dir = mkdtempSync(join(tmpdir(), "acpchat-big-"));
   const reps = sizes.map((mb) => Math.floor((mb * 1024 * 1024) / Buffer.byteLength(PATTERN)));
   const scenario = { turns: reps.map((n) => [{ text: PATTERN, repeat: n }]) };
-  const agent = { command: process.execPath, args: [join(here, "test/agents/fake-agent.mjs")], env: { FAKE_AGENT_SCENARIO: JSON.stringify(scenario) } };
+  const agent = {
+    command: process.execPath,
+    args: [join(here, "test/agents/fake-agent.mjs")],
+    env: { FAKE_AGENT_SCENARIO: JSON.stringify(scenario) },
+  };
   const setup = { agents: { fake: agent }, default_agent: "fake", checkpoints: { enabled: false } };
   const { nvim, proc, sock } = startBenchNvim(bin, dir, setup, join(dir, "work"), pluginRoot);
   await nvim.eval("1");
@@ -66,7 +74,12 @@ export async function bigChunkBench({ bin = nvimBin(), sizes = [4, 8, 15], plugi
     vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function() _G.bb.done = vim.uv.hrtime() end })
     vim.cmd("AcpChat")
   `);
-  await waitLua(nvim, "(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()", 60_000, 20);
+  await waitLua(
+    nvim,
+    "(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()",
+    60_000,
+    20,
+  );
   const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
   const pinger = attach({ socket: sock });
   await pinger.eval("1");
@@ -83,7 +96,10 @@ export async function bigChunkBench({ bin = nvimBin(), sizes = [4, 8, 15], plugi
         await sleep(2);
       }
     })();
-    await nvim.lua(`_G.bb.done = nil; _G.bb.sent = vim.uv.hrtime(); require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "go")`, [chat]);
+    await nvim.lua(
+      `_G.bb.done = nil; _G.bb.sent = vim.uv.hrtime(); require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "go")`,
+      [chat],
+    );
     await waitLua(nvim, "_G.bb.done", 120_000, 20);
     await sleep(300); // what the turn's end set off (redraws, the history written)
     on = false;
@@ -91,11 +107,22 @@ export async function bigChunkBench({ bin = nvimBin(), sizes = [4, 8, 15], plugi
     const ms = Number(await nvim.lua("return (_G.bb.done - _G.bb.sent) / 1e6"));
     const expected = PATTERN.repeat(reps[i]);
     const got = await nvim.lua(REPLY_LUA, [chat]);
-    const exact = got.bytes === Buffer.byteLength(expected) && got.sha === createHash("sha256").update(expected).digest("hex");
+    const exact =
+      got.bytes === Buffer.byteLength(expected) && got.sha === createHash("sha256").update(expected).digest("hex");
     rtts.sort((a, b) => a - b);
-    const row = { mb: sizes[i], bytes: Buffer.byteLength(expected), ms, max: rtts[rtts.length - 1], p99: pct(rtts, 99), samples: rtts.length, exact };
+    const row = {
+      mb: sizes[i],
+      bytes: Buffer.byteLength(expected),
+      ms,
+      max: rtts[rtts.length - 1],
+      p99: pct(rtts, 99),
+      samples: rtts.length,
+      exact,
+    };
     rows.push(row);
-    say(`big chunk ${row.mb} MB: turn ${ms.toFixed(0)} ms; editor longest ${row.max.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms (${row.samples}); byte-exact ${exact}`);
+    say(
+      `big chunk ${row.mb} MB: turn ${ms.toFixed(0)} ms; editor longest ${row.max.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms (${row.samples}); byte-exact ${exact}`,
+    );
   }
   await nvim.command("AcpChatClose").catch(() => undefined);
   proc.kill("SIGTERM");

@@ -14,7 +14,8 @@ let calls = 0;
 
 createInterface({ input: process.stdin }).on("line", async (line) => {
   const m = JSON.parse(line);
-  if (m.method === "initialize") return out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
+  if (m.method === "initialize")
+    return out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
   if (m.method === "session/new") return out({ jsonrpc: "2.0", id: m.id, result: { sessionId: "bench" } });
   if (m.method === "session/prompt") {
     const at = process.hrtime.bigint();
@@ -23,7 +24,11 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
     writeFileSync(stamp, String(at));
     const id = `t${++calls}`;
     update({ sessionUpdate: "tool_call", toolCallId: id, title: "edit files", kind: "execute", status: "in_progress" });
-    await new Promise((r) => spawn("sh", ["-c", cmd.join(" ")], { stdio: "ignore" }).on("exit", r).on("error", r));
+    await new Promise((r) =>
+      spawn("sh", ["-c", cmd.join(" ")], { stdio: "ignore" })
+        .on("exit", r)
+        .on("error", r),
+    );
     update({ sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" });
     update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "done" } });
     return out({ jsonrpc: "2.0", id: m.id, result: { stopReason: "end_turn" } });

@@ -26,7 +26,17 @@
 // never blocked over 16 ms; rewind of a 100-file turn under 1 s.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -43,9 +53,16 @@ export const BYTES = 100 * 1024 * 1024;
 async function loadCheckpoints(dir) {
   const outfile = join(dir, "checkpoints.mjs");
   const contents = `export * from "./src/checkpoints/store.ts"; export * from "./src/checkpoints/turns.ts";`;
-  await build({ stdin: { contents, resolveDir: root, loader: "ts" }, bundle: true, format: "esm", platform: "node", outfile, logLevel: "silent",
+  await build({
+    stdin: { contents, resolveDir: root, loader: "ts" },
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    outfile,
+    logLevel: "silent",
     // execa's CommonJS dependencies (cross-spawn) require() Node's own modules.
-    banner: { js: `import { createRequire } from "node:module"; const require = createRequire(import.meta.url);` } });
+    banner: { js: `import { createRequire } from "node:module"; const require = createRequire(import.meta.url);` },
+  });
   return import(pathToFileURL(outfile).href);
 }
 
@@ -58,7 +75,10 @@ function rng(seed) {
   };
 }
 
-const WORDS = "const let function return if else for while import export from class extends new this await async value index result error item list map set get push length string number true false null undefined object array config options state buffer line text file path name data node tree hash commit snapshot turn chat agent prompt editor window".split(" ");
+const WORDS =
+  "const let function return if else for while import export from class extends new this await async value index result error item list map set get push length string number true false null undefined object array config options state buffer line text file path name data node tree hash commit snapshot turn chat agent prompt editor window".split(
+    " ",
+  );
 
 /** `n` bytes of source-like text (lines of words and numbers): compresses as code does. */
 function sourceText(next, n) {
@@ -67,7 +87,8 @@ function sourceText(next, n) {
   while (size < n) {
     let line = "  ".repeat(next() % 4);
     const words = 4 + (next() % 8);
-    for (let w = 0; w < words; w++) line += (w ? " " : "") + WORDS[next() % WORDS.length] + (next() % 3 === 0 ? String(next() % 1000) : "");
+    for (let w = 0; w < words; w++)
+      line += (w ? " " : "") + WORDS[next() % WORDS.length] + (next() % 3 === 0 ? String(next() % 1000) : "");
     line += next() % 5 === 0 ? ";\n" : "\n";
     parts.push(line);
     size += line.length;
@@ -83,7 +104,11 @@ export function generateProject(dir) {
   let total = 0;
   const paths = [];
   for (let i = 0; i < FILES; i++) {
-    const rel = join("src", `pkg${String(Math.floor(i / 100)).padStart(2, "0")}`, `mod${String(i % 100).padStart(2, "0")}.ts`);
+    const rel = join(
+      "src",
+      `pkg${String(Math.floor(i / 100)).padStart(2, "0")}`,
+      `mod${String(i % 100).padStart(2, "0")}.ts`,
+    );
     if (i % 100 === 0) mkdirSync(join(dir, dirname(rel)), { recursive: true });
     const bytes = sourceText(next, Math.round(sizes[i] * scale));
     writeFileSync(join(dir, rel), bytes);
@@ -131,9 +156,36 @@ export async function nodePart(work, state, paths, cp) {
     turns.abandonTurn(step); // only its start snapshot is measured: the turn is never sent
     loop.disable();
     const firstMs = store.checkpoints[0].at - t0;
-    const stored = Number(execFileSync("git", ["--git-dir", join(stateDir, readdirSync(stateDir)[0], "git"), "ls-tree", "-r", "--name-only", store.checkpoints[0].tree], { maxBuffer: 64 << 20 }).toString().split("\n").filter(Boolean).length);
-    r.cold.push({ firstMs, waitMs, late: step.late === true, doneMs, loopMaxMs: loop.max / 1e6, loopP99Ms: loop.percentile(99) / 1e6, stored, repoBytes: await store.size() });
-    say(`(a) cold first snapshot ${firstMs} ms (${stored} files stored); first prompt waited ${waitMs.toFixed(0)} ms (late: ${step.late === true}); Node loop max ${(loop.max / 1e6).toFixed(1)} ms`);
+    const stored = Number(
+      execFileSync(
+        "git",
+        [
+          "--git-dir",
+          join(stateDir, readdirSync(stateDir)[0], "git"),
+          "ls-tree",
+          "-r",
+          "--name-only",
+          store.checkpoints[0].tree,
+        ],
+        { maxBuffer: 64 << 20 },
+      )
+        .toString()
+        .split("\n")
+        .filter(Boolean).length,
+    );
+    r.cold.push({
+      firstMs,
+      waitMs,
+      late: step.late === true,
+      doneMs,
+      loopMaxMs: loop.max / 1e6,
+      loopP99Ms: loop.percentile(99) / 1e6,
+      stored,
+      repoBytes: await store.size(),
+    });
+    say(
+      `(a) cold first snapshot ${firstMs} ms (${stored} files stored); first prompt waited ${waitMs.toFixed(0)} ms (late: ${step.late === true}); Node loop max ${(loop.max / 1e6).toFixed(1)} ms`,
+    );
     if (i === 0) rmSync(stateDir, { recursive: true, force: true });
   }
   // The chat the rest runs in: the second cold one's state folder, a chat of its own.
@@ -161,7 +213,8 @@ export async function nodePart(work, state, paths, cp) {
   const unchanged = [];
   let late = 0;
   for (let i = 0; i < 15; i++) {
-    for (let j = 0; j < 10; j++) writeFileSync(join(work, paths[(k++ * 97) % paths.length]), `// turn ${i} edit ${j}\n`, { flag: "a" });
+    for (let j = 0; j < 10; j++)
+      writeFileSync(join(work, paths[(k++ * 97) % paths.length]), `// turn ${i} edit ${j}\n`, { flag: "a" });
     // The snapshot's whole time (beginTurn itself stops waiting at PROMPT_WAIT_MS: then "late").
     const t = performance.now();
     const step = await turns.beginTurn(i + 1);
@@ -181,7 +234,9 @@ export async function nodePart(work, state, paths, cp) {
   r.late = late;
   r.changed = stats(changed);
   r.unchanged = stats(unchanged);
-  say(`(b) 10 files changed: median ${r.changed.median.toFixed(1)} max ${r.changed.max.toFixed(1)} ms; (c) unchanged: median ${r.unchanged.median.toFixed(1)} max ${r.unchanged.max.toFixed(1)} ms`);
+  say(
+    `(b) 10 files changed: median ${r.changed.median.toFixed(1)} max ${r.changed.max.toFixed(1)} ms; (c) unchanged: median ${r.unchanged.median.toFixed(1)} max ${r.unchanged.max.toFixed(1)} ms`,
+  );
   // (e) Rewind of a turn that changed 100 files.
   const rewinds = [];
   for (let i = 0; i < 5; i++) {
@@ -192,7 +247,11 @@ export async function nodePart(work, state, paths, cp) {
     const all = [...modified, ...deleted, ...created];
     const before = Object.fromEntries(all.map((p) => [p, hash(join(work, p))]));
     const step = await turns.beginTurn(100 + i);
-    for (const p of modified) writeFileSync(join(work, p), readFileSync(join(work, p), "utf8").replace(/\n/, "\n// the agent was here\n") + "more\n");
+    for (const p of modified)
+      writeFileSync(
+        join(work, p),
+        readFileSync(join(work, p), "utf8").replace(/\n/, "\n// the agent was here\n") + "more\n",
+      );
     for (const p of deleted) unlinkSync(join(work, p));
     for (const p of created) writeFileSync(join(work, p), "export const made = true;\n");
     const changes = await turns.endTurn(step);
@@ -201,10 +260,13 @@ export async function nodePart(work, state, paths, cp) {
     const out = await turns.rewind(step, noBuffers, () => undefined, `rewind ${i}`);
     rewinds.push(performance.now() - t);
     const bad = all.filter((p) => hash(join(work, p)) !== before[p]);
-    if (bad.length || out.length !== 100 || out.some((o) => !o.applied.done)) throw new Error(`rewind ${i}: ${bad.length} files not as before (${bad.slice(0, 3).join(", ")})`);
+    if (bad.length || out.length !== 100 || out.some((o) => !o.applied.done))
+      throw new Error(`rewind ${i}: ${bad.length} files not as before (${bad.slice(0, 3).join(", ")})`);
   }
   r.rewind = stats(rewinds);
-  say(`(e) rewind of 100 files: median ${r.rewind.median.toFixed(0)} max ${r.rewind.max.toFixed(0)} ms (every file byte-exact)`);
+  say(
+    `(e) rewind of 100 files: median ${r.rewind.median.toFixed(0)} max ${r.rewind.max.toFixed(0)} ms (every file byte-exact)`,
+  );
   r.PROMPT_WAIT_MS = PROMPT_WAIT_MS;
   return r;
 }
@@ -212,7 +274,11 @@ export async function nodePart(work, state, paths, cp) {
 /** (f): the editor while snapshots run, and prompts from send to the agent. */
 export async function nvimPart(bin, dir, work, paths, checkpoints = true) {
   const { startBenchNvim, waitLua: waitNvimLua } = await import("./nvim.mjs");
-  const setup = { agents: { bench: { command: process.execPath, args: [join(root, "bench/checkpoints-agent.mjs")] } }, default_agent: "bench", checkpoints: { enabled: checkpoints } };
+  const setup = {
+    agents: { bench: { command: process.execPath, args: [join(root, "bench/checkpoints-agent.mjs")] } },
+    default_agent: "bench",
+    checkpoints: { enabled: checkpoints },
+  };
   const home = join(dir, checkpoints ? "nvim" : "nvim-off");
   const { nvim, proc } = startBenchNvim(bin, home, setup, work);
   const tag = checkpoints ? "(f)" : "(f, checkpoints off)";
@@ -265,7 +331,10 @@ export async function nvimPart(bin, dir, work, paths, checkpoints = true) {
   };
   const turn = async () => {
     rmSync(stamp, { force: true });
-    await nvim.lua("local id, text = ...; _G.turn_end = nil; _G.sent = vim.uv.hrtime(); require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(id), text)", [chatId, `bench ${stamp} ${agentEdit()}`]);
+    await nvim.lua(
+      "local id, text = ...; _G.turn_end = nil; _G.sent = vim.uv.hrtime(); require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(id), text)",
+      [chatId, `bench ${stamp} ${agentEdit()}`],
+    );
     await waitLua("_G.turn_end");
     const sent = await nvim.lua("return _G.sent");
     return (Number(readFileSync(stamp, "utf8")) - sent) / 1e6;
@@ -277,35 +346,65 @@ export async function nvimPart(bin, dir, work, paths, checkpoints = true) {
     const project = readdirSync(cps)[0];
     return join(cps, project, "git", "refs", "acpchat");
   };
-  if (checkpoints) await (async () => {
-    for (const end = Date.now() + 300_000; Date.now() < end; ) {
-      const d = existsSync(refsDir()) ? readdirSync(refsDir()) : [];
-      if (d.length && existsSync(join(refsDir(), d[0], "0"))) return;
-      await sleep(10);
-    }
-    throw new Error("the first snapshot never ended");
-  })();
-  const firstSnapshotMs = checkpoints ? statSync(join(refsDir(), readdirSync(refsDir())[0], "0")).mtimeMs - t0 : undefined;
+  if (checkpoints)
+    await (async () => {
+      for (const end = Date.now() + 300_000; Date.now() < end; ) {
+        const d = existsSync(refsDir()) ? readdirSync(refsDir()) : [];
+        if (d.length && existsSync(join(refsDir(), d[0], "0"))) return;
+        await sleep(10);
+      }
+      throw new Error("the first snapshot never ended");
+    })();
+  const firstSnapshotMs = checkpoints
+    ? statSync(join(refsDir(), readdirSync(refsDir())[0], "0")).mtimeMs - t0
+    : undefined;
   await sleep(500);
   const [firstGap, firstN, firstOver, firstLua, firstLuaEvent] = await gapRead();
-  say(`${tag} ${checkpoints ? `first snapshot ~${firstSnapshotMs.toFixed(0)} ms after :AcpChat; ` : ""}first prompt reached the agent ${firstPromptMs.toFixed(0)} ms after send; longest editor gap meanwhile ${firstGap.toFixed(1)} ms (${firstN} ticks, ${firstOver} over 16 ms); longest plugin handler ${firstLua.toFixed(1)} ms (${firstLuaEvent})`);
+  say(
+    `${tag} ${checkpoints ? `first snapshot ~${firstSnapshotMs.toFixed(0)} ms after :AcpChat; ` : ""}first prompt reached the agent ${firstPromptMs.toFixed(0)} ms after send; longest editor gap meanwhile ${firstGap.toFixed(1)} ms (${firstN} ticks, ${firstOver} over 16 ms); longest plugin handler ${firstLua.toFixed(1)} ms (${firstLuaEvent})`,
+  );
   // Later turns: 10 files changed between turns (before the prompt's snapshot) and 10 by the agent.
   await gapReset();
   const prompts = [];
   for (let i = 0; i < 10; i++) {
-    for (let j = 0; j < 10; j++) writeFileSync(join(work, paths[(k++ * 131 + 7) % paths.length]), `// between turns ${i}\n`, { flag: "a" });
+    for (let j = 0; j < 10; j++)
+      writeFileSync(join(work, paths[(k++ * 131 + 7) % paths.length]), `// between turns ${i}\n`, { flag: "a" });
     prompts.push(await turn());
     await sleep(100);
   }
   await sleep(300);
   const [turnsGap, turnsN, turnsOver, turnsLua, turnsLuaEvent] = await gapRead();
-  const text = (await nvim.lua("return table.concat(vim.api.nvim_buf_get_lines(require('acpchat.chat.registry').get(...).buf, 0, -1, false), '\\n')", [chatId])).toString();
+  const text = (
+    await nvim.lua(
+      "return table.concat(vim.api.nvim_buf_get_lines(require('acpchat.chat.registry').get(...).buf, 0, -1, false), '\\n')",
+      [chatId],
+    )
+  ).toString();
   const blocks = (text.match(/Turn \d+ changed 10 files/g) ?? []).length;
-  say(`${tag} later prompts reached the agent in median ${stats(prompts).median.toFixed(0)} ms, max ${stats(prompts).max.toFixed(0)} ms; longest editor gap during 10 turns ${turnsGap.toFixed(1)} ms (${turnsN} ticks, ${turnsOver} over 16 ms); longest plugin handler ${turnsLua.toFixed(1)} ms (${turnsLuaEvent}); ${blocks} change blocks of 10 files`);
+  say(
+    `${tag} later prompts reached the agent in median ${stats(prompts).median.toFixed(0)} ms, max ${stats(prompts).max.toFixed(0)} ms; longest editor gap during 10 turns ${turnsGap.toFixed(1)} ms (${turnsN} ticks, ${turnsOver} over 16 ms); longest plugin handler ${turnsLua.toFixed(1)} ms (${turnsLuaEvent}); ${blocks} change blocks of 10 files`,
+  );
   await nvim.lua("_G.gap.timer:stop()");
   nvim.quit();
   proc.kill();
-  return { version, idleMax, firstGap, firstN, firstOver, firstLua, firstLuaEvent, firstSnapshotMs, firstPromptMs, prompts: stats(prompts), turnsGap, turnsN, turnsOver, turnsLua, turnsLuaEvent, blocks };
+  return {
+    version,
+    idleMax,
+    firstGap,
+    firstN,
+    firstOver,
+    firstLua,
+    firstLuaEvent,
+    firstSnapshotMs,
+    firstPromptMs,
+    prompts: stats(prompts),
+    turnsGap,
+    turnsN,
+    turnsOver,
+    turnsLua,
+    turnsLuaEvent,
+    blocks,
+  };
 }
 
 export function table(r, f, off) {
@@ -340,7 +439,7 @@ export function table(r, f, off) {
     "| --- | --- | --- | --- |",
     ...rows,
     "",
-    "Targets: the first snapshot in the background, never delaying the first prompt by more than 200 ms; later snapshots under 100 ms; the editor never blocked over 16 ms; rewind of a 100-file turn under 1 s. (a)-(e) run src/checkpoints/ bundled into this process with the real git; (f) is the plugin in a headless Neovim with a 160x50 UI attached, and \"off\" the same Neovim, project and turns with `checkpoints = { enabled = false }`: what the turns cost without any snapshot. A gap of the 1 ms timer also counts the machine's own scheduling (f0 is its floor).",
+    'Targets: the first snapshot in the background, never delaying the first prompt by more than 200 ms; later snapshots under 100 ms; the editor never blocked over 16 ms; rewind of a 100-file turn under 1 s. (a)-(e) run src/checkpoints/ bundled into this process with the real git; (f) is the plugin in a headless Neovim with a 160x50 UI attached, and "off" the same Neovim, project and turns with `checkpoints = { enabled = false }`: what the turns cost without any snapshot. A gap of the 1 ms timer also counts the machine\'s own scheduling (f0 is its floor).',
   ].join("\n");
 }
 
@@ -352,12 +451,16 @@ export async function checkpointsBench({ bin, nvim = true } = {}) {
     mkdirSync(work);
     const g0 = performance.now();
     const { paths, total } = generateProject(work);
-    say(`project: ${paths.length} files, ${(total / 2 ** 20).toFixed(1)} MiB in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
+    say(
+      `project: ${paths.length} files, ${(total / 2 ** 20).toFixed(1)} MiB in ${((performance.now() - g0) / 1000).toFixed(1)} s`,
+    );
     const load = loadavg();
     const r = await nodePart(work, join(dir, "state"), paths, cp);
     r.files = paths.length;
     r.bytes = total;
-    r.git = execFileSync("git", ["--version"], { encoding: "utf8" }).trim().replace(/^git version /, "");
+    r.git = execFileSync("git", ["--version"], { encoding: "utf8" })
+      .trim()
+      .replace(/^git version /, "");
     r.machine = `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, load average ${load.map((l) => l.toFixed(1)).join(" ")} at the start (shared with other work: figures are noisy).`;
     let f;
     let off;

@@ -31,7 +31,11 @@ async function main() {
   const lines = Array.from({ length: DIAGNOSTICS }, (_, i) => `local v${i} = undefined_${i}`);
   writeFileSync(join(work, "big.lua"), lines.join("\n") + "\n");
   const record = join(dir, "record.jsonl");
-  const agent = { command: process.execPath, args: [join(root, "test/agents/fake-agent.mjs")], env: { FAKE_AGENT_SCENARIO: JSON.stringify({ record }) } };
+  const agent = {
+    command: process.execPath,
+    args: [join(root, "test/agents/fake-agent.mjs")],
+    env: { FAKE_AGENT_SCENARIO: JSON.stringify({ record }) },
+  };
   const { nvim, proc, sock } = startBenchNvim(bin, dir, { agents: { fake: agent }, default_agent: "fake" }, work);
   await nvim.command("edit big.lua");
   await nvim.lua(
@@ -44,14 +48,22 @@ async function main() {
   for (let i = 0; i < 200 && !server; i++) {
     await sleep(50);
     try {
-      const newSession = readFileSync(record, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((m) => m.method === "session/new");
+      const newSession = readFileSync(record, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .find((m) => m.method === "session/new");
       server = newSession?.params.mcpServers.find((s) => s.name === "nvim");
     } catch {
       // not written yet
     }
   }
   if (!server) throw new Error("the chat offered no editor tools");
-  const transport = new StdioClientTransport({ command: server.command, args: server.args, env: { PATH: process.env.PATH, ...Object.fromEntries(server.env.map((e) => [e.name, e.value])) } });
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: server.args,
+    env: { PATH: process.env.PATH, ...Object.fromEntries(server.env.map((e) => [e.name, e.value])) },
+  });
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(transport);
   // The forbidden baseline: a client on Neovim's own socket.
@@ -105,7 +117,9 @@ async function main() {
   await client.close();
   proc.kill("SIGKILL");
   const f = (x) => x.toFixed(2);
-  const ok = firstText.startsWith(`${DIAGNOSTICS} diagnostics in 1 file:`) ? "" : ` (unexpected answer: ${JSON.stringify(firstText.slice(0, 80))})`;
+  const ok = firstText.startsWith(`${DIAGNOSTICS} diagnostics in 1 file:`)
+    ? ""
+    : ` (unexpected answer: ${JSON.stringify(firstText.slice(0, 80))})`;
   process.stdout.write(
     [
       `Editor tools benchmark, ${new Date().toISOString()}: ${CALLS} alternating rounds; the official MCP client starts the server the chat offered, as an agent does.`,

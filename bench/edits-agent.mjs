@@ -16,7 +16,8 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
     pending.delete(m.id);
     return;
   }
-  if (m.method === "initialize") return out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
+  if (m.method === "initialize")
+    return out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
   if (m.method === "session/new") return out({ jsonrpc: "2.0", id: m.id, result: { sessionId: "bench" } });
   if (m.method === "session/prompt") {
     const text = m.params.prompt.map((b) => b.text ?? "").join("");

@@ -123,7 +123,9 @@ async function main() {
       `review ${row.n} lines, ${row.ratio * 100}%: open ${openMs.toFixed(0)} ms, longest block ${ping.max.toFixed(1)} ms (p99 ${ping.p99.toFixed(1)} ms, ${ping.count} pings)`,
     );
     await nvim.input("ZQ");
-    await waitLua("vim.tbl_count(require('acpchat.ask.review').open_reviews) == 0 and require('acpchat.chat.registry').current() ~= nil");
+    await waitLua(
+      "vim.tbl_count(require('acpchat.ask.review').open_reviews) == 0 and require('acpchat.chat.registry').current() ~= nil",
+    );
     await waitLua("(require('acpchat.chat.registry').current().status or {}).state == 'ready'");
     await sleep(100);
   }

@@ -21,7 +21,8 @@ export function floodLines(sid, chunks = CHUNKS, toolUpdates = TOOL_UPDATES, tur
   let text = "";
   const every = toolUpdates > 0 ? Math.floor(chunks / toolUpdates) : Infinity;
   let tool = 0;
-  const up = (update) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: sid, update } });
+  const up = (update) =>
+    JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: sid, update } });
   for (let i = 0; i < chunks; i++) {
     const t = !long && i % 50 === 49 ? "w\n" : `w${i % 10} `;
     const pieces = [t];
@@ -38,8 +39,20 @@ export function floodLines(sid, chunks = CHUNKS, toolUpdates = TOOL_UPDATES, tur
       const id = `tool-${turn}-${tool % 20}`;
       lines.push(
         tool < 20
-          ? up({ sessionUpdate: "tool_call", toolCallId: id, title: `Tool ${tool}`, kind: "read", status: "in_progress", locations: [{ path: `/tmp/f${tool}.txt` }] })
-          : up({ sessionUpdate: "tool_call_update", toolCallId: id, status: tool >= toolUpdates - 20 ? "completed" : "in_progress", title: `Tool ${tool}` }),
+          ? up({
+              sessionUpdate: "tool_call",
+              toolCallId: id,
+              title: `Tool ${tool}`,
+              kind: "read",
+              status: "in_progress",
+              locations: [{ path: `/tmp/f${tool}.txt` }],
+            })
+          : up({
+              sessionUpdate: "tool_call_update",
+              toolCallId: id,
+              status: tool >= toolUpdates - 20 ? "completed" : "in_progress",
+              title: `Tool ${tool}`,
+            }),
       );
       tool++;
     }
@@ -54,12 +67,30 @@ export function floodLines(sid, chunks = CHUNKS, toolUpdates = TOOL_UPDATES, tur
  */
 export function replayLines(sid, updates) {
   const lines = [];
-  const up = (update) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: sid, update } });
+  const up = (update) =>
+    JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: sid, update } });
   for (let i = 0; i < updates; i++) {
-    if (i % 1000 === 0) lines.push(up({ sessionUpdate: "user_message_chunk", content: { type: "text", text: `question ${i / 1000}` } }));
-    else if (i % 100 === 50) lines.push(up({ sessionUpdate: "tool_call", toolCallId: `r${i}`, title: `Read file ${i}`, kind: "read", status: "in_progress" }));
-    else if (i % 100 === 60) lines.push(up({ sessionUpdate: "tool_call_update", toolCallId: `r${i - 10}`, status: "completed" }));
-    else lines.push(up({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: i % 2 ? `line ${i} of the reply\n` : `w${i} ` } }));
+    if (i % 1000 === 0)
+      lines.push(up({ sessionUpdate: "user_message_chunk", content: { type: "text", text: `question ${i / 1000}` } }));
+    else if (i % 100 === 50)
+      lines.push(
+        up({
+          sessionUpdate: "tool_call",
+          toolCallId: `r${i}`,
+          title: `Read file ${i}`,
+          kind: "read",
+          status: "in_progress",
+        }),
+      );
+    else if (i % 100 === 60)
+      lines.push(up({ sessionUpdate: "tool_call_update", toolCallId: `r${i - 10}`, status: "completed" }));
+    else
+      lines.push(
+        up({
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: i % 2 ? `line ${i} of the reply\n` : `w${i} ` },
+        }),
+      );
   }
   return lines;
 }
@@ -76,27 +107,52 @@ if (process.argv.includes("--dump")) {
     const msg = JSON.parse(line);
     const { id, method, params } = msg;
     const stored = Number(process.env.FLOOD_SESSIONS ?? 0);
-    if (method === "initialize") out({ jsonrpc: "2.0", id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true, ...(stored ? { sessionCapabilities: { list: {} } } : {}) }, agentInfo: { name: "flood", version: "1" } } });
+    if (method === "initialize")
+      out({
+        jsonrpc: "2.0",
+        id,
+        result: {
+          protocolVersion: 1,
+          agentCapabilities: { loadSession: true, ...(stored ? { sessionCapabilities: { list: {} } } : {}) },
+          agentInfo: { name: "flood", version: "1" },
+        },
+      });
     else if (method === "session/list") {
       // FLOOD_SESSIONS stored sessions (bench/sessions-list.mjs), 500 a page.
       const from = Number(params.cursor ?? 0);
       const sessions = [];
-      for (let i = from; i < Math.min(stored, from + 500); i++) sessions.push({ sessionId: `stored-${i}`, cwd: params.cwd ?? "/", title: `Session ${i}: a question about part ${i % 97} of the code`, updatedAt: new Date(Date.UTC(2026, 0, 1) + i * 60000).toISOString() });
-      out({ jsonrpc: "2.0", id, result: { sessions, ...(from + 500 < stored ? { nextCursor: String(from + 500) } : {}) } });
-    }
-    else if (method === "session/load") {
+      for (let i = from; i < Math.min(stored, from + 500); i++)
+        sessions.push({
+          sessionId: `stored-${i}`,
+          cwd: params.cwd ?? "/",
+          title: `Session ${i}: a question about part ${i % 97} of the code`,
+          updatedAt: new Date(Date.UTC(2026, 0, 1) + i * 60000).toISOString(),
+        });
+      out({
+        jsonrpc: "2.0",
+        id,
+        result: { sessions, ...(from + 500 < stored ? { nextCursor: String(from + 500) } : {}) },
+      });
+    } else if (method === "session/load") {
       // FLOOD_REPLAY updates replayed (bench/replay.mjs), then the answer.
       const lines = replayLines(params.sessionId, Number(process.env.FLOOD_REPLAY ?? 0));
       if (lines.length > 0) process.stdout.write(lines.join("\n") + "\n");
       out({ jsonrpc: "2.0", id, result: {} });
-    }
-    else if (method === "session/new") out({ jsonrpc: "2.0", id, result: { sessionId: `flood-${n++}` } });
+    } else if (method === "session/new") out({ jsonrpc: "2.0", id, result: { sessionId: `flood-${n++}` } });
     else if (method === "session/prompt") {
       const text = params.prompt.map((b) => b.text ?? "").join("");
       const m = text.match(/^flood (\d+) (\d+)( long)?( key)?$/);
-      const { lines } = floodLines(params.sessionId, m ? Number(m[1]) : CHUNKS, m ? Number(m[2]) : TOOL_UPDATES, turns++, Boolean(m?.[3]), Boolean(m?.[4]));
+      const { lines } = floodLines(
+        params.sessionId,
+        m ? Number(m[1]) : CHUNKS,
+        m ? Number(m[2]) : TOOL_UPDATES,
+        turns++,
+        Boolean(m?.[3]),
+        Boolean(m?.[4]),
+      );
       const data = lines.join("\n") + "\n";
-      if (process.env.FLOOD_STAMP) writeFileSync(process.env.FLOOD_STAMP, String(performance.timeOrigin + performance.now()));
+      if (process.env.FLOOD_STAMP)
+        writeFileSync(process.env.FLOOD_STAMP, String(performance.timeOrigin + performance.now()));
       process.stdout.write(data);
       out({ jsonrpc: "2.0", id, result: { stopReason: "end_turn" } });
     } else if (id !== undefined && method) out({ jsonrpc: "2.0", id, error: { code: -32601, message: "no" } });

@@ -38,13 +38,17 @@ export function readFrames(stream, onMessage) {
       start = nl + 1;
       nl = buf.indexOf(10, start);
     }
-    if (start < buf.length) carry = carry === null ? Buffer.from(buf.subarray(start)) : Buffer.concat([carry, buf.subarray(start)]);
+    if (start < buf.length)
+      carry = carry === null ? Buffer.from(buf.subarray(start)) : Buffer.concat([carry, buf.subarray(start)]);
   });
 }
 
 export function runBaseline(chunks, tools, long) {
   const stamp = join(mkdtempSync(join(tmpdir(), "acpchat-base-")), "first-byte");
-  const child = spawn(process.execPath, [FLOOD], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, FLOOD_STAMP: stamp } });
+  const child = spawn(process.execPath, [FLOOD], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, FLOOD_STAMP: stamp },
+  });
   const send = (m) => child.stdin.write(JSON.stringify(m) + "\n");
   let frames = 0;
   let cpu0;
@@ -54,12 +58,24 @@ export function runBaseline(chunks, tools, long) {
       if (m.id === 1) {
         cpu0 = process.cpuUsage();
         frames = 0;
-        send({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: m.result.sessionId, prompt: [{ type: "text", text: `flood ${chunks} ${tools}${long ? " long" : ""}` }] } });
+        send({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "session/prompt",
+          params: {
+            sessionId: m.result.sessionId,
+            prompt: [{ type: "text", text: `flood ${chunks} ${tools}${long ? " long" : ""}` }],
+          },
+        });
       } else if (m.id === 2) {
         const end = performance.timeOrigin + performance.now();
         const cpu = process.cpuUsage(cpu0);
         child.kill();
-        resolve({ ms: end - Number(readFileSync(stamp, "utf8")), cpuMs: (cpu.user + cpu.system) / 1000, frames: frames - 1 });
+        resolve({
+          ms: end - Number(readFileSync(stamp, "utf8")),
+          cpuMs: (cpu.user + cpu.system) / 1000,
+          frames: frames - 1,
+        });
       }
     };
     readFrames(child.stdout, onMessage);

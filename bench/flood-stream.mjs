@@ -38,7 +38,8 @@ export function cpuMs(pid) {
 function childPids(pid) {
   const out = [];
   for (const t of readdirSync(`/proc/${pid}/task`)) {
-    for (const c of readFileSync(`/proc/${pid}/task/${t}/children`, "utf8").trim().split(/\s+/)) if (c) out.push(Number(c));
+    for (const c of readFileSync(`/proc/${pid}/task/${t}/children`, "utf8").trim().split(/\s+/))
+      if (c) out.push(Number(c));
   }
   return out;
 }
@@ -53,7 +54,9 @@ function hostPid(nvimPid) {
 }
 
 function baseline(chunks, long, tools = 0) {
-  const out = execFileSync(process.execPath, [BASELINE, String(chunks), String(tools), ...(long ? ["long"] : [])], { encoding: "utf8" });
+  const out = execFileSync(process.execPath, [BASELINE, String(chunks), String(tools), ...(long ? ["long"] : [])], {
+    encoding: "utf8",
+  });
   return JSON.parse(out.trim().split("\n").pop());
 }
 
@@ -75,7 +78,10 @@ export const CASES = [
 export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, cases = CASES } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "acpchat-stream-"));
   const stamp = join(dir, "first-byte");
-  const setup = { agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_STAMP: stamp } } }, default_agent: "flood" };
+  const setup = {
+    agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_STAMP: stamp } } },
+    default_agent: "flood",
+  };
   // ACPCHAT_ROOT: another checkout's plugin (the "before" figures).
   const { nvim, proc, sock } = startBenchNvim(bin, dir, setup, dir, process.env.ACPCHAT_ROOT);
   await nvim.eval("1");
@@ -106,7 +112,9 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
       await sleep(10);
     }
   };
-  await waitLua("(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()");
+  await waitLua(
+    "(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()",
+  );
   const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
   const nvimPid = await nvim.call("getpid");
   const host = hostPid(nvimPid);
@@ -123,7 +131,10 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
     }
   })();
   const flood = async (chunks, long, tools = 0) => {
-    await nvim.lua(`_G.fb.done = nil; require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long ? " long" : ""}")`, [chat]);
+    await nvim.lua(
+      `_G.fb.done = nil; require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long ? " long" : ""}")`,
+      [chat],
+    );
     await waitLua("_G.fb.done");
     return (await nvim.lua("return _G.fb.done")) - Number(readFileSync(stamp, "utf8"));
   };

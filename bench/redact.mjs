@@ -38,7 +38,14 @@ const BEFORE =
 
 async function main() {
   const out = join(mkdtempSync(join(tmpdir(), "acpchat-bench-redact-")), "redact.mjs");
-  await build({ entryPoints: [join(root, "src/trace/redact.ts")], bundle: true, platform: "node", format: "esm", outfile: out, logLevel: "warning" });
+  await build({
+    entryPoints: [join(root, "src/trace/redact.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: out,
+    logLevel: "warning",
+  });
   const { Redactor } = await import(pathToFileURL(out).href);
   const r = new Redactor(['Zq9"x\\Vb7Lm2Pw', "plain-secret-value"]);
   const time = (f) => {
@@ -47,10 +54,13 @@ async function main() {
     return performance.now() - t;
   };
   // Warm the JIT on small inputs.
-  for (const [head, unit, tail] of Object.values(INPUTS)) for (let i = 0; i < 20; i++) r.json(JSON.stringify({ text: head + unit.repeat(200) + tail }));
+  for (const [head, unit, tail] of Object.values(INPUTS))
+    for (let i = 0; i < 20; i++) r.json(JSON.stringify({ text: head + unit.repeat(200) + tail }));
   const rows = [];
   let worst = 0;
-  for (const [name, [head, unit, tail]] of Object.entries(INPUTS).filter(([n]) => !process.env.BENCH_REDACT_ONLY || n.includes(process.env.BENCH_REDACT_ONLY))) {
+  for (const [name, [head, unit, tail]] of Object.entries(INPUTS).filter(
+    ([n]) => !process.env.BENCH_REDACT_ONLY || n.includes(process.env.BENCH_REDACT_ONLY),
+  )) {
     const figures = SIZES.map((n) => {
       const s = head + unit.repeat(Math.ceil(n / unit.length)).slice(0, n) + tail;
       const wire = JSON.stringify({ text: s });
@@ -58,7 +68,9 @@ async function main() {
       return runs[1];
     });
     worst = Math.max(worst, figures.at(-1));
-    rows.push(`| ${name} | ${figures.map((f) => f.toFixed(1)).join(" | ")} | ${figures.at(-1) <= GOAL_MS ? "met" : "**missed**"} |`);
+    rows.push(
+      `| ${name} | ${figures.map((f) => f.toFixed(1)).join(" | ")} | ${figures.at(-1) <= GOAL_MS ? "met" : "**missed**"} |`,
+    );
   }
   const lines = [
     `Redaction benchmark, ${new Date().toISOString()}: Node ${process.version}. Redactor.text + Redactor.json of each input, median of 3, ms.`,

@@ -21,18 +21,35 @@ const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 10
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Before: the plugin at 56598e0, one round of this bench (NVIM 0.12, the machine of bench/RESULTS.md). */
-export const REPLAY_BEFORE = { commit: "56598e0", pluginMs: 5169, bareMs: 2589, ratio: 2.0, max: 59.7, p99: 11.1, complete: true, atEnd: true };
+export const REPLAY_BEFORE = {
+  commit: "56598e0",
+  pluginMs: 5169,
+  bareMs: 2589,
+  ratio: 2.0,
+  max: 59.7,
+  p99: 11.1,
+  complete: true,
+  atEnd: true,
+};
 
 /** The bare parse: the agent started to session/load's answer parsed, every update JSON.parse'd. */
 function bare(updates) {
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [FLOOD], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, FLOOD_REPLAY: String(updates) } });
+    const child = spawn(process.execPath, [FLOOD], {
+      stdio: ["pipe", "pipe", "inherit"],
+      env: { ...process.env, FLOOD_REPLAY: String(updates) },
+    });
     const send = (m) => child.stdin.write(JSON.stringify(m) + "\n");
     let parsed = 0;
     readFrames(child.stdout, (m) => {
       if (m.id === 0) {
-        send({ jsonrpc: "2.0", id: 1, method: "session/load", params: { sessionId: "s", cwd: "/tmp", mcpServers: [] } });
+        send({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "session/load",
+          params: { sessionId: "s", cwd: "/tmp", mcpServers: [] },
+        });
       } else if (m.method === "session/update") parsed++;
       else if (m.id === 1) {
         const ms = performance.now() - t0;
@@ -44,7 +61,12 @@ function bare(updates) {
   });
 }
 
-export async function replayBench({ bin = nvimBin(), updates = 100_000, rounds = 3, pluginRoot = process.env.ACPCHAT_ROOT } = {}) {
+export async function replayBench({
+  bin = nvimBin(),
+  updates = 100_000,
+  rounds = 3,
+  pluginRoot = process.env.ACPCHAT_ROOT,
+} = {}) {
   // The replay's last line (updates even, its last two plain chunks: "w<n-2> ", "line <n-1> ...\n").
   const lastLine = `w${updates - 2} line ${updates - 1} of the reply`;
   const tools = Math.floor((updates + 49) / 100);
@@ -55,7 +77,11 @@ export async function replayBench({ bin = nvimBin(), updates = 100_000, rounds =
   let atEnd = true;
   for (let r = 0; r < rounds; r++) {
     const dir = mkdtempSync(join(tmpdir(), "acpchat-replay-"));
-    const setup = { agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_REPLAY: String(updates) } } }, default_agent: "flood", checkpoints: { enabled: false } };
+    const setup = {
+      agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_REPLAY: String(updates) } } },
+      default_agent: "flood",
+      checkpoints: { enabled: false },
+    };
     const { nvim, proc, sock } = startBenchNvim(bin, dir, setup, join(dir, "work"), pluginRoot);
     await nvim.eval("1");
     const ui = attach({ socket: sock });
@@ -120,10 +146,23 @@ export async function replayBench({ bin = nvimBin(), updates = 100_000, rounds =
     proc.kill("SIGTERM");
     const b = await bare(updates);
     bares.push(b.ms);
-    say(`replay ${updates} updates: plugin ${plugin.at(-1).toFixed(0)} ms, bare ${b.ms.toFixed(0)} ms (${b.parsed} parsed); editor longest ${editor.at(-1).max.toFixed(1)} p99 ${editor.at(-1).p99.toFixed(1)} ms; ${check.lines} lines, ${check.reply} reply lines, ${check.tools} tool calls, cursor row ${check.row}`);
+    say(
+      `replay ${updates} updates: plugin ${plugin.at(-1).toFixed(0)} ms, bare ${b.ms.toFixed(0)} ms (${b.parsed} parsed); editor longest ${editor.at(-1).max.toFixed(1)} p99 ${editor.at(-1).p99.toFixed(1)} ms; ${check.lines} lines, ${check.reply} reply lines, ${check.tools} tool calls, cursor row ${check.row}`,
+    );
   }
   const maxes = editor.map((e) => e.max);
-  return { updates, pluginMs: median(plugin), plugin, bareMs: median(bares), bares, ratio: median(plugin) / median(bares), max: Math.max(...maxes), p99: median(editor.map((e) => e.p99)), complete, atEnd };
+  return {
+    updates,
+    pluginMs: median(plugin),
+    plugin,
+    bareMs: median(bares),
+    bares,
+    ratio: median(plugin) / median(bares),
+    max: Math.max(...maxes),
+    p99: median(editor.map((e) => e.p99)),
+    complete,
+    atEnd,
+  };
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) {

@@ -122,11 +122,15 @@ async function main() {
     vim.cmd("AcpChat")
   `);
   await waitLua(nvim, "_G.bench.ready");
-  const startMs = ms((await nvim.lua("return _G.bench.ready - _G.bench.open")));
+  const startMs = ms(await nvim.lua("return _G.bench.ready - _G.bench.open"));
   const chatId = await nvim.lua("return require('acpchat.chat.registry').current().id");
   const trace = await nvim.lua("return require('acpchat.host.bridge').call_sync('trace', { chat = ... })", [chatId]);
-  const at = (dir_, kind, method) => Date.parse(trace.find((e) => e.dir === dir_ && e.kind === kind && e.method === method).time);
-  const agentMs = at("in", "response", "initialize") - at("out", "request", "initialize") + (at("in", "response", "session/new") - at("out", "request", "session/new"));
+  const at = (dir_, kind, method) =>
+    Date.parse(trace.find((e) => e.dir === dir_ && e.kind === kind && e.method === method).time);
+  const agentMs =
+    at("in", "response", "initialize") -
+    at("out", "request", "initialize") +
+    (at("in", "response", "session/new") - at("out", "request", "session/new"));
   results.start = { totalMs: startMs, agentMs, clientMs: startMs - agentMs };
   say(`start: ${startMs.toFixed(0)} ms (agent ${agentMs} ms)`);
 
@@ -147,25 +151,35 @@ async function main() {
   })();
   // Warm-up (both sides): the JIT, not the design, is what the first turns measure.
   for (let i = 0; i < 3; i++) {
-    await nvim.lua(`_G.bench.turn_end = nil; require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood 4000 40")`, [chatId]);
+    await nvim.lua(
+      `_G.bench.turn_end = nil; require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood 4000 40")`,
+      [chatId],
+    );
     await waitLua(nvim, "_G.bench.turn_end");
     await bareNode(4000, 40);
   }
   await sleep(100);
   const batchesBefore = await nvim.lua("return require('acpchat.chat.registry').get(...).batches or 0", [chatId]);
-  await nvim.lua(`
+  await nvim.lua(
+    `
     _G.bench.turn_end = nil
     _G.bench.send = vim.uv.hrtime()
     require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood ${CHUNKS} ${TOOLS}")
-  `, [chatId]);
+  `,
+    [chatId],
+  );
   await waitLua(nvim, "_G.bench.turn_end");
   const floodMs = ms(await nvim.lua("return _G.bench.turn_end - _G.bench.send"));
   pinging = false;
   await ping;
-  const batches = (await nvim.lua("return require('acpchat.chat.registry').get(...).batches", [chatId])) - batchesBefore;
+  const batches =
+    (await nvim.lua("return require('acpchat.chat.registry').get(...).batches", [chatId])) - batchesBefore;
   // Correctness: the transcript holds exactly the streamed text.
   const { text: expected } = floodLines("x", CHUNKS, TOOLS);
-  const lines = await nvim.lua("return vim.api.nvim_buf_get_lines(require('acpchat.chat.registry').get(...).buf, 0, -1, false)", [chatId]);
+  const lines = await nvim.lua(
+    "return vim.api.nvim_buf_get_lines(require('acpchat.chat.registry').get(...).buf, 0, -1, false)",
+    [chatId],
+  );
   const transcript = lines.join("\n");
   const turnText = transcript.slice(transcript.lastIndexOf("## You"));
   // Paragraphs of the reply (a header line such as "## flood" opens the first one).
@@ -180,7 +194,10 @@ async function main() {
   const floods = [floodMs];
   const bares = [(await bareNode(CHUNKS, TOOLS)).ms];
   for (let i = 0; i < 2; i++) {
-    await nvim.lua(`_G.bench.turn_end = nil; _G.bench.send = vim.uv.hrtime(); require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood ${CHUNKS} ${TOOLS}")`, [chatId]);
+    await nvim.lua(
+      `_G.bench.turn_end = nil; _G.bench.send = vim.uv.hrtime(); require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood ${CHUNKS} ${TOOLS}")`,
+      [chatId],
+    );
     await waitLua(nvim, "_G.bench.turn_end");
     floods.push(ms(await nvim.lua("return _G.bench.turn_end - _G.bench.send")));
     bares.push((await bareNode(CHUNKS, TOOLS)).ms);
@@ -262,7 +279,9 @@ async function main() {
   const readBuf = [];
   for (let i = 0; i < reps; i++) {
     const t0 = process.hrtime.bigint();
-    const r = await nvim.lua('return require("acpchat.editor.workspace").state(...)', [{ path: big, first: 99999, last: 101999 }]);
+    const r = await nvim.lua('return require("acpchat.editor.workspace").state(...)', [
+      { path: big, first: 99999, last: 101999 },
+    ]);
     readBuf.push(ms(process.hrtime.bigint() - t0));
     if (!r.loaded || r.lines.length !== 2000) throw new Error("buffer read returned the wrong window");
   }
@@ -290,7 +309,10 @@ async function main() {
   await sleep(300);
   const flood200k = async () => {
     for (let i = 0; i < 10; i++) {
-      await nvim.lua(`_G.bench.turn_end = nil; require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood 20000 0")`, [chat2]);
+      await nvim.lua(
+        `_G.bench.turn_end = nil; require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood 20000 0")`,
+        [chat2],
+      );
       await waitLua(nvim, "_G.bench.turn_end");
     }
     await sleep(500);
@@ -301,7 +323,10 @@ async function main() {
   let snaps = 0;
   const snap = async () => {
     const file = join(dir, `heap-${snaps++}.heapsnapshot`);
-    const m = await nvim.lua("return require('acpchat.host.bridge').call_sync('memory', { gc = true, snapshot = ... }, 60000)", [file]);
+    const m = await nvim.lua(
+      "return require('acpchat.host.bridge').call_sync('memory', { gc = true, snapshot = ... }, 60000)",
+      [file],
+    );
     const parts = heapParts(file);
     return {
       node: Math.round(m.heap_used / 1024),
@@ -312,7 +337,11 @@ async function main() {
       nvim: rssKiB(nvimPid),
     };
   };
-  const transcriptKiB = async () => (await nvim.lua("local b = require('acpchat.chat.registry').get(...).buf; return vim.api.nvim_buf_get_offset(b, vim.api.nvim_buf_line_count(b))", [chat2])) / 1024;
+  const transcriptKiB = async () =>
+    (await nvim.lua(
+      "local b = require('acpchat.chat.registry').get(...).buf; return vim.api.nvim_buf_get_offset(b, vim.api.nvim_buf_line_count(b))",
+      [chat2],
+    )) / 1024;
   const before = await snap();
   const after = await flood200k();
   const t1 = await transcriptKiB();

@@ -15,16 +15,30 @@ const say = (s) => process.stderr.write(s + "\n");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-export async function sessionsListBench({ bin = nvimBin(), sessions = 5000, rounds = 5, pluginRoot = process.env.ACPCHAT_ROOT } = {}) {
+export async function sessionsListBench({
+  bin = nvimBin(),
+  sessions = 5000,
+  rounds = 5,
+  pluginRoot = process.env.ACPCHAT_ROOT,
+} = {}) {
   const dir = mkdtempSync(join(tmpdir(), "acpchat-sessions-"));
-  const setup = { agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_SESSIONS: String(sessions) } } }, default_agent: "flood", checkpoints: { enabled: false } };
+  const setup = {
+    agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_SESSIONS: String(sessions) } } },
+    default_agent: "flood",
+    checkpoints: { enabled: false },
+  };
   const { nvim, proc, sock } = startBenchNvim(bin, dir, setup, join(dir, "work"), pluginRoot);
   await nvim.eval("1");
   const ui = attach({ socket: sock });
   ui.on("notification", () => undefined);
   await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
   await nvim.command("AcpChat");
-  await waitLua(nvim, "(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()", 60_000, 20);
+  await waitLua(
+    nvim,
+    "(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()",
+    60_000,
+    20,
+  );
   const pinger = attach({ socket: sock });
   await pinger.eval("1");
   const times = [];
@@ -53,7 +67,9 @@ export async function sessionsListBench({ bin = nvimBin(), sessions = 5000, roun
     await waitLua(nvim, "_G.sl.shown", 60_000, 5);
     on = false;
     await ping;
-    const r1 = await nvim.lua("return { ms = (_G.sl.shown - _G.sl.t0) / 1e6, items = _G.sl.items, first = _G.sl.first }");
+    const r1 = await nvim.lua(
+      "return { ms = (_G.sl.shown - _G.sl.t0) / 1e6, items = _G.sl.items, first = _G.sl.first }",
+    );
     times.push(r1.ms);
     // Every stored session, and the chat open now (its own session, marked [open]).
     complete = complete && r1.items === sessions + 1;

@@ -12,7 +12,16 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function oneRun(root, bin) {
   const dir = mkdtempSync(join(tmpdir(), "acpchat-bench-start-"));
   const scenario = { delays: { initialize: 1500 } };
-  const setup = { agents: { slow: { command: process.execPath, args: [join(root, "test/agents/fake-agent.mjs")], env: { FAKE_AGENT_SCENARIO: JSON.stringify(scenario) } } }, default_agent: "slow" };
+  const setup = {
+    agents: {
+      slow: {
+        command: process.execPath,
+        args: [join(root, "test/agents/fake-agent.mjs")],
+        env: { FAKE_AGENT_SCENARIO: JSON.stringify(scenario) },
+      },
+    },
+    default_agent: "slow",
+  };
   const { nvim, proc, sock } = startBenchNvim(bin, dir, setup);
   await nvim.eval("1");
   const ui = attach({ socket: sock });
@@ -31,7 +40,11 @@ async function oneRun(root, bin) {
   await nvim.command("AcpChat");
   const openMs = performance.now() - t0;
   const end = Date.now() + 30_000;
-  while ((await nvim.lua("local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state")) !== "ready") {
+  while (
+    (await nvim.lua(
+      "local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state",
+    )) !== "ready"
+  ) {
     if (Date.now() > end) throw new Error("the chat did not become ready");
     await sleep(10);
   }

@@ -53,9 +53,13 @@ cmd("AcpChat", "Open (or focus) the chat; ! starts a new one; from hands this ch
     return require("acpchat.chat.handoff").open(agent, from)
   end
   acp().open(agent, o.bang)
-end, { nargs = "*", bang = true, complete = function(lead, line)
-  return require("acpchat.chat.handoff").complete(lead, line)
-end })
+end, {
+  nargs = "*",
+  bang = true,
+  complete = function(lead, line)
+    return require("acpchat.chat.handoff").complete(lead, line)
+  end,
+})
 cmd("AcpChatList", "Pick one of every live chat (agent, title, state, tab) and show it here", function()
   acp().list()
 end)
@@ -96,34 +100,60 @@ end)
 cmd("AcpChatInstall", "Install an agent from the ACP registry (! updates; an installed one can be removed)", function(o)
   require("acpchat.install").pick(o.args ~= "" and o.args or nil, o.bang)
 end, { nargs = "?", bang = true })
-cmd("AcpChatChanges", "Put every hunk of a turn (default: the last; all: since the chat started) in the quickfix list", function(o)
-  require("acpchat.editor.changes").quickfix(o.args)
-end, { nargs = "?", complete = function()
-  return { "all" }
-end })
-cmd("AcpChatRewind", "Put every file changed since a turn began back as it was (! does not ask; undo: take the last rewind back)", function(o)
-  require("acpchat.editor.changes").rewind(o.args, o.bang)
-end, { nargs = "?", bang = true, complete = function()
-  return { "undo" }
-end })
+cmd(
+  "AcpChatChanges",
+  "Put every hunk of a turn (default: the last; all: since the chat started) in the quickfix list",
+  function(o)
+    require("acpchat.editor.changes").quickfix(o.args)
+  end,
+  {
+    nargs = "?",
+    complete = function()
+      return { "all" }
+    end,
+  }
+)
+cmd(
+  "AcpChatRewind",
+  "Put every file changed since a turn began back as it was (! does not ask; undo: take the last rewind back)",
+  function(o)
+    require("acpchat.editor.changes").rewind(o.args, o.bang)
+  end,
+  {
+    nargs = "?",
+    bang = true,
+    complete = function()
+      return { "undo" }
+    end,
+  }
+)
 cmd("AcpChatSessions", "Open a past session (! deletes one)", function(o)
   require("acpchat.chat.sessions").pick(o.args ~= "" and o.args or nil, o.bang)
 end, { nargs = "?", bang = true, complete = agents })
 cmd("AcpChatMode", "Pick or set the session mode", function(o)
   require("acpchat.chat.sessions").mode(o.args)
-end, { nargs = "?", complete = function(...)
-  return require("acpchat.chat.sessions").complete("mode")(...)
-end })
+end, {
+  nargs = "?",
+  complete = function(...)
+    return require("acpchat.chat.sessions").complete("mode")(...)
+  end,
+})
 cmd("AcpChatModel", "Pick or set the model", function(o)
   require("acpchat.chat.sessions").model(o.args)
-end, { nargs = "?", complete = function(...)
-  return require("acpchat.chat.sessions").complete("model")(...)
-end })
+end, {
+  nargs = "?",
+  complete = function(...)
+    return require("acpchat.chat.sessions").complete("model")(...)
+  end,
+})
 cmd("AcpChatOption", "Pick or set a session option", function(o)
   require("acpchat.chat.sessions").option(o.fargs[1], o.fargs[2])
-end, { nargs = "*", complete = function(...)
-  return require("acpchat.chat.sessions").complete("option")(...)
-end })
+end, {
+  nargs = "*",
+  complete = function(...)
+    return require("acpchat.chat.sessions").complete("option")(...)
+  end,
+})
 cmd("AcpChatFork", "Start a new chat branched from this one (unstable session/fork)", function()
   acp().fork()
 end)

@@ -12,7 +12,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outfile = join(root, "dist", "acpchat.cjs");
 
 // Both bundles: CommonJS for Node 20, everything but `neovim` inside.
-const common = { bundle: true, platform: "node", format: "cjs", target: "node20", logLevel: "warning", legalComments: "none" };
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  logLevel: "warning",
+  legalComments: "none",
+};
 
 await build({
   ...common,
@@ -25,7 +32,11 @@ await build({
 
 // The editor's MCP server (src/editor-tools/mcp-server.ts), a script of its own that agents start
 // with plain `node`: everything it needs, the MCP SDK included, is in the bundle.
-await build({ ...common, entryPoints: [join(root, "src", "editor-tools", "mcp-server.ts")], outfile: join(root, "dist", "acpchat-mcp.cjs") });
+await build({
+  ...common,
+  entryPoints: [join(root, "src", "editor-tools", "mcp-server.ts")],
+  outfile: join(root, "dist", "acpchat-mcp.cjs"),
+});
 
 // The Lua mirror of the contract (src/nvim/contract.ts), taken from the bundle itself so the two
 // cannot drift apart. Names are in their wire form (snake_case).
@@ -64,6 +75,8 @@ if (canGenerate()) {
   writeFileSync(join(root, LUA_OUT.meta), contractMeta(root));
   meta = LUA_OUT.meta;
 }
-process.stdout.write(`built ${outfile}, ${LUA_OUT.names} (${mod.LUA_METHODS.length} calls, ${mod.NODE_EVENTS.length} events) and ${meta}\n`);
+process.stdout.write(
+  `built ${outfile}, ${LUA_OUT.names} (${mod.LUA_METHODS.length} calls, ${mod.NODE_EVENTS.length} events) and ${meta}\n`,
+);
 // The host's signal handlers from the bundle must not keep this build process alive.
 process.exit(0);

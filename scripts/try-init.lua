@@ -22,7 +22,12 @@ local other = vim.tbl_filter(function(f)
   return not vim.startswith(f, root .. "/")
 end, vim.api.nvim_get_runtime_file("lua/acpchat/init.lua", true))
 if #other > 0 then
-  vim.notify("acpchat: your config also installs acp-chat.nvim (" .. vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(other[1]))) .. "); that copy may be used instead of this checkout", vim.log.levels.WARN)
+  vim.notify(
+    "acpchat: your config also installs acp-chat.nvim ("
+      .. vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(other[1])))
+      .. "); that copy may be used instead of this checkout",
+    vim.log.levels.WARN
+  )
 end
 if not vim.g.loaded_acpchat then
   vim.cmd.source(root .. "/plugin/acpchat.lua")

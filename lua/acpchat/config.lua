@@ -9,11 +9,20 @@ local M = {}
 --- Agents we know how to start; used when their command is on PATH (or configured).
 M.presets = {
   -- The adapter was renamed; the older name is still found.
-  claude = { command = "claude-agent-acp", alternatives = { "claude-code-acp" }, args = {}, install = "npm install -g @zed-industries/claude-agent-acp" },
+  claude = {
+    command = "claude-agent-acp",
+    alternatives = { "claude-code-acp" },
+    args = {},
+    install = "npm install -g @zed-industries/claude-agent-acp",
+  },
   gemini = { command = "gemini", args = { "--acp" }, install = "npm install -g @google/gemini-cli" },
   codex = { command = "codex-acp", args = {}, install = "npm install -g @zed-industries/codex-acp" },
   opencode = { command = "opencode", args = { "acp" }, install = "npm install -g opencode-ai" },
-  goose = { command = "goose", args = { "acp" }, install = "see https://block.github.io/goose/docs/getting-started/installation" },
+  goose = {
+    command = "goose",
+    args = { "acp" },
+    install = "see https://block.github.io/goose/docs/getting-started/installation",
+  },
 }
 
 -- Schema nodes. Four kinds:
@@ -103,7 +112,10 @@ end
 local mcp_server = record({
   { "name", nonempty({ required = true, desc = "The server's name, as the agent shows it." }) },
   { "type", one_of({ "stdio", "http", "sse" }, { default = "stdio", desc = "How the agent reaches it." }) },
-  { "command", nonempty({ desc = "stdio: the program (a path, or found on PATH; made absolute when the chat starts)." }) },
+  {
+    "command",
+    nonempty({ desc = "stdio: the program (a path, or found on PATH; made absolute when the chat starts)." }),
+  },
   { "args", list(str({}), { expect = "list of strings", desc = "stdio: its arguments." }) },
   {
     "env",
@@ -116,7 +128,11 @@ local mcp_server = record({
   { "url", nonempty({ desc = "http, sse: the server's URL." }) },
   {
     "headers",
-    map(str({}), { atomic = true, expect = "table of name = string", desc = "http, sse: HTTP headers; `$NAME` expanded and values redacted as for env." }),
+    map(str({}), {
+      atomic = true,
+      expect = "table of name = string",
+      desc = "http, sse: HTTP headers; `$NAME` expanded and values redacted as for env.",
+    }),
   },
 }, {
   atomic = true,
@@ -150,10 +166,26 @@ local function mcp_servers(o)
 end
 
 -- The editor's tools offered to agents (src/editor-tools/tools.ts has their descriptions).
-M.editor_tool_names = { "diagnostics", "definition", "references", "hover", "document_symbols", "workspace_symbols", "open_buffers", "selection", "quickfix" }
+M.editor_tool_names = {
+  "diagnostics",
+  "definition",
+  "references",
+  "hover",
+  "document_symbols",
+  "workspace_symbols",
+  "open_buffers",
+  "selection",
+  "quickfix",
+}
 
 local editor_tools = record({
-  { "enabled", bool({ default = true, desc = "Offer the tools to every agent (per agent: |acpchat-agents.editor_tools|; per project: |acpchat-project|)." }) },
+  {
+    "enabled",
+    bool({
+      default = true,
+      desc = "Offer the tools to every agent (per agent: |acpchat-agents.editor_tools|; per project: |acpchat-project|).",
+    }),
+  },
   {
     "tools",
     list(one_of(M.editor_tool_names, {}), {
@@ -163,8 +195,24 @@ local editor_tools = record({
       desc = "Which tools agents get: " .. table.concat(M.editor_tool_names, ", ") .. ".",
     }),
   },
-  { "timeout_ms", num({ min = 0, default = 5000, desc = "Longest wait for the editor's answer to one tool call (language servers included); the agent hears why when it runs out." }) },
-  { "max_results", num({ min = 1, inclusive = true, integer = true, default = 200, desc = "The most lines one answer lists; the agent is told how many more there were." }) },
+  {
+    "timeout_ms",
+    num({
+      min = 0,
+      default = 5000,
+      desc = "Longest wait for the editor's answer to one tool call (language servers included); the agent hears why when it runs out.",
+    }),
+  },
+  {
+    "max_results",
+    num({
+      min = 1,
+      inclusive = true,
+      integer = true,
+      default = 200,
+      desc = "The most lines one answer lists; the agent is told how many more there were.",
+    }),
+  },
 }, {
   tag = "acpchat-editor_tools",
   desc = "The editor's own MCP server (|acpchat-editor-tools|): it lets agents ask what Neovim knows (diagnostics, definitions, references, hover, symbols, open files, the selection, the quickfix list), read-only and within the session's folders.",
@@ -186,18 +234,30 @@ local agent = record({
   { "model", str({ desc = "The model to select when a session starts." }) },
   {
     "options",
-    map(leaf("string or boolean", { "string", "boolean" }, function(v)
-      return type(v) == "string" or type(v) == "boolean"
-    end, {}), {
-      atomic = true,
-      expect = "table of id = string or boolean",
-      desc = "Session config options to set when a session starts (id = value).",
+    map(
+      leaf("string or boolean", { "string", "boolean" }, function(v)
+        return type(v) == "string" or type(v) == "boolean"
+      end, {}),
+      {
+        atomic = true,
+        expect = "table of id = string or boolean",
+        desc = "Session config options to set when a session starts (id = value).",
+      }
+    ),
+  },
+  {
+    "editor_tools",
+    bool({
+      tag = "acpchat-agents.editor_tools",
+      desc = "false: this agent does not get the editor's tools (|acpchat-editor_tools|), whatever the global setting.",
     }),
   },
-  { "editor_tools", bool({ tag = "acpchat-agents.editor_tools", desc = "false: this agent does not get the editor's tools (|acpchat-editor_tools|), whatever the global setting." }) },
   {
     "mcp_servers",
-    mcp_servers({ tag = "acpchat-agents.mcp_servers", desc = "MCP servers for this agent's sessions, besides the global |acpchat-mcp_servers|; one with the same name replaces the global one." }),
+    mcp_servers({
+      tag = "acpchat-agents.mcp_servers",
+      desc = "MCP servers for this agent's sessions, besides the global |acpchat-mcp_servers|; one with the same name replaces the global one.",
+    }),
   },
 }, { atomic = true })
 
@@ -240,7 +300,10 @@ M.schema = record({
     }),
   },
   { "editor_tools", editor_tools },
-  { "default_agent", str({ desc = "The agent |:AcpChat| starts when none is named.", default_text = "the first agent found, by name" }) },
+  {
+    "default_agent",
+    str({ desc = "The agent |:AcpChat| starts when none is named.", default_text = "the first agent found, by name" }),
+  },
   {
     "root_markers",
     list(str({}), {
@@ -252,9 +315,22 @@ M.schema = record({
   {
     "layout",
     record({
-      { "position", one_of({ "right", "left", "top", "bottom", "float" }, { default = "right", desc = "Where the chat opens." }) },
-      { "size", num({ min = 0, default = 0.4, desc = "Columns (or rows) of the chat, or a fraction of the editor when below 1." }) },
-      { "prompt_height", num({ min = 1, inclusive = true, integer = true, default = 5, desc = "Lines of the prompt window." }) },
+      {
+        "position",
+        one_of({ "right", "left", "top", "bottom", "float" }, { default = "right", desc = "Where the chat opens." }),
+      },
+      {
+        "size",
+        num({
+          min = 0,
+          default = 0.4,
+          desc = "Columns (or rows) of the chat, or a fraction of the editor when below 1.",
+        }),
+      },
+      {
+        "prompt_height",
+        num({ min = 1, inclusive = true, integer = true, default = 5, desc = "Lines of the prompt window." }),
+      },
     }, { desc = "The chat's windows." }),
   },
   {
@@ -263,20 +339,59 @@ M.schema = record({
       { "send", key("<CR>", "Normal mode, in the prompt: send it.") },
       { "send_insert", key("<C-s>", "Insert mode, in the prompt: send it.") },
       { "cancel", key("<C-c>", "Prompt and transcript: cancel the turn.") },
-      { "answer", key("<M-a>", "Prompt and transcript (Normal and Insert mode): open the question that waits for you to stop typing (|acpchat-questions|).") },
+      {
+        "answer",
+        key(
+          "<M-a>",
+          "Prompt and transcript (Normal and Insert mode): open the question that waits for you to stop typing (|acpchat-questions|)."
+        ),
+      },
       { "focus_prompt", key("i", "Transcript: go to the prompt, in Insert mode.") },
-      { "history_prev", key("<M-p>", "Prompt (Normal and Insert mode): the previous prompt sent from this folder's chats (this Neovim's and earlier ones).") },
-      { "history_next", key("<M-n>", "Prompt (Normal and Insert mode): the next prompt in that history; after the newest, the text you were typing.") },
+      {
+        "history_prev",
+        key(
+          "<M-p>",
+          "Prompt (Normal and Insert mode): the previous prompt sent from this folder's chats (this Neovim's and earlier ones)."
+        ),
+      },
+      {
+        "history_next",
+        key(
+          "<M-n>",
+          "Prompt (Normal and Insert mode): the next prompt in that history; after the newest, the text you were typing."
+        ),
+      },
       { "hide", key("q", "Transcript: hide the chat.") },
       { "next_turn", key("]]", "Transcript: next turn.") },
       { "prev_turn", key("[[", "Transcript: previous turn.") },
       { "open_location", key("gf", "Transcript: open the tool call's location.") },
       { "show_diff", key("gd", "Transcript: show the tool call's diff.") },
       { "show_terminal", key("gt", "Transcript: show the tool call's terminal output.") },
-      { "expand_output", key("za", "Transcript: on a tool call or a context compaction, show its folded output whole (again: fold it); elsewhere Vim's za.") },
-      { "open_subagent", key("gs", "Transcript: on a subagent's block, open its session in a view of its own (|acpchat-subagents|).") },
-      { "open_media", key("gx", "Transcript: on an image or audio line, open it (|vim.ui.open()| on a private temp file); elsewhere opens the URL under the cursor.") },
-      { "save_media", key("gS", "Transcript: on an image or audio line, save it to a file (asks for the path; asks before overwriting).") },
+      {
+        "expand_output",
+        key(
+          "za",
+          "Transcript: on a tool call or a context compaction, show its folded output whole (again: fold it); elsewhere Vim's za."
+        ),
+      },
+      {
+        "open_subagent",
+        key("gs", "Transcript: on a subagent's block, open its session in a view of its own (|acpchat-subagents|)."),
+      },
+      {
+        "open_media",
+        key(
+          "gx",
+          "Transcript: on an image or audio line, open it (|vim.ui.open()| on a private temp file); elsewhere opens the URL under the cursor."
+        ),
+      },
+      {
+        "save_media",
+        key(
+          "gS",
+          "Transcript: on an image or audio line, save it to a file (asks for the path; asks before overwriting)."
+        ),
+      },
     }, { desc = "The chat's keys (|acpchat-keys|); false leaves one unmapped." }),
   },
   {
@@ -286,7 +401,7 @@ M.schema = record({
         "lsp",
         bool({
           default = true,
-          desc = 'Serve the prompt\'s completion from a language server inside Neovim, named "acpchat", attached to each prompt buffer: nvim-cmp, blink.cmp, mini.completion and `vim.lsp.completion` offer it as they offer any server\'s items. Your |LspAttach| autocmds run for it.',
+          desc = "Serve the prompt's completion from a language server inside Neovim, named \"acpchat\", attached to each prompt buffer: nvim-cmp, blink.cmp, mini.completion and `vim.lsp.completion` offer it as they offer any server's items. Your |LspAttach| autocmds run for it.",
         }),
       },
       {
@@ -305,18 +420,64 @@ M.schema = record({
       desc = 'How the agent\'s writes reach your files. "review": every write opens in review first (|acpchat-review|); what you accept is saved before the agent is answered when the buffer held no unsaved edits of yours. "buffer": into the buffer as one undoable change; you save. "save": into the buffer, and written. A buffer with your unsaved edits is always reviewed. A change left unsaved is said in the transcript and, in words, to the agent.',
     }),
   },
-  { "registry_url", str({ default_text = "the ACP project's registry", desc = "Where |:AcpChatInstall| reads the ACP agent registry: an https URL, or a file path (offline use). The last copy read is cached; when reading fails, the cache is used and the chat says why." }) },
+  {
+    "registry_url",
+    str({
+      default_text = "the ACP project's registry",
+      desc = "Where |:AcpChatInstall| reads the ACP agent registry: an https URL, or a file path (offline use). The last copy read is cached; when reading fails, the cache is used and the chat says why.",
+    }),
+  },
   {
     "checkpoints",
     record({
-      { "enabled", bool({ default = true, desc = "Snapshot the session's folder before each prompt, after each tool call and at the end of each turn, into a git repository of the plugin's own (the user's `.git` is never touched; needs git 2.25 or later), so every turn's changes are listed, reviewable and reversible (|acpchat-checkpoints|)." }) },
-      { "max_files", num({ min = 1, inclusive = true, integer = true, default = 50000, desc = "A folder with more files than this (not counting ignored ones; counting those of repositories inside it) gets no checkpoints (a home directory, say), as does one that grows past it (or a snapshot that finds more changed files than this); the chat says so." }) },
-      { "max_file_bytes", num({ min = 0, integer = true, default = 5 * 1024 * 1024, default_text = "5 * 1024 * 1024", desc = "Files larger than this are not stored: a change to them is listed, but they cannot be put back." }) },
-      { "max_age_days", num({ min = 0, default = 14, desc = "Checkpoints of chats older than this are removed when a chat starts." }) },
-      { "max_size_mb", num({ min = 0, default = 2048, desc = "When a project's checkpoints take more than this on disk, the oldest chats' are removed." }) },
+      {
+        "enabled",
+        bool({
+          default = true,
+          desc = "Snapshot the session's folder before each prompt, after each tool call and at the end of each turn, into a git repository of the plugin's own (the user's `.git` is never touched; needs git 2.25 or later), so every turn's changes are listed, reviewable and reversible (|acpchat-checkpoints|).",
+        }),
+      },
+      {
+        "max_files",
+        num({
+          min = 1,
+          inclusive = true,
+          integer = true,
+          default = 50000,
+          desc = "A folder with more files than this (not counting ignored ones; counting those of repositories inside it) gets no checkpoints (a home directory, say), as does one that grows past it (or a snapshot that finds more changed files than this); the chat says so.",
+        }),
+      },
+      {
+        "max_file_bytes",
+        num({
+          min = 0,
+          integer = true,
+          default = 5 * 1024 * 1024,
+          default_text = "5 * 1024 * 1024",
+          desc = "Files larger than this are not stored: a change to them is listed, but they cannot be put back.",
+        }),
+      },
+      {
+        "max_age_days",
+        num({ min = 0, default = 14, desc = "Checkpoints of chats older than this are removed when a chat starts." }),
+      },
+      {
+        "max_size_mb",
+        num({
+          min = 0,
+          default = 2048,
+          desc = "When a project's checkpoints take more than this on disk, the oldest chats' are removed.",
+        }),
+      },
     }, { tag = "acpchat-checkpoints-options", desc = "Turn checkpoints (|acpchat-checkpoints|)." }),
   },
-  { "follow", bool({ default = false, desc = "Show the location of a running tool call in the last editor window as the agent works (the focus stays)." }) },
+  {
+    "follow",
+    bool({
+      default = false,
+      desc = "Show the location of a running tool call in the last editor window as the agent works (the focus stays).",
+    }),
+  },
   {
     "permissions",
     record({
@@ -339,10 +500,34 @@ M.schema = record({
   {
     "timeouts",
     record({
-      { "initialize_ms", num({ min = 0, default = 60000, desc = "Longest wait for the agent to start (initialize)." }) },
-      { "new_session_ms", num({ min = 0, default = 120000, desc = "Longest wait for a new, resumed or loaded session (generous: some agents sign in here)." }) },
-      { "cancel_ms", num({ min = 0, default = 10000, desc = "How long an agent may ignore a cancel before the client ends the turn itself." }) },
-      { "request_ms", num({ min = 0, default = 30000, desc = "Longest wait for any other request to the agent (setting a mode, listing sessions, ...). A prompt has no timeout: its turn runs until it ends or you cancel it." }) },
+      {
+        "initialize_ms",
+        num({ min = 0, default = 60000, desc = "Longest wait for the agent to start (initialize)." }),
+      },
+      {
+        "new_session_ms",
+        num({
+          min = 0,
+          default = 120000,
+          desc = "Longest wait for a new, resumed or loaded session (generous: some agents sign in here).",
+        }),
+      },
+      {
+        "cancel_ms",
+        num({
+          min = 0,
+          default = 10000,
+          desc = "How long an agent may ignore a cancel before the client ends the turn itself.",
+        }),
+      },
+      {
+        "request_ms",
+        num({
+          min = 0,
+          default = 30000,
+          desc = "Longest wait for any other request to the agent (setting a mode, listing sessions, ...). A prompt has no timeout: its turn runs until it ends or you cancel it.",
+        }),
+      },
     }, { desc = "How long the client waits for the agent, in milliseconds." }),
   },
   {
@@ -376,13 +561,48 @@ M.schema = record({
   {
     "fs",
     record({
-      { "max_read_bytes", num({ min = 0, default = 10 * 1024 * 1024, default_text = "10 * 1024 * 1024", desc = "The largest file read from disk for the agent." }) },
-      { "extra_roots", list(str({}), { default = {}, expect = "list of strings", desc = "More directories the agent may read, write and run terminals in, besides the session's cwd." }) },
+      {
+        "max_read_bytes",
+        num({
+          min = 0,
+          default = 10 * 1024 * 1024,
+          default_text = "10 * 1024 * 1024",
+          desc = "The largest file read from disk for the agent.",
+        }),
+      },
+      {
+        "extra_roots",
+        list(str({}), {
+          default = {},
+          expect = "list of strings",
+          desc = "More directories the agent may read, write and run terminals in, besides the session's cwd.",
+        }),
+      },
     }, { desc = "The agent's file access (|acpchat-workspace|)." }),
   },
-  { "save_dir", str({ desc = "Where |:AcpChatSave| writes when given no path.", default_text = 'stdpath("data") .. "/acpchat/transcripts"' }) },
-  { "log_dir", str({ desc = "Where the JSON-RPC traces go, one file per chat (|:AcpChatLog| shows them).", default_text = 'stdpath("log") .. "/acpchat"' }) },
-  { "frame_ms", num({ min = 0, inclusive = true, default = 16, desc = "Longest wait before streamed text is drawn (one batch per frame)." }) },
+  {
+    "save_dir",
+    str({
+      desc = "Where |:AcpChatSave| writes when given no path.",
+      default_text = 'stdpath("data") .. "/acpchat/transcripts"',
+    }),
+  },
+  {
+    "log_dir",
+    str({
+      desc = "Where the JSON-RPC traces go, one file per chat (|:AcpChatLog| shows them).",
+      default_text = 'stdpath("log") .. "/acpchat"',
+    }),
+  },
+  {
+    "frame_ms",
+    num({
+      min = 0,
+      inclusive = true,
+      default = 16,
+      desc = "Longest wait before streamed text is drawn (one batch per frame).",
+    }),
+  },
   {
     "unstable",
     bool({
@@ -679,7 +899,8 @@ end
 
 --- Where :AcpChatSave writes when given no path.
 function M.save_dir()
-  return M.options.save_dir and vim.fs.normalize(M.options.save_dir) or (vim.fn.stdpath("data") .. "/acpchat/transcripts")
+  return M.options.save_dir and vim.fs.normalize(M.options.save_dir)
+    or (vim.fn.stdpath("data") .. "/acpchat/transcripts")
 end
 
 --- What to tell a user who has no agent at all.

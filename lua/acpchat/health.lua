@@ -99,13 +99,24 @@ function M.check()
         -- Headers and env values may be secrets: only their names are shown.
         local header_names = vim.tbl_keys(s.headers or {})
         table.sort(header_names)
-        health.info(string.format("%s: %s, %s%s (passed only to agents whose mcpCapabilities.%s is true)", who, s.type, s.url, #header_names > 0 and (", headers " .. table.concat(header_names, ", ")) or "", s.type))
+        health.info(
+          string.format(
+            "%s: %s, %s%s (passed only to agents whose mcpCapabilities.%s is true)",
+            who,
+            s.type,
+            s.url,
+            #header_names > 0 and (", headers " .. table.concat(header_names, ", ")) or "",
+            s.type
+          )
+        )
       end
       for what, t in pairs({ env = s.env or {}, header = s.headers or {} }) do
         for name, value in pairs(t) do
           for var in value:gsub("%$%$", ""):gmatch("%$%{?([%a_][%w_]*)") do
             if vim.env[var] == nil then
-              health.warn(string.format("%s: %s %s uses $%s, which is not set in Neovim's environment", who, what, name, var))
+              health.warn(
+                string.format("%s: %s %s uses $%s, which is not set in Neovim's environment", who, what, name, var)
+              )
             end
           end
         end
@@ -126,9 +137,13 @@ function M.check()
 
   health.start("acp-chat.nvim: unstable ACP additions")
   if config.options.unstable then
-    health.ok("on: plans by id, subagents and session messages are advertised; :AcpChatFork and renaming in :AcpChatSessions work with agents that advertise session/fork and session/set_title (|acpchat-unstable-additions|)")
+    health.ok(
+      "on: plans by id, subagents and session messages are advertised; :AcpChatFork and renaming in :AcpChatSessions work with agents that advertise session/fork and session/set_title (|acpchat-unstable-additions|)"
+    )
   else
-    health.info("off (unstable = false): agents' unstable updates show as unknown notes; :AcpChatFork and renaming sessions are unavailable")
+    health.info(
+      "off (unstable = false): agents' unstable updates show as unknown notes; :AcpChatFork and renaming sessions are unavailable"
+    )
   end
 
   media.health(health)
@@ -149,7 +164,13 @@ function M.editor_tools(health, agents, names)
   if not o.enabled then
     health.info("off (editor_tools.enabled = false)")
   else
-    health.ok(string.format("offered to agents as the MCP server \"nvim\": %s (answers within %d ms)", table.concat(o.tools, ", "), o.timeout_ms))
+    health.ok(
+      string.format(
+        'offered to agents as the MCP server "nvim": %s (answers within %d ms)',
+        table.concat(o.tools, ", "),
+        o.timeout_ms
+      )
+    )
   end
   for _, name in ipairs(names) do
     if agents[name].editor_tools == false then
@@ -174,12 +195,18 @@ function M.editor_tools(health, agents, names)
       clients[#clients + 1] = c.name
     end
   end
-  health.info(#clients > 0 and ("language servers running (definition, references, hover, symbols): " .. table.concat(clients, ", ")) or "no language server running now: definition, references, hover and symbols need one for the file asked about")
+  health.info(
+    #clients > 0
+        and ("language servers running (definition, references, hover, symbols): " .. table.concat(clients, ", "))
+      or "no language server running now: definition, references, hover and symbols need one for the file asked about"
+  )
   -- The project folder a chat started here would use (root_markers), not only the current directory.
   local file = vim.fs.joinpath(chats.root(), project.FILE)
   local st = vim.uv.fs_stat(file)
   if st and (st.type ~= "file" or st.size > project.MAX_BYTES) then
-    health.warn(file .. ": ignored (" .. (st.type ~= "file" and "not a regular file: " .. st.type or "larger than 1 MiB") .. ")")
+    health.warn(
+      file .. ": ignored (" .. (st.type ~= "file" and "not a regular file: " .. st.type or "larger than 1 MiB") .. ")"
+    )
   elseif st then
     health.info(file .. ": read for chats started here once you trust it (|acpchat-project|)")
   end

@@ -61,7 +61,9 @@ local function luminance(rgb)
     c = c / 255
     return c <= 0.03928 and c / 12.92 or ((c + 0.055) / 1.055) ^ 2.4
   end
-  return 0.2126 * channel(math.floor(rgb / 65536) % 256) + 0.7152 * channel(math.floor(rgb / 256) % 256) + 0.0722 * channel(rgb % 256)
+  return 0.2126 * channel(math.floor(rgb / 65536) % 256)
+    + 0.7152 * channel(math.floor(rgb / 256) % 256)
+    + 0.0722 * channel(rgb % 256)
 end
 
 function M.contrast(a, b)

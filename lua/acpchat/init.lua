@@ -81,7 +81,9 @@ function M.cancel()
   local s = c.status or {}
   if s.state ~= "running" and s.state ~= "cancelling" and #(s.queued or {}) == 0 then
     -- Said, not silently ignored.
-    return util.notify(string.format("acpchat: nothing to cancel (%s is %s)", c.agent, require("acpchat.transcript.text").state_text(s)))
+    return util.notify(
+      string.format("acpchat: nothing to cancel (%s is %s)", c.agent, require("acpchat.transcript.text").state_text(s))
+    )
   end
   chats().cancel(c)
 end
@@ -125,8 +127,18 @@ function M.describe(c)
   if where == "hidden" and c.tab and api.nvim_tabpage_is_valid(c.tab) then
     where = "hidden in tab " .. api.nvim_tabpage_get_number(c.tab)
   end
-  local title = require("acpchat.transcript.text").flat(s.title and s.title ~= "" and vim.trim((s.title:gsub("%s+", " "))) or "untitled", 60)
-  return string.format("chat %d · %s · %s · %s · %s", c.id, c.agent, title, require("acpchat.transcript.text").state_text(s), where)
+  local title = require("acpchat.transcript.text").flat(
+    s.title and s.title ~= "" and vim.trim((s.title:gsub("%s+", " "))) or "untitled",
+    60
+  )
+  return string.format(
+    "chat %d · %s · %s · %s · %s",
+    c.id,
+    c.agent,
+    title,
+    require("acpchat.transcript.text").state_text(s),
+    where
+  )
 end
 
 --- :AcpChatList: every live chat (shown, hidden, or whose tab closed); the one picked is shown
@@ -170,7 +182,14 @@ function M.add(opts)
     end
     if opts.range and opts.range > 0 then
       local lines = vim.api.nvim_buf_get_lines(buf, opts.line1 - 1, opts.line2, false)
-      item = { type = "range", path = path, start = opts.line1, ["end"] = opts.line2, text = table.concat(lines, "\n"), filetype = vim.bo[buf].filetype }
+      item = {
+        type = "range",
+        path = path,
+        start = opts.line1,
+        ["end"] = opts.line2,
+        text = table.concat(lines, "\n"),
+        filetype = vim.bo[buf].filetype,
+      }
     else
       item = { type = "file", path = path }
     end

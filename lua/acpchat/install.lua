@@ -32,9 +32,18 @@ function M.installed()
 end
 
 local function label(a)
-  local mark = a.installed and (a.installed == a.version and " [installed]" or (" [installed " .. text.flat(a.installed, 20) .. ", update available]")) or ""
+  local mark = a.installed
+      and (a.installed == a.version and " [installed]" or (" [installed " .. text.flat(a.installed, 20) .. ", update available]"))
+    or ""
   local why = a.method == "none" and ("  (cannot be installed here: " .. text.flat(a.why or "", 120) .. ")") or ""
-  return string.format("%s %s%s — %s%s", text.flat(a.name, 60), text.flat(a.version, 30), mark, text.flat(a.description or "", 100), why)
+  return string.format(
+    "%s %s%s — %s%s",
+    text.flat(a.name, 60),
+    text.flat(a.version, 30),
+    mark,
+    text.flat(a.description or "", 100),
+    why
+  )
 end
 
 local function install(a)
@@ -42,41 +51,61 @@ local function install(a)
     if err then
       return util.notify("acpchat: installing " .. text.flat(a.name, 60) .. " failed: " .. err, vim.log.levels.ERROR)
     end
-    util.notify(string.format("acpchat: installed %s %s: :AcpChat %s starts it", text.flat(r.name, 60), text.flat(r.version, 30), r.id))
+    util.notify(
+      string.format(
+        "acpchat: installed %s %s: :AcpChat %s starts it",
+        text.flat(r.name, 60),
+        text.flat(r.version, 30),
+        r.id
+      )
+    )
   end)
 end
 
 local function remove(a)
   bridge.call("registry_remove", { dir = M.dir(), id = a.id }, function(err)
-    util.notify(err and ("acpchat: " .. err) or ("acpchat: removed " .. text.flat(a.name, 60)), err and vim.log.levels.ERROR or nil)
+    util.notify(
+      err and ("acpchat: " .. err) or ("acpchat: removed " .. text.flat(a.name, 60)),
+      err and vim.log.levels.ERROR or nil
+    )
   end)
 end
 
 --- What to do with one agent: install, update, or (installed) remove.
 local function act(a, update)
   if a.method == "none" then
-    return util.notify("acpchat: " .. text.flat(a.name, 60) .. " cannot be installed here: " .. text.flat(a.why or "", 200), vim.log.levels.WARN)
+    return util.notify(
+      "acpchat: " .. text.flat(a.name, 60) .. " cannot be installed here: " .. text.flat(a.why or "", 200),
+      vim.log.levels.WARN
+    )
   end
   if not a.installed then
     return install(a)
   end
   if update then
     if a.installed == a.version then
-      return util.notify("acpchat: " .. text.flat(a.name, 60) .. " " .. text.flat(a.version, 30) .. " is installed and up to date")
+      return util.notify(
+        "acpchat: " .. text.flat(a.name, 60) .. " " .. text.flat(a.version, 30) .. " is installed and up to date"
+      )
     end
     return install(a)
   end
-  local choices = { a.installed ~= a.version and ("Update to " .. text.flat(a.version, 30)) or nil, "Remove it", "Cancel" }
+  local choices =
+    { a.installed ~= a.version and ("Update to " .. text.flat(a.version, 30)) or nil, "Remove it", "Cancel" }
   choices = vim.tbl_filter(function(c)
     return c ~= nil
   end, choices)
-  vim.ui.select(choices, { prompt = text.flat(a.name, 60) .. " " .. text.flat(a.installed, 30) .. " is installed:" }, function(c)
-    if c and c:match("^Update") then
-      install(a)
-    elseif c == "Remove it" then
-      remove(a)
+  vim.ui.select(
+    choices,
+    { prompt = text.flat(a.name, 60) .. " " .. text.flat(a.installed, 30) .. " is installed:" },
+    function(c)
+      if c and c:match("^Update") then
+        install(a)
+      elseif c == "Remove it" then
+        remove(a)
+      end
     end
-  end)
+  )
 end
 
 --- :AcpChatInstall[!] [id]: the registry's agents to pick from (or `id` directly); ! updates.
@@ -99,7 +128,11 @@ function M.pick(id, update)
     if #r.agents == 0 then
       return util.notify("acpchat: the registry lists no agents", vim.log.levels.WARN)
     end
-    vim.ui.select(r.agents, { prompt = update and "Update an agent from the ACP registry:" or "Install an agent from the ACP registry:", format_item = label, kind = "acpchat_install" }, function(a)
+    vim.ui.select(r.agents, {
+      prompt = update and "Update an agent from the ACP registry:" or "Install an agent from the ACP registry:",
+      format_item = label,
+      kind = "acpchat_install",
+    }, function(a)
       if a then
         act(a, update)
       end
@@ -124,7 +157,15 @@ function M.health(health)
     end
   end
   local uname = vim.uv.os_uname()
-  health.info(string.format("this machine: %s-%s; npm %s; uv %s (npm agents need npm, uvx agents need uv, binary agents need an archive for this platform)", uname.sysname:lower(), uname.machine, vim.fn.executable("npm") == 1 and "found" or "not found", vim.fn.executable("uv") == 1 and "found" or "not found"))
+  health.info(
+    string.format(
+      "this machine: %s-%s; npm %s; uv %s (npm agents need npm, uvx agents need uv, binary agents need an archive for this platform)",
+      uname.sysname:lower(),
+      uname.machine,
+      vim.fn.executable("npm") == 1 and "found" or "not found",
+      vim.fn.executable("uv") == 1 and "found" or "not found"
+    )
+  )
   health.info("registry: " .. (config.options.registry_url or M.default_url))
 end
 

@@ -75,9 +75,16 @@ export class AgentProcess {
     this.child.once("exit", () => void killTrees([this.tree], 500));
     this.exited = this.child.then(
       (r) => {
-        const failed = r as unknown as { failed?: boolean; code?: string; exitCode?: number; signal?: string; originalMessage?: string };
+        const failed = r as unknown as {
+          failed?: boolean;
+          code?: string;
+          exitCode?: number;
+          signal?: string;
+          originalMessage?: string;
+        };
         const info: AgentExit = { code: r.exitCode ?? null, signal: r.signal ?? null };
-        if (failed.failed && r.exitCode === undefined && !r.signal) info.spawnError = failed.originalMessage ?? failed.code ?? "could not start";
+        if (failed.failed && r.exitCode === undefined && !r.signal)
+          info.spawnError = failed.originalMessage ?? failed.code ?? "could not start";
         return this.finish(info);
       },
       (e: unknown) => this.finish({ code: null, signal: null, spawnError: e instanceof Error ? e.message : String(e) }),

@@ -63,7 +63,8 @@ function findBase(): Base {
     mkdirSync(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code !== "EEXIST") return { why: `cannot make a cgroup in ${parent} (${code ?? String(e)}): not delegated to this user` };
+    if (code !== "EEXIST")
+      return { why: `cannot make a cgroup in ${parent} (${code ?? String(e)}): not delegated to this user` };
   }
   if (!existsSync(join(dir, "cgroup.procs"))) {
     tryRmdir(dir);
@@ -71,7 +72,11 @@ function findBase(): Base {
   }
   process.once("exit", () => removeAll(dir));
   removeStale(parent);
-  return { dir, own: parent, why: `each agent and terminal in its own cgroup under ${dir}${existsSync(join(dir, "cgroup.kill")) ? "" : " (no cgroup.kill: killed pid by pid)"}` };
+  return {
+    dir,
+    own: parent,
+    why: `each agent and terminal in its own cgroup under ${dir}${existsSync(join(dir, "cgroup.kill")) ? "" : " (no cgroup.kill: killed pid by pid)"}`,
+  };
 }
 
 /** Whether processes are put in cgroups here, and why (not). */

@@ -22,9 +22,7 @@ export function childEnv(extra: Record<string, string> = {}): Record<string, str
   const merged: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) merged[k] = v;
   Object.assign(merged, extra);
-  const addresses = new Set(
-    ADDRESS_VARS.flatMap((k) => [process.env[k], extra[k]]).filter((v): v is string => !!v),
-  );
+  const addresses = new Set(ADDRESS_VARS.flatMap((k) => [process.env[k], extra[k]]).filter((v): v is string => !!v));
   for (const [k, v] of Object.entries(merged)) {
     if (ADDRESS_VARS.includes(k) || addresses.has(v)) delete merged[k];
   }

@@ -22,6 +22,9 @@ export class TextRing {
 
   /** The last `n` non-empty lines. */
   lastLines(n: number): string[] {
-    return this.text().split(/\r?\n/).filter((l) => l.trim() !== "").slice(-n);
+    return this.text()
+      .split(/\r?\n/)
+      .filter((l) => l.trim() !== "")
+      .slice(-n);
   }
 }

@@ -3,7 +3,18 @@
  * buffer, the buffer (one undo step, saved when it had no unsaved edits) for loaded ones.
  * Every path is checked against the session's boundary through links first.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { encodeText, type Text } from "../workspace/text-codec.js";
 import type { Overlap, RestoreAction } from "./restore-plan.js";
@@ -13,20 +24,33 @@ export interface LiveFiles {
   /** The loaded buffer of `path`: whether it holds unsaved edits, its text, its change tick. */
   buffer(path: string): Promise<{ modified: boolean; text: Text; tick: number } | undefined>;
   /** Put `text` into the loaded buffer as one undo step if it is still at `tick` (`save`: then :write it). */
-  setBuffer(path: string, tick: number, from: Text, text: Text, save: boolean): Promise<"done" | "changed" | "not_saved">;
+  setBuffer(
+    path: string,
+    tick: number,
+    from: Text,
+    text: Text,
+    save: boolean,
+  ): Promise<"done" | "changed" | "not_saved">;
   /** The file changed on disk: a loaded buffer without edits reloads it. */
   reload(path: string): Promise<void>;
 }
 
 /** What happened to the file, for the transcript and the agent. */
-export type Applied = { done: true; how: "restored" | "removed" | "merged" | "merged into the buffer (unsaved)" } | { done: false; why: string; overlap?: Overlap };
+export type Applied =
+  | { done: true; how: "restored" | "removed" | "merged" | "merged into the buffer (unsaved)" }
+  | { done: false; why: string; overlap?: Overlap };
 
 /**
  * Never throws: a rewind or take-back goes file by file, and one file it may not touch (its
  * folder became a link out of the session's folder, say) or cannot write must leave that file
  * with a reason, not stop the others half-way with nothing recorded or told to the agent.
  */
-export async function applyRestore(abs: string, action: RestoreAction, live: LiveFiles, check: (abs: string) => void): Promise<Applied> {
+export async function applyRestore(
+  abs: string,
+  action: RestoreAction,
+  live: LiveFiles,
+  check: (abs: string) => void,
+): Promise<Applied> {
   try {
     return await applyOne(abs, action, live, check);
   } catch (e) {
@@ -34,7 +58,12 @@ export async function applyRestore(abs: string, action: RestoreAction, live: Liv
   }
 }
 
-async function applyOne(abs: string, action: RestoreAction, live: LiveFiles, check: (abs: string) => void): Promise<Applied> {
+async function applyOne(
+  abs: string,
+  action: RestoreAction,
+  live: LiveFiles,
+  check: (abs: string) => void,
+): Promise<Applied> {
   if (action.action === "none") return { done: true, how: "restored" };
   if (action.action === "conflict") return { done: false, why: action.why, overlap: action.overlap };
   // The folder it is in must be inside the boundary (resolved through links); the entry itself
@@ -58,7 +87,8 @@ async function applyOne(abs: string, action: RestoreAction, live: LiveFiles, che
     removeEntry(abs);
     return { done: true, how: "removed" };
   }
-  if (v.kind === "large") return { done: false, why: "it is over the size limit for checkpoints, so its old content was not kept" };
+  if (v.kind === "large")
+    return { done: false, why: "it is over the size limit for checkpoints, so its old content was not kept" };
   if (v.kind === "other") return { done: false, why: "it is not a file or a link" };
   // Folders are made only under one that is inside the boundary (a link on the way is followed
   // by mkdir, so the deepest existing folder is checked first).

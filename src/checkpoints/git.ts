@@ -90,14 +90,20 @@ export class PrivateGit {
     mkdirSync(join(this.gitDir, "info"), { recursive: true });
     // Highest precedence of all attributes: the project's .gitattributes cannot turn on
     // end-of-line conversion, filters (LFS) or re-encoding, so a restore is byte-exact.
-    writeFileSync(join(this.gitDir, "info", "attributes"), "* -text -eol -filter -ident -working-tree-encoding -crlf\n");
+    writeFileSync(
+      join(this.gitDir, "info", "attributes"),
+      "* -text -eol -filter -ident -working-tree-encoding -crlf\n",
+    );
   }
 
   /**
    * Run git; resolves with its stdout as bytes. `workTree`, `index` and `excludes` pick the
    * tree being snapshotted; `input` goes to stdin.
    */
-  async run(args: string[], opts: RunOptions & { input?: string | Uint8Array; allowCodes?: number[] } = {}): Promise<Buffer> {
+  async run(
+    args: string[],
+    opts: RunOptions & { input?: string | Uint8Array; allowCodes?: number[] } = {},
+  ): Promise<Buffer> {
     const r = await execa(this.program, this.argv(args, opts), {
       ...this.spawnOptions(opts),
       input: opts.input,
@@ -107,7 +113,9 @@ export class PrivateGit {
       maxBuffer: 512 * 1024 * 1024,
     });
     if (r.exitCode !== 0 && !(opts.allowCodes ?? []).includes(r.exitCode ?? -1)) {
-      const err = Buffer.from((r.stderr as Uint8Array | undefined) ?? []).toString("utf8").trim();
+      const err = Buffer.from((r.stderr as Uint8Array | undefined) ?? [])
+        .toString("utf8")
+        .trim();
       throw new GitError(`git ${args[0]} failed (${r.exitCode ?? r.signal ?? "not started"}): ${err || r.message}`);
     }
     return Buffer.from(r.stdout as Uint8Array);
@@ -115,7 +123,14 @@ export class PrivateGit {
 
   /** Start git with its output streamed (for listings that may be stopped early). */
   stream(args: string[], opts: RunOptions = {}) {
-    return execa(this.program, this.argv(args, opts), { ...this.spawnOptions(opts), buffer: false, stdout: "pipe", stderr: "ignore", stdin: "ignore", reject: false });
+    return execa(this.program, this.argv(args, opts), {
+      ...this.spawnOptions(opts),
+      buffer: false,
+      stdout: "pipe",
+      stderr: "ignore",
+      stdin: "ignore",
+      reject: false,
+    });
   }
 
   private argv(args: string[], opts: RunOptions): string[] {
@@ -141,16 +156,21 @@ export class PrivateGit {
 export async function gitVersion(program = "git"): Promise<{ ok: true; version: string } | { ok: false; why: string }> {
   try {
     const r = await execa(program, ["--version"], { reject: false, timeout: 5000 });
-    if ((r as { code?: string }).code === "ENOENT") return { ok: false, why: "git is not installed (not found on PATH)" };
+    if ((r as { code?: string }).code === "ENOENT")
+      return { ok: false, why: "git is not installed (not found on PATH)" };
     if (r.exitCode !== 0) return { ok: false, why: `\`${program} --version\` failed: ${r.message}` };
     const m = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(r.stdout);
     if (!m) return { ok: false, why: `cannot read the version of ${program}: ${r.stdout}` };
     const [maj, min] = [Number(m[1]), Number(m[2])];
-    if (maj < MIN_GIT[0] || (maj === MIN_GIT[0] && min < MIN_GIT[1])) return { ok: false, why: `git ${m[0]} is too old (checkpoints need ${MIN_GIT.join(".")} or later)` };
+    if (maj < MIN_GIT[0] || (maj === MIN_GIT[0] && min < MIN_GIT[1]))
+      return { ok: false, why: `git ${m[0]} is too old (checkpoints need ${MIN_GIT.join(".")} or later)` };
     return { ok: true, version: m[0] };
   } catch (e) {
     const code = (e as { code?: string }).code;
-    return { ok: false, why: code === "ENOENT" ? "git is not installed (not found on PATH)" : `git cannot run: ${(e as Error).message}` };
+    return {
+      ok: false,
+      why: code === "ENOENT" ? "git is not installed (not found on PATH)" : `git cannot run: ${(e as Error).message}`,
+    };
   }
 }
 
@@ -158,7 +178,11 @@ export async function gitVersion(program = "git"): Promise<{ ok: true; version: 
  * A three-way merge of texts with conflict markers where both sides changed the same lines
  * (`git merge-file`, which needs no repository): `ours` and `theirs` both start from `base`.
  */
-export async function mergeWithMarkers(texts: { ours: string; base: string; theirs: string }, labels: { ours: string; base: string; theirs: string }, program = "git"): Promise<string> {
+export async function mergeWithMarkers(
+  texts: { ours: string; base: string; theirs: string },
+  labels: { ours: string; base: string; theirs: string },
+  program = "git",
+): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "acpchat-merge-"));
   try {
     const files = (["ours", "base", "theirs"] as const).map((k) => {
@@ -167,8 +191,13 @@ export async function mergeWithMarkers(texts: { ours: string; base: string; thei
       return f;
     });
     // Exit code: the number of conflicts (negative on error).
-    const r = await execa(program, ["merge-file", "-p", "--diff3", "-L", labels.ours, "-L", labels.base, "-L", labels.theirs, ...files], { reject: false, stripFinalNewline: false, env: { LC_ALL: "C" } });
-    if (r.exitCode === undefined || r.exitCode < 0 || r.exitCode > 127) throw new GitError(`git merge-file failed: ${r.stderr}`);
+    const r = await execa(
+      program,
+      ["merge-file", "-p", "--diff3", "-L", labels.ours, "-L", labels.base, "-L", labels.theirs, ...files],
+      { reject: false, stripFinalNewline: false, env: { LC_ALL: "C" } },
+    );
+    if (r.exitCode === undefined || r.exitCode < 0 || r.exitCode > 127)
+      throw new GitError(`git merge-file failed: ${r.stderr}`);
     return r.stdout;
   } finally {
     rmSync(dir, { recursive: true, force: true });

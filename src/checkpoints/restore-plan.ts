@@ -52,13 +52,14 @@ export function sameVersion(a: Version, b: Version): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === "file" && b.kind === "file") return a.mode === b.mode && a.bytes.equals(b.bytes);
   if (a.kind === "link" && b.kind === "link") return a.target === b.target;
-  if (a.kind === "large" && b.kind === "large") return a.size === b.size && (a.mtimeMs === undefined || b.mtimeMs === undefined || a.mtimeMs === b.mtimeMs);
+  if (a.kind === "large" && b.kind === "large")
+    return a.size === b.size && (a.mtimeMs === undefined || b.mtimeMs === undefined || a.mtimeMs === b.mtimeMs);
   return false;
 }
 
 /** A version's text, when it is a text file (an absent file reads as no text). */
 export function textOf(v: Version): (TextFile & { ok: true }) | undefined {
-  if (!v || v.kind !== "file") return undefined;
+  if (v?.kind !== "file") return undefined;
   const d = decodeBytes(v.bytes);
   return d.ok ? { ...d.file, ok: true } : undefined;
 }
@@ -74,22 +75,43 @@ export function planRewind(steps: readonly Step[], now: Now): RestoreAction {
   // Already as it was (the user removed what the agent created, or put it back by hand, a
   // binary file included): nothing to do, and nothing to call a conflict.
   if (!now.unsaved && sameVersion(now.disk, target)) return { action: "none" };
-  const untouched = !now.unsaved && sameVersion(now.disk, last) && steps.every((s, i) => i === 0 || sameVersion(steps[i - 1]!.end, s.start));
+  const untouched =
+    !now.unsaved &&
+    sameVersion(now.disk, last) &&
+    steps.every((s, i) => i === 0 || sameVersion(steps[i - 1]!.end, s.start));
   if (untouched) return sameVersion(now.disk, target) ? { action: "none" } : { action: "restore", version: target };
   // Changed since: undo each step, newest first, on today's text.
   const current = now.unsaved ?? textOf(now.disk);
-  if (!current) return { action: "conflict", why: now.disk ? "it is not a text file and changed after the agent's change" : "it was removed after the agent's change" };
+  if (!current)
+    return {
+      action: "conflict",
+      why: now.disk
+        ? "it is not a text file and changed after the agent's change"
+        : "it was removed after the agent's change",
+    };
   let text: Text = current;
   for (let i = steps.length - 1; i >= 0; i--) {
     const s = steps[i]!;
     const before = s.start ? textOf(s.start) : { lines: [], eol: false };
     const after = s.end ? textOf(s.end) : { lines: [], eol: false };
-    if (!before || !after) return { action: "conflict", why: "the agent's version is not a text file, and the file changed after it" };
-    if (!s.start || !s.end) return { action: "conflict", why: s.start ? "the agent removed it, and it was made again after" : "the agent created it, and it was edited after" };
+    if (!before || !after)
+      return { action: "conflict", why: "the agent's version is not a text file, and the file changed after it" };
+    if (!s.start || !s.end)
+      return {
+        action: "conflict",
+        why: s.start
+          ? "the agent removed it, and it was made again after"
+          : "the agent created it, and it was edited after",
+      };
     // Already as before the step (the user undid it by hand): nothing of it to take out. rebase
     // would call the same change made on both sides a conflict.
     const next = sameText(text, after) || sameText(text, before) ? before : rebase(after, before, text);
-    if (!next) return { action: "conflict", why: "it was edited after the agent's change, in the same lines", overlap: { ours: text, base: after, theirs: before } };
+    if (!next)
+      return {
+        action: "conflict",
+        why: "it was edited after the agent's change, in the same lines",
+        overlap: { ours: text, base: after, theirs: before },
+      };
     text = next;
   }
   if (sameText(text, current)) return { action: "none" };
@@ -111,7 +133,12 @@ export function planTakeback(step: Step, hunks: readonly Hunk[], back: readonly 
   const current = now.unsaved ?? textOf(now.disk);
   if (!current) return { action: "conflict", why: "it is no longer a text file" };
   const merged = sameText(current, after) || sameText(current, result) ? result : rebase(after, result, current);
-  if (!merged) return { action: "conflict", why: "it was edited after the agent's change, in the same lines", overlap: { ours: current, base: after, theirs: result } };
+  if (!merged)
+    return {
+      action: "conflict",
+      why: "it was edited after the agent's change, in the same lines",
+      overlap: { ours: current, base: after, theirs: result },
+    };
   if (sameText(merged, current)) return { action: "none" };
   return { action: "merge", text: merged, like: textOf(now.disk) ?? after };
 }

@@ -108,7 +108,16 @@ export class Snapshotter {
         const rel = prefix === "" ? o : o.startsWith(`${prefix}/`) ? o.slice(prefix.length + 1) : undefined;
         if (rel) base += `/${escapePattern(rel)}/\n`;
       }
-      wt = { prefix, dir, index: join(this.dataDir, `index-${key}`), excludes: join(this.dataDir, `exclude-${key}`), nested: new Set(), large: new Map(), excluded: new Set(), base };
+      wt = {
+        prefix,
+        dir,
+        index: join(this.dataDir, `index-${key}`),
+        excludes: join(this.dataDir, `exclude-${key}`),
+        nested: new Set(),
+        large: new Map(),
+        excluded: new Set(),
+        base,
+      };
       writeFileSync(wt.excludes, base);
       this.trees.set(prefix, wt);
     }
@@ -128,7 +137,10 @@ export class Snapshotter {
     const gone: string[] = [];
     // Sizes, asked of the file system in batches without blocking the host's loop (a first
     // snapshot lists every file: 10,000 lstat calls in one go held it for 200 ms).
-    const stats = await lstatAll(wt.dir, listed.filter((p) => !p.endsWith("/")));
+    const stats = await lstatAll(
+      wt.dir,
+      listed.filter((p) => !p.endsWith("/")),
+    );
     for (const p of listed) {
       if (p.endsWith("/")) {
         // A nested repository: snapshotted on its own, left out of this tree.
@@ -181,15 +193,28 @@ export class Snapshotter {
       excludesChanged = true;
     }
     if (excludesChanged) this.writeExcludes(wt);
-    if (untrack.length > 0) await this.git.run(["rm", "--cached", "--quiet", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { ...opts, input: untrack.join("\0") });
+    if (untrack.length > 0)
+      await this.git.run(
+        ["rm", "--cached", "--quiet", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"],
+        { ...opts, input: untrack.join("\0") },
+      );
     // update-index, not add: a path listed a moment ago may be gone now (an agent's temporary
     // file, renamed away while this snapshot runs), and `git add` fails whole on a pathspec that
     // matches nothing (turning checkpoints off); with --remove a missing path is just not there.
     // --replace lets a file and a folder swap places. Exact paths: no pathspec magic either.
-    if (gone.length > 0) await this.git.run(["update-index", "--force-remove", "-z", "--stdin"], { ...opts, input: gone.join("\0") + "\0" });
-    if (add.length > 0) await this.git.run(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { ...opts, input: add.join("\0") + "\0" });
+    if (gone.length > 0)
+      await this.git.run(["update-index", "--force-remove", "-z", "--stdin"], {
+        ...opts,
+        input: gone.join("\0") + "\0",
+      });
+    if (add.length > 0)
+      await this.git.run(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], {
+        ...opts,
+        input: add.join("\0") + "\0",
+      });
     let tree = wt.tree;
-    if (!tree || add.length > 0 || untrack.length > 0 || gone.length > 0) tree = (await this.git.run(["write-tree"], opts)).toString("utf8").trim();
+    if (!tree || add.length > 0 || untrack.length > 0 || gone.length > 0)
+      tree = (await this.git.run(["write-tree"], opts)).toString("utf8").trim();
     wt.tree = tree;
     if (wt.nested.size === 0) return tree;
     // Nested repositories grafted in: a scratch index holds this tree plus each of theirs.
@@ -209,7 +234,10 @@ export class Snapshotter {
    * ignored); a nested repository is one entry ending in "/". The first listing is every file:
    * past `maxFiles` the folder is refused, and the listing stopped as soon as that is known.
    */
-  private async listChanged(wt: WorkTree, opts: { workTree: string; index: string; excludes: string }): Promise<string[]> {
+  private async listChanged(
+    wt: WorkTree,
+    opts: { workTree: string; index: string; excludes: string },
+  ): Promise<string[]> {
     const args = ["ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard"];
     // The first snapshot of a nested repository counts against the same limit as the root: a
     // folder of many checkouts (~/src, a plugin manager's folder) is as large as a home folder.
@@ -218,7 +246,11 @@ export class Snapshotter {
     return this.listBounded(args, opts, this.first || wt.tree === undefined);
   }
 
-  private async listBounded(args: string[], opts: { workTree: string; index: string; excludes: string }, first: boolean): Promise<string[]> {
+  private async listBounded(
+    args: string[],
+    opts: { workTree: string; index: string; excludes: string },
+    first: boolean,
+  ): Promise<string[]> {
     const child = this.git.stream(args, opts);
     const parts: Buffer[] = [];
     let over = false;
@@ -233,9 +265,17 @@ export class Snapshotter {
     });
     const done = await child;
     if (first) this.listedFirst += count;
-    if (!over && done.exitCode !== 0) throw new Error(`git ls-files failed (${done.exitCode ?? done.signal ?? "not started"})`);
+    if (!over && done.exitCode !== 0)
+      throw new Error(`git ls-files failed (${done.exitCode ?? done.signal ?? "not started"})`);
     if (over) throw new TooLargeError(`more than ${this.limits.maxFiles.toLocaleString("en-US")} files`);
-    return [...new Set(Buffer.concat(parts).toString("utf8").split("\0").filter((s) => s !== ""))];
+    return [
+      ...new Set(
+        Buffer.concat(parts)
+          .toString("utf8")
+          .split("\0")
+          .filter((s) => s !== ""),
+      ),
+    ];
   }
 }
 
@@ -348,7 +388,10 @@ function segmentGlob(seg: string): RegExp {
       const end = seg.indexOf("]", i + 2);
       if (end < 0) re += "\\[";
       else {
-        re += `[${seg.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        re += `[${seg
+          .slice(i + 1, end)
+          .replace(/^!/, "^")
+          .replace(/\\/g, "\\\\")}]`;
         i = end;
       }
     } else re += c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -368,7 +411,10 @@ export function escapePattern(p: string): string {
   // A line break cannot be escaped in an ignore file (it would end the pattern, and the rest of
   // the name would become a pattern of its own: "big\nsrc" would hide every new file named
   // src): "?" stands for it, matching that name (and at most its look-alikes) only.
-  return p.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/[\n\r]/g, "?").replace(/ $/, "\\ ");
+  return p
+    .replace(/[\\*?[\]!#]/g, (c) => `\\${c}`)
+    .replace(/[\n\r]/g, "?")
+    .replace(/ $/, "\\ ");
 }
 
 /** lstat of each path (absent: gone), 256 at a time, the loop free between batches. */

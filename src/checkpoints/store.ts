@@ -8,10 +8,28 @@
  * holds one chat's index and excludes files. Refs: `refs/acpchat/<started>-<chat>/<n>`.
  */
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { PrivateGit, gitVersion } from "./git.js";
-import { DEFAULT_LIMITS, Snapshotter, TooLargeError, type LargeFile, type Snapshot, type SnapshotLimits } from "./snapshot.js";
+import {
+  DEFAULT_LIMITS,
+  Snapshotter,
+  TooLargeError,
+  type LargeFile,
+  type Snapshot,
+  type SnapshotLimits,
+} from "./snapshot.js";
 import type { FileAt, FileChange } from "./types.js";
 
 export type { FileAt, FileChange };
@@ -126,7 +144,10 @@ export class CheckpointStore {
         this.list.push(cp);
         return cp;
       } catch (e) {
-        const why = e instanceof TooLargeError ? `the folder has ${e.message} (checkpoints.max_files), too many to snapshot cheaply` : (e as Error).message;
+        const why =
+          e instanceof TooLargeError
+            ? `the folder has ${e.message} (checkpoints.max_files), too many to snapshot cheaply`
+            : (e as Error).message;
         this.state = { on: false, why };
         return undefined;
       }
@@ -159,7 +180,8 @@ export class CheckpointStore {
         const from = renamed ? raw[++i]! : undefined;
         const path = raw[++i]!;
         const c = counts.get(path) ?? { added: 0, removed: 0, binary: false };
-        const status: FileChange["status"] = code === "A" ? "added" : code === "D" ? "deleted" : renamed ? "renamed" : code === "T" ? "type" : "modified";
+        const status: FileChange["status"] =
+          code === "A" ? "added" : code === "D" ? "deleted" : renamed ? "renamed" : code === "T" ? "type" : "modified";
         const change: FileChange = { path, status, added: c.added, removed: c.removed };
         if (from !== undefined) change.from = from;
         if (c.binary) change.binary = true;
@@ -172,12 +194,16 @@ export class CheckpointStore {
     for (const [path, f] of Object.entries(b.large)) {
       const before = a.large[path];
       if (!before) out.push({ path, status: "added", added: 0, removed: 0, large: true });
-      else if (before.size !== f.size || before.mtimeMs !== f.mtimeMs) out.push({ path, status: "modified", added: 0, removed: 0, large: true });
+      else if (before.size !== f.size || before.mtimeMs !== f.mtimeMs)
+        out.push({ path, status: "modified", added: 0, removed: 0, large: true });
     }
-    for (const path of Object.keys(a.large)) if (!b.large[path]) out.push({ path, status: "deleted", added: 0, removed: 0, large: true });
+    for (const path of Object.keys(a.large))
+      if (!b.large[path]) out.push({ path, status: "deleted", added: 0, removed: 0, large: true });
     // A large file that became small (or the reverse) shows twice: keep the stored side's entry.
     const seen = new Set<string>();
-    return out.filter((c) => (seen.has(c.path) ? false : (seen.add(c.path), true))).sort((x, y) => (x.path < y.path ? -1 : 1));
+    return out
+      .filter((c) => (seen.has(c.path) ? false : (seen.add(c.path), true)))
+      .sort((x, y) => (x.path < y.path ? -1 : 1));
   }
 
   /** A file as it was at a checkpoint (undefined: it did not exist). `path` relative to the folder. */
@@ -209,7 +235,7 @@ export class CheckpointStore {
     for (const p of paths) {
       const large = cp.large[p];
       if (large) out.set(p, { kind: "large", size: large.size, mtimeMs: large.mtimeMs });
-      else (out.set(p, undefined), want.add(p));
+      else out.set(p, undefined), want.add(p);
     }
     if (want.size === 0) return out;
     // Few paths are named (literal pathspecs); many, and the whole tree is listed and filtered.
@@ -234,7 +260,12 @@ export class CheckpointStore {
       const size = Number(head[1]);
       const bytes = Buffer.from(raw.subarray(nl + 1, nl + 1 + size));
       at = nl + 1 + size + 1;
-      out.set(b.path, b.mode === "120000" ? { kind: "link", target: bytes.toString("utf8") } : { kind: "file", mode: b.mode === "100755" ? "100755" : "100644", bytes });
+      out.set(
+        b.path,
+        b.mode === "120000"
+          ? { kind: "link", target: bytes.toString("utf8") }
+          : { kind: "file", mode: b.mode === "100755" ? "100755" : "100644", bytes },
+      );
     }
     return out;
   }
@@ -262,7 +293,10 @@ export class CheckpointStore {
     const maxAge = (this.opts.maxAgeDays ?? 14) * 86_400_000;
     const maxBytes = this.opts.maxBytes ?? 2 * 1024 ** 3;
     this.pruneProjects(maxAge);
-    const refs = (await this.git.run(["for-each-ref", "--format=%(refname)", "refs/acpchat/"])).toString("utf8").split("\n").filter(Boolean);
+    const refs = (await this.git.run(["for-each-ref", "--format=%(refname)", "refs/acpchat/"]))
+      .toString("utf8")
+      .split("\n")
+      .filter(Boolean);
     const chats = new Map<string, string[]>();
     for (const r of refs) {
       const chat = r.split("/")[2]!;
@@ -273,9 +307,12 @@ export class CheckpointStore {
     const byAge = [...chats.keys()].sort((x, y) => parseInt(x, 10) - parseInt(y, 10));
     const drop = byAge.filter((c) => Date.now() - parseInt(c, 10) > maxAge);
     let size = await this.size();
-    for (const c of byAge) if (!drop.includes(c) && size > maxBytes) drop.push(c), (size -= size / Math.max(1, byAge.length));
+    for (const c of byAge)
+      if (!drop.includes(c) && size > maxBytes) drop.push(c), (size -= size / Math.max(1, byAge.length));
     if (drop.length === 0) return { removed: 0 };
-    await this.git.run(["update-ref", "--stdin"], { input: drop.flatMap((c) => chats.get(c)!.map((r) => `delete ${r}\n`)).join("") });
+    await this.git.run(["update-ref", "--stdin"], {
+      input: drop.flatMap((c) => chats.get(c)!.map((r) => `delete ${r}\n`)).join(""),
+    });
     for (const c of drop) rmSync(join(this.projectDir, "chats", c), { recursive: true, force: true });
     // Objects written in the last hour stay even when nothing refers to them: another chat of
     // this project may be between writing a snapshot and its ref.

@@ -11,7 +11,15 @@
 import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { applyRestore, type Applied, type LiveFiles } from "./apply.js";
-import { planRewind, planTakeback, stepHunks, type Now, type Overlap, type RestoreAction, type Step } from "./restore-plan.js";
+import {
+  planRewind,
+  planTakeback,
+  stepHunks,
+  type Now,
+  type Overlap,
+  type RestoreAction,
+  type Step,
+} from "./restore-plan.js";
 import type { Checkpoint, CheckpointStore, FileAt, FileChange } from "./store.js";
 import type { Hunk } from "../workspace/hunks.js";
 import type { Text } from "../workspace/text-codec.js";
@@ -87,13 +95,23 @@ export class TurnCheckpoints {
     // its block drawn) before this turn begins.
     await this.settled();
     const start = this.store.take(`before turn ${turn}`);
-    const step: ChangeStep = { id: this.steps.length + 1, kind: "turn", turn, label: `turn ${turn}`, start, changes: [] };
+    const step: ChangeStep = {
+      id: this.steps.length + 1,
+      kind: "turn",
+      turn,
+      label: `turn ${turn}`,
+      start,
+      changes: [],
+    };
     this.steps.push(step);
     this.folder.running.add(step);
     // The first prompt waits at most PROMPT_WAIT_MS (the first snapshot of a large folder takes
     // longer); later ones, whose snapshots are incremental, wait longer before giving up.
     const wait = this.steps.some((s) => s !== step && s.kind === "turn") ? LATER_WAIT_MS : PROMPT_WAIT_MS;
-    const done = await Promise.race([start.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), wait))]);
+    const done = await Promise.race([
+      start.then(() => true),
+      new Promise<false>((r) => setTimeout(() => r(false), wait)),
+    ]);
     if (!done) {
       // Not taken yet: the agent may change files before it is. The newest checkpoint already
       // taken is surely from before the prompt (edits of the user's since then count as the
@@ -155,7 +173,10 @@ export class TurnCheckpoints {
    * snapshots would count the user's take-back as the agent's change.
    */
   private idle(): void {
-    if (this.folder.running.size > 0) throw new Error("a turn is running: take-backs and rewinds wait until it ends (or :AcpChatCancel it), as the agent may be changing these files now");
+    if (this.folder.running.size > 0)
+      throw new Error(
+        "a turn is running: take-backs and rewinds wait until it ends (or :AcpChatCancel it), as the agent may be changing these files now",
+      );
   }
 
   private async finish(step: ChangeStep): Promise<FileChange[]> {
@@ -182,7 +203,10 @@ export class TurnCheckpoints {
     const start = await step.start;
     if (!start || !step.end) return { start: undefined, end: undefined };
     const change = step.changes.find((c) => c.path === path);
-    const [before, after] = await Promise.all([this.store.fileAt(start, change?.from ?? path), this.store.fileAt(step.end, path)]);
+    const [before, after] = await Promise.all([
+      this.store.fileAt(start, change?.from ?? path),
+      this.store.fileAt(step.end, path),
+    ]);
     return { start: before, end: after };
   }
 
@@ -195,7 +219,13 @@ export class TurnCheckpoints {
    * Take back the hunks `back` (indices into hunks()) of one file's change in a step; all of
    * them puts the file back as it was before the step. A step of its own.
    */
-  async takeBack(step: ChangeStep, path: string, back: readonly number[] | "all", live: LiveFiles, check: (abs: string) => void): Promise<FileOutcome[]> {
+  async takeBack(
+    step: ChangeStep,
+    path: string,
+    back: readonly number[] | "all",
+    live: LiveFiles,
+    check: (abs: string) => void,
+  ): Promise<FileOutcome[]> {
     this.idle();
     const v = await this.versions(step, path);
     const change = step.changes.find((c) => c.path === path);
@@ -208,7 +238,8 @@ export class TurnCheckpoints {
           const action = planRewind([await this.versionsOf(step, p)], await this.now(p, live));
           out.push({ path: p, applied: await applyRestore(join(this.cwd, p), action, live, check) });
         }
-        if (out.every((o) => o.applied.done)) this.pendingNotes.push(`took back the rename of ${change.from} to ${path} (${step.label})`);
+        if (out.every((o) => o.applied.done))
+          this.pendingNotes.push(`took back the rename of ${change.from} to ${path} (${step.label})`);
         return out;
       });
     }
@@ -219,7 +250,9 @@ export class TurnCheckpoints {
       const action = all ? planRewind([v], now) : planTakeback(v, h.hunks, back, now);
       const applied = await applyRestore(join(this.cwd, path), action, live, check);
       if (!applied.done && applied.overlap) this.conflicts.set(path, { overlap: applied.overlap, label: step.label });
-      const what = all ? `${path} (the whole change of ${step.label})` : `${path} (${back.length} of ${h.hunks.length} hunks of ${step.label})`;
+      const what = all
+        ? `${path} (the whole change of ${step.label})`
+        : `${path} (${back.length} of ${h.hunks.length} hunks of ${step.label})`;
       if (applied.done) this.pendingNotes.push(`took back ${what}${waiting(applied)}`);
       return [{ path, applied }];
     });
@@ -261,13 +294,22 @@ export class TurnCheckpoints {
       }
       for (const { path, steps } of plan) {
         try {
-          planned.push({ path, action: planRewind(steps.map((s) => versionsOf(s, path)), await this.now(path, live)) });
+          planned.push({
+            path,
+            action: planRewind(
+              steps.map((s) => versionsOf(s, path)),
+              await this.now(path, live),
+            ),
+          });
         } catch (e) {
           planned.push({ path, action: { action: "conflict", why: (e as Error).message } });
         }
       }
       const removal = (a: RestoreAction) => a.action === "restore" && a.version === undefined;
-      const order = [...planned.filter((p) => removal(p.action)).reverse(), ...planned.filter((p) => !removal(p.action))];
+      const order = [
+        ...planned.filter((p) => removal(p.action)).reverse(),
+        ...planned.filter((p) => !removal(p.action)),
+      ];
       for (const { path, action } of order) {
         const applied = await applyRestore(join(this.cwd, path), action, live, check);
         if (!applied.done && applied.overlap) this.conflicts.set(path, { overlap: applied.overlap, label: from.label });
@@ -275,7 +317,8 @@ export class TurnCheckpoints {
       }
       out.sort((a, b) => (a.path < b.path ? -1 : 1));
       const done = out.filter((o) => o.applied.done).map((o) => `${o.path}${waiting(o.applied)}`);
-      if (done.length > 0) this.pendingNotes.push(`${label}: ${fewOf(done)} put back as they were before ${from.label}`);
+      if (done.length > 0)
+        this.pendingNotes.push(`${label}: ${fewOf(done)} put back as they were before ${from.label}`);
       return out;
     });
   }
@@ -284,9 +327,12 @@ export class TurnCheckpoints {
    * Every file's versions around every step of a rewind plan, read per step in a few git runs
    * (store.filesAt) rather than four per file and step.
    */
-  private async versionsMany(plan: readonly { path: string; steps: ChangeStep[] }[]): Promise<(s: ChangeStep, path: string) => Step> {
+  private async versionsMany(
+    plan: readonly { path: string; steps: ChangeStep[] }[],
+  ): Promise<(s: ChangeStep, path: string) => Step> {
     const byStep = new Map<ChangeStep, Set<string>>();
-    for (const { path, steps } of plan) for (const s of steps) (byStep.get(s) ?? byStep.set(s, new Set()).get(s)!).add(path);
+    for (const { path, steps } of plan)
+      for (const s of steps) (byStep.get(s) ?? byStep.set(s, new Set()).get(s)!).add(path);
     const got = new Map<ChangeStep, { start: Map<string, FileAt | undefined>; end: Map<string, FileAt | undefined> }>();
     for (const [s, paths] of byStep) {
       const start = await s.start;
@@ -306,10 +352,20 @@ export class TurnCheckpoints {
   }
 
   /** Run a take-back or rewind as a step of its own: snapshots around it, its changes kept. */
-  private asStep(kind: "takeback" | "rewind", label: string, run: () => Promise<FileOutcome[]>): Promise<FileOutcome[]> {
+  private asStep(
+    kind: "takeback" | "rewind",
+    label: string,
+    run: () => Promise<FileOutcome[]>,
+  ): Promise<FileOutcome[]> {
     const go = async (): Promise<FileOutcome[]> => {
       this.idle();
-      const step: ChangeStep = { id: this.steps.length + 1, kind, label, start: this.store.take(`before ${label}`), changes: [] };
+      const step: ChangeStep = {
+        id: this.steps.length + 1,
+        kind,
+        label,
+        start: this.store.take(`before ${label}`),
+        changes: [],
+      };
       this.steps.push(step);
       await step.start;
       try {
@@ -378,7 +434,9 @@ function folderOf(cwd: string): Folder {
  * that reads the disk itself still finds its own version there until the user saves.
  */
 function waiting(a: Applied): string {
-  return a.done && a.how === "merged into the buffer (unsaved)" ? " (only in the user's unsaved buffer so far: the file on disk still has your version until they save)" : "";
+  return a.done && a.how === "merged into the buffer (unsaved)"
+    ? " (only in the user's unsaved buffer so far: the file on disk still has your version until they save)"
+    : "";
 }
 
 async function readNow(abs: string, maxFileBytes: number): Promise<FileAt | undefined> {
@@ -391,7 +449,11 @@ async function readNow(abs: string, maxFileBytes: number): Promise<FileAt | unde
     // A folder (or a fifo...) is not a file here, as a snapshot has no entry at its path: a file
     // that became a folder reads as deleted, and comes back once the folder's files are gone.
     if (!st.isFile()) return undefined;
-    return { kind: "file" as const, mode: st.mode & 0o111 ? ("100755" as const) : ("100644" as const), bytes: readFileSync(abs) };
+    return {
+      kind: "file" as const,
+      mode: st.mode & 0o111 ? ("100755" as const) : ("100644" as const),
+      bytes: readFileSync(abs),
+    };
   } catch {
     return undefined;
   }

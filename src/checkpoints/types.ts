@@ -4,7 +4,11 @@
  */
 
 /** A file at a checkpoint: its bytes (a link's target for a link) and mode. */
-export type FileAt = { kind: "file"; mode: "100644" | "100755"; bytes: Buffer } | { kind: "link"; target: string } | { kind: "large"; size: number; mtimeMs?: number } | { kind: "other"; mode: string };
+export type FileAt =
+  | { kind: "file"; mode: "100644" | "100755"; bytes: Buffer }
+  | { kind: "link"; target: string }
+  | { kind: "large"; size: number; mtimeMs?: number }
+  | { kind: "other"; mode: string };
 
 /** How a file differs between two checkpoints. */
 export interface FileChange {
@@ -22,4 +26,3 @@ export interface FileChange {
   /** The mode changed (0644 <-> 0755). */
   modeChange?: string;
 }
-

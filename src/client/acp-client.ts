@@ -4,7 +4,7 @@
  * Spec: https://agentclientprotocol.com/protocol/v1/overview
  */
 import type { HandlerContext } from "../protocol/jsonrpc.js";
-import { JsonRpcPeer } from "../protocol/jsonrpc.js";
+import type { JsonRpcPeer } from "../protocol/jsonrpc.js";
 import { CapabilityError, ErrorCodes, RpcError } from "../protocol/errors.js";
 import {
   CompleteElicitationNotification,
@@ -30,7 +30,15 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "../protocol/schema.js";
-import { AuthStatusUpdate, ForkSessionResponse, MessageMcpRequest, SetSessionTitleResponse, isUnstableUpdate, parseUnstableUpdate, type UnstableSessionUpdate } from "../protocol/unstable-schema.js";
+import {
+  AuthStatusUpdate,
+  ForkSessionResponse,
+  MessageMcpRequest,
+  SetSessionTitleResponse,
+  isUnstableUpdate,
+  parseUnstableUpdate,
+  type UnstableSessionUpdate,
+} from "../protocol/unstable-schema.js";
 import type { z } from "zod";
 import type * as out from "../protocol/outgoing.js";
 import { accessSync, constants as fsConstants } from "node:fs";
@@ -71,7 +79,14 @@ export interface TurnUsage {
 function turnUsage(u: unknown): TurnUsage | undefined {
   if (!u || typeof u !== "object") return undefined;
   const out: TurnUsage = {};
-  for (const k of ["inputTokens", "outputTokens", "totalTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens"] as const) {
+  for (const k of [
+    "inputTokens",
+    "outputTokens",
+    "totalTokens",
+    "thoughtTokens",
+    "cachedReadTokens",
+    "cachedWriteTokens",
+  ] as const) {
     const v = (u as Record<string, unknown>)[k];
     if (typeof v === "number" && Number.isFinite(v) && v >= 0) out[k] = Math.round(v);
   }
@@ -126,7 +141,9 @@ export class AcpClient {
     // Text chunks stream by the thousand and mean their concatenation: the ones read together
     // reach the handler above as one, without parsing each (each is still in the trace).
     peer.coalesce("session/update", ["params", "update", "content", "text"], isTextChunkNotification);
-    peer.onRequest("session/request_permission", RequestPermissionRequest, (p, ctx) => handlers.requestPermission(p, ctx));
+    peer.onRequest("session/request_permission", RequestPermissionRequest, (p, ctx) =>
+      handlers.requestPermission(p, ctx),
+    );
     peer.onRequest("fs/read_text_file", ReadTextFileRequest, (p, ctx) => handlers.readTextFile(p, ctx));
     peer.onRequest("fs/write_text_file", WriteTextFileRequest, (p, ctx) => handlers.writeTextFile(p, ctx));
     peer.onRequest("terminal/create", CreateTerminalRequest, (p, ctx) => handlers.createTerminal(p, ctx));
@@ -137,11 +154,15 @@ export class AcpClient {
     if (features.elicitationForm && handlers.elicit) {
       const elicit = handlers.elicit.bind(handlers);
       peer.onRequest("elicitation/create", CreateElicitationRequest, (p, ctx) => elicit(p, ctx));
-      peer.onNotification("elicitation/complete", CompleteElicitationNotification, (p) => handlers.elicitationComplete?.(p.elicitationId));
+      peer.onNotification("elicitation/complete", CompleteElicitationNotification, (p) =>
+        handlers.elicitationComplete?.(p.elicitationId),
+      );
     }
     if (features.unstable) {
-      if (handlers.authStatus) peer.onNotification("auth/status_update", AuthStatusUpdate, (p) => handlers.authStatus?.(p));
-      if (handlers.mcpMessage) peer.onRequest("mcp/message", MessageMcpRequest, (p, ctx) => handlers.mcpMessage!(p, ctx));
+      if (handlers.authStatus)
+        peer.onNotification("auth/status_update", AuthStatusUpdate, (p) => handlers.authStatus?.(p));
+      if (handlers.mcpMessage)
+        peer.onRequest("mcp/message", MessageMcpRequest, (p, ctx) => handlers.mcpMessage!(p, ctx));
     }
   }
 
@@ -167,7 +188,11 @@ export class AcpClient {
    * client does not speak is refused with a message that says what to do.
    */
   async initialize(info: ClientInfo, timeouts: Timeouts = {}): Promise<InitializeResponse> {
-    const params: out.InitializeParams = { protocolVersion: PROTOCOL_VERSION, clientCapabilities: this.clientCapabilities(), clientInfo: info };
+    const params: out.InitializeParams = {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: this.clientCapabilities(),
+      clientInfo: info,
+    };
     const raw = await this.call("initialize", params, timeouts.initializeMs);
     const res = parseResult("initialize", InitializeResponse, raw);
     if (res.protocolVersion !== PROTOCOL_VERSION) {
@@ -187,13 +212,28 @@ export class AcpClient {
     return this.init?.authMethods ?? [];
   }
 
-  supports(feature: "load" | "list" | "delete" | "resume" | "close" | "logout" | "embeddedContext" | "image" | "fork" | "title"): boolean {
+  supports(
+    feature:
+      | "load"
+      | "list"
+      | "delete"
+      | "resume"
+      | "close"
+      | "logout"
+      | "embeddedContext"
+      | "image"
+      | "fork"
+      | "title",
+  ): boolean {
     const c = this.capabilities;
     switch (feature) {
       case "fork":
       case "title":
         // Unstable: only with the option on (the agent's capability alone is not enough).
-        return this.features.unstable === true && (c.sessionCapabilities as Record<string, unknown> | undefined)?.[feature] != null;
+        return (
+          this.features.unstable === true &&
+          (c.sessionCapabilities as Record<string, unknown> | undefined)?.[feature] != null
+        );
       case "load":
         return c.loadSession === true;
       case "list":
@@ -216,7 +256,8 @@ export class AcpClient {
   }
 
   async authenticate(methodId: string): Promise<void> {
-    if (!this.authMethods.some((m) => m.id === methodId)) throw new Error(`authenticate: the agent offers no auth method "${methodId}"`);
+    if (!this.authMethods.some((m) => m.id === methodId))
+      throw new Error(`authenticate: the agent offers no auth method "${methodId}"`);
     await this.call("authenticate", { methodId } satisfies out.AuthenticateParams, AUTHENTICATE_MS);
   }
 
@@ -236,9 +277,16 @@ export class AcpClient {
 
   /** What session/new, session/load and session/resume share: MCP servers (all of them are
    * passed: gate them with mcpServers() first) and, when advertised, additional directories. */
-  private setupParams(cwd: string, opts: SessionSetupOptions): { cwd: string; mcpServers: out.McpServer[]; additionalDirectories?: string[] } {
-    const params: { cwd: string; mcpServers: out.McpServer[]; additionalDirectories?: string[] } = { cwd, mcpServers: opts.mcpServers ?? [] };
-    if (opts.additionalDirectories?.length && this.capabilities.sessionCapabilities?.additionalDirectories != null) params.additionalDirectories = opts.additionalDirectories;
+  private setupParams(
+    cwd: string,
+    opts: SessionSetupOptions,
+  ): { cwd: string; mcpServers: out.McpServer[]; additionalDirectories?: string[] } {
+    const params: { cwd: string; mcpServers: out.McpServer[]; additionalDirectories?: string[] } = {
+      cwd,
+      mcpServers: opts.mcpServers ?? [],
+    };
+    if (opts.additionalDirectories?.length && this.capabilities.sessionCapabilities?.additionalDirectories != null)
+      params.additionalDirectories = opts.additionalDirectories;
     return params;
   }
 
@@ -273,7 +321,11 @@ export class AcpClient {
   /** `session/set_title` (unstable, `sessionCapabilities.title`): the title the agent stored (it may normalize it). */
   async setSessionTitle(sessionId: string, title: string): Promise<string> {
     this.require("title", "sessionCapabilities.title (and the unstable option)");
-    return parseResult("session/set_title", SetSessionTitleResponse, await this.call("session/set_title", { sessionId, title })).title;
+    return parseResult(
+      "session/set_title",
+      SetSessionTitleResponse,
+      await this.call("session/set_title", { sessionId, title }),
+    ).title;
   }
 
   async listSessions(cwd?: string): Promise<SessionInfo[]> {
@@ -307,7 +359,8 @@ export class AcpClient {
   }
 
   async setConfigOption(sessionId: string, configId: string, value: string | boolean): Promise<unknown> {
-    const params: out.SetConfigOptionParams = typeof value === "boolean" ? { sessionId, configId, type: "boolean", value } : { sessionId, configId, value };
+    const params: out.SetConfigOptionParams =
+      typeof value === "boolean" ? { sessionId, configId, type: "boolean", value } : { sessionId, configId, value };
     return this.call("session/set_config_option", params);
   }
 
@@ -323,8 +376,15 @@ export class AcpClient {
 
   /** session/prompt with what else the answer says: the turn's token usage (unstable `usage`), when given. */
   async promptTurn(sessionId: string, prompt: ContentBlock[]): Promise<{ stopReason: StopReason; usage?: TurnUsage }> {
-    const res = parseResult("session/prompt", PromptResponse, await this.peer.request("session/prompt", { sessionId, prompt } satisfies out.PromptParams));
-    return { stopReason: res.stopReason, usage: this.features.unstable ? turnUsage((res as { usage?: unknown }).usage) : undefined };
+    const res = parseResult(
+      "session/prompt",
+      PromptResponse,
+      await this.peer.request("session/prompt", { sessionId, prompt } satisfies out.PromptParams),
+    );
+    return {
+      stopReason: res.stopReason,
+      usage: this.features.unstable ? turnUsage((res as { usage?: unknown }).usage) : undefined,
+    };
   }
 
   cancel(sessionId: string): void {
@@ -359,7 +419,10 @@ export interface McpServerConfig {
 }
 
 /** stdio always; http and sse when `mcpCapabilities` has them true. */
-export function gateMcpServers(servers: out.McpServer[], caps: { http?: boolean | null; sse?: boolean | null } | undefined): { send: out.McpServer[]; skipped: out.McpServer[] } {
+export function gateMcpServers(
+  servers: out.McpServer[],
+  caps: { http?: boolean | null; sse?: boolean | null } | undefined,
+): { send: out.McpServer[]; skipped: out.McpServer[] } {
   const send: out.McpServer[] = [];
   const skipped: out.McpServer[] = [];
   for (const s of servers) {
@@ -407,7 +470,11 @@ export function findCommand(command: string, cwd: string, env: NodeJS.ProcessEnv
  * header values expanded from `env`, stdio commands made absolute. `secrets`: every env and
  * header value (for the chat's Redactor); `problems`: what the user should hear about.
  */
-export function resolveMcpServers(config: McpServerConfig[], cwd: string, env: NodeJS.ProcessEnv): { servers: out.McpServer[]; secrets: string[]; problems: string[] } {
+export function resolveMcpServers(
+  config: McpServerConfig[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): { servers: out.McpServer[]; secrets: string[]; problems: string[] } {
   const servers: out.McpServer[] = [];
   const secrets: string[] = [];
   const problems: string[] = [];
@@ -426,7 +493,8 @@ export function resolveMcpServers(config: McpServerConfig[], cwd: string, env: N
     }
     const command = c.command ?? "";
     const found = findCommand(command, cwd, env);
-    if (!found) problems.push(`MCP server "${c.name}": \`${command}\` is not an executable file or on PATH (passed as it is)`);
+    if (!found)
+      problems.push(`MCP server "${c.name}": \`${command}\` is not an executable file or on PATH (passed as it is)`);
     servers.push({ name: c.name, command: found ?? command, args: c.args ?? [], env: pairs(c.env, "env", c.name) });
   }
   return { servers, secrets, problems };
@@ -440,5 +508,8 @@ function parseResult<S extends z.ZodType>(method: string, schema: S, raw: unknow
   const r = schema.safeParse(raw);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  throw new RpcError(ErrorCodes.InvalidParams, `the agent's answer to ${method} is invalid: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`);
+  throw new RpcError(
+    ErrorCodes.InvalidParams,
+    `the agent's answer to ${method} is invalid: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
+  );
 }

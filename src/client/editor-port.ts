@@ -44,6 +44,7 @@ export interface EditorPort {
    * Write a text file; resolves when the content is in place (or rejects if the user refused),
    * with what was written when the port can say (it goes back to the agent).
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a port that writes and learns nothing returns nothing
   writeTextFile(req: WriteTextFileRequest, signal: AbortSignal): Promise<WriteResult | void>;
   /**
    * A tool call that touched these files ended: buffers that fell behind the disk (the agent
@@ -67,5 +68,8 @@ export interface EditorPort {
   /** The agent needs a sign-in: let the user pick one of its methods (undefined: declined). */
   chooseAuthMethod?(methods: AuthMethod[], signal: AbortSignal): Promise<string | undefined>;
   /** Run a `terminal` auth method (the agent's command with its args/env) for the user; resolves on exit. */
-  runAuthTerminal?(spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string }, signal: AbortSignal): Promise<void>;
+  runAuthTerminal?(
+    spec: { command: string; args: string[]; env: Record<string, string>; cwd: string; title: string },
+    signal: AbortSignal,
+  ): Promise<void>;
 }

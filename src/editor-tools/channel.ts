@@ -152,7 +152,10 @@ export class EditorChannel {
           clearTimeout(hello);
           if (!this.tokenMatches((msg as { token?: unknown })?.token)) {
             refused = true;
-            return this.refuse(socket, "the editor refused this server's token (it belongs to another chat, or the chat was restarted)");
+            return this.refuse(
+              socket,
+              "the editor refused this server's token (it belongs to another chat, or the chat was restarted)",
+            );
           }
           authed = true;
           return writeLine(socket, { ok: true });
@@ -181,7 +184,11 @@ export class EditorChannel {
     const id = msg.id;
     // A client flooding calls must not flood the editor: a few run, some wait, the rest are refused.
     if (this.running >= MAX_RUNNING && this.waiting.length >= MAX_WAITING) {
-      return writeLine(socket, { id, text: `the editor is busy with ${this.running + this.waiting.length} calls of this server; call again once they have answered`, error: true });
+      return writeLine(socket, {
+        id,
+        text: `the editor is busy with ${this.running + this.waiting.length} calls of this server; call again once they have answered`,
+        error: true,
+      });
     }
     if (this.running >= MAX_RUNNING) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.running++;
@@ -198,13 +205,16 @@ export class EditorChannel {
 
   /** One tool call: checked, asked of the editor with a time limit, formatted. */
   async run(tool: unknown, rawArgs: unknown): Promise<string> {
-    if (!isToolName(tool) || !this.tools.includes(tool)) throw new Error(`unknown tool ${JSON.stringify(tool)}; this editor offers: ${this.tools.join(", ")}`);
+    if (!isToolName(tool) || !this.tools.includes(tool))
+      throw new Error(`unknown tool ${JSON.stringify(tool)}; this editor offers: ${this.tools.join(", ")}`);
     const args = parseArgs(tool, rawArgs);
     if (typeof args.path === "string") {
       try {
         args.path = this.boundary.check(args.path, tool);
       } catch {
-        throw new Error(`${args.path} is outside the session's folders (${this.boundary.cwd}); the editor answers only for files inside them`);
+        throw new Error(
+          `${args.path} is outside the session's folders (${this.boundary.cwd}); the editor answers only for files inside them`,
+        );
       }
       // Opening a FIFO, a device or a directory would stop the editor (or hand it to netrw); a
       // huge file would stall it while it loads. Checked here, before the editor is asked.
@@ -213,10 +223,17 @@ export class EditorChannel {
     const timeoutMs = this.opts.timeoutMs ?? 5_000;
     const abort = new AbortController();
     this.inflight.add(abort);
-    const timer = setTimeout(() => abort.abort(new Error(`the editor did not answer ${tool} within ${timeoutMs} ms`)), timeoutMs + 1_000);
+    const timer = setTimeout(
+      () => abort.abort(new Error(`the editor did not answer ${tool} within ${timeoutMs} ms`)),
+      timeoutMs + 1_000,
+    );
     try {
       const raw = await new Promise<RawResult>((resolve, reject) => {
-        abort.signal.addEventListener("abort", () => reject(abort.signal.reason instanceof Error ? abort.signal.reason : new Error("the chat closed")), { once: true });
+        abort.signal.addEventListener(
+          "abort",
+          () => reject(abort.signal.reason instanceof Error ? abort.signal.reason : new Error("the chat closed")),
+          { once: true },
+        );
         this.opts.query(tool, { ...args, timeout_ms: timeoutMs }, abort.signal).then(resolve, reject);
       });
       const files = await this.linesForLocations(tool, raw);
@@ -245,11 +262,21 @@ export class EditorChannel {
       st = await stat(path);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      throw new Error(code === "ENOENT" || code === "ENOTDIR" ? `${shown}: no such file` : `${shown}: cannot be read (${code ?? errorMessage(e)})`);
+      throw new Error(
+        code === "ENOENT" || code === "ENOTDIR"
+          ? `${shown}: no such file`
+          : `${shown}: cannot be read (${code ?? errorMessage(e)})`,
+      );
     }
-    if (!st.isFile()) throw new Error(`${shown} is not a regular file (${st.isDirectory() ? "a directory" : "a FIFO, socket or device"}); ${tool} needs a source file`);
+    if (!st.isFile())
+      throw new Error(
+        `${shown} is not a regular file (${st.isDirectory() ? "a directory" : "a FIFO, socket or device"}); ${tool} needs a source file`,
+      );
     const max = this.opts.maxFileBytes ?? 10 * 1024 * 1024;
-    if (st.size > max) throw new Error(`${shown} is larger than ${max} bytes (fs.max_read_bytes); the editor does not open it for ${tool}`);
+    if (st.size > max)
+      throw new Error(
+        `${shown} is larger than ${max} bytes (fs.max_read_bytes); the editor does not open it for ${tool}`,
+      );
     // Neovim would load an unreadable file as an empty buffer, and its language server see nothing.
     await access(path, fsc.R_OK).catch(() => {
       throw new Error(`${shown} cannot be read (permission denied)`);
@@ -283,8 +310,6 @@ export class EditorChannel {
     return files;
   }
 }
-
-
 
 /** Channel folders of hosts that are gone (killed before they could remove them). */
 function sweepStale(base: string): void {

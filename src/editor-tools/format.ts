@@ -111,7 +111,8 @@ function oneLine(text: string): string {
 function position(ctx: FormatContext, l: RawLocation): { where: string; text: string | undefined } {
   const text = l.text ?? ctx.lineOf(l.path, l.line);
   let col = l.column;
-  if (col === undefined && l.character !== undefined) col = text !== undefined ? columnOf(text, l.character, l.encoding ?? "utf-16") : l.character + 1;
+  if (col === undefined && l.character !== undefined)
+    col = text !== undefined ? columnOf(text, l.character, l.encoding ?? "utf-16") : l.character + 1;
   return { where: `${shownPath(ctx.cwd, l.path)}:${l.line}:${col ?? 1}`, text };
 }
 
@@ -121,7 +122,8 @@ function finish(ctx: FormatContext, head: string | undefined, lines: string[], o
   if (head) out.push(head);
   if (lines.length === 0 && outside === 0) out.push(empty);
   out.push(...lines.slice(0, ctx.maxItems));
-  if (lines.length > ctx.maxItems) out.push(`… ${lines.length - ctx.maxItems} more not shown (limit ${ctx.maxItems}); narrow the request.`);
+  if (lines.length > ctx.maxItems)
+    out.push(`… ${lines.length - ctx.maxItems} more not shown (limit ${ctx.maxItems}); narrow the request.`);
   if (outside > 0) out.push(`(${outside} outside the session's folders not shown)`);
   return clip(out.join("\n"), ctx.maxChars);
 }
@@ -141,21 +143,43 @@ function codeLine(text: string | undefined): string {
   return text === undefined ? "" : `  ${oneLine(text.trim()).slice(0, 200)}`;
 }
 
-export function formatResult(tool: ToolName, raw: RawResult, ctx: FormatContext, args: Record<string, unknown>): string {
+export function formatResult(
+  tool: ToolName,
+  raw: RawResult,
+  ctx: FormatContext,
+  args: Record<string, unknown>,
+): string {
   const note = raw.note ? `${raw.note}\n` : "";
   switch (tool) {
     case "diagnostics": {
       const min = SEVERITY_RANK[(args.severity as keyof typeof SEVERITY_RANK | undefined) ?? "hint"];
       const all = ((raw.items ?? []) as RawDiagnostic[]).filter((d) => (SEVERITY_RANK[d.severity] ?? 4) <= min);
       const { inside, outside } = confine(ctx, all);
-      inside.sort((a, b) => (SEVERITY_RANK[a.severity] ?? 4) - (SEVERITY_RANK[b.severity] ?? 4) || a.path.localeCompare(b.path) || a.line - b.line);
+      inside.sort(
+        (a, b) =>
+          (SEVERITY_RANK[a.severity] ?? 4) - (SEVERITY_RANK[b.severity] ?? 4) ||
+          a.path.localeCompare(b.path) ||
+          a.line - b.line,
+      );
       const files = new Set(inside.map((d) => d.path)).size;
       const lines = inside.map((d) => {
         const tag = [d.source, d.code].filter((x) => x !== undefined && x !== "").join(" ");
         return `${position(ctx, { ...d, text: "" }).where}: ${d.severity}: ${oneLine(d.message)}${tag ? ` [${oneLine(tag)}]` : ""}`;
       });
-      const head = inside.length > 0 ? `${inside.length} diagnostic${inside.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}:` : undefined;
-      return note + finish(ctx, head, lines, outside, args.path ? "No diagnostics for this file." : "No diagnostics in the open files.");
+      const head =
+        inside.length > 0
+          ? `${inside.length} diagnostic${inside.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}:`
+          : undefined;
+      return (
+        note +
+        finish(
+          ctx,
+          head,
+          lines,
+          outside,
+          args.path ? "No diagnostics for this file." : "No diagnostics in the open files.",
+        )
+      );
     }
     case "definition":
     case "references": {
@@ -179,26 +203,38 @@ export function formatResult(tool: ToolName, raw: RawResult, ctx: FormatContext,
     }
     case "workspace_symbols": {
       const { inside, outside } = confine(ctx, (raw.items ?? []) as RawWorkspaceSymbol[]);
-      const lines = inside.map((s) => `${s.kind} ${oneLine(s.name)}${s.container ? ` (in ${oneLine(s.container)})` : ""}: ${position(ctx, { ...s, text: s.text ?? "" }).where}`);
+      const lines = inside.map(
+        (s) =>
+          `${s.kind} ${oneLine(s.name)}${s.container ? ` (in ${oneLine(s.container)})` : ""}: ${position(ctx, { ...s, text: s.text ?? "" }).where}`,
+      );
       return note + finish(ctx, undefined, lines, outside, "No matching symbols.");
     }
     case "open_buffers": {
       const { inside, outside } = confine(ctx, (raw.items ?? []) as RawBuffer[]);
-      const lines = inside.map((b) => `${shownPath(ctx.cwd, b.path)}${b.modified ? " [modified: unsaved changes]" : ""}${b.visible ? " [visible]" : ""}${b.filetype ? ` (${b.filetype}, ${b.lines} lines)` : ` (${b.lines} lines)`}`);
+      const lines = inside.map(
+        (b) =>
+          `${shownPath(ctx.cwd, b.path)}${b.modified ? " [modified: unsaved changes]" : ""}${b.visible ? " [visible]" : ""}${b.filetype ? ` (${b.filetype}, ${b.lines} lines)` : ` (${b.lines} lines)`}`,
+      );
       return note + finish(ctx, undefined, lines, outside, "No files are open in the editor.");
     }
     case "selection": {
       const s = raw.selection;
       if (!s) return note + "The user has not selected anything in the editor.";
-      if (!ctx.inside(s.path)) return "The user's selection is in a file outside the session's folders; it is not shown.";
+      if (!ctx.inside(s.path))
+        return "The user's selection is in a file outside the session's folders; it is not shown.";
       const kind = s.mode === "V" ? "lines" : s.mode === "v" ? "characters" : "block";
       const head = `${shownPath(ctx.cwd, s.path)}:${s.start_line}:${s.start_column}-${s.end_line}:${s.end_column} (${s.current ? "current" : "last"} selection, ${kind}${s.modified ? "; the file has unsaved changes" : ""}):`;
       return clip(`${head}\n${s.text}`, ctx.maxChars);
     }
     case "quickfix": {
-      const items = ((raw.items ?? []) as RawQuickfix["items"]).filter((i) => i.valid !== false && i.path !== undefined);
+      const items = ((raw.items ?? []) as RawQuickfix["items"]).filter(
+        (i) => i.valid !== false && i.path !== undefined,
+      );
       const { inside, outside } = confine(ctx, items);
-      const lines = inside.map((i) => `${position(ctx, { ...i, path: i.path!, text: "" }).where}:${i.type ? ` ${i.type}:` : ""} ${oneLine((i.text ?? "").trim())}`);
+      const lines = inside.map(
+        (i) =>
+          `${position(ctx, { ...i, path: i.path!, text: "" }).where}:${i.type ? ` ${i.type}:` : ""} ${oneLine((i.text ?? "").trim())}`,
+      );
       const head = raw.title ? `Quickfix list "${raw.title}":` : undefined;
       return finish(ctx, head, lines, outside, "The quickfix list is empty.");
     }

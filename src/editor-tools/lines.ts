@@ -5,7 +5,12 @@
  */
 import type { Socket } from "node:net";
 
-export function readLines(socket: Socket, maxBytes: number, onLine: (value: unknown) => void, onFault: (why: string) => void): void {
+export function readLines(
+  socket: Socket,
+  maxBytes: number,
+  onLine: (value: unknown) => void,
+  onFault: (why: string) => void,
+): void {
   let pending = "";
   let broken = false;
   const fault = (why: string) => {

@@ -46,7 +46,13 @@ class EditorLink {
         (why) => this.fail(`the channel to the editor broke (${why})`),
       );
     });
-    this.socket.on("error", (e: NodeJS.ErrnoException) => this.fail(e.code === "ENOENT" || e.code === "ECONNREFUSED" ? "the chat that started this server is closed" : `cannot reach the editor: ${e.message}`));
+    this.socket.on("error", (e: NodeJS.ErrnoException) =>
+      this.fail(
+        e.code === "ENOENT" || e.code === "ECONNREFUSED"
+          ? "the chat that started this server is closed"
+          : `cannot reach the editor: ${e.message}`,
+      ),
+    );
     this.socket.on("close", () => {
       this.fail(this.failure ?? "the chat that started this server closed");
       onGone();
@@ -80,7 +86,9 @@ async function main(): Promise<void> {
   const path = process.env[ENV_SOCKET];
   const token = process.env[ENV_TOKEN];
   if (!path || !token) {
-    process.stderr.write(`acpchat-mcp: ${ENV_SOCKET} and ${ENV_TOKEN} are not set: acp-chat.nvim starts this server for each chat, it is not meant to be run by hand\n`);
+    process.stderr.write(
+      `acpchat-mcp: ${ENV_SOCKET} and ${ENV_TOKEN} are not set: acp-chat.nvim starts this server for each chat, it is not meant to be run by hand\n`,
+    );
     process.exit(2);
   }
   // Nothing this process starts should inherit the token.
@@ -91,7 +99,12 @@ async function main(): Promise<void> {
     const t = TOOLS[name];
     server.registerTool(
       name,
-      { title: t.title, description: t.description, inputSchema: t.input, annotations: { readOnlyHint: true, openWorldHint: false } },
+      {
+        title: t.title,
+        description: t.description,
+        inputSchema: t.input,
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
       async (args: unknown) => {
         const r = await link.call(name, args);
         return { content: [{ type: "text" as const, text: r.text }], isError: r.error };

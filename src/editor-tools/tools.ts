@@ -10,8 +10,18 @@ import { z } from "zod";
 const position = {
   path: z.string().min(1).max(4096).describe("File path, relative to the project root (or absolute inside it)."),
   line: z.number().int().min(1).describe("1-based line number."),
-  symbol: z.string().min(1).max(200).optional().describe("The identifier on that line to ask about (its first occurrence). Preferred over column."),
-  column: z.number().int().min(1).optional().describe("1-based column in characters, when no symbol is given. Defaults to the first non-blank character."),
+  symbol: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("The identifier on that line to ask about (its first occurrence). Preferred over column."),
+  column: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("1-based column in characters, when no symbol is given. Defaults to the first non-blank character."),
 };
 
 export const TOOLS = {
@@ -20,19 +30,32 @@ export const TOOLS = {
     description:
       "Errors, warnings and hints that the editor's language servers and linters report, as the user sees them (including files with unsaved changes). Give a path for one file, or none for every file open in the editor. Each line: path:line:column: severity: message [source code].",
     input: {
-      path: z.string().min(1).max(4096).optional().describe("File path relative to the project root; omit for all open files."),
-      severity: z.enum(["error", "warning", "info", "hint"]).optional().describe("Only this severity and worse (default: all)."),
+      path: z
+        .string()
+        .min(1)
+        .max(4096)
+        .optional()
+        .describe("File path relative to the project root; omit for all open files."),
+      severity: z
+        .enum(["error", "warning", "info", "hint"])
+        .optional()
+        .describe("Only this severity and worse (default: all)."),
     },
   },
   definition: {
     title: "Go to definition",
-    description: "Where the symbol at a position is defined, answered by the language server attached in the editor. Returns path:line:column and the line's text for each definition.",
+    description:
+      "Where the symbol at a position is defined, answered by the language server attached in the editor. Returns path:line:column and the line's text for each definition.",
     input: position,
   },
   references: {
     title: "Find references",
-    description: "Every reference to the symbol at a position, answered by the language server attached in the editor. Returns path:line:column and the line's text for each one.",
-    input: { ...position, include_declaration: z.boolean().optional().describe("Include the declaration itself (default true).") },
+    description:
+      "Every reference to the symbol at a position, answered by the language server attached in the editor. Returns path:line:column and the line's text for each one.",
+    input: {
+      ...position,
+      include_declaration: z.boolean().optional().describe("Include the declaration itself (default true)."),
+    },
   },
   hover: {
     title: "Hover",
@@ -41,27 +64,34 @@ export const TOOLS = {
   },
   document_symbols: {
     title: "Document symbols",
-    description: "The outline of one file from its language server: classes, functions, methods, variables, with their kind and line range, nested by indentation.",
+    description:
+      "The outline of one file from its language server: classes, functions, methods, variables, with their kind and line range, nested by indentation.",
     input: { path: position.path },
   },
   workspace_symbols: {
     title: "Workspace symbols",
-    description: "Search the project's symbols by name through the language servers running in the editor. Returns kind, name, container and path:line:column.",
-    input: { query: z.string().max(500).describe("The name or part of it (fuzzy matching is up to the language server).") },
+    description:
+      "Search the project's symbols by name through the language servers running in the editor. Returns kind, name, container and path:line:column.",
+    input: {
+      query: z.string().max(500).describe("The name or part of it (fuzzy matching is up to the language server)."),
+    },
   },
   open_buffers: {
     title: "Open files",
-    description: "The files open in the editor, with a mark for unsaved changes and for those visible in a window. Unsaved changes are what fs/read_text_file returns for that path.",
+    description:
+      "The files open in the editor, with a mark for unsaved changes and for those visible in a window. Unsaved changes are what fs/read_text_file returns for that path.",
     input: {},
   },
   selection: {
     title: "Selection",
-    description: "The text the user selected in the editor (the current visual selection, or the last one), with its path and line/column range.",
+    description:
+      "The text the user selected in the editor (the current visual selection, or the last one), with its path and line/column range.",
     input: {},
   },
   quickfix: {
     title: "Quickfix list",
-    description: "The editor's current quickfix list (compiler errors, grep results, ...): its title and each entry as path:line:column: type: text.",
+    description:
+      "The editor's current quickfix list (compiler errors, grep results, ...): its title and each entry as path:line:column: type: text.",
     input: {},
   },
 } as const;
@@ -75,8 +105,14 @@ export function isToolName(s: unknown): s is ToolName {
 
 /** The arguments of `tool`, checked; an Error with a message for the model otherwise. */
 export function parseArgs(tool: ToolName, args: unknown): Record<string, unknown> {
-  const r = z.object(TOOLS[tool].input).strict().safeParse(args ?? {});
-  if (!r.success) throw new Error(`invalid arguments for ${tool}: ${r.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}`);
+  const r = z
+    .object(TOOLS[tool].input)
+    .strict()
+    .safeParse(args ?? {});
+  if (!r.success)
+    throw new Error(
+      `invalid arguments for ${tool}: ${r.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}`,
+    );
   return r.data as Record<string, unknown>;
 }
 

@@ -12,7 +12,10 @@ export class Bridge {
   /** Fire and forget: Lua draws it when it can. */
   emit<E extends NodeEvent>(event: E, payload: NodeEvents[E]): void {
     try {
-      this.nvim.notify("nvim_exec_lua", ['require("acpchat.host.bridge").receive(...)', [wireName(event), toWire(payload)]]);
+      this.nvim.notify("nvim_exec_lua", [
+        'require("acpchat.host.bridge").receive(...)',
+        [wireName(event), toWire(payload)],
+      ]);
     } catch {
       // Neovim is gone; the host shuts down.
     }
@@ -35,8 +38,14 @@ export class Bridge {
   }
 
   /** A buffer primitive: Lua answers at once (it never waits on the user). */
-  async request<R extends NodeRequest>(method: R, params: NodeRequests[R]["params"]): Promise<NodeRequests[R]["result"]> {
-    const res = await this.nvim.lua('return require("acpchat.host.bridge").answer(...)', [wireName(method), toWire(params)] as never[]);
+  async request<R extends NodeRequest>(
+    method: R,
+    params: NodeRequests[R]["params"],
+  ): Promise<NodeRequests[R]["result"]> {
+    const res = await this.nvim.lua('return require("acpchat.host.bridge").answer(...)', [
+      wireName(method),
+      toWire(params),
+    ] as never[]);
     return fromWire<NodeRequests[R]["result"]>(res);
   }
 }

@@ -134,10 +134,16 @@ export class JsonRpcPeer {
   }
 
   /** Handle notifications for `method`; invalid params are reported as a problem and dropped. */
-  onNotification<S extends z.ZodType>(method: string, schema: S | undefined, handler: NotificationHandler<z.infer<S>>): Disposable {
+  onNotification<S extends z.ZodType>(
+    method: string,
+    schema: S | undefined,
+    handler: NotificationHandler<z.infer<S>>,
+  ): Disposable {
     const wrapped: NotificationHandler = (params) => handler(validate(method, schema, params) as z.infer<S>);
     this.notificationHandlers.set(method, wrapped);
-    return { dispose: () => this.notificationHandlers.get(method) === wrapped && this.notificationHandlers.delete(method) };
+    return {
+      dispose: () => this.notificationHandlers.get(method) === wrapped && this.notificationHandlers.delete(method),
+    };
   }
 
   /**
@@ -158,7 +164,8 @@ export class JsonRpcPeer {
    * head) takes the ordinary path.
    */
   coalesce(method: string, path: readonly string[], accept: (params: unknown) => boolean): Disposable {
-    if (path[0] !== "params" || path.length < 2) throw new Error("coalesce: the path starts at params and ends below it");
+    if (path[0] !== "params" || path.length < 2)
+      throw new Error("coalesce: the path starts at params and ends below it");
     const entry = { path: [...path], accept };
     this.coalesced.set(method, entry);
     return {
@@ -175,7 +182,11 @@ export class JsonRpcPeer {
    * Send a request. Aborting `signal` sends `$/cancel_request` and rejects at once; `timeoutMs`
    * does the same with a TimeoutError.
    */
-  request<R = unknown>(method: string, params: unknown, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<R> {
+  request<R = unknown>(
+    method: string,
+    params: unknown,
+    opts: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<R> {
     if (this.closedReason !== undefined) return Promise.reject(new ConnectionClosedError(this.closedReason));
     if (opts.signal?.aborted) return Promise.reject(abortError(method));
     const id = this.nextId++;
@@ -329,7 +340,15 @@ export class JsonRpcPeer {
         return;
       }
       const kind = hasId ? "request" : "notification";
-      this.options.onFrame?.({ direction: "in", kind, id: hasId ? (msg.id as RequestId) : undefined, method: msg.method, size: raw.length + 1, payload: msg, text });
+      this.options.onFrame?.({
+        direction: "in",
+        kind,
+        id: hasId ? (msg.id as RequestId) : undefined,
+        method: msg.method,
+        size: raw.length + 1,
+        payload: msg,
+        text,
+      });
       if (hasId) void this.handleRequest(msg.id as RequestId, msg.method, msg.params);
       else {
         this.handleNotification(msg.method, msg.params);
@@ -392,7 +411,14 @@ export class JsonRpcPeer {
     if (!run) return;
     this.run = undefined;
     const { shape, texts } = run;
-    this.options.onFrame?.({ direction: "in", kind: "notification", method: shape.method, size: run.size, payload: shape.msg, run: { head: shape.head, tail: shape.tail, texts } });
+    this.options.onFrame?.({
+      direction: "in",
+      kind: "notification",
+      method: shape.method,
+      size: run.size,
+      payload: shape.msg,
+      run: { head: shape.head, tail: shape.tail, texts },
+    });
     const params = withString(shape.msg.params, shape.path, 1, texts.length === 1 ? texts[0]! : texts.join(""));
     this.handleNotification(shape.method, params);
   }
@@ -417,7 +443,8 @@ export class JsonRpcPeer {
     } catch (e) {
       if (this.inFlight.get(id) !== controller) return;
       if (e instanceof RpcError) this.sendError(id, e.code, e.message, e.data, method);
-      else if (controller.signal.aborted) this.sendError(id, ErrorCodes.RequestCancelled, "Request cancelled", undefined, method);
+      else if (controller.signal.aborted)
+        this.sendError(id, ErrorCodes.RequestCancelled, "Request cancelled", undefined, method);
       else this.sendError(id, ErrorCodes.InternalError, `Internal error: ${errorMessage(e)}`, undefined, method);
     } finally {
       if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
@@ -453,7 +480,11 @@ export class JsonRpcPeer {
 
   private dropped(bytes: number | undefined): void {
     const limit = this.maxLineBytes;
-    this.problem(bytes === undefined ? `dropped a line longer than ${limit} bytes` : `dropped a line of ${bytes} bytes (limit ${limit})`);
+    this.problem(
+      bytes === undefined
+        ? `dropped a line longer than ${limit} bytes`
+        : `dropped a line of ${bytes} bytes (limit ${limit})`,
+    );
     this.options.onDroppedLine?.({ bytes, limit });
   }
 }

@@ -11,7 +11,11 @@ export interface InitializeParams {
     terminal: boolean;
     auth: { terminal: boolean };
     elicitation?: { form: Record<string, never>; url: Record<string, never> };
-    session?: { notices?: Record<string, never>; compaction?: Record<string, never>; configOptions?: { boolean?: Record<string, never> } };
+    session?: {
+      notices?: Record<string, never>;
+      compaction?: Record<string, never>;
+      configOptions?: { boolean?: Record<string, never> };
+    };
     _meta?: { [key: string]: unknown };
   };
   clientInfo: { name: string; version: string };
@@ -73,7 +77,10 @@ export interface SetModeParams {
   sessionId: string;
   modeId: string;
 }
-export type SetConfigOptionParams = { sessionId: string; configId: string } & ({ type: "boolean"; value: boolean } | { value: string });
+export type SetConfigOptionParams = { sessionId: string; configId: string } & (
+  | { type: "boolean"; value: boolean }
+  | { value: string }
+);
 export interface PermissionResponse {
   outcome: PermissionOutcome;
 }

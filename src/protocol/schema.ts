@@ -14,9 +14,25 @@ const meta = { _meta: z.record(z.string(), z.unknown()).nullish() };
 
 // ---------- content ----------
 export const Annotations = z.looseObject({});
-export const TextContent = z.looseObject({ type: z.literal("text"), text: z.string(), annotations: Annotations.nullish(), ...meta });
-export const ImageContent = z.looseObject({ type: z.literal("image"), data: z.string(), mimeType: z.string(), uri: z.string().nullish(), ...meta });
-export const AudioContent = z.looseObject({ type: z.literal("audio"), data: z.string(), mimeType: z.string(), ...meta });
+export const TextContent = z.looseObject({
+  type: z.literal("text"),
+  text: z.string(),
+  annotations: Annotations.nullish(),
+  ...meta,
+});
+export const ImageContent = z.looseObject({
+  type: z.literal("image"),
+  data: z.string(),
+  mimeType: z.string(),
+  uri: z.string().nullish(),
+  ...meta,
+});
+export const AudioContent = z.looseObject({
+  type: z.literal("audio"),
+  data: z.string(),
+  mimeType: z.string(),
+  ...meta,
+});
 export const ResourceLink = z.looseObject({
   type: z.literal("resource_link"),
   uri: z.string(),
@@ -31,18 +47,38 @@ export const EmbeddedResourceResource = z.union([
   z.looseObject({ uri: z.string(), text: z.string(), mimeType: z.string().nullish() }),
   z.looseObject({ uri: z.string(), blob: z.string(), mimeType: z.string().nullish() }),
 ]);
-export const EmbeddedResource = z.looseObject({ type: z.literal("resource"), resource: EmbeddedResourceResource, ...meta });
-export const ContentBlock = z.discriminatedUnion("type", [TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource]);
+export const EmbeddedResource = z.looseObject({
+  type: z.literal("resource"),
+  resource: EmbeddedResourceResource,
+  ...meta,
+});
+export const ContentBlock = z.discriminatedUnion("type", [
+  TextContent,
+  ImageContent,
+  AudioContent,
+  ResourceLink,
+  EmbeddedResource,
+]);
 export type ContentBlock = z.infer<typeof ContentBlock>;
 
 // ---------- tool calls ----------
 export const ToolKind = z.string(); // read, edit, delete, move, search, execute, think, fetch, switch_mode, other (+ future)
 export const ToolCallStatus = z.enum(["pending", "in_progress", "completed", "failed"]);
 export type ToolCallStatus = z.infer<typeof ToolCallStatus>;
-export const ToolCallLocation = z.looseObject({ path: z.string(), line: z.number().int().nonnegative().nullish(), ...meta });
+export const ToolCallLocation = z.looseObject({
+  path: z.string(),
+  line: z.number().int().nonnegative().nullish(),
+  ...meta,
+});
 export const ToolCallContent = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("content"), content: ContentBlock, ...meta }),
-  z.looseObject({ type: z.literal("diff"), path: z.string(), oldText: z.string().nullish(), newText: z.string(), ...meta }),
+  z.looseObject({
+    type: z.literal("diff"),
+    path: z.string(),
+    oldText: z.string().nullish(),
+    newText: z.string(),
+    ...meta,
+  }),
   z.looseObject({ type: z.literal("terminal"), terminalId: z.string(), ...meta }),
 ]);
 export type ToolCallContent = z.infer<typeof ToolCallContent>;
@@ -94,12 +130,35 @@ export const AvailableCommand = z.looseObject({
   ...meta,
 });
 export type AvailableCommand = z.infer<typeof AvailableCommand>;
-export const SessionMode = z.looseObject({ id: z.string(), name: z.string(), description: z.string().nullish(), ...meta });
-export const SessionModeState = z.looseObject({ currentModeId: z.string(), availableModes: z.array(SessionMode), ...meta });
+export const SessionMode = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullish(),
+  ...meta,
+});
+export const SessionModeState = z.looseObject({
+  currentModeId: z.string(),
+  availableModes: z.array(SessionMode),
+  ...meta,
+});
 export type SessionModeState = z.infer<typeof SessionModeState>;
-export const SessionConfigSelectOption = z.looseObject({ value: z.string(), name: z.string(), description: z.string().nullish() });
-export const SessionConfigSelectGroup = z.looseObject({ group: z.string(), name: z.string(), options: z.array(SessionConfigSelectOption) });
-const configBase = { id: z.string(), name: z.string(), description: z.string().nullish(), category: z.string().nullish(), ...meta };
+export const SessionConfigSelectOption = z.looseObject({
+  value: z.string(),
+  name: z.string(),
+  description: z.string().nullish(),
+});
+export const SessionConfigSelectGroup = z.looseObject({
+  group: z.string(),
+  name: z.string(),
+  options: z.array(SessionConfigSelectOption),
+});
+const configBase = {
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullish(),
+  category: z.string().nullish(),
+  ...meta,
+};
 export const SessionConfigOption = z.discriminatedUnion("type", [
   z.looseObject({
     ...configBase,
@@ -126,10 +185,23 @@ export const KnownSessionUpdate = z.discriminatedUnion("sessionUpdate", [
   ToolCall.extend({ sessionUpdate: z.literal("tool_call") }),
   ToolCallUpdate.extend({ sessionUpdate: z.literal("tool_call_update") }),
   z.looseObject({ sessionUpdate: z.literal("plan"), entries: z.array(PlanEntry), ...meta }),
-  z.looseObject({ sessionUpdate: z.literal("available_commands_update"), availableCommands: z.array(AvailableCommand), ...meta }),
+  z.looseObject({
+    sessionUpdate: z.literal("available_commands_update"),
+    availableCommands: z.array(AvailableCommand),
+    ...meta,
+  }),
   z.looseObject({ sessionUpdate: z.literal("current_mode_update"), currentModeId: z.string(), ...meta }),
-  z.looseObject({ sessionUpdate: z.literal("config_option_update"), configOptions: z.array(SessionConfigOption), ...meta }),
-  z.looseObject({ sessionUpdate: z.literal("session_info_update"), title: z.string().nullish(), updatedAt: z.string().nullish(), ...meta }),
+  z.looseObject({
+    sessionUpdate: z.literal("config_option_update"),
+    configOptions: z.array(SessionConfigOption),
+    ...meta,
+  }),
+  z.looseObject({
+    sessionUpdate: z.literal("session_info_update"),
+    title: z.string().nullish(),
+    updatedAt: z.string().nullish(),
+    ...meta,
+  }),
   z.looseObject({
     sessionUpdate: z.literal("usage_update"),
     used: z.number().nonnegative(),
@@ -159,7 +231,8 @@ const TEXT_CHUNKS = new Set(["agent_message_chunk", "agent_thought_chunk", "user
  */
 
 /** An object zod would copy key for key: not null, not an array, no own `__proto__` key. */
-const isPlainRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && !Object.hasOwn(v, "__proto__");
+const isPlainRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && !Object.hasOwn(v, "__proto__");
 /** `.nullish()` of a looseObject or a record. */
 const nullishRecord = (v: unknown) => v === undefined || v === null || isPlainRecord(v);
 
@@ -217,10 +290,21 @@ export const CompactionUpdate = z.looseObject({
   ...meta,
 });
 /** `compaction_summary_chunk`: one content block appended to a compaction's summary. */
-export const CompactionSummaryChunk = z.looseObject({ sessionUpdate: z.literal("compaction_summary_chunk"), compactionId: z.string(), content: ContentBlock, ...meta });
-export const OptInSessionUpdate = z.discriminatedUnion("sessionUpdate", [NoticeUpdate, CompactionUpdate, CompactionSummaryChunk]);
+export const CompactionSummaryChunk = z.looseObject({
+  sessionUpdate: z.literal("compaction_summary_chunk"),
+  compactionId: z.string(),
+  content: ContentBlock,
+  ...meta,
+});
+export const OptInSessionUpdate = z.discriminatedUnion("sessionUpdate", [
+  NoticeUpdate,
+  CompactionUpdate,
+  CompactionSummaryChunk,
+]);
 export type OptInSessionUpdate = z.infer<typeof OptInSessionUpdate>;
-export const OPT_IN_UPDATE_KINDS = new Set(OptInSessionUpdate.options.map((o) => o.shape.sessionUpdate.value as string));
+export const OPT_IN_UPDATE_KINDS = new Set(
+  OptInSessionUpdate.options.map((o) => o.shape.sessionUpdate.value as string),
+);
 
 /**
  * An update parseSessionUpdate left unknown because it is an opt-in variant: parsed now (or
@@ -232,16 +316,27 @@ export function parseOptInUpdate(update: SessionUpdate): SessionUpdate {
   const r = OptInSessionUpdate.safeParse(update.raw);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  return { ...update, reason: `invalid ${update.originalKind}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}` };
+  return {
+    ...update,
+    reason: `invalid ${update.originalKind}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`,
+  };
 }
 
 /** `session/update` params (schema `SessionNotification`); the update itself is parsed apart. */
-export const SessionNotificationEnvelope = z.looseObject({ sessionId: z.string(), update: z.looseObject({ sessionUpdate: z.string() }) });
+export const SessionNotificationEnvelope = z.looseObject({
+  sessionId: z.string(),
+  update: z.looseObject({ sessionUpdate: z.string() }),
+});
 export type SessionNotificationEnvelope = z.infer<typeof SessionNotificationEnvelope>;
 
 /** SessionNotificationEnvelope by hand: its fields and its unknown keys (`_meta`) kept as they came. */
 function isEnvelope(p: unknown): p is SessionNotificationEnvelope {
-  return isPlainRecord(p) && typeof p.sessionId === "string" && isPlainRecord(p.update) && typeof p.update.sessionUpdate === "string";
+  return (
+    isPlainRecord(p) &&
+    typeof p.sessionId === "string" &&
+    isPlainRecord(p.update) &&
+    typeof p.update.sessionUpdate === "string"
+  );
 }
 
 /** The hand checks, for the test that holds them to the zod schemas; not for use elsewhere. */
@@ -265,15 +360,24 @@ export function sessionNotification(p: unknown): SessionNotificationEnvelope {
   const r = SessionNotificationEnvelope.safeParse(p);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  throw new RpcError(ErrorCodes.InvalidParams, `Invalid params for session/update: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+  throw new RpcError(
+    ErrorCodes.InvalidParams,
+    `Invalid params for session/update: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`,
+  );
 }
 
 /** Parse one `session/update` payload; never throws for a well-formed envelope. */
 export function parseSessionUpdate(update: unknown): SessionUpdate {
-  const kind = typeof update === "object" && update !== null ? (update as { sessionUpdate?: unknown }).sessionUpdate : undefined;
+  const kind =
+    typeof update === "object" && update !== null ? (update as { sessionUpdate?: unknown }).sessionUpdate : undefined;
   const kindName = typeof kind === "string" ? kind : "(missing)";
   if (!KNOWN_UPDATE_KINDS.has(kindName)) {
-    return { sessionUpdate: "unknown", originalKind: kindName, raw: update, reason: `unknown session/update variant "${kindName}"` };
+    return {
+      sessionUpdate: "unknown",
+      originalKind: kindName,
+      raw: update,
+      reason: `unknown session/update variant "${kindName}"`,
+    };
   }
   if (isTextChunk(update)) return update;
   const r = KnownSessionUpdate.safeParse(update);
@@ -288,13 +392,19 @@ export function parseSessionUpdate(update: unknown): SessionUpdate {
 }
 
 // ---------- initialize / auth ----------
-export const PromptCapabilities = z.looseObject({ image: z.boolean().optional(), audio: z.boolean().optional(), embeddedContext: z.boolean().optional() });
+export const PromptCapabilities = z.looseObject({
+  image: z.boolean().optional(),
+  audio: z.boolean().optional(),
+  embeddedContext: z.boolean().optional(),
+});
 const present = z.looseObject({}).nullish();
 export const AgentCapabilities = z.looseObject({
   loadSession: z.boolean().optional(),
   promptCapabilities: PromptCapabilities.optional(),
   mcpCapabilities: z.looseObject({ http: z.boolean().nullish(), sse: z.boolean().nullish(), ...meta }).optional(),
-  sessionCapabilities: z.looseObject({ list: present, delete: present, resume: present, close: present, additionalDirectories: present }).optional(),
+  sessionCapabilities: z
+    .looseObject({ list: present, delete: present, resume: present, close: present, additionalDirectories: present })
+    .optional(),
   auth: z.looseObject({ logout: present }).optional(),
   ...meta,
 });
@@ -319,10 +429,18 @@ export const InitializeResponse = z.looseObject({
 export type InitializeResponse = z.infer<typeof InitializeResponse>;
 
 // ---------- session lifecycle responses ----------
-const sessionSetup = { modes: SessionModeState.nullish(), configOptions: z.array(SessionConfigOption).nullish(), models: LegacyModels.nullish(), ...meta };
+const sessionSetup = {
+  modes: SessionModeState.nullish(),
+  configOptions: z.array(SessionConfigOption).nullish(),
+  models: LegacyModels.nullish(),
+  ...meta,
+};
 export const NewSessionResponse = z.looseObject({ sessionId: z.string(), ...sessionSetup });
 export type NewSessionResponse = z.infer<typeof NewSessionResponse>;
-export const LoadSessionResponse = z.looseObject({ ...sessionSetup }).nullable().transform((v) => v ?? {});
+export const LoadSessionResponse = z
+  .looseObject({ ...sessionSetup })
+  .nullable()
+  .transform((v) => v ?? {});
 export type SessionSetup = z.infer<typeof NewSessionResponse> | z.infer<typeof LoadSessionResponse>;
 export const SessionInfo = z.looseObject({
   sessionId: z.string(),
@@ -340,7 +458,12 @@ export const EmptyResponse = z.unknown();
 
 // ---------- agent -> client requests ----------
 export const PermissionOptionKind = z.enum(["allow_once", "allow_always", "reject_once", "reject_always"]);
-export const PermissionOption = z.looseObject({ optionId: z.string(), name: z.string(), kind: PermissionOptionKind, ...meta });
+export const PermissionOption = z.looseObject({
+  optionId: z.string(),
+  name: z.string(),
+  kind: PermissionOptionKind,
+  ...meta,
+});
 export type PermissionOption = z.infer<typeof PermissionOption>;
 export const RequestPermissionRequest = z.looseObject({
   sessionId: z.string(),
@@ -352,9 +475,20 @@ export type RequestPermissionRequest = z.infer<typeof RequestPermissionRequest>;
 export type PermissionOutcome = { outcome: "cancelled" } | { outcome: "selected"; optionId: string };
 
 const uint = z.number().int().nonnegative();
-export const ReadTextFileRequest = z.looseObject({ sessionId: z.string(), path: z.string(), line: uint.nullish(), limit: uint.nullish(), ...meta });
+export const ReadTextFileRequest = z.looseObject({
+  sessionId: z.string(),
+  path: z.string(),
+  line: uint.nullish(),
+  limit: uint.nullish(),
+  ...meta,
+});
 export type ReadTextFileRequest = z.infer<typeof ReadTextFileRequest>;
-export const WriteTextFileRequest = z.looseObject({ sessionId: z.string(), path: z.string(), content: z.string(), ...meta });
+export const WriteTextFileRequest = z.looseObject({
+  sessionId: z.string(),
+  path: z.string(),
+  content: z.string(),
+  ...meta,
+});
 export type WriteTextFileRequest = z.infer<typeof WriteTextFileRequest>;
 export const CreateTerminalRequest = z.looseObject({
   sessionId: z.string(),
@@ -377,5 +511,8 @@ export const CreateElicitationRequest = z.looseObject({
   ...meta,
 });
 export type CreateElicitationRequest = z.infer<typeof CreateElicitationRequest>;
-export type ElicitationResponse = { action: "accept"; content?: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
+export type ElicitationResponse =
+  | { action: "accept"; content?: Record<string, unknown> }
+  | { action: "decline" }
+  | { action: "cancel" };
 export const CompleteElicitationNotification = z.looseObject({ elicitationId: z.string(), ...meta });

@@ -12,7 +12,14 @@
  * With the option off nothing calls it, and the variants stay unknown (a visible note).
  */
 import { z } from "zod";
-import { ContentBlock, PlanEntry, SessionConfigOption, SessionModeState, type SessionUpdate, type UnknownSessionUpdate } from "./schema.js";
+import {
+  ContentBlock,
+  PlanEntry,
+  SessionConfigOption,
+  SessionModeState,
+  type SessionUpdate,
+  type UnknownSessionUpdate,
+} from "./schema.js";
 
 const meta = { _meta: z.record(z.string(), z.unknown()).nullish() };
 
@@ -54,11 +61,24 @@ export const SessionMessage = z.looseObject({
   ...meta,
 });
 /** One content block appended to a session message. */
-export const SessionMessageChunk = z.looseObject({ sessionUpdate: z.literal("session_message_chunk"), messageId: z.string(), content: ContentBlock, ...meta });
+export const SessionMessageChunk = z.looseObject({
+  sessionUpdate: z.literal("session_message_chunk"),
+  messageId: z.string(),
+  content: ContentBlock,
+  ...meta,
+});
 
-export const UnstableSessionUpdate = z.discriminatedUnion("sessionUpdate", [PlanUpdate, PlanRemoved, SubagentUpdate, SessionMessage, SessionMessageChunk]);
+export const UnstableSessionUpdate = z.discriminatedUnion("sessionUpdate", [
+  PlanUpdate,
+  PlanRemoved,
+  SubagentUpdate,
+  SessionMessage,
+  SessionMessageChunk,
+]);
 export type UnstableSessionUpdate = z.infer<typeof UnstableSessionUpdate>;
-export const UNSTABLE_UPDATE_KINDS = new Set(UnstableSessionUpdate.options.map((o) => o.shape.sessionUpdate.value as string));
+export const UNSTABLE_UPDATE_KINDS = new Set(
+  UnstableSessionUpdate.options.map((o) => o.shape.sessionUpdate.value as string),
+);
 
 /**
  * An update parseSessionUpdate (and parseOptInUpdate) left unknown because it is an unstable
@@ -71,7 +91,10 @@ export function parseUnstableUpdate(update: SessionUpdate): SessionUpdate | Unst
   const r = UnstableSessionUpdate.safeParse(update.raw);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  return { ...update, reason: `invalid ${update.originalKind}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}` } satisfies UnknownSessionUpdate;
+  return {
+    ...update,
+    reason: `invalid ${update.originalKind}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`,
+  } satisfies UnknownSessionUpdate;
 }
 
 export function isUnstableUpdate(u: SessionUpdate | UnstableSessionUpdate): u is UnstableSessionUpdate {
@@ -88,10 +111,21 @@ export const AuthStatusUpdate = z.looseObject({
 export type AuthStatusUpdate = z.infer<typeof AuthStatusUpdate>;
 
 /** `mcp/message` (agent -> client request): an MCP message for an MCP server the client declared with the `acp` transport. */
-export const MessageMcpRequest = z.looseObject({ serverId: z.string(), requestId: z.union([z.string(), z.number()]), method: z.string(), params: z.looseObject({}).nullish(), ...meta });
+export const MessageMcpRequest = z.looseObject({
+  serverId: z.string(),
+  requestId: z.union([z.string(), z.number()]),
+  method: z.string(),
+  params: z.looseObject({}).nullish(),
+  ...meta,
+});
 export type MessageMcpRequest = z.infer<typeof MessageMcpRequest>;
 
 /** The answer to `session/fork`: the new session, set up like session/new's. */
-export const ForkSessionResponse = z.looseObject({ sessionId: z.string(), modes: SessionModeState.nullish(), configOptions: z.array(SessionConfigOption).nullish(), ...meta });
+export const ForkSessionResponse = z.looseObject({
+  sessionId: z.string(),
+  modes: SessionModeState.nullish(),
+  configOptions: z.array(SessionConfigOption).nullish(),
+  ...meta,
+});
 /** The answer to `session/set_title`: the title the agent stored (it may have normalized it). */
 export const SetSessionTitleResponse = z.looseObject({ title: z.string(), ...meta });

@@ -7,7 +7,18 @@
  * says which version is in use and how to start it (Lua reads it to offer the agent).
  */
 import { execa } from "execa";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,7 +58,12 @@ export async function commandExists(cmd: string): Promise<boolean> {
  * Install (or update to the registry's version) one agent. `progress` gets a line now and then
  * (the installer's output); the returned promise settles when it is done or failed.
  */
-export async function installAgent(a: RegistryAgent, dir: string, progress: (line: string) => void, signal?: AbortSignal): Promise<Installed> {
+export async function installAgent(
+  a: RegistryAgent,
+  dir: string,
+  progress: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<Installed> {
   const how = installMethod(a, { npm: await commandExists("npm"), uv: await commandExists("uv") });
   if (how.kind === "none") throw new Error(`${a.name} cannot be installed here: ${how.why}`);
   const base = join(dir, a.id);
@@ -63,7 +79,12 @@ export async function installAgent(a: RegistryAgent, dir: string, progress: (lin
       const d = a.distribution.npx!;
       const spec = pinned(d.package, a.version);
       progress(`npm install ${spec}`);
-      await run("npm", ["install", "--prefix", staging, "--no-audit", "--no-fund", "--omit=dev", "--loglevel=error", spec], progress, signal);
+      await run(
+        "npm",
+        ["install", "--prefix", staging, "--no-audit", "--no-fund", "--omit=dev", "--loglevel=error", spec],
+        progress,
+        signal,
+      );
       const bin = npmBin(staging);
       command = join(final, "node_modules", ".bin", bin);
       args = d.args ?? [];
@@ -87,7 +108,8 @@ export async function installAgent(a: RegistryAgent, dir: string, progress: (lin
       else await run("tar", ["-xf", file, "-C", staging, "--no-same-owner"], progress, signal);
       rmSync(file, { force: true });
       const exe = resolve(staging, d.cmd);
-      if (!exe.startsWith(staging + sep)) throw new Error(`the registry's cmd ${d.cmd} leads outside the agent's folder`);
+      if (!exe.startsWith(staging + sep))
+        throw new Error(`the registry's cmd ${d.cmd} leads outside the agent's folder`);
       if (!existsSync(exe) || !statSync(exe).isFile()) throw new Error(`the archive has no ${d.cmd}`);
       chmodSync(exe, statSync(exe).mode | 0o755);
       command = join(final, exe.slice(staging.length + 1));
@@ -97,11 +119,21 @@ export async function installAgent(a: RegistryAgent, dir: string, progress: (lin
     rmSync(final, { recursive: true, force: true });
     renameSync(staging, final);
     const previous = installedAgents(dir).find((x) => x.id === a.id);
-    const installed: Installed = { id: a.id, name: a.name, version: a.version, kind: how.kind, command, args, env, installedAt: new Date().toISOString() };
+    const installed: Installed = {
+      id: a.id,
+      name: a.name,
+      version: a.version,
+      kind: how.kind,
+      command,
+      args,
+      env,
+      installedAt: new Date().toISOString(),
+    };
     await writeFile(join(base, "current.json.tmp"), JSON.stringify(installed, null, 2));
     renameSync(join(base, "current.json.tmp"), join(base, "current.json"));
     // An update leaves one version: the one in use.
-    if (previous && previous.version !== a.version) rmSync(join(base, previous.version), { recursive: true, force: true });
+    if (previous && previous.version !== a.version)
+      rmSync(join(base, previous.version), { recursive: true, force: true });
     return installed;
   } catch (e) {
     rmSync(staging, { recursive: true, force: true });
@@ -128,10 +160,15 @@ function pinned(pkg: string, version: string): string {
 
 /** The executable an installed npm package provides (its own name's, else its first). */
 function npmBin(prefix: string): string {
-  const deps = Object.keys((JSON.parse(readFileSync(join(prefix, "package.json"), "utf8")) as { dependencies?: Record<string, string> }).dependencies ?? {});
+  const deps = Object.keys(
+    (JSON.parse(readFileSync(join(prefix, "package.json"), "utf8")) as { dependencies?: Record<string, string> })
+      .dependencies ?? {},
+  );
   const name = deps[0];
   if (!name) throw new Error("npm installed nothing");
-  const pkg = JSON.parse(readFileSync(join(prefix, "node_modules", name, "package.json"), "utf8")) as { bin?: string | Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(prefix, "node_modules", name, "package.json"), "utf8")) as {
+    bin?: string | Record<string, string>;
+  };
   if (typeof pkg.bin === "string") return name.replace(/^@[^/]+\//, "");
   const bins = Object.keys(pkg.bin ?? {});
   const own = bins.find((b) => b === name.replace(/^@[^/]+\//, ""));
@@ -154,15 +191,29 @@ async function download(url: string, to: string, signal?: AbortSignal): Promise<
 }
 
 async function run(cmd: string, args: string[], progress: (line: string) => void, signal?: AbortSignal): Promise<void> {
-  const child = execa(cmd, args, { reject: false, all: true, cancelSignal: signal, env: { npm_config_update_notifier: "false" } });
+  const child = execa(cmd, args, {
+    reject: false,
+    all: true,
+    cancelSignal: signal,
+    env: { npm_config_update_notifier: "false" },
+  });
   let tail = "";
   child.all?.on("data", (d: Buffer) => {
-    const lines = d.toString("utf8").split("\n").map((l) => l.trim()).filter(Boolean);
+    const lines = d
+      .toString("utf8")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
     if (lines.length > 0) progress((tail = lines[lines.length - 1]!));
   });
   const r = await child;
   if (r.exitCode !== 0) {
-    const out = String(r.all ?? "").trim().split("\n").slice(-3).join(" / ") || tail;
+    const out =
+      String(r.all ?? "")
+        .trim()
+        .split("\n")
+        .slice(-3)
+        .join(" / ") || tail;
     throw new Error(`${cmd} ${args[0]} failed (${r.exitCode ?? r.signal ?? "not started"}): ${out || r.message}`);
   }
 }

@@ -14,7 +14,12 @@ export const DEFAULT_REGISTRY_URL = "https://cdn.agentclientprotocol.com/registr
 
 const Env = z.record(z.string(), z.string()).optional();
 const Npx = z.object({ package: z.string().min(1), args: z.array(z.string()).optional(), env: Env });
-const Binary = z.object({ archive: z.string().min(1), cmd: z.string().min(1), args: z.array(z.string()).optional(), env: Env });
+const Binary = z.object({
+  archive: z.string().min(1),
+  cmd: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: Env,
+});
 
 export const RegistryAgent = z.object({
   id: z.string().regex(/^[a-z][a-z0-9-]*$/, "an id of lowercase letters, digits and hyphens"),
@@ -68,9 +73,15 @@ export async function loadRegistry(url: string, cacheFile: string, signal?: Abor
     return { ...parsed, source: "fetched", fetchedAt: Date.now() };
   } catch (e) {
     const why = (e as Error).message;
-    if (!existsSync(cacheFile)) throw new Error(`could not read the registry at ${url}: ${why} (and there is no cached copy)`);
+    if (!existsSync(cacheFile))
+      throw new Error(`could not read the registry at ${url}: ${why} (and there is no cached copy)`);
     const cached = JSON.parse(readFileSync(cacheFile, "utf8")) as { fetchedAt: number; text: string };
-    return { ...parse(cached.text), source: "cache", fetchedAt: cached.fetchedAt, problem: `could not read the registry at ${url}: ${why}; using the copy from ${new Date(cached.fetchedAt).toISOString().slice(0, 16).replace("T", " ")}` };
+    return {
+      ...parse(cached.text),
+      source: "cache",
+      fetchedAt: cached.fetchedAt,
+      problem: `could not read the registry at ${url}: ${why}; using the copy from ${new Date(cached.fetchedAt).toISOString().slice(0, 16).replace("T", " ")}`,
+    };
   }
 }
 
@@ -84,12 +95,23 @@ async function readSource(url: string, signal?: AbortSignal): Promise<string> {
 }
 
 /** How an agent can be installed here, or why not. */
-export function installMethod(a: RegistryAgent, has: { npm: boolean; uv: boolean }, platform = platformKey()): { kind: "npx" | "uvx" | "binary" } | { kind: "none"; why: string } {
+export function installMethod(
+  a: RegistryAgent,
+  has: { npm: boolean; uv: boolean },
+  platform = platformKey(),
+): { kind: "npx" | "uvx" | "binary" } | { kind: "none"; why: string } {
   const d = a.distribution;
   if (d.binary?.[platform]) return { kind: "binary" };
   if (d.npx && has.npm) return { kind: "npx" };
   if (d.uvx && has.uv) return { kind: "uvx" };
   // Only what this agent could use is said missing.
-  const ways = [d.npx && !has.npm && "npm (not found)", d.uvx && !has.uv && "uv (not found)", d.binary && `a build for ${platform} (it has ${Object.keys(d.binary).join(", ")})`].filter(Boolean);
-  return { kind: "none", why: ways.length > 0 ? `needs ${ways.join(" or ")}` : "the registry gives no way to install it" };
+  const ways = [
+    d.npx && !has.npm && "npm (not found)",
+    d.uvx && !has.uv && "uv (not found)",
+    d.binary && `a build for ${platform} (it has ${Object.keys(d.binary).join(", ")})`,
+  ].filter(Boolean);
+  return {
+    kind: "none",
+    why: ways.length > 0 ? `needs ${ways.join(" or ")}` : "the registry gives no way to install it",
+  };
 }

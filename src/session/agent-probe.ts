@@ -16,7 +16,13 @@ const refuse = async (): Promise<never> => {
  * `signal`: aborting it ends the agent at once (the chat it was asked from closed): whatever is
  * pending fails, and nothing waits out the initialize timeout.
  */
-export async function withAgent<T>(cmd: AgentCommand, fn: (client: AcpClient) => Promise<T>, timeoutMs = 30_000, features: ClientFeatures = {}, signal?: AbortSignal): Promise<T> {
+export async function withAgent<T>(
+  cmd: AgentCommand,
+  fn: (client: AcpClient) => Promise<T>,
+  timeoutMs = 30_000,
+  features: ClientFeatures = {},
+  signal?: AbortSignal,
+): Promise<T> {
   if (signal?.aborted) throw new Error("cancelled");
   const agent = new AgentProcess(cmd);
   const peer = new JsonRpcPeer(agent.stdout, agent.stdin);
@@ -25,22 +31,28 @@ export async function withAgent<T>(cmd: AgentCommand, fn: (client: AcpClient) =>
     void agent.kill(500);
   };
   signal?.addEventListener("abort", onAbort, { once: true });
-  const client = new AcpClient(peer, {
-    sessionUpdate: () => undefined,
-    requestPermission: refuse,
-    readTextFile: refuse,
-    writeTextFile: refuse,
-    createTerminal: refuse,
-    terminalOutput: refuse,
-    waitForTerminalExit: refuse,
-    killTerminal: refuse,
-    releaseTerminal: refuse,
-  }, features);
+  const client = new AcpClient(
+    peer,
+    {
+      sessionUpdate: () => undefined,
+      requestPermission: refuse,
+      readTextFile: refuse,
+      writeTextFile: refuse,
+      createTerminal: refuse,
+      terminalOutput: refuse,
+      waitForTerminalExit: refuse,
+      killTerminal: refuse,
+      releaseTerminal: refuse,
+    },
+    features,
+  );
   try {
-    await client.initialize({ name: "acp-chat.nvim", version: "0.1.0" }, { initializeMs: timeoutMs }).catch(async (e) => {
-      const exit = await Promise.race([agent.exited, new Promise<undefined>((r) => setTimeout(r, 300))]);
-      throw exit ? new Error(describeExit(cmd, exit, agent.stderr.lastLines(5))) : e;
-    });
+    await client
+      .initialize({ name: "acp-chat.nvim", version: "0.1.0" }, { initializeMs: timeoutMs })
+      .catch(async (e) => {
+        const exit = await Promise.race([agent.exited, new Promise<undefined>((r) => setTimeout(r, 300))]);
+        throw exit ? new Error(describeExit(cmd, exit, agent.stderr.lastLines(5))) : e;
+      });
     return await fn(client);
   } catch (e) {
     throw signal?.aborted ? new Error("cancelled: the chat it was asked from closed") : e;

@@ -13,14 +13,30 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ContentBlock } from "../protocol/schema.js";
-import { AttachmentError, extensionFor, humanSize, mediaBytes, mediaType, mediaTypeOfMime, nameMedia, type MediaBlock, type MediaKind, type MediaPolicy } from "./media.js";
+import {
+  AttachmentError,
+  extensionFor,
+  humanSize,
+  mediaBytes,
+  mediaType,
+  mediaTypeOfMime,
+  nameMedia,
+  type MediaBlock,
+  type MediaKind,
+  type MediaPolicy,
+} from "./media.js";
 
 /**
  * The block for an image or audio file the user attached: an `image`/`audio` block when the
  * agent takes that kind, else a `resource_link` and a note saying why. A file over the limit is
  * refused with an AttachmentError (the caller gives the prompt back).
  */
-export async function mediaBlock(path: string, type: { kind: MediaKind; mime: string }, policy: MediaPolicy, label?: string): Promise<{ block: ContentBlock; note?: string }> {
+export async function mediaBlock(
+  path: string,
+  type: { kind: MediaKind; mime: string },
+  policy: MediaPolicy,
+  label?: string,
+): Promise<{ block: ContentBlock; note?: string }> {
   const name = label ?? basename(path);
   const uri = pathToFileURL(path).href;
   // What is read is what was checked (the path is the boundary's resolved one): opened without
@@ -30,13 +46,17 @@ export async function mediaBlock(path: string, type: { kind: MediaKind; mime: st
     fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ELOOP" || code === "EMLINK") throw new AttachmentError(`${name} is a symbolic link (put there after it was checked): not attached`);
+    if (code === "ELOOP" || code === "EMLINK")
+      throw new AttachmentError(`${name} is a symbolic link (put there after it was checked): not attached`);
     throw new AttachmentError(`${name} cannot be read: ${(e as Error).message}`);
   }
   try {
     const st = await fh.stat();
     if (!st.isFile()) throw new AttachmentError(`${name} is not a regular file: not attached`);
-    const tooLarge = (n: number) => new AttachmentError(`${name} is ${humanSize(n)}, over the limit for images and audio (${humanSize(policy.maxBytes)}, option media.max_bytes): not sent`);
+    const tooLarge = (n: number) =>
+      new AttachmentError(
+        `${name} is ${humanSize(n)}, over the limit for images and audio (${humanSize(policy.maxBytes)}, option media.max_bytes): not sent`,
+      );
     if (st.size > policy.maxBytes) throw tooLarge(st.size);
     if (!policy[type.kind]) {
       return {
@@ -55,7 +75,10 @@ export async function mediaBlock(path: string, type: { kind: MediaKind; mime: st
     }
     if (n > policy.maxBytes) throw tooLarge(n);
     const data = buf.subarray(0, n).toString("base64");
-    const block: MediaBlock = type.kind === "image" ? { type: "image", data, mimeType: type.mime, uri } : { type: "audio", data, mimeType: type.mime };
+    const block: MediaBlock =
+      type.kind === "image"
+        ? { type: "image", data, mimeType: type.mime, uri }
+        : { type: "audio", data, mimeType: type.mime };
     nameMedia(block, name);
     return { block };
   } finally {
@@ -85,7 +108,12 @@ export class MediaFiles {
 
   /** Whether `path` lies in this chat's folder (an attachment from the clipboard); `..` never climbs out. */
   owns(path: string): boolean {
-    return this.dir !== undefined && !this.closed && resolve(path).startsWith(this.dir + "/") && !path.split("/").includes("..");
+    return (
+      this.dir !== undefined &&
+      !this.closed &&
+      resolve(path).startsWith(this.dir + "/") &&
+      !path.split("/").includes("..")
+    );
   }
 
   /** Write `bytes` to a new file in the folder named `stem` + the extension of `mime`. */
@@ -147,7 +175,10 @@ export class MediaFiles {
   }
 
   /** The blocks to look a clip up in: the current session's, or those archived at restart `past`. */
-  blocks<T extends { id: string; type: string }>(current: readonly T[], past?: number): readonly { id: string; type: string }[] {
+  blocks<T extends { id: string; type: string }>(
+    current: readonly T[],
+    past?: number,
+  ): readonly { id: string; type: string }[] {
     return past === undefined ? current : (this.past[past] ?? []);
   }
 
@@ -160,7 +191,9 @@ type Run = (cmd: string, args: string[], maxBuffer?: number) => Promise<Buffer>;
 
 const run: Run = (cmd, args, maxBuffer = 1024 * 1024) =>
   new Promise((resolve, reject) => {
-    execFile(cmd, args, { encoding: "buffer", timeout: 5000, maxBuffer }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    execFile(cmd, args, { encoding: "buffer", timeout: 5000, maxBuffer }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
   });
 
 /** Whether `cmd` is an executable on $PATH. */
@@ -185,34 +218,52 @@ export const CLIPBOARD_TOOLS = ["wl-paste", "xclip"] as const;
  * with wl-paste (Wayland) or xclip (X11): its bytes and mimeType. Throws an AttachmentError that
  * says what is missing when the platform offers no way to read it or the clipboard holds none.
  */
-export async function readClipboardMedia(primary: boolean, maxBytes: number, env: NodeJS.ProcessEnv = process.env, exec: Run = run): Promise<{ bytes: Buffer; mime: string }> {
+export async function readClipboardMedia(
+  primary: boolean,
+  maxBytes: number,
+  env: NodeJS.ProcessEnv = process.env,
+  exec: Run = run,
+): Promise<{ bytes: Buffer; mime: string }> {
   const tools: { name: string; list: string[]; get: (mime: string) => string[] }[] = [];
   if (env.WAYLAND_DISPLAY && (await onPath("wl-paste", env))) {
     const p = primary ? ["--primary"] : [];
-    tools.push({ name: "wl-paste", list: [...p, "--list-types"], get: (mime) => [...p, "--no-newline", "--type", mime] });
+    tools.push({
+      name: "wl-paste",
+      list: [...p, "--list-types"],
+      get: (mime) => [...p, "--no-newline", "--type", mime],
+    });
   }
   if (env.DISPLAY && (await onPath("xclip", env))) {
     const sel = ["-selection", primary ? "primary" : "clipboard"];
     tools.push({ name: "xclip", list: [...sel, "-t", "TARGETS", "-o"], get: (mime) => [...sel, "-t", mime, "-o"] });
   }
   if (tools.length === 0) {
-    throw new AttachmentError("reading an image from the clipboard needs wl-paste (Wayland, package wl-clipboard) or xclip (X11) and a display; none was found. Save the image to a file and :AcpChatAdd the file.");
+    throw new AttachmentError(
+      "reading an image from the clipboard needs wl-paste (Wayland, package wl-clipboard) or xclip (X11) and a display; none was found. Save the image to a file and :AcpChatAdd the file.",
+    );
   }
   const tried: string[] = [];
   for (const tool of tools) {
     let types: string[];
     try {
-      types = (await exec(tool.name, tool.list)).toString("utf8").split(/\r?\n/).map((s) => s.trim());
+      types = (await exec(tool.name, tool.list))
+        .toString("utf8")
+        .split(/\r?\n/)
+        .map((s) => s.trim());
     } catch (e) {
       tried.push(`${tool.name}: ${(e as Error).message.split("\n")[0]}`);
       continue;
     }
-    const mime = types.find((t) => t === "image/png") ?? types.find((t) => /^(image|audio)\//.test(t) && mediaTypeOfMime(t));
+    const mime =
+      types.find((t) => t === "image/png") ?? types.find((t) => /^(image|audio)\//.test(t) && mediaTypeOfMime(t));
     if (!mime) {
       tried.push(`${tool.name}: no image or audio on the ${primary ? "primary selection" : "clipboard"}`);
       continue;
     }
-    const over = () => new AttachmentError(`the clipboard's ${mime} is over the limit for images and audio (${humanSize(maxBytes)}, option media.max_bytes): not attached`);
+    const over = () =>
+      new AttachmentError(
+        `the clipboard's ${mime} is over the limit for images and audio (${humanSize(maxBytes)}, option media.max_bytes): not attached`,
+      );
     // Read up to one byte past the limit: an owner streaming without end is cut there.
     const bytes = await exec(tool.name, tool.get(mime), maxBytes + 1).catch((e: unknown) => {
       if ((e as { code?: unknown }).code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") throw over();
@@ -222,7 +273,10 @@ export async function readClipboardMedia(primary: boolean, maxBytes: number, env
       tried.push(`${tool.name}: the ${mime} on the clipboard is empty`);
       continue;
     }
-    if (bytes.length > maxBytes) throw new AttachmentError(`the clipboard's ${mime} is ${humanSize(bytes.length)}, over the limit for images and audio (${humanSize(maxBytes)}, option media.max_bytes): not attached`);
+    if (bytes.length > maxBytes)
+      throw new AttachmentError(
+        `the clipboard's ${mime} is ${humanSize(bytes.length)}, over the limit for images and audio (${humanSize(maxBytes)}, option media.max_bytes): not attached`,
+      );
     return { bytes, mime };
   }
   throw new AttachmentError(tried.join("; "));
@@ -242,14 +296,21 @@ export interface AttachmentInfo {
  * throws like fs/read_text_file's) and be under the limit, and is described; another file is
  * left to the prompt (as today).
  */
-export async function describeAttachment(path: string, check: (path: string) => string, cwd: string, maxBytes: number): Promise<AttachmentInfo> {
+export async function describeAttachment(
+  path: string,
+  check: (path: string) => string,
+  cwd: string,
+  maxBytes: number,
+): Promise<AttachmentInfo> {
   const type = mediaType(path);
   if (!type) return { path };
   let abs: string;
   try {
     abs = check(path);
   } catch {
-    throw new AttachmentError(`Access denied: ${path} is outside the session's working directory (${cwd}): not attached`);
+    throw new AttachmentError(
+      `Access denied: ${path} is outside the session's working directory (${cwd}): not attached`,
+    );
   }
   let size: number;
   try {
@@ -260,12 +321,20 @@ export async function describeAttachment(path: string, check: (path: string) => 
     if (e instanceof AttachmentError) throw e;
     throw new AttachmentError(`${path} cannot be read: ${(e as Error).message}`);
   }
-  if (size > maxBytes) throw new AttachmentError(`${basename(path)} is ${humanSize(size)}, over the limit for images and audio (${humanSize(maxBytes)}, option media.max_bytes): not attached`);
+  if (size > maxBytes)
+    throw new AttachmentError(
+      `${basename(path)} is ${humanSize(size)}, over the limit for images and audio (${humanSize(maxBytes)}, option media.max_bytes): not attached`,
+    );
   return { path: abs, kind: type.kind, mime: type.mime, size };
 }
 
 /** The clipboard's image saved in the chat's folder, described for the prompt. */
-export async function attachClipboard(files: MediaFiles, primary: boolean, maxBytes: number, env: NodeJS.ProcessEnv = process.env): Promise<AttachmentInfo> {
+export async function attachClipboard(
+  files: MediaFiles,
+  primary: boolean,
+  maxBytes: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<AttachmentInfo> {
   const { bytes, mime } = await readClipboardMedia(primary, maxBytes, env);
   const type = mediaTypeOfMime(mime)!;
   const path = await files.write("clipboard", mime, bytes);
@@ -291,7 +360,11 @@ async function openOnce(files: MediaFiles, media: MediaBlock, name?: string): Pr
     return known;
   }
   // The user's cat.png opens as …-cat.png, not …-cat.png.png (the extension comes from the mimeType).
-  const path = await files.write(name?.replace(/\.[A-Za-z0-9]{1,8}$/, "") ?? media.type, media.mimeType, mediaBytes(media));
+  const path = await files.write(
+    name?.replace(/\.[A-Za-z0-9]{1,8}$/, "") ?? media.type,
+    media.mimeType,
+    mediaBytes(media),
+  );
   files.remember(media, path);
   return path;
 }
@@ -300,7 +373,11 @@ async function openOnce(files: MediaFiles, media: MediaBlock, name?: string): Pr
  * The agent's image or audio clip saved to `path` (absolute). An existing file is replaced only
  * with `overwrite`; otherwise the answer says it exists (the editor asks, then calls again).
  */
-export async function saveMedia(media: MediaBlock | undefined, path: string, overwrite: boolean): Promise<{ saved: boolean; exists?: boolean; path: string; size?: number }> {
+export async function saveMedia(
+  media: MediaBlock | undefined,
+  path: string,
+  overwrite: boolean,
+): Promise<{ saved: boolean; exists?: boolean; path: string; size?: number }> {
   if (!media) throw new Error("no image or audio there (the transcript changed?)");
   if (!path.startsWith("/")) throw new Error(`not an absolute path: ${path}`);
   const bytes = mediaBytes(media);

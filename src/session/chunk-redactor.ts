@@ -14,9 +14,19 @@ import type { Redactor } from "../trace/redact.js";
 type ChunkKind = "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk";
 const CHUNKS = new Set<string>(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]);
 /** Updates whose text is shown: redacted whole. (Modes and config options carry ids sent back to the agent.) */
-const SHOWN = new Set<string>(["tool_call", "tool_call_update", "plan", "session_info_update", "available_commands_update", "unknown"]);
+const SHOWN = new Set<string>([
+  "tool_call",
+  "tool_call_update",
+  "plan",
+  "session_info_update",
+  "available_commands_update",
+  "unknown",
+]);
 
-type TerminalMeta = { terminal_output?: { terminal_id?: string; data?: unknown }; terminal_exit?: { terminal_id?: string } };
+type TerminalMeta = {
+  terminal_output?: { terminal_id?: string; data?: unknown };
+  terminal_exit?: { terminal_id?: string };
+};
 
 export class ChunkRedactor {
   private held: { kind: ChunkKind; text: string; base: SessionUpdate } | undefined;
@@ -58,7 +68,9 @@ export class ChunkRedactor {
     const exit = meta.terminal_exit;
     const id = (out && typeof out.data === "string" ? out.terminal_id : undefined) ?? exit?.terminal_id;
     if (!id) return update;
-    const combined = (this.heldTerminal.get(id) ?? "") + (out && typeof out.data === "string" && out.terminal_id === id ? out.data : "");
+    const combined =
+      (this.heldTerminal.get(id) ?? "") +
+      (out && typeof out.data === "string" && out.terminal_id === id ? out.data : "");
     let data: string;
     if (exit?.terminal_id === id) {
       this.heldTerminal.delete(id);

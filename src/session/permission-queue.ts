@@ -41,8 +41,13 @@ export class PermissionQueue {
     // (a "reject always" could be read as "allow always"), so such a question is never asked.
     const dup = repeatedOption(req);
     if (dup) {
-      this.deps.notice(`Refused a permission question from the agent: two of its options have the same id (${oneLine(redactor.text(dup), 80)}), so no answer could say which one was meant.`);
-      throw new RpcError(ErrorCodes.InvalidParams, `Invalid params for session/request_permission: options: the optionId "${dup}" is used by more than one option`);
+      this.deps.notice(
+        `Refused a permission question from the agent: two of its options have the same id (${oneLine(redactor.text(dup), 80)}), so no answer could say which one was meant.`,
+      );
+      throw new RpcError(
+        ErrorCodes.InvalidParams,
+        `Invalid params for session/request_permission: options: the optionId "${dup}" is used by more than one option`,
+      );
     }
     // Rules see the request without secrets: remembered keys are stored and shown.
     const safe = redactor.value(req);
@@ -50,7 +55,9 @@ export class PermissionQueue {
     const auto = decision && optionFor(req.options, decision);
     if (decision && auto) {
       const title = oneLine(safe.toolCall.title ?? safe.toolCall.toolCallId, 120);
-      this.deps.notice(`${decision.action === "allow" ? "Allowed" : "Rejected"} "${title}" without asking (${oneLine(decision.why, 300)}).`);
+      this.deps.notice(
+        `${decision.action === "allow" ? "Allowed" : "Rejected"} "${title}" without asking (${oneLine(decision.why, 300)}).`,
+      );
       return { outcome: { outcome: "selected", optionId: auto.optionId } };
     }
     // What the user is shown holds no secret and draws every field on one line; the answer
@@ -61,11 +68,19 @@ export class PermissionQueue {
     });
     if (answer.outcome !== "selected") return { outcome: { outcome: "cancelled" } };
     // The option the user chose, by its position; what is remembered and answered is that one.
-    const chosen = answer.index !== undefined ? req.options[answer.index] : req.options.find((o) => o.optionId === answer.optionId);
-    if (!chosen || chosen.optionId !== answer.optionId) throw new RpcError(ErrorCodes.InternalError, `the editor chose an option the agent did not offer: ${answer.optionId}`);
+    const chosen =
+      answer.index !== undefined ? req.options[answer.index] : req.options.find((o) => o.optionId === answer.optionId);
+    if (!chosen || chosen.optionId !== answer.optionId)
+      throw new RpcError(
+        ErrorCodes.InternalError,
+        `the editor chose an option the agent did not offer: ${answer.optionId}`,
+      );
     if (answer.remember && rules && (chosen.kind === "allow_always" || chosen.kind === "reject_always")) {
       const rule = rules.remember(safe, chosen.kind === "allow_always" ? "allow" : "reject", answer.remember);
-      if (!rule) this.deps.notice(`Not remembered: "${oneLine(safe.toolCall.title ?? safe.toolCall.toolCallId, 120)}" reaches outside the working directory, so it is asked every time.`);
+      if (!rule)
+        this.deps.notice(
+          `Not remembered: "${oneLine(safe.toolCall.title ?? safe.toolCall.toolCallId, 120)}" reaches outside the working directory, so it is asked every time.`,
+        );
     }
     return { outcome: { outcome: "selected", optionId: chosen.optionId } };
   }

@@ -66,11 +66,21 @@ export function commandLine(raw: unknown): string | undefined {
   const cmd = r.command ?? r.cmd;
   const args = Array.isArray(r.args) && r.args.every((a) => typeof a === "string") ? (r.args as string[]) : [];
   if (typeof cmd === "string" && cmd.trim() !== "") return [cmd.trim(), ...args.map(shellQuote)].join(" ");
-  if (Array.isArray(cmd) && cmd.length > 0 && cmd.every((a) => typeof a === "string")) return [...(cmd as string[]), ...args].map(shellQuote).join(" ");
+  if (Array.isArray(cmd) && cmd.length > 0 && cmd.every((a) => typeof a === "string"))
+    return [...(cmd as string[]), ...args].map(shellQuote).join(" ");
   return undefined;
 }
 
-const PATH_FIELDS = ["file_path", "filePath", "path", "notebook_path", "absolute_path", "target_file", "source", "destination"];
+const PATH_FIELDS = [
+  "file_path",
+  "filePath",
+  "path",
+  "notebook_path",
+  "absolute_path",
+  "target_file",
+  "source",
+  "destination",
+];
 
 /** The files a tool call names: its locations, else the path fields of its raw input. */
 /** Fields of a tool's input that name the directory it runs in. */
@@ -183,7 +193,8 @@ export class PermissionRules {
     if (reject) return { action: "reject", why: `remembered for this ${reject.scope}: reject ${key}`, always: true };
     const allow = remembered.find((r) => r.action === "allow");
     // A remembered allow never reaches outside the cwd.
-    if (allow && this.insideCwd(tc, rel)) return { action: "allow", why: `remembered for this ${allow.scope}: allow ${key}`, always: true };
+    if (allow && this.insideCwd(tc, rel))
+      return { action: "allow", why: `remembered for this ${allow.scope}: allow ${key}`, always: true };
     return configured;
   }
 
@@ -191,9 +202,20 @@ export class PermissionRules {
    * Remember an answer under the request's approval key. An allow for a call that reaches
    * outside the cwd is not remembered (it could never apply): undefined.
    */
-  remember(req: RequestPermissionRequest, action: RuleAction, scope: "session" | "project"): RememberedRule | undefined {
+  remember(
+    req: RequestPermissionRequest,
+    action: RuleAction,
+    scope: "session" | "project",
+  ): RememberedRule | undefined {
     if (action === "allow" && !this.insideCwd(req.toolCall, this.relativePaths(req.toolCall))) return undefined;
-    const rule: RememberedRule = { id: `r${Date.now().toString(36)}${this.nextId++}`, agent: this.agent, tool: this.key(req), action, scope, v: 2 };
+    const rule: RememberedRule = {
+      id: `r${Date.now().toString(36)}${this.nextId++}`,
+      agent: this.agent,
+      tool: this.key(req),
+      action,
+      scope,
+      v: 2,
+    };
     if (scope === "session") this.session.push(rule);
     else {
       const store = this.load();
@@ -222,7 +244,9 @@ export class PermissionRules {
 
   /** The first configured rule that matches (configured rules keep their order). */
   private firstConfigured(tc: ToolCallUpdate, rel: string[]): Decision | undefined {
-    const names = new Set([toolName(tc), tc.title, commandLine(tc.rawInput)].filter((x): x is string => typeof x === "string"));
+    const names = new Set(
+      [toolName(tc), tc.title, commandLine(tc.rawInput)].filter((x): x is string => typeof x === "string"),
+    );
     for (const r of this.configured) {
       if (r.kind && r.kind !== "*" && r.kind !== (tc.kind ?? "other")) continue;
       if (r.tool && !names.has(r.tool)) continue;
@@ -246,7 +270,10 @@ export class PermissionRules {
     if (!rel.every(inside)) return false;
     // The directory a command runs in, under whichever name the agent gives it.
     const raw = tc.rawInput as Record<string, unknown> | undefined;
-    const dirs = raw && typeof raw === "object" ? DIR_FIELDS.map((f) => raw[f]).filter((d): d is string => typeof d === "string" && d !== "") : [];
+    const dirs =
+      raw && typeof raw === "object"
+        ? DIR_FIELDS.map((f) => raw[f]).filter((d): d is string => typeof d === "string" && d !== "")
+        : [];
     return dirs.every((dir) => inside(relative(this.cwd, real(this.cwd, dir))));
   }
 
@@ -288,7 +315,14 @@ function inside(rel: string): boolean {
 
 /** The agent's option that carries out a decision (by kind; ids differ between agents). */
 export function optionFor(options: PermissionOption[], d: Decision): PermissionOption | undefined {
-  const prefer = d.action === "allow" ? (d.always ? ["allow_always", "allow_once"] : ["allow_once", "allow_always"]) : d.always ? ["reject_always", "reject_once"] : ["reject_once", "reject_always"];
+  const prefer =
+    d.action === "allow"
+      ? d.always
+        ? ["allow_always", "allow_once"]
+        : ["allow_once", "allow_always"]
+      : d.always
+        ? ["reject_always", "reject_once"]
+        : ["reject_once", "reject_always"];
   for (const kind of prefer) {
     const o = options.find((x) => x.kind === kind);
     if (o) return o;

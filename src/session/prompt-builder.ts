@@ -14,7 +14,13 @@ import { AttachmentError, DEFAULT_MAX_BYTES, mediaType, type MediaPolicy } from 
 
 export type ContextItem =
   /** `label`: how the prompt names it (a clipboard image has no name of its own); `media`: what the prompt shows of an image or audio file (checked by `attach`). */
-  | { type: "file"; path: string; label?: string; media?: { kind: "image" | "audio"; mime: string; size: number }; mention?: string }
+  | {
+      type: "file";
+      path: string;
+      label?: string;
+      media?: { kind: "image" | "audio"; mime: string; size: number };
+      mention?: string;
+    }
   | { type: "range"; path: string; start: number; end: number; text: string; filetype?: string; mention?: string }
   /**
    * What a mention names that is no file (`@diagnostics`, `@quickfix`, `@session:…`): `mention`
@@ -79,7 +85,9 @@ export async function buildPrompt(
         try {
           boundary.check(item.path, "mention");
         } catch {
-          throw new MentionError(`${item.mention}: ${item.path} is outside the session's working directory (${boundary.cwd}): not sent`);
+          throw new MentionError(
+            `${item.mention}: ${item.path} is outside the session's working directory (${boundary.cwd}): not sent`,
+          );
         }
       }
       files.push(item.path);
@@ -92,7 +100,12 @@ export async function buildPrompt(
       try {
         abs = boundary.check(item.path, "attach");
       } catch {
-        throw Object.assign(new AttachmentError(`Access denied: ${item.label ?? item.path} is outside the session's working directory (${boundary.cwd}): not attached`), { item: item.path });
+        throw Object.assign(
+          new AttachmentError(
+            `Access denied: ${item.label ?? item.path} is outside the session's working directory (${boundary.cwd}): not attached`,
+          ),
+          { item: item.path },
+        );
       }
     }
     if (item.label) labels.set(abs, item.label);
@@ -121,7 +134,11 @@ export async function buildPrompt(
     if (item.type !== "range") continue;
     const uri = `${pathToFileURL(item.path).href}#L${item.start}-L${item.end}`;
     if (embedded) blocks.push({ type: "resource", resource: { uri, text: item.text, mimeType: "text/plain" } });
-    else blocks.push({ type: "text", text: `\n${item.path} lines ${item.start}-${item.end}:\n\`\`\`${item.filetype ?? ""}\n${item.text}\n\`\`\`\n` });
+    else
+      blocks.push({
+        type: "text",
+        text: `\n${item.path} lines ${item.start}-${item.end}:\n\`\`\`${item.filetype ?? ""}\n${item.text}\n\`\`\`\n`,
+      });
   }
   return { blocks, notes };
 }
@@ -157,22 +174,35 @@ export function capText(text: string, limit = MENTION_TEXT_LIMIT): string {
  * it refuses the prompt: nothing outside is read or sent), its text redacted and capped; an
  * embedded resource when the agent takes embedded context, else a link or plain text.
  */
-function mentionBlocks(item: Extract<ContextItem, { type: "text" | "link" | "range" }>, boundary: PathBoundary, embedded: boolean, redact: (s: string) => string): ContentBlock[] {
+function mentionBlocks(
+  item: Extract<ContextItem, { type: "text" | "link" | "range" }>,
+  boundary: PathBoundary,
+  embedded: boolean,
+  redact: (s: string) => string,
+): ContentBlock[] {
   const path = item.path;
   let abs: string | undefined;
   if (path !== undefined) {
     try {
       abs = boundary.check(path, "mention");
     } catch {
-      throw new MentionError(`${item.mention ?? path}: ${path} is outside the session's working directory (${boundary.cwd}): not sent`);
+      throw new MentionError(
+        `${item.mention ?? path}: ${path} is outside the session's working directory (${boundary.cwd}): not sent`,
+      );
     }
   }
-  if (item.type === "link") return [{ type: "resource_link", uri: pathToFileURL(abs!).href, name: path!.split("/").pop() ?? path! }];
+  if (item.type === "link")
+    return [{ type: "resource_link", uri: pathToFileURL(abs!).href, name: path!.split("/").pop() ?? path! }];
   if (item.type === "range") {
     const uri = `${pathToFileURL(abs!).href}#L${item.start}-L${item.end}`;
     const text = capText(redact(item.text), EMBED_LIMIT);
     if (embedded) return [{ type: "resource", resource: { uri, text, mimeType: "text/plain" } }];
-    return [{ type: "text", text: `\n${item.mention} (${path} lines ${item.start}-${item.end}):\n\`\`\`${item.filetype ?? ""}\n${text}\n\`\`\`\n` }];
+    return [
+      {
+        type: "text",
+        text: `\n${item.mention} (${path} lines ${item.start}-${item.end}):\n\`\`\`${item.filetype ?? ""}\n${text}\n\`\`\`\n`,
+      },
+    ];
   }
   const text = capText(redact(item.text));
   if (embedded) return [{ type: "resource", resource: { uri: item.uri, text, mimeType: "text/plain" } }];

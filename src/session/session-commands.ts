@@ -47,36 +47,69 @@ function command(a: AgentSpec, cwd: string): AgentCommand {
  * Run `fn` with a client of this agent: a live chat's, else a short-lived connection's, ended
  * when `signal` aborts.
  */
-function withClient<T>(p: SessionsParams, live: Chat | undefined, fn: (c: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
-  return live?.client ? fn(live.client) : withAgent(command(p.agent, p.cwd), fn, undefined, { unstable: p.unstable === true }, signal);
+function withClient<T>(
+  p: SessionsParams,
+  live: Chat | undefined,
+  fn: (c: Client) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  return live?.client
+    ? fn(live.client)
+    : withAgent(command(p.agent, p.cwd), fn, undefined, { unstable: p.unstable === true }, signal);
 }
 
 /**
  * Past sessions in `cwd`: the agent's own list (session/list, when it supports it) merged with
  * the client's index, newest first; plus what can be done with them.
  */
-export async function listSessions(p: SessionsParams, live: Chat | undefined, signal?: AbortSignal): Promise<{ sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean; canRename: boolean }> {
+export async function listSessions(
+  p: SessionsParams,
+  live: Chat | undefined,
+  signal?: AbortSignal,
+): Promise<{ sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean; canRename: boolean }> {
   const index = new SessionIndex(p.sessionIndex);
-  const { listed, canDelete, canOpen, canRename } = await withClient(p, live, async (client) => ({
-    listed: client.supports("list") ? await client.listSessions(p.cwd) : [],
-    canDelete: client.supports("delete"),
-    canOpen: client.supports("load") || client.supports("resume"),
-    // Unstable session/set_title: the option on (a live chat's client has it from its own) and advertised.
-    canRename: p.unstable === true && client.supports("title"),
-  }), signal);
+  const { listed, canDelete, canOpen, canRename } = await withClient(
+    p,
+    live,
+    async (client) => ({
+      listed: client.supports("list") ? await client.listSessions(p.cwd) : [],
+      canDelete: client.supports("delete"),
+      canOpen: client.supports("load") || client.supports("resume"),
+      // Unstable session/set_title: the option on (a live chat's client has it from its own) and advertised.
+      canRename: p.unstable === true && client.supports("title"),
+    }),
+    signal,
+  );
   const out = new Map<string, SessionChoice>();
-  for (const s of index.list(p.cwd, p.agent.name)) out.set(s.sessionId, { sessionId: s.sessionId, title: s.title, updatedAt: s.updatedAt, cwd: s.cwd, source: "index" });
+  for (const s of index.list(p.cwd, p.agent.name))
+    out.set(s.sessionId, {
+      sessionId: s.sessionId,
+      title: s.title,
+      updatedAt: s.updatedAt,
+      cwd: s.cwd,
+      source: "index",
+    });
   // Titles come from the agent: redacted with its secrets like everything else shown.
   const redactor = new Redactor(commandSecrets(p.agent));
   for (const s of listed) {
     const known = out.get(s.sessionId);
-    out.set(s.sessionId, { sessionId: s.sessionId, title: s.title != null ? redactor.text(s.title) : known?.title, updatedAt: s.updatedAt ?? known?.updatedAt, cwd: s.cwd, source: known ? "both" : "agent" });
+    out.set(s.sessionId, {
+      sessionId: s.sessionId,
+      title: s.title != null ? redactor.text(s.title) : known?.title,
+      updatedAt: s.updatedAt ?? known?.updatedAt,
+      cwd: s.cwd,
+      source: known ? "both" : "agent",
+    });
   }
   const sessions = [...out.values()].sort((a, b) => (b.updatedAt ?? "").localeCompare(a.updatedAt ?? ""));
   return { sessions, canDelete, canOpen, canRename };
 }
 
-export async function deleteSession(p: SessionsParams & { sessionId: string }, live: Chat | undefined, signal?: AbortSignal): Promise<boolean> {
+export async function deleteSession(
+  p: SessionsParams & { sessionId: string },
+  live: Chat | undefined,
+  signal?: AbortSignal,
+): Promise<boolean> {
   await withClient(p, live, (client) => client.deleteSession(p.sessionId), signal);
   new SessionIndex(p.sessionIndex).remove(p.agent.name, p.sessionId);
   return true;
@@ -87,12 +120,18 @@ export async function deleteSession(p: SessionsParams & { sessionId: string }, l
  * (maybe normalized: the answer's title is the one to show); the client's index, and a live chat
  * showing that session, take it too.
  */
-export async function renameSession(p: SessionsParams & { sessionId: string; title: string }, live: Chat | undefined, shown: Chat | undefined): Promise<{ title: string }> {
-  if (p.unstable !== true) throw new Error("renaming sessions needs the unstable option (session/set_title is an unstable ACP method)");
+export async function renameSession(
+  p: SessionsParams & { sessionId: string; title: string },
+  live: Chat | undefined,
+  shown: Chat | undefined,
+): Promise<{ title: string }> {
+  if (p.unstable !== true)
+    throw new Error("renaming sessions needs the unstable option (session/set_title is an unstable ACP method)");
   const wanted = p.title.trim();
   if (wanted === "") throw new Error("a session's title cannot be empty");
   const stored = await withClient(p, live, async (client) => {
-    if (!client.supports("title")) throw new Error(`${p.agent.name} cannot rename sessions (it does not advertise sessionCapabilities.title)`);
+    if (!client.supports("title"))
+      throw new Error(`${p.agent.name} cannot rename sessions (it does not advertise sessionCapabilities.title)`);
     return client.setSessionTitle(p.sessionId, wanted);
   });
   // Shown in a notification, the winbar and the picker: one line of at most 200 characters
@@ -107,4 +146,3 @@ export async function renameSession(p: SessionsParams & { sessionId: string; tit
   }
   return { title };
 }
-

@@ -31,7 +31,12 @@ export class SessionIndex {
     const all = this.load();
     const i = all.findIndex((s) => s.agent === entry.agent && s.sessionId === entry.sessionId);
     const prev = i >= 0 ? all[i] : undefined;
-    const next: IndexedSession = { ...prev, ...entry, title: entry.title ?? prev?.title, updatedAt: entry.updatedAt ?? new Date().toISOString() };
+    const next: IndexedSession = {
+      ...prev,
+      ...entry,
+      title: entry.title ?? prev?.title,
+      updatedAt: entry.updatedAt ?? new Date().toISOString(),
+    };
     if (i >= 0) all[i] = next;
     else all.push(next);
     const mine = all.filter((s) => s.cwd === entry.cwd).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));

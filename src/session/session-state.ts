@@ -22,7 +22,19 @@ import { applyTerminalMeta, clipTail } from "./tool-terminals.js";
 import type { UnstableBlock } from "./unstable-blocks.js";
 import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
-import { contentText, metaToolName, noticeLevel, optionName, promptText, toolBlockId, type Block, type ToolCallState, type TranscriptEvent, type TurnState, type Usage } from "./blocks.js";
+import {
+  contentText,
+  metaToolName,
+  noticeLevel,
+  optionName,
+  promptText,
+  toolBlockId,
+  type Block,
+  type ToolCallState,
+  type TranscriptEvent,
+  type TurnState,
+  type Usage,
+} from "./blocks.js";
 
 export class SessionState {
   /** The turn whose reply header was drawn. */
@@ -59,8 +71,13 @@ export class SessionState {
   beginTurn(prompt: ContentBlock[]): TranscriptEvent[] {
     this.turn++;
     this.turnState = "prompting";
-    const ev = [this.addBlock({ type: "turn", turn: this.turn }), this.addBlock({ type: "user", text: promptText(prompt), turn: this.turn })];
-    for (const c of prompt) if (c.type === "image" || c.type === "audio") ev.push(this.addBlock({ type: "media", role: "user", media: c, name: mediaName(c), turn: this.turn }));
+    const ev = [
+      this.addBlock({ type: "turn", turn: this.turn }),
+      this.addBlock({ type: "user", text: promptText(prompt), turn: this.turn }),
+    ];
+    for (const c of prompt)
+      if (c.type === "image" || c.type === "audio")
+        ev.push(this.addBlock({ type: "media", role: "user", media: c, name: mediaName(c), turn: this.turn }));
     return [...ev, { type: "meta" }];
   }
 
@@ -79,7 +96,8 @@ export class SessionState {
     // Nothing of this turn may keep spinning: unfinished tool calls say they did not finish.
     const events = this.settleToolCalls(this.turn, stopReason === "cancelled" ? "cancelled" : "unfinished");
     // A turn that did not simply end says so where it ended.
-    if (stopReason !== "end_turn") events.push(this.addBlock({ type: "end", reason: stopReason ?? "error", turn: this.turn }));
+    if (stopReason !== "end_turn")
+      events.push(this.addBlock({ type: "end", reason: stopReason ?? "error", turn: this.turn }));
     return [...events, { type: "meta" }];
   }
 
@@ -178,7 +196,10 @@ export class SessionState {
     const id = `compaction:${compactionId}`;
     const found = this.byId.get(id);
     if (found && found.type === "compaction") return { block: found, events: [] };
-    const ev = this.addBlock({ type: "compaction", compactionId, status: "in_progress", summary: "", turn: this.turn }, id);
+    const ev = this.addBlock(
+      { type: "compaction", compactionId, status: "in_progress", summary: "", turn: this.turn },
+      id,
+    );
     return { block: (ev as { block: Extract<Block, { type: "compaction" }> }).block, events: [ev] };
   }
 
@@ -235,7 +256,11 @@ export class SessionState {
     }
     const events: TranscriptEvent[] = [];
     // A replayed conversation (session/load) has no beginTurn: a user message opens the turn.
-    if (kind === "user" && this.turnState === "idle" && !(last?.type === "media" && last.role === "user" && last.turn === this.turn)) {
+    if (
+      kind === "user" &&
+      this.turnState === "idle" &&
+      !(last?.type === "media" && last.role === "user" && last.turn === this.turn)
+    ) {
       events.push(...this.settleToolCalls(this.turn, "unfinished"));
       this.turn++;
       events.push(this.addBlock({ type: "turn", turn: this.turn }));
@@ -249,7 +274,11 @@ export class SessionState {
   private mediaChunk(kind: "user" | "agent" | "thought", media: MediaBlock): TranscriptEvent[] {
     const events: TranscriptEvent[] = [];
     const last = this.blocks[this.blocks.length - 1];
-    if (kind === "user" && this.turnState === "idle" && !(last && (last.type === "user" || (last.type === "media" && last.role === "user")) && last.turn === this.turn)) {
+    if (
+      kind === "user" &&
+      this.turnState === "idle" &&
+      !(last && (last.type === "user" || (last.type === "media" && last.role === "user")) && last.turn === this.turn)
+    ) {
       events.push(...this.settleToolCalls(this.turn, "unfinished"));
       this.turn++;
       events.push(this.addBlock({ type: "turn", turn: this.turn }));
@@ -363,7 +392,14 @@ export class SessionState {
     const out: { id: string; output: string; exit?: string; failed?: boolean; truncated?: boolean }[] = [];
     for (const call of this.toolCalls.values()) {
       for (const [id, t] of Object.entries(call.terminals)) {
-        if (t.full !== undefined) out.push({ id, output: t.full, exit: t.exit, failed: t.failed || undefined, truncated: t.dropped || undefined });
+        if (t.full !== undefined)
+          out.push({
+            id,
+            output: t.full,
+            exit: t.exit,
+            failed: t.failed || undefined,
+            truncated: t.dropped || undefined,
+          });
       }
     }
     return out;
@@ -394,7 +430,11 @@ export class SessionState {
 
   // ---------- session setup ----------
 
-  applySetup(setup: { modes?: SessionModeState | null; configOptions?: SessionConfigOption[] | null; models?: LegacyModels | null }): TranscriptEvent[] {
+  applySetup(setup: {
+    modes?: SessionModeState | null;
+    configOptions?: SessionConfigOption[] | null;
+    models?: LegacyModels | null;
+  }): TranscriptEvent[] {
     if (setup.modes) this.modes = setup.modes;
     if (setup.configOptions) this.configOptions = setup.configOptions;
     if (setup.models) this.legacyModels = setup.models;
@@ -416,7 +456,6 @@ export class SessionState {
     return this.modes.availableModes.find((m) => m.id === this.modes!.currentModeId)?.name ?? this.modes.currentModeId;
   }
 
-
   /** The last turn's tokens (unstable PromptResponse.usage), for the status. */
   setTurnUsage(usage: Record<string, number>): TranscriptEvent[] {
     this.turnUsage = usage;
@@ -425,7 +464,9 @@ export class SessionState {
 
   /** A config option set by the client, for an agent that answered without its options. */
   setConfigValue(configId: string, value: string | boolean): TranscriptEvent[] {
-    this.configOptions = this.configOptions.map((o) => (o.id === configId ? ({ ...o, currentValue: value } as SessionConfigOption) : o));
+    this.configOptions = this.configOptions.map((o) =>
+      o.id === configId ? ({ ...o, currentValue: value } as SessionConfigOption) : o,
+    );
     return [{ type: "meta" }];
   }
 
@@ -490,7 +531,11 @@ export class SessionState {
 }
 
 function isOptIn(u: KnownSessionUpdate | OptInSessionUpdate): u is OptInSessionUpdate {
-  return u.sessionUpdate === "notice" || u.sessionUpdate === "compaction_update" || u.sessionUpdate === "compaction_summary_chunk";
+  return (
+    u.sessionUpdate === "notice" ||
+    u.sessionUpdate === "compaction_update" ||
+    u.sessionUpdate === "compaction_summary_chunk"
+  );
 }
 
 /** Make V8 flatten a cons string in place (ToNumber needs the flat characters). */

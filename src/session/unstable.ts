@@ -116,7 +116,9 @@ export class UnstableSession {
    */
   route(sessionId: string, update: SessionUpdate | UnstableSessionUpdate): TranscriptEvent[] | undefined {
     const events = this.routeHere(sessionId, update);
-    return events && this.depth === 0 && this.tree.pending.length > 0 ? [...events, ...this.tree.pending.splice(0)] : events;
+    return events && this.depth === 0 && this.tree.pending.length > 0
+      ? [...events, ...this.tree.pending.splice(0)]
+      : events;
   }
 
   private routeHere(sessionId: string, update: SessionUpdate | UnstableSessionUpdate): TranscriptEvent[] | undefined {
@@ -196,7 +198,8 @@ export class UnstableSession {
   private planRemoved(planId: string): TranscriptEvent[] {
     const id = this.plans.get(planId);
     const block = id ? this.state.blockById(id) : undefined;
-    if (!block || block.type !== "plan_doc") return this.noteOnce(`plan:${planId}`, `The agent removed a plan it never showed (${planId}).`);
+    if (block?.type !== "plan_doc")
+      return this.noteOnce(`plan:${planId}`, `The agent removed a plan it never showed (${planId}).`);
     this.plans.delete(planId);
     block.removed = true;
     return [{ type: "update", block }];
@@ -210,15 +213,42 @@ export class UnstableSession {
     if (!child) {
       // A hostile or confused agent: a flood of subagents, nesting without end, or an id already
       // in the tree (an ancestor's: a cycle) is refused, said once, and its updates ignored.
-      if (this.tree.ids.size >= MAX_SUBAGENTS) return this.noteOnce("count", `The agent started more than ${MAX_SUBAGENTS} subagents in this chat; the others are not shown.`);
-      if (this.depth >= MAX_DEPTH) return this.noteOnce("depth", `The agent nested subagents more than ${MAX_DEPTH} deep; the deeper ones are not shown.`);
-      if (u.sessionId === this.tree.rootId) return this.noteOnce("root", `The agent announced this chat's own session (${u.sessionId}) as a subagent; ignored.`);
-      if (this.tree.ids.has(u.sessionId)) return this.noteOnce(`dup:${u.sessionId}`, `The agent announced ${u.sessionId} as a subagent here, but it is already one elsewhere in this chat; ignored.`);
+      if (this.tree.ids.size >= MAX_SUBAGENTS)
+        return this.noteOnce(
+          "count",
+          `The agent started more than ${MAX_SUBAGENTS} subagents in this chat; the others are not shown.`,
+        );
+      if (this.depth >= MAX_DEPTH)
+        return this.noteOnce(
+          "depth",
+          `The agent nested subagents more than ${MAX_DEPTH} deep; the deeper ones are not shown.`,
+        );
+      if (u.sessionId === this.tree.rootId)
+        return this.noteOnce(
+          "root",
+          `The agent announced this chat's own session (${u.sessionId}) as a subagent; ignored.`,
+        );
+      if (this.tree.ids.has(u.sessionId))
+        return this.noteOnce(
+          `dup:${u.sessionId}`,
+          `The agent announced ${u.sessionId} as a subagent here, but it is already one elsewhere in this chat; ignored.`,
+        );
       const state = new SessionState(u.title ?? "subagent");
       const id = `subagent:${u.sessionId}`;
-      const placed = this.state.placeBlock({ id, type: "subagent", sessionId: u.sessionId, blocks: state.blocks, turn: this.state.turn });
+      const placed = this.state.placeBlock({
+        id,
+        type: "subagent",
+        sessionId: u.sessionId,
+        blocks: state.blocks,
+        turn: this.state.turn,
+      });
       const block = this.state.blockById(id) as SubagentBlock;
-      child = { state, unstable: new UnstableSession(state, this.redactor, this.depth + 1, this.tree), chunks: new ChunkRedactor(this.redactor), block };
+      child = {
+        state,
+        unstable: new UnstableSession(state, this.redactor, this.depth + 1, this.tree),
+        chunks: new ChunkRedactor(this.redactor),
+        block,
+      };
       this.children.set(u.sessionId, child);
       this.tree.ids.add(u.sessionId);
       events.push(...placed);
@@ -229,7 +259,14 @@ export class UnstableSession {
     if (u.description !== undefined) b.description = u.description ?? undefined;
     // A concrete capability set replaces the whole set; null clears it (no mutations allowed).
     if (u.capabilities !== undefined) b.canCancel = u.capabilities?.cancel != null || undefined;
-    if (u.state !== undefined) b.state = u.state === null ? undefined : { state: u.state.state, stopReason: typeof u.state.stopReason === "string" ? u.state.stopReason : undefined };
+    if (u.state !== undefined)
+      b.state =
+        u.state === null
+          ? undefined
+          : {
+              state: u.state.state,
+              stopReason: typeof u.state.stopReason === "string" ? u.state.stopReason : undefined,
+            };
     return events.length > 0 ? events : [{ type: "update", block: b }];
   }
 
@@ -243,7 +280,14 @@ export class UnstableSession {
     const id = `message:${messageId}`;
     const found = this.state.blockById(id);
     if (found && found.type === "session_message") return { block: found, events: [] };
-    const events = this.state.placeBlock({ id, type: "session_message", messageId, direction: "between", text: "", turn: this.state.turn });
+    const events = this.state.placeBlock({
+      id,
+      type: "session_message",
+      messageId,
+      direction: "between",
+      text: "",
+      turn: this.state.turn,
+    });
     return { block: this.state.blockById(id) as MessageBlock, events };
   }
 
@@ -274,7 +318,9 @@ export class UnstableSession {
    * back until the next chunk or the turn's end (redacting the whole text again at each chunk
    * made a stream of chunks quadratic: 20,000 chunks took the host 18 s).
    */
-  private sessionMessageChunk(u: Extract<UnstableSessionUpdate, { sessionUpdate: "session_message_chunk" }>): TranscriptEvent[] {
+  private sessionMessageChunk(
+    u: Extract<UnstableSessionUpdate, { sessionUpdate: "session_message_chunk" }>,
+  ): TranscriptEvent[] {
     const { block, events } = this.message(u.messageId);
     const { shown, held } = this.redactor.split((this.heldMessages.get(u.messageId) ?? "") + contentText(u.content));
     if (held) this.heldMessages.set(u.messageId, held);

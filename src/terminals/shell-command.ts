@@ -11,7 +11,11 @@ export interface Executable {
   args: string[];
 }
 
-export function executableFor(command: string, args: readonly string[] | undefined, shell: string | undefined): Executable {
+export function executableFor(
+  command: string,
+  args: readonly string[] | undefined,
+  shell: string | undefined,
+): Executable {
   if (args && args.length > 0) return { file: command, args: [...args] };
   return { file: usableShell(shell) ?? "sh", args: ["-c", command] };
 }

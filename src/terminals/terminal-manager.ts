@@ -220,7 +220,10 @@ export class TerminalManager {
 
   /** Kill every terminal's tree (chat closed or editor quitting), with one /proc scan per round. */
   async closeAll(): Promise<void> {
-    await killTrees(this.all().map((t) => t.tree), 1000);
+    await killTrees(
+      this.all().map((t) => t.tree),
+      1000,
+    );
   }
 
   /** `closeAll`, synchronously (host exiting). */

@@ -6,7 +6,13 @@
 
 /** A cheap look at a frame's wire text: may it hold an image, audio or a blob? (`"\u0069mage"` is "image" too.) */
 export function mayHoldMedia(text: string | undefined): boolean {
-  return text === undefined || text.includes('"image"') || text.includes('"audio"') || text.includes('"blob"') || text.includes("\\u");
+  return (
+    text === undefined ||
+    text.includes('"image"') ||
+    text.includes('"audio"') ||
+    text.includes('"blob"') ||
+    text.includes("\\u")
+  );
 }
 
 /** What replaces base64 data of `n` characters. */
@@ -30,7 +36,8 @@ export function elideMedia(v: unknown, depth = 0): unknown {
   }
   const o = v as Record<string, unknown>;
   let out: Record<string, unknown> | undefined;
-  if ((o.type === "image" || o.type === "audio") && typeof o.data === "string") out = { ...o, data: elided(o.data.length) };
+  if ((o.type === "image" || o.type === "audio") && typeof o.data === "string")
+    out = { ...o, data: elided(o.data.length) };
   if (typeof o.blob === "string" && typeof o.uri === "string") out = { ...(out ?? o), blob: elided(o.blob.length) };
   for (const [k, x] of Object.entries(o)) {
     if (out && (k === "data" || k === "blob") && typeof x === "string") continue;

@@ -7,9 +7,11 @@
  * (Redactor.json: the trace) a known value is looked for by value, in every string after its
  * escapes are undone, not in the wire text: `"` is `\"` there, and any character may be `\uXXXX`.
  */
-const SECRET_KEY = /(token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key)/i;
+const SECRET_KEY =
+  /(token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key)/i;
 export const REDACTED = "[REDACTED]";
-const SECRET_WORDS = "token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key";
+const SECRET_WORDS =
+  "token|secret|password|passwd|api[-_]?key|apikey|authorization|auth[-_]?header|cookie|credential|private[-_]?key";
 const SECRET_HINT = new RegExp(SECRET_WORDS, "i");
 /*
  * Every pattern here runs in time linear in the text's length, whatever the text (an agent
@@ -37,9 +39,30 @@ const SECRET_PAIR = new RegExp(String.raw`"name":"(${secretName(2)})","value":"(
  * Prefixes of well-known API key formats (OpenAI/Anthropic, GitHub, Slack, AWS, Google, GitLab,
  * Hugging Face, npm, JWTs). A token that starts with one and is long enough is a key.
  */
-const KEY_PREFIXES = ["sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "AKIA", "ASIA", "AIza", "glpat-", "hf_", "npm_", "eyJ"];
+const KEY_PREFIXES = [
+  "sk-",
+  "ghp_",
+  "gho_",
+  "ghu_",
+  "ghs_",
+  "ghr_",
+  "github_pat_",
+  "xoxa-",
+  "xoxb-",
+  "xoxp-",
+  "xoxo-",
+  "xoxr-",
+  "xoxs-",
+  "AKIA",
+  "ASIA",
+  "AIza",
+  "glpat-",
+  "hf_",
+  "npm_",
+  "eyJ",
+];
 /** Characters of a key token (JSON string escapes and quotes end it). */
-const TOKEN_CHAR = /[A-Za-z0-9_.\-]/;
+const TOKEN_CHAR = /[A-Za-z0-9_.-]/;
 /** Start of a token: not after a token character (`\n` and friends in JSON text count as a boundary). */
 const BOUNDARY = String.raw`(?<=^|[^A-Za-z0-9_.\-]|\\[nrtbf])`;
 const KEY_TOKEN = String.raw`(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9\-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{30,}|glpat-[A-Za-z0-9_\-]{20,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})(?![A-Za-z0-9_\-])`;
@@ -52,9 +75,11 @@ const KEY_CONTEXT =
 const PRIVATE_KEY = String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)`;
 const KEY_LIKE = new RegExp(`${BOUNDARY}${KEY_TOKEN}|${KEY_CONTEXT}|${PRIVATE_KEY}`, "g");
 /** A cheap test before the full patterns run (most text has none of these). */
-const KEY_HINT = /sk-|gh[pousr]_|github_pat_|xox[abposr]-|AKIA|ASIA|AIza|glpat-|hf_|npm_|eyJ|Bearer|API_?KEY|TOKEN|SECRET|PASSW|api-?key|token|secret|password|PRIVATE KEY/;
+const KEY_HINT =
+  /sk-|gh[pousr]_|github_pat_|xox[abposr]-|AKIA|ASIA|AIza|glpat-|hf_|npm_|eyJ|Bearer|API_?KEY|TOKEN|SECRET|PASSW|api-?key|token|secret|password|PRIVATE KEY/;
 /** The end of a stream that may be the start of a key-like value still arriving. */
-const PARTIAL_CONTEXT = /(?:\bBearer(?:\s+[A-Za-z0-9._~+/\-]*)?|\b[A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*(?:=["']?[^\s"'\\]*)?|--?[a-z\-]*(?:api-key|apikey|token|secret|password)[a-z\-]*(?:(?:=|\s+)["']?[^\s"'\\]*)?)$/;
+const PARTIAL_CONTEXT =
+  /(?:\bBearer(?:\s+[A-Za-z0-9._~+/-]*)?|\b[A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*(?:=["']?[^\s"'\\]*)?|--?[a-z-]*(?:api-key|apikey|token|secret|password)[a-z-]*(?:(?:=|\s+)["']?[^\s"'\\]*)?)$/;
 /** Words that begin a key's context, held back while they may still be arriving. */
 const CONTEXT_WORDS = ["Bearer", "-----BEGIN"];
 /** Flags whose next argument (or `=value`) is a secret, in an agent's command line. */
@@ -132,7 +157,9 @@ export class Redactor {
 
   /** `secrets`: literal values never to show (short ones are ignored: they would redact noise). */
   constructor(secrets: Iterable<string> = []) {
-    this.values = [...new Set([...secrets].filter((s) => typeof s === "string" && s.length >= 6))].sort((a, b) => b.length - a.length);
+    this.values = [...new Set([...secrets].filter((s) => typeof s === "string" && s.length >= 6))].sort(
+      (a, b) => b.length - a.length,
+    );
     // Escaped once (a string in a message) and twice (a message cut in the trace is a string).
     this.escapedValues = this.values.flatMap((v) => (escaped(v) === v ? [] : [escaped(v), escaped(escaped(v))]));
   }
@@ -208,7 +235,11 @@ export class Redactor {
     for (const [k, x] of Object.entries(v)) {
       const key = this.deepLiteral(k);
       if (mcp && (k === "env" || k === "headers") && Array.isArray(x)) {
-        out[key] = x.map((p) => (p && typeof p === "object" && "value" in p ? { ...(this.strings(p, depth + 2, false) as object), value: REDACTED } : this.strings(p, depth + 2, false)));
+        out[key] = x.map((p) =>
+          p && typeof p === "object" && "value" in p
+            ? { ...(this.strings(p, depth + 2, false) as object), value: REDACTED }
+            : this.strings(p, depth + 2, false),
+        );
       } else if (k === "mcpServers" && Array.isArray(x)) {
         out[key] = x.map((s) => this.strings(s, depth + 2, true));
       } else out[key] = this.strings(x, depth + 1, false);
@@ -271,7 +302,9 @@ export class Redactor {
    */
   regions(s: string, endOnly = false): [number, number][] {
     const out: [number, number][] = [];
-    if (!endOnly) for (const v of this.values) for (let i = s.indexOf(v); i >= 0; i = s.indexOf(v, i + v.length)) out.push([i, i + v.length]);
+    if (!endOnly)
+      for (const v of this.values)
+        for (let i = s.indexOf(v); i >= 0; i = s.indexOf(v, i + v.length)) out.push([i, i + v.length]);
     if (!endOnly && KEY_HINT.test(s)) {
       KEY_LIKE.lastIndex = 0;
       for (let m = KEY_LIKE.exec(s); m; m = KEY_LIKE.exec(s)) {
@@ -306,10 +339,15 @@ export class Redactor {
     // Base64 bytes (an image's or audio's `data`, a resource's `blob`) are data, not text: a
     // key-like run inside them is chance, and "redacting" it would corrupt the file. They are
     // never shown as text (media lines show type and size; the trace keeps their length).
-    const bytes = (v as { type?: unknown }).type === "image" || (v as { type?: unknown }).type === "audio" ? "data" : "blob";
+    const bytes =
+      (v as { type?: unknown }).type === "image" || (v as { type?: unknown }).type === "audio" ? "data" : "blob";
     for (const [k, x] of Object.entries(v)) {
       if (k === bytes && typeof x === "string") out[k] = x;
-      else out[k] = SECRET_KEY.test(k) && (typeof x === "string" || (typeof x === "number" && !COUNT_KEY.test(k))) ? REDACTED : this.walk(x, depth + 1);
+      else
+        out[k] =
+          SECRET_KEY.test(k) && (typeof x === "string" || (typeof x === "number" && !COUNT_KEY.test(k)))
+            ? REDACTED
+            : this.walk(x, depth + 1);
     }
     // `{name: "API_KEY", value: "..."}` pairs (terminal env, HTTP headers) hide the value too.
     if (typeof out.name === "string" && SECRET_KEY.test(out.name) && "value" in out) out.value = REDACTED;
@@ -412,7 +450,12 @@ function partialKey(s: string): number {
   while (i > 0 && TOKEN_CHAR.test(s[i - 1]!)) i--;
   const token = s.slice(i);
   let keep = 0;
-  if (token && (KEY_PREFIXES.some((p) => token.startsWith(p) || p.startsWith(token)) || CONTEXT_WORDS.some((w) => w.startsWith(token)))) keep = token.length;
+  if (
+    token &&
+    (KEY_PREFIXES.some((p) => token.startsWith(p) || p.startsWith(token)) ||
+      CONTEXT_WORDS.some((w) => w.startsWith(token)))
+  )
+    keep = token.length;
   // `Bearer …`, `API_KEY=…`, `--token …`: from where the context starts.
   const end = s.length > 160 ? s.slice(-160) : s;
   const m = PARTIAL_CONTEXT.exec(end);

@@ -79,11 +79,28 @@ export class TraceLog {
     // Images, audio and blobs: the trace keeps the length of their base64 data, never the data.
     if (mayHoldMedia(f.text)) {
       const elided = elideMedia(f.payload);
-      if (elided !== f.payload) return this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload: clipRedacted(elided, this.redactor) });
+      if (elided !== f.payload)
+        return this.add({
+          time: this.now(),
+          dir: f.direction,
+          kind: f.kind,
+          id: f.id,
+          method: f.method,
+          size: f.size,
+          payload: clipRedacted(elided, this.redactor),
+        });
     }
     const piece = f.direction === "in" && f.method === "session/update" ? this.streamed(f.payload) : undefined;
     if (piece) {
-      this.add({ time: this.now(), dir: f.direction, kind: f.kind, id: f.id, method: f.method, size: f.size, payload: f.size > MAX_PAYLOAD_CHARS ? clipRedacted(piece, this.redactor) : piece });
+      this.add({
+        time: this.now(),
+        dir: f.direction,
+        kind: f.kind,
+        id: f.id,
+        method: f.method,
+        size: f.size,
+        payload: f.size > MAX_PAYLOAD_CHARS ? clipRedacted(piece, this.redactor) : piece,
+      });
       return;
     }
     if (f.text !== undefined && f.size <= MAX_PAYLOAD_CHARS) {
@@ -121,11 +138,20 @@ export class TraceLog {
     if (!shape.plain) {
       for (const t of run.texts) {
         const text = `${run.head}${JSON.stringify(t)}${run.tail}`;
-        this.frame({ direction: f.direction, kind: f.kind, method: f.method, size: text.length + 1, payload: JSON.parse(text), text });
+        this.frame({
+          direction: f.direction,
+          kind: f.kind,
+          method: f.method,
+          size: text.length + 1,
+          payload: JSON.parse(text),
+          text,
+        });
       }
       return;
     }
-    const texts = this.pieces.pieces(shape.stream, run.texts).map((t) => (t.length > MAX_PAYLOAD_CHARS ? (clip(t) as string) : t));
+    const texts = this.pieces
+      .pieces(shape.stream, run.texts)
+      .map((t) => (t.length > MAX_PAYLOAD_CHARS ? (clip(t) as string) : t));
     const line =
       texts.length === 1
         ? `${this.frameHead(f)},"payload":${run.head}${JSON.stringify(texts[0])}${run.tail}}`
@@ -141,12 +167,17 @@ export class TraceLog {
    * redacting the frame alone would (a secret split across pieces). Undefined otherwise.
    */
   private streamed(payload: unknown): unknown {
-    const params = (payload as { params?: { sessionId?: unknown; update?: Record<string, unknown> } } | undefined)?.params;
+    const params = (payload as { params?: { sessionId?: unknown; update?: Record<string, unknown> } } | undefined)
+      ?.params;
     const u = params?.update;
     if (!u || typeof u !== "object") return undefined;
     const kind = u.sessionUpdate;
     const content = u.content as { type?: unknown; text?: unknown } | undefined;
-    if ((kind === "agent_message_chunk" || kind === "agent_thought_chunk" || kind === "user_message_chunk") && content?.type === "text" && typeof content.text === "string") {
+    if (
+      (kind === "agent_message_chunk" || kind === "agent_thought_chunk" || kind === "user_message_chunk") &&
+      content?.type === "text" &&
+      typeof content.text === "string"
+    ) {
       const safe = this.pieces.piece(`${String(params!.sessionId)}:${kind}`, content.text);
       if (safe === content.text) {
         this.chunkText = content.text;
@@ -159,7 +190,10 @@ export class TraceLog {
     if ((kind === "tool_call" || kind === "tool_call_update") && out && typeof out.data === "string") {
       const safe = this.pieces.piece(`terminal:${String(out.terminal_id)}`, out.data);
       if (safe === out.data) return undefined;
-      return { ...(payload as object), params: { ...params, update: { ...u, _meta: { ...meta, terminal_output: { ...out, data: safe } } } } };
+      return {
+        ...(payload as object),
+        params: { ...params, update: { ...u, _meta: { ...meta, terminal_output: { ...out, data: safe } } } },
+      };
     }
     return undefined;
   }
@@ -201,7 +235,12 @@ export class TraceLog {
     if (text === undefined) return hasSecretHint(wire);
     let shape = this.shape;
     let mid: string;
-    if (shape && wire.length >= shape.pre.length + shape.post.length && wire.startsWith(shape.pre) && wire.endsWith(shape.post)) {
+    if (
+      shape &&
+      wire.length >= shape.pre.length + shape.post.length &&
+      wire.startsWith(shape.pre) &&
+      wire.endsWith(shape.post)
+    ) {
       mid = wire.slice(shape.pre.length, wire.length - shape.post.length);
     } else {
       mid = JSON.stringify(text);
@@ -296,7 +335,10 @@ export class TraceLog {
     this.ringChars += line.length;
     this.ringFrames += frames;
     // Bounded by frames and by size (a line of a run of chunks holds hundreds of them).
-    while (this.ring.length - this.first > 1 && (this.ringFrames > this.maxEntries || this.ringChars > MAX_RING_CHARS)) {
+    while (
+      this.ring.length - this.first > 1 &&
+      (this.ringFrames > this.maxEntries || this.ringChars > MAX_RING_CHARS)
+    ) {
       this.ringChars -= this.ring[this.first]!.length;
       this.ringFrames -= this.frames[this.first]!;
       this.ring[this.first++] = undefined;

@@ -22,7 +22,10 @@ const Field = z.looseObject({
   default: Scalar.nullish(),
   enum: z.array(Scalar).min(1).nullish(),
   enumNames: z.array(z.string()).nullish(),
-  oneOf: z.array(z.looseObject({ const: Scalar, title: z.string().nullish() })).min(1).nullish(),
+  oneOf: z
+    .array(z.looseObject({ const: Scalar, title: z.string().nullish() }))
+    .min(1)
+    .nullish(),
 });
 const FormSchema = z.looseObject({
   properties: z.record(z.string(), Field).nullish(),
@@ -73,7 +76,12 @@ export function formView(req: CreateElicitationRequest, redactor: Redactor): For
   const props = parsed.data.properties ?? {};
   const required = new Set((parsed.data.required ?? []).filter((r) => Object.hasOwn(props, r)));
   // Required fields first in the schema's order, then the others by name.
-  const names = [...required, ...Object.keys(props).filter((n) => !required.has(n)).sort()];
+  const names = [
+    ...required,
+    ...Object.keys(props)
+      .filter((n) => !required.has(n))
+      .sort(),
+  ];
   const fields: ShownField[] = [];
   const values: (Value[] | undefined)[] = [];
   for (const name of names) {
@@ -83,16 +91,32 @@ export function formView(req: CreateElicitationRequest, redactor: Redactor): For
     let choices: { value: Value; label: string }[] | undefined;
     if (p.oneOf) choices = p.oneOf.map((o) => ({ value: o.const, label: o.title ?? String(o.const) }));
     else if (p.enum) choices = p.enum.map((v, i) => ({ value: v, label: p.enumNames?.[i] ?? String(v) }));
-    else if (p.type === "boolean") choices = [{ value: true, label: "yes" }, { value: false, label: "no" }];
+    else if (p.type === "boolean")
+      choices = [
+        { value: true, label: "yes" },
+        { value: false, label: "no" },
+      ];
     if (choices) {
-      fields.push({ label, description, required: required.has(name), type: "choice", choices: choices.map((c) => safe(redactor, c.label, 120)) });
+      fields.push({
+        label,
+        description,
+        required: required.has(name),
+        type: "choice",
+        choices: choices.map((c) => safe(redactor, c.label, 120)),
+      });
       values.push(choices.map((c) => c.value));
       continue;
     }
     // A default is offered as typed text only when it shows as it is (no secret, one line).
     const d = p.default == null ? undefined : String(p.default);
     const shownDefault = d !== undefined && safe(redactor, d, 1000) === d ? d : undefined;
-    fields.push({ label, description, required: required.has(name), type: p.type === "number" || p.type === "integer" ? p.type : "string", default: shownDefault });
+    fields.push({
+      label,
+      description,
+      required: required.has(name),
+      type: p.type === "number" || p.type === "integer" ? p.type : "string",
+      default: shownDefault,
+    });
     values.push(undefined);
   }
   return { shown: { mode: "form", message: safe(redactor, req.message, 300), fields }, names, values };
@@ -129,7 +153,8 @@ export function formContent(view: FormView, answers: unknown): Record<string, un
 }
 
 /** Characters that would hide or disguise part of a URL (controls, bidi, zero-width, tags) and spaces. */
-const HIDDEN = /[\u0000-\u0020\u007f-\u00a0\u00ad\u061c\u115f\u1160\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
+const HIDDEN =
+  /[\u0000-\u0020\u007f-\u00a0\u00ad\u061c\u115f\u1160\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
 /** A URL longer than this is refused: it could not be shown whole. */
 const MAX_URL = 2000;
 
@@ -139,23 +164,37 @@ const MAX_URL = 2000;
  * where it holds a secret (`hidden` says so). A URL with a control, bidi or invisible
  * character, or one that is not http(s), is refused.
  */
-export function urlView(req: CreateElicitationRequest, redactor: Redactor): { mode: "url"; message: string; url: string; shown: string; hidden: boolean } {
+export function urlView(
+  req: CreateElicitationRequest,
+  redactor: Redactor,
+): { mode: "url"; message: string; url: string; shown: string; hidden: boolean } {
   const raw = req.url;
   if (typeof raw !== "string" || raw === "") refuse("url: a URL question needs a url");
-  if (HIDDEN.test(raw)) refuse(`url: it holds control, bidi or invisible characters, so it could read as another address: ${oneLine(redactor.text(raw), 300)}`);
+  if (HIDDEN.test(raw))
+    refuse(
+      `url: it holds control, bidi or invisible characters, so it could read as another address: ${oneLine(redactor.text(raw), 300)}`,
+    );
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     refuse(`url: not a URL: ${oneLine(redactor.text(raw), 300)}`);
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") refuse(`url: only http and https addresses are opened, not ${oneLine(url.protocol, 40)}`);
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    refuse(`url: only http and https addresses are opened, not ${oneLine(url.protocol, 40)}`);
   if (url.href.length > MAX_URL) refuse(`url: longer than ${MAX_URL} characters, so it could not be shown whole`);
   const shown = oneLine(redactor.text(url.href), MAX_URL);
   return { mode: "url", message: safe(redactor, req.message, 300), url: url.href, shown, hidden: shown !== url.href };
 }
 
 /** Sign-in methods as the user picks them (the answer is a position; the id stays here). */
-export function authChoices(methods: AuthMethod[], redactor: Redactor): { name: string; description?: string; terminal: boolean }[] {
-  return methods.map((m) => ({ name: safe(redactor, m.name, 120), description: m.description ? safe(redactor, m.description, 300) : undefined, terminal: m.type === "terminal" }));
+export function authChoices(
+  methods: AuthMethod[],
+  redactor: Redactor,
+): { name: string; description?: string; terminal: boolean }[] {
+  return methods.map((m) => ({
+    name: safe(redactor, m.name, 120),
+    description: m.description ? safe(redactor, m.description, 300) : undefined,
+    terminal: m.type === "terminal",
+  }));
 }

@@ -37,7 +37,10 @@ export type RenderOp =
   /** A reloaded session replaces the transcript: clear it, the replay follows. */
   | { op: "reset" };
 
-type Pending = { kind: "add"; block: Block } | { kind: "append"; id: string; text: string } | { kind: "update"; block: Block };
+type Pending =
+  | { kind: "add"; block: Block }
+  | { kind: "append"; id: string; text: string }
+  | { kind: "update"; block: Block };
 
 export interface RenderQueueOptions {
   frameMs?: number;
@@ -189,7 +192,13 @@ export class RenderQueue {
     let interval = this.frameMs;
     // The buffer's last line is at most LINE_MAX_BYTES long (Lua continues a longer one).
     const lastLine = Math.min(this.lastLine, LINE_MAX_BYTES);
-    if (lastLine > LONG_LINE && !this.sliced && !this.meta && this.turnEnd === undefined && this.pending.every((p) => p.kind === "append")) {
+    if (
+      lastLine > LONG_LINE &&
+      !this.sliced &&
+      !this.meta &&
+      this.turnEnd === undefined &&
+      this.pending.every((p) => p.kind === "append")
+    ) {
       interval = Math.min(MAX_WAIT_MS, (this.frameMs * lastLine) / LONG_LINE);
     }
     const due = this.lastFlush + interval;

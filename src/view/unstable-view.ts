@@ -81,7 +81,11 @@ function tailView(v: unknown, max: number): unknown {
 }
 
 /** A child transcript's blocks as views, without the turn and reply headers; the last `max` when given. */
-export function childViews(blocks: readonly unknown[], h: ViewHelpers, max?: number): { views: unknown[]; hidden: number } {
+export function childViews(
+  blocks: readonly unknown[],
+  h: ViewHelpers,
+  max?: number,
+): { views: unknown[]; hidden: number } {
   const shown = blocks.filter((b) => {
     const t = (b as { type: string }).type;
     return t !== "turn" && t !== "reply";
@@ -108,7 +112,9 @@ export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockVie
         type: "plan_doc",
         planId: oneLine(b.planId, 80),
         kind: b.kind,
-        entries: b.entries.slice(0, PLAN_ROWS).map((e) => ({ content: oneLine(e.content, 500), status: e.status, priority: e.priority })),
+        entries: b.entries
+          .slice(0, PLAN_ROWS)
+          .map((e) => ({ content: oneLine(e.content, 500), status: e.status, priority: e.priority })),
         markdown: md?.text,
         location: b.location === undefined ? undefined : oneLine(b.location, 300),
         removed: b.removed || undefined,
@@ -117,7 +123,12 @@ export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockVie
     }
     case "subagent": {
       const deep = nesting >= NESTED_DEPTH;
-      const { views, hidden } = deep ? { views: [], hidden: b.blocks.filter((x) => !["turn", "reply"].includes((x as { type: string }).type)).length } : childViews(b.blocks, h, nesting === 0 ? NESTED_BLOCKS : INNER_BLOCKS);
+      const { views, hidden } = deep
+        ? {
+            views: [],
+            hidden: b.blocks.filter((x) => !["turn", "reply"].includes((x as { type: string }).type)).length,
+          }
+        : childViews(b.blocks, h, nesting === 0 ? NESTED_BLOCKS : INNER_BLOCKS);
       return {
         id: b.id,
         type: "subagent",
@@ -133,7 +144,14 @@ export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockVie
       };
     }
     case "session_message":
-      return { id: b.id, type: "session_message", direction: b.direction, peer: b.peer === undefined ? undefined : oneLine(b.peer, 200), text: b.text, omitted: b.omitted };
+      return {
+        id: b.id,
+        type: "session_message",
+        direction: b.direction,
+        peer: b.peer === undefined ? undefined : oneLine(b.peer, 200),
+        text: b.text,
+        omitted: b.omitted,
+      };
   }
 }
 

@@ -56,7 +56,15 @@ export type BlockView =
   /** A context compaction: its status, the error if it failed, the summary as far as it came (capped like tool output). */
   | { id: string; type: "compaction"; status: string; error?: string; summary: string }
   /** What a step (a turn, a take-back, a rewind) changed: its number (for gd and :AcpChatRewind) and one entry per file. */
-  | { id: string; type: "changes"; step: number; title: string; files: ChangedFileView[]; more?: number; rewindTurn?: number }
+  | {
+      id: string;
+      type: "changes";
+      step: number;
+      title: string;
+      files: ChangedFileView[];
+      more?: number;
+      rewindTurn?: number;
+    }
   /** The unstable additions (option `unstable`): src/view/unstable-view.ts. */
   | UnstableBlockView;
 
@@ -84,15 +92,33 @@ export function blockView(b: Block): BlockView {
     case "tool":
       return toolView(b.id, b.call);
     case "plan":
-      return { id: b.id, type: "plan", entries: b.entries.map((e) => ({ content: oneLine(e.content, 500), status: e.status, priority: e.priority })) };
+      return {
+        id: b.id,
+        type: "plan",
+        entries: b.entries.map((e) => ({ content: oneLine(e.content, 500), status: e.status, priority: e.priority })),
+      };
     case "note":
       return { id: b.id, type: "note", text: b.text, level: b.level };
     case "media":
       return { id: b.id, type: "media", role: b.role, ...mediaView(b.media, b.name) };
     case "compaction":
-      return { id: b.id, type: "compaction", status: oneLine(b.status, 40), error: b.error === undefined ? undefined : oneLine(b.error, TITLE_CHARS), summary: (textView(b.summary) as { text: string }).text };
+      return {
+        id: b.id,
+        type: "compaction",
+        status: oneLine(b.status, 40),
+        error: b.error === undefined ? undefined : oneLine(b.error, TITLE_CHARS),
+        summary: (textView(b.summary) as { text: string }).text,
+      };
     case "changes":
-      return { id: b.id, type: "changes", step: b.step, title: oneLine(b.title, TITLE_CHARS), files: b.files.slice(0, MAX_CHANGED_FILES).map(changedFileView), more: b.files.length > MAX_CHANGED_FILES ? b.files.length - MAX_CHANGED_FILES : undefined, rewindTurn: b.rewindTurn };
+      return {
+        id: b.id,
+        type: "changes",
+        step: b.step,
+        title: oneLine(b.title, TITLE_CHARS),
+        files: b.files.slice(0, MAX_CHANGED_FILES).map(changedFileView),
+        more: b.files.length > MAX_CHANGED_FILES ? b.files.length - MAX_CHANGED_FILES : undefined,
+        rewindTurn: b.rewindTurn,
+      };
     case "plan_doc":
     case "subagent":
     case "session_message":
@@ -107,15 +133,21 @@ export type ChangedFileView = FileChange;
 const MAX_CHANGED_FILES = 200;
 
 function changedFileView(f: FileChange): ChangedFileView {
-  return { ...f, path: oneLine(f.path, TITLE_CHARS), from: f.from === undefined ? undefined : oneLine(f.from, TITLE_CHARS) };
+  return {
+    ...f,
+    path: oneLine(f.path, TITLE_CHARS),
+    from: f.from === undefined ? undefined : oneLine(f.from, TITLE_CHARS),
+  };
 }
 
 function toolView(id: string, call: ToolCallState): BlockView {
   const content: ToolContentView[] = [];
   for (const [index, c] of call.content.entries()) {
-    if (c.type === "content" && (c.content.type === "image" || c.content.type === "audio")) content.push({ type: "media", index, ...mediaView(c.content) });
+    if (c.type === "content" && (c.content.type === "image" || c.content.type === "audio"))
+      content.push({ type: "media", index, ...mediaView(c.content) });
     else if (c.type === "content") content.push(textView(contentText(c.content)));
-    else if (c.type === "diff") content.push({ type: "diff", path: c.path, ...summarizeDiff(c.oldText, c.newText, c.path) });
+    else if (c.type === "diff")
+      content.push({ type: "diff", path: c.path, ...summarizeDiff(c.oldText, c.newText, c.path) });
     else {
       const t = call.terminals[c.terminalId];
       content.push(terminalView(c.terminalId, t));
@@ -139,7 +171,12 @@ function toolView(id: string, call: ToolCallState): BlockView {
     kind: oneLine(call.kind, 40),
     // A command that failed is shown failed, whatever the agent concluded; one the user
     // rejected is shown rejected, unless the agent went on and completed it.
-    status: call.rejected && call.status !== "completed" && call.status !== "in_progress" ? "rejected" : terminalFailed && call.status === "completed" ? "failed" : call.status,
+    status:
+      call.rejected && call.status !== "completed" && call.status !== "in_progress"
+        ? "rejected"
+        : terminalFailed && call.status === "completed"
+          ? "failed"
+          : call.status,
     locations: call.locations.map((l) => ({ path: oneLine(l.path, TITLE_CHARS), line: l.line })),
     content,
     input: compactInput(call.rawInput),
@@ -149,15 +186,27 @@ function toolView(id: string, call: ToolCallState): BlockView {
 
 /** A Task's subagent tool calls, one line each (the last MAX_CHILDREN; how many more). */
 const MAX_CHILDREN = 200;
-function subagentCalls(children: ToolCallState[] | undefined): { children?: { title: string; kind: string; status: string }[]; moreChildren?: number } {
+function subagentCalls(children: ToolCallState[] | undefined): {
+  children?: { title: string; kind: string; status: string }[];
+  moreChildren?: number;
+} {
   if (!children || children.length === 0) return {};
-  const shown = children.slice(-MAX_CHILDREN).map((c) => ({ title: oneLine(c.title || c.toolCallId, TITLE_CHARS), kind: oneLine(c.kind, 40), status: c.status }));
+  const shown = children.slice(-MAX_CHILDREN).map((c) => ({
+    title: oneLine(c.title || c.toolCallId, TITLE_CHARS),
+    kind: oneLine(c.kind, 40),
+    status: c.status,
+  }));
   return { children: shown, moreChildren: children.length > MAX_CHILDREN ? children.length - MAX_CHILDREN : undefined };
 }
 
 /** What the transcript says of an image or audio clip (its size decoded from the base64 length). */
 export function mediaView(m: MediaBlock, name?: string): MediaView {
-  return { kind: m.type, mime: oneLine(m.mimeType, 80), size: decodedSize(m.data), name: name === undefined ? undefined : oneLine(name, 120) };
+  return {
+    kind: m.type,
+    mime: oneLine(m.mimeType, 80),
+    size: decodedSize(m.data),
+    name: name === undefined ? undefined : oneLine(name, 120),
+  };
 }
 
 function terminalView(id: string, t: ToolCallState["terminals"][string] | undefined): ToolContentView {
@@ -181,17 +230,23 @@ export function textView(text: string): ToolContentView {
     internal.push(m.trim());
     return "";
   });
-  const lines = body.replace(/\s+$/, "").replace(/^\s*\n/, "").split("\n");
+  const lines = body
+    .replace(/\s+$/, "")
+    .replace(/^\s*\n/, "")
+    .split("\n");
   if (lines.length === 1 && lines[0] === "") lines.pop();
   const fold = Math.min(FOLD_LINES, lines.length);
   for (const r of internal) lines.push(...r.split("\n"));
   let chars = 0;
   let keep = 0;
-  while (keep < lines.length && keep < MAX_OUTPUT_LINES && chars + lines[keep]!.length <= MAX_OUTPUT_CHARS) chars += lines[keep++]!.length + 1;
+  while (keep < lines.length && keep < MAX_OUTPUT_LINES && chars + lines[keep]!.length <= MAX_OUTPUT_CHARS)
+    chars += lines[keep++]!.length + 1;
   const cut = lines.length - keep;
   const shown = lines.slice(0, keep);
   if (cut > 0) shown.push(`[${cut} more lines not shown]`);
-  return shown.length > fold ? { type: "text", text: shown.join("\n"), fold } : { type: "text", text: shown.join("\n") };
+  return shown.length > fold
+    ? { type: "text", text: shown.join("\n"), fold }
+    : { type: "text", text: shown.join("\n") };
 }
 
 /** What a tool's `rawOutput` says, as text, when it carries the result (undefined: nothing to show). */
@@ -199,7 +254,11 @@ export function rawOutputText(raw: unknown): string | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw === "string") return raw.trim() ? raw : undefined;
   if (Array.isArray(raw)) {
-    const texts = raw.map((x) => (x && typeof x === "object" && typeof (x as { text?: unknown }).text === "string" ? (x as { text: string }).text : undefined));
+    const texts = raw.map((x) =>
+      x && typeof x === "object" && typeof (x as { text?: unknown }).text === "string"
+        ? (x as { text: string }).text
+        : undefined,
+    );
     if (texts.every((t) => t !== undefined)) return texts.join("\n") || undefined;
     return compactInput(raw);
   }
@@ -222,7 +281,17 @@ export function rawOutputText(raw: unknown): string | undefined {
  * `key: value` (long strings shortened, with their size), never a JSON dump.
  */
 /** The fields shown beside a command line (compactInput). */
-const COMMAND_FIELDS = new Set(["cwd", "workdir", "timeout", "timeout_ms", "description", "justification", "reason", "sandbox_permissions", "with_escalated_permissions"]);
+const COMMAND_FIELDS = new Set([
+  "cwd",
+  "workdir",
+  "timeout",
+  "timeout_ms",
+  "description",
+  "justification",
+  "reason",
+  "sandbox_permissions",
+  "with_escalated_permissions",
+]);
 
 export function compactInput(raw: unknown, max = INPUT_CHARS): string | undefined {
   if (raw === undefined || raw === null) return undefined;
@@ -338,7 +407,11 @@ export function statusView(f: ChatFacts, s: SessionState): StatusView {
     cwd: f.cwd,
     queued: f.queued,
     continuedBy: f.continuedBy,
-    modes: { current: s.modes?.currentModeId, available: s.modes?.availableModes.map((m) => ({ id: m.id, name: m.name, description: m.description ?? undefined })) ?? [] },
+    modes: {
+      current: s.modes?.currentModeId,
+      available:
+        s.modes?.availableModes.map((m) => ({ id: m.id, name: m.name, description: m.description ?? undefined })) ?? [],
+    },
     options: optionViews(s),
     legacyModels: s.legacyModels && {
       current: s.legacyModels.currentModelId,
@@ -357,7 +430,13 @@ function optionViews(s: SessionState): OptionView[] {
     current: o.currentValue,
     values:
       o.type === "select"
-        ? o.options.flatMap((x) => ("options" in x ? (x.options as { value: string; name: string }[]) : [x as { value: string; name: string }])).map((x) => ({ value: x.value, name: x.name }))
+        ? o.options
+            .flatMap((x) =>
+              "options" in x
+                ? (x.options as { value: string; name: string }[])
+                : [x as { value: string; name: string }],
+            )
+            .map((x) => ({ value: x.value, name: x.name }))
         : [
             { value: true, name: "on" },
             { value: false, name: "off" },

@@ -10,7 +10,19 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { access, chown, link, lstat, mkdir, open, realpath, rename, stat, unlink, type FileHandle } from "node:fs/promises";
+import {
+  access,
+  chown,
+  link,
+  lstat,
+  mkdir,
+  open,
+  realpath,
+  rename,
+  stat,
+  unlink,
+  type FileHandle,
+} from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import { decodeBytes, type TextFile } from "./text-codec.js";
@@ -50,7 +62,10 @@ export function hashBytes(b: Uint8Array): string {
 export async function assertUnmoved(path: string, ino?: number): Promise<void> {
   const real = await realpath(path).catch(() => undefined);
   if (real !== path || (ino !== undefined && (await stat(path)).ino !== ino)) {
-    throw new RpcError(ErrorCodes.InvalidParams, `Access denied: ${path} changed (a symlink was swapped in) after it was checked`);
+    throw new RpcError(
+      ErrorCodes.InvalidParams,
+      `Access denied: ${path} changed (a symlink was swapped in) after it was checked`,
+    );
   }
 }
 
@@ -61,7 +76,12 @@ export async function assertUnmoved(path: string, ino?: number): Promise<void> {
 async function makeParents(dir: string): Promise<void> {
   const missing: string[] = [];
   let cur = dir;
-  while (!(await access(cur).then(() => true, () => false))) {
+  while (
+    !(await access(cur).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     const parent = dirname(cur);
     if (parent === cur) break;
     missing.unshift(cur);
@@ -86,11 +106,34 @@ export async function diskSnapshot(path: string, maxBytes = DEFAULT_MAX_READ_BYT
     if (code === "ENOENT" || code === "ENOTDIR") return { exists: false, fingerprint: { exists: false } };
     throw new RpcError(ErrorCodes.InternalError, `cannot read ${path}: ${(e as Error).message}`);
   }
-  const base = { exists: true as const, size: st.size, mode: st.mode & 0o7777, nlink: st.nlink, readonly: await isReadonly(path, st.mode) };
-  if (st.isDirectory()) return { ...base, fingerprint: { exists: true }, refused: { why: "not-file", message: `${path} is a directory, not a text file` } };
-  if (!st.isFile()) return { ...base, fingerprint: { exists: true }, refused: { why: "not-file", message: `${path} is not a regular file` } };
+  const base = {
+    exists: true as const,
+    size: st.size,
+    mode: st.mode & 0o7777,
+    nlink: st.nlink,
+    readonly: await isReadonly(path, st.mode),
+  };
+  if (st.isDirectory())
+    return {
+      ...base,
+      fingerprint: { exists: true },
+      refused: { why: "not-file", message: `${path} is a directory, not a text file` },
+    };
+  if (!st.isFile())
+    return {
+      ...base,
+      fingerprint: { exists: true },
+      refused: { why: "not-file", message: `${path} is not a regular file` },
+    };
   if (st.size > maxBytes) {
-    return { ...base, fingerprint: { exists: true, hash: `size:${st.size}:${st.mtimeMs}` }, refused: { why: "too-large", message: `${path} is ${st.size} bytes, over the ${maxBytes}-byte read limit (fs.max_read_bytes)` } };
+    return {
+      ...base,
+      fingerprint: { exists: true, hash: `size:${st.size}:${st.mtimeMs}` },
+      refused: {
+        why: "too-large",
+        message: `${path} is ${st.size} bytes, over the ${maxBytes}-byte read limit (fs.max_read_bytes)`,
+      },
+    };
   }
   const fh = await open(path, "r");
   let bytes: Buffer;
@@ -117,7 +160,11 @@ async function isReadonly(path: string, mode: number): Promise<boolean> {
 }
 
 /** Whether the file's content is still the one of `expected`. */
-export async function stillIs(path: string, expected: Fingerprint, maxBytes = DEFAULT_MAX_READ_BYTES): Promise<boolean> {
+export async function stillIs(
+  path: string,
+  expected: Fingerprint,
+  maxBytes = DEFAULT_MAX_READ_BYTES,
+): Promise<boolean> {
   const now = await diskSnapshot(path, maxBytes).catch(() => undefined);
   if (!now) return false;
   return now.fingerprint.exists === expected.exists && now.fingerprint.hash === expected.hash;
@@ -129,7 +176,12 @@ export type DiskWriteResult = { result: "written"; how: "created" | "replaced" |
  * Write `bytes` to `path` if the file is still `expected` (compared right before, and for a
  * replace once more right before the rename). Nothing is written when it changed.
  */
-export async function writeIfUnchanged(path: string, bytes: Uint8Array, expected: Fingerprint, maxBytes = DEFAULT_MAX_READ_BYTES): Promise<DiskWriteResult> {
+export async function writeIfUnchanged(
+  path: string,
+  bytes: Uint8Array,
+  expected: Fingerprint,
+  maxBytes = DEFAULT_MAX_READ_BYTES,
+): Promise<DiskWriteResult> {
   const dir = dirname(path);
   if (!expected.exists) await makeParents(dir);
   await assertUnmoved(dir);
@@ -172,7 +224,8 @@ export async function writeIfUnchanged(path: string, bytes: Uint8Array, expected
   const tmp = tempName(path);
   try {
     await writeSynced(tmp, bytes, st.mode & 0o7777);
-    if (process.getuid?.() === 0 && (st.uid !== 0 || st.gid !== 0)) await chown(tmp, st.uid, st.gid).catch(() => undefined);
+    if (process.getuid?.() === 0 && (st.uid !== 0 || st.gid !== 0))
+      await chown(tmp, st.uid, st.gid).catch(() => undefined);
     // Checked again right before the rename: the window for a change or a swap is minimal.
     await assertUnmoved(dir);
     if (!(await stillIs(path, expected, maxBytes))) {

@@ -32,7 +32,12 @@ export function textWindow(t: Text, line?: number | null, limit?: number | null)
   return end === t.lines.length && t.eol && !limit ? s + "\n" : s;
 }
 
-export async function readFileWindow(path: string, line?: number | null, limit?: number | null, maxBytes = DEFAULT_MAX_READ_BYTES): Promise<string> {
+export async function readFileWindow(
+  path: string,
+  line?: number | null,
+  limit?: number | null,
+  maxBytes = DEFAULT_MAX_READ_BYTES,
+): Promise<string> {
   const snap = await diskSnapshot(path, maxBytes);
   if (!snap.exists) throw new RpcError(ErrorCodes.ResourceNotFound, `Resource not found: ${path}`);
   if (snap.refused) throw new RpcError(ErrorCodes.InvalidParams, snap.refused.message);
@@ -43,5 +48,6 @@ export async function readFileWindow(path: string, line?: number | null, limit?:
 export async function writeFileAtomic(path: string, content: string): Promise<void> {
   const snap = await diskSnapshot(path, Number.MAX_SAFE_INTEGER);
   const r = await writeIfUnchanged(path, Buffer.from(content, "utf8"), snap.fingerprint, Number.MAX_SAFE_INTEGER);
-  if (r.result === "changed") throw new RpcError(ErrorCodes.InternalError, `${path} changed while it was being written; nothing was written`);
+  if (r.result === "changed")
+    throw new RpcError(ErrorCodes.InternalError, `${path} changed while it was being written; nothing was written`);
 }

@@ -75,7 +75,8 @@ function diffIds(A: Int32Array, B: Int32Array, limits: DiffLimits): LineDiff {
   const b0 = pre;
   const b1 = m - suf;
   if (a0 === a1 && b0 === b1) return { hunks: [], exact: true, added: 0, removed: 0 };
-  if (a0 === a1 || b0 === b1) return finish([{ oldStart: a0, oldCount: a1 - a0, newStart: b0, newCount: b1 - b0 }], true);
+  if (a0 === a1 || b0 === b1)
+    return finish([{ oldStart: a0, oldCount: a1 - a0, newStart: b0, newCount: b1 - b0 }], true);
 
   // Lines present on one side only can never match: leave them out of the search.
   const inB = new Set<number>();
@@ -190,7 +191,12 @@ function chosen(hunks: readonly Hunk[], accepted: ReadonlySet<number> | readonly
  * `old` with the accepted hunks applied. The final newline is the new text's when the last
  * hunk reaches the end of both texts and is accepted, the old text's otherwise.
  */
-export function compose(old: Text, next: Text, hunks: readonly Hunk[], accepted: ReadonlySet<number> | readonly number[]): Text {
+export function compose(
+  old: Text,
+  next: Text,
+  hunks: readonly Hunk[],
+  accepted: ReadonlySet<number> | readonly number[],
+): Text {
   const take = chosen(hunks, accepted);
   const out: string[] = [];
   let pos = 0;
@@ -207,7 +213,13 @@ export function compose(old: Text, next: Text, hunks: readonly Hunk[], accepted:
 function finalEol(old: Text, next: Text, hunks: readonly Hunk[], take: Set<number>): boolean {
   const last = hunks.length - 1;
   const h = hunks[last];
-  if (h && take.has(last) && h.oldStart + h.oldCount === old.lines.length && h.newStart + h.newCount === next.lines.length) return next.eol;
+  if (
+    h &&
+    take.has(last) &&
+    h.oldStart + h.oldCount === old.lines.length &&
+    h.newStart + h.newCount === next.lines.length
+  )
+    return next.eol;
   return old.eol;
 }
 
@@ -219,13 +231,21 @@ export interface LineEdit {
 }
 
 /** The accepted hunks as edits of the old text, bottom first (so no edit moves another). */
-export function editsFor(next: Text, hunks: readonly Hunk[], accepted: ReadonlySet<number> | readonly number[]): LineEdit[] {
+export function editsFor(
+  next: Text,
+  hunks: readonly Hunk[],
+  accepted: ReadonlySet<number> | readonly number[],
+): LineEdit[] {
   const take = chosen(hunks, accepted);
   const edits: LineEdit[] = [];
   for (let i = hunks.length - 1; i >= 0; i--) {
     if (!take.has(i)) continue;
     const h = hunks[i]!;
-    edits.push({ start: h.oldStart, end: h.oldStart + h.oldCount, lines: next.lines.slice(h.newStart, h.newStart + h.newCount) });
+    edits.push({
+      start: h.oldStart,
+      end: h.oldStart + h.oldCount,
+      lines: next.lines.slice(h.newStart, h.newStart + h.newCount),
+    });
   }
   return edits;
 }

@@ -14,7 +14,10 @@ export class BoundaryError extends RpcError {
     readonly requested: string,
     readonly operation: string,
   ) {
-    super(ErrorCodes.InvalidParams, `Access denied: ${operation} of ${JSON.stringify(requested)} is outside the session's working directory`);
+    super(
+      ErrorCodes.InvalidParams,
+      `Access denied: ${operation} of ${JSON.stringify(requested)} is outside the session's working directory`,
+    );
     this.name = "BoundaryError";
   }
 }

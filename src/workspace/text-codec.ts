@@ -30,8 +30,9 @@ export type Decoded = { ok: true; file: TextFile } | { ok: false; why: "binary";
 // The 32 code points of bytes 0x80..0x9F in windows-1252; the five bytes it leaves undefined
 // map to themselves (as WHATWG and Vim's iconv do), so every byte decodes and encodes back.
 const CP1252_HIGH = [
-  0x20ac, 0x81, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8d, 0x017d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013,
-  0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x9d, 0x017e, 0x0178,
+  0x20ac, 0x81, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8d, 0x017d,
+  0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x9d,
+  0x017e, 0x0178,
 ];
 const CP1252_UNDEFINED = new Set([0x81, 0x8d, 0x8f, 0x90, 0x9d]);
 const CP1252_ENCODE = new Map<number, number>(CP1252_HIGH.map((cp, i) => [cp, 0x80 + i]));
@@ -69,13 +70,22 @@ export function decodeBytes(bytes: Uint8Array): Decoded {
     const le = bytes[0] === 0xff;
     // FF FE 00 00 is UTF-32 LE; an odd length is not UTF-16 either.
     if ((le && bytes.length >= 4 && bytes[2] === 0 && bytes[3] === 0) || bytes.length % 2 !== 0) {
-      return { ok: false, why: "binary", message: "is not a text file this client can edit (UTF-32, or UTF-16 with an odd length)" };
+      return {
+        ok: false,
+        why: "binary",
+        message: "is not a text file this client can edit (UTF-32, or UTF-16 with an odd length)",
+      };
     }
     encoding = le ? "utf-16le" : "utf-16";
     bom = true;
     chars = decodeUtf16(bytes.subarray(2), le);
   } else {
-    if (hasNul(bytes)) return { ok: false, why: "binary", message: "looks binary (it contains NUL bytes); only text files can be read or written" };
+    if (hasNul(bytes))
+      return {
+        ok: false,
+        why: "binary",
+        message: "looks binary (it contains NUL bytes); only text files can be read or written",
+      };
     if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
       const rest = bytes.subarray(3);
       const s = tryUtf8(rest);
@@ -126,7 +136,8 @@ function decodeSingleByte(bytes: Uint8Array): { encoding: Encoding; chars: strin
   const latin1 = Buffer.from(bytes).toString("latin1");
   if (!c1 || undefinedInCp1252) return { encoding: c1 ? "latin1" : "cp1252", chars: latin1 };
   let out = "";
-  for (const b of bytes) out += b >= 0x80 && b <= 0x9f ? String.fromCharCode(CP1252_HIGH[b - 0x80]!) : String.fromCharCode(b);
+  for (const b of bytes)
+    out += b >= 0x80 && b <= 0x9f ? String.fromCharCode(CP1252_HIGH[b - 0x80]!) : String.fromCharCode(b);
   return { encoding: "cp1252", chars: out };
 }
 
@@ -156,7 +167,10 @@ export function joinText(t: Text): string {
  * own when the file is "dos" (a "unix" file keeps them as the agent wrote them), and a BOM the
  * file already has is not doubled. The final newline is the agent's.
  */
-export function proposalText(content: string, target?: { format: FileFormat; bom: boolean }): Text & { format: FileFormat } {
+export function proposalText(
+  content: string,
+  target?: { format: FileFormat; bom: boolean },
+): Text & { format: FileFormat } {
   let s = content;
   if (target?.bom && s.startsWith("\ufeff")) s = s.slice(1);
   const t = splitText(s);

@@ -27,7 +27,6 @@ import {
   type Encoding,
   type FileFormat,
   type Text,
-  type TextFile,
 } from "./text-codec.js";
 
 export type WriteMode = "review" | "buffer" | "save";

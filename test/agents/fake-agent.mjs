@@ -32,7 +32,10 @@ const scenario = JSON.parse(src.trim().startsWith("{") ? src : readFileSync(src,
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
 // Where to record what the client sent: the scenario's `record` file, and/or one file per agent
 // process in $FAKE_AGENT_RECORD_DIR (the end-to-end harness checks them all against the schema).
-const recordFiles = [scenario.record, process.env.FAKE_AGENT_RECORD_DIR && `${process.env.FAKE_AGENT_RECORD_DIR}/${process.pid}.jsonl`].filter(Boolean);
+const recordFiles = [
+  scenario.record,
+  process.env.FAKE_AGENT_RECORD_DIR && `${process.env.FAKE_AGENT_RECORD_DIR}/${process.pid}.jsonl`,
+].filter(Boolean);
 const record = (m) => {
   for (const f of recordFiles) appendFileSync(f, JSON.stringify(m) + "\n");
 };
@@ -64,7 +67,9 @@ const loadStore = () => {
     return [];
   }
 };
-const sessions = new Map([...(scenario.sessions ?? []), ...(scenario.store ? loadStore() : [])].map((s) => [s.sessionId, s]));
+const sessions = new Map(
+  [...(scenario.sessions ?? []), ...(scenario.store ? loadStore() : [])].map((s) => [s.sessionId, s]),
+);
 const saveStore = () => scenario.store && writeFileSync(scenario.store, JSON.stringify([...sessions.values()]));
 let currentMode = scenario.modes?.currentModeId;
 
@@ -88,7 +93,8 @@ function substitute(v, last) {
   }
   if (typeof v === "string" && v.includes("$env.")) return v.replace(/\$env\.(\w+)/g, (_m, k) => process.env[k] ?? "");
   if (Array.isArray(v)) return v.map((x) => substitute(x, last));
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, last)]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, last)]));
   return v;
 }
 
@@ -99,11 +105,16 @@ async function runSteps(sessionId, steps, token) {
   for (const step of steps) {
     if (token && cancelled.has(token) && !scenario.ignoreCancel) return "cancelled";
     if (step.delay) await sleep(step.delay);
-    if (step.text !== undefined && step.chunks === undefined) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: substitute(step.text).repeat(step.repeat ?? 1) } });
+    if (step.text !== undefined && step.chunks === undefined)
+      update(sessionId, {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: substitute(step.text).repeat(step.repeat ?? 1) },
+      });
     if (step.stderr !== undefined) process.stderr.write(substitute(step.stderr) + "\n");
     // One message written in `pieces` writes, `pause` ms apart (a line split across writes).
     if (step.split) {
-      const line = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: step.split } }) + "\n";
+      const line =
+        JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: step.split } }) + "\n";
       const n = step.pieces ?? 3;
       const size = Math.ceil(line.length / n);
       for (let i = 0; i < line.length; i += size) {
@@ -114,15 +125,37 @@ async function runSteps(sessionId, steps, token) {
     // A single line of `bigLine` bytes: a valid update whose text is that long.
     if (step.bigLine) {
       const text = "B".repeat(step.bigLine);
-      await new Promise((r) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } }) + "\n", r));
+      await new Promise((r) =>
+        process.stdout.write(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
+          }) + "\n",
+          r,
+        ),
+      );
     }
     // `burst` requests sent at once, without waiting; their replies are counted in $last.answered.
     if (step.burst) {
-      const replies = await Promise.all(Array.from({ length: step.burst.count }, (_, i) => request(step.burst.method, substitute({ sessionId, ...step.burst.params, ...(step.burst.vary ? { toolCall: { toolCallId: `b${i}` } } : {}) }, last))));
+      const replies = await Promise.all(
+        Array.from({ length: step.burst.count }, (_, i) =>
+          request(
+            step.burst.method,
+            substitute(
+              { sessionId, ...step.burst.params, ...(step.burst.vary ? { toolCall: { toolCallId: `b${i}` } } : {}) },
+              last,
+            ),
+          ),
+        ),
+      );
       const outcomes = replies.map((r) => r.result?.outcome?.outcome ?? (r.error ? "error" : "?"));
       const counts = {};
       for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1;
-      update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `burst: ${JSON.stringify(counts)}` } });
+      update(sessionId, {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: `burst: ${JSON.stringify(counts)}` },
+      });
     }
     if (step.chunks !== undefined) {
       for (let i = 0; i < step.chunks; i++) {
@@ -131,18 +164,29 @@ async function runSteps(sessionId, steps, token) {
         if (step.every && i % step.every === step.every - 1) await sleep(step.pause ?? 1);
       }
     }
-    if (step.thought !== undefined) update(sessionId, { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: step.thought } });
-    if (step.user !== undefined) update(sessionId, { sessionUpdate: "user_message_chunk", content: { type: "text", text: step.user } });
+    if (step.thought !== undefined)
+      update(sessionId, { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: step.thought } });
+    if (step.user !== undefined)
+      update(sessionId, { sessionUpdate: "user_message_chunk", content: { type: "text", text: step.user } });
     if (step.update) update(step.session ?? sessionId, substitute(step.update, last));
     if (step.notify) out({ jsonrpc: "2.0", method: step.notify, params: substitute(step.params ?? {}, last) });
     if (step.request) {
       const reply = await request(step.request, substitute({ sessionId, ...step.params }, last));
       if (reply.result && typeof reply.result === "object") last = { ...last, ...reply.result };
-      if (step.echo) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: JSON.stringify(reply) } });
+      if (step.echo)
+        update(sessionId, {
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: JSON.stringify(reply) },
+        });
     }
     // `sh`: a shell command the agent runs itself, in its cwd (the session's folder): files it
     // changes reach the client with no fs/write_text_file (as claude-agent-acp and codex-acp do).
-    if (step.sh !== undefined) await new Promise((r) => spawn("sh", ["-c", substitute(step.sh, last)], { stdio: "ignore" }).on("exit", r).on("error", r));
+    if (step.sh !== undefined)
+      await new Promise((r) =>
+        spawn("sh", ["-c", substitute(step.sh, last)], { stdio: "ignore" })
+          .on("exit", r)
+          .on("error", r),
+      );
     if (step.sleep) await sleep(step.sleep);
     if (step.raw !== undefined) process.stdout.write(step.raw.replaceAll("$sessionId", sessionId) + "\n");
     if (step.exit !== undefined) process.exit(step.exit);
@@ -170,7 +214,10 @@ async function handle(msg) {
       if (scenario.noInitAnswer) return;
       return reply({
         protocolVersion: scenario.protocolVersion ?? 1,
-        agentCapabilities: scenario.agentCapabilities ?? { loadSession: true, promptCapabilities: { embeddedContext: true } },
+        agentCapabilities: scenario.agentCapabilities ?? {
+          loadSession: true,
+          promptCapabilities: { embeddedContext: true },
+        },
         authMethods: scenario.authMethods ?? [],
         agentInfo: { name: "fake-agent", version: "1.0.0" },
       });
@@ -192,7 +239,8 @@ async function handle(msg) {
       if (scenario.configOptions) res.configOptions = scenario.configOptions;
       if (scenario.models) res.models = scenario.models;
       reply(res);
-      if (scenario.commands) update(sessionId, { sessionUpdate: "available_commands_update", availableCommands: scenario.commands });
+      if (scenario.commands)
+        update(sessionId, { sessionUpdate: "available_commands_update", availableCommands: scenario.commands });
       for (const u of scenario.afterNew ?? []) update(sessionId, u);
       return;
     }
@@ -207,19 +255,33 @@ async function handle(msg) {
     case "session/fork": {
       // Unstable: a new session with the source's history (the source must be known: `store` keeps sessions across processes).
       // Another process may have made it since this one started (the store is shared).
-      const src = sessions.get(params.sessionId) ?? (scenario.store ? loadStore().find((x) => x.sessionId === params.sessionId) : undefined);
+      const src =
+        sessions.get(params.sessionId) ??
+        (scenario.store ? loadStore().find((x) => x.sessionId === params.sessionId) : undefined);
       if (!src) return fail(-32002, `Resource not found: session ${params.sessionId}`);
       const sessionId = `fork-${Math.random().toString(36).slice(2, 8)}`;
-      sessions.set(sessionId, { sessionId, cwd: params.cwd, title: src.title ? `${src.title} (fork)` : undefined, history: [...(src.history ?? [])], forkedFrom: src.sessionId });
+      sessions.set(sessionId, {
+        sessionId,
+        cwd: params.cwd,
+        title: src.title ? `${src.title} (fork)` : undefined,
+        history: [...(src.history ?? [])],
+        forkedFrom: src.sessionId,
+      });
       saveStore();
       return reply({ sessionId, modes: scenario.modes ?? null, configOptions: scenario.configOptions ?? null });
     }
     case "session/set_title": {
       // Unstable: the agent normalizes (trims, collapses spaces) and answers with what it stored.
-      const s = sessions.get(params.sessionId) ?? (scenario.store ? loadStore().find((x) => x.sessionId === params.sessionId) : undefined);
+      const s =
+        sessions.get(params.sessionId) ??
+        (scenario.store ? loadStore().find((x) => x.sessionId === params.sessionId) : undefined);
       if (!s) return fail(-32002, `Resource not found: session ${params.sessionId}`);
       sessions.set(s.sessionId, s);
-      const title = scenario.titleAnswer ?? String(params.title ?? "").trim().replace(/\s+/g, " ");
+      const title =
+        scenario.titleAnswer ??
+        String(params.title ?? "")
+          .trim()
+          .replace(/\s+/g, " ");
       if (!title) return fail(-32602, "Invalid params: empty title");
       s.title = title;
       saveStore();
@@ -227,7 +289,9 @@ async function handle(msg) {
     }
     case "session/list":
       return reply({
-        sessions: [...sessions.values()].filter((x) => !params.cwd || x.cwd === params.cwd).map(({ sessionId, cwd, title }) => ({ sessionId, cwd, title, updatedAt: new Date().toISOString() })),
+        sessions: [...sessions.values()]
+          .filter((x) => !params.cwd || x.cwd === params.cwd)
+          .map(({ sessionId, cwd, title }) => ({ sessionId, cwd, title, updatedAt: new Date().toISOString() })),
       });
     case "session/delete":
       sessions.delete(params.sessionId);
@@ -251,7 +315,10 @@ async function handle(msg) {
       // Signed out (logout): the prompt needs a sign-in first.
       if (!authed) return fail(-32000, "Authentication required");
       const i = promptCount++;
-      const text = (params.prompt ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
+      const text = (params.prompt ?? [])
+        .filter((b) => b.type === "text")
+        .map((b) => b.text)
+        .join("");
       const turns = scenario.turns ?? [[{ text: `echo: ${text}` }]];
       const steps = scenario.byText?.[text] ?? turns[Math.min(i, turns.length - 1)];
       const token = `${params.sessionId}#${i}`;

@@ -7,7 +7,10 @@ import { Readable, Writable } from "node:stream";
 
 const sessions = new Map();
 const say = (client, sessionId, text) =>
-  client.notify(acp.methods.client.session.update, { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+  client.notify(acp.methods.client.session.update, {
+    sessionId,
+    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+  });
 
 const app = acp
   .agent({ name: "sdk2-test-agent" })
@@ -29,13 +32,24 @@ const app = acp
     const { sessionId } = params;
     const s = sessions.get(sessionId);
     s.cancelled = false;
-    const path = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join("").trim();
+    const path = params.prompt
+      .filter((b) => b.type === "text")
+      .map((b) => b.text)
+      .join("")
+      .trim();
     await say(client, sessionId, "reading ");
     const read = await client.request(acp.methods.client.fs.readTextFile, { sessionId, path, line: 2, limit: 1 });
     await say(client, sessionId, `got [${read.content}]`);
     await client.notify(acp.methods.client.session.update, {
       sessionId,
-      update: { sessionUpdate: "tool_call", toolCallId: "w1", title: `Write ${path}.out`, kind: "edit", status: "pending", locations: [{ path: `${path}.out` }] },
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: "w1",
+        title: `Write ${path}.out`,
+        kind: "edit",
+        status: "pending",
+        locations: [{ path: `${path}.out` }],
+      },
     });
     await client.notify(acp.methods.client.session.update, {
       sessionId,
@@ -51,11 +65,25 @@ const app = acp
     });
     if (s.cancelled || perm.outcome.outcome === "cancelled") return { stopReason: "cancelled" };
     if (perm.outcome.optionId === "allow") {
-      await client.request(acp.methods.client.fs.writeTextFile, { sessionId, path: `${path}.out`, content: read.content.toUpperCase() });
-      await client.notify(acp.methods.client.session.update, { sessionId, update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } });
+      await client.request(acp.methods.client.fs.writeTextFile, {
+        sessionId,
+        path: `${path}.out`,
+        content: read.content.toUpperCase(),
+      });
+      await client.notify(acp.methods.client.session.update, {
+        sessionId,
+        update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" },
+      });
     }
-    const term = await client.request(acp.methods.client.terminal.create, { sessionId, command: "echo", args: ["from", "terminal"] });
-    const exit = await client.request(acp.methods.client.terminal.waitForExit, { sessionId, terminalId: term.terminalId });
+    const term = await client.request(acp.methods.client.terminal.create, {
+      sessionId,
+      command: "echo",
+      args: ["from", "terminal"],
+    });
+    const exit = await client.request(acp.methods.client.terminal.waitForExit, {
+      sessionId,
+      terminalId: term.terminalId,
+    });
     const out = await client.request(acp.methods.client.terminal.output, { sessionId, terminalId: term.terminalId });
     await client.request(acp.methods.client.terminal.release, { sessionId, terminalId: term.terminalId });
     await say(client, sessionId, ` terminal said [${out.output.trim()}] exit ${exit.exitCode}`);

@@ -1,6 +1,3 @@
-/** MCP servers end to end: what the scripted agent receives on session/new, load and resume. */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import { chatCount, chatHandle, fakeAgent, nvim, openChat, received, sendAndWait } from "../support/chat.js";
@@ -8,22 +5,44 @@ import { chatCount, chatHandle, fakeAgent, nvim, openChat, received, sendAndWait
 const bins = nvimBins();
 const SECRET = "mcp-token-e2e-31337";
 
-
 const servers = [
   { name: "files", command: process.execPath, args: ["--version"], env: { MCP_TOKEN: "$ACP_E2E_TOKEN", PLAIN: "x" } },
   { name: "docs", type: "http", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer ${ACP_E2E_TOKEN}" } },
 ];
-const stdioSent = { name: "files", command: process.execPath, args: ["--version"], env: [{ name: "MCP_TOKEN", value: SECRET }, { name: "PLAIN", value: "x" }] };
-const httpSent = { type: "http", name: "docs", url: "http://127.0.0.1:9/mcp", headers: [{ name: "Authorization", value: `Bearer ${SECRET}` }] };
+const stdioSent = {
+  name: "files",
+  command: process.execPath,
+  args: ["--version"],
+  env: [
+    { name: "MCP_TOKEN", value: SECRET },
+    { name: "PLAIN", value: "x" },
+  ],
+};
+const _httpSent = {
+  type: "http",
+  name: "docs",
+  url: "http://127.0.0.1:9/mcp",
+  headers: [{ name: "Authorization", value: `Bearer ${SECRET}` }],
+};
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("stdio servers are passed with $VARs expanded; an http server is left out, with a note, for an agent without http", async () => {
     const t = await nvim(bin, {}, { ACP_E2E_TOKEN: SECRET });
-    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, { record: "$DIR/record.jsonl" }) }, default_agent: "fake", mcp_servers: servers, editor_tools: { enabled: false } }]);
+    await t.lua("require('acpchat').setup(...)", [
+      {
+        agents: { fake: fakeAgent(t, { record: "$DIR/record.jsonl" }) },
+        default_agent: "fake",
+        mcp_servers: servers,
+        editor_tools: { enabled: false },
+      },
+    ]);
     const c = await openChat(t);
     await c.ready();
     expect(received(t.dir, "session/new")[0]!.mcpServers).toEqual([stdioSent]);
-    await t.waitFor(async () => (await c.text()).includes('MCP server "docs" (http) not passed'), "the note naming the skipped server");
+    await t.waitFor(
+      async () => (await c.text()).includes('MCP server "docs" (http) not passed'),
+      "the note naming the skipped server",
+    );
     // The expanded value is a secret: not in the transcript, not in the trace.
     await sendAndWait(c, "hello");
     expect(await c.text()).not.toContain(SECRET);
@@ -34,9 +53,23 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("an agent that accepts http gets it, on session/new and on session/load; per-agent servers replace global ones by name", async () => {
     const t = await nvim(bin, {}, { ACP_E2E_TOKEN: SECRET });
-    const scenario = { record: "$DIR/record.jsonl", store: "$DIR/store.json", agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } } };
-    const agentServers = [{ name: "extra", command: process.execPath }, { name: "docs", type: "http", url: "http://127.0.0.1:9/other" }];
-    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, scenario, { mcp_servers: agentServers }) }, default_agent: "fake", mcp_servers: servers, editor_tools: { enabled: false } }]);
+    const scenario = {
+      record: "$DIR/record.jsonl",
+      store: "$DIR/store.json",
+      agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } },
+    };
+    const agentServers = [
+      { name: "extra", command: process.execPath },
+      { name: "docs", type: "http", url: "http://127.0.0.1:9/other" },
+    ];
+    await t.lua("require('acpchat').setup(...)", [
+      {
+        agents: { fake: fakeAgent(t, scenario, { mcp_servers: agentServers }) },
+        default_agent: "fake",
+        mcp_servers: servers,
+        editor_tools: { enabled: false },
+      },
+    ]);
     const c = await openChat(t);
     await c.ready();
     const httpOther = { type: "http", name: "docs", url: "http://127.0.0.1:9/other", headers: [] };
@@ -57,25 +90,52 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("session/resume gets the servers too (and additionalDirectories when the agent advertises them)", async () => {
     const t = await nvim(bin, {}, { ACP_E2E_TOKEN: SECRET });
-    const scenario = { record: "$DIR/record.jsonl", store: "$DIR/store.json", agentCapabilities: { sessionCapabilities: { resume: {}, additionalDirectories: {} } } };
-    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, scenario) }, default_agent: "fake", mcp_servers: [servers[0]], fs: { extra_roots: [t.dir] }, editor_tools: { enabled: false } }]);
+    const scenario = {
+      record: "$DIR/record.jsonl",
+      store: "$DIR/store.json",
+      agentCapabilities: { sessionCapabilities: { resume: {}, additionalDirectories: {} } },
+    };
+    await t.lua("require('acpchat').setup(...)", [
+      {
+        agents: { fake: fakeAgent(t, scenario) },
+        default_agent: "fake",
+        mcp_servers: [servers[0]],
+        fs: { extra_roots: [t.dir] },
+        editor_tools: { enabled: false },
+      },
+    ]);
     const c = await openChat(t);
     await c.ready();
-    expect(received(t.dir, "session/new")[0]).toMatchObject({ mcpServers: [stdioSent], additionalDirectories: [t.dir] });
+    expect(received(t.dir, "session/new")[0]).toMatchObject({
+      mcpServers: [stdioSent],
+      additionalDirectories: [t.dir],
+    });
     await sendAndWait(c, "hello");
     const sessionId = (received(t.dir, "session/prompt")[0] as { sessionId: string }).sessionId;
     await t.nvim.command("AcpChatClose");
     await t.lua("require('acpchat.chat.chats').create('fake', { resume = ... })", [sessionId]);
     await t.waitFor(async () => (await chatCount(t)) === 1, "the resumed chat");
     await (await chatHandle(t)).ready();
-    expect(received(t.dir, "session/resume")[0]).toEqual({ sessionId, cwd: expect.any(String), mcpServers: [stdioSent], additionalDirectories: [t.dir] });
+    expect(received(t.dir, "session/resume")[0]).toEqual({
+      sessionId,
+      cwd: expect.any(String),
+      mcpServers: [stdioSent],
+      additionalDirectories: [t.dir],
+    });
   });
 
   it("a config mistake in mcp_servers is reported with its path, and :checkhealth lists the servers", async () => {
     const t = await nvim(bin, {}, { ACP_E2E_TOKEN: SECRET });
-    const msg = await t.lua<string>("return require('acpchat.config').validate(...)", [{ mcp_servers: [{ name: "x", type: "http" }] }]);
+    const msg = await t.lua<string>("return require('acpchat.config').validate(...)", [
+      { mcp_servers: [{ name: "x", type: "http" }] },
+    ]);
     expect(msg).toBe("acpchat: setup(): mcp_servers[1]: an http server needs url");
-    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, {}) }, mcp_servers: [...servers, { name: "missing", command: "no-such-mcp-server-here" }] }]);
+    await t.lua("require('acpchat').setup(...)", [
+      {
+        agents: { fake: fakeAgent(t, {}) },
+        mcp_servers: [...servers, { name: "missing", command: "no-such-mcp-server-here" }],
+      },
+    ]);
     await t.nvim.command("checkhealth acpchat");
     const health = (await t.lines(0)).join("\n");
     expect(health).toMatch(/files: stdio, `.*node.*` found/);

@@ -1,22 +1,25 @@
-/** Opt-in session updates: notices, context compaction, boolean config options, from the scripted agent. */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import { received, recordNotes, sendAndWait, startChat } from "../support/chat.js";
 
 const bins = nvimBins();
 
-
 describe.each(bins)("Neovim $version", (bin) => {
   it("advertises session.notices, session.compaction and session.configOptions.boolean; a boolean option is set with type boolean", async () => {
-    const c = await startChat(bin, { record: "$DIR/record.jsonl", configOptions: [{ id: "fast", name: "Fast", type: "boolean", currentValue: false }] });
+    const c = await startChat(bin, {
+      record: "$DIR/record.jsonl",
+      configOptions: [{ id: "fast", name: "Fast", type: "boolean", currentValue: false }],
+    });
     await c.ready();
     const init = received(c.t.dir, "initialize")[0] as { clientCapabilities: Record<string, unknown> };
     expect(init.clientCapabilities.session).toEqual({ notices: {}, compaction: {}, configOptions: { boolean: {} } });
     await c.t.nvim.command("AcpChatOption fast true");
     await c.t.waitFor(async () => received(c.t.dir, "session/set_config_option").length === 1, "the option to be set");
-    expect(received(c.t.dir, "session/set_config_option")[0]).toMatchObject({ configId: "fast", type: "boolean", value: true });
+    expect(received(c.t.dir, "session/set_config_option")[0]).toMatchObject({
+      configId: "fast",
+      type: "boolean",
+      value: true,
+    });
   });
 
   it("a notice is a vim.notify with its severity and a note in the transcript; secrets in it are redacted", async () => {
@@ -25,7 +28,14 @@ describe.each(bins)("Neovim $version", (bin) => {
       {
         turns: [
           [
-            { update: { sessionUpdate: "notice", severity: "warning", title: "Rate limited", description: "retrying in 5 s" } },
+            {
+              update: {
+                sessionUpdate: "notice",
+                severity: "warning",
+                title: "Rate limited",
+                description: "retrying in 5 s",
+              },
+            },
             { update: { sessionUpdate: "notice", severity: "error", title: "Key $env.ACP_NOTICE_KEY rejected" } },
             { update: { sessionUpdate: "notice", severity: "_custom", title: "FYI" } },
             { text: "done" },
@@ -60,37 +70,94 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("a compaction is a block at its place: status, then the summary as it streams, then the final status", async () => {
-    const c = await startChat(bin, {
-      turns: [
-        [
-          { text: "before" },
-          { update: { sessionUpdate: "compaction_update", compactionId: "c1", status: "in_progress" } },
-          { update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: { type: "text", text: "Summary: the user " } } },
-          { update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: { type: "text", text: "fixed the parser.\nNext: tests." } } },
-          { sleep: 1000 },
-          { text: "after" },
-          { update: { sessionUpdate: "compaction_update", compactionId: "c1", status: "completed" } },
-          // A first-seen id in a chunk starts an in-progress compaction; a failure shows its error.
-          { update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c2", content: { type: "text", text: "partial" } } },
-          { update: { sessionUpdate: "compaction_update", compactionId: "c2", status: "failed", error: "context too large", summary: null } },
-          // A secret of the agent's env, split across two chunks.
-          { update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c3", content: { type: "text", text: "token compaction-sec" } } },
-          { update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c3", content: { type: "text", text: "ret-4242 seen" } } },
-          { update: { sessionUpdate: "compaction_update", compactionId: "c3", status: "completed" } },
-          // A long summary: folded to its first lines; za shows it all.
-          { update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c4", content: { type: "text", text: "L1\nL2\nL3\nL4\nL5\nL6" } } },
-          { update: { sessionUpdate: "compaction_update", compactionId: "c4", status: "completed" } },
+    const c = await startChat(
+      bin,
+      {
+        turns: [
+          [
+            { text: "before" },
+            { update: { sessionUpdate: "compaction_update", compactionId: "c1", status: "in_progress" } },
+            {
+              update: {
+                sessionUpdate: "compaction_summary_chunk",
+                compactionId: "c1",
+                content: { type: "text", text: "Summary: the user " },
+              },
+            },
+            {
+              update: {
+                sessionUpdate: "compaction_summary_chunk",
+                compactionId: "c1",
+                content: { type: "text", text: "fixed the parser.\nNext: tests." },
+              },
+            },
+            { sleep: 1000 },
+            { text: "after" },
+            { update: { sessionUpdate: "compaction_update", compactionId: "c1", status: "completed" } },
+            // A first-seen id in a chunk starts an in-progress compaction; a failure shows its error.
+            {
+              update: {
+                sessionUpdate: "compaction_summary_chunk",
+                compactionId: "c2",
+                content: { type: "text", text: "partial" },
+              },
+            },
+            {
+              update: {
+                sessionUpdate: "compaction_update",
+                compactionId: "c2",
+                status: "failed",
+                error: "context too large",
+                summary: null,
+              },
+            },
+            // A secret of the agent's env, split across two chunks.
+            {
+              update: {
+                sessionUpdate: "compaction_summary_chunk",
+                compactionId: "c3",
+                content: { type: "text", text: "token compaction-sec" },
+              },
+            },
+            {
+              update: {
+                sessionUpdate: "compaction_summary_chunk",
+                compactionId: "c3",
+                content: { type: "text", text: "ret-4242 seen" },
+              },
+            },
+            { update: { sessionUpdate: "compaction_update", compactionId: "c3", status: "completed" } },
+            // A long summary: folded to its first lines; za shows it all.
+            {
+              update: {
+                sessionUpdate: "compaction_summary_chunk",
+                compactionId: "c4",
+                content: { type: "text", text: "L1\nL2\nL3\nL4\nL5\nL6" },
+              },
+            },
+            { update: { sessionUpdate: "compaction_update", compactionId: "c4", status: "completed" } },
+          ],
         ],
-      ],
-    }, {}, { agentExtra: { env: { ACP_COMPACTION_KEY: "compaction-secret-4242" } } });
+      },
+      {},
+      { agentExtra: { env: { ACP_COMPACTION_KEY: "compaction-secret-4242" } } },
+    );
     await c.ready();
     await c.send("go");
     // While it runs: in progress, with the summary so far.
-    await c.t.waitFor(async () => (await c.text()).includes("⟲ compacting the context…\n  ┆ Summary: the user fixed the parser.\n  ┆ Next: tests."), "the summary streaming");
+    await c.t.waitFor(
+      async () =>
+        (await c.text()).includes(
+          "⟲ compacting the context…\n  ┆ Summary: the user fixed the parser.\n  ┆ Next: tests.",
+        ),
+      "the summary streaming",
+    );
     await c.t.waitFor(async () => (await c.text()).includes("after"), "the text after the compaction");
     await c.turns(1);
     const text = await c.text();
-    expect(text).toContain("before\n\n⟲ context compacted\n  ┆ Summary: the user fixed the parser.\n  ┆ Next: tests.\n\nafter");
+    expect(text).toContain(
+      "before\n\n⟲ context compacted\n  ┆ Summary: the user fixed the parser.\n  ┆ Next: tests.\n\nafter",
+    );
     expect(text).toContain("⟲ context compaction failed\n  context too large");
     expect(text).not.toContain("partial");
     expect(text).not.toContain("compacting the context");

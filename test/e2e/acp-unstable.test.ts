@@ -8,15 +8,57 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { answerKinds, chatCount, chatHandle, openChat, received, recordNotes, replies, sendAndWait, setScenario, startChat, withAgents, type Chat } from "../support/chat.js";
+import {
+  answerKinds,
+  chatCount,
+  chatHandle,
+  openChat,
+  received,
+  recordNotes,
+  replies,
+  sendAndWait,
+  setScenario,
+  startChat,
+  withAgents,
+  type Chat,
+} from "../support/chat.js";
 
 const bins = nvimBins();
 
 const plans = [
-  { update: { sessionUpdate: "plan_update", plan: { type: "items", planId: "p1", entries: [{ content: "read the parser", priority: "high", status: "in_progress" }, { content: "fix it", priority: "medium", status: "pending" }] } } },
+  {
+    update: {
+      sessionUpdate: "plan_update",
+      plan: {
+        type: "items",
+        planId: "p1",
+        entries: [
+          { content: "read the parser", priority: "high", status: "in_progress" },
+          { content: "fix it", priority: "medium", status: "pending" },
+        ],
+      },
+    },
+  },
   { text: "working" },
-  { update: { sessionUpdate: "plan_update", plan: { type: "items", planId: "p1", entries: [{ content: "read the parser", priority: "high", status: "completed" }, { content: "fix it", priority: "medium", status: "in_progress" }] } } },
-  { update: { sessionUpdate: "plan_update", plan: { type: "markdown", planId: "p2", content: "# Later\n- write tests" } } },
+  {
+    update: {
+      sessionUpdate: "plan_update",
+      plan: {
+        type: "items",
+        planId: "p1",
+        entries: [
+          { content: "read the parser", priority: "high", status: "completed" },
+          { content: "fix it", priority: "medium", status: "in_progress" },
+        ],
+      },
+    },
+  },
+  {
+    update: {
+      sessionUpdate: "plan_update",
+      plan: { type: "markdown", planId: "p2", content: "# Later\n- write tests" },
+    },
+  },
   { update: { sessionUpdate: "plan_update", plan: { type: "file", planId: "p3", uri: "file://$DIR/work/PLAN.md" } } },
   { update: { sessionUpdate: "plan_removed", planId: "p2" } },
   { notify: "auth/status_update", params: { state: "unauthenticated", accounts: [{ label: "Fake Max" }] } },
@@ -24,16 +66,53 @@ const plans = [
 
 const child = "child-1";
 const subagentTurn = [
-  { update: { sessionUpdate: "subagent_update", sessionId: child, title: "Researcher", description: "reads the docs", state: { state: "running" }, capabilities: { cancel: {} } } },
-  { update: { sessionUpdate: "session_message", messageId: "m1", recipientSessionId: child, content: [{ type: "text", text: "look up the API" }] } },
-  { session: child, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "look up the API" } } },
+  {
+    update: {
+      sessionUpdate: "subagent_update",
+      sessionId: child,
+      title: "Researcher",
+      description: "reads the docs",
+      state: { state: "running" },
+      capabilities: { cancel: {} },
+    },
+  },
+  {
+    update: {
+      sessionUpdate: "session_message",
+      messageId: "m1",
+      recipientSessionId: child,
+      content: [{ type: "text", text: "look up the API" }],
+    },
+  },
+  {
+    session: child,
+    update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "look up the API" } },
+  },
   // Apart (render batches of their own): the block is redrawn, its fold stays closed.
-  { delay: 80, session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "child says hi, key $env.ACP_CHILD_KEY" } } },
-  { delay: 80, session: child, update: { sessionUpdate: "tool_call", toolCallId: "c1", title: "Read docs", kind: "read", status: "completed" } },
+  {
+    delay: 80,
+    session: child,
+    update: {
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "child says hi, key $env.ACP_CHILD_KEY" },
+    },
+  },
+  {
+    delay: 80,
+    session: child,
+    update: { sessionUpdate: "tool_call", toolCallId: "c1", title: "Read docs", kind: "read", status: "completed" },
+  },
   // The subagent asks a permission for a tool call of its own: shown in its transcript, not the parent's.
   {
     request: "session/request_permission",
-    params: { sessionId: child, toolCall: { toolCallId: "c2", title: "Write notes", kind: "edit" }, options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }] },
+    params: {
+      sessionId: child,
+      toolCall: { toolCallId: "c2", title: "Write notes", kind: "edit" },
+      options: [
+        { optionId: "ok", name: "Allow", kind: "allow_once" },
+        { optionId: "no", name: "Reject", kind: "reject_once" },
+      ],
+    },
     echo: true,
   },
   { update: { sessionUpdate: "session_message", messageId: "m2", senderSessionId: child } },
@@ -52,7 +131,10 @@ async function rowOf(c: Chat, prefix: string): Promise<number> {
 
 /** foldclosed() of a transcript row in its window (-1: not in a closed fold). */
 async function foldClosed(c: Chat, row: number): Promise<number> {
-  return c.t.lua<number>("local win, row = ...; return vim.api.nvim_win_call(win, function() return vim.fn.foldclosed(row) end)", [await c.win(), row]);
+  return c.t.lua<number>(
+    "local win, row = ...; return vim.api.nvim_win_call(win, function() return vim.fn.foldclosed(row) end)",
+    [await c.win(), row],
+  );
 }
 
 describe.each(bins)("Neovim $version", (bin) => {
@@ -60,7 +142,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await startChat(bin, {
       record: "$DIR/record.jsonl",
       agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, fork: {}, title: {} } },
-      turns: [[plans[0], subagentTurn[0], { session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "orphan" } } }, plans.at(-1)!, { text: "done" }]],
+      turns: [
+        [
+          plans[0],
+          subagentTurn[0],
+          {
+            session: child,
+            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "orphan" } },
+          },
+          plans.at(-1)!,
+          { text: "done" },
+        ],
+      ],
     });
     await c.ready();
     const init = received(c.t.dir, "initialize")[0] as { clientCapabilities: Record<string, unknown> };
@@ -75,10 +168,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).not.toContain("auth/status_update"); // not registered: ignored, as any unknown notification
     await recordNotes(c.t);
     await c.t.nvim.command("AcpChatFork");
-    expect((await c.notes()).map((n) => n.msg)).toEqual([expect.stringContaining(":AcpChatFork needs `unstable = true`")]);
+    expect((await c.notes()).map((n) => n.msg)).toEqual([
+      expect.stringContaining(":AcpChatFork needs `unstable = true`"),
+    ]);
     expect(received(c.t.dir, "session/fork")).toEqual([]);
     // The sessions picker offers no renaming.
-    await c.t.lua("_G.items = nil; vim.ui.select = function(items, opts, cb) _G.items = vim.tbl_map(opts.format_item, items); cb(nil) end");
+    await c.t.lua(
+      "_G.items = nil; vim.ui.select = function(items, opts, cb) _G.items = vim.tbl_map(opts.format_item, items); cb(nil) end",
+    );
     await c.t.nvim.command("AcpChatSessions");
     const items = await c.t.waitFor(() => c.t.lua<string[] | null>("return _G.items"), "the sessions picker");
     expect(items.length).toBeGreaterThan(0);
@@ -106,13 +203,28 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.focus();
     await c.t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [await rowOf(c, "  ↳ ")]);
     await c.t.lua("vim.api.nvim_feedkeys('gf', 'x', false)");
-    await c.t.waitFor(async () => (await c.t.lua<string>("return vim.api.nvim_buf_get_name(0)")).endsWith("PLAN.md"), "PLAN.md to open");
+    await c.t.waitFor(
+      async () => (await c.t.lua<string>("return vim.api.nvim_buf_get_name(0)")).endsWith("PLAN.md"),
+      "PLAN.md to open",
+    );
   });
 
   it("on: a subagent's session is nested in a folded block, its messages are blocks, gs opens its own view, which follows it", async () => {
     const c = await startChat(
       bin,
-      { record: "$DIR/record.jsonl", turns: [subagentTurn, [{ session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "and more" } } }, { text: "second" }]] },
+      {
+        record: "$DIR/record.jsonl",
+        turns: [
+          subagentTurn,
+          [
+            {
+              session: child,
+              update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "and more" } },
+            },
+            { text: "second" },
+          ],
+        ],
+      },
       { unstable: true },
       { agentExtra: { env: { ACP_CHILD_KEY: "child-secret-55aa77" } } },
     );
@@ -124,7 +236,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The subagent's permission question: its tool call is in its transcript, answered allow.
     expect(text).toContain("  │ ○ pending · edit · Write notes");
     expect(text.split("\n").filter((l) => l.includes("Write notes"))).toHaveLength(1);
-    expect(await replies(c)).toEqual([{ jsonrpc: "2.0", id: expect.any(Number), result: { outcome: { outcome: "selected", optionId: "ok" } } }]);
+    expect(await replies(c)).toEqual([
+      { jsonrpc: "2.0", id: expect.any(Number), result: { outcome: { outcome: "selected", optionId: "ok" } } },
+    ]);
     expect(text).toContain("  │ > look up the API");
     expect(text).toContain("  │ child says hi, key [REDACTED]");
     expect(text).toContain("  │ ● done · read · Read docs");
@@ -143,28 +257,54 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.focus();
     await c.t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [head]);
     await c.t.lua("vim.api.nvim_feedkeys('gs', 'x', false)");
-    const viewBuf = await c.t.waitFor(() => c.t.lua<number>("local b = vim.fn.bufnr('acpchat://*/subagent/child-1'); return b > 0 and b or nil"), "the subagent's view");
-    await c.t.waitFor(async () => (await c.t.lines(viewBuf)).join("\n").includes("Read docs"), "the view to show the child's session");
+    const viewBuf = await c.t.waitFor(
+      () => c.t.lua<number>("local b = vim.fn.bufnr('acpchat://*/subagent/child-1'); return b > 0 and b or nil"),
+      "the subagent's view",
+    );
+    await c.t.waitFor(
+      async () => (await c.t.lines(viewBuf)).join("\n").includes("Read docs"),
+      "the view to show the child's session",
+    );
     const view = (await c.t.lines(viewBuf)).join("\n");
     expect(view).toContain("⑂ subagent · Researcher · idle  (<C-c>: stop it)");
     // <C-c> in its view stops its work: session/cancel with the child's id (the agent allowed it).
-    await c.t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1]); vim.api.nvim_feedkeys(vim.keycode('<C-c>'), 'x', false)", [viewBuf]);
+    await c.t.lua(
+      "vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1]); vim.api.nvim_feedkeys(vim.keycode('<C-c>'), 'x', false)",
+      [viewBuf],
+    );
     await c.t.waitFor(async () => received(c.t.dir, "session/cancel").length > 0, "session/cancel for the subagent");
     expect(received(c.t.dir, "session/cancel")).toEqual([{ sessionId: child }]);
-    await c.t.waitFor(async () => (await c.text()).includes("! Asked Researcher to stop its current work (session/cancel)."), "the note");
+    await c.t.waitFor(
+      async () => (await c.text()).includes("! Asked Researcher to stop its current work (session/cancel)."),
+      "the note",
+    );
     expect(view).toContain("child says hi, key [REDACTED]");
     expect(await c.t.lua<number>("return #vim.fn.win_findbuf(...)", [viewBuf])).toBe(1);
     // The user opens the fold; the next turn redraws the block and the fold stays open, and the view follows.
-    await c.t.lua("local win, row = ...; vim.api.nvim_win_call(win, function() vim.cmd(row .. 'foldopen') end)", [await c.win(), nested]);
+    await c.t.lua("local win, row = ...; vim.api.nvim_win_call(win, function() vim.cmd(row .. 'foldopen') end)", [
+      await c.win(),
+      nested,
+    ]);
     await sendAndWait(c, "again");
     // After its tool call, the child's words are a block of their own.
     expect(await c.text()).toContain("  │ ○ pending · edit · Write notes\n  │\n  │ and more\n");
     expect(await foldClosed(c, await rowOf(c, "  │ child says hi"))).toBe(-1);
-    await c.t.waitFor(async () => (await c.t.lines(viewBuf)).join("\n").includes("\nand more"), "the view to follow the child");
+    await c.t.waitFor(
+      async () => (await c.t.lines(viewBuf)).join("\n").includes("\nand more"),
+      "the view to follow the child",
+    );
   });
 
   it("on: :AcpChatFork starts a new chat from session/fork of this one (the source's transcript above); an agent without fork says so", async () => {
-    const c = await startChat(bin, { record: "$DIR/record.jsonl", store: "$DIR/store.json", agentCapabilities: { loadSession: true, sessionCapabilities: { fork: {} } } }, { unstable: true });
+    const c = await startChat(
+      bin,
+      {
+        record: "$DIR/record.jsonl",
+        store: "$DIR/store.json",
+        agentCapabilities: { loadSession: true, sessionCapabilities: { fork: {} } },
+      },
+      { unstable: true },
+    );
     await c.ready();
     await sendAndWait(c, "first question");
     const source = (await c.status()).session_id as string;
@@ -174,7 +314,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(f.id).not.toBe(c.id);
     await f.ready();
     const forked = received(c.t.dir, "session/fork");
-    expect(forked).toEqual([expect.objectContaining({ sessionId: source, cwd: expect.any(String), mcpServers: expect.any(Array) })]);
+    expect(forked).toEqual([
+      expect.objectContaining({ sessionId: source, cwd: expect.any(String), mcpServers: expect.any(Array) }),
+    ]);
     expect((await f.status()).session_id).toMatch(/^fork-/);
     const lines = await f.lines();
     expect(lines[0]).toMatch(/^── forked from sess-\w+: the conversation so far/);
@@ -190,25 +332,62 @@ describe.each(bins)("Neovim $version", (bin) => {
     await recordNotes(d.t);
     await d.t.nvim.command("AcpChatFork");
     await d.t.waitFor(async () => (await d.notes()).length > 0, "a note");
-    expect((await d.notes())[0]!.msg).toBe("acpchat: cannot fork: fake cannot fork sessions (it does not advertise sessionCapabilities.fork)");
+    expect((await d.notes())[0]!.msg).toBe(
+      "acpchat: cannot fork: fake cannot fork sessions (it does not advertise sessionCapabilities.fork)",
+    );
     expect(await chatCount(d.t)).toBe(1);
   });
 
   it("hostile: subagents nested 12 deep, a flood of 300 and a cycle: the host lives, each refusal is one note, the turn ends", async () => {
-    const deep = Array.from({ length: 12 }, (_, i) => ({ session: `k${i}`, update: { sessionUpdate: "subagent_update", sessionId: `k${i + 1}`, title: `K${i + 1}` } }));
+    const deep = Array.from({ length: 12 }, (_, i) => ({
+      session: `k${i}`,
+      update: { sessionUpdate: "subagent_update", sessionId: `k${i + 1}`, title: `K${i + 1}` },
+    }));
     const steps = [
       { update: { sessionUpdate: "subagent_update", sessionId: "k0", title: "K0" } },
       ...deep,
       // The deepest drawn (k2) and kept (k3): a tool call with a diff, the most nested views Neovim is sent.
-      { session: "k2", update: { sessionUpdate: "tool_call", toolCallId: "t", title: "Drawn deep edit", kind: "edit", status: "completed", content: [{ type: "diff", path: "$DIR/work/a.txt", oldText: "a\n", newText: "b\n" }], rawInput: { a: { b: { c: { d: { e: { f: [1, [2, [3, [4]]]] } } } } } } } },
-      { session: "k3", update: { sessionUpdate: "tool_call", toolCallId: "t", title: "Deep edit", kind: "edit", status: "completed", content: [{ type: "diff", path: "$DIR/work/a.txt", oldText: "a\n", newText: "b\n" }] } },
-      { session: "k3", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "deep words" } } },
-      { session: "k11", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "too deep words" } } },
+      {
+        session: "k2",
+        update: {
+          sessionUpdate: "tool_call",
+          toolCallId: "t",
+          title: "Drawn deep edit",
+          kind: "edit",
+          status: "completed",
+          content: [{ type: "diff", path: "$DIR/work/a.txt", oldText: "a\n", newText: "b\n" }],
+          rawInput: { a: { b: { c: { d: { e: { f: [1, [2, [3, [4]]]] } } } } } },
+        },
+      },
+      {
+        session: "k3",
+        update: {
+          sessionUpdate: "tool_call",
+          toolCallId: "t",
+          title: "Deep edit",
+          kind: "edit",
+          status: "completed",
+          content: [{ type: "diff", path: "$DIR/work/a.txt", oldText: "a\n", newText: "b\n" }],
+        },
+      },
+      {
+        session: "k3",
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "deep words" } },
+      },
+      {
+        session: "k11",
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "too deep words" } },
+      },
       // Cycles: k1 names its own parent as its child; k2 names the chat's own session.
       { session: "k1", update: { sessionUpdate: "subagent_update", sessionId: "k0", title: "cycle" } },
-      { session: "k2", update: { sessionUpdate: "subagent_update", sessionId: "$last.sessionId", title: "Root again" } },
+      {
+        session: "k2",
+        update: { sessionUpdate: "subagent_update", sessionId: "$last.sessionId", title: "Root again" },
+      },
       { update: { sessionUpdate: "subagent_update", sessionId: "$last.sessionId", title: "Root again" } },
-      ...Array.from({ length: 300 }, (_, i) => ({ update: { sessionUpdate: "subagent_update", sessionId: `f${i}`, title: `Flood ${i}` } })),
+      ...Array.from({ length: 300 }, (_, i) => ({
+        update: { sessionUpdate: "subagent_update", sessionId: `f${i}`, title: `Flood ${i}` },
+      })),
       { text: "parent after" },
     ];
     const c = await startChat(bin, { turns: [steps] }, { unstable: true });
@@ -219,7 +398,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     const count = (s: string) => text.split(s).length - 1;
     expect(count("! The agent nested subagents more than 4 deep; the deeper ones are not shown.")).toBe(1);
     expect(count("! The agent started more than 200 subagents in this chat; the others are not shown.")).toBe(1);
-    expect(count("! The agent announced k0 as a subagent here, but it is already one elsewhere in this chat; ignored.")).toBe(1);
+    expect(
+      count("! The agent announced k0 as a subagent here, but it is already one elsewhere in this chat; ignored."),
+    ).toBe(1);
     expect(count("! The agent announced this chat's own session (sess-")).toBe(1);
     expect(text).not.toContain("Root again");
     expect(text).toContain("  │   │   │ ● done · edit · Drawn deep edit");
@@ -228,28 +409,62 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).toContain("⑂ subagent · Flood 195");
     expect(text).not.toContain("Flood 196"); // k0..k3 and f0..f195: 200 in all
     // Three levels are drawn nested (without a gs hint: gs opens the outer block); the fourth is its header and a count.
-    expect(text).toContain("⑂ subagent · K0  (gs: open)\n  │ ⑂ subagent · K1\n  │   │ ⑂ subagent · K2\n  │   │   │ ⑂ subagent · K3\n  │   │   │   │ … 2 blocks, nested too deep to show here");
+    expect(text).toContain(
+      "⑂ subagent · K0  (gs: open)\n  │ ⑂ subagent · K1\n  │   │ ⑂ subagent · K2\n  │   │   │ ⑂ subagent · K3\n  │   │   │   │ … 2 blocks, nested too deep to show here",
+    );
     // The refused sessions' updates are only in the trace.
-    expect(await c.problems()).toEqual([...[4, 5, 6, 7, 8, 9, 10, 11].map((i) => `subagent_update for unknown session k${i}`), "session/update for unknown session k11"]);
+    expect(await c.problems()).toEqual([
+      ...[4, 5, 6, 7, 8, 9, 10, 11].map((i) => `subagent_update for unknown session k${i}`),
+      "session/update for unknown session k11",
+    ]);
     // The deepest child's own view shows its blocks.
     const head = await rowOf(c, "⑂ subagent · K0");
     await c.focus();
     await c.t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [head]);
     await c.t.lua("vim.api.nvim_feedkeys('gs', 'x', false)");
-    const viewBuf = await c.t.waitFor(() => c.t.lua<number>("local b = vim.fn.bufnr('acpchat://*/subagent/k0'); return b > 0 and b or nil"), "k0's view");
+    const viewBuf = await c.t.waitFor(
+      () => c.t.lua<number>("local b = vim.fn.bufnr('acpchat://*/subagent/k0'); return b > 0 and b or nil"),
+      "k0's view",
+    );
     await c.t.waitFor(async () => (await c.t.lines(viewBuf)).join("\n").includes("K3"), "the view");
   });
 
   it("hostile: a message streamed in 40,000 chunks is fast, keeps a secret split across chunks out, and is capped; a plan of 5,000 entries shows 200", async () => {
-    const chunk = (text: string) => ({ update: { sessionUpdate: "session_message_chunk", messageId: "big", content: { type: "text", text } } });
+    const chunk = (text: string) => ({
+      update: { sessionUpdate: "session_message_chunk", messageId: "big", content: { type: "text", text } },
+    });
     const steps = [
       { update: { sessionUpdate: "subagent_update", sessionId: child, title: "Writer" } },
       { update: { sessionUpdate: "session_message", messageId: "big", senderSessionId: child } },
       chunk("start key child-sec"),
       chunk("ret-55aa77 end\n"),
-      ...Array.from({ length: 40_000 }, (_, i) => chunk(i % 20 === 19 ? "line of text, forty characters long...\n" : "0123456789012345678901234567890123456789")),
-      { update: { sessionUpdate: "plan_update", plan: { type: "items", planId: "huge", entries: Array.from({ length: 5000 }, (_, i) => ({ content: `step ${i}`, priority: "low", status: "pending" })) } } },
-      { update: { sessionUpdate: "plan_update", plan: { type: "markdown", planId: "md", content: Array.from({ length: 3000 }, (_, i) => `- md ${i}`).join("\n") } } },
+      ...Array.from({ length: 40_000 }, (_, i) =>
+        chunk(i % 20 === 19 ? "line of text, forty characters long...\n" : "0123456789012345678901234567890123456789"),
+      ),
+      {
+        update: {
+          sessionUpdate: "plan_update",
+          plan: {
+            type: "items",
+            planId: "huge",
+            entries: Array.from({ length: 5000 }, (_, i) => ({
+              content: `step ${i}`,
+              priority: "low",
+              status: "pending",
+            })),
+          },
+        },
+      },
+      {
+        update: {
+          sessionUpdate: "plan_update",
+          plan: {
+            type: "markdown",
+            planId: "md",
+            content: Array.from({ length: 3000 }, (_, i) => `- md ${i}`).join("\n"),
+          },
+        },
+      },
       { text: "parent after" },
     ];
     // A scenario file (too large for the environment).
@@ -278,14 +493,41 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("hostile: a subagent's notice and compaction summary (a secret split across chunks) keep the agent's secrets out (they showed them)", async () => {
     const steps = [
       { update: { sessionUpdate: "subagent_update", sessionId: child, title: "Leaky" } },
-      { session: child, update: { sessionUpdate: "notice", severity: "error", title: "Key $env.ACP_CHILD_KEY rejected", description: "tried $env.ACP_CHILD_KEY" } },
+      {
+        session: child,
+        update: {
+          sessionUpdate: "notice",
+          severity: "error",
+          title: "Key $env.ACP_CHILD_KEY rejected",
+          description: "tried $env.ACP_CHILD_KEY",
+        },
+      },
       { session: child, update: { sessionUpdate: "compaction_update", compactionId: "c", status: "in_progress" } },
-      { session: child, update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c", content: { type: "text", text: "used child-sec" } } },
-      { session: child, update: { sessionUpdate: "compaction_summary_chunk", compactionId: "c", content: { type: "text", text: "ret-55aa77 to log in" } } },
+      {
+        session: child,
+        update: {
+          sessionUpdate: "compaction_summary_chunk",
+          compactionId: "c",
+          content: { type: "text", text: "used child-sec" },
+        },
+      },
+      {
+        session: child,
+        update: {
+          sessionUpdate: "compaction_summary_chunk",
+          compactionId: "c",
+          content: { type: "text", text: "ret-55aa77 to log in" },
+        },
+      },
       { session: child, update: { sessionUpdate: "compaction_update", compactionId: "c", status: "completed" } },
       { text: "parent after" },
     ];
-    const c = await startChat(bin, { turns: [steps] }, { unstable: true }, { agentExtra: { env: { ACP_CHILD_KEY: "child-secret-55aa77" } } });
+    const c = await startChat(
+      bin,
+      { turns: [steps] },
+      { unstable: true },
+      { agentExtra: { env: { ACP_CHILD_KEY: "child-secret-55aa77" } } },
+    );
     await c.ready();
     await sendAndWait(c, "go");
     const text = await c.text();
@@ -296,7 +538,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.focus();
     await c.t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [await rowOf(c, "⑂ subagent")]);
     await c.t.lua("vim.api.nvim_feedkeys('gs', 'x', false)");
-    const viewBuf = await c.t.waitFor(() => c.t.lua<number>("local b = vim.fn.bufnr('acpchat://*/subagent/child-1'); return b > 0 and b or nil"), "the view");
+    const viewBuf = await c.t.waitFor(
+      () => c.t.lua<number>("local b = vim.fn.bufnr('acpchat://*/subagent/child-1'); return b > 0 and b or nil"),
+      "the view",
+    );
     await c.t.waitFor(async () => (await c.t.lines(viewBuf)).join("\n").includes("rejected"), "the view's text");
     const view = (await c.t.lines(viewBuf)).join("\n");
     expect(view).toContain("[REDACTED]");
@@ -306,22 +551,43 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("hostile: a wide tree (150 grandchildren of 30 blocks each, half of them 20-line texts) stays a bounded block, and a grandchild's stream does not stall the editor", async () => {
     const para = Array.from({ length: 20 }, (_, i) => `paragraph line ${i}`).join("\n");
-    const steps: Record<string, unknown>[] = [{ update: { sessionUpdate: "subagent_update", sessionId: "top", title: "Top" } }];
+    const steps: Record<string, unknown>[] = [
+      { update: { sessionUpdate: "subagent_update", sessionId: "top", title: "Top" } },
+    ];
     for (let g = 0; g < 150; g++) {
       steps.push({ session: "top", update: { sessionUpdate: "subagent_update", sessionId: `g${g}`, title: `G${g}` } });
       // Text blocks of 20 lines between tool calls: 30 blocks.
       for (let b = 0; b < 15; b++) {
-        steps.push({ session: `g${g}`, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: para } } });
-        steps.push({ session: `g${g}`, update: { sessionUpdate: "tool_call", toolCallId: `t${b}`, title: `tool ${b}`, kind: "read", status: "completed" } });
+        steps.push({
+          session: `g${g}`,
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: para } },
+        });
+        steps.push({
+          session: `g${g}`,
+          update: {
+            sessionUpdate: "tool_call",
+            toolCallId: `t${b}`,
+            title: `tool ${b}`,
+            kind: "read",
+            status: "completed",
+          },
+        });
       }
     }
-    for (let i = 0; i < 300; i++) steps.push({ session: "g149", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `streamed ${i}\n` } }, ...(i % 10 === 9 ? { delay: 15 } : {}) });
+    for (let i = 0; i < 300; i++)
+      steps.push({
+        session: "g149",
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `streamed ${i}\n` } },
+        ...(i % 10 === 9 ? { delay: 15 } : {}),
+      });
     steps.push({ text: "parent after" });
     const t = await withAgents(bin, { fake: { turns: [[]] } }, { unstable: true });
     await setScenario(t, { turns: [steps] });
     const c = await openChat(t);
     await c.ready();
-    await t.lua("_G.maxgap = 0; local last = vim.uv.hrtime(); _G.tm = vim.uv.new_timer(); _G.tm:start(5, 5, function() local now = vim.uv.hrtime(); _G.maxgap = math.max(_G.maxgap, (now - last) / 1e6); last = now end)");
+    await t.lua(
+      "_G.maxgap = 0; local last = vim.uv.hrtime(); _G.tm = vim.uv.new_timer(); _G.tm:start(5, 5, function() local now = vim.uv.hrtime(); _G.maxgap = math.max(_G.maxgap, (now - last) / 1e6); last = now end)",
+    );
     await sendAndWait(c, "go", 60_000);
     const gap = await t.lua<number>("_G.tm:stop(); return _G.maxgap");
     const lines = await c.lines();
@@ -336,10 +602,25 @@ describe.each(bins)("Neovim $version", (bin) => {
       bin,
       {
         afterNew: [
-          { sessionUpdate: "plan_update", plan: { type: "items", planId: "early", entries: [{ content: "restored step", priority: "high", status: "pending" }] } },
+          {
+            sessionUpdate: "plan_update",
+            plan: {
+              type: "items",
+              planId: "early",
+              entries: [{ content: "restored step", priority: "high", status: "pending" }],
+            },
+          },
           { sessionUpdate: "subagent_update", sessionId: child, title: "Early bird" },
         ],
-        turns: [[{ session: child, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "child works" } } }, { text: "done" }]],
+        turns: [
+          [
+            {
+              session: child,
+              update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "child works" } },
+            },
+            { text: "done" },
+          ],
+        ],
       },
       { unstable: true },
     );
@@ -355,11 +636,36 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("hostile: control characters and odd bytes in subagents, messages and plans are drawn, not raised", async () => {
     const odd = "a\u0000b\rc\u001b[31md\u2028e\ud800f\tg";
     const steps = [
-      { update: { sessionUpdate: "subagent_update", sessionId: `odd\n${odd}`, title: odd, description: `${odd}\n${odd}`, state: { state: odd, stopReason: odd } } },
-      { session: `odd\n${odd}`, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `child ${odd}` } } },
-      { update: { sessionUpdate: "session_message", messageId: odd, senderSessionId: `odd\n${odd}`, content: [{ type: "text", text: `msg ${odd}\n${odd}` }] } },
-      { update: { sessionUpdate: "plan_update", plan: { type: "markdown", planId: odd, content: `md ${odd}\n${odd}` } } },
-      { update: { sessionUpdate: "plan_update", plan: { type: "items", planId: "i", entries: [{ content: odd, priority: "low", status: "pending" }] } } },
+      {
+        update: {
+          sessionUpdate: "subagent_update",
+          sessionId: `odd\n${odd}`,
+          title: odd,
+          description: `${odd}\n${odd}`,
+          state: { state: odd, stopReason: odd },
+        },
+      },
+      {
+        session: `odd\n${odd}`,
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `child ${odd}` } },
+      },
+      {
+        update: {
+          sessionUpdate: "session_message",
+          messageId: odd,
+          senderSessionId: `odd\n${odd}`,
+          content: [{ type: "text", text: `msg ${odd}\n${odd}` }],
+        },
+      },
+      {
+        update: { sessionUpdate: "plan_update", plan: { type: "markdown", planId: odd, content: `md ${odd}\n${odd}` } },
+      },
+      {
+        update: {
+          sessionUpdate: "plan_update",
+          plan: { type: "items", planId: "i", entries: [{ content: odd, priority: "low", status: "pending" }] },
+        },
+      },
       { update: { sessionUpdate: "plan_update", plan: { type: "file", planId: "f", uri: "file:///tmp/%00%0A%ZZ" } } },
       { text: "parent after" },
     ];
@@ -378,7 +684,16 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("on: the sessions picker renames a session with session/set_title; the agent's normalized title is shown", async () => {
-    const c = await startChat(bin, { record: "$DIR/record.jsonl", store: "$DIR/store.json", title: "Old title", agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, title: {} } } }, { unstable: true });
+    const c = await startChat(
+      bin,
+      {
+        record: "$DIR/record.jsonl",
+        store: "$DIR/store.json",
+        title: "Old title",
+        agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, title: {} } },
+      },
+      { unstable: true },
+    );
     await c.ready();
     await sendAndWait(c, "hello");
     const sid = (await c.status()).session_id as string;
@@ -405,15 +720,29 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(asked[1]!.prompt).toBe("Rename a session of fake:");
     expect(await c.t.lua<string>("return _G.input_default")).toBe("Old title");
     // The live chat showing that session takes the title, and the picker lists it.
-    await c.t.waitFor(async () => (await c.winbarText()).includes("My renamed title"), "the winbar to show the new title");
-    await c.t.lua("_G.items = nil; vim.ui.select = function(items, opts, cb) _G.items = vim.tbl_map(opts.format_item, items); cb(nil) end");
+    await c.t.waitFor(
+      async () => (await c.winbarText()).includes("My renamed title"),
+      "the winbar to show the new title",
+    );
+    await c.t.lua(
+      "_G.items = nil; vim.ui.select = function(items, opts, cb) _G.items = vim.tbl_map(opts.format_item, items); cb(nil) end",
+    );
     await c.t.nvim.command("AcpChatSessions");
     const items = await c.t.waitFor(() => c.t.lua<string[] | null>("return _G.items"), "the sessions picker");
     expect(items.some((l) => l.includes("My renamed title"))).toBe(true);
   });
 
   it("hostile: a title the agent answers to session/set_title with line breaks and 5,000 characters is one short line (it made a hit-enter prompt)", async () => {
-    const c = await startChat(bin, { store: "$DIR/store.json", title: "Old title", titleAnswer: `first\nsecond\r\n${"x".repeat(5000)}`, agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, title: {} } } }, { unstable: true });
+    const c = await startChat(
+      bin,
+      {
+        store: "$DIR/store.json",
+        title: "Old title",
+        titleAnswer: `first\nsecond\r\n${"x".repeat(5000)}`,
+        agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, title: {} } },
+      },
+      { unstable: true },
+    );
     await c.ready();
     await sendAndWait(c, "hello");
     await c.t.lua(
@@ -435,13 +764,22 @@ describe.each(bins)("Neovim $version", (bin) => {
     const winbar = await c.winbarText();
     expect(winbar).not.toMatch(/[\r\n]/);
     expect(winbar.length).toBeLessThan(400);
-    expect((await c.text()).split("\n").filter((l) => l.includes("Renamed to")).every((l) => l.length < 300)).toBe(true);
+    expect(
+      (await c.text())
+        .split("\n")
+        .filter((l) => l.includes("Renamed to"))
+        .every((l) => l.length < 300),
+    ).toBe(true);
   });
 
   it("hostile: :AcpChatFork of a chat whose title (session_info_update) has line breaks forks, with the title on one line", async () => {
     const c = await startChat(
       bin,
-      { store: "$DIR/store.json", agentCapabilities: { loadSession: true, sessionCapabilities: { fork: {} } }, turns: [[{ update: { sessionUpdate: "session_info_update", title: "evil\ntitle\r\nthird" } }, { text: "hi" }]] },
+      {
+        store: "$DIR/store.json",
+        agentCapabilities: { loadSession: true, sessionCapabilities: { fork: {} } },
+        turns: [[{ update: { sessionUpdate: "session_info_update", title: "evil\ntitle\r\nthird" } }, { text: "hi" }]],
+      },
       { unstable: true },
     );
     await c.ready();
@@ -455,7 +793,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     const lines = await f.lines();
     expect(lines[0]).toMatch(/^── forked from evil.*title.*third: the conversation so far/);
     expect(lines.join("\n")).toContain("first question");
-    expect((await c.notes()).map((n) => n.msg)).toEqual([expect.stringMatching(/^acpchat: forked evil[^\n\r]*third into a new chat$/)]);
+    expect((await c.notes()).map((n) => n.msg)).toEqual([
+      expect.stringMatching(/^acpchat: forked evil[^\n\r]*third into a new chat$/),
+    ]);
     expect(await c.t.lua<string>("return vim.fn.execute('messages')")).not.toMatch(/E\d+:|Error|stack traceback/);
   });
 });

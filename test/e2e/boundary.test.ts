@@ -59,7 +59,17 @@ export function escapeCases(work: string, outside: string) {
     `../${basename(outside)}/new3.txt`,
     `${work}/sub/link_up/${basename(outside)}/new4.txt`,
   ];
-  const cwds = ["/tmp", `${work}/..`, outside, `${work}/link_out`, `/proc/self/root/tmp`, "..", "//tmp", `${work}/sub/link_up`, `${work}/../${w}-evil`];
+  const cwds = [
+    "/tmp",
+    `${work}/..`,
+    outside,
+    `${work}/link_out`,
+    `/proc/self/root/tmp`,
+    "..",
+    "//tmp",
+    `${work}/sub/link_up`,
+    `${work}/../${w}-evil`,
+  ];
   return { reads, writes, cwds };
 }
 
@@ -85,7 +95,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     const steps = [
       ...reads.map((path) => ({ request: "fs/read_text_file", params: { path }, echo: true })),
       ...writes.map((path) => ({ request: "fs/write_text_file", params: { path, content: "PWNED\n" }, echo: true })),
-      ...cwds.map((cwd) => ({ request: "terminal/create", params: { command: "sh", args: ["-c", "echo PWNED > pwned.txt"], cwd }, echo: true })),
+      ...cwds.map((cwd) => ({
+        request: "terminal/create",
+        params: { command: "sh", args: ["-c", "echo PWNED > pwned.txt"], cwd },
+        echo: true,
+      })),
       // The controls: inside the cwd all three work.
       { request: "fs/read_text_file", params: { path: join(work, "inside.txt") }, echo: true },
       { request: "fs/write_text_file", params: { path: join(work, "sub", "ok.txt"), content: "ok\n" }, echo: true },
@@ -97,13 +111,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatSend escape");
     await c.turns(1, 30_000);
     const text = await c.text();
-    const replies = [...text.matchAll(/\{"jsonrpc":"2\.0".*?\}(?=\{"jsonrpc"|$|\n)/gs)].map((m) => JSON.parse(m[0]) as { result?: unknown; error?: { code: number; message: string } });
+    const replies = [...text.matchAll(/\{"jsonrpc":"2\.0".*?\}(?=\{"jsonrpc"|$|\n)/gs)].map(
+      (m) => JSON.parse(m[0]) as { result?: unknown; error?: { code: number; message: string } },
+    );
     const n = reads.length + writes.length + cwds.length;
     expect(n).toBeGreaterThanOrEqual(36);
     expect(replies).toHaveLength(n + 3);
     const denied = replies.slice(0, n);
     for (const [i, r] of denied.entries()) {
-      expect(r.error, `case ${i}: ${JSON.stringify(r)}`).toMatchObject({ code: -32602, message: expect.stringMatching(/Access denied/) });
+      expect(r.error, `case ${i}: ${JSON.stringify(r)}`).toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/Access denied/),
+      });
     }
     expect(replies[n]!.result).toEqual({ content: "fine\n" });
     expect(replies[n + 1]!.result).toEqual(wrote());

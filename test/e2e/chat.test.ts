@@ -8,7 +8,11 @@ const bins = nvimBins();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("opens a chat, sends with <CR> from the prompt, streams the answer into the transcript", async () => {
-    const c = await startChat(bin, { turns: [[{ text: "Hello" }, { chunks: 200, text: "." }, { thought: "let me think\nabout it" }, { text: "Done." }]] });
+    const c = await startChat(bin, {
+      turns: [
+        [{ text: "Hello" }, { chunks: 200, text: "." }, { thought: "let me think\nabout it" }, { text: "Done." }],
+      ],
+    });
     const t = c.t;
     expect(await t.lua("return vim.api.nvim_buf_get_name(...)", [c.buf])).toMatch(/acpchat:\/\/\d+\/chat$/);
     expect(await t.lua("return vim.bo[...].filetype", [c.buf])).toBe("acpchat");
@@ -21,33 +25,67 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("<CR>");
     await c.turns(1);
     // The turn reads as a conversation: the user's header and words, the agent's header and reply.
-    expect(await c.lines()).toEqual(["## You · turn 1", "> hi there", "", "## fake", `Hello${".".repeat(200)}`, "", "  ┆ let me think", "  ┆ about it", "", "Done."]);
+    expect(await c.lines()).toEqual([
+      "## You · turn 1",
+      "> hi there",
+      "",
+      "## fake",
+      `Hello${".".repeat(200)}`,
+      "",
+      "  ┆ let me think",
+      "  ┆ about it",
+      "",
+      "Done.",
+    ]);
     expect(await c.promptLines()).toEqual([""]);
     // The empty prompt shows a hint; typing removes it.
-    const hint = await t.lua<unknown[]>("return vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces().acpchat_prompt_hint, 0, -1, { details = true })", [c.promptBuf]);
+    const hint = await t.lua<unknown[]>(
+      "return vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces().acpchat_prompt_hint, 0, -1, { details = true })",
+      [c.promptBuf],
+    );
     expect(JSON.stringify(hint)).toContain("Ask fake");
     // 200 chunks arrive in a handful of batches, not 200.
     expect(await c.batches()).toBeLessThan(60);
     // Thoughts are folded.
-    expect(await t.lua("return vim.api.nvim_win_call(..., function() return vim.fn.foldclosed(7) end)", [await c.win()])).toBe(7);
+    expect(
+      await t.lua("return vim.api.nvim_win_call(..., function() return vim.fn.foldclosed(7) end)", [await c.win()]),
+    ).toBe(7);
     const bar = await c.winbar();
     expect(bar).toContain("fake");
     expect(bar).toContain("ready");
   });
 
   it("draws tool calls and the plan once, updated in place, with gf to their locations", async () => {
-    const tool = (u: Record<string, unknown>) => ({ update: { sessionUpdate: "tool_call_update", toolCallId: "t1", ...u } });
-    const plan = (statuses: string[]) => ({ update: { sessionUpdate: "plan", entries: statuses.map((s, i) => ({ content: `step ${i + 1}`, priority: "medium", status: s })) } });
+    const tool = (u: Record<string, unknown>) => ({
+      update: { sessionUpdate: "tool_call_update", toolCallId: "t1", ...u },
+    });
+    const plan = (statuses: string[]) => ({
+      update: {
+        sessionUpdate: "plan",
+        entries: statuses.map((s, i) => ({ content: `step ${i + 1}`, priority: "medium", status: s })),
+      },
+    });
     const t = await withAgents(bin, {
       fake: {
         turns: [
           [
-            { update: { sessionUpdate: "tool_call", toolCallId: "t1", title: "Read notes", kind: "read", status: "pending" } },
+            {
+              update: {
+                sessionUpdate: "tool_call",
+                toolCallId: "t1",
+                title: "Read notes",
+                kind: "read",
+                status: "pending",
+              },
+            },
             plan(["pending", "pending"]),
             { text: "between" },
             tool({ status: "in_progress", locations: [{ path: "notes.txt", line: 2 }] }),
             { sleep: 50 },
-            tool({ status: "completed", content: [{ type: "diff", path: "notes.txt", oldText: "a\nb\n", newText: "a\nB\nc\n" }] }),
+            tool({
+              status: "completed",
+              content: [{ type: "diff", path: "notes.txt", oldText: "a\nb\n", newText: "a\nB\nc\n" }],
+            }),
             plan(["completed", "in_progress"]),
             { text: " and after" },
           ],
@@ -75,19 +113,38 @@ describe.each(bins)("Neovim $version", (bin) => {
       "between and after",
     ]);
     // One block extmark per block: updates redrew in place.
-    const marks = await t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_blocks, 0, -1, {})", [c.buf]);
+    const marks = await t.lua<number>(
+      "return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_blocks, 0, -1, {})",
+      [c.buf],
+    );
     expect(marks).toBe(6);
     // gf on the tool call opens its location in an editor window.
     await c.focus();
     await t.lua("vim.api.nvim_win_set_cursor(0, {5, 0})");
     await t.nvim.input("<Esc>gf");
-    await t.waitFor(async () => (await t.lua<string>("return vim.fn.expand('%:t')")) === "notes.txt", "gf to open notes.txt");
+    await t.waitFor(
+      async () => (await t.lua<string>("return vim.fn.expand('%:t')")) === "notes.txt",
+      "gf to open notes.txt",
+    );
     expect(await t.lua("return vim.api.nvim_win_get_cursor(0)[1]")).toBe(2);
   });
 
   it("cancels mid-turn with <C-c>: the running tool call is marked cancelled and the turn ends", async () => {
     const c = await startChat(bin, {
-      turns: [[{ update: { sessionUpdate: "tool_call", toolCallId: "long", title: "Long job", kind: "execute", status: "in_progress" } }, { chunks: 100000, text: "z", every: 50, pause: 5 }]],
+      turns: [
+        [
+          {
+            update: {
+              sessionUpdate: "tool_call",
+              toolCallId: "long",
+              title: "Long job",
+              kind: "execute",
+              status: "in_progress",
+            },
+          },
+          { chunks: 100000, text: "z", every: 50, pause: 5 },
+        ],
+      ],
     });
     await c.ready();
     await c.t.nvim.command("AcpChatSend work");
@@ -103,7 +160,10 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("runs two chats with different agents at once, each with its own process; close leaves none", async () => {
-    const t = await withAgents(bin, { alpha: { turns: [[{ text: "from alpha" }]] }, beta: { spawnChild: true, turns: [[{ text: "from beta" }]] } });
+    const t = await withAgents(bin, {
+      alpha: { turns: [[{ text: "from alpha" }]] },
+      beta: { spawnChild: true, turns: [[{ text: "from beta" }]] },
+    });
     const a = await openChat(t, "AcpChat alpha");
     await t.nvim.command("tabnew");
     const b = await openChat(t, "AcpChat beta");
@@ -125,7 +185,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(groupAlive(list.find((x) => x.chat === a.id)!.pid)).toBe(true);
     // Quitting Neovim takes the other agent with it.
     await t.quit();
-    await t.waitFor(async () => !groupAlive(list.find((x) => x.chat === a.id)!.pid), "alpha's process group to be gone after :qa");
+    await t.waitFor(
+      async () => !groupAlive(list.find((x) => x.chat === a.id)!.pid),
+      "alpha's process group to be gone after :qa",
+    );
   });
 
   it(":AcpChat focuses this tab's chat, :AcpChat! starts another, :AcpChatToggle hides and shows", async () => {
@@ -157,27 +220,51 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.api.nvim_win_set_cursor(..., {1, 0})", [win]);
     await t.nvim.command("AcpChatSend 2");
     await c.turns(2);
-    expect(await t.lua("return vim.api.nvim_win_get_cursor(...)[1]", [win])).toBe(await t.lua<number>("return vim.api.nvim_buf_line_count(...)", [c.buf]));
+    expect(await t.lua("return vim.api.nvim_win_get_cursor(...)[1]", [win])).toBe(
+      await t.lua<number>("return vim.api.nvim_buf_line_count(...)", [c.buf]),
+    );
     // ]] jumps to the next turn header.
     await c.focus();
     await t.lua("vim.api.nvim_win_set_cursor(..., {1, 0})", [win]);
     await t.nvim.input("<Esc>]]");
     const lines = await c.lines();
-    await t.waitFor(async () => lines[(await t.lua<number>("return vim.api.nvim_win_get_cursor(0)[1]")) - 1] === "## You · turn 2", "]] to reach turn 2");
+    await t.waitFor(
+      async () => lines[(await t.lua<number>("return vim.api.nvim_win_get_cursor(0)[1]")) - 1] === "## You · turn 2",
+      "]] to reach turn 2",
+    );
     await t.nvim.input("[[");
-    await t.waitFor(async () => lines[(await t.lua<number>("return vim.api.nvim_win_get_cursor(0)[1]")) - 1] === "## You · turn 1", "[[ to reach turn 1");
+    await t.waitFor(
+      async () => lines[(await t.lua<number>("return vim.api.nvim_win_get_cursor(0)[1]")) - 1] === "## You · turn 1",
+      "[[ to reach turn 1",
+    );
   });
 
   it("reports an agent that cannot start, naming the command", async () => {
-    const t = await nvim(bin, { agents: { broken: { command: "no-such-agent-cmd", args: ["--acp"] } }, default_agent: "broken" });
+    const t = await nvim(bin, {
+      agents: { broken: { command: "no-such-agent-cmd", args: ["--acp"] } },
+      default_agent: "broken",
+    });
     const c = await openChat(t);
     await c.waitState("crashed");
     expect(await c.text()).toMatch(/no-such-agent-cmd --acp/);
-    await t.waitFor(async () => (await t.lua<string>("return vim.fn.execute('messages')")).includes("broken stopped"), "a notification");
+    await t.waitFor(
+      async () => (await t.lua<string>("return vim.fn.execute('messages')")).includes("broken stopped"),
+      "a notification",
+    );
   });
 
   it("exposes status() for statuslines and fires User autocommands", async () => {
-    const t = await withAgents(bin, { fake: { turns: [[{ update: { sessionUpdate: "usage_update", used: 5000, size: 100000 } }, { text: "x" }, { stop: "max_tokens" }]] } });
+    const t = await withAgents(bin, {
+      fake: {
+        turns: [
+          [
+            { update: { sessionUpdate: "usage_update", used: 5000, size: 100000 } },
+            { text: "x" },
+            { stop: "max_tokens" },
+          ],
+        ],
+      },
+    });
     await t.lua(`
       _G.events = {}
       vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function(ev) table.insert(_G.events, ev.data) end })

@@ -9,14 +9,25 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fingerprint } from "../support/fingerprint.js";
 import { nvimBins } from "../support/nvim.js";
-import { checkpointsReady, nvim, openChat, recordNotes, notes, reviews, sendAndWait, sendAndWaitChanges, setAgents } from "../support/chat.js";
+import {
+  checkpointsReady,
+  nvim,
+  openChat,
+  recordNotes,
+  notes,
+  reviews,
+  sendAndWait,
+  sendAndWaitChanges,
+  setAgents,
+} from "../support/chat.js";
 
 const bins = nvimBins();
 const lines = (n: number, tag = "line") => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`);
 const text = (ls: string[]) => ls.join("\n") + "\n";
-const tool = (id: string, title: string) => ({ update: { sessionUpdate: "tool_call", toolCallId: id, title, kind: "execute", status: "in_progress" } });
+const tool = (id: string, title: string) => ({
+  update: { sessionUpdate: "tool_call", toolCallId: id, title, kind: "execute", status: "in_progress" },
+});
 const done = (id: string) => ({ update: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" } });
-
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE of another repository in Neovim's environment: checkpoints record the session's folder, that repository is untouched", async () => {
@@ -26,10 +37,23 @@ describe.each(bins)("Neovim $version", (bin) => {
     execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", "add", "-A"], { cwd: other });
     execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qm", "o"], { cwd: other });
     const before = fingerprint(join(other, ".git"));
-    const t = await nvim(bin, {}, { GIT_DIR: join(other, ".git"), GIT_WORK_TREE: other, GIT_INDEX_FILE: join(other, ".git", "index"), GIT_CONFIG_PARAMETERS: "'core.hooksPath'='/nonexistent'" });
+    const t = await nvim(
+      bin,
+      {},
+      {
+        GIT_DIR: join(other, ".git"),
+        GIT_WORK_TREE: other,
+        GIT_INDEX_FILE: join(other, ".git", "index"),
+        GIT_CONFIG_PARAMETERS: "'core.hooksPath'='/nonexistent'",
+      },
+    );
     const work = join(t.dir, "work");
     writeFileSync(join(work, "f.txt"), text(lines(10)));
-    await setAgents(t, { fake: { turns: [[tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' f.txt" }, done("t1"), { text: "edited" }]] } });
+    await setAgents(t, {
+      fake: {
+        turns: [[tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' f.txt" }, done("t1"), { text: "edited" }]],
+      },
+    });
     const c = await openChat(t);
     await c.ready();
     await checkpointsReady(t);
@@ -81,10 +105,26 @@ function askTwo(a: string, b: string, newA: string, newB: string) {
     { type: "diff", path: b, oldText: null, newText: newB },
   ];
   return [
-    { update: { sessionUpdate: "tool_call", toolCallId: "w1", title: "Patch two files", kind: "edit", status: "pending", content, locations: [{ path: a }, { path: b }] } },
+    {
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: "w1",
+        title: "Patch two files",
+        kind: "edit",
+        status: "pending",
+        content,
+        locations: [{ path: a }, { path: b }],
+      },
+    },
     {
       request: "session/request_permission",
-      params: { toolCall: { toolCallId: "w1" }, options: [{ optionId: "yes", name: "Yes", kind: "allow_once" }, { optionId: "no", name: "No", kind: "reject_once" }] },
+      params: {
+        toolCall: { toolCallId: "w1" },
+        options: [
+          { optionId: "yes", name: "Yes", kind: "allow_once" },
+          { optionId: "no", name: "No", kind: "reject_once" },
+        ],
+      },
       echo: true,
     },
   ];
@@ -92,7 +132,11 @@ function askTwo(a: string, b: string, newA: string, newB: string) {
 
 async function reviewWindow(t: Awaited<ReturnType<typeof nvim>>, path: string): Promise<number> {
   return t.waitFor(
-    async () => t.lua<number | null>("for _, r in pairs(require('acpchat.ask.review').open_reviews) do if r.lw and vim.api.nvim_win_is_valid(r.lw) and (r.path or ''):find(..., 1, true) then return r.lw end end return nil", [path]),
+    async () =>
+      t.lua<number | null>(
+        "for _, r in pairs(require('acpchat.ask.review').open_reviews) do if r.lw and vim.api.nvim_win_is_valid(r.lw) and (r.path or ''):find(..., 1, true) then return r.lw end end return nil",
+        [path],
+      ),
     `the review of ${path}`,
   );
 }
@@ -102,7 +146,12 @@ describe.each(bins)("Neovim $version: the state folder removed while the chat ru
     const t = await nvim(bin);
     const work = join(t.dir, "work");
     writeFileSync(join(work, "f.txt"), text(lines(5)));
-    const sed = (n: number) => [tool(`t${n}`, "sed"), { sh: `sed -i 's/^line ${n}$/AGENT ${n}/' f.txt` }, done(`t${n}`), { text: `turn ${n} done` }];
+    const sed = (n: number) => [
+      tool(`t${n}`, "sed"),
+      { sh: `sed -i 's/^line ${n}$/AGENT ${n}/' f.txt` },
+      done(`t${n}`),
+      { text: `turn ${n} done` },
+    ];
     await setAgents(t, { fake: { turns: [sed(1), sed(2), sed(3)] } });
     const c = await openChat(t);
     await c.ready();
@@ -125,7 +174,14 @@ describe.each(bins)("Neovim $version: what the agent is told", (bin) => {
     const work = join(t.dir, "work");
     writeFileSync(join(work, "m.txt"), text(lines(30)));
     writeFileSync(join(work, "d.txt"), text(lines(5)));
-    await setAgents(t, { fake: { turns: [[tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' m.txt d.txt" }, done("t1"), { text: "ok" }], [{ text: "fine" }]] } });
+    await setAgents(t, {
+      fake: {
+        turns: [
+          [tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' m.txt d.txt" }, done("t1"), { text: "ok" }],
+          [{ text: "fine" }],
+        ],
+      },
+    });
     const c = await openChat(t);
     await c.ready();
     await checkpointsReady(t);
@@ -138,8 +194,11 @@ describe.each(bins)("Neovim $version: what the agent is told", (bin) => {
     expect(readFileSync(join(work, "d.txt"), "utf8")).toBe(text(lines(5)));
     await sendAndWait(c, "next");
     const prompts = (await c.trace()).filter((e) => e.method === "session/prompt" && e.dir === "out");
-    const told = (JSON.parse(prompts[prompts.length - 1]!.payload_json) as { params: { prompt: { text?: string }[] } }).params.prompt[0]!.text!;
-    expect(told).toContain("d.txt, m.txt (only in the user's unsaved buffer so far: the file on disk still has your version until they save)");
+    const told = (JSON.parse(prompts[prompts.length - 1]!.payload_json) as { params: { prompt: { text?: string }[] } })
+      .params.prompt[0]!.text!;
+    expect(told).toContain(
+      "d.txt, m.txt (only in the user's unsaved buffer so far: the file on disk still has your version until they save)",
+    );
   });
 });
 
@@ -157,7 +216,14 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     writeFileSync(join(t.dir, "b.new"), newB);
     await setAgents(t, {
       fake: {
-        turns: [[...askTwo(a, b, newA, newB), { sh: `cp $DIR/a.new ${a} && cp $DIR/b.new ${b}` }, done("w1"), { text: "patched" }]],
+        turns: [
+          [
+            ...askTwo(a, b, newA, newB),
+            { sh: `cp $DIR/a.new ${a} && cp $DIR/b.new ${b}` },
+            done("w1"),
+            { text: "patched" },
+          ],
+        ],
       },
     });
     const c = await openChat(t);
@@ -189,11 +255,23 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     writeFileSync(b, text(lines(10, "b")));
     const newA = text(lines(10, "a").map((l) => (l === "a 2" ? "AGENT a2" : l)));
     const newB = text(lines(10, "b").map((l) => (l === "b 7" ? "AGENT b7" : l)));
-    await setAgents(t, {
-      fake: {
-        turns: [[...askTwo(a, b, newA, newB), { request: "fs/write_text_file", params: { path: a, content: newA }, echo: true }, { request: "fs/write_text_file", params: { path: b, content: newB }, echo: true }, done("w1"), { text: "patched" }]],
+    await setAgents(
+      t,
+      {
+        fake: {
+          turns: [
+            [
+              ...askTwo(a, b, newA, newB),
+              { request: "fs/write_text_file", params: { path: a, content: newA }, echo: true },
+              { request: "fs/write_text_file", params: { path: b, content: newB }, echo: true },
+              done("w1"),
+              { text: "patched" },
+            ],
+          ],
+        },
       },
-    }, { write: "save" });
+      { write: "save" },
+    );
     const c = await openChat(t);
     await c.ready();
     await checkpointsReady(t);
@@ -267,7 +345,16 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     const newB = text(lines(5, "b").map((l) => (l === "b 2" ? "AGENT b2" : l)));
     const sneaky = text(agentA.map((l) => (l === "a 10" ? "SNEAKY 10" : l)));
     await setAgents(t, {
-      fake: { turns: [[...askTwo(a, b, text(agentA), newB), { request: "fs/write_text_file", params: { path: a, content: sneaky }, echo: true }, done("w1"), { text: "patched" }]] },
+      fake: {
+        turns: [
+          [
+            ...askTwo(a, b, text(agentA), newB),
+            { request: "fs/write_text_file", params: { path: a, content: sneaky }, echo: true },
+            done("w1"),
+            { text: "patched" },
+          ],
+        ],
+      },
     });
     const c = await openChat(t);
     await c.ready();
@@ -283,8 +370,17 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     await t.lua("vim.api.nvim_set_current_win(...)", [lb]);
     await t.nvim.input("ZZ");
     // The write carries a change the user never saw: it is asked about.
-    await t.waitFor(async () => (await reviews(t)) === 1 && (await t.lua<boolean>("local k = next(require('acpchat.ask.review').open_reviews); local r = require('acpchat.ask.review').open_reviews[k]; return r.reason ~= 'permission' and r.lw ~= nil and vim.api.nvim_win_is_valid(r.lw)")), "a review of the write");
-    const shown = await t.lua<string[]>("local k = next(require('acpchat.ask.review').open_reviews); local r = require('acpchat.ask.review').open_reviews[k]; return vim.api.nvim_buf_get_lines(r.right, 0, -1, false)");
+    await t.waitFor(
+      async () =>
+        (await reviews(t)) === 1 &&
+        (await t.lua<boolean>(
+          "local k = next(require('acpchat.ask.review').open_reviews); local r = require('acpchat.ask.review').open_reviews[k]; return r.reason ~= 'permission' and r.lw ~= nil and vim.api.nvim_win_is_valid(r.lw)",
+        )),
+      "a review of the write",
+    );
+    const shown = await t.lua<string[]>(
+      "local k = next(require('acpchat.ask.review').open_reviews); local r = require('acpchat.ask.review').open_reviews[k]; return vim.api.nvim_buf_get_lines(r.right, 0, -1, false)",
+    );
     expect(shown).toContain("SNEAKY 10");
     expect(shown).not.toContain("AGENT a15");
     await t.nvim.input("ZQ");
@@ -303,7 +399,13 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     const newB = text(lines(10, "b").map((l) => (l === "b 7" ? "AGENT b7" : l)));
     await setAgents(t, {
       fake: {
-        turns: [[...askTwo(a, b, newA, newB), { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "failed" } }, { text: "it failed" }]],
+        turns: [
+          [
+            ...askTwo(a, b, newA, newB),
+            { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "failed" } },
+            { text: "it failed" },
+          ],
+        ],
       },
     });
     const c = await openChat(t);

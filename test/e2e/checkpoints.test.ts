@@ -10,14 +10,22 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fingerprint } from "../support/fingerprint.js";
 import { nvimBins } from "../support/nvim.js";
-import { call, checkpointsReady, nvim, openChat, sendAndWait, sendAndWaitChanges, setAgents, type Chat } from "../support/chat.js";
+import {
+  call,
+  checkpointsReady,
+  nvim,
+  openChat,
+  sendAndWait,
+  sendAndWaitChanges,
+  setAgents,
+  type Chat,
+} from "../support/chat.js";
 import type { TestNvim } from "../support/nvim.js";
 
 const bins = nvimBins();
 
 const lines = (n: number, tag = "line") => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`);
 const text = (ls: string[]) => ls.join("\n") + "\n";
-
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", ...args], { cwd, encoding: "utf8" });
@@ -28,7 +36,10 @@ function project(work: string): void {
   writeFileSync(join(work, "a.txt"), text(lines(30)));
   writeFileSync(join(work, "latin1.txt"), Buffer.from("caf\xe9 cr\xe8me\n", "latin1"));
   writeFileSync(join(work, "crlf.txt"), "one\r\ntwo\r\nthree\r\n");
-  writeFileSync(join(work, "bom.txt"), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("bom first\nsecond\n")]));
+  writeFileSync(
+    join(work, "bom.txt"),
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("bom first\nsecond\n")]),
+  );
   writeFileSync(join(work, "noeol.txt"), "no final newline");
   writeFileSync(join(work, "run.sh"), "#!/bin/sh\necho hi\n");
   chmodSync(join(work, "run.sh"), 0o755);
@@ -69,7 +80,6 @@ async function chatWith(t: TestNvim, turns: unknown[][]): Promise<Chat> {
   return c;
 }
 
-
 describe.each(bins)("Neovim $version", (bin) => {
   it("an agent's shell command: the turn's block lists every file, :AcpChatChanges its hunks, :AcpChatRewind! puts all back byte-exact; the user's .git is untouched", async () => {
     const t = await nvim(bin);
@@ -88,7 +98,19 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWaitChanges(c, "change things");
     const transcript = await c.text();
     expect(transcript).toMatch(/◆ Turn 1 changed 11 files/);
-    for (const line of ["M a.txt  +2 -2", "A new.txt  +1 -0", "D gone.txt  +0 -1", "R new-name.txt ← old-name.txt", "M blob.bin  (binary)", "M run.sh  +0 -0 (mode 755 -> 644)", "M link  (link)", "M noeol.txt", "M crlf.txt", "M bom.txt", "M latin1.txt"]) {
+    for (const line of [
+      "M a.txt  +2 -2",
+      "A new.txt  +1 -0",
+      "D gone.txt  +0 -1",
+      "R new-name.txt ← old-name.txt",
+      "M blob.bin  (binary)",
+      "M run.sh  +0 -0 (mode 755 -> 644)",
+      "M link  (link)",
+      "M noeol.txt",
+      "M crlf.txt",
+      "M bom.txt",
+      "M latin1.txt",
+    ]) {
       expect(transcript).toContain(line);
     }
     expect(transcript).not.toContain("ignored.log");
@@ -98,7 +120,9 @@ describe.each(bins)("Neovim $version", (bin) => {
       const l = await t.lua<{ text: string; lnum: number; bufnr: number }[]>("return vim.fn.getqflist()");
       return l.length > 0 && l;
     }, "the quickfix list");
-    const aItems = await t.lua<{ lnum: number; text: string }[]>("return vim.tbl_filter(function(i) return vim.api.nvim_buf_get_name(i.bufnr):match('a%.txt$') end, vim.fn.getqflist())");
+    const aItems = await t.lua<{ lnum: number; text: string }[]>(
+      "return vim.tbl_filter(function(i) return vim.api.nvim_buf_get_name(i.bufnr):match('a%.txt$') end, vim.fn.getqflist())",
+    );
     expect(aItems.map((i) => i.lnum)).toEqual([10, 20]);
     expect(aItems[0]!.text).toContain("+1 -1: line ten");
     expect(qf.length).toBeGreaterThanOrEqual(11);
@@ -125,7 +149,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     const work = join(t.dir, "work");
     writeFileSync(join(work, "f.txt"), text(lines(40)));
     const c = await chatWith(t, [
-      [...tool("t1", "sed"), { sh: "sed -i 's/^line 5$/FIVE/; s/^line 30$/THIRTY/' f.txt" }, done("t1"), { text: "edited" }],
+      [
+        ...tool("t1", "sed"),
+        { sh: "sed -i 's/^line 5$/FIVE/; s/^line 30$/THIRTY/' f.txt" },
+        done("t1"),
+        { text: "edited" },
+      ],
       [{ text: "ok" }],
     ]);
     await sendAndWaitChanges(c, "edit f");
@@ -139,7 +168,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row + 1]);
     await t.nvim.command("stopinsert");
     await t.nvim.input("gd");
-    const win = await t.waitFor(async () => t.lua<number | null>("local r = next(require('acpchat.ask.review').open_reviews); return r and require('acpchat.ask.review').open_reviews[r].lw"), "the review to open");
+    const win = await t.waitFor(
+      async () =>
+        t.lua<number | null>(
+          "local r = next(require('acpchat.ask.review').open_reviews); return r and require('acpchat.ask.review').open_reviews[r].lw",
+        ),
+      "the review to open",
+    );
     // gr on the first hunk (line 5), then ZZ.
     await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, { 5, 0 })", [win]);
     await t.nvim.input("gr");
@@ -156,7 +191,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The agent hears about it with the next prompt, and the transcript shows the note.
     await sendAndWait(c, "next");
     expect(await c.text()).toContain("Told the agent:");
-    const prompts = (await call<{ dir: string; method?: string; payload_json: string }[]>(t, "trace", { chat: c.id })).filter((e) => e.method === "session/prompt" && e.dir === "out");
+    const prompts = (
+      await call<{ dir: string; method?: string; payload_json: string }[]>(t, "trace", { chat: c.id })
+    ).filter((e) => e.method === "session/prompt" && e.dir === "out");
     const last = JSON.parse(prompts[prompts.length - 1]!.payload_json) as { params: { prompt: { text?: string }[] } };
     expect(last.params.prompt[0]!.text).toContain("took back f.txt (1 of 2 hunks of turn 1)");
   });
@@ -167,7 +204,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(work, "a.txt"), text(lines(5)));
     writeFileSync(join(work, "b.txt"), text(lines(5)));
     const c = await chatWith(t, [
-      [...tool("t1", "sed a"), { sleep: 300 }, { sh: "sed -i 's/^line 1$/AGENT A/' a.txt" }, done("t1"), { text: "a done" }],
+      [
+        ...tool("t1", "sed a"),
+        { sleep: 300 },
+        { sh: "sed -i 's/^line 1$/AGENT A/' a.txt" },
+        done("t1"),
+        { text: "a done" },
+      ],
       [...tool("t2", "sed b"), { sh: "sed -i 's/^line 2$/AGENT B/' b.txt" }, done("t2"), { text: "b done" }],
     ]);
     await c.send("one");
@@ -192,7 +235,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(work, "s.txt"), text(lines(5)));
     await t.nvim.command(`edit ${join(work, "s.txt")}`);
     const b = await t.lua<number>("return vim.api.nvim_get_current_buf()");
-    const c = await chatWith(t, [[...tool("t1", "sed"), { sh: "sed -i 's/^line 2$/TWO/' s.txt" }, done("t1"), { text: "ok" }]]);
+    const c = await chatWith(t, [
+      [...tool("t1", "sed"), { sh: "sed -i 's/^line 2$/TWO/' s.txt" }, done("t1"), { text: "ok" }],
+    ]);
     await sendAndWait(c, "edit");
     await t.waitFor(async () => (await t.lines(b))[1] === "TWO", "the buffer to show the command's change");
     expect(await t.lua("return vim.bo[...].modified", [b])).toBe(false);
@@ -203,7 +248,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     const work = join(t.dir, "work");
     writeFileSync(join(work, "m.txt"), text(lines(30)));
     writeFileSync(join(work, "c.txt"), text(lines(10)));
-    const c = await chatWith(t, [[...tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' m.txt c.txt" }, done("t1"), { text: "ok" }]]);
+    const c = await chatWith(t, [
+      [...tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' m.txt c.txt" }, done("t1"), { text: "ok" }],
+    ]);
     await sendAndWaitChanges(c, "edit");
     // The user edits m.txt elsewhere (unsaved, in a buffer), and c.txt on the agent's own line.
     await t.nvim.command(`edit ${join(work, "m.txt")}`);
@@ -225,10 +272,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     const t = await nvim(bin);
     const work = join(t.dir, "work");
     writeFileSync(join(work, "c.txt"), text(lines(10)));
-    const c = await chatWith(t, [[...tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' c.txt" }, done("t1"), { text: "ok" }]]);
+    const c = await chatWith(t, [
+      [...tool("t1", "sed"), { sh: "sed -i 's/^line 3$/AGENT 3/' c.txt" }, done("t1"), { text: "ok" }],
+    ]);
     await sendAndWaitChanges(c, "edit");
     writeFileSync(join(work, "c.txt"), readFileSync(join(work, "c.txt"), "utf8").replace("AGENT 3", "USER 3"));
-    await t.lua("_G.asked = {}; vim.ui.select = function(items, opts, cb) table.insert(_G.asked, opts.prompt); cb(items[1], 1) end");
+    await t.lua(
+      "_G.asked = {}; vim.ui.select = function(items, opts, cb) table.insert(_G.asked, opts.prompt); cb(items[1], 1) end",
+    );
     await t.nvim.command("AcpChatRewind! 1");
     const b = await t.waitFor(async () => {
       const n = await t.lua<number>("return vim.fn.bufnr(...)", [join(work, "c.txt")]);
@@ -238,7 +289,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(shown).toContain("USER 3");
     expect(shown).toContain("line 3");
     expect(shown.some((l) => l.startsWith(">>>>>>> before turn 1"))).toBe(true);
-    expect((await t.lua<string[]>("return _G.asked"))[0]).toContain("c.txt: your edits touch the lines the agent changed");
+    expect((await t.lua<string[]>("return _G.asked"))[0]).toContain(
+      "c.txt: your edits touch the lines the agent changed",
+    );
     expect(readFileSync(join(work, "c.txt"), "utf8")).toContain("USER 3");
     expect(readFileSync(join(work, "c.txt"), "utf8")).not.toContain("<<<<<<<");
     expect(await t.lua("return vim.bo[...].modified", [b])).toBe(true);
@@ -252,8 +305,23 @@ describe.each(bins)("Neovim $version", (bin) => {
     const f = join(work, "w.txt");
     const orig = lines(12, "caf\xe9");
     writeFileSync(f, Buffer.from(orig.join("\r\n") + "\r\n", "latin1"));
-    const next = orig.map((l, i) => (i === 1 ? "second, changed" : i === 9 ? "tenth, changed" : l).replace("\xe9", "é"));
-    await setAgents(t, { fake: { turns: [[{ request: "fs/write_text_file", params: { path: f, content: next.join("\n") + "\n" } }, { text: "wrote" }]] } }, { write: "save" });
+    const next = orig.map((l, i) =>
+      (i === 1 ? "second, changed" : i === 9 ? "tenth, changed" : l).replace("\xe9", "é"),
+    );
+    await setAgents(
+      t,
+      {
+        fake: {
+          turns: [
+            [
+              { request: "fs/write_text_file", params: { path: f, content: next.join("\n") + "\n" } },
+              { text: "wrote" },
+            ],
+          ],
+        },
+      },
+      { write: "save" },
+    );
     const c = await openChat(t);
     await c.ready();
     await sendAndWaitChanges(c, "write");
@@ -263,7 +331,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     const row = (await c.lines()).findIndex((l) => l.includes("M w.txt"));
     await t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row + 1]);
     await t.nvim.input("gd");
-    const win = await t.waitFor(async () => t.lua<number | null>("local r = next(require('acpchat.ask.review').open_reviews); return r and require('acpchat.ask.review').open_reviews[r].lw"), "the review to open");
+    const win = await t.waitFor(
+      async () =>
+        t.lua<number | null>(
+          "local r = next(require('acpchat.ask.review').open_reviews); return r and require('acpchat.ask.review').open_reviews[r].lw",
+        ),
+      "the review to open",
+    );
     await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, { 10, 0 })", [win]);
     await t.nvim.input("grZZ");
     await t.waitFor(async () => (await c.text()).includes("Took back 1 of 2 hunks"), "the take-back's note");
@@ -281,7 +355,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     git(join(work, "empty-repo"), "init", "-q");
     writeFileSync(join(work, "empty-repo/e.txt"), "e\n");
     const nestedGit = fingerprint(join(work, "nested/.git"));
-    const c = await chatWith(t, [[...tool("t1", "sh"), { sh: "printf 'changed\\n' > nested/n.txt && printf 'x\\n' >> empty-repo/e.txt" }, done("t1"), { text: "ok" }]]);
+    const c = await chatWith(t, [
+      [
+        ...tool("t1", "sh"),
+        { sh: "printf 'changed\\n' > nested/n.txt && printf 'x\\n' >> empty-repo/e.txt" },
+        done("t1"),
+        { text: "ok" },
+      ],
+    ]);
     await sendAndWaitChanges(c, "edit nested");
     const tr = await c.text();
     expect(tr).toContain("M nested/n.txt  +1 -1");
@@ -297,13 +378,20 @@ describe.each(bins)("Neovim $version", (bin) => {
     const t = await nvim(bin);
     const work = join(t.dir, "work");
     for (let i = 0; i < 12; i++) writeFileSync(join(work, `f${i}.txt`), `${i}\n`);
-    await setAgents(t, { fake: { turns: [[{ sh: "printf 'x' >> f1.txt" }, { text: "fine" }]] } }, { checkpoints: { max_files: 5 } });
+    await setAgents(
+      t,
+      { fake: { turns: [[{ sh: "printf 'x' >> f1.txt" }, { text: "fine" }]] } },
+      { checkpoints: { max_files: 5 } },
+    );
     const c = await openChat(t);
     await c.ready();
     await sendAndWait(c, "hi");
     await sendAndWait(c, "again");
     const tr = await c.text();
-    expect(tr.match(/Checkpoints are off for this chat: the folder has more than 5 files \(checkpoints.max_files\)/g)?.length).toBe(1);
+    expect(
+      tr.match(/Checkpoints are off for this chat: the folder has more than 5 files \(checkpoints.max_files\)/g)
+        ?.length,
+    ).toBe(1);
     expect(tr).not.toContain("◆");
   });
 
@@ -311,7 +399,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     // Every program of /usr/bin but git, and node.
     const noGit = join(tmpdirOf(), `acpchat-nogit-${process.pid}-${Date.now()}`);
     mkdirSync(noGit);
-    for (const name of readdirSync("/usr/bin")) if (!name.startsWith("git")) symlinkSync(join("/usr/bin", name), join(noGit, name));
+    for (const name of readdirSync("/usr/bin"))
+      if (!name.startsWith("git")) symlinkSync(join("/usr/bin", name), join(noGit, name));
     if (!existsSync(join(noGit, "node"))) symlinkSync(process.execPath, join(noGit, "node"));
     const t = await nvim(bin, {}, { PATH: noGit });
     await setAgents(t, { fake: { turns: [[{ text: "fine" }]] } });
@@ -328,5 +417,3 @@ describe.each(bins)("Neovim $version", (bin) => {
 function tmpdirOf(): string {
   return process.env.TMPDIR ?? "/tmp";
 }
-
-

@@ -15,7 +15,10 @@ import { answerKinds, nvim, openChat } from "../support/chat.js";
 
 // One Neovim version is enough here: the agent is what is under test.
 const bin = nvimBins().at(-1)!;
-const EVERYTHING = join(dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")), "dist/index.js");
+const EVERYTHING = join(
+  dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist/index.js",
+);
 let server: FakeAnthropic;
 beforeAll(async () => {
   server = await startFakeAnthropic();
@@ -40,7 +43,9 @@ describe(`claude-code-acp in Neovim ${bin.version}`, () => {
     const work = join(t.dir, "work");
     writeFileSync(join(work, "main.lua"), "local n = 1\nprint(m)\n");
     await t.nvim.command("edit main.lua");
-    await t.lua("vim.diagnostic.set(vim.api.nvim_create_namespace('lint'), 0, { { lnum = 1, col = 6, message = 'undefined global m (planted)', severity = vim.diagnostic.severity.WARN, source = 'lint' } })");
+    await t.lua(
+      "vim.diagnostic.set(vim.api.nvim_create_namespace('lint'), 0, { { lnum = 1, col = 6, message = 'undefined global m (planted)', severity = vim.diagnostic.severity.WARN, source = 'lint' } })",
+    );
     await answerKinds(t, []);
     const c = await openChat(t);
     await c.ready(60_000);

@@ -11,13 +11,27 @@ const bins = nvimBins();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("chunks that differ only in a field after their text each keep their text; a later duplicate key is not taken for the text", async () => {
-    const meta = (k: string) => ({ update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hello " }, _meta: { k } } });
+    const meta = (k: string) => ({
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hello " }, _meta: { k } },
+    });
     // {"type":"text","text":"text","type":…}: the line's last string is the second `type`.
     const dup = (type: string) => ({
       raw: `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"$sessionId","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"text","type":"${type}"}}}}`,
     });
     const c = await startChat(bin, {
-      turns: [[{ text: "A:" }, meta("a"), meta("b"), meta("c"), { text: "|B:" }, dup("text"), dup("image"), dup("text"), { text: "|end" }]],
+      turns: [
+        [
+          { text: "A:" },
+          meta("a"),
+          meta("b"),
+          meta("c"),
+          { text: "|B:" },
+          dup("text"),
+          dup("image"),
+          dup("text"),
+          { text: "|end" },
+        ],
+      ],
     });
     await c.ready();
     await sendAndWait(c, "go");

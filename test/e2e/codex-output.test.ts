@@ -12,12 +12,23 @@ const bins = nvimBins();
 describe.each(bins)("Neovim $version", (bin) => {
   it("output with no final newline, streamed in _meta, shows in the transcript above its exit", async () => {
     const t = await nvim(bin);
-    const meta = (m: Record<string, unknown>) => ({ update: { sessionUpdate: "tool_call_update", toolCallId: "x1", _meta: m } });
+    const meta = (m: Record<string, unknown>) => ({
+      update: { sessionUpdate: "tool_call_update", toolCallId: "x1", _meta: m },
+    });
     await setAgents(t, {
       fake: {
         turns: [
           [
-            { update: { sessionUpdate: "tool_call", toolCallId: "x1", title: "printf 'peer-%s-%d' ran 42", kind: "execute", status: "in_progress", _meta: { terminal_info: { terminal_id: "x1" } } } },
+            {
+              update: {
+                sessionUpdate: "tool_call",
+                toolCallId: "x1",
+                title: "printf 'peer-%s-%d' ran 42",
+                kind: "execute",
+                status: "in_progress",
+                _meta: { terminal_info: { terminal_id: "x1" } },
+              },
+            },
             meta({ terminal_output: { terminal_id: "x1", data: "peer-ran-42" } }),
             meta({ terminal_exit: { terminal_id: "x1", exit_code: 0, signal: null } }),
             { update: { sessionUpdate: "tool_call_update", toolCallId: "x1", status: "completed" } },
@@ -37,13 +48,27 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("the last chunk and the exit in one update, and a chunk after the exit: all of it shows", async () => {
     const t = await nvim(bin);
-    const meta = (m: Record<string, unknown>, status?: string) => ({ update: { sessionUpdate: "tool_call_update", toolCallId: "x2", ...(status ? { status } : {}), _meta: m } });
+    const meta = (m: Record<string, unknown>, status?: string) => ({
+      update: { sessionUpdate: "tool_call_update", toolCallId: "x2", ...(status ? { status } : {}), _meta: m },
+    });
     await setAgents(t, {
       fake: {
         turns: [
           [
-            { update: { sessionUpdate: "tool_call", toolCallId: "x2", title: "run", kind: "execute", status: "in_progress", _meta: { terminal_info: { terminal_id: "t2" } } } },
-            meta({ terminal_output: { terminal_id: "t2", data: "first line\npeer-" }, terminal_exit: { terminal_id: "t2", exit_code: 0, signal: null } }),
+            {
+              update: {
+                sessionUpdate: "tool_call",
+                toolCallId: "x2",
+                title: "run",
+                kind: "execute",
+                status: "in_progress",
+                _meta: { terminal_info: { terminal_id: "t2" } },
+              },
+            },
+            meta({
+              terminal_output: { terminal_id: "t2", data: "first line\npeer-" },
+              terminal_exit: { terminal_id: "t2", exit_code: 0, signal: null },
+            }),
             meta({ terminal_output: { terminal_id: "t2", data: "ran-42" } }, "completed"),
             { text: "ran it" },
           ],

@@ -35,7 +35,11 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
   });
 
   it("after a review the user is back in the prompt, typing", async () => {
-    const t = await withAgents(bin, { fake: { turns: [[{ request: "fs/write_text_file", params: { path: "$DIR/work/r.txt", content: "new\n" }, echo: true }]] } });
+    const t = await withAgents(bin, {
+      fake: {
+        turns: [[{ request: "fs/write_text_file", params: { path: "$DIR/work/r.txt", content: "new\n" }, echo: true }]],
+      },
+    });
     await t.nvim.command("AcpChat");
     const c = await chatHandle(t);
     await c.ready();
@@ -43,24 +47,37 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await t.nvim.input("<Esc>");
     await c.send("write");
     await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr()")) === 2, "the review tab");
-    await t.waitFor(async () => t.lua<boolean>("local k = next(require('acpchat.ask.review').open_reviews); local r = k and require('acpchat.ask.review').open_reviews[k]; return r and r.lw and vim.api.nvim_get_current_win() == r.lw or false"), "the review's windows");
+    await t.waitFor(
+      async () =>
+        t.lua<boolean>(
+          "local k = next(require('acpchat.ask.review').open_reviews); local r = k and require('acpchat.ask.review').open_reviews[k]; return r and r.lw and vim.api.nvim_get_current_win() == r.lw or false",
+        ),
+      "the review's windows",
+    );
     await t.nvim.input("ZZ");
     await c.turns(1);
     await t.waitFor(
-      async () => (await t.lua<string>("return vim.api.nvim_get_mode().mode")) === "i" && (await t.lua<number>("return vim.api.nvim_get_current_buf()")) === c.promptBuf,
+      async () =>
+        (await t.lua<string>("return vim.api.nvim_get_mode().mode")) === "i" &&
+        (await t.lua<number>("return vim.api.nvim_get_current_buf()")) === c.promptBuf,
       "insert mode in the prompt after the review",
     );
   });
 
   it("turn numbers go on after the agent was restarted (the transcript above stays)", async () => {
     // No session/load: the restart starts a new session below the transcript.
-    const c = await startChat(bin, { agentCapabilities: { promptCapabilities: {} }, byText: { boom: [{ text: "going down" }, { exit: 3 }], again: [{ text: "back again" }] } });
+    const c = await startChat(bin, {
+      agentCapabilities: { promptCapabilities: {} },
+      byText: { boom: [{ text: "going down" }, { exit: 3 }], again: [{ text: "back again" }] },
+    });
     await c.ready();
     await c.send("boom");
     await c.waitState("crashed");
     await c.t.nvim.command("AcpChat");
     await c.ready().catch(async (e) => {
-      throw new Error(`${(e as Error).message}: ${JSON.stringify(await c.status())} ${await c.t.lua("return vim.fn.execute('messages')")}`);
+      throw new Error(
+        `${(e as Error).message}: ${JSON.stringify(await c.status())} ${await c.t.lua("return vim.fn.execute('messages')")}`,
+      );
     });
     await c.send("again");
     await c.t.waitFor(async () => (await c.text()).includes("back again"), "the answer after the restart");
@@ -69,8 +86,22 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
   });
 
   it("gf reuses the window showing the file; a title with a line break is one line in the winbar; :AcpChatCancel when idle says so", async () => {
-    const loc = (line: number) => ({ update: { sessionUpdate: "tool_call", toolCallId: `t${line}`, title: `Read ${line}`, kind: "read", status: "completed", locations: [{ path: "notes.txt", line }] } });
-    const t = await withAgents(bin, { fake: { afterNew: [{ sessionUpdate: "session_info_update", title: "Fix the\nparser" }], turns: [[loc(2), loc(3)]] } });
+    const loc = (line: number) => ({
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: `t${line}`,
+        title: `Read ${line}`,
+        kind: "read",
+        status: "completed",
+        locations: [{ path: "notes.txt", line }],
+      },
+    });
+    const t = await withAgents(bin, {
+      fake: {
+        afterNew: [{ sessionUpdate: "session_info_update", title: "Fix the\nparser" }],
+        turns: [[loc(2), loc(3)]],
+      },
+    });
     await t.lua("vim.fn.writefile({ 'one', 'two', 'three' }, 'notes.txt')");
     await t.nvim.command("AcpChat");
     const c = await chatHandle(t);
@@ -86,7 +117,12 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
       await t.nvim.input("<Esc>");
       await t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row]);
       await t.nvim.input("gf");
-      await t.waitFor(async () => (await t.lua<string>("return vim.fn.expand('%:t')")) === "notes.txt" && (await t.lua<number>("return vim.api.nvim_win_get_cursor(0)[1]")) === line, `gf to line ${line}`);
+      await t.waitFor(
+        async () =>
+          (await t.lua<string>("return vim.fn.expand('%:t')")) === "notes.txt" &&
+          (await t.lua<number>("return vim.api.nvim_win_get_cursor(0)[1]")) === line,
+        `gf to line ${line}`,
+      );
       expect(await wins()).toBe(3);
     }
     await t.waitFor(async () => (await c.winbarText()).includes("Fix the parser"), "the title in the winbar");
@@ -98,13 +134,18 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
 
   it("when continuing the session fails after a crash, the next :AcpChat starts a new one: the transcript and the prompt's text stay", async () => {
     // loadSession is advertised, but the agent kept nothing: session/load fails.
-    const c = await startChat(bin, { byText: { boom: [{ text: "going down" }, { exit: 3 }], again: [{ text: "back again" }] } });
+    const c = await startChat(bin, {
+      byText: { boom: [{ text: "going down" }, { exit: 3 }], again: [{ text: "back again" }] },
+    });
     await c.ready();
     await c.send("boom");
     await c.waitState("crashed");
     await c.t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'my draft' })", [c.promptBuf]);
     await c.t.nvim.command("AcpChat");
-    await c.t.waitFor(async () => (await c.status()).state === "crashed" && /Resource not found/.test((await c.status()).reason ?? ""), "the load to fail");
+    await c.t.waitFor(
+      async () => (await c.status()).state === "crashed" && /Resource not found/.test((await c.status()).reason ?? ""),
+      "the load to fail",
+    );
     await c.t.nvim.command("AcpChat");
     await c.ready();
     expect(await c.promptLines()).toEqual(["my draft"]);
@@ -131,7 +172,11 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await t.nvim.command("edit x.txt");
     await t.nvim.command("1,2AcpChatAdd");
     await t.nvim.command("1,2AcpChatAdd");
-    const context = () => t.lua<string[]>("return vim.tbl_map(require('acpchat.chat.prompt').context_label, require('acpchat.chat.registry').get(...).context)", [c.id]);
+    const context = () =>
+      t.lua<string[]>(
+        "return vim.tbl_map(require('acpchat.chat.prompt').context_label, require('acpchat.chat.registry').get(...).context)",
+        [c.id],
+      );
     expect(await context()).toEqual(["x.txt", "notes.txt", "x.txt:1-2"]);
     await answers(t, ["remove notes.txt"]);
     await t.nvim.command("AcpChatContext");
@@ -164,32 +209,53 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     const d = await chatHandle(t);
     await d.focusPrompt();
     await t.nvim.input("<Esc>i<M-p>");
-    await t.waitFor(async () => (await d.promptLines()).join("|") === "second|prompt", "the folder's last prompt in a new chat");
+    await t.waitFor(
+      async () => (await d.promptLines()).join("|") === "second|prompt",
+      "the folder's last prompt in a new chat",
+    );
   });
 
   it("a terminal whose output went over the limit says earlier output was dropped, with no cut first line", async () => {
-    const c = await startChat(
-      bin,
-      { turns: [[{ request: "terminal/create", params: { command: "seq", args: ["1", "300000"], outputByteLimit: 1000 } }, { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } }]] },
-    );
+    const c = await startChat(bin, {
+      turns: [
+        [
+          { request: "terminal/create", params: { command: "seq", args: ["1", "300000"], outputByteLimit: 1000 } },
+          { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
+        ],
+      ],
+    });
     const { t } = c;
     await c.ready();
     await c.send("go");
     await c.turns(1);
     await t.nvim.command("AcpChatTerminal");
-    await t.waitFor(async () => (await t.lua<string>("return vim.bo.filetype")) === "acpchat-terminal", "the terminal view");
+    await t.waitFor(
+      async () => (await t.lua<string>("return vim.bo.filetype")) === "acpchat-terminal",
+      "the terminal view",
+    );
     const lines = await t.lua<string[]>("return vim.api.nvim_buf_get_lines(0, 0, -1, false)");
     expect(lines[0]).toBe("[earlier output dropped: over terminal.output_limit_bytes]");
     // Whole lines from there on: each the number after the one before, up to the last.
-    const nums = lines.slice(1, -1).filter((l) => l !== "").map(Number);
+    const nums = lines
+      .slice(1, -1)
+      .filter((l) => l !== "")
+      .map(Number);
     expect(nums.at(-1)).toBe(300000);
     expect(nums[0]).toBe(300000 - nums.length + 1);
   });
 
   it("a tool call the user rejected reads as rejected, whether the agent then fails it or never says", async () => {
-    const call = (id: string) => ({ update: { sessionUpdate: "tool_call", toolCallId: id, title: `Run ${id}`, kind: "execute", status: "pending" } });
-    const ask = (id: string, options: unknown[]) => ({ request: "session/request_permission", params: { toolCall: { toolCallId: id }, options } });
-    const both = [{ optionId: "ok", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }];
+    const call = (id: string) => ({
+      update: { sessionUpdate: "tool_call", toolCallId: id, title: `Run ${id}`, kind: "execute", status: "pending" },
+    });
+    const ask = (id: string, options: unknown[]) => ({
+      request: "session/request_permission",
+      params: { toolCall: { toolCallId: id }, options },
+    });
+    const both = [
+      { optionId: "ok", name: "Allow", kind: "allow_once" },
+      { optionId: "no", name: "Reject", kind: "reject_once" },
+    ];
     const c = await startChat(bin, {
       turns: [
         [
@@ -212,28 +278,69 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await c.send("go");
     await c.turns(1);
     const lines = (await c.lines()).filter((l) => l.includes("· execute ·"));
-    expect(lines).toEqual(["⊘ rejected · execute · Run a", "⊘ rejected · execute · Run b", "⊘ rejected · execute · Run c", "● done · execute · Run d"]);
+    expect(lines).toEqual([
+      "⊘ rejected · execute · Run a",
+      "⊘ rejected · execute · Run b",
+      "⊘ rejected · execute · Run c",
+      "● done · execute · Run d",
+    ]);
   });
 
   it("a command's block shows the command and its cwd, not the agent's bookkeeping", async () => {
-    const rawInput = { call_id: "call_X1", process_id: "4242", turn_id: "turn-7", started_at_ms: 1764100000000, command: ["bash", "-lc", "printf 'peer-%s-%d' ran 42"], cwd: "/work/p", parsed_cmd: [{ type: "unknown", cmd: "printf" }] };
-    const c = await startChat(bin, { turns: [[{ update: { sessionUpdate: "tool_call", toolCallId: "x", title: "Run printf", kind: "execute", status: "completed", rawInput } }]] });
+    const rawInput = {
+      call_id: "call_X1",
+      process_id: "4242",
+      turn_id: "turn-7",
+      started_at_ms: 1764100000000,
+      command: ["bash", "-lc", "printf 'peer-%s-%d' ran 42"],
+      cwd: "/work/p",
+      parsed_cmd: [{ type: "unknown", cmd: "printf" }],
+    };
+    const c = await startChat(bin, {
+      turns: [
+        [
+          {
+            update: {
+              sessionUpdate: "tool_call",
+              toolCallId: "x",
+              title: "Run printf",
+              kind: "execute",
+              status: "completed",
+              rawInput,
+            },
+          },
+        ],
+      ],
+    });
     await c.ready();
     await c.send("go");
     await c.turns(1);
     const text = await c.text();
     expect(text).toContain("· cwd: /work/p");
     expect(text).toContain("printf");
-    for (const hidden of ["call_X1", "process_id", "turn_id", "started_at_ms", "parsed_cmd"]) expect(text).not.toContain(hidden);
+    for (const hidden of ["call_X1", "process_id", "turn_id", "started_at_ms", "parsed_cmd"])
+      expect(text).not.toContain(hidden);
   });
 
   it("output an agent streams in tool call metadata is kept whole: gt and :AcpChatTerminal show all of it", async () => {
     const lines = Array.from({ length: 500 }, (_, i) => `row ${i + 1}`);
-    const meta = (m: Record<string, unknown>) => ({ update: { sessionUpdate: "tool_call_update", toolCallId: "sh", _meta: m } });
+    const meta = (m: Record<string, unknown>) => ({
+      update: { sessionUpdate: "tool_call_update", toolCallId: "sh", _meta: m },
+    });
     const c = await startChat(bin, {
       turns: [
         [
-          { update: { sessionUpdate: "tool_call", toolCallId: "sh", title: "seq", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "m1" }], _meta: { terminal_info: { terminal_id: "m1" } } } },
+          {
+            update: {
+              sessionUpdate: "tool_call",
+              toolCallId: "sh",
+              title: "seq",
+              kind: "execute",
+              status: "in_progress",
+              content: [{ type: "terminal", terminalId: "m1" }],
+              _meta: { terminal_info: { terminal_id: "m1" } },
+            },
+          },
           meta({ terminal_output: { terminal_id: "m1", data: lines.slice(0, 250).join("\n") + "\n" } }),
           meta({ terminal_output: { terminal_id: "m1", data: lines.slice(250).join("\n") } }),
           meta({ terminal_exit: { terminal_id: "m1", exit_code: 0, signal: null } }),
@@ -251,17 +358,28 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     const row = (await c.lines()).findIndex((l) => l.endsWith("· seq")) + 1;
     await t.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", [row]);
     await t.nvim.input("gt");
-    await t.waitFor(async () => (await t.lua<string>("return vim.bo.filetype")) === "acpchat-terminal", "the terminal view");
+    await t.waitFor(
+      async () => (await t.lua<string>("return vim.bo.filetype")) === "acpchat-terminal",
+      "the terminal view",
+    );
     expect(await t.lua<string[]>("return vim.api.nvim_buf_get_lines(0, 0, -1, false)")).toEqual([...lines, "[exit 0]"]);
     await t.nvim.command("close");
     await t.nvim.command("AcpChatTerminal");
-    await t.waitFor(async () => (await t.lua<string>("return vim.bo.filetype")) === "acpchat-terminal", "the terminal view again");
+    await t.waitFor(
+      async () => (await t.lua<string>("return vim.bo.filetype")) === "acpchat-terminal",
+      "the terminal view again",
+    );
     expect(await t.lua<number>("return vim.api.nvim_buf_line_count(0)")).toBe(501);
   });
 
   it("a resumed session's transcript opens at its last turn", async () => {
     const long = Array.from({ length: 80 }, (_, i) => `line ${i}`).join("\n");
-    const a = await startChat(bin, { store: "$DIR/store.json", agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } }, title: "Long", turns: [[{ text: long }], [{ text: "the end" }]] });
+    const a = await startChat(bin, {
+      store: "$DIR/store.json",
+      agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } },
+      title: "Long",
+      turns: [[{ text: long }], [{ text: "the end" }]],
+    });
     const t = a.t;
     await a.ready();
     await a.send("one");
@@ -271,12 +389,18 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
     await t.nvim.command("AcpChatClose");
     await answers(t, [""]);
     await t.nvim.command("AcpChatSessions");
-    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.chat.registry').chats)")) === 1, "a chat");
+    await t.waitFor(
+      async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.chat.registry').chats)")) === 1,
+      "a chat",
+    );
     const b = await chatHandle(t);
     await b.ready();
     await t.waitFor(async () => (await b.text()).includes("the end"), "the local history");
     const win = await b.win();
-    const [cursor, count] = await t.lua<number[]>("local w = ...; return { vim.api.nvim_win_get_cursor(w)[1], vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(w)) }", [win]);
+    const [cursor, count] = await t.lua<number[]>(
+      "local w = ...; return { vim.api.nvim_win_get_cursor(w)[1], vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(w)) }",
+      [win],
+    );
     expect(cursor).toBe(count);
   });
 

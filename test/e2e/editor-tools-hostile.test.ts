@@ -18,7 +18,10 @@ const bins = nvimBins();
 
 /** `p`, or a failure naming `what` after `ms` (a frozen editor must fail the test, not hang it). */
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms))]);
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)),
+  ]);
 }
 
 function envOf(s: Server, name: string): string {
@@ -40,13 +43,19 @@ describe.each(bins)("Neovim $version", (bin) => {
       ["references", "big.lua", "larger than"],
     ];
     for (const [name, path, why] of cases) {
-      const r = await within(tool(client, name, { path, ...(name === "document_symbols" ? {} : { line: 1 }) }), 8000, `${name} ${path}`);
+      const r = await within(
+        tool(client, name, { path, ...(name === "document_symbols" ? {} : { line: 1 }) }),
+        8000,
+        `${name} ${path}`,
+      );
       expect(r.isError).toBe(true);
       expect(r.text).toContain(why);
       expect(await within(t.lua("return 1"), 2000, "the editor")).toBe(1);
     }
     // None of them became a buffer (no netrw listing, no empty "new file" buffer).
-    const names = await t.lua<string[]>("return vim.tbl_map(function(b) return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':t') end, vim.api.nvim_list_bufs())");
+    const names = await t.lua<string[]>(
+      "return vim.tbl_map(function(b) return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':t') end, vim.api.nvim_list_bufs())",
+    );
     for (const n of ["pipe.lua", "src", "nope.lua", "big.lua"]) expect(names).not.toContain(n);
   });
 
@@ -59,8 +68,15 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("edit src/a.lua");
     await t.lua("_G.fakels_definitions = { 'loc.fifo', 'bin.dat', 'src/b.lua' }");
     const { client } = await connect(server);
-    const r = await within(tool(client, "definition", { path: "src/a.lua", line: 2, symbol: "greet" }), 8000, "definition");
-    expect(r).toEqual({ isError: false, text: "3 definitions:\nloc.fifo:1:1\nbin.dat:1:1\nsrc/b.lua:1:1  local M = {}" });
+    const r = await within(
+      tool(client, "definition", { path: "src/a.lua", line: 2, symbol: "greet" }),
+      8000,
+      "definition",
+    );
+    expect(r).toEqual({
+      isError: false,
+      text: "3 definitions:\nloc.fifo:1:1\nbin.dat:1:1\nsrc/b.lua:1:1  local M = {}",
+    });
     // The Node host still answers (a read of the FIFO would have stopped it for good).
     expect(await within(call(t, "ping"), 3000, "the host")).toMatchObject({ pid: expect.any(Number) });
   });
@@ -72,9 +88,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(t.dir, "outside/secret.lua"), "local password = 'hunter2'\n");
     symlinkSync(join(t.dir, "outside/secret.lua"), join(work, "link.lua"));
     await t.nvim.command("edit link.lua");
-    await t.lua("vim.diagnostic.set(vim.api.nvim_create_namespace('x'), 0, { { lnum = 0, col = 6, message = 'hunter2 is weak', severity = 1 } })");
+    await t.lua(
+      "vim.diagnostic.set(vim.api.nvim_create_namespace('x'), 0, { { lnum = 0, col = 6, message = 'hunter2 is weak', severity = 1 } })",
+    );
     await t.lua("vim.api.nvim_feedkeys('V\\27', 'x', false)");
-    await t.lua("vim.fn.setqflist({}, ' ', { items = { { bufnr = vim.api.nvim_get_current_buf(), lnum = 1, text = 'hunter2' } } })");
+    await t.lua(
+      "vim.fn.setqflist({}, ' ', { items = { { bufnr = vim.api.nvim_get_current_buf(), lnum = 1, text = 'hunter2' } } })",
+    );
     const { client } = await connect(server);
     const answers = {
       open_buffers: await tool(client, "open_buffers"),
@@ -85,10 +105,17 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(answers).toEqual({
       open_buffers: { isError: false, text: "(1 outside the session's folders not shown)" },
       diagnostics: { isError: false, text: "(1 outside the session's folders not shown)" },
-      selection: { isError: false, text: "The user's selection is in a file outside the session's folders; it is not shown." },
+      selection: {
+        isError: false,
+        text: "The user's selection is in a file outside the session's folders; it is not shown.",
+      },
       quickfix: { isError: false, text: 'Quickfix list ":setqflist()":\n(1 outside the session\'s folders not shown)' },
     });
-    for (const [name, args] of [["diagnostics", { path: "link.lua" }], ["definition", { path: "link.lua", line: 1 }], ["document_symbols", { path: "./src/../link.lua" }]] as const) {
+    for (const [name, args] of [
+      ["diagnostics", { path: "link.lua" }],
+      ["definition", { path: "link.lua", line: 1 }],
+      ["document_symbols", { path: "./src/../link.lua" }],
+    ] as const) {
       const r = await tool(client, name, args);
       expect(r).toEqual({ isError: true, text: expect.stringContaining("is outside the session's folders") });
     }
@@ -99,7 +126,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     const { server } = await setupChat(t);
     const path = envOf(server, "ACPCHAT_EDITOR_SOCKET");
     const token = envOf(server, "ACPCHAT_EDITOR_TOKEN");
-    await t.lua("_G.queries = 0; local q = require('acpchat.editor.editor_tools').query; require('acpchat.editor.editor_tools').query = function(p) _G.queries = _G.queries + 1; return q(p) end");
+    await t.lua(
+      "_G.queries = 0; local q = require('acpchat.editor.editor_tools').query; require('acpchat.editor.editor_tools').query = function(p) _G.queries = _G.queries + 1; return q(p) end",
+    );
     /** What the host answers to `send` (written in chunks) until it closes the connection. */
     const attempt = (chunks: string[]) =>
       new Promise<string>((resolve) => {
@@ -118,10 +147,18 @@ describe.each(bins)("Neovim $version", (bin) => {
         });
       });
     const call = JSON.stringify({ id: 1, tool: "open_buffers", args: {} });
-    expect(await within(attempt([JSON.stringify({ token: token.slice(0, -1) }) + "\n" + call + "\n"]), 3000, "a prefix")).toContain("refused this server's token");
-    expect(await within(attempt([call + "\n" + call + "\n"]), 3000, "no token")).toContain("refused this server's token");
+    expect(
+      await within(attempt([JSON.stringify({ token: token.slice(0, -1) }) + "\n" + call + "\n"]), 3000, "a prefix"),
+    ).toContain("refused this server's token");
+    expect(await within(attempt([call + "\n" + call + "\n"]), 3000, "no token")).toContain(
+      "refused this server's token",
+    );
     expect(await within(attempt(["{not json\n" + call + "\n"]), 3000, "not JSON")).toContain("not JSON");
-    const endless = await within(attempt(Array.from({ length: 40 }, () => "x".repeat(64 * 1024))), 5000, "an endless line");
+    const endless = await within(
+      attempt(Array.from({ length: 40 }, () => "x".repeat(64 * 1024))),
+      5000,
+      "an endless line",
+    );
     expect(endless).toContain("a line longer than");
     expect(await t.lua("return _G.queries")).toBe(0);
   });
@@ -146,9 +183,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     });
     await new Promise((r) => sock.once("connect", r));
     const calls = [JSON.stringify({ token: envOf(server, "ACPCHAT_EDITOR_TOKEN") })];
-    for (let id = 1; id <= 200; id++) calls.push(JSON.stringify({ id, tool: "definition", args: { path: "src/a.lua", line: 2, symbol: "greet" } }));
+    for (let id = 1; id <= 200; id++)
+      calls.push(JSON.stringify({ id, tool: "definition", args: { path: "src/a.lua", line: 2, symbol: "greet" } }));
     sock.write(calls.join("\n") + "\n");
-    await t.waitFor(async () => answers.filter((a) => a.id !== undefined).length === 200, "every call to be answered", 20_000);
+    await t.waitFor(
+      async () => answers.filter((a) => a.id !== undefined).length === 200,
+      "every call to be answered",
+      20_000,
+    );
     sock.destroy();
     const refused = answers.filter((a) => a.error && /busy/.test(a.text ?? ""));
     const done = answers.filter((a) => !a.error && a.text?.startsWith("src/b.lua:2:10"));
@@ -162,7 +204,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     const t = await nvim(bin);
     const { server, work } = await setupChat(t);
     await t.lua("vim.o.swapfile = true"); // the user's (the test's init turns it off)
-    await t.lua("vim.api.nvim_create_autocmd('FileType', { pattern = 'lua', callback = function() error('a broken ftplugin') end })");
+    await t.lua(
+      "vim.api.nvim_create_autocmd('FileType', { pattern = 'lua', callback = function() error('a broken ftplugin') end })",
+    );
     await t.lua(FAKE_LS, [work]);
     const { client } = await connect(server);
     const r = await tool(client, "document_symbols", { path: "src/b.lua" });
@@ -171,11 +215,16 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return { vim.fn.buflisted(...), vim.bo[...].swapfile }", [b])).toEqual([0, false]);
     // The user opens it: it is theirs now, with the swap file their options ask for.
     await t.nvim.command("silent! edit src/b.lua");
-    expect(await t.lua("return { vim.api.nvim_get_current_buf(), vim.bo.buflisted, vim.bo.swapfile }")).toEqual([b, true, true]);
+    expect(await t.lua("return { vim.api.nvim_get_current_buf(), vim.bo.buflisted, vim.bo.swapfile }")).toEqual([
+      b,
+      true,
+      true,
+    ]);
 
     // An agent walking through 30 files: at most 20 stay loaded behind the user's back.
     for (let i = 0; i < 30; i++) writeFileSync(join(work, `m${i}.lua`), `local M${i} = {}\nreturn M${i}\n`);
-    for (let i = 0; i < 30; i++) expect((await tool(client, "document_symbols", { path: `m${i}.lua` })).isError).toBe(false);
+    for (let i = 0; i < 30; i++)
+      expect((await tool(client, "document_symbols", { path: `m${i}.lua` })).isError).toBe(false);
     const hidden = await t.lua<string[]>(
       "return vim.tbl_map(function(b) return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':t') end, vim.tbl_filter(function(b) return vim.api.nvim_buf_is_loaded(b) and not vim.bo[b].buflisted end, vim.api.nvim_list_bufs()))",
     );
@@ -190,7 +239,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     const t = await nvim(bin);
     const { server } = await setupChat(t);
     await t.nvim.command("edit src/a.lua");
-    await t.lua("vim.diagnostic.set(vim.api.nvim_create_namespace('odd'), 0, { { lnum = 0, col = 0, message = 'odd code', severity = 2, source = 'lint', code = { [1] = 1, [50] = 2 } } })");
+    await t.lua(
+      "vim.diagnostic.set(vim.api.nvim_create_namespace('odd'), 0, { { lnum = 0, col = 0, message = 'odd code', severity = 2, source = 'lint', code = { [1] = 1, [50] = 2 } } })",
+    );
     const { client } = await connect(server);
     const s = Date.now();
     const r = await within(tool(client, "diagnostics", { path: "src/a.lua" }), 8000, "diagnostics");
@@ -205,7 +256,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     const { client } = await connect(server);
     // No server attaches to a .txt file: the tool waits a moment for one, and the buffer goes.
     const pending = tool(client, "definition", { path: "notes.txt", line: 1 });
-    await t.waitFor(async () => (await t.lua<number>("return vim.fn.bufloaded(...)", [join(work, "notes.txt")])) === 1, "the file to be loaded");
+    await t.waitFor(
+      async () => (await t.lua<number>("return vim.fn.bufloaded(...)", [join(work, "notes.txt")])) === 1,
+      "the file to be loaded",
+    );
     await t.lua("vim.cmd('bwipeout! ' .. vim.fn.bufnr(...))", [join(work, "notes.txt")]);
     const s = Date.now();
     const r = await within(pending, 8000, "definition");
@@ -220,14 +274,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     const socket = envOf(server, "ACPCHAT_EDITOR_SOCKET");
     process.kill(await c.agentPid(), "SIGKILL");
     await c.waitState("crashed");
-    await t.waitFor(async () => {
-      try {
-        readdirSync(join(socket, ".."));
-        return false;
-      } catch {
-        return true;
-      }
-    }, "the crashed chat's channel to close", 5000);
+    await t.waitFor(
+      async () => {
+        try {
+          readdirSync(join(socket, ".."));
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      "the crashed chat's channel to close",
+      5000,
+    );
 
     await t.nvim.command("AcpChat");
     await c.ready();
@@ -246,8 +304,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("edit src/a.lua");
     await t.lua("_G.fakels_delay = 4000");
     const { client } = await connect(again);
-    const pending = tool(client, "definition", { path: "src/a.lua", line: 2, symbol: "greet" }).catch((e: Error) => ({ isError: true, text: e.message }));
-    await t.waitFor(async () => (await t.lua<number>("return _G.fakels_inflight or 0")) > 0, "the request to reach the server");
+    const pending = tool(client, "definition", { path: "src/a.lua", line: 2, symbol: "greet" }).catch((e: Error) => ({
+      isError: true,
+      text: e.message,
+    }));
+    await t.waitFor(
+      async () => (await t.lua<number>("return _G.fakels_inflight or 0")) > 0,
+      "the request to reach the server",
+    );
     const s = Date.now();
     await t.nvim.command("AcpChatClose");
     const r = await within(pending, 3000, "the call in flight");
@@ -266,7 +330,11 @@ describe.each(bins)("Neovim $version", (bin) => {
 
     execFileSync("rm", [join(work, ".acpchat.lua")]);
     writeFileSync(join(work, ".acpchat.lua"), `return {}\n${"-- padding\n".repeat(200_000)}`);
-    await within(openChat(t, "AcpChat!").then((d) => d.ready()), 10_000, "the second chat to open");
+    await within(
+      openChat(t, "AcpChat!").then((d) => d.ready()),
+      10_000,
+      "the second chat to open",
+    );
     expect(await t.lua<string>("return vim.fn.execute('messages')")).toContain(".acpchat.lua is larger than");
   });
 
@@ -282,4 +350,3 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua<string>("return vim.fn.execute('messages')")).toContain(".acpchat.lua: stopped");
   });
 });
-

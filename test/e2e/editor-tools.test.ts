@@ -17,10 +17,23 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("offers every tool to the agent; diagnostics, open files, selection and quickfix come from the editor", async () => {
     const t = await nvim(bin);
     const { server, work } = await setupChat(t);
-    expect(server).toMatchObject({ command: process.execPath, args: [expect.stringMatching(/acpchat-mcp\.cjs$/), "--tools", expect.any(String)] });
+    expect(server).toMatchObject({
+      command: process.execPath,
+      args: [expect.stringMatching(/acpchat-mcp\.cjs$/), "--tools", expect.any(String)],
+    });
     const { client } = await connect(server);
     const names = (await client.listTools()).tools.map((x) => x.name).sort();
-    expect(names).toEqual(["definition", "diagnostics", "document_symbols", "hover", "open_buffers", "quickfix", "references", "selection", "workspace_symbols"]);
+    expect(names).toEqual([
+      "definition",
+      "diagnostics",
+      "document_symbols",
+      "hover",
+      "open_buffers",
+      "quickfix",
+      "references",
+      "selection",
+      "workspace_symbols",
+    ]);
 
     // A planted error in a buffer with unsaved changes.
     await t.nvim.command("edit src/a.lua");
@@ -29,9 +42,14 @@ describe.each(bins)("Neovim $version", (bin) => {
       "local ns = vim.api.nvim_create_namespace('lint'); vim.diagnostic.set(ns, 0, { { lnum = 1, col = 10, message = 'undefined field `greet`', severity = vim.diagnostic.severity.ERROR, source = 'lua_ls', code = 'undefined-field' }, { lnum = 2, col = 0, message = 'unused', severity = vim.diagnostic.severity.HINT } })",
     );
     let r = await tool(client, "diagnostics", { path: "src/a.lua" });
-    expect(r).toEqual({ isError: false, text: "2 diagnostics in 1 file:\nsrc/a.lua:2:11: error: undefined field `greet` [lua_ls undefined-field]\nsrc/a.lua:3:1: hint: unused" });
+    expect(r).toEqual({
+      isError: false,
+      text: "2 diagnostics in 1 file:\nsrc/a.lua:2:11: error: undefined field `greet` [lua_ls undefined-field]\nsrc/a.lua:3:1: hint: unused",
+    });
     r = await tool(client, "diagnostics", { severity: "error" });
-    expect(r.text).toBe("1 diagnostic in 1 file:\nsrc/a.lua:2:11: error: undefined field `greet` [lua_ls undefined-field]");
+    expect(r.text).toBe(
+      "1 diagnostic in 1 file:\nsrc/a.lua:2:11: error: undefined field `greet` [lua_ls undefined-field]",
+    );
     r = await tool(client, "diagnostics", { path: "src/b.lua" });
     expect(r.text).toContain("not open in the editor");
 
@@ -41,9 +59,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect((await tool(client, "selection")).text).toBe("The user has not selected anything in the editor.");
     await t.lua("vim.api.nvim_win_set_cursor(0, { 2, 6 }); vim.api.nvim_feedkeys('vjl\\27', 'x', false)");
     r = await tool(client, "selection");
-    expect(r.text).toBe("src/a.lua:2:7-3:8 (last selection, characters; the file has unsaved changes):\nx = b.greet('you')\nreturn x");
+    expect(r.text).toBe(
+      "src/a.lua:2:7-3:8 (last selection, characters; the file has unsaved changes):\nx = b.greet('you')\nreturn x",
+    );
 
-    await t.lua("vim.fn.setqflist({}, ' ', { title = 'make', items = { { filename = ..., lnum = 3, col = 2, type = 'E', text = 'boom' }, { filename = '/etc/hosts', lnum = 1, text = 'elsewhere' } } })", [join(work, "src/b.lua")]);
+    await t.lua(
+      "vim.fn.setqflist({}, ' ', { title = 'make', items = { { filename = ..., lnum = 3, col = 2, type = 'E', text = 'boom' }, { filename = '/etc/hosts', lnum = 1, text = 'elsewhere' } } })",
+      [join(work, "src/b.lua")],
+    );
     r = await tool(client, "quickfix");
     expect(r.text).toBe('Quickfix list "make":\nsrc/b.lua:3:2: E: boom\n(1 outside the session\'s folders not shown)');
   });
@@ -60,7 +83,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return _G.fakels_position")).toEqual({ line: 1, character: 12 });
 
     r = await tool(client, "references", { path: "src/a.lua", line: 2, column: 13, include_declaration: false });
-    expect(r.text).toBe("2 references:\nsrc/a.lua:2:9  local x = b.greet('you')\nsrc/b.lua:2:10  function M.greet(name)\n(1 outside the session's folders not shown)");
+    expect(r.text).toBe(
+      "2 references:\nsrc/a.lua:2:9  local x = b.greet('you')\nsrc/b.lua:2:10  function M.greet(name)\n(1 outside the session's folders not shown)",
+    );
     expect(await t.lua("return _G.fakels_context")).toEqual({ includeDeclaration: false });
 
     r = await tool(client, "hover", { path: "src/a.lua", line: 2, symbol: "greet" });
@@ -136,13 +161,17 @@ describe.each(bins)("Neovim $version", (bin) => {
     }
     const logDir = await t.lua<string>("return require('acpchat.config').log_dir()");
     // Its files (the checkpoints' folder is beside the traces: stdpath("log") is the state folder).
-    for (const f of readdirSync(logDir, { withFileTypes: true })) if (f.isFile()) expect(readFileSync(join(logDir, f.name), "utf8")).not.toContain(token);
+    for (const f of readdirSync(logDir, { withFileTypes: true }))
+      if (f.isFile()) expect(readFileSync(join(logDir, f.name), "utf8")).not.toContain(token);
 
     // The chat closes: the channel closes, the server exits, the socket is gone.
     expect(transport.pid).toBeGreaterThan(0);
     await t.nvim.command("AcpChatClose");
     await t.waitFor(async () => (await chatCount(t)) === 0, "the chat to close");
-    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error("the MCP server outlived its chat")), 5000))]);
+    await Promise.race([
+      closed,
+      new Promise((_, reject) => setTimeout(() => reject(new Error("the MCP server outlived its chat")), 5000)),
+    ]);
     expect(() => process.kill(transport.pid!, 0)).toThrow();
     expect(() => readdirSync(join(socket, ".."))).toThrow();
 
@@ -155,7 +184,7 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("is configurable: off per agent, fewer tools, or a project's .acpchat.lua (once trusted)", async () => {
     const t = await nvim(bin);
-    let s = await setupChat(t, { editor_tools: { tools: ["diagnostics", "selection"] } });
+    const s = await setupChat(t, { editor_tools: { tools: ["diagnostics", "selection"] } });
     expect(s.server.args.at(-1)).toBe("diagnostics,selection");
     const { client } = await connect(s.server);
     expect((await client.listTools()).tools.map((x) => x.name)).toEqual(["diagnostics", "selection"]);
@@ -169,14 +198,20 @@ describe.each(bins)("Neovim $version", (bin) => {
 
     // A project file: untrusted, it is ignored with a note; trusted, it applies.
     const work = join(t.dir, "work");
-    writeFileSync(join(work, ".acpchat.lua"), `return { editor_tools = { tools = { "quickfix" } }, mcp_servers = { { name = "proj", command = "${process.execPath}", args = { "--version" } } } }`);
+    writeFileSync(
+      join(work, ".acpchat.lua"),
+      `return { editor_tools = { tools = { "quickfix" } }, mcp_servers = { { name = "proj", command = "${process.execPath}", args = { "--version" } } } }`,
+    );
     await t.lua("vim.secure.trust({ action = 'deny', path = ... })", [join(work, ".acpchat.lua")]);
     await openChat(t, "AcpChat!").then((c) => c.ready());
     expect((received(t.dir, "session/new").at(-1)!.mcpServers as Server[]).map((x) => x.name)).toEqual(["nvim"]);
     expect(JSON.stringify(await c2notes(t))).toContain(".acpchat.lua is not trusted");
     await t.nvim.command("AcpChatClose");
     // Trusted as :trust does it, by the buffer (Neovim 0.10 takes no path for 'allow').
-    await t.lua("vim.secure.trust({ action = 'remove', path = ... }); vim.cmd.edit(...); vim.secure.trust({ action = 'allow', bufnr = 0 }); vim.cmd('bwipeout')", [join(work, ".acpchat.lua")]);
+    await t.lua(
+      "vim.secure.trust({ action = 'remove', path = ... }); vim.cmd.edit(...); vim.secure.trust({ action = 'allow', bufnr = 0 }); vim.cmd('bwipeout')",
+      [join(work, ".acpchat.lua")],
+    );
     await openChat(t, "AcpChat!").then((c) => c.ready());
     const last = received(t.dir, "session/new").at(-1)!.mcpServers as Server[];
     expect(last.map((x) => x.name)).toEqual(["proj", "nvim"]);

@@ -26,7 +26,10 @@ const looks = (f: string, seen: string) => [
 /** `:w` typed in buffer `b` writes it at once: no question waits, no error. */
 async function writesWithoutQuestion(t: TestNvim, b: number): Promise<void> {
   await t.nvim.input("<Esc>"); // the chat's prompt starts in Insert mode
-  await t.lua("vim.v.errmsg = ''; vim.cmd('messages clear'); vim.cmd.stopinsert(); vim.fn.win_gotoid(vim.fn.win_findbuf(...)[1])", [b]);
+  await t.lua(
+    "vim.v.errmsg = ''; vim.cmd('messages clear'); vim.cmd.stopinsert(); vim.fn.win_gotoid(vim.fn.win_findbuf(...)[1])",
+    [b],
+  );
   await t.waitFor(async () => (await t.lua<string>("return vim.api.nvim_get_mode().mode")) === "n", "Normal mode");
   await t.nvim.input(":w<CR>");
   await new Promise((r) => setTimeout(r, 300));
@@ -71,7 +74,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("ZZ");
     await chat.turns(1, 15_000);
     const r = (await replies(chat))[0]!.result as { message: string; _meta: Record<string, unknown> };
-    expect(r.message).toMatch(/not saved \(its buffer holds the user's own unsaved edits\).*waits in the editor's buffer, unsaved/);
+    expect(r.message).toMatch(
+      /not saved \(its buffer holds the user's own unsaved edits\).*waits in the editor's buffer, unsaved/,
+    );
     expect(await chat.text()).toContain(`The change to ${f} waits in its buffer, unsaved`);
     expect(readFileSync(f, "utf8")).toBe(text(lines));
     expect(await t.lines(b)).toEqual(withLine(9, "MINE", withLine(1, "AGENT")));
@@ -85,7 +90,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     const chat = await agentTurn(t, [write(f, text(withLine(1, "AGENT")))]);
     await chat.turns(1, 15_000);
     const r = (await replies(chat))[0]!.result as { message: string };
-    expect(r.message).toMatch(/not saved \(the client writes to buffers only \(write = "buffer"\)\).*waits in the editor's buffer, unsaved/);
+    expect(r.message).toMatch(
+      /not saved \(the client writes to buffers only \(write = "buffer"\)\).*waits in the editor's buffer, unsaved/,
+    );
     expect(await chat.text()).toContain(`The change to ${f} waits in its buffer, unsaved`);
     expect(readFileSync(f, "utf8")).toBe(text(lines));
   });
@@ -97,8 +104,20 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command(`edit ${f}`);
     const b = await bufnr(t, f);
     const chat = await agentTurn(t, [
-      { update: { sessionUpdate: "tool_call", toolCallId: "w1", title: "Write same.txt", kind: "edit", status: "in_progress", locations: [{ path: f }] } },
-      { request: "terminal/create", params: { command: "sh", args: ["-c", `sleep 1.1; cp '${f}' '${f}.tmp'; mv '${f}.tmp' '${f}'`] } },
+      {
+        update: {
+          sessionUpdate: "tool_call",
+          toolCallId: "w1",
+          title: "Write same.txt",
+          kind: "edit",
+          status: "in_progress",
+          locations: [{ path: f }],
+        },
+      },
+      {
+        request: "terminal/create",
+        params: { command: "sh", args: ["-c", `sleep 1.1; cp '${f}' '${f}.tmp'; mv '${f}.tmp' '${f}'`] },
+      },
       { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
       { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } },
       { sleep: 300 },
@@ -120,8 +139,20 @@ describe.each(bins)("Neovim $version", (bin) => {
       const hidden = how.endsWith("no window shows");
       if (hidden) await t.nvim.command("enew");
       const chat = await agentTurn(t, [
-        { update: { sessionUpdate: "tool_call", toolCallId: "w1", title: "Write d.txt", kind: "edit", status: "in_progress", locations: [{ path: f }] } },
-        { request: "terminal/create", params: { command: "sh", args: ["-c", `sleep 1.1; printf 'from the agent\\n' > '${f}'`] } },
+        {
+          update: {
+            sessionUpdate: "tool_call",
+            toolCallId: "w1",
+            title: "Write d.txt",
+            kind: "edit",
+            status: "in_progress",
+            locations: [{ path: f }],
+          },
+        },
+        {
+          request: "terminal/create",
+          params: { command: "sh", args: ["-c", `sleep 1.1; printf 'from the agent\\n' > '${f}'`] },
+        },
         { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
         { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } },
         { text: "written" },
@@ -130,9 +161,15 @@ describe.each(bins)("Neovim $version", (bin) => {
       const tick = await t.lua<number>("return vim.api.nvim_buf_get_changedtick(...)", [b]);
       await t.nvim.input(how.startsWith("takes") ? "gAZZ" : "ZQ");
       // The answer is carried out (the buffer reads the file again, and gets the chosen text).
-      await t.waitFor(async () => (await t.lua<number>("return vim.api.nvim_buf_get_changedtick(...)", [b])) > tick, "the answer to be applied");
+      await t.waitFor(
+        async () => (await t.lua<number>("return vim.api.nvim_buf_get_changedtick(...)", [b])) > tick,
+        "the answer to be applied",
+      );
       await chat.turns(1, 15_000);
-      await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 0, "the review to close");
+      await t.waitFor(
+        async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 0,
+        "the review to close",
+      );
       const want = how.startsWith("takes") ? ["from the agent"] : withLine(9, "MINE");
       await t.waitFor(async () => JSON.stringify(await t.lines(b)) === JSON.stringify(want), "the chosen text");
       if (hidden) {

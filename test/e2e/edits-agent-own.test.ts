@@ -23,7 +23,17 @@ const OPTIONS = [
 /** claude-agent-acp's edit: a tool call whose diff has no old text, a question, then its own write (cp). */
 function ownEdit(path: string, newText: string, from: string) {
   return [
-    { update: { sessionUpdate: "tool_call", toolCallId: "e1", title: "Edit f.txt", kind: "edit", status: "pending", locations: [{ path }], content: [{ type: "diff", path, oldText: null, newText }] } },
+    {
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: "e1",
+        title: "Edit f.txt",
+        kind: "edit",
+        status: "pending",
+        locations: [{ path }],
+        content: [{ type: "diff", path, oldText: null, newText }],
+      },
+    },
     { request: "session/request_permission", params: { toolCall: { toolCallId: "e1" }, options: OPTIONS } },
     { request: "terminal/create", params: { command: "cp", args: [from, path] } },
     { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
@@ -33,7 +43,8 @@ function ownEdit(path: string, newText: string, from: string) {
 }
 
 /** The diffs gd shows for a tool call (the old side as the left window gets it). */
-const toolDiffs = (c: Chat, id: string) => call<{ path: string; old_text?: string; new_text: string }[]>(c.t, "tool_diffs", { chat: c.id, tool_call_id: id });
+const toolDiffs = (c: Chat, id: string) =>
+  call<{ path: string; old_text?: string; new_text: string }[]>(c.t, "tool_diffs", { chat: c.id, tool_call_id: id });
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("a diff without old text of a file on disk: the question says +4 -0, gd shows the file as it was before the write", async () => {
@@ -64,7 +75,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     const after = [...mine, "added"];
     writeFileSync(join(work, "f.next"), text(after));
     await recordQuestions(t, ["reject_once"]);
-    const c = await agentTurn(t, ownEdit(f, text(after), join(work, "f.next")).slice(0, 2).concat([{ text: "stopped" }]));
+    const c = await agentTurn(
+      t,
+      ownEdit(f, text(after), join(work, "f.next"))
+        .slice(0, 2)
+        .concat([{ text: "stopped" }]),
+    );
     await c.turns(1, 15_000);
     const [q] = await questions(t);
     expect(q!.prompt).toContain(`+1 -0 ${f}`);
@@ -78,16 +94,34 @@ describe.each(bins)("Neovim $version", (bin) => {
     const h = join(work, "h.txt");
     for (const p of [f, g, h]) writeFileSync(p, text(lines));
     for (const p of [h, g, f]) await t.nvim.command(`edit ${p}`);
-    for (const p of [f, g]) await t.lua("vim.api.nvim_buf_set_lines(vim.fn.bufnr(...), 0, 1, false, { 'unsaved' })", [p]);
+    for (const p of [f, g])
+      await t.lua("vim.api.nvim_buf_set_lines(vim.fn.bufnr(...), 0, 1, false, { 'unsaved' })", [p]);
     const readCall = (id: string, path: string, viaClient: boolean) => [
-      { update: { sessionUpdate: "tool_call", toolCallId: id, title: `Read ${path}`, kind: "read", status: "in_progress", locations: [{ path }] } },
+      {
+        update: {
+          sessionUpdate: "tool_call",
+          toolCallId: id,
+          title: `Read ${path}`,
+          kind: "read",
+          status: "in_progress",
+          locations: [{ path }],
+        },
+      },
       ...(viaClient ? [{ request: "fs/read_text_file", params: { path } }] : []),
       { update: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" } },
     ];
-    const c = await agentTurn(t, [...readCall("r1", f, false), ...readCall("r2", g, true), ...readCall("r3", h, false), { sleep: 300 }, { text: "read" }]);
+    const c = await agentTurn(t, [
+      ...readCall("r1", f, false),
+      ...readCall("r2", g, true),
+      ...readCall("r3", h, false),
+      { sleep: 300 },
+      { text: "read" },
+    ]);
     await c.turns(1, 15_000);
     const tx = await c.text();
-    expect(tx).toContain(`${f} has unsaved edits in the editor: fake read the file from disk, without them ("Read ${f}").`);
+    expect(tx).toContain(
+      `${f} has unsaved edits in the editor: fake read the file from disk, without them ("Read ${f}").`,
+    );
     expect(tx).not.toContain(`${g} has unsaved edits`);
     expect(tx).not.toContain(`${h} has unsaved edits`);
   });
@@ -105,9 +139,19 @@ describe.each(bins)("Neovim $version", (bin) => {
           if it.show_diff then return on_choice(it) end
         end
       end`);
-    const c = await agentTurn(t, ownEdit(f, text(after), "/dev/null").slice(0, 2).concat([{ text: "stopped" }]));
-    const side = (which: string) => `for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):find("/${which}/f.txt", 1, true) then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end`;
-    await t.waitFor(async () => (await t.lua(side("proposed"))) !== null && (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the review tab");
+    const c = await agentTurn(
+      t,
+      ownEdit(f, text(after), "/dev/null")
+        .slice(0, 2)
+        .concat([{ text: "stopped" }]),
+    );
+    const side = (which: string) =>
+      `for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):find("/${which}/f.txt", 1, true) then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end`;
+    await t.waitFor(
+      async () =>
+        (await t.lua(side("proposed"))) !== null && (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2,
+      "the review tab",
+    );
     expect(await t.lua(side("result"))).toEqual(lines);
     expect(await t.lua(side("proposed"))).toEqual(after);
     await t.nvim.command("stopinsert");
@@ -124,10 +168,26 @@ describe.each(bins)("Neovim $version", (bin) => {
     const f = join(work, "late.txt");
     writeFileSync(f, "a\nb\n");
     const c = await agentTurn(t, [
-      { update: { sessionUpdate: "tool_call", toolCallId: "l1", title: "Write late.txt", kind: "edit", status: "in_progress", locations: [{ path: f }] } },
+      {
+        update: {
+          sessionUpdate: "tool_call",
+          toolCallId: "l1",
+          title: "Write late.txt",
+          kind: "edit",
+          status: "in_progress",
+          locations: [{ path: f }],
+        },
+      },
       { request: "terminal/create", params: { command: "sh", args: ["-c", `printf 'a\\nb\\nc\\n' > '${f}'`] } },
       { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
-      { update: { sessionUpdate: "tool_call_update", toolCallId: "l1", status: "completed", content: [{ type: "diff", path: f, oldText: null, newText: "a\nb\nc\n" }] } },
+      {
+        update: {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "l1",
+          status: "completed",
+          content: [{ type: "diff", path: f, oldText: null, newText: "a\nb\nc\n" }],
+        },
+      },
       { sleep: 200 },
       { text: "done" },
     ]);
@@ -141,7 +201,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     const { t, work } = await editsNvim(bin);
     const f = join(work, "n.txt");
     await recordQuestions(t, ["reject_once"]);
-    const c = await agentTurn(t, ownEdit(f, "a\nb\n", "/dev/null").slice(0, 2).concat([{ text: "stopped" }]));
+    const c = await agentTurn(
+      t,
+      ownEdit(f, "a\nb\n", "/dev/null")
+        .slice(0, 2)
+        .concat([{ text: "stopped" }]),
+    );
     await c.turns(1, 15_000);
     const [q] = await questions(t);
     expect(q!.prompt).toContain(`+2 -0 ${f}`);

@@ -88,7 +88,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command(`edit ${f}`);
     const b = await bufnr(t, f);
     // A BufWriteCmd that fails stands for any refused :write.
-    await t.lua("vim.api.nvim_create_autocmd('BufWriteCmd', { buffer = ..., callback = function() error('disk full') end })", [b]);
+    await t.lua(
+      "vim.api.nvim_create_autocmd('BufWriteCmd', { buffer = ..., callback = function() error('disk full') end })",
+      [b],
+    );
     const chat = await agentTurn(t, [write(f, "one\ntwo\n")]);
     await chat.turns(1, 15_000);
     const r = await replies(chat);

@@ -32,8 +32,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(f, text(withLine(9, "DISK")));
     await acceptAll(t);
     // Shown again against the new text, the accepted hunk already accepted.
-    await t.waitFor(async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(0)")).includes("/result/"), "the refreshed review");
-    expect(await t.lua("local r = select(2, next(require('acpchat.ask.review').open_reviews)); return r and r.reason")).toBe("refresh");
+    await t.waitFor(
+      async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(0)")).includes("/result/"),
+      "the refreshed review",
+    );
+    expect(
+      await t.lua("local r = select(2, next(require('acpchat.ask.review').open_reviews)); return r and r.reason"),
+    ).toBe("refresh");
     expect(await t.lines(0)).toEqual(withLine(9, "DISK", withLine(1, "AGENT")));
     await t.nvim.input("ZZ");
     await chat.turns(1, 15_000);
@@ -51,11 +56,23 @@ describe.each(bins)("Neovim $version", (bin) => {
     await reviewShown(t);
     await t.lua("vim.api.nvim_buf_set_lines(..., 9, 10, false, { 'MINE' })", [b]);
     await acceptAll(t);
-    await t.waitFor(async () => (await t.lua<string>("local r = select(2, next(require('acpchat.ask.review').open_reviews)); return r and r.reason")) === "refresh", "the refreshed review");
-    await t.waitFor(async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(0)")).includes("/result/"), "the refreshed review tab");
+    await t.waitFor(
+      async () =>
+        (await t.lua<string>(
+          "local r = select(2, next(require('acpchat.ask.review').open_reviews)); return r and r.reason",
+        )) === "refresh",
+      "the refreshed review",
+    );
+    await t.waitFor(
+      async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(0)")).includes("/result/"),
+      "the refreshed review tab",
+    );
     await t.nvim.input("ZZ");
     await chat.turns(1, 15_000);
-    expect((await replies(chat))[0]!.result).toEqual({ message: expect.stringContaining("its buffer holds the user's own unsaved edits"), ...(wrote("buffer") as object) });
+    expect((await replies(chat))[0]!.result).toEqual({
+      message: expect.stringContaining("its buffer holds the user's own unsaved edits"),
+      ...(wrote("buffer") as object),
+    });
     expect(await t.lines(b)).toEqual(withLine(9, "MINE", withLine(1, "AGENT")));
     expect(readFileSync(f, "utf8")).toBe(text(lines)); // the user saves
   });
@@ -71,9 +88,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.api.nvim_buf_set_lines(..., 1, 2, false, { 'MINE' })", [b]);
     await acceptAll(t);
     await chat.turns(1, 15_000);
-    expect((await replies(chat))[0]!.error).toMatchObject({ message: expect.stringContaining("changed while its review was open") });
+    expect((await replies(chat))[0]!.error).toMatchObject({
+      message: expect.stringContaining("changed while its review was open"),
+    });
     expect(await t.lines(b)).toEqual(withLine(1, "MINE"));
-    await t.waitFor(async () => (await t.lua<string>("return vim.fn.execute('messages')")).includes("the agent was told"), "the note");
+    await t.waitFor(
+      async () => (await t.lua<string>("return vim.fn.execute('messages')")).includes("the agent was told"),
+      "the note",
+    );
   });
 
   it("a buffer opened on the file during the review takes the write (the disk is not written behind it)", async () => {
@@ -87,8 +109,17 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.api.nvim_buf_set_lines(..., 9, 10, false, { 'MINE' })", [b]);
     await t.nvim.command("tabprevious");
     await acceptAll(t);
-    await t.waitFor(async () => (await t.lua<string>("local r = select(2, next(require('acpchat.ask.review').open_reviews)); return r and r.reason")) === "refresh", "the refreshed review");
-    await t.waitFor(async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(0)")).includes("/result/"), "the refreshed review tab");
+    await t.waitFor(
+      async () =>
+        (await t.lua<string>(
+          "local r = select(2, next(require('acpchat.ask.review').open_reviews)); return r and r.reason",
+        )) === "refresh",
+      "the refreshed review",
+    );
+    await t.waitFor(
+      async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(0)")).includes("/result/"),
+      "the refreshed review tab",
+    );
     await t.nvim.input("ZZ");
     await chat.turns(1, 15_000);
     expect(await t.lines(b)).toEqual(withLine(9, "MINE", withLine(1, "AGENT")));
@@ -99,12 +130,19 @@ describe.each(bins)("Neovim $version", (bin) => {
     const { t, work } = await editsNvim(bin, { write: "review" });
     const f = join(work, "s.txt");
     writeFileSync(f, "a\nb\n");
-    await t.lua("vim.ui.select = function(items, _, on_choice) _G.asked = (_G.asked or 0) + 1; on_choice(items[1]) end");
+    await t.lua(
+      "vim.ui.select = function(items, _, on_choice) _G.asked = (_G.asked or 0) + 1; on_choice(items[1]) end",
+    );
     const chat = await agentTurn(t, [
       {
         request: "session/request_permission",
         params: {
-          toolCall: { toolCallId: "e1", title: "Edit s.txt", kind: "edit", content: [{ type: "diff", path: f, oldText: "b", newText: "B" }] },
+          toolCall: {
+            toolCallId: "e1",
+            title: "Edit s.txt",
+            kind: "edit",
+            content: [{ type: "diff", path: f, oldText: "b", newText: "B" }],
+          },
           options: [
             { optionId: "ok", name: "Allow", kind: "allow_once" },
             { optionId: "no", name: "Reject", kind: "reject_once" },
@@ -117,7 +155,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     ]);
     await chat.turns(1, 15_000);
     const r = await replies(chat);
-    expect(r.map((x) => x.result ?? x.error)).toEqual([{ outcome: { outcome: "selected", optionId: "ok" } }, wrote(), wrote("nothing")]);
+    expect(r.map((x) => x.result ?? x.error)).toEqual([
+      { outcome: { outcome: "selected", optionId: "ok" } },
+      wrote(),
+      wrote("nothing"),
+    ]);
     expect(await t.lua("return _G.asked")).toBe(1);
     expect(await reviews(t)).toBe(0);
     expect(readFileSync(f, "utf8")).toBe("a\nB\n");

@@ -67,8 +67,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("G");
     await new Promise((r) => setTimeout(r, 300));
     const { max, count } = await ping.stop();
-    process.stderr.write(`review of a 10,000-line rewrite opened after ${opened.toFixed(0)} ms; longest ping ${max.toFixed(1)} ms over ${count} pings\n`);
-
+    process.stderr.write(
+      `review of a 10,000-line rewrite opened after ${opened.toFixed(0)} ms; longest ping ${max.toFixed(1)} ms over ${count} pings\n`,
+    );
 
     expect(await t.lua("return #vim.api.nvim_buf_get_lines(0, 0, -1, false)")).toBe(10_000);
     expect(max).toBeLessThan(100);

@@ -26,15 +26,33 @@ interface Case {
 
 const u16 = (s: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, "utf16le")]);
 const cases: Case[] = [
-  { name: "latin1", bytes: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x81, 0x0a]), disk: "café\n\u0081\n", after: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x81, 0x0a, 0x6d, 0x0a]) },
+  {
+    name: "latin1",
+    bytes: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x81, 0x0a]),
+    disk: "café\n\u0081\n",
+    after: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x81, 0x0a, 0x6d, 0x0a]),
+  },
   // Vim reads 8-bit files as latin1; from disk the agent gets the windows-1252 characters.
-  { name: "cp1252", bytes: Buffer.from([0x93, 0x71, 0x94, 0x80, 0x0a]), disk: "“q”€\n", buffer: "\u0093q\u0094\u0080\n", after: Buffer.from([0x93, 0x71, 0x94, 0x80, 0x0a, 0x6d, 0x0a]) },
+  {
+    name: "cp1252",
+    bytes: Buffer.from([0x93, 0x71, 0x94, 0x80, 0x0a]),
+    disk: "“q”€\n",
+    buffer: "\u0093q\u0094\u0080\n",
+    after: Buffer.from([0x93, 0x71, 0x94, 0x80, 0x0a, 0x6d, 0x0a]),
+  },
   { name: "utf16", bytes: u16("a\r\nb\r\n"), disk: "a\nb\n", after: u16("a\r\nb\r\nm\r\n") },
   { name: "utf8bom", bytes: Buffer.from("\ufeffx\ny\n"), disk: "x\ny\n", after: Buffer.from("\ufeffx\ny\nm\n") },
   { name: "crlf", bytes: Buffer.from("a\r\nb\r\n"), disk: "a\nb\n", after: Buffer.from("a\r\nb\r\nm\r\n") },
   // Without a final newline: the agent reads the file as it is; a buffer reads as Vim would
   // write it ('fixeol'), and the agent's text decides the end again.
-  { name: "noeol", bytes: Buffer.from("a\nb"), disk: "a\nb", buffer: "a\nb\n", after: Buffer.from("a\nb\nm"), afterBuffer: Buffer.from("a\nb\nm\n") },
+  {
+    name: "noeol",
+    bytes: Buffer.from("a\nb"),
+    disk: "a\nb",
+    buffer: "a\nb\n",
+    after: Buffer.from("a\nb\nm"),
+    afterBuffer: Buffer.from("a\nb\nm\n"),
+  },
 ];
 
 /** The agent's new text: what it read, plus the line "m". */

@@ -6,7 +6,10 @@ import { openChat, reviews, setScenario, withAgents, type Chat } from "../suppor
 export type Step = Record<string, unknown>;
 
 /** Neovim with the fake agent and these setup() options; each chat's turn is set by agentTurn(). */
-export async function editsNvim(bin: NvimBin, extra: Record<string, unknown> = {}): Promise<{ t: TestNvim; work: string }> {
+export async function editsNvim(
+  bin: NvimBin,
+  extra: Record<string, unknown> = {},
+): Promise<{ t: TestNvim; work: string }> {
   const t = await withAgents(bin, { fake: { turns: [[]] } }, extra);
   return { t, work: join(t.dir, "work") };
 }
@@ -20,11 +23,22 @@ export async function agentTurn(t: TestNvim, steps: Step[]): Promise<Chat> {
   return c;
 }
 
-export const write = (path: string, content: string): Step => ({ request: "fs/write_text_file", params: { path, content }, echo: true });
-export const read = (path: string, more: Step = {}): Step => ({ request: "fs/read_text_file", params: { path, ...more }, echo: true });
+export const write = (path: string, content: string): Step => ({
+  request: "fs/write_text_file",
+  params: { path, content },
+  echo: true,
+});
+export const read = (path: string, more: Step = {}): Step => ({
+  request: "fs/read_text_file",
+  params: { path, ...more },
+  echo: true,
+});
 
 /** Wait until a review tab is open and focused (the review's left window). */
 export async function reviewShown(t: TestNvim, count = 1): Promise<void> {
   await t.waitFor(async () => (await reviews(t)) === count, "the review to open");
-  await t.waitFor(async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")), "the review tab");
+  await t.waitFor(
+    async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+    "the review tab",
+  );
 }

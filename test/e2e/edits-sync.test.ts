@@ -14,7 +14,16 @@ const bins = nvimBins();
 /** A tool call that edits `path` with the agent's own file system (a shell in a terminal). */
 function agentWritesItself(path: string, text: string) {
   return [
-    { update: { sessionUpdate: "tool_call", toolCallId: "w1", title: "Write f.txt", kind: "edit", status: "in_progress", locations: [{ path }] } },
+    {
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: "w1",
+        title: "Write f.txt",
+        kind: "edit",
+        status: "in_progress",
+        locations: [{ path }],
+      },
+    },
     { request: "terminal/create", params: { command: "sh", args: ["-c", `printf '${text}' > ${path}`] } },
     { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
     { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } },
@@ -24,7 +33,17 @@ function agentWritesItself(path: string, text: string) {
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("the agent's write response says what was written", async () => {
-    const t = await withAgents(bin, { fake: { turns: [[{ request: "fs/write_text_file", params: { path: "$DIR/work/new.txt", content: "hello\n" }, echo: true }]] } }, { write: "buffer" });
+    const t = await withAgents(
+      bin,
+      {
+        fake: {
+          turns: [
+            [{ request: "fs/write_text_file", params: { path: "$DIR/work/new.txt", content: "hello\n" }, echo: true }],
+          ],
+        },
+      },
+      { write: "buffer" },
+    );
     const c = await openChat(t);
     await c.ready();
     await c.send("write");
@@ -53,12 +72,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'my unsaved words' })", [buf]);
     await recordNotes(t);
     await c.send("again");
-    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1, "the comparison");
+    await t.waitFor(
+      async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1,
+      "the comparison",
+    );
     expect(await t.lines(buf)).toEqual(["my unsaved words"]);
     // Keeping the buffer (rejecting the disk's version) loses nothing of the user's.
     await t.nvim.input("<Esc>ZQ");
     await c.turns(2);
-    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 0, "the comparison to close");
+    await t.waitFor(
+      async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 0,
+      "the comparison to close",
+    );
     expect(await t.lines(buf)).toEqual(["my unsaved words"]);
     expect(readFileSync(f, "utf8")).toBe("again\n");
   });
@@ -69,7 +94,27 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(f, "on disk\n");
     await t.nvim.command(`edit ${f}`);
     await t.lua("vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'my unsaved words' })");
-    await setAgents(t, { fake: { turns: [[{ update: { sessionUpdate: "tool_call", toolCallId: "e1", title: "Edit g.txt", kind: "edit", status: "in_progress", locations: [{ path: f }] } }, { update: { sessionUpdate: "tool_call_update", toolCallId: "e1", status: "failed" } }, { sleep: 300 }, { text: "gave up" }]] } });
+    await setAgents(t, {
+      fake: {
+        turns: [
+          [
+            {
+              update: {
+                sessionUpdate: "tool_call",
+                toolCallId: "e1",
+                title: "Edit g.txt",
+                kind: "edit",
+                status: "in_progress",
+                locations: [{ path: f }],
+              },
+            },
+            { update: { sessionUpdate: "tool_call_update", toolCallId: "e1", status: "failed" } },
+            { sleep: 300 },
+            { text: "gave up" },
+          ],
+        ],
+      },
+    });
     const c = await openChat(t);
     await c.ready();
     await c.send("edit");
@@ -80,7 +125,9 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("@file and :AcpChatAdd send the unsaved buffer the user sees, trailing backslash and all", async () => {
-    const t = await withAgents(bin, { fake: { record: "$DIR/record.jsonl", agentCapabilities: { promptCapabilities: { embeddedContext: true } } } });
+    const t = await withAgents(bin, {
+      fake: { record: "$DIR/record.jsonl", agentCapabilities: { promptCapabilities: { embeddedContext: true } } },
+    });
     const f = join(t.dir, "work/notes.txt");
     writeFileSync(f, "saved text\n");
     await t.nvim.command(`edit ${f}`);

@@ -21,7 +21,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(f, lines.join("\n") + "\n");
     await t.nvim.command(`edit ${f}`);
     const b = await bufnr(t, f);
-    const opts = () => t.lua<[boolean, boolean, boolean]>("local b = ...; return { vim.bo[b].eol, vim.bo[b].fixeol, vim.bo[b].modified }", [b]);
+    const opts = () =>
+      t.lua<[boolean, boolean, boolean]>(
+        "local b = ...; return { vim.bo[b].eol, vim.bo[b].fixeol, vim.bo[b].modified }",
+        [b],
+      );
     const chat = await agentTurn(t, [write(f, ["CHANGED", ...lines.slice(1)].join("\n"))]);
     await chat.turns(1, 15_000);
     expect((await t.lines(b))[0]).toBe("CHANGED");

@@ -41,7 +41,10 @@ async function lastReply(c: Chat): Promise<string> {
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("a flood of 20,000 chunks lands byte for byte, as many lines and as one long line", async () => {
-    const t = await nvim(bin, { agents: { flood: { command: process.execPath, args: [FLOOD] } }, default_agent: "flood" });
+    const t = await nvim(bin, {
+      agents: { flood: { command: process.execPath, args: [FLOOD] } },
+      default_agent: "flood",
+    });
     const c = await openChat(t);
     await c.ready();
     await c.send("flood 20000 0");
@@ -55,12 +58,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(reply.length).toBe(long.length);
     expect(reply === long).toBe(true);
     // The transcript's window followed the reply to its last line.
-    const [row, count] = await t.lua<[number, number]>("local w = vim.fn.win_findbuf(...)[1]; return { vim.api.nvim_win_get_cursor(w)[1], vim.api.nvim_buf_line_count(...) }", [c.buf]);
+    const [row, count] = await t.lua<[number, number]>(
+      "local w = vim.fn.win_findbuf(...)[1]; return { vim.api.nvim_win_get_cursor(w)[1], vim.api.nvim_buf_line_count(...) }",
+      [c.buf],
+    );
     expect(row).toBe(count);
   });
 
   it("a reply line past 64 KiB goes on in marked lines (joined back byte for byte), drawn without 'wrap' while it is the last line; the next turn brings 'wrap' back", async () => {
-    const t = await nvim(bin, { agents: { flood: { command: process.execPath, args: [FLOOD] } }, default_agent: "flood" });
+    const t = await nvim(bin, {
+      agents: { flood: { command: process.execPath, args: [FLOOD] } },
+      default_agent: "flood",
+    });
     const c = await openChat(t);
     await c.ready();
     const wrap = () => t.lua<boolean>("return vim.wo[vim.fn.win_findbuf(...)[1]].wrap", [c.buf]);
@@ -72,7 +81,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     // 150 KB: three buffer lines, none over 64 KiB, the first two marked as going on.
     const sizes = (await c.lines()).map((l) => Buffer.byteLength(l));
     expect(Math.max(...sizes)).toBeLessThanOrEqual(64 * 1024);
-    expect(await t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.long_line').ns, 0, -1, {})", [c.buf])).toBe(2);
+    expect(
+      await t.lua<number>(
+        "return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.long_line').ns, 0, -1, {})",
+        [c.buf],
+      ),
+    ).toBe(2);
     expect(await wrap()).toBe(false);
     await c.send("flood 100 0");
     await c.turns(2, 60_000);
@@ -81,7 +95,10 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("a flood of 20,000 chunks with a key cut into chunks every 997: each key hidden in the transcript and the trace, every other byte in place", async () => {
-    const t = await nvim(bin, { agents: { flood: { command: process.execPath, args: [FLOOD] } }, default_agent: "flood" });
+    const t = await nvim(bin, {
+      agents: { flood: { command: process.execPath, args: [FLOOD] } },
+      default_agent: "flood",
+    });
     const c = await openChat(t);
     await c.ready();
     await c.send("flood 20000 0 key");
@@ -101,18 +118,28 @@ describe.each(bins)("Neovim $version", (bin) => {
         .split("\n")
         .filter((l) => l !== "")
         .flatMap((l) => {
-          let e: { kind: string; method?: string; payload: { texts?: string[]; params?: { update?: { sessionUpdate?: string; content?: { text?: string } } } } };
+          let e: {
+            kind: string;
+            method?: string;
+            payload: {
+              texts?: string[];
+              params?: { update?: { sessionUpdate?: string; content?: { text?: string } } };
+            };
+          };
           try {
             e = JSON.parse(l);
           } catch {
             return ["(a line being written)"];
           }
           if (e.kind === "notifications") return e.payload.texts!;
-          return e.method === "session/update" && e.payload.params?.update?.sessionUpdate === "agent_message_chunk" ? [e.payload.params.update.content!.text!] : [];
+          return e.method === "session/update" && e.payload.params?.update?.sessionUpdate === "agent_message_chunk"
+            ? [e.payload.params.update.content!.text!]
+            : [];
         })
         .join("");
     const want = sent.split(KEY).join("");
-    for (let i = 0; i < 100 && pieces().replaceAll("[REDACTED]", "") !== want; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && pieces().replaceAll("[REDACTED]", "") !== want; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(pieces().replaceAll("[REDACTED]", "")).toBe(want);
     const written = readFileSync(file(), "utf8");
     for (let k = 0; k + 8 <= KEY.length; k++) expect(written).not.toContain(KEY.slice(k, k + 8));

@@ -7,7 +7,12 @@ const bins = nvimBins();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("resume without replay: the recorded transcript, marked as local history, with the conversation going on below", async () => {
-    const a = await startChat(bin, { store: "$DIR/store.json", agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } }, title: "Refactor", turns: [[{ text: "the answer from before" }]] });
+    const a = await startChat(bin, {
+      store: "$DIR/store.json",
+      agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } },
+      title: "Refactor",
+      turns: [[{ text: "the answer from before" }]],
+    });
     await a.ready();
     await a.send("refactor it");
     await a.turns(1);
@@ -15,7 +20,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     await a.t.nvim.command("AcpChatClose");
     await answers(a.t, [""]);
     await a.t.nvim.command("AcpChatSessions");
-    await a.t.waitFor(async () => (await a.t.lua<number>("return vim.tbl_count(require('acpchat.chat.registry').chats)")) === 1, "the resumed chat");
+    await a.t.waitFor(
+      async () => (await a.t.lua<number>("return vim.tbl_count(require('acpchat.chat.registry').chats)")) === 1,
+      "the resumed chat",
+    );
     const b = await chatHandle(a.t);
     await b.ready();
     await b.t.waitFor(async () => (await b.text()).includes("local history"), "the local history");
@@ -33,7 +41,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await startChat(bin, { turns: [[{ text: "one\ntwo" }], [{ text: "three" }]] });
     await c.ready();
     const file = async () => {
-      const path = await c.t.lua<string>("local c = require('acpchat.chat.registry').get(...); return require('acpchat.transcript.history').dir() .. '/' .. c.status.session_id:gsub('[^%w%-_.]', '_') .. '.md'", [c.id]);
+      const path = await c.t.lua<string>(
+        "local c = require('acpchat.chat.registry').get(...); return require('acpchat.transcript.history').dir() .. '/' .. c.status.session_id:gsub('[^%w%-_.]', '_') .. '.md'",
+        [c.id],
+      );
       return (await import("node:fs")).readFileSync(path, "utf8");
     };
     const shown = async () => `${(await c.lines()).join("\n")}\n`;
@@ -44,7 +55,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.turns(2);
     await c.t.waitFor(async () => (await file()) === (await shown()), "the second turn appended");
     // A line of an earlier turn redrawn (as a tool call's update would): the file follows.
-    await c.t.lua("local b = ...; vim.bo[b].modifiable = true; vim.api.nvim_buf_set_lines(b, 2, 3, false, { 'REDRAWN', 'AND LONGER' }); vim.bo[b].modifiable = false", [c.buf]);
+    await c.t.lua(
+      "local b = ...; vim.bo[b].modifiable = true; vim.api.nvim_buf_set_lines(b, 2, 3, false, { 'REDRAWN', 'AND LONGER' }); vim.bo[b].modifiable = false",
+      [c.buf],
+    );
     await c.send("third");
     await c.turns(3);
     await c.t.waitFor(async () => (await file()) === (await shown()), "the redrawn line saved");

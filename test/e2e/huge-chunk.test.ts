@@ -18,7 +18,9 @@ const ONE_LINE = 200_000; // x 16 bytes: 3.2 MB
 const MANY = "a short line\n";
 
 /** The last turn's reply as the transcript holds it, and facts about its buffer lines. */
-async function reply(c: Chat): Promise<{ sha: string; bytes: number; longest: number; marks: number; cursorAtEnd: boolean }> {
+async function reply(
+  c: Chat,
+): Promise<{ sha: string; bytes: number; longest: number; marks: number; cursorAtEnd: boolean }> {
   return c.t.lua(
     `
     local buf = ...
@@ -43,7 +45,11 @@ const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("one chunk of 3.2 MB with no line break, then one of 100,000 lines: each byte for byte, no buffer line over 64 KiB", async () => {
-    const c = await startChat(bin, { turns: [[{ text: PATTERN, repeat: ONE_LINE }], [{ text: MANY, repeat: 100_000 }]] }, { checkpoints: { enabled: false } });
+    const c = await startChat(
+      bin,
+      { turns: [[{ text: PATTERN, repeat: ONE_LINE }], [{ text: MANY, repeat: 100_000 }]] },
+      { checkpoints: { enabled: false } },
+    );
     await c.ready();
     await c.send("one line");
     await c.turns(1, 60_000);

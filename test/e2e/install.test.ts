@@ -20,8 +20,22 @@ function fixture(dir: string): string {
   const pkg = join(dir, "pkg");
   mkdirSync(pkg);
   copyFileSync(FAKE_AGENT, join(pkg, "agent.mjs"));
-  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "fake-acp-agent", version: "1.2.3", type: "module", bin: { "fake-acp-agent": "agent.mjs" } }));
-  const tgz = join(dir, execFileSync("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: pkg, encoding: "utf8" }).trim().split("\n").pop()!);
+  writeFileSync(
+    join(pkg, "package.json"),
+    JSON.stringify({
+      name: "fake-acp-agent",
+      version: "1.2.3",
+      type: "module",
+      bin: { "fake-acp-agent": "agent.mjs" },
+    }),
+  );
+  const tgz = join(
+    dir,
+    execFileSync("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: pkg, encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .pop()!,
+  );
   // A binary archive: a program that starts the fake agent.
   const bin = join(dir, "bin-src", "bin");
   mkdirSync(bin, { recursive: true });
@@ -32,10 +46,34 @@ function fixture(dir: string): string {
   const registry = {
     version: "1.0.0",
     agents: [
-      { id: "fake-npm", name: "Fake npm agent", version: "1.2.3", description: "the fake agent, from npm", distribution: { npx: { package: tgz, args: [] } } },
-      { id: "fake-bin", name: "Fake binary agent", version: "0.9.0", description: "the fake agent, as a binary", distribution: { binary: { [platform]: { archive, cmd: "./bin/agent" } } } },
-      { id: "fake-win", name: "Windows only", version: "1.0.0", description: "no build for this machine", distribution: { binary: { "windows-x86_64": { archive: "https://example.invalid/x.zip", cmd: "x.exe" } } } },
-      { id: "fake-broken", name: "Broken package", version: "1.0.0", description: "its package does not exist", distribution: { npx: { package: join(dir, "missing.tgz") } } },
+      {
+        id: "fake-npm",
+        name: "Fake npm agent",
+        version: "1.2.3",
+        description: "the fake agent, from npm",
+        distribution: { npx: { package: tgz, args: [] } },
+      },
+      {
+        id: "fake-bin",
+        name: "Fake binary agent",
+        version: "0.9.0",
+        description: "the fake agent, as a binary",
+        distribution: { binary: { [platform]: { archive, cmd: "./bin/agent" } } },
+      },
+      {
+        id: "fake-win",
+        name: "Windows only",
+        version: "1.0.0",
+        description: "no build for this machine",
+        distribution: { binary: { "windows-x86_64": { archive: "https://example.invalid/x.zip", cmd: "x.exe" } } },
+      },
+      {
+        id: "fake-broken",
+        name: "Broken package",
+        version: "1.0.0",
+        description: "its package does not exist",
+        distribution: { npx: { package: join(dir, "missing.tgz") } },
+      },
     ],
   };
   const file = join(dir, "registry.json");
@@ -45,7 +83,11 @@ function fixture(dir: string): string {
 
 async function installed(t: TestNvim, id: string): Promise<void> {
   await t.nvim.command(`AcpChatInstall ${id}`);
-  await t.waitFor(async () => (await notes(t)).find((n) => new RegExp(`installed .* :AcpChat ${id} starts it|failed`).test(n.msg)), `the install of ${id}`, 60_000);
+  await t.waitFor(
+    async () => (await notes(t)).find((n) => new RegExp(`installed .* :AcpChat ${id} starts it|failed`).test(n.msg)),
+    `the install of ${id}`,
+    60_000,
+  );
 }
 
 describe.each(bins)("Neovim $version", (bin) => {
@@ -55,7 +97,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("require('acpchat').setup({ registry_url = ... })", [registry]);
     await recordNotes(t);
     // The list: names, versions, descriptions, and what cannot be installed here.
-    await t.lua("_G.listed = nil; vim.ui.select = function(items, opts, cb) _G.listed = vim.tbl_map(opts.format_item, items); cb(nil) end");
+    await t.lua(
+      "_G.listed = nil; vim.ui.select = function(items, opts, cb) _G.listed = vim.tbl_map(opts.format_item, items); cb(nil) end",
+    );
     await t.nvim.command("AcpChatInstall");
     const listed = await t.waitFor(async () => t.lua<string[] | null>("return _G.listed"), "the registry list");
     expect(listed[0]).toContain("Fake npm agent 1.2.3 — the fake agent, from npm");
@@ -64,7 +108,9 @@ describe.each(bins)("Neovim $version", (bin) => {
       await installed(t, id);
       expect((await notes(t)).map((n) => n.msg).join(" | ")).toContain(`:AcpChat ${id} starts it`);
       await recordNotes(t);
-      const current = JSON.parse(readFileSync(join(t.dir, "data", "nvim", "acpchat", "agents", id, "current.json"), "utf8")) as { command: string; version: string };
+      const current = JSON.parse(
+        readFileSync(join(t.dir, "data", "nvim", "acpchat", "agents", id, "current.json"), "utf8"),
+      ) as { command: string; version: string };
       expect(current.command.startsWith(join(t.dir, "data", "nvim", "acpchat", "agents", id))).toBe(true);
       expect(await t.lua<string[]>("return require('acpchat.config').agent_names()")).toContain(id);
       const c = await openChat(t, `AcpChat! ${id}`);
@@ -73,7 +119,9 @@ describe.each(bins)("Neovim $version", (bin) => {
       expect(await c.text()).toContain("echo: hello");
     }
     // Listed as installed now; the list says so.
-    await t.lua("_G.listed = nil; vim.ui.select = function(items, opts, cb) _G.listed = vim.tbl_map(opts.format_item, items); cb(nil) end");
+    await t.lua(
+      "_G.listed = nil; vim.ui.select = function(items, opts, cb) _G.listed = vim.tbl_map(opts.format_item, items); cb(nil) end",
+    );
     await t.nvim.command("AcpChatInstall");
     const again = await t.waitFor(async () => t.lua<string[] | null>("return _G.listed"), "the list again");
     expect(again.find((l) => l.startsWith("Fake npm agent"))).toContain("[installed]");
@@ -89,10 +137,16 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(failed.msg).toMatch(/installing Broken package failed: npm install failed/);
     expect(existsSync(join(t.dir, "data", "nvim", "acpchat", "agents", "fake-broken"))).toBe(false);
     await t.nvim.command("AcpChatInstall fake-win");
-    await t.waitFor(async () => (await notes(t)).find((n) => n.msg.includes("Windows only cannot be installed here")), "the platform note");
+    await t.waitFor(
+      async () => (await notes(t)).find((n) => n.msg.includes("Windows only cannot be installed here")),
+      "the platform note",
+    );
     // The registry file goes away: the cached copy is used, and the user is told.
     rmSync(registry);
     await t.nvim.command("AcpChatInstall fake-win");
-    await t.waitFor(async () => (await notes(t)).find((n) => /could not read the registry .* using the copy from/.test(n.msg)), "the cache note");
+    await t.waitFor(
+      async () => (await notes(t)).find((n) => /could not read the registry .* using the copy from/.test(n.msg)),
+      "the cache note",
+    );
   });
 });

@@ -99,7 +99,11 @@ describe.each(bins)("Neovim $version: chats never get lost", (bin) => {
     await t.nvim.input("<Esc>");
     await second.focus();
     await t.nvim.input("i");
-    await t.waitFor(async () => (await mode(t)) === "i" && (await t.lua<number>("return vim.api.nvim_get_current_buf()")) === second.promptBuf, "i to go to the prompt");
+    await t.waitFor(
+      async () =>
+        (await mode(t)) === "i" && (await t.lua<number>("return vim.api.nvim_get_current_buf()")) === second.promptBuf,
+      "i to go to the prompt",
+    );
   });
 
   it(":AcpChatList lists every chat (agent, title, state, tab); picking one shows it here; :tabclose hides a chat, :AcpChatClose ends its agent", async () => {
@@ -142,7 +146,9 @@ describe.each(bins)("Neovim $version: chats never get lost", (bin) => {
     expect(await c.windows()).toBe(1);
     await pickFromList(t, null);
     await t.nvim.command("AcpChatList");
-    expect((await t.lua<string[]>("return _G.listed"))[0]).toBe(`chat ${a.id} · fake · untitled · ready · hidden in tab 2`);
+    expect((await t.lua<string[]>("return _G.listed"))[0]).toBe(
+      `chat ${a.id} · fake · untitled · ready · hidden in tab 2`,
+    );
     expect((await t.lua<string[]>("return _G.listed"))[2]).toBe(`chat ${c.id} · fake · untitled · ready · tab 2`);
     // :AcpChatClose ends the agent.
     await t.nvim.command("AcpChatClose");
@@ -158,19 +164,30 @@ describe.each(bins)("Neovim $version: chats never get lost", (bin) => {
     const editorWin = await t.lua<number>("return vim.fn.win_getid(1)");
     await c.focus();
     await t.nvim.command("edit other.txt");
-    const where = () => t.lua<{ win: number; name: string }>("return { win = vim.api.nvim_get_current_win(), name = vim.fn.expand('%:t') }");
-    await t.waitFor(async () => (await where()).name === "other.txt" && (await where()).win === editorWin, "other.txt in the editor window");
+    const where = () =>
+      t.lua<{ win: number; name: string }>(
+        "return { win = vim.api.nvim_get_current_win(), name = vim.fn.expand('%:t') }",
+      );
+    await t.waitFor(
+      async () => (await where()).name === "other.txt" && (await where()).win === editorWin,
+      "other.txt in the editor window",
+    );
     expect(await c.windows()).toBe(1);
     expect(await t.lua<number>("return vim.api.nvim_win_get_buf(vim.fn.win_findbuf(...)[1])", [c.buf])).toBe(c.buf);
     await c.focusPrompt();
     await t.nvim.command("edit third.txt");
-    await t.waitFor(async () => (await where()).name === "third.txt" && (await where()).win === editorWin, "third.txt in the editor window");
+    await t.waitFor(
+      async () => (await where()).name === "third.txt" && (await where()).win === editorWin,
+      "third.txt in the editor window",
+    );
     expect(await t.lua<number>("return #vim.fn.win_findbuf(...)", [c.promptBuf])).toBe(1);
     // With no editor window left in the tab, one is made for the file.
     await t.nvim.command("only");
     await t.nvim.command("AcpChat");
     await t.nvim.command("stopinsert");
-    await t.lua("for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do if not vim.w[w].acpchat_buf then vim.api.nvim_win_close(w, true) end end");
+    await t.lua(
+      "for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do if not vim.w[w].acpchat_buf then vim.api.nvim_win_close(w, true) end end",
+    );
     expect(await tabWins(t)).toHaveLength(2);
     await c.focus();
     await t.nvim.command("edit other.txt");
@@ -184,12 +201,21 @@ describe.each(bins)("Neovim $version: chats never get lost", (bin) => {
   });
 
   it(":AcpChat in a review tab goes to the chat that owns the review", async () => {
-    const t = await withAgents(bin, { fake: { turns: [[{ request: "fs/write_text_file", params: { path: "$DIR/work/r.txt", content: "new\n" }, echo: true }]] } });
+    const t = await withAgents(bin, {
+      fake: {
+        turns: [[{ request: "fs/write_text_file", params: { path: "$DIR/work/r.txt", content: "new\n" }, echo: true }]],
+      },
+    });
     await t.nvim.command("AcpChat");
     const c = await chatHandle(t);
     await c.ready();
     await c.send("write");
-    await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2 && (await t.lua<number>("return vim.fn.tabpagenr()")) === 2, "the review tab");
+    await t.waitFor(
+      async () =>
+        (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2 &&
+        (await t.lua<number>("return vim.fn.tabpagenr()")) === 2,
+      "the review tab",
+    );
     await t.nvim.command("AcpChat");
     expect(await chatCount(t)).toBe(1);
     expect(await t.lua<number>("return vim.fn.tabpagenr()")).toBe(1);
@@ -214,6 +240,9 @@ describe.each(bins)("Neovim $version: chats never get lost", (bin) => {
     await t.nvim.command("wincmd t");
     const exited = new Promise((r) => t.proc.once("exit", r));
     t.nvim.command("q").catch(() => undefined);
-    await Promise.race([exited, new Promise((_, rej) => setTimeout(() => rej(new Error("Neovim did not quit")), 5000))]);
+    await Promise.race([
+      exited,
+      new Promise((_, rej) => setTimeout(() => rej(new Error("Neovim did not quit")), 5000)),
+    ]);
   });
 });

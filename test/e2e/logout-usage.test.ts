@@ -11,7 +11,13 @@ const bins = nvimBins();
 describe.each(bins)("Neovim $version", (bin) => {
   it(":AcpChatLogout signs out; the next prompt asks to sign in, then goes", async () => {
     const t = await nvim(bin);
-    await setAgents(t, { fake: { authRequired: true, authMethods: [{ id: "key", name: "Use an API key" }], agentCapabilities: { loadSession: true, auth: { logout: {} } } } });
+    await setAgents(t, {
+      fake: {
+        authRequired: true,
+        authMethods: [{ id: "key", name: "Use an API key" }],
+        agentCapabilities: { loadSession: true, auth: { logout: {} } },
+      },
+    });
     await answers(t, ["API key", "API key"]);
     const c = await openChat(t);
     await c.ready();
@@ -39,11 +45,30 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("unstable: the turn's tokens are shown at its end and in status()", async () => {
     const t = await nvim(bin);
-    await setAgents(t, { fake: { usage: { inputTokens: 1200, outputTokens: 340, cachedReadTokens: 800, thoughtTokens: 12, totalTokens: 1552, bogus: "x" } } }, { unstable: true });
+    await setAgents(
+      t,
+      {
+        fake: {
+          usage: {
+            inputTokens: 1200,
+            outputTokens: 340,
+            cachedReadTokens: 800,
+            thoughtTokens: 12,
+            totalTokens: 1552,
+            bogus: "x",
+          },
+        },
+      },
+      { unstable: true },
+    );
     const c = await openChat(t);
     await c.ready();
     await sendAndWait(c, "count");
-    await t.waitFor(async () => (await c.text()).includes("Tokens this turn: 1.2k in · 340 out · 800 cached · 12 thought · 1.6k total"), "the usage line");
+    await t.waitFor(
+      async () =>
+        (await c.text()).includes("Tokens this turn: 1.2k in · 340 out · 800 cached · 12 thought · 1.6k total"),
+      "the usage line",
+    );
     const s = await t.lua<{ turn_usage?: Record<string, number> }>("return require('acpchat').status()");
     expect(s.turn_usage).toMatchObject({ input_tokens: 1200, output_tokens: 340 });
   });

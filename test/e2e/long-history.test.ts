@@ -14,11 +14,21 @@ const UPDATES = 100_000;
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("a session of 100,000 updates loads whole: every reply line and tool call, in order, the window at the last line", async () => {
-    const t = await nvim(bin, { agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_REPLAY: String(UPDATES) } } }, default_agent: "flood", checkpoints: { enabled: false } });
-    await t.lua("local c = require('acpchat.chat.chats').create('flood', { resume = 'stored' }); require('acpchat.chat.layout').show(c)");
+    const t = await nvim(bin, {
+      agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_REPLAY: String(UPDATES) } } },
+      default_agent: "flood",
+      checkpoints: { enabled: false },
+    });
+    await t.lua(
+      "local c = require('acpchat.chat.chats').create('flood', { resume = 'stored' }); require('acpchat.chat.layout').show(c)",
+    );
     const last = `w${UPDATES - 2} line ${UPDATES - 1} of the reply`;
     await t.waitFor(
-      async () => t.lua<boolean>("local c = require('acpchat.chat.registry').current(); local n = vim.api.nvim_buf_line_count(c.buf); return n > 1 and vim.api.nvim_buf_get_lines(c.buf, n - 2, n - 1, false)[1] == ...", [last]),
+      async () =>
+        t.lua<boolean>(
+          "local c = require('acpchat.chat.registry').current(); local n = vim.api.nvim_buf_line_count(c.buf); return n > 1 and vim.api.nvim_buf_get_lines(c.buf, n - 2, n - 1, false)[1] == ...",
+          [last],
+        ),
       "the replay's last line",
       120_000,
     );
@@ -43,10 +53,22 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it(":AcpChatSessions lists 5,000 stored sessions, each once", async () => {
-    const t = await nvim(bin, { agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_SESSIONS: "5000" } } }, default_agent: "flood", checkpoints: { enabled: false } });
+    const t = await nvim(bin, {
+      agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_SESSIONS: "5000" } } },
+      default_agent: "flood",
+      checkpoints: { enabled: false },
+    });
     await t.nvim.command("AcpChat");
-    await t.waitFor(async () => t.lua<boolean>("local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready'"), "the chat");
-    await t.lua("_G.picked = nil; vim.ui.select = function(items, opts) local l = {}; for i, it in ipairs(items) do l[i] = opts.format_item(it) end; _G.picked = l end");
+    await t.waitFor(
+      async () =>
+        t.lua<boolean>(
+          "local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready'",
+        ),
+      "the chat",
+    );
+    await t.lua(
+      "_G.picked = nil; vim.ui.select = function(items, opts) local l = {}; for i, it in ipairs(items) do l[i] = opts.format_item(it) end; _G.picked = l end",
+    );
     await t.nvim.command("AcpChatSessions");
     const labels = await t.waitFor(async () => t.lua<string[] | null>("return _G.picked"), "the picker", 30_000);
     const stored = labels.filter((l) => /Session \d+: a question/.test(l));

@@ -5,13 +5,33 @@
  * clipboard's image through a wl-paste/xclip found on $PATH; the agent's images shown as one
  * line, opened (a private temp file with the exact bytes, gone when the chat closes) and saved.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { fakeAgent, nvim, openChat, received, recordNotes, sendAndWait, setScenario, startChat, type Chat } from "../support/chat.js";
+import {
+  fakeAgent,
+  nvim,
+  openChat,
+  received,
+  recordNotes,
+  sendAndWait,
+  setScenario,
+  startChat,
+  type Chat,
+} from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -36,13 +56,19 @@ function png(w = 8, h = 8, seed = 0): Buffer {
     return Buffer.concat([len, td, c]);
   };
   const raw = Buffer.alloc((w * 3 + 1) * h);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w * 3; x++) raw[y * (w * 3 + 1) + 1 + x] = (x * 7 + y * 13 + seed) & 0xff;
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w * 3; x++) raw[y * (w * 3 + 1) + 1 + x] = (x * 7 + y * 13 + seed) & 0xff;
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(w, 0);
   ihdr.writeUInt32BE(h, 4);
   ihdr[8] = 8;
   ihdr[9] = 2;
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw, { level: 0 })), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw, { level: 0 })),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 /** A WAV file of `n` samples of silence-ish noise (8 kHz, 8 bit). */
@@ -80,7 +106,9 @@ async function pressOn(c: Chat, row: number, keys: string): Promise<void> {
 
 /** vim.ui.open replaced: what it was asked to open lands in _G.opened (no viewer in a test). */
 function recordOpens(c: Chat): Promise<unknown> {
-  return c.t.lua("_G.opened = {}; vim.ui.open = function(p) table.insert(_G.opened, p); return { wait = function() return { code = 0 } end } end");
+  return c.t.lua(
+    "_G.opened = {}; vim.ui.open = function(p) table.insert(_G.opened, p); return { wait = function() return { code = 0 } end } end",
+  );
 }
 
 /** The prompt's context as the prompt window's winbar lists it. */
@@ -88,7 +116,10 @@ const winbar = (c: Chat) => c.promptWinbar();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("an image (:AcpChatAdd) and audio (@ mention) go as image and audio blocks when the agent takes them; the transcript shows a line each, no base64 anywhere", async () => {
-    const c = await startChat(bin, { record: "$DIR/record.jsonl", agentCapabilities: { promptCapabilities: { image: true, audio: true } } });
+    const c = await startChat(bin, {
+      record: "$DIR/record.jsonl",
+      agentCapabilities: { promptCapabilities: { image: true, audio: true } },
+    });
     const image = png(8, 8, 1);
     const audio = wav(300);
     writeFileSync(join(c.t.dir, "work", "cat.png"), image);
@@ -96,12 +127,20 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.ready();
     await recordNotes(c.t);
     await c.t.nvim.command("AcpChatAdd cat.png");
-    await c.t.waitFor(async () => (await winbar(c)).includes(`cat.png (image/png, ${image.length} B)`), "the image in the prompt's context");
+    await c.t.waitFor(
+      async () => (await winbar(c)).includes(`cat.png (image/png, ${image.length} B)`),
+      "the image in the prompt's context",
+    );
     await sendAndWait(c, "what do you see and hear? @beep.wav");
     const prompt = (received(c.t.dir, "session/prompt")[0] as { prompt: Record<string, unknown>[] }).prompt;
     expect(prompt[0]).toEqual({ type: "text", text: "what do you see and hear? @beep.wav" });
     expect(prompt).toContainEqual({ type: "audio", data: audio.toString("base64"), mimeType: "audio/wav" });
-    expect(prompt).toContainEqual({ type: "image", data: image.toString("base64"), mimeType: "image/png", uri: `file://${join(c.t.dir, "work", "cat.png")}` });
+    expect(prompt).toContainEqual({
+      type: "image",
+      data: image.toString("base64"),
+      mimeType: "image/png",
+      uri: `file://${join(c.t.dir, "work", "cat.png")}`,
+    });
     const text = await c.text();
     expect(text).toContain(`> [image] cat.png · image/png · ${image.length} B  (gx: open · gS: save)`);
     expect(text).toContain(`> [audio] beep.wav · audio/wav · ${audio.length} B  (gx: open · gS: save)`);
@@ -116,15 +155,24 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await winbar(c)).toBe("");
     await c.t.nvim.command("AcpChatClose");
     const logDir = join(c.t.dir, "state", "nvim", "acpchat");
-    const traceFile = await c.t.waitFor(async () => existsSync(logDir) && readdirSync(logDir).find((f) => f.endsWith(".jsonl")), "the trace file");
-    await c.t.waitFor(async () => readFileSync(join(logDir, traceFile), "utf8").includes('"closed"'), "the trace written whole");
+    const traceFile = await c.t.waitFor(
+      async () => existsSync(logDir) && readdirSync(logDir).find((f) => f.endsWith(".jsonl")),
+      "the trace file",
+    );
+    await c.t.waitFor(
+      async () => readFileSync(join(logDir, traceFile), "utf8").includes('"closed"'),
+      "the trace written whole",
+    );
     const file = readFileSync(join(logDir, traceFile), "utf8");
     expect(file).toContain("base64 elided");
     expect(file).not.toContain(image.toString("base64").slice(20, 60));
   });
 
   it("an agent without promptCapabilities.image/.audio gets links with the type and size, and the transcript says why", async () => {
-    const c = await startChat(bin, { record: "$DIR/record.jsonl", agentCapabilities: { promptCapabilities: { embeddedContext: true } } });
+    const c = await startChat(bin, {
+      record: "$DIR/record.jsonl",
+      agentCapabilities: { promptCapabilities: { embeddedContext: true } },
+    });
     const image = png(4, 4);
     const audio = wav(64);
     writeFileSync(join(c.t.dir, "work", "cat.png"), image);
@@ -135,15 +183,35 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWait(c, "look at @cat.png");
     const prompt = (received(c.t.dir, "session/prompt")[0] as { prompt: Record<string, unknown>[] }).prompt;
     expect(prompt.some((b) => b.type === "image" || b.type === "audio")).toBe(false);
-    expect(prompt).toContainEqual({ type: "resource_link", uri: `file://${join(c.t.dir, "work", "cat.png")}`, name: "cat.png", mimeType: "image/png", size: image.length });
-    expect(prompt).toContainEqual({ type: "resource_link", uri: `file://${join(c.t.dir, "work", "beep.wav")}`, name: "beep.wav", mimeType: "audio/wav", size: audio.length });
+    expect(prompt).toContainEqual({
+      type: "resource_link",
+      uri: `file://${join(c.t.dir, "work", "cat.png")}`,
+      name: "cat.png",
+      mimeType: "image/png",
+      size: image.length,
+    });
+    expect(prompt).toContainEqual({
+      type: "resource_link",
+      uri: `file://${join(c.t.dir, "work", "beep.wav")}`,
+      name: "beep.wav",
+      mimeType: "audio/wav",
+      size: audio.length,
+    });
     const text = await c.text();
-    expect(text).toContain("! cat.png was sent as a link, not as an image: fake does not accept images in prompts (promptCapabilities.image).");
-    expect(text).toContain("! beep.wav was sent as a link, not as audio: fake does not accept audio in prompts (promptCapabilities.audio).");
+    expect(text).toContain(
+      "! cat.png was sent as a link, not as an image: fake does not accept images in prompts (promptCapabilities.image).",
+    );
+    expect(text).toContain(
+      "! beep.wav was sent as a link, not as audio: fake does not accept audio in prompts (promptCapabilities.audio).",
+    );
   });
 
   it("too large or outside the session's folder: refused with a clear message, the prompt's text kept, nothing sent", async () => {
-    const c = await startChat(bin, { record: "$DIR/record.jsonl", agentCapabilities: { promptCapabilities: { image: true } } }, { media: { max_bytes: 1000 } });
+    const c = await startChat(
+      bin,
+      { record: "$DIR/record.jsonl", agentCapabilities: { promptCapabilities: { image: true } } },
+      { media: { max_bytes: 1000 } },
+    );
     const big = png(40, 40); // > 1000 bytes (stored, not compressed)
     expect(big.length).toBeGreaterThan(1000);
     writeFileSync(join(c.t.dir, "work", "big.png"), big);
@@ -158,14 +226,27 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.waitFor(async () => (await c.notes()).length >= 2, "two refusals");
     const msgs = (await c.notes()).map((n) => n.msg);
     const size = `${(big.length / 1024).toFixed(1)} KB`;
-    expect(msgs).toContainEqual(`acpchat: big.png is ${size}, over the limit for images and audio (1000 B, option media.max_bytes): not attached`);
-    expect(msgs).toContainEqual(`acpchat: Access denied: ${outside} is outside the session's working directory (${join(c.t.dir, "work")}): not attached`);
+    expect(msgs).toContainEqual(
+      `acpchat: big.png is ${size}, over the limit for images and audio (1000 B, option media.max_bytes): not attached`,
+    );
+    expect(msgs).toContainEqual(
+      `acpchat: Access denied: ${outside} is outside the session's working directory (${join(c.t.dir, "work")}): not attached`,
+    );
     expect((await c.notes()).every((n) => n.level === 4)).toBe(true);
     expect(await winbar(c)).toBe("");
     // A mention of the large file: the prompt is not sent, its text comes back.
     await c.type("describe @big.png please");
-    await c.t.waitFor(async () => (await c.text()).includes(`! Could not prepare the prompt: big.png is ${size}, over the limit for images and audio (1000 B, option media.max_bytes): not sent`), "the refusal in the transcript");
-    await c.t.waitFor(async () => (await c.promptLines()).join("\n") === "describe @big.png please", "the prompt's text back in the prompt");
+    await c.t.waitFor(
+      async () =>
+        (await c.text()).includes(
+          `! Could not prepare the prompt: big.png is ${size}, over the limit for images and audio (1000 B, option media.max_bytes): not sent`,
+        ),
+      "the refusal in the transcript",
+    );
+    await c.t.waitFor(
+      async () => (await c.promptLines()).join("\n") === "describe @big.png please",
+      "the prompt's text back in the prompt",
+    );
     expect(await c.state()).toBe("ready");
     expect(received(c.t.dir, "session/prompt")).toEqual([]);
     // Added while small, grown before the send: refused then, and taken out of the context that
@@ -176,7 +257,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(c.t.dir, "work", "grows.png"), big);
     await c.t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, {})", [c.promptBuf]);
     await c.type("and this");
-    await c.t.waitFor(async () => (await c.text()).includes(`! Could not prepare the prompt: grows.png is ${size}, over the limit for images and audio (1000 B, option media.max_bytes): not sent (taken out of the prompt's context)`), "the second refusal");
+    await c.t.waitFor(
+      async () =>
+        (await c.text()).includes(
+          `! Could not prepare the prompt: grows.png is ${size}, over the limit for images and audio (1000 B, option media.max_bytes): not sent (taken out of the prompt's context)`,
+        ),
+      "the second refusal",
+    );
     await c.t.waitFor(async () => (await c.promptLines()).join("\n") === "and this", "the text back");
     expect(await winbar(c)).toBe("");
     expect(received(c.t.dir, "session/prompt")).toEqual([]);
@@ -189,7 +276,12 @@ describe.each(bins)("Neovim $version", (bin) => {
       turns: [
         [
           { text: "Here it is:\n" },
-          { update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: "image/png", data: image.toString("base64") } } },
+          {
+            update: {
+              sessionUpdate: "agent_message_chunk",
+              content: { type: "image", mimeType: "image/png", data: image.toString("base64") },
+            },
+          },
           { text: "and a screenshot." },
           {
             update: {
@@ -212,8 +304,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     await recordOpens(c);
     await sendAndWait(c, "show me");
     const text = await c.text();
-    expect(text).toContain(`Here it is:\n\n\n[image] image/png · ${image.length} B  (gx: open · gS: save)\n\nand a screenshot.`);
-    expect(text).toContain(`● done · other · Screenshot\n  took it\n  [image] image/png · ${shot.length} B  (gx: open · gS: save)`);
+    expect(text).toContain(
+      `Here it is:\n\n\n[image] image/png · ${image.length} B  (gx: open · gS: save)\n\nand a screenshot.`,
+    );
+    expect(text).toContain(
+      `● done · other · Screenshot\n  took it\n  [image] image/png · ${shot.length} B  (gx: open · gS: save)`,
+    );
     expect(text).not.toContain(image.toString("base64").slice(0, 24));
     expect(text).not.toContain(shot.toString("base64").slice(0, 24));
     // gx on the message's image.
@@ -229,19 +325,26 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(readFileSync(opened).equals(image)).toBe(true);
     // gx on the tool call's image.
     await pressOn(c, await rowOf(c, /^ {2}\[image\] image\/png/), "gx");
-    const opened2 = await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened"))[2], "vim.ui.open of the tool call's image");
+    const opened2 = await c.t.waitFor(
+      async () => (await c.t.lua<string[]>("return _G.opened"))[2],
+      "vim.ui.open of the tool call's image",
+    );
     expect(opened2).not.toBe(opened);
     expect(readFileSync(opened2).equals(shot)).toBe(true);
     // gs: the path asked with vim.ui.input (the default names the type), then an existing file is only replaced after a yes.
     // A relative path is relative to the chat's folder (Neovim's own cwd is elsewhere).
     await c.t.nvim.command("cd /");
     const target = join(c.t.dir, "work", "saved.png");
-    await c.t.lua("_G.inputs = {}; vim.ui.input = function(o, cb) table.insert(_G.inputs, o.default); cb('saved.png') end");
+    await c.t.lua(
+      "_G.inputs = {}; vim.ui.input = function(o, cb) table.insert(_G.inputs, o.default); cb('saved.png') end",
+    );
     await pressOn(c, await rowOf(c, /^ {2}\[image\] image\/png/), "gS");
     await c.t.waitFor(async () => existsSync(target), "the saved file");
     expect(readFileSync(target).equals(shot)).toBe(true);
     expect(await c.t.lua<string[]>("return _G.inputs")).toEqual([join(c.t.dir, "work", "image.png")]);
-    await c.t.lua("_G.asked = {}; vim.ui.select = function(items, o, cb) table.insert(_G.asked, o.prompt); cb(_G.choice) end; _G.choice = 'Cancel'");
+    await c.t.lua(
+      "_G.asked = {}; vim.ui.select = function(items, o, cb) table.insert(_G.asked, o.prompt); cb(_G.choice) end; _G.choice = 'Cancel'",
+    );
     await pressOn(c, await rowOf(c, /^\[image\] image\/png/), "gS");
     await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.asked")).length === 1, "the overwrite question");
     expect((await c.t.lua<string[]>("return _G.asked"))[0]).toBe(`${target} exists. Overwrite it?`);
@@ -252,7 +355,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.waitFor(async () => readFileSync(target).equals(image), "the file replaced by the message's image");
     // gx where there is no image: a warning, nothing opened.
     await pressOn(c, await rowOf(c, /^and a screenshot/), "gx");
-    await c.t.waitFor(async () => (await c.notes()).some((n) => n.msg === "acpchat: no image or audio under the cursor"), "the warning");
+    await c.t.waitFor(
+      async () => (await c.notes()).some((n) => n.msg === "acpchat: no image or audio under the cursor"),
+      "the warning",
+    );
     expect((await c.t.lua<string[]>("return _G.opened")).length).toBe(3);
     // The private folder goes when the chat closes.
     await c.t.nvim.command("AcpChatClose");
@@ -276,7 +382,9 @@ describe.each(bins)("Neovim $version", (bin) => {
       await recordNotes(bare.t);
       await bare.t.nvim.command("AcpChatAdd +");
       await bare.t.waitFor(async () => (await bare.notes()).length >= 1, "the message");
-      expect((await bare.notes())[0]!.msg).toMatch(/^acpchat: reading an image from the clipboard needs wl-paste \(Wayland, package wl-clipboard\) or xclip \(X11\) and a display; none was found/);
+      expect((await bare.notes())[0]!.msg).toMatch(
+        /^acpchat: reading an image from the clipboard needs wl-paste \(Wayland, package wl-clipboard\) or xclip \(X11\) and a display; none was found/,
+      );
       expect(await winbar(bare)).toBe("");
 
       const c = await startChat(
@@ -287,13 +395,20 @@ describe.each(bins)("Neovim $version", (bin) => {
       );
       await c.ready();
       await c.t.nvim.command("AcpChatAdd +");
-      await c.t.waitFor(async () => (await winbar(c)).includes(`clipboard.png (image/png, ${image.length} B)`), "the clipboard image in the context");
-      expect(readFileSync(join(tools, "xclip.log"), "utf8")).toBe("-selection clipboard -t TARGETS -o\n-selection clipboard -t image/png -o\n");
+      await c.t.waitFor(
+        async () => (await winbar(c)).includes(`clipboard.png (image/png, ${image.length} B)`),
+        "the clipboard image in the context",
+      );
+      expect(readFileSync(join(tools, "xclip.log"), "utf8")).toBe(
+        "-selection clipboard -t TARGETS -o\n-selection clipboard -t image/png -o\n",
+      );
       const saved = await c.t.lua<string>("return require('acpchat.chat.registry').get(...).context[1].path", [c.id]);
       expect(readFileSync(saved).equals(image)).toBe(true);
       await sendAndWait(c, "what is this?");
       const prompt = (received(c.t.dir, "session/prompt")[0] as { prompt: Record<string, unknown>[] }).prompt;
-      expect(prompt).toContainEqual(expect.objectContaining({ type: "image", data: image.toString("base64"), mimeType: "image/png" }));
+      expect(prompt).toContainEqual(
+        expect.objectContaining({ type: "image", data: image.toString("base64"), mimeType: "image/png" }),
+      );
       expect(await c.text()).toContain(`> [image] 1-clipboard.png · image/png · ${image.length} B`);
       // Neovim quits (:qa right after VimLeavePre's shutdown): the chat's private folder goes too.
       await c.t.quit();
@@ -314,7 +429,10 @@ function tool(name: string, body: string): string {
 
 describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) => {
   it("gx leaves the viewer running (vim.ui.open's real xdg-open): an audio player is not killed after 2 s; a viewer that fails is reported with the file", async () => {
-    const tools = tool("xdg-open", `echo "start $1" >> "$(dirname "$0")/log"; case "$1" in *.wav) sleep 3; echo "done $1" >> "$(dirname "$0")/log" ;; *) exit 3 ;; esac`);
+    const tools = tool(
+      "xdg-open",
+      `echo "start $1" >> "$(dirname "$0")/log"; case "$1" in *.wav) sleep 3; echo "done $1" >> "$(dirname "$0")/log" ;; *) exit 3 ;; esac`,
+    );
     try {
       const audio = wav(100);
       const image = png(2, 2);
@@ -323,9 +441,19 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
         {
           turns: [
             [
-              { update: { sessionUpdate: "agent_message_chunk", content: { type: "audio", mimeType: "audio/wav", data: audio.toString("base64") } } },
+              {
+                update: {
+                  sessionUpdate: "agent_message_chunk",
+                  content: { type: "audio", mimeType: "audio/wav", data: audio.toString("base64") },
+                },
+              },
               { text: "\nand\n" },
-              { update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: "image/png", data: image.toString("base64") } } },
+              {
+                update: {
+                  sessionUpdate: "agent_message_chunk",
+                  content: { type: "image", mimeType: "image/png", data: image.toString("base64") },
+                },
+              },
             ],
           ],
         },
@@ -336,11 +464,19 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
       await recordNotes(c.t);
       await sendAndWait(c, "play it");
       await pressOn(c, await rowOf(c, /^\[audio\] audio\/wav/), "gx");
-      await c.t.waitFor(async () => existsSync(join(tools, "log")) && readFileSync(join(tools, "log"), "utf8").includes("done "), "the player to play to its end", 8000);
+      await c.t.waitFor(
+        async () => existsSync(join(tools, "log")) && readFileSync(join(tools, "log"), "utf8").includes("done "),
+        "the player to play to its end",
+        8000,
+      );
       expect(readFileSync(join(tools, "log"), "utf8")).toMatch(/^start \S+\.wav\ndone \S+\.wav\n$/);
       expect(await c.notes()).toEqual([]);
       await pressOn(c, await rowOf(c, /^\[image\] image\/png/), "gx");
-      await c.t.waitFor(async () => (await c.notes()).some((n) => /the viewer failed \(exit 3\); the file is \/\S+\.png$/.test(n.msg)), "the viewer's failure", 6000);
+      await c.t.waitFor(
+        async () => (await c.notes()).some((n) => /the viewer failed \(exit 3\); the file is \/\S+\.png$/.test(n.msg)),
+        "the viewer's failure",
+        6000,
+      );
     } finally {
       rmSync(tools, { recursive: true, force: true });
     }
@@ -350,7 +486,17 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
     const page = Buffer.from("<script>fetch('file:///etc/passwd')</script>");
     const mimes = ["text/html", "application/x-desktop", "application/x-sh", "image/svg+xml", "IMAGE/HTML"];
     const c = await startChat(bin, {
-      turns: [mimes.flatMap((m) => [{ update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: m, data: page.toString("base64") } } }, { text: "\nx\n" }])],
+      turns: [
+        mimes.flatMap((m) => [
+          {
+            update: {
+              sessionUpdate: "agent_message_chunk",
+              content: { type: "image", mimeType: m, data: page.toString("base64") },
+            },
+          },
+          { text: "\nx\n" },
+        ]),
+      ],
     });
     await c.ready();
     await recordOpens(c);
@@ -369,7 +515,18 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
 
   it("gS takes the name as typed: #, % and * are not Vim's specials or globs; ~ and $VAR still expand", async () => {
     const image = png(3, 2);
-    const c = await startChat(bin, { turns: [[{ update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: "image/png", data: image.toString("base64") } } }]] });
+    const c = await startChat(bin, {
+      turns: [
+        [
+          {
+            update: {
+              sessionUpdate: "agent_message_chunk",
+              content: { type: "image", mimeType: "image/png", data: image.toString("base64") },
+            },
+          },
+        ],
+      ],
+    });
     await c.ready();
     await recordNotes(c.t);
     await sendAndWait(c, "show me");
@@ -385,14 +542,32 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
       await c.t.waitFor(async () => (await c.notes()).length > names.indexOf(name), `the answer for ${name}`);
     }
     const notes = (await c.notes()).map((n) => n.msg);
-    expect(notes).toEqual(["acpchat: saved #1.png (27 B)".replace("27", String(image.length)), `acpchat: saved %.png (${image.length} B)`, `acpchat: saved a*.png (${image.length} B)`, `acpchat: saved env.png (${image.length} B)`]);
-    for (const f of ["#1.png", "%.png", "a*.png", "env.png"]) expect(readFileSync(join(work, f)).equals(image)).toBe(true);
+    expect(notes).toEqual([
+      "acpchat: saved #1.png (27 B)".replace("27", String(image.length)),
+      `acpchat: saved %.png (${image.length} B)`,
+      `acpchat: saved a*.png (${image.length} B)`,
+      `acpchat: saved env.png (${image.length} B)`,
+    ]);
+    for (const f of ["#1.png", "%.png", "a*.png", "env.png"])
+      expect(readFileSync(join(work, f)).equals(image)).toBe(true);
     expect(readFileSync(join(work, "a1.png"), "utf8")).toBe("one");
   });
 
   it("gx pressed twice in a row opens one file, twice; the user's own cat.png opens as …-cat.png; gS into a folder saves the clip in it under the name offered", async () => {
     const image = png(3, 3, 7);
-    const c = await startChat(bin, { agentCapabilities: { promptCapabilities: { image: true } }, turns: [[{ update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: "image/png", data: image.toString("base64") } } }]] });
+    const c = await startChat(bin, {
+      agentCapabilities: { promptCapabilities: { image: true } },
+      turns: [
+        [
+          {
+            update: {
+              sessionUpdate: "agent_message_chunk",
+              content: { type: "image", mimeType: "image/png", data: image.toString("base64") },
+            },
+          },
+        ],
+      ],
+    });
     writeFileSync(join(c.t.dir, "work", "cat.png"), image);
     mkdirSync(join(c.t.dir, "work", "pics"));
     await c.ready();
@@ -405,7 +580,10 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
     expect(b).toBe(a);
     expect(readdirSync(dirname(a!))).toEqual([a!.split("/").pop()]);
     await pressOn(c, await rowOf(c, /^> \[image\] cat\.png/), "gx");
-    await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened")).length === 3, "the user's image opened");
+    await c.t.waitFor(
+      async () => (await c.t.lua<string[]>("return _G.opened")).length === 3,
+      "the user's image opened",
+    );
     expect((await c.t.lua<string[]>("return _G.opened"))[2]).toMatch(/\/\d+-cat\.png$/);
     await c.t.lua("_G.save_as = ...; vim.ui.input = function(o, cb) cb(_G.save_as) end", ["pics/"]);
     await pressOn(c, await rowOf(c, /^> \[image\] cat\.png/), "gS");
@@ -423,11 +601,19 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
   it("after the agent crashed and :AcpChat restarted it (resumed: the transcript stays), gx on an image from before opens that image, not another", async () => {
     const before = png(4, 4, 1);
     const after = png(5, 5, 2);
-    const img = (b: Buffer) => ({ update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: "image/png", data: b.toString("base64") } } });
+    const img = (b: Buffer) => ({
+      update: {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "image", mimeType: "image/png", data: b.toString("base64") },
+      },
+    });
     const c = await startChat(bin, {
       store: "$DIR/store.json",
       agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } },
-      turns: [[img(before), { text: "\nfirst" }], [{ text: "partial" }, { sleep: 50 }, { exit: 3 }]],
+      turns: [
+        [img(before), { text: "\nfirst" }],
+        [{ text: "partial" }, { sleep: 50 }, { exit: 3 }],
+      ],
       byText: { again: [img(after), { text: "\nsecond" }] },
     });
     await c.ready();
@@ -443,7 +629,10 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
     const rows = (await c.lines()).flatMap((l, i) => (l.startsWith("[image] image/png") ? [i] : []));
     expect(rows.length).toBe(2);
     await pressOn(c, rows[0]!, "gx");
-    await c.t.waitFor(async () => (await c.t.lua<string[]>("return _G.opened")).length === 1 || (await c.notes()).length > 0, "an answer");
+    await c.t.waitFor(
+      async () => (await c.t.lua<string[]>("return _G.opened")).length === 1 || (await c.notes()).length > 0,
+      "an answer",
+    );
     expect(await c.notes()).toEqual([]);
     const first = (await c.t.lua<string[]>("return _G.opened"))[0]!;
     expect(readFileSync(first).equals(before)).toBe(true);
@@ -456,26 +645,52 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
     const t = await nvim(bin);
     await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, {}) }, default_agent: "fake" }]);
     const big = Buffer.alloc(13 * 1024 * 1024, 7).toString("base64"); // 17.3 MiB of base64
-    await setScenario(t, { turns: [[{ text: "a big one:\n" }, { update: { sessionUpdate: "agent_message_chunk", content: { type: "audio", mimeType: "audio/wav", data: big } } }, { text: "\nthe end" }]] });
+    await setScenario(t, {
+      turns: [
+        [
+          { text: "a big one:\n" },
+          {
+            update: {
+              sessionUpdate: "agent_message_chunk",
+              content: { type: "audio", mimeType: "audio/wav", data: big },
+            },
+          },
+          { text: "\nthe end" },
+        ],
+      ],
+    });
     const c = await openChat(t);
     await c.ready();
     await sendAndWait(c, "play", 20000);
     const text = await c.text();
     expect(text).toContain("the end");
-    expect(text).toMatch(/! The agent sent a message (?:of 17\.\d MB, )?over the limit of 16\.0 MB for one message: it was dropped \(an image or audio clip this large cannot be shown\)\./);
+    expect(text).toMatch(
+      /! The agent sent a message (?:of 17\.\d MB, )?over the limit of 16\.0 MB for one message: it was dropped \(an image or audio clip this large cannot be shown\)\./,
+    );
     expect(await c.state()).toBe("ready");
   });
 
   it("an endless clipboard (its owner streams without end) is cut at the limit with the limit's message, at once", async () => {
-    const tools = tool("xclip", `case "$*" in *TARGETS*) printf 'image/png\\n' ;; *image/png*) exec cat /dev/zero ;; esac`);
+    const tools = tool(
+      "xclip",
+      `case "$*" in *TARGETS*) printf 'image/png\\n' ;; *image/png*) exec cat /dev/zero ;; esac`,
+    );
     try {
-      const c = await startChat(bin, {}, { media: { max_bytes: 1000 } }, { env: { DISPLAY: ":42", WAYLAND_DISPLAY: "", PATH: `${tools}:${process.env.PATH ?? ""}` } });
+      const c = await startChat(
+        bin,
+        {},
+        { media: { max_bytes: 1000 } },
+        { env: { DISPLAY: ":42", WAYLAND_DISPLAY: "", PATH: `${tools}:${process.env.PATH ?? ""}` } },
+      );
       await c.ready();
       await recordNotes(c.t);
       const t0 = Date.now();
       await c.t.nvim.command("AcpChatAdd +");
       await c.t.waitFor(async () => (await c.notes()).length >= 1, "the refusal", 8000);
-      expect((await c.notes())[0]).toEqual({ level: 4, msg: "acpchat: the clipboard's image/png is over the limit for images and audio (1000 B, option media.max_bytes): not attached" });
+      expect((await c.notes())[0]).toEqual({
+        level: 4,
+        msg: "acpchat: the clipboard's image/png is over the limit for images and audio (1000 B, option media.max_bytes): not attached",
+      });
       expect(Date.now() - t0).toBeLessThan(2000);
       expect(await winbar(c)).toBe("");
     } finally {
@@ -486,11 +701,25 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
   it("the chat closed while the clipboard is read or a clip is opened: no media folder is left behind, no error", async () => {
     const image = png(4, 4);
     const tmp = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-tmp-")));
-    const tools = tool("xclip", `case "$*" in *TARGETS*) printf 'image/png\\n' ;; *image/png*) sleep 1; cat ${JSON.stringify(join(tmpdir(), "never"))} 2>/dev/null || printf 'PNGDATA' ;; esac`);
+    const tools = tool(
+      "xclip",
+      `case "$*" in *TARGETS*) printf 'image/png\\n' ;; *image/png*) sleep 1; cat ${JSON.stringify(join(tmpdir(), "never"))} 2>/dev/null || printf 'PNGDATA' ;; esac`,
+    );
     try {
       const c = await startChat(
         bin,
-        { turns: [[{ update: { sessionUpdate: "agent_message_chunk", content: { type: "image", mimeType: "image/png", data: image.toString("base64") } } }]] },
+        {
+          turns: [
+            [
+              {
+                update: {
+                  sessionUpdate: "agent_message_chunk",
+                  content: { type: "image", mimeType: "image/png", data: image.toString("base64") },
+                },
+              },
+            ],
+          ],
+        },
         {},
         { env: { TMPDIR: tmp, DISPLAY: ":42", WAYLAND_DISPLAY: "", PATH: `${tools}:${process.env.PATH ?? ""}` } },
       );
@@ -506,7 +735,11 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
       await new Promise((r) => setTimeout(r, 2500));
       expect(readdirSync(tmp).filter((f) => f.startsWith("acpchat-media-"))).toEqual([]);
       expect((await c.notes()).filter((n) => n.level >= 3)).toEqual([]);
-      expect(await c.t.lua<string[]>("return vim.tbl_filter(function(m) return m:match('E%d+') ~= nil end, vim.split(vim.fn.execute('messages'), '\\n'))")).toEqual([]);
+      expect(
+        await c.t.lua<string[]>(
+          "return vim.tbl_filter(function(m) return m:match('E%d+') ~= nil end, vim.split(vim.fn.execute('messages'), '\\n'))",
+        ),
+      ).toEqual([]);
     } finally {
       rmSync(tools, { recursive: true, force: true });
       rmSync(tmp, { recursive: true, force: true });

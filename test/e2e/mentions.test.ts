@@ -56,7 +56,13 @@ async function ask(c: Chat, text: string): Promise<string[]> {
      end)`,
     [c.promptBuf, text],
   );
-  return (await c.t.waitFor(() => c.t.lua<{ labels: string[] } | null>("return _G.lsp_answer"), `the completion of ${text}`, 5000)).labels;
+  return (
+    await c.t.waitFor(
+      () => c.t.lua<{ labels: string[] } | null>("return _G.lsp_answer"),
+      `the completion of ${text}`,
+      5000,
+    )
+  ).labels;
 }
 
 describe.each(bins)("Neovim $version", (bin) => {
@@ -65,9 +71,22 @@ describe.each(bins)("Neovim $version", (bin) => {
     const work = project(t);
     await editorState(t, work);
     // A language server of the test's own, attached to the file as any server is.
-    await t.lua(`vim.lsp.start({ name = "symbol-lsp", cmd = { ..., select(2, ...) }, root_dir = select(3, ...) })`, [process.execPath, SYMBOL_LSP, work]);
-    await t.waitFor(() => t.lua<boolean>("local c = vim.lsp.get_clients({ name = 'symbol-lsp' })[1]; return c ~= nil and c.initialized == true"), "the symbol server");
-    await t.lua("vim.fn.setqflist({ { filename = ..., lnum = 4, col = 3, text = 'needle here', type = 'E' }, { filename = select(2, ...), lnum = 1, text = 'outside' } })", [join(work, "src", "permission.lua"), join(t.dir, "outside.lua")]);
+    await t.lua(`vim.lsp.start({ name = "symbol-lsp", cmd = { ..., select(2, ...) }, root_dir = select(3, ...) })`, [
+      process.execPath,
+      SYMBOL_LSP,
+      work,
+    ]);
+    await t.waitFor(
+      () =>
+        t.lua<boolean>(
+          "local c = vim.lsp.get_clients({ name = 'symbol-lsp' })[1]; return c ~= nil and c.initialized == true",
+        ),
+      "the symbol server",
+    );
+    await t.lua(
+      "vim.fn.setqflist({ { filename = ..., lnum = 4, col = 3, text = 'needle here', type = 'E' }, { filename = select(2, ...), lnum = 1, text = 'outside' } })",
+      [join(work, "src", "permission.lua"), join(t.dir, "outside.lua")],
+    );
     const c = await openChat(t);
     await c.ready();
 
@@ -78,35 +97,98 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await ask(c, "see @src")).toEqual(expect.arrayContaining(["@src/", "@src/deep/", "@src/permission.lua"]));
     const sym = await ask(c, "see @check");
     expect(sym).toContain("@#M.check:src/permission.lua:3");
-    await t.waitFor(async () => (await c.complete("@check")).some((i) => i.word === "@#M.check:src/permission.lua:3"), "the symbol in the omnifunc's candidates");
+    await t.waitFor(
+      async () => (await c.complete("@check")).some((i) => i.word === "@#M.check:src/permission.lua:3"),
+      "the symbol in the omnifunc's candidates",
+    );
 
-    await sendAndWait(c, "look: @diagnostics @diagnostics:all @quickfix @buffers @selection @src/deep/ and @#M.check:src/permission.lua:3.");
+    await sendAndWait(
+      c,
+      "look: @diagnostics @diagnostics:all @quickfix @buffers @selection @src/deep/ and @#M.check:src/permission.lua:3.",
+    );
     const p = prompt(t);
     const uri = pathToFileURL(join(work, "src", "permission.lua")).href;
-    expect(p[0]).toEqual({ type: "text", text: "look: @diagnostics @diagnostics:all @quickfix @buffers @selection @src/deep/ and @#M.check:src/permission.lua:3." });
-    expect(p).toContainEqual({ type: "resource", resource: { uri: "acpchat://diagnostics/src/permission.lua", mimeType: "text/plain", text: "src/permission.lua:3:10: warning: unused argument [lint]" } });
-    expect(p).toContainEqual({ type: "resource", resource: { uri: "acpchat://diagnostics", mimeType: "text/plain", text: "src/permission.lua:3:10: warning: unused argument [lint]" } });
-    expect(p).toContainEqual({ type: "resource", resource: { uri: "acpchat://quickfix", mimeType: "text/plain", text: "src/permission.lua:4:3: E: needle here\n(1 outside the session's folder left out)" } });
+    expect(p[0]).toEqual({
+      type: "text",
+      text: "look: @diagnostics @diagnostics:all @quickfix @buffers @selection @src/deep/ and @#M.check:src/permission.lua:3.",
+    });
+    expect(p).toContainEqual({
+      type: "resource",
+      resource: {
+        uri: "acpchat://diagnostics/src/permission.lua",
+        mimeType: "text/plain",
+        text: "src/permission.lua:3:10: warning: unused argument [lint]",
+      },
+    });
+    expect(p).toContainEqual({
+      type: "resource",
+      resource: {
+        uri: "acpchat://diagnostics",
+        mimeType: "text/plain",
+        text: "src/permission.lua:3:10: warning: unused argument [lint]",
+      },
+    });
+    expect(p).toContainEqual({
+      type: "resource",
+      resource: {
+        uri: "acpchat://quickfix",
+        mimeType: "text/plain",
+        text: "src/permission.lua:4:3: E: needle here\n(1 outside the session's folder left out)",
+      },
+    });
     // The open file with its unsaved line.
-    expect(p).toContainEqual({ type: "resource", resource: { uri, mimeType: "text/plain", text: expect.stringContaining("return user.admin or user.owner") } });
-    expect(p).toContainEqual({ type: "resource", resource: { uri: `${uri}#L3-L4`, mimeType: "text/plain", text: "function M.check(user)\n  return user.admin or user.owner" } });
-    expect(p).toContainEqual({ type: "resource_link", uri: pathToFileURL(join(work, "src", "deep", "util.lua")).href, name: "util.lua" });
+    expect(p).toContainEqual({
+      type: "resource",
+      resource: { uri, mimeType: "text/plain", text: expect.stringContaining("return user.admin or user.owner") },
+    });
+    expect(p).toContainEqual({
+      type: "resource",
+      resource: {
+        uri: `${uri}#L3-L4`,
+        mimeType: "text/plain",
+        text: "function M.check(user)\n  return user.admin or user.owner",
+      },
+    });
+    expect(p).toContainEqual({
+      type: "resource_link",
+      uri: pathToFileURL(join(work, "src", "deep", "util.lua")).href,
+      name: "util.lua",
+    });
     // The symbol's source range as the server tells it, from the buffer (unsaved text).
-    expect(p).toContainEqual({ type: "resource", resource: { uri: `${uri}#L3-L5`, mimeType: "text/plain", text: "function M.check(user)\n  return user.admin or user.owner\nend" } });
+    expect(p).toContainEqual({
+      type: "resource",
+      resource: {
+        uri: `${uri}#L3-L5`,
+        mimeType: "text/plain",
+        text: "function M.check(user)\n  return user.admin or user.owner\nend",
+      },
+    });
     expect(JSON.stringify(p)).not.toContain("local secret");
   });
 
   it("an agent without embedded context gets text and links; a mention outside the session's cwd refuses the prompt, which stays", async () => {
-    const t = await withAgents(bin, { fake: { record: "$DIR/record.jsonl", agentCapabilities: { loadSession: true, promptCapabilities: {} } } });
+    const t = await withAgents(bin, {
+      fake: { record: "$DIR/record.jsonl", agentCapabilities: { loadSession: true, promptCapabilities: {} } },
+    });
     const work = project(t);
     await editorState(t, work);
     const c = await openChat(t);
     await c.ready();
     await sendAndWait(c, "@selection @diagnostics @src/deep/");
     const p = prompt(t);
-    expect(p).toContainEqual({ type: "text", text: `\n@selection (${join(work, "src", "permission.lua")} lines 3-4):\n\`\`\`lua\nfunction M.check(user)\n  return user.admin or user.owner\n\`\`\`\n` });
-    expect(p).toContainEqual({ type: "text", text: "\nDiagnostics of src/permission.lua:\n```\nsrc/permission.lua:3:10: warning: unused argument [lint]\n```\n" });
-    expect(p).toContainEqual({ type: "resource_link", uri: pathToFileURL(join(work, "src", "deep", "util.lua")).href, name: "util.lua" });
+    expect(p).toContainEqual({
+      type: "text",
+      text: `\n@selection (${join(work, "src", "permission.lua")} lines 3-4):\n\`\`\`lua\nfunction M.check(user)\n  return user.admin or user.owner\n\`\`\`\n`,
+    });
+    expect(p).toContainEqual({
+      type: "text",
+      text: "\nDiagnostics of src/permission.lua:\n```\nsrc/permission.lua:3:10: warning: unused argument [lint]\n```\n",
+    });
+    expect(p).toContainEqual({
+      type: "resource_link",
+      uri: pathToFileURL(join(work, "src", "deep", "util.lua")).href,
+      name: "util.lua",
+    });
     expect(p.some((b) => b.type === "resource")).toBe(false);
 
     // A selection in a file outside the cwd, and a folder outside it: refused, nothing sent.
@@ -114,10 +196,22 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command(`edit ${join(t.dir, "outside.lua")}`);
     await t.nvim.command("normal! ggVj\x1b");
     await c.type("see @selection");
-    await t.waitFor(async () => (await notes(t)).some((n) => n.msg.includes("@selection") && n.msg.includes("outside the session's working directory")), "the refusal");
+    await t.waitFor(
+      async () =>
+        (await notes(t)).some(
+          (n) => n.msg.includes("@selection") && n.msg.includes("outside the session's working directory"),
+        ),
+      "the refusal",
+    );
     expect(await c.promptLines()).toEqual(["see @selection"]);
     await c.type("list @../");
-    await t.waitFor(async () => (await notes(t)).some((n) => n.msg.includes("@../") && n.msg.includes("outside the session's working directory")), "the folder's refusal");
+    await t.waitFor(
+      async () =>
+        (await notes(t)).some(
+          (n) => n.msg.includes("@../") && n.msg.includes("outside the session's working directory"),
+        ),
+      "the folder's refusal",
+    );
     expect(await c.promptLines()).toEqual(["list @../"]);
     await new Promise((r) => setTimeout(r, 300));
     expect(received(t.dir, "session/prompt").length).toBe(1);
@@ -131,7 +225,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     await first.ready();
     await sendAndWait(first, "what is the answer? my key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789");
     const sid = (await first.status()).session_id as string;
-    await t.waitFor(async () => (await t.lua<number>("return vim.fn.filereadable(require('acpchat.transcript.history').dir() .. '/' .. ... .. '.md')", [sid])) === 1, "the first chat's local history");
+    await t.waitFor(
+      async () =>
+        (await t.lua<number>(
+          "return vim.fn.filereadable(require('acpchat.transcript.history').dir() .. '/' .. ... .. '.md')",
+          [sid],
+        )) === 1,
+      "the first chat's local history",
+    );
     await t.nvim.command("AcpChat!");
     const second = await openChat(t);
     await second.ready();
@@ -148,17 +249,25 @@ describe.each(bins)("Neovim $version", (bin) => {
     // A name no past chat of this project has: refused, said why.
     await recordNotes(t);
     await second.type("see @session:nothing-such");
-    await t.waitFor(async () => (await notes(t)).some((n) => n.msg.includes("no past chat of this project")), "the refusal");
+    await t.waitFor(
+      async () => (await notes(t)).some((n) => n.msg.includes("no past chat of this project")),
+      "the refusal",
+    );
   });
 
   it(":AcpChat! {agent} from hands this chat's conversation to a new chat of another agent: its first prompt carries the transcript (redacted)", async () => {
-    const t = await withAgents(bin, { fake: { record: "$DIR/record.jsonl", turns: [[{ text: "the answer is 42" }]] }, other: { record: "$DIR/record.jsonl" } });
+    const t = await withAgents(bin, {
+      fake: { record: "$DIR/record.jsonl", turns: [[{ text: "the answer is 42" }]] },
+      other: { record: "$DIR/record.jsonl" },
+    });
     project(t);
     const first = await openChat(t);
     await first.ready();
     await sendAndWait(first, "what is the answer? token=ghp_abcdefghijklmnopqrstuvwxyz0123456789");
     const sid = (await first.status()).session_id as string;
-    expect(await t.lua<string[]>("return vim.fn.getcompletion('AcpChat! other ', 'cmdline')")).toEqual(expect.arrayContaining(["from", `from=${first.id}`]));
+    expect(await t.lua<string[]>("return vim.fn.getcompletion('AcpChat! other ', 'cmdline')")).toEqual(
+      expect.arrayContaining(["from", `from=${first.id}`]),
+    );
     await recordNotes(t);
     await t.nvim.command("AcpChat! other from=99");
     await t.waitFor(async () => (await notes(t)).some((n) => n.msg.includes("no chat 99")), "the unknown chat said");

@@ -18,7 +18,10 @@ const bins = nvimBins();
  * editor's loop was blocked). Resolves with the client's 95th percentile and the worst lateness,
  * in ms: the client's figure carries the test machine's own scheduling noise, the timer's does not.
  */
-async function responsiveness(t: TestNvim, during: () => Promise<unknown>): Promise<{ clientP95: number; blockedMax: number }> {
+async function responsiveness(
+  t: TestNvim,
+  during: () => Promise<unknown>,
+): Promise<{ clientP95: number; blockedMax: number }> {
   const addr = await t.lua<string>("return vim.fn.serverstart()");
   const other = attach({ socket: addr });
   await t.lua(`
@@ -52,11 +55,14 @@ async function responsiveness(t: TestNvim, during: () => Promise<unknown>): Prom
   return { clientP95: samples[Math.floor(samples.length * 0.95)] ?? 0, blockedMax };
 }
 
-const errorsIn = (messages: string) => messages.split("\n").filter((l) => /E\d+:|Error|stack traceback|Press ENTER/i.test(l));
+const errorsIn = (messages: string) =>
+  messages.split("\n").filter((l) => /E\d+:|Error|stack traceback|Press ENTER/i.test(l));
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("an agent slow to start: :AcpChat returns at once, the editor answers within 50 ms, a prompt sent meanwhile is answered", async () => {
-    const t = await withAgents(bin, { slow: { delays: { initialize: 2000 }, turns: [[{ text: "answered after the start" }]] } });
+    const t = await withAgents(bin, {
+      slow: { delays: { initialize: 2000 }, turns: [[{ text: "answered after the start" }]] },
+    });
     let c!: Awaited<ReturnType<typeof openChat>>;
     let opened = 0;
     const r = await responsiveness(t, async () => {
@@ -69,7 +75,14 @@ describe.each(bins)("Neovim $version", (bin) => {
       // Queued and shown as queued; the prompt is empty once Node has it.
       await t.waitFor(async () => ((await c.status()).queued ?? []).length === 1, "the prompt to be queued");
       expect(await c.promptLines()).toEqual([""]);
-      expect(JSON.stringify(await t.lua("return vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_queue, 0, -1, { details = true })", [c.buf]))).toContain("hello while starting");
+      expect(
+        JSON.stringify(
+          await t.lua(
+            "return vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_queue, 0, -1, { details = true })",
+            [c.buf],
+          ),
+        ),
+      ).toContain("hello while starting");
       // And in the prompt window's winbar, which a long transcript never scrolls away.
       expect(await c.promptWinbar()).toContain("⏳ 1 queued (next: hello while starting)");
       await c.turns(1);
@@ -101,7 +114,13 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("sending during a running turn queues the prompt: no error anywhere, both answered in order; cancel takes a queued prompt back", async () => {
-    const c = await startChat(bin, { byText: { first: [{ text: "one" }, { sleep: 600 }, { text: " done" }], second: [{ text: "two" }], third: [{ text: "three" }, { sleep: 3000 }] } });
+    const c = await startChat(bin, {
+      byText: {
+        first: [{ text: "one" }, { sleep: 600 }, { text: " done" }],
+        second: [{ text: "two" }],
+        third: [{ text: "three" }, { sleep: 3000 }],
+      },
+    });
     await c.ready();
     await c.type("first");
     await c.waitState("running");
@@ -121,19 +140,29 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.waitFor(async () => ((await c.status()).queued ?? []).length === 1, "the fourth prompt queued");
     await c.t.nvim.command("AcpChatCancel");
     await c.turns(3);
-    await c.t.waitFor(async () => (await c.promptLines()).join("\n") === "fourth, never sent", "the queued prompt back in the prompt buffer");
+    await c.t.waitFor(
+      async () => (await c.promptLines()).join("\n") === "fourth, never sent",
+      "the queued prompt back in the prompt buffer",
+    );
     expect(await c.text()).not.toContain("> fourth");
   });
 
   it("a crash keeps the text in the prompt; after :AcpChat restarts the agent, the user sends it", async () => {
-    const c = await startChat(bin, { store: "$DIR/store.json", agentCapabilities: { loadSession: true }, byText: { boom: [{ text: "going down" }, { exit: 3 }], again: [{ text: "back again" }] } });
+    const c = await startChat(bin, {
+      store: "$DIR/store.json",
+      agentCapabilities: { loadSession: true },
+      byText: { boom: [{ text: "going down" }, { exit: 3 }], again: [{ text: "back again" }] },
+    });
     await c.ready();
     await c.type("boom");
     await c.waitState("crashed");
     await recordNotes(c.t);
     // Typed while crashed: refused, and the text stays.
     await c.type("again");
-    await c.t.waitFor(async () => (await c.notes()).some((n) => /stopped[\s\S]*:AcpChat restarts it/.test(n.msg)), "the note");
+    await c.t.waitFor(
+      async () => (await c.notes()).some((n) => /stopped[\s\S]*:AcpChat restarts it/.test(n.msg)),
+      "the note",
+    );
     expect(await c.promptLines()).toEqual(["again"]);
     await c.t.nvim.command("AcpChat");
     await c.ready();
@@ -158,9 +187,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The next agent process cannot load the session: its store is gone.
     rmSync(join(c.t.dir, "store.json"));
     await c.t.nvim.command("AcpChat");
-    await c.t.waitFor(async () => (await c.text()).includes("Could not reload the session"), "the note").catch(async (e) => {
-      throw new Error(`${e}\n${await c.text()}\n${JSON.stringify(await c.status())}`);
-    });
+    await c.t
+      .waitFor(async () => (await c.text()).includes("Could not reload the session"), "the note")
+      .catch(async (e) => {
+        throw new Error(`${e}\n${await c.text()}\n${JSON.stringify(await c.status())}`);
+      });
     const after = await c.lines();
     expect(after.slice(0, before.length)).toEqual(before);
     expect(after.join("\n")).toContain("Resource not found");
@@ -171,7 +202,15 @@ describe.each(bins)("Neovim $version", (bin) => {
       ["Agent login", { id: "agent-login", name: "Agent login", type: "agent" }],
       ["Terminal login", { id: "term-login", name: "Terminal login", type: "terminal", args: ["--login"] }],
     ] as const) {
-      const t = await withAgents(bin, { auth: { authRequired: true, authFile: "$DIR/authed", authMethods: [method], delays: { authenticate: 300 }, turns: [[{ text: "signed in and answering" }]] } });
+      const t = await withAgents(bin, {
+        auth: {
+          authRequired: true,
+          authFile: "$DIR/authed",
+          authMethods: [method],
+          delays: { authenticate: 300 },
+          turns: [[{ text: "signed in and answering" }]],
+        },
+      });
       await answers(t, [label]);
       const c = await openChat(t);
       // Requests in flight while the sign-in question is open: a prompt, a mode, a log.
@@ -188,8 +227,26 @@ describe.each(bins)("Neovim $version", (bin) => {
     const slow = 3000;
     const c = await startChat(bin, {
       agentCapabilities: { loadSession: true, sessionCapabilities: { list: {} } },
-      modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }] },
-      configOptions: [{ id: "model", name: "Model", category: "model", type: "select", currentValue: "m1", options: [{ value: "m1", name: "One" }, { value: "m2", name: "Two" }] }],
+      modes: {
+        currentModeId: "ask",
+        availableModes: [
+          { id: "ask", name: "Ask" },
+          { id: "code", name: "Code" },
+        ],
+      },
+      configOptions: [
+        {
+          id: "model",
+          name: "Model",
+          category: "model",
+          type: "select",
+          currentValue: "m1",
+          options: [
+            { value: "m1", name: "One" },
+            { value: "m2", name: "Two" },
+          ],
+        },
+      ],
       delays: { "session/set_mode": slow, "session/set_config_option": slow, "session/list": slow },
     });
     await c.ready();

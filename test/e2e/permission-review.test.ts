@@ -20,10 +20,26 @@ const agentLines = lines.map((l) => (l === "line 3" ? "AGENT 3" : l === "line 15
 function askEdit(path: string) {
   const diff = { type: "diff", path, oldText: null, newText: text(agentLines) };
   return [
-    { update: { sessionUpdate: "tool_call", toolCallId: "w1", title: "Write p.txt", kind: "edit", status: "pending", content: [diff], locations: [{ path }] } },
+    {
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: "w1",
+        title: "Write p.txt",
+        kind: "edit",
+        status: "pending",
+        content: [diff],
+        locations: [{ path }],
+      },
+    },
     {
       request: "session/request_permission",
-      params: { toolCall: { toolCallId: "w1" }, options: [{ optionId: "yes", name: "Yes", kind: "allow_once" }, { optionId: "no", name: "No", kind: "reject_once" }] },
+      params: {
+        toolCall: { toolCallId: "w1" },
+        options: [
+          { optionId: "yes", name: "Yes", kind: "allow_once" },
+          { optionId: "no", name: "No", kind: "reject_once" },
+        ],
+      },
       echo: true,
     },
   ];
@@ -31,8 +47,16 @@ function askEdit(path: string) {
 
 /** The user picks "Show the diff first", then in the review accepts only the hunk at `row` and finishes. */
 async function acceptOnlyHunkAt(t: Awaited<ReturnType<typeof nvim>>, row: number): Promise<void> {
-  await t.lua(`vim.ui.select = function(items, opts, on_choice) _G.asked = (_G.asked or 0) + 1; on_choice(items[#items]) end`);
-  const lw = await t.waitFor(async () => t.lua<number | null>("local k = next(require('acpchat.ask.review').open_reviews); local r = k and require('acpchat.ask.review').open_reviews[k]; return r and r.lw and vim.api.nvim_win_is_valid(r.lw) and r.lw or nil"), "the review tab");
+  await t.lua(
+    `vim.ui.select = function(items, opts, on_choice) _G.asked = (_G.asked or 0) + 1; on_choice(items[#items]) end`,
+  );
+  const lw = await t.waitFor(
+    async () =>
+      t.lua<number | null>(
+        "local k = next(require('acpchat.ask.review').open_reviews); local r = k and require('acpchat.ask.review').open_reviews[k]; return r and r.lw and vim.api.nvim_win_is_valid(r.lw) and r.lw or nil",
+      ),
+    "the review tab",
+  );
   await t.nvim.command("stopinsert");
   await t.lua("local w, r = ...; vim.api.nvim_set_current_win(w); vim.api.nvim_win_set_cursor(0, { r, 0 })", [lw, row]);
   await t.nvim.input("ga");
@@ -49,7 +73,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     await setAgents(t, {
       fake: {
         turns: [
-          [...askEdit(p), { sh: `cp $DIR/agent.txt ${p}` }, { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } }, { text: "wrote it" }],
+          [
+            ...askEdit(p),
+            { sh: `cp $DIR/agent.txt ${p}` },
+            { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } },
+            { text: "wrote it" },
+          ],
           [{ text: "ok" }],
         ],
       },
@@ -68,7 +97,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The turn's changes show what stayed (the block follows the turn's end).
     await t.waitFor(async () => (await c.text()).includes("M p.txt  +1 -1"), "the turn's changes block");
     await sendAndWait(c, "next");
-    const prompts = (await call<{ dir: string; method?: string; payload_json: string }[]>(t, "trace", { chat: c.id })).filter((e) => e.method === "session/prompt" && e.dir === "out");
+    const prompts = (
+      await call<{ dir: string; method?: string; payload_json: string }[]>(t, "trace", { chat: c.id })
+    ).filter((e) => e.method === "session/prompt" && e.dir === "out");
     const last = JSON.parse(prompts[prompts.length - 1]!.payload_json) as { params: { prompt: { text?: string }[] } };
     expect(last.params.prompt[0]!.text).toContain("the user kept 1 of the 2 hunks of the edit to");
   });
@@ -80,7 +111,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(p, text(lines));
     await setAgents(t, {
       fake: {
-        turns: [[...askEdit(p), { request: "fs/write_text_file", params: { path: p, content: text(agentLines) }, echo: true }, { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } }]],
+        turns: [
+          [
+            ...askEdit(p),
+            { request: "fs/write_text_file", params: { path: p, content: text(agentLines) }, echo: true },
+            { update: { sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" } },
+          ],
+        ],
       },
     });
     const c = await openChat(t);
@@ -104,7 +141,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.ready();
     await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
     await c.send("edit p");
-    await t.waitFor(async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1 && (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the review tab");
+    await t.waitFor(
+      async () =>
+        (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1 &&
+        (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2,
+      "the review tab",
+    );
     await t.nvim.command("stopinsert");
     await t.nvim.input("ZZ");
     await c.turns(1, 20_000);

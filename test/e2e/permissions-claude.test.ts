@@ -46,14 +46,22 @@ describe.each(nvimBins())("claude-code-acp in Neovim $version", (bin) => {
     expect(lines).toContain(`  file_path: ${file} · content: from claude`);
     expect(lines.some((l) => l.endsWith(` ${file}`) && /^ {2}\+1 -0 /.test(l))).toBe(true);
     expect(edit!.labels).toContain("Allow (this call)");
-    expect(edit!.labels.indexOf("Always Allow (this session; the agent may keep it too)")).toBeGreaterThan(edit!.labels.indexOf("Reject (this call)"));
-    await t.waitFor(async () => existsSync(file) && readFileSync(file, "utf8") === "from claude", "the file to be written");
+    expect(edit!.labels.indexOf("Always Allow (this session; the agent may keep it too)")).toBeGreaterThan(
+      edit!.labels.indexOf("Reject (this call)"),
+    );
+    await t.waitFor(
+      async () => existsSync(file) && readFileSync(file, "utf8") === "from claude",
+      "the file to be written",
+    );
 
     await t.nvim.command("AcpChatSend run echo hi-from-terminal");
     await c.turns(2, 60_000);
     const run = (await questions(t)).find((q) => q.prompt.includes("hi-from-terminal"));
     expect(run, JSON.stringify(await questions(t))).toBeDefined();
-    expect(run!.prompt.split("\n")).toEqual(["[claude · chat 1] Allow the agent to: `echo hi-from-terminal` [execute]", "  $ echo hi-from-terminal · timeout: 20000 · description: Run a command"]);
+    expect(run!.prompt.split("\n")).toEqual([
+      "[claude · chat 1] Allow the agent to: `echo hi-from-terminal` [execute]",
+      "  $ echo hi-from-terminal · timeout: 20000 · description: Run a command",
+    ]);
     for (const q of await questions(t)) expect(q.prompt).not.toContain("[other]");
     expect(await c.text()).toContain("hi-from-terminal");
   }, 240_000);

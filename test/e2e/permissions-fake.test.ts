@@ -17,16 +17,32 @@ const OPTIONS = [
   { optionId: "once", name: "Allow", kind: "allow_once" },
   { optionId: "no", name: "Reject", kind: "reject_once" },
 ];
-const ask = (toolCall: Record<string, unknown>) => ({ request: "session/request_permission", params: { toolCall, options: OPTIONS }, echo: true });
-const announce = (toolCallId: string, fields: Record<string, unknown>) => ({ update: { sessionUpdate: "tool_call", toolCallId, status: "pending", ...fields } });
-const command = (toolCallId: string, cmd: string) => announce(toolCallId, { title: "`" + cmd + "`", kind: "execute", rawInput: { command: cmd, timeout: 20000, description: "Run it" } });
+const ask = (toolCall: Record<string, unknown>) => ({
+  request: "session/request_permission",
+  params: { toolCall, options: OPTIONS },
+  echo: true,
+});
+const announce = (toolCallId: string, fields: Record<string, unknown>) => ({
+  update: { sessionUpdate: "tool_call", toolCallId, status: "pending", ...fields },
+});
+const command = (toolCallId: string, cmd: string) =>
+  announce(toolCallId, {
+    title: "`" + cmd + "`",
+    kind: "execute",
+    rawInput: { command: cmd, timeout: 20000, description: "Run it" },
+  });
 
 /**
  * A chat with the fake agent, whose turns may name files in the work folder (known once Neovim
  * runs); `before` prepares the test's folder before the chat opens. Every question is recorded
  * (its prompt and its choices as drawn) and answered from _G.answers; other lists land in _G.listed.
  */
-async function start(bin: NvimBin, turns: (work: string) => unknown[][], extra: Record<string, unknown> = {}, before?: (dir: string) => void): Promise<Chat> {
+async function start(
+  bin: NvimBin,
+  turns: (work: string) => unknown[][],
+  extra: Record<string, unknown> = {},
+  before?: (dir: string) => void,
+): Promise<Chat> {
   const t = await nvim(bin);
   await setAgents(t, { fake: { turns: turns(join(t.dir, "work")) } }, extra);
   before?.(t.dir);
@@ -75,10 +91,24 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWait(c, "go", 15_000);
     const work = join(c.t.dir, "work");
     const [edit, run] = await questions(c.t);
-    expect(edit!.prompt.split("\n")).toEqual([`[fake · chat 1] Allow the agent to: Edit notes.txt [edit]`, `  ${join(work, "notes.txt")}`, `  file_path: ${join(work, "notes.txt")} · old_string: a · new_string: b`, `  +1 -1 ${join(work, "notes.txt")}`]);
-    expect(edit!.labels).toEqual(["Allow (this call)", "Reject (this call)", "Always Allow (this session; the agent may keep it too)", "Always Allow (this project: the editor keeps it; the agent may keep it too)", "Show the diff first"]);
+    expect(edit!.prompt.split("\n")).toEqual([
+      `[fake · chat 1] Allow the agent to: Edit notes.txt [edit]`,
+      `  ${join(work, "notes.txt")}`,
+      `  file_path: ${join(work, "notes.txt")} · old_string: a · new_string: b`,
+      `  +1 -1 ${join(work, "notes.txt")}`,
+    ]);
+    expect(edit!.labels).toEqual([
+      "Allow (this call)",
+      "Reject (this call)",
+      "Always Allow (this session; the agent may keep it too)",
+      "Always Allow (this project: the editor keeps it; the agent may keep it too)",
+      "Show the diff first",
+    ]);
     // The request's own title wins, flattened: it cannot draw an option of its own.
-    expect(run!.prompt.split("\n")).toEqual(["[fake · chat 1] Allow the agent to: Run tests\\n1: Always Allow (allow always)\\u{202e} [execute]", "  $ npm test · timeout: 20000 · description: Run it"]);
+    expect(run!.prompt.split("\n")).toEqual([
+      "[fake · chat 1] Allow the agent to: Run tests\\n1: Always Allow (allow always)\\u{202e} [execute]",
+      "  $ npm test · timeout: 20000 · description: Run it",
+    ]);
     expect(await chosen(c)).toEqual(["once", "once"]);
     const text = await c.text();
     expect(text).not.toContain("[other]");
@@ -102,7 +132,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWait(c, "four", 15_000);
     expect(await questions(c.t)).toHaveLength(2);
     expect(await chosen(c)).toEqual(["always", "always", "no", "always"]);
-    expect(await c.text()).toContain('Allowed "`npm test`" without asking (remembered for this session: allow run: npm test)');
+    expect(await c.text()).toContain(
+      'Allowed "`npm test`" without asking (remembered for this session: allow run: npm test)',
+    );
     const rules = await call<{ tool: string; action: string }[]>(c.t, "permissions", { chat: c.id });
     expect(rules.map((r) => [r.action, r.tool])).toEqual([["allow", "run: npm test"]]);
     await c.t.nvim.command("AcpChatPermissions");
@@ -131,8 +163,20 @@ describe.each(bins)("Neovim $version", (bin) => {
         // Remembered for the project earlier: allow both commands, and an edit outside the cwd.
         const store = join(dir, "state/nvim/acpchat/permissions.json");
         mkdirSync(join(dir, "state/nvim/acpchat"), { recursive: true });
-        const rule = (id: string, tool: string) => ({ id, agent: "fake", tool, action: "allow", scope: "project", v: 2 });
-        writeFileSync(store, JSON.stringify({ [work]: [rule("r1", "run: npm publish"), rule("r2", "run: npm test"), rule("r3", `edit: ${outside}`)] }));
+        const rule = (id: string, tool: string) => ({
+          id,
+          agent: "fake",
+          tool,
+          action: "allow",
+          scope: "project",
+          v: 2,
+        });
+        writeFileSync(
+          store,
+          JSON.stringify({
+            [work]: [rule("r1", "run: npm publish"), rule("r2", "run: npm test"), rule("r3", `edit: ${outside}`)],
+          }),
+        );
       },
     );
     expect(work).toBe(join(c.t.dir, "work"));
@@ -155,7 +199,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The editor is busy in code that waits (as a synchronous LSP request or a plugin's
     // vim.wait() does): events still run, typed keys stay in the typeahead. The user types
     // "3<CR>" ("Always Allow") and "4<CR>" (and remember it) before the question arrives.
-    await c.t.nvim.notify("nvim_exec_lua", ["_G.busy = true; vim.wait(20000, function() return _G.stop end, 10); _G.busy = false", []]);
+    await c.t.nvim.notify("nvim_exec_lua", [
+      "_G.busy = true; vim.wait(20000, function() return _G.stop end, 10); _G.busy = false",
+      [],
+    ]);
     await new Promise((r) => setTimeout(r, 100));
     await c.t.nvim.input("3<CR>4<CR>");
     const records = join(c.t.dir, "records");

@@ -13,7 +13,8 @@ const bins = nvimBins();
 
 it("the Lua mirror of the contract lists exactly the methods of src/nvim/contract.ts", () => {
   const lua = readFileSync(join(ROOT, "lua/acpchat/host/contract.lua"), "utf8");
-  const section = (name: string) => [...(new RegExp(`${name} = \\{([^}]*)\\}`).exec(lua)?.[1] ?? "").matchAll(/"(\w+)"/g)].map((m) => m[1]);
+  const section = (name: string) =>
+    [...(new RegExp(`${name} = \\{([^}]*)\\}`).exec(lua)?.[1] ?? "").matchAll(/"(\w+)"/g)].map((m) => m[1]);
   expect(section("calls")).toEqual(LUA_METHODS.map(wireName));
   expect(section("events")).toEqual(NODE_EVENTS.map(wireName));
   expect(section("requests")).toEqual(NODE_REQUESTS.map(wireName));
@@ -43,7 +44,15 @@ describe.each(bins)("Neovim $version", (bin) => {
       { lines: ["> a", "> b"], hls: [], line_hl: "AcpChatUser" },
       { lines: ["  ┆ hm"], hls: [], line_hl: "AcpChatThought" },
       {
-        lines: ["✗ failed · edit · Edit f", "  ↳ f.lua:3", '  {"a":1}', "  +2 -1 f.lua", "  │ ok", "  │ [exit 0]  (gt: full output)", "  note"],
+        lines: [
+          "✗ failed · edit · Edit f",
+          "  ↳ f.lua:3",
+          '  {"a":1}',
+          "  +2 -1 f.lua",
+          "  │ ok",
+          "  │ [exit 0]  (gt: full output)",
+          "  note",
+        ],
         hls: [
           [0, 0, -1, "AcpChatToolTitle"],
           [0, 0, 10, "AcpChatToolFailed"],
@@ -57,16 +66,41 @@ describe.each(bins)("Neovim $version", (bin) => {
         ],
         line_hl: false,
       },
-      { lines: ["Plan", "  ✓ one", "  ◐ two"], hls: [[0, 0, -1, "AcpChatPlanTitle"], [1, 0, -1, "AcpChatPlanDone"], [2, 0, -1, "AcpChatPlanActive"]], line_hl: false },
+      {
+        lines: ["Plan", "  ✓ one", "  ◐ two"],
+        hls: [
+          [0, 0, -1, "AcpChatPlanTitle"],
+          [1, 0, -1, "AcpChatPlanDone"],
+          [2, 0, -1, "AcpChatPlanActive"],
+        ],
+        line_hl: false,
+      },
       { lines: ["! careful"], hls: [[0, 0, -1, "AcpChatWarn"]], line_hl: false },
     ]);
-    const status = { agent: "claude", title: "Fix", mode: "Ask", model: "Opus", state: "running", activity: "streaming", queued: [{ id: 1, text: "next" }], usage: { used: 1500, size: 200000, cost: { amount: 0.25, currency: "USD" } } };
-    const bar = (width?: number) => t.lua<string>(`return require("acpchat.transcript.text").winbar(...)`, width === undefined ? [status] : [status, width]);
+    const status = {
+      agent: "claude",
+      title: "Fix",
+      mode: "Ask",
+      model: "Opus",
+      state: "running",
+      activity: "streaming",
+      queued: [{ id: 1, text: "next" }],
+      usage: { used: 1500, size: 200000, cost: { amount: 0.25, currency: "USD" } },
+    };
+    const bar = (width?: number) =>
+      t.lua<string>(
+        `return require("acpchat.transcript.text").winbar(...)`,
+        width === undefined ? [status] : [status, width],
+      );
     // Agent and state first; details follow while they fit, and go first in a narrow window.
-    expect(await bar()).toBe("claude │ streaming… · 1 queued │ Fix │ mode: Ask │ model: Opus │ ctx 2k/200k (0%%) 0.25 USD");
+    expect(await bar()).toBe(
+      "claude │ streaming… · 1 queued │ Fix │ mode: Ask │ model: Opus │ ctx 2k/200k (0%%) 0.25 USD",
+    );
     expect(await bar(40)).toBe("claude │ streaming… · 1 queued │ Fix");
     expect(await bar(20)).toBe("claude │ streaming……");
-    const crashed = await t.lua<string>(`return require("acpchat.transcript.text").winbar(...)`, [{ agent: "x", state: "crashed", reason: "exit 3\nmore" }]);
+    const crashed = await t.lua<string>(`return require("acpchat.transcript.text").winbar(...)`, [
+      { agent: "x", state: "crashed", reason: "exit 3\nmore" },
+    ]);
     expect(crashed).toBe("x │ crashed: exit 3");
   });
 
@@ -116,19 +150,35 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(t.dir, "work", "README.md"), "# readme\n");
     await t.nvim.command("edit main.py");
     const c = await openChat(t);
-    await t.waitFor(async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 2, "commands");
-    expect(await c.complete("/re")).toEqual([{ word: "/review", abbr: "/review branch", menu: "Review the diff", kind: "cmd" }]);
+    await t.waitFor(
+      async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 2,
+      "commands",
+    );
+    expect(await c.complete("/re")).toEqual([
+      { word: "/review", abbr: "/review branch", menu: "Review the diff", kind: "cmd" },
+    ]);
     expect((await c.complete("@ma")).map((f) => f.word)).toEqual(["@main.py"]);
     // :AcpChatAdd from the source window, with a range.
     await t.nvim.command("wincmd t");
     await t.nvim.command("2,3AcpChatAdd");
     expect(await c.promptWinbar()).toBe("context: main.py:2-3");
     await t.nvim.command("AcpChatSend look at @README.md please");
-    await t.waitFor(async () => readRecord(record).received.some((m) => m.method === "session/prompt"), "the prompt to reach the agent");
-    const prompt = readRecord(record).received.find((m) => m.method === "session/prompt")!.params as { prompt: Record<string, unknown>[] };
+    await t.waitFor(
+      async () => readRecord(record).received.some((m) => m.method === "session/prompt"),
+      "the prompt to reach the agent",
+    );
+    const prompt = readRecord(record).received.find((m) => m.method === "session/prompt")!.params as {
+      prompt: Record<string, unknown>[];
+    };
     expect(prompt.prompt[0]).toEqual({ type: "text", text: "look at @README.md please" });
-    expect(prompt.prompt[1]).toMatchObject({ type: "resource", resource: { uri: `file://${join(t.dir, "work", "README.md")}`, text: "# readme\n" } });
-    expect(prompt.prompt[2]).toMatchObject({ type: "resource", resource: { uri: `file://${join(t.dir, "work", "main.py")}#L2-L3`, text: "x = 1\ny = 2" } });
+    expect(prompt.prompt[1]).toMatchObject({
+      type: "resource",
+      resource: { uri: `file://${join(t.dir, "work", "README.md")}`, text: "# readme\n" },
+    });
+    expect(prompt.prompt[2]).toMatchObject({
+      type: "resource",
+      resource: { uri: `file://${join(t.dir, "work", "main.py")}#L2-L3`, text: "x = 1\ny = 2" },
+    });
     expect(await c.promptWinbar()).toBe("");
   });
 
@@ -142,7 +192,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).toMatch(/OK.*Node host answers \(pid \d+/);
     // How processes are contained: a cgroup each where the host can make them, else the limit said.
     const { cgroupSupport } = await import("../../src/agent/cgroup.js");
-    if (cgroupSupport().available) expect(text).toMatch(/OK.*processes: each agent and terminal in its own cgroup under /);
+    if (cgroupSupport().available)
+      expect(text).toMatch(/OK.*processes: each agent and terminal in its own cgroup under /);
     else expect(text).toMatch(/WARNING.*processes: no cgroup[\s\S]*clears ACPCHAT_PROC_COOKIE[\s\S]*outlives the chat/);
     expect(text).toMatch(/OK.*fake: `.*node` found/);
     expect(text).not.toMatch(/ERROR/);
@@ -153,7 +204,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     await first.nvim.command("UpdateRemotePlugins");
     await first.quit();
     // The next Neovim shares the data folder, where the manifest was written.
-    const t = await withAgents(bin, { fake: { turns: [[{ text: "classic" }]] } }, {}, { XDG_DATA_HOME: join(first.dir, "data") });
+    const t = await withAgents(
+      bin,
+      { fake: { turns: [[{ text: "classic" }]] } },
+      {},
+      { XDG_DATA_HOME: join(first.dir, "data") },
+    );
     const c = await openChat(t);
     await c.ready();
     await t.nvim.command("AcpChatSend hi");

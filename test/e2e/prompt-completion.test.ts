@@ -27,7 +27,10 @@ interface Item {
   labelDetails?: { detail?: string };
   documentation?: { kind: string; value: string };
   filterText?: string;
-  textEdit: { newText: string; range: { start: { line: number; character: number }; end: { line: number; character: number } } };
+  textEdit: {
+    newText: string;
+    range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  };
 }
 interface Answer {
   err?: { code: number; message: string };
@@ -53,7 +56,11 @@ async function lspAsk(c: Chat, text: string, method = "textDocument/completion")
     // The position in UTF-16 code units (Neovim's LSP client's default), as JS counts them.
     [c.promptBuf, text, method, text.split("\n").at(-1)!.length],
   );
-  return c.t.waitFor(() => c.t.lua<Answer | null>("return _G.lsp_answer"), `the answer to ${method} for ${JSON.stringify(text)}`, 5000);
+  return c.t.waitFor(
+    () => c.t.lua<Answer | null>("return _G.lsp_answer"),
+    `the answer to ${method} for ${JSON.stringify(text)}`,
+    5000,
+  );
 }
 
 const labels = (a: Answer) => (a.result?.items ?? []).map((i) => i.label);
@@ -103,14 +110,20 @@ function project(t: TestNvim): string {
 
 async function chatWithCommands(t: TestNvim): Promise<Chat> {
   const c = await openChat(t);
-  await t.waitFor(async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 2, "the agent's commands");
+  await t.waitFor(
+    async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 2,
+    "the agent's commands",
+  );
   await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
   return c;
 }
 
 async function chatWithCommandsNoServer(t: TestNvim): Promise<Chat> {
   const c = await openChat(t);
-  await t.waitFor(async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 2, "the agent's commands");
+  await t.waitFor(
+    async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 2,
+    "the agent's commands",
+  );
   return c;
 }
 
@@ -181,9 +194,17 @@ describe.each(bins)("Neovim $version", (bin) => {
       expect.objectContaining({
         label: "@img/shot.png",
         detail: "png image · 3.0 KB",
-        documentation: { kind: "markdown", value: expect.stringMatching(/^`img\/shot\.png`\n\npng image · 3\.0 KB \(image\/png\)\n\nattached as an image/) },
+        documentation: {
+          kind: "markdown",
+          value: expect.stringMatching(
+            /^`img\/shot\.png`\n\npng image · 3\.0 KB \(image\/png\)\n\nattached as an image/,
+          ),
+        },
         // UTF-16 positions: é is one unit, the emoji two.
-        textEdit: { newText: "@img/shot.png", range: { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } } },
+        textEdit: {
+          newText: "@img/shot.png",
+          range: { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } },
+        },
       }),
     ]);
     // Asked before the list is made (dropped here; as when @ is typed the moment a chat opens):
@@ -199,7 +220,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     // itself: Neovim's client does not send what the server did not announce).
     await t.lua(`_G.hover = nil
       vim.lsp.get_clients({ name = "acpchat" })[1].rpc.request("textDocument/hover", {}, function(err) _G.hover = err end)`);
-    expect((await t.waitFor(() => t.lua<{ code: number } | null>("return _G.hover"), "the hover answer")).code).toBe(-32601);
+    expect((await t.waitFor(() => t.lua<{ code: number } | null>("return _G.hover"), "the hover answer")).code).toBe(
+      -32601,
+    );
 
     // A second chat has its own server, on its own prompt.
     await t.nvim.command("AcpChat!");
@@ -239,7 +262,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("<C-e><Esc>");
   });
 
-  it("completion.lsp = false: no server, the omnifunc's menu; completion.menu = \"none\" or an engine loaded: no menu of ours, <C-x><C-o> still completes", async () => {
+  it('completion.lsp = false: no server, the omnifunc\'s menu; completion.menu = "none" or an engine loaded: no menu of ours, <C-x><C-o> still completes', async () => {
     const t = await withAgents(bin, { fake: { commands: COMMANDS } }, { completion: { lsp: false } });
     project(t);
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
@@ -252,9 +275,17 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await servers(t)).toEqual([]);
 
     for (const how of ["menu", "engine"]) {
-      if (how === "menu") await t.lua("require('acpchat').setup(...)", [{ agents: (await t.lua("return require('acpchat.config').options.agents")) as object, completion: { menu: "none" } }]);
+      if (how === "menu")
+        await t.lua("require('acpchat').setup(...)", [
+          {
+            agents: (await t.lua("return require('acpchat.config').options.agents")) as object,
+            completion: { menu: "none" },
+          },
+        ]);
       else {
-        await t.lua("require('acpchat').setup(...)", [{ agents: (await t.lua("return require('acpchat.config').options.agents")) as object }]);
+        await t.lua("require('acpchat').setup(...)", [
+          { agents: (await t.lua("return require('acpchat.config').options.agents")) as object },
+        ]);
         // What nvim-cmp's module looks like to the plugin once loaded (it asks the server itself).
         await t.lua("package.loaded['cmp'] = {}");
       }
@@ -282,7 +313,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("require('acpchat.complete.project_files').stale_ms = 300");
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
-    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))?.done, "a whole list");
+    await t.waitFor(
+      async () =>
+        (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))
+          ?.done,
+      "a whole list",
+    );
     const first = await lspAsk(c, "@");
     expect(labels(first).sort()).toEqual(["@.gitignore", "@README.md", "@alias.py", "@img/shot.png", "@main.py"]);
     writeFileSync(join(work, "later.txt"), "new\n");
@@ -295,7 +331,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
     const c = await chatWithCommands(t);
     const lsp = await t.lua<boolean>("return vim.lsp.completion ~= nil");
-    await t.waitFor(async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
+    await t.waitFor(
+      async () =>
+        (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) ===
+        (lsp ? "lsp" : "omnifunc"),
+      "the menu's way",
+    );
     await c.focusPrompt();
     await t.nvim.input("<Esc>ccsee @");
     const m = await t.waitFor(async () => {
@@ -325,7 +366,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The server stopped by hand (:LspStop): the omnifunc opens the menu from then on.
     await t.nvim.input("<Esc>");
     await t.lua("vim.lsp.get_clients({ name = 'acpchat' })[1]:stop()");
-    await t.waitFor(async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === "omnifunc", "the omnifunc's menu");
+    await t.waitFor(
+      async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === "omnifunc",
+      "the omnifunc's menu",
+    );
     await t.nvim.input("ccsee @mai");
     await t.waitFor(async () => (await menu(t)).words.join() === "@main.py", "the omnifunc's menu after @");
     await t.nvim.input("<Esc>");
@@ -334,20 +378,35 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("@perm finds src/permission.lua while typing, best first, in Neovim's own menu (vim.lsp.completion on 0.11+, the omnifunc on 0.10) and in the server's answer", async () => {
     const t = await withAgents(bin, { fake: { commands: COMMANDS } });
     const work = project(t);
-    for (const [dir, file] of [["src", "permission.lua"], ["docs", "superman.md"], ["lib", "experiment.js"], ["lib", "other.js"]] as const) {
+    for (const [dir, file] of [
+      ["src", "permission.lua"],
+      ["docs", "superman.md"],
+      ["lib", "experiment.js"],
+      ["lib", "other.js"],
+    ] as const) {
       mkdirSync(join(work, dir), { recursive: true });
       writeFileSync(join(work, dir, file), "x\n");
     }
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
     const c = await chatWithCommands(t);
-    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))?.done, "the file list");
+    await t.waitFor(
+      async () =>
+        (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))
+          ?.done,
+      "the file list",
+    );
     // The name starts with it, then the path holds it, then its letters in order.
     const best = ["@src/permission.lua", "@docs/superman.md", "@lib/experiment.js"];
     const answer = await lspAsk(c, "see @perm");
     expect(labels(answer)).toEqual(best);
     expect(answer.result!.isIncomplete).toBe(true);
     const lsp = await t.lua<boolean>("return vim.lsp.completion ~= nil");
-    await t.waitFor(async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
+    await t.waitFor(
+      async () =>
+        (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) ===
+        (lsp ? "lsp" : "omnifunc"),
+      "the menu's way",
+    );
     await c.focusPrompt();
     // Typed a key at a time, as a user types: the menu follows every key.
     const shown = () =>
@@ -375,10 +434,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(t.dir, "work", "only.txt"), "x\n");
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
     const c = await openChat(t);
-    await t.waitFor(async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 1, "the agent's command");
+    await t.waitFor(
+      async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 1,
+      "the agent's command",
+    );
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
     const lsp = await t.lua<boolean>("return vim.lsp.completion ~= nil");
-    await t.waitFor(async () => (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) === (lsp ? "lsp" : "omnifunc"), "the menu's way");
+    await t.waitFor(
+      async () =>
+        (await t.lua("return require('acpchat.chat.registry').get(...).menu_mode", [c.id])) ===
+        (lsp ? "lsp" : "omnifunc"),
+      "the menu's way",
+    );
     const cot = await t.lua<string>("return vim.go.completeopt");
     expect(cot).not.toContain("menuone");
     await c.focusPrompt();
@@ -394,16 +461,27 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("<Esc>cc/");
     await t.waitFor(async () => (await menu(t)).rows === 1, "the menu of one command after /");
     await t.nvim.input("<Esc>");
-    await t.waitFor(async () => (await t.lua<string>("return vim.go.completeopt")) === cot, "the user's 'completeopt' back");
+    await t.waitFor(
+      async () => (await t.lua<string>("return vim.go.completeopt")) === cot,
+      "the user's 'completeopt' back",
+    );
   });
 
   it("/ leaves out an agent's command whose name cannot be typed as one word (a newline, a space)", async () => {
-    const t = await withAgents(bin, { fake: { commands: [{ name: "evil\nname", description: "x" }, { name: "sp ace", description: "y" }, ...COMMANDS] } });
+    const t = await withAgents(bin, {
+      fake: { commands: [{ name: "evil\nname", description: "x" }, { name: "sp ace", description: "y" }, ...COMMANDS] },
+    });
     const c = await openChat(t);
-    await t.waitFor(async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 4, "the agent's commands");
+    await t.waitFor(
+      async () => (((await c.status()).commands as unknown[] | undefined) ?? []).length === 4,
+      "the agent's commands",
+    );
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
     expect(labels(await lspAsk(c, "/"))).toEqual(["/review", "/init"]);
-    const omni = await t.lua<string[]>("return vim.tbl_map(function(i) return i.word end, require('acpchat.complete').candidates(require('acpchat.complete').chat_of(...), '/'))", [c.promptBuf]);
+    const omni = await t.lua<string[]>(
+      "return vim.tbl_map(function(i) return i.word end, require('acpchat.complete').candidates(require('acpchat.complete').chat_of(...), '/'))",
+      [c.promptBuf],
+    );
     expect(omni).toEqual(["/review", "/init"]);
   });
 
@@ -413,10 +491,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     const [first] = await servers(t);
     if (bin.version.includes("0.10")) {
       // What lspconfig's :LspRestart does: stop the client, start its config again on its buffers.
-      await t.lua(`local client = vim.lsp.get_client_by_id(...)
+      await t.lua(
+        `local client = vim.lsp.get_client_by_id(...)
         local config, bufs = client.config, vim.tbl_keys(client.attached_buffers)
         client.stop()
-        vim.defer_fn(function() for _, b in ipairs(bufs) do vim.lsp.start(config, { bufnr = b }) end end, 200)`, [first!.id]);
+        vim.defer_fn(function() for _, b in ipairs(bufs) do vim.lsp.start(config, { bufnr = b }) end end, 200)`,
+        [first!.id],
+      );
     } else await t.nvim.command("lsp restart acpchat");
     await t.waitFor(async () => {
       const now = await servers(t);
@@ -438,52 +519,70 @@ describe.each(bins)("Neovim $version", (bin) => {
     execFileSync("git", ["config", "core.fsmonitor", hook], { cwd: work });
     const c = await openChat(t);
     await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
-    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))?.done, "the file list");
+    await t.waitFor(
+      async () =>
+        (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))
+          ?.done,
+      "the file list",
+    );
     expect(labels(await lspAsk(c, "@"))).toEqual(["@a.txt"]);
     expect(existsSync(marker)).toBe(false);
   });
 
-  it.each(["walked", "in a git work tree"])("@ offers only names a mention can carry to the agent (%s): not invalid UTF-8, a Unicode space, a trailing stop, a dangling symlink; a symlink loop is no folder to list", async (how) => {
-    const t = await withAgents(bin, { fake: {} });
-    const work = join(t.dir, "work");
-    writeFileSync(join(work, "ok.txt"), "x\n");
-    writeFileSync(join(work, "été.md"), "x\n");
-    // Bytes that are no UTF-8: the prompt would send another name (U+FFFD or Latin-1 letters).
-    writeFileSync(Buffer.concat([Buffer.from(`${work}/bad`), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]), "x\n");
-    writeFileSync(Buffer.concat([Buffer.from(`${work}/cut`), Buffer.from([0xe2, 0x82]), Buffer.from(".txt")]), "x\n");
-    // The prompt ends a mention at any space JavaScript's \s knows, and drops a trailing stop.
-    writeFileSync(join(work, "no\u00a0break.txt"), "x\n");
-    writeFileSync(join(work, "ideo\u3000space.txt"), "x\n");
-    writeFileSync(join(work, "new\nline.txt"), "x\n");
-    writeFileSync(join(work, "notes."), "x\n");
-    writeFileSync(join(work, "paren)"), "x\n");
-    mkdirSync(join(work, "loop"));
-    symlinkSync("..", join(work, "loop", "up"));
-    // A symlink that leads nowhere is no file to send.
-    symlinkSync("nowhere", join(work, "dangling"));
-    if (how !== "walked") execFileSync("git", ["init", "-q"], { cwd: work });
-    const c = await openChat(t);
-    await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
-    await t.waitFor(async () => (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))?.done, "the file list");
-    expect(labels(await lspAsk(c, "@")).sort()).toEqual(["@ok.txt", "@été.md"].sort());
-    // The omnifunc (Neovim 0.10's menu) offers the same.
-    const omni = await t.lua<string[]>("return vim.tbl_map(function(i) return i.word end, require('acpchat.complete').candidates(require('acpchat.complete').chat_of(...), '@'))", [c.promptBuf]);
-    expect(omni.sort()).toEqual(["@ok.txt", "@été.md"].sort());
-  });
+  it.each(["walked", "in a git work tree"])(
+    "@ offers only names a mention can carry to the agent (%s): not invalid UTF-8, a Unicode space, a trailing stop, a dangling symlink; a symlink loop is no folder to list",
+    async (how) => {
+      const t = await withAgents(bin, { fake: {} });
+      const work = join(t.dir, "work");
+      writeFileSync(join(work, "ok.txt"), "x\n");
+      writeFileSync(join(work, "été.md"), "x\n");
+      // Bytes that are no UTF-8: the prompt would send another name (U+FFFD or Latin-1 letters).
+      writeFileSync(Buffer.concat([Buffer.from(`${work}/bad`), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]), "x\n");
+      writeFileSync(Buffer.concat([Buffer.from(`${work}/cut`), Buffer.from([0xe2, 0x82]), Buffer.from(".txt")]), "x\n");
+      // The prompt ends a mention at any space JavaScript's \s knows, and drops a trailing stop.
+      writeFileSync(join(work, "no\u00a0break.txt"), "x\n");
+      writeFileSync(join(work, "ideo\u3000space.txt"), "x\n");
+      writeFileSync(join(work, "new\nline.txt"), "x\n");
+      writeFileSync(join(work, "notes."), "x\n");
+      writeFileSync(join(work, "paren)"), "x\n");
+      mkdirSync(join(work, "loop"));
+      symlinkSync("..", join(work, "loop", "up"));
+      // A symlink that leads nowhere is no file to send.
+      symlinkSync("nowhere", join(work, "dangling"));
+      if (how !== "walked") execFileSync("git", ["init", "-q"], { cwd: work });
+      const c = await openChat(t);
+      await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
+      await t.waitFor(
+        async () =>
+          (await t.lua<{ done: boolean } | null>("return require('acpchat.complete.project_files').info(...)", [work]))
+            ?.done,
+        "the file list",
+      );
+      expect(labels(await lspAsk(c, "@")).sort()).toEqual(["@ok.txt", "@été.md"].sort());
+      // The omnifunc (Neovim 0.10's menu) offers the same.
+      const omni = await t.lua<string[]>(
+        "return vim.tbl_map(function(i) return i.word end, require('acpchat.complete').candidates(require('acpchat.complete').chat_of(...), '@'))",
+        [c.promptBuf],
+      );
+      expect(omni.sort()).toEqual(["@ok.txt", "@été.md"].sort());
+    },
+  );
 
-  it.each(["walked", "in a git work tree"])("a folder of 30,000 files (%s): the editor keeps answering while @ is listed, and @ answers at once with what is known", async (how) => {
-    const t = await withAgents(bin, { fake: {} });
-    const work = join(t.dir, "work");
-    for (let d = 0; d < 150; d++) {
-      const dir = join(work, `d${String(d).padStart(3, "0")}`, "sub");
-      mkdirSync(dir, { recursive: true });
-      for (let f = 0; f < 200; f++) writeFileSync(join(dir, `file${f}.txt`), "");
-    }
-    if (how !== "walked") execFileSync("git", ["init", "-q"], { cwd: work });
-    const addr = await t.lua<string>("return vim.fn.serverstart()");
-    const other = attach({ socket: addr });
-    // How late a 5 ms timer inside Neovim fires: how long its loop was kept busy.
-    await t.lua(`_G.late = { max = 0 }
+  it.each(["walked", "in a git work tree"])(
+    "a folder of 30,000 files (%s): the editor keeps answering while @ is listed, and @ answers at once with what is known",
+    async (how) => {
+      const t = await withAgents(bin, { fake: {} });
+      const work = join(t.dir, "work");
+      for (let d = 0; d < 150; d++) {
+        const dir = join(work, `d${String(d).padStart(3, "0")}`, "sub");
+        mkdirSync(dir, { recursive: true });
+        for (let f = 0; f < 200; f++) writeFileSync(join(dir, `file${f}.txt`), "");
+      }
+      if (how !== "walked") execFileSync("git", ["init", "-q"], { cwd: work });
+      const addr = await t.lua<string>("return vim.fn.serverstart()");
+      const other = attach({ socket: addr });
+      // How late a 5 ms timer inside Neovim fires: how long its loop was kept busy.
+      await t.lua(`_G.late = { max = 0 }
       local last = vim.uv.hrtime()
       _G.late.timer = vim.uv.new_timer()
       _G.late.timer:start(5, 5, function()
@@ -491,68 +590,79 @@ describe.each(bins)("Neovim $version", (bin) => {
         _G.late.max = math.max(_G.late.max, (now - last) / 1e6 - 5)
         last = now
       end)`);
-    const c = await openChat(t);
-    const pings: number[] = [];
-    const asks: Answer[] = [];
-    const cwd = join(t.dir, "work");
-    await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
-    // The list made when the chat opened is dropped: the first @ below starts listing anew, so
-    // it is asked for while the folder is listed, however fast this machine is. Meanwhile a
-    // second client asks Neovim for 1 every 5 ms.
-    await t.lua("require('acpchat.complete.project_files').reset(); require('acpchat.complete.project_files').busiest_ms = 0");
-    let listing = true;
-    const pinger = (async () => {
-      while (listing) {
-        const t0 = performance.now();
-        await other.eval("1");
-        pings.push(performance.now() - t0);
-        await new Promise((r) => setTimeout(r, 5));
+      const c = await openChat(t);
+      const pings: number[] = [];
+      const asks: Answer[] = [];
+      const cwd = join(t.dir, "work");
+      await t.waitFor(async () => (await servers(t)).length > 0, "the prompt's language server");
+      // The list made when the chat opened is dropped: the first @ below starts listing anew, so
+      // it is asked for while the folder is listed, however fast this machine is. Meanwhile a
+      // second client asks Neovim for 1 every 5 ms.
+      await t.lua(
+        "require('acpchat.complete.project_files').reset(); require('acpchat.complete.project_files').busiest_ms = 0",
+      );
+      let listing = true;
+      const pinger = (async () => {
+        while (listing) {
+          const t0 = performance.now();
+          await other.eval("1");
+          pings.push(performance.now() - t0);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      for (;;) {
+        const a = await lspAsk(c, "@d1");
+        const info = await t.lua<{ done: boolean; count: number } | null>(
+          "return require('acpchat.complete.project_files').info(...)",
+          [cwd],
+        );
+        // The first one started the listing; the others count when it was still going after them.
+        if (asks.length === 0 || !info?.done) asks.push(a);
+        if (info?.done) break;
       }
-    })();
-    for (;;) {
-      const a = await lspAsk(c, "@d1");
-      const info = await t.lua<{ done: boolean; count: number } | null>("return require('acpchat.complete.project_files').info(...)", [cwd]);
-      // The first one started the listing; the others count when it was still going after them.
-      if (asks.length === 0 || !info?.done) asks.push(a);
-      if (info?.done) break;
-    }
-    listing = false;
-    await pinger;
-    await other.close();
-    const lateMax = await t.lua<number>("_G.late.timer:stop(); return _G.late.max");
-    // The longest the loop was held by one piece of the listing, matching or describing.
-    const busiest = await t.lua<number>("return require('acpchat.complete.project_files').busiest_ms");
-    const info = await t.lua<{ count: number; took_ms: number }>("return require('acpchat.complete.project_files').info(...)", [cwd]);
-    expect(info.count).toBe(30_000);
-    pings.sort((a, b) => a - b);
-    // The first found nothing yet and waited for the list (asynchronously); the others answered
-    // at once with what was known.
-    const firstAsk = asks[0]!.ms;
-    const worstAsk = Math.max(0, ...asks.slice(1).map((a) => a.ms));
-    process.stderr.write(
-      `[prompt-completion ${bin.version}, ${how}] listed ${info.count} files in ${Math.round(info.took_ms)} ms; ${asks.length} @ answers meanwhile (the first, which waited for the list, ${firstAsk.toFixed(0)} ms; the others at most ${worstAsk.toFixed(1)} ms); ${pings.length} answers to a second client, worst ${pings.at(-1)!.toFixed(1)} ms; loop late at most ${lateMax.toFixed(1)} ms; longest slice of the work ${busiest.toFixed(1)} ms\n`,
-    );
-    expect(asks.length).toBeGreaterThan(0);
-    expect(pings.length).toBeGreaterThan(3);
-    // While it lists: answered with what is known, marked incomplete so the engine asks again.
-    expect(asks.every((a) => a.result!.isIncomplete)).toBe(true);
-    // The synchronous globpath this replaced held the editor 180 ms for `@d1` and 420 ms for `@`
-    // in this folder, at every keystroke. Now no piece of the work holds it for long (measured
-    // around each piece, so other load on the machine hardly counts); what a second client and
-    // the loop see is typically 1-50 ms on a quiet machine (the first use of vim.lsp loads its
-    // modules, ~12 ms), bounded loosely here because this machine is shared.
-    expect(busiest).toBeLessThan(25);
-    expect(worstAsk).toBeLessThan(400);
-    expect(firstAsk).toBeLessThan(1500);
-    expect(pings.at(-1)!).toBeLessThan(400);
-    expect(lateMax).toBeLessThan(400);
-    // Once listed: the full answer, capped (the rest come as more is typed).
-    const whole = await lspAsk(c, "@d1");
-    expect(whole.result!.items.filter((i) => i.kind === 17).length).toBe(200);
-    expect(whole.result!.isIncomplete).toBe(true);
-    // Best first: the paths that start with what is typed, then the fuzzier matches.
-    expect(labels(await lspAsk(c, "@d149/sub/file19")).slice(0, 11).sort()).toEqual(
-      ["@d149/sub/file19.txt", ...Array.from({ length: 10 }, (_, i) => `@d149/sub/file19${i}.txt`)].sort(),
-    );
-  });
+      listing = false;
+      await pinger;
+      await other.close();
+      const lateMax = await t.lua<number>("_G.late.timer:stop(); return _G.late.max");
+      // The longest the loop was held by one piece of the listing, matching or describing.
+      const busiest = await t.lua<number>("return require('acpchat.complete.project_files').busiest_ms");
+      const info = await t.lua<{ count: number; took_ms: number }>(
+        "return require('acpchat.complete.project_files').info(...)",
+        [cwd],
+      );
+      expect(info.count).toBe(30_000);
+      pings.sort((a, b) => a - b);
+      // The first found nothing yet and waited for the list (asynchronously); the others answered
+      // at once with what was known.
+      const firstAsk = asks[0]!.ms;
+      const worstAsk = Math.max(0, ...asks.slice(1).map((a) => a.ms));
+      process.stderr.write(
+        `[prompt-completion ${bin.version}, ${how}] listed ${info.count} files in ${Math.round(info.took_ms)} ms; ${asks.length} @ answers meanwhile (the first, which waited for the list, ${firstAsk.toFixed(0)} ms; the others at most ${worstAsk.toFixed(1)} ms); ${pings.length} answers to a second client, worst ${pings.at(-1)!.toFixed(1)} ms; loop late at most ${lateMax.toFixed(1)} ms; longest slice of the work ${busiest.toFixed(1)} ms\n`,
+      );
+      expect(asks.length).toBeGreaterThan(0);
+      expect(pings.length).toBeGreaterThan(3);
+      // While it lists: answered with what is known, marked incomplete so the engine asks again.
+      expect(asks.every((a) => a.result!.isIncomplete)).toBe(true);
+      // The synchronous globpath this replaced held the editor 180 ms for `@d1` and 420 ms for `@`
+      // in this folder, at every keystroke. Now no piece of the work holds it for long (measured
+      // around each piece, so other load on the machine hardly counts); what a second client and
+      // the loop see is typically 1-50 ms on a quiet machine (the first use of vim.lsp loads its
+      // modules, ~12 ms), bounded loosely here because this machine is shared.
+      expect(busiest).toBeLessThan(25);
+      expect(worstAsk).toBeLessThan(400);
+      expect(firstAsk).toBeLessThan(1500);
+      expect(pings.at(-1)!).toBeLessThan(400);
+      expect(lateMax).toBeLessThan(400);
+      // Once listed: the full answer, capped (the rest come as more is typed).
+      const whole = await lspAsk(c, "@d1");
+      expect(whole.result!.items.filter((i) => i.kind === 17).length).toBe(200);
+      expect(whole.result!.isIncomplete).toBe(true);
+      // Best first: the paths that start with what is typed, then the fuzzier matches.
+      expect(
+        labels(await lspAsk(c, "@d149/sub/file19"))
+          .slice(0, 11)
+          .sort(),
+      ).toEqual(["@d149/sub/file19.txt", ...Array.from({ length: 10 }, (_, i) => `@d149/sub/file19${i}.txt`)].sort());
+    },
+  );
 });

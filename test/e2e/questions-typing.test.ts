@@ -15,7 +15,13 @@ const ASK = [
   { sleep: 500 },
   {
     request: "session/request_permission",
-    params: { toolCall: { toolCallId: "t1", title: "Touch a file", kind: "edit" }, options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }] },
+    params: {
+      toolCall: { toolCallId: "t1", title: "Touch a file", kind: "edit" },
+      options: [
+        { optionId: "ok", name: "Allow", kind: "allow_once" },
+        { optionId: "no", name: "Reject", kind: "reject_once" },
+      ],
+    },
     echo: true,
   },
   { text: "\nturn over" },
@@ -34,7 +40,8 @@ async function recordSelect(c: Chat) {
       return orig(items, opts, cb)
     end`);
 }
-const opened = (c: Chat) => c.t.lua<{ prompt: string; mode: string; labels: string[]; tab: number }[]>("return _G.opened");
+const opened = (c: Chat) =>
+  c.t.lua<{ prompt: string; mode: string; labels: string[]; tab: number }[]>("return _G.opened");
 
 /** Type `text` into the prompt a key at a time, as a user does. */
 async function typeSlowly(c: Chat, text: string, ms = 70) {
@@ -54,7 +61,8 @@ function watchScreen(c: Chat) {
     if (method !== "redraw") return;
     for (const ev of args as unknown[][]) {
       if (ev[0] !== "grid_line") continue;
-      for (const l of ev.slice(1) as [number, number, number, [string, number?, number?][]][]) drawn += l[3].map((cell) => cell[0].repeat(cell[2] ?? 1)).join("") + "\n";
+      for (const l of ev.slice(1) as [number, number, number, [string, number?, number?][]][])
+        drawn += l[3].map((cell) => cell[0].repeat(cell[2] ?? 1)).join("") + "\n";
     }
   });
   return {
@@ -64,10 +72,11 @@ function watchScreen(c: Chat) {
 }
 
 /** Wait until the built-in list is drawn (after `at`); how long it took. */
-async function listShown(c: Chat, screen: ReturnType<typeof watchScreen>, at: number, ms: number): Promise<number> {
+async function listShown(_c: Chat, screen: ReturnType<typeof watchScreen>, at: number, ms: number): Promise<number> {
   const start = Date.now();
   while (!screen.since(at).includes("Type number and <Enter>")) {
-    if (Date.now() - start > ms) throw new Error(`the question did not open within ${ms} ms; drawn:\n${screen.since(at).slice(-2000)}`);
+    if (Date.now() - start > ms)
+      throw new Error(`the question did not open within ${ms} ms; drawn:\n${screen.since(at).slice(-2000)}`);
     await sleep(20);
   }
   return Date.now() - start;
@@ -99,9 +108,12 @@ describe.each(bins)("Neovim $version: questions never catch your typing", (bin) 
     // The question came while typing (0.5 s in): shown, not opened.
     expect(await opened(c)).toEqual([]);
     expect(await c.winbar()).toContain("? allow: Touch a file — <M-a> or leave Insert mode to answer");
-    const virt = await c.t.lua<string>(`local ns = vim.api.nvim_get_namespaces().acpchat_waiting
+    const virt = await c.t.lua<string>(
+      `local ns = vim.api.nvim_get_namespaces().acpchat_waiting
       local m = vim.api.nvim_buf_get_extmarks(..., ns, 0, -1, { details = true })
-      return m[1] and m[1][4].virt_lines[1][1][1] or ''`, [c.buf]);
+      return m[1] and m[1][4].virt_lines[1][1][1] or ''`,
+      [c.buf],
+    );
     expect(virt).toContain("? allow: Touch a file");
     expect(await c.promptLines()).toEqual([typed]);
     // The user stops typing: it opens, naming its agent and chat.
@@ -114,7 +126,10 @@ describe.each(bins)("Neovim $version: questions never catch your typing", (bin) 
     expect(q.mode).toBe("i");
     expect(await c.winbar()).not.toContain("? allow");
     expect(await c.promptLines()).toEqual([typed]);
-    await c.t.waitFor(async () => (await c.t.lua<string>("return vim.api.nvim_get_mode().mode")) === "i", "insert mode again");
+    await c.t.waitFor(
+      async () => (await c.t.lua<string>("return vim.api.nvim_get_mode().mode")) === "i",
+      "insert mode again",
+    );
   });
 
   it("leaving Insert mode opens the waiting question at once; keys typed before it never answer it", async () => {

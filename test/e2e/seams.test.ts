@@ -19,7 +19,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command(`edit ${f}`);
     const later = new Date(Date.now() + 5000);
     utimesSync(f, later, later);
-    await setAgents(t, { fake: { turns: [[{ request: "fs/write_text_file", params: { path: f, content: "b\n" }, echo: true }]] } }, { write: "save" });
+    await setAgents(
+      t,
+      { fake: { turns: [[{ request: "fs/write_text_file", params: { path: f, content: "b\n" }, echo: true }]] } },
+      { write: "save" },
+    );
     const c = await openChat(t);
     await c.ready();
     await c.send("save");
@@ -29,7 +33,12 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("a second :AcpChat while a restart is starting does not restart it again (the load goes on)", async () => {
-    const c = await startChat(bin, { store: "$DIR/store.json", agentCapabilities: { loadSession: true }, record: "$DIR/record.jsonl", byText: { hello: [{ text: "first answer" }], boom: [{ exit: 3 }] } });
+    const c = await startChat(bin, {
+      store: "$DIR/store.json",
+      agentCapabilities: { loadSession: true },
+      record: "$DIR/record.jsonl",
+      byText: { hello: [{ text: "first answer" }], boom: [{ exit: 3 }] },
+    });
     await c.ready();
     await c.send("hello");
     await c.turns(1);
@@ -49,7 +58,18 @@ describe.each(bins)("Neovim $version", (bin) => {
       store: "$DIR/store.json",
       agentCapabilities: { loadSession: true },
       delays: { initialize: 300 },
-      byText: { hello: [{ text: "kept once" }], ask: [{ request: "session/request_permission", params: { toolCall: { toolCallId: "p1", title: "Do it", kind: "edit" }, options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }] } }] },
+      byText: {
+        hello: [{ text: "kept once" }],
+        ask: [
+          {
+            request: "session/request_permission",
+            params: {
+              toolCall: { toolCallId: "p1", title: "Do it", kind: "edit" },
+              options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }],
+            },
+          },
+        ],
+      },
     });
     await c.ready();
     await c.send("hello");
@@ -63,7 +83,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     const host = (await call<{ pid: number }>(c.t, "ping")).pid;
     process.kill(host, "SIGKILL");
     await c.waitState("crashed");
-    await c.t.waitFor(async () => (await c.promptLines()).join("\n") === "my precious prompt", "the queued prompt back");
+    await c.t.waitFor(
+      async () => (await c.promptLines()).join("\n") === "my precious prompt",
+      "the queued prompt back",
+    );
     expect(await c.t.lua<number>("return vim.tbl_count(require('acpchat.ask.questions').open)")).toBe(0);
     // Started again in a new host: the conversation is shown once, not twice.
     await c.t.nvim.command("AcpChat");
@@ -74,12 +97,21 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("a cancel while a queued prompt's files are read takes it back instead of sending it", async () => {
-    const c = await startChat(bin, { record: "$DIR/record.jsonl", agentCapabilities: { promptCapabilities: { embeddedContext: true } } });
+    const c = await startChat(bin, {
+      record: "$DIR/record.jsonl",
+      agentCapabilities: { promptCapabilities: { embeddedContext: true } },
+    });
     await c.ready();
     writeFileSync(join(c.t.dir, "work/ctx.txt"), "context\n");
-    await c.t.lua("local c = require('acpchat.chat.registry').get(...); table.insert(c.context, { type = 'file', path = select(2, ...) })", [c.id, join(c.t.dir, "work/ctx.txt")]);
+    await c.t.lua(
+      "local c = require('acpchat.chat.registry').get(...); table.insert(c.context, { type = 'file', path = select(2, ...) })",
+      [c.id, join(c.t.dir, "work/ctx.txt")],
+    );
     await c.t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'never sent' })", [c.promptBuf]);
-    await c.t.lua("local c = require('acpchat.chat.registry').get(...); require('acpchat.chat.chats').send_prompt(c); require('acpchat.chat.chats').cancel(c)", [c.id]);
+    await c.t.lua(
+      "local c = require('acpchat.chat.registry').get(...); require('acpchat.chat.chats').send_prompt(c); require('acpchat.chat.chats').cancel(c)",
+      [c.id],
+    );
     await c.t.waitFor(async () => (await c.promptLines()).join("\n").includes("never sent"), "the prompt back");
     await new Promise((r) => setTimeout(r, 500));
     expect(received(c.t.dir, "session/prompt")).toHaveLength(0);
@@ -88,11 +120,23 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("a session listing that fails shows its error without the agent's secrets", async () => {
     const t = await nvim(bin);
     await t.lua("require('acpchat').setup(...)", [
-      { agents: { bad: { command: "sh", args: ["-c", "echo cred is $MY_SERVICE_CRED >&2; exit 3", "x", "--key", "argsecret123456"], env: { MY_SERVICE_CRED: "envsecret987654" } } }, default_agent: "bad" },
+      {
+        agents: {
+          bad: {
+            command: "sh",
+            args: ["-c", "echo cred is $MY_SERVICE_CRED >&2; exit 3", "x", "--key", "argsecret123456"],
+            env: { MY_SERVICE_CRED: "envsecret987654" },
+          },
+        },
+        default_agent: "bad",
+      },
     ]);
     await recordNotes(t);
     await t.nvim.command("AcpChatSessions bad");
-    await t.waitFor(async () => (await t.lua<{ msg: string }[]>("return _G.notes")).some((n) => n.msg.includes("could not list")), "the error");
+    await t.waitFor(
+      async () => (await t.lua<{ msg: string }[]>("return _G.notes")).some((n) => n.msg.includes("could not list")),
+      "the error",
+    );
     const notes = JSON.stringify(await t.lua("return _G.notes"));
     expect(notes).not.toContain("envsecret987654");
     expect(notes).not.toContain("argsecret123456");

@@ -31,28 +31,49 @@ describe.each(bins)("Neovim $version", (bin) => {
     const turns = [
       [
         upd({ sessionUpdate: "session_info_update", title: `Fix login with $env.SECRET_TOKEN and ${KEY_LIKE}` }),
-        upd({ sessionUpdate: "plan", entries: [{ content: "export API=$env.SECRET_TOKEN", priority: "high", status: "pending" }] }),
+        upd({
+          sessionUpdate: "plan",
+          entries: [{ content: "export API=$env.SECRET_TOKEN", priority: "high", status: "pending" }],
+        }),
         upd({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "the key is $env.SECRET_TOKEN" } }),
         { text: `I will use ${KEY_LIKE.slice(0, 17)}` },
         { text: `${KEY_LIKE.slice(17)} and $env.SECRET_TOKEN now.` },
-        upd({ sessionUpdate: "tool_call", toolCallId: "c1", title: "curl -H 'Authorization: Bearer $env.SECRET_TOKEN' api", kind: "execute", status: "in_progress", rawInput: { command: `curl -H 'x-api-key: ${KEY_LIKE}' api` } }),
+        upd({
+          sessionUpdate: "tool_call",
+          toolCallId: "c1",
+          title: "curl -H 'Authorization: Bearer $env.SECRET_TOKEN' api",
+          kind: "execute",
+          status: "in_progress",
+          rawInput: { command: `curl -H 'x-api-key: ${KEY_LIKE}' api` },
+        }),
         { request: "terminal/create", params: { command: "echo", args: ["out:", "$env.SECRET_TOKEN", KEY_LIKE] } },
-        upd({ sessionUpdate: "tool_call_update", toolCallId: "c1", content: [{ type: "terminal", terminalId: "$last.terminalId" }] }),
+        upd({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "c1",
+          content: [{ type: "terminal", terminalId: "$last.terminalId" }],
+        }),
         { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
         upd({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed" }),
         { text: " Done." },
       ],
     ];
     const t = await nvim(bin);
-    const agent = fakeAgent(t, { turns, title: "t" }, { args: [FAKE_AGENT, "--api-key", ARG_SECRET], env: { SECRET_TOKEN: ENV_SECRET } });
+    const agent = fakeAgent(
+      t,
+      { turns, title: "t" },
+      { args: [FAKE_AGENT, "--api-key", ARG_SECRET], env: { SECRET_TOKEN: ENV_SECRET } },
+    );
     await t.lua("require('acpchat').setup(...)", [{ agents: { fake: agent }, default_agent: "fake" }]);
     // Files in the log folder that the plugin did not write, and more traces than it keeps.
     const logDirReal = await t.lua<string>("return vim.fn.stdpath('log') .. '/acpchat'");
     mkdirSync(logDirReal, { recursive: true });
     const foreign = ["history.jsonl", "2020-01-01-notes.jsonl", "export-chat1.jsonl"];
     for (const f of foreign) writeFileSync(join(logDirReal, f), "{}\n");
-    for (let i = 0; i < 55; i++) writeFileSync(join(logDirReal, `2020-01-01T00-00-${String(i).padStart(2, "0")}-000Z-chat${i}-old.jsonl`), "{}\n");
-    await t.lua("_G.notes = {}; local orig = vim.notify; vim.notify = function(m, ...) table.insert(_G.notes, tostring(m)); return orig(m, ...) end");
+    for (let i = 0; i < 55; i++)
+      writeFileSync(join(logDirReal, `2020-01-01T00-00-${String(i).padStart(2, "0")}-000Z-chat${i}-old.jsonl`), "{}\n");
+    await t.lua(
+      "_G.notes = {}; local orig = vim.notify; vim.notify = function(m, ...) table.insert(_G.notes, tostring(m)); return orig(m, ...) end",
+    );
 
     const c = await openChat(t);
     await c.ready();
@@ -70,11 +91,21 @@ describe.each(bins)("Neovim $version", (bin) => {
     const winbar = await c.winbar();
     found.push(...leaks("winbar", winbar));
     // The window is narrow: the winbar as a wide one would draw it, title included.
-    const wide = await t.lua<string>("return require('acpchat.transcript.text').winbar(require('acpchat.chat.registry').get(...).status, 500)", [c.id]);
+    const wide = await t.lua<string>(
+      "return require('acpchat.transcript.text').winbar(require('acpchat.chat.registry').get(...).status, 500)",
+      [c.id],
+    );
     expect(wide).toContain("Fix login with [REDACTED] and [REDACTED]");
     found.push(...leaks("winbar", wide));
-    found.push(...leaks("statusline function", await t.lua<string>("return vim.json.encode(require('acpchat').status())")));
-    found.push(...leaks("status", await t.lua<string>("return vim.json.encode(require('acpchat.chat.registry').get(...).status)", [c.id])));
+    found.push(
+      ...leaks("statusline function", await t.lua<string>("return vim.json.encode(require('acpchat').status())")),
+    );
+    found.push(
+      ...leaks(
+        "status",
+        await t.lua<string>("return vim.json.encode(require('acpchat.chat.registry').get(...).status)", [c.id]),
+      ),
+    );
 
     const saved = join(t.dir, "saved.md");
     await t.nvim.command(`AcpChatSave ${saved}`);
@@ -84,10 +115,17 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatSave");
     const saveDir = await t.lua<string>("return require('acpchat.transcript.save').default_dir()");
     await t.waitFor(async () => existsSync(saveDir) && readdirSync(saveDir).length > 0, "the default save");
-    for (const f of readdirSync(saveDir)) found.push(...leaks(":AcpChatSave name", f), ...leaks(":AcpChatSave file", readFileSync(join(saveDir, f), "utf8")));
+    for (const f of readdirSync(saveDir))
+      found.push(
+        ...leaks(":AcpChatSave name", f),
+        ...leaks(":AcpChatSave file", readFileSync(join(saveDir, f), "utf8")),
+      );
 
     await t.nvim.command("AcpChatLog");
-    await t.waitFor(async () => /\/log$/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")), "the log buffer");
+    await t.waitFor(
+      async () => /\/log$/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the log buffer",
+    );
     const log = (await t.lines(0)).join("\n");
     expect(log).toContain("--api-key [REDACTED]");
     found.push(...leaks(":AcpChatLog", log));
@@ -119,18 +157,36 @@ describe.each(bins)("Neovim $version", (bin) => {
     const AGENT_SECRET = 'Zq9"x\\Vb7Lm2Pw';
     const MCP_SECRET = 'Pq4"w\\Nn8Kk3Rr';
     const fragments = ["Vb7Lm2Pw", "Nn8Kk3Rr"];
-    const raw = (text: string) => ({ raw: JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "$sessionId", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "@@" } } } }).replace('"@@"', text) });
+    const raw = (text: string) => ({
+      raw: JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: {
+          sessionId: "$sessionId",
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "@@" } },
+        },
+      }).replace('"@@"', text),
+    });
     const turns = [
       [
         { text: "echo: $env.SECRET_TOKEN and $env.DB_ECHO." },
         raw(String.raw`"unicode: Zq9\"\u0078\\Vb7Lm2Pw and Pq4\u0022w\\Nn8Kk3Rr."`),
-        upd({ sessionUpdate: "tool_call", toolCallId: "c1", title: "run", kind: "execute", status: "completed", rawInput: { env: { DB_PASS: "$env.DB_ECHO" } } }),
+        upd({
+          sessionUpdate: "tool_call",
+          toolCallId: "c1",
+          title: "run",
+          kind: "execute",
+          status: "completed",
+          rawInput: { env: { DB_PASS: "$env.DB_ECHO" } },
+        }),
       ],
     ];
     const t = await nvim(bin);
     const agent = fakeAgent(t, { turns, title: "t" }, { env: { SECRET_TOKEN: AGENT_SECRET, DB_ECHO: MCP_SECRET } });
     const mcp = [{ name: "db", command: process.execPath, args: ["-e", "0"], env: { DB_PASS: MCP_SECRET } }];
-    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: agent }, default_agent: "fake", mcp_servers: mcp }]);
+    await t.lua("require('acpchat').setup(...)", [
+      { agents: { fake: agent }, default_agent: "fake", mcp_servers: mcp },
+    ]);
     const c = await openChat(t);
     await c.ready();
     await t.nvim.command("AcpChatSend go");
@@ -141,7 +197,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(transcript).toContain("unicode: [REDACTED] and [REDACTED].");
 
     await t.nvim.command("AcpChatLog");
-    await t.waitFor(async () => /\/log$/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")), "the log buffer");
+    await t.waitFor(
+      async () => /\/log$/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the log buffer",
+    );
     const log = (await t.lines(0)).join("\n");
     expect(log).toContain("session/new");
     expect(log).toContain("unicode: [REDACTED]");
@@ -166,14 +225,22 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it(":AcpChatTerminal shows the full output without the planted key", async () => {
-    const turns = [[{ request: "terminal/create", params: { command: "echo", args: ["out:", "$env.SECRET_TOKEN", KEY_LIKE] } }, { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } }]];
+    const turns = [
+      [
+        { request: "terminal/create", params: { command: "echo", args: ["out:", "$env.SECRET_TOKEN", KEY_LIKE] } },
+        { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
+      ],
+    ];
     const c = await startChat(bin, { turns }, {}, { agentExtra: { env: { SECRET_TOKEN: ENV_SECRET } } });
     const t = c.t;
     await c.ready();
     await t.nvim.command("AcpChatSend go");
     await c.turns(1, 15_000);
     await t.nvim.command("AcpChatTerminal");
-    await t.waitFor(async () => /terminal/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")), "the terminal buffer");
+    await t.waitFor(
+      async () => /terminal/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the terminal buffer",
+    );
     const text = (await t.lines(0)).join("\n");
     expect(text).toContain("out:");
     expect(leaks(":AcpChatTerminal", text)).toEqual([]);

@@ -4,7 +4,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readRecord } from "../support/conformance.js";
 import { nvimBins } from "../support/nvim.js";
-import { answers, chatCount, chatHandle, notes, openChat, recordNotes, startChat, withAgents } from "../support/chat.js";
+import {
+  answers,
+  chatCount,
+  chatHandle,
+  notes,
+  openChat,
+  recordNotes,
+  startChat,
+  withAgents,
+} from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -37,7 +46,12 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("lists past sessions and loads one: the replay renders like live updates; ! deletes", async () => {
-    const a = await startChat(bin, { store: "$DIR/store.json", agentCapabilities: CAPS_LIST, title: "Greeting", turns: [[{ text: "hi there" }]] });
+    const a = await startChat(bin, {
+      store: "$DIR/store.json",
+      agentCapabilities: CAPS_LIST,
+      title: "Greeting",
+      turns: [[{ text: "hi there" }]],
+    });
     const t = a.t;
     await a.ready();
     await t.nvim.command("AcpChatSend hello");
@@ -53,13 +67,23 @@ describe.each(bins)("Neovim $version", (bin) => {
     // Delete it: the list is then empty.
     await answers(t, ["Greeting"]);
     await t.nvim.command("AcpChatSessions!");
-    await t.waitFor(async () => (JSON.parse(readFileSync(join(t.dir, "store.json"), "utf8")) as unknown[]).length === 0, "the agent to delete the session");
-    const index = JSON.parse(readFileSync(join(t.dir, "state/nvim/acpchat/sessions.json"), "utf8")) as { sessionId: string }[];
+    await t.waitFor(
+      async () => (JSON.parse(readFileSync(join(t.dir, "store.json"), "utf8")) as unknown[]).length === 0,
+      "the agent to delete the session",
+    );
+    const index = JSON.parse(readFileSync(join(t.dir, "state/nvim/acpchat/sessions.json"), "utf8")) as {
+      sessionId: string;
+    }[];
     expect(index).toHaveLength(0);
   });
 
   it("uses session/resume when advertised (no replay), and the client's index when the agent cannot list", async () => {
-    const a = await startChat(bin, { store: "$DIR/store.json", agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } }, title: "Refactor", turns: [[{ text: "done" }]] });
+    const a = await startChat(bin, {
+      store: "$DIR/store.json",
+      agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } },
+      title: "Refactor",
+      turns: [[{ text: "done" }]],
+    });
     const t = a.t;
     await a.ready();
     await t.nvim.command("AcpChatSend refactor it");
@@ -82,9 +106,26 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await startChat(
       bin,
       {
-        modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }, { id: "plan", name: "Plan" }] },
+        modes: {
+          currentModeId: "ask",
+          availableModes: [
+            { id: "ask", name: "Ask" },
+            { id: "code", name: "Code" },
+            { id: "plan", name: "Plan" },
+          ],
+        },
         configOptions: [
-          { id: "model", name: "Model", category: "model", type: "select", currentValue: "m1", options: [{ value: "m1", name: "Model One" }, { value: "m2", name: "Model Two" }] },
+          {
+            id: "model",
+            name: "Model",
+            category: "model",
+            type: "select",
+            currentValue: "m1",
+            options: [
+              { value: "m1", name: "Model One" },
+              { value: "m2", name: "Model Two" },
+            ],
+          },
           { id: "fast", name: "Fast", type: "boolean", currentValue: false },
         ],
         turns: [[{ update: { sessionUpdate: "current_mode_update", currentModeId: "plan" } }, { text: "planning" }]],
@@ -109,7 +150,10 @@ describe.each(bins)("Neovim $version", (bin) => {
       const opts = (await c.status()).options as { id: string; current: unknown }[];
       return opts.find((o) => o.id === "fast")!.current === true;
     }, "the option set");
-    await t.waitFor(async () => (await notes(t)).some((n) => n.msg === "acpchat: fast set to true"), "the option's note");
+    await t.waitFor(
+      async () => (await notes(t)).some((n) => n.msg === "acpchat: fast set to true"),
+      "the option's note",
+    );
     expect(await t.lua("return vim.fn.getcompletion('AcpChatMode ', 'cmdline')")).toEqual(["ask", "code", "plan"]);
     expect(await t.lua("return vim.fn.getcompletion('AcpChatModel ', 'cmdline')")).toEqual(["m1", "m2"]);
     expect(await t.lua("return vim.fn.getcompletion('AcpChatOption fast ', 'cmdline')")).toEqual(["true", "false"]);
@@ -124,7 +168,16 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("legacy models (gemini-cli style) use session/set_model", async () => {
-    const c = await startChat(bin, { record: "$DIR/record.jsonl", models: { currentModelId: "g1", availableModels: [{ modelId: "g1", name: "Gemini One" }, { modelId: "g2", name: "Gemini Two" }] } });
+    const c = await startChat(bin, {
+      record: "$DIR/record.jsonl",
+      models: {
+        currentModelId: "g1",
+        availableModels: [
+          { modelId: "g1", name: "Gemini One" },
+          { modelId: "g2", name: "Gemini Two" },
+        ],
+      },
+    });
     await c.ready();
     expect(await c.winbarText()).toContain("model: Gemini One");
     await c.t.nvim.command("AcpChatModel g2");
@@ -138,18 +191,24 @@ describe.each(bins)("Neovim $version", (bin) => {
       { id: "key", name: "Use an API key" },
       { id: "login", name: "Log in with a browser", type: "terminal", args: ["--login"] },
     ];
-    const t = await withAgents(bin, { fake: { record: "$DIR/record.jsonl", authRequired: true, authMethods: methods, authFile: "$DIR/authed" } });
+    const t = await withAgents(bin, {
+      fake: { record: "$DIR/record.jsonl", authRequired: true, authMethods: methods, authFile: "$DIR/authed" },
+    });
     await answers(t, ["API key"]);
     const a = await openChat(t);
     await a.ready();
     expect(readRecord(join(t.dir, "record.jsonl")).received.filter((m) => m.method === "session/new")).toHaveLength(2);
-    expect(readRecord(join(t.dir, "record.jsonl")).received.find((m) => m.method === "authenticate")?.params).toEqual({ methodId: "key" });
+    expect(readRecord(join(t.dir, "record.jsonl")).received.find((m) => m.method === "authenticate")?.params).toEqual({
+      methodId: "key",
+    });
     // A new chat (a new agent process) must sign in again: this time through the terminal method.
     await answers(t, ["browser"]);
     const b = await openChat(t, "AcpChat!");
     await b.ready();
     expect(existsSync(join(t.dir, "authed"))).toBe(true);
-    const terms = await t.lua<string[]>("return vim.tbl_map(function(b) return vim.api.nvim_buf_get_name(b) end, vim.api.nvim_list_bufs())");
+    const terms = await t.lua<string[]>(
+      "return vim.tbl_map(function(b) return vim.api.nvim_buf_get_name(b) end, vim.api.nvim_list_bufs())",
+    );
     expect(terms.some((n) => n.includes("sign-in"))).toBe(true);
   });
 
@@ -190,7 +249,11 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("a URL question is shown and opened only after the user agrees; declining says so", async () => {
-    const ask = { request: "elicitation/create", params: { mode: "url", message: "Authorize GitHub", url: "https://example.invalid/auth", elicitationId: "e1" }, echo: true };
+    const ask = {
+      request: "elicitation/create",
+      params: { mode: "url", message: "Authorize GitHub", url: "https://example.invalid/auth", elicitationId: "e1" },
+      echo: true,
+    };
     const t = await withAgents(bin, { fake: { turns: [[ask], [ask]] } });
     await t.lua("_G.opened = {}; vim.ui.open = function(u) table.insert(_G.opened, u); return {} end");
     await answers(t, ["Open in the browser"]);
@@ -211,7 +274,12 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("an agent that dies mid-turn ends it visibly; :AcpChat restarts it and loads the session again", async () => {
-    const c = await startChat(bin, { store: "$DIR/store.json", agentCapabilities: CAPS_LIST, turns: [[{ text: "first answer" }], [{ text: "partial" }, { sleep: 50 }, { exit: 3 }]], byText: { three: [{ text: "after restart" }] } });
+    const c = await startChat(bin, {
+      store: "$DIR/store.json",
+      agentCapabilities: CAPS_LIST,
+      turns: [[{ text: "first answer" }], [{ text: "partial" }, { sleep: 50 }, { exit: 3 }]],
+      byText: { three: [{ text: "after restart" }] },
+    });
     const t = c.t;
     await c.ready();
     await t.nvim.command("AcpChatSend one");
@@ -241,7 +309,12 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it(":AcpChatLog shows the trace (method, direction, ids, sizes; filter), with secrets redacted", async () => {
-    const c = await startChat(bin, { turns: [[{ text: "ok" }]] }, {}, { agentExtra: { env: { MY_API_TOKEN: "tok-123456789-secret" } } });
+    const c = await startChat(
+      bin,
+      { turns: [[{ text: "ok" }]] },
+      {},
+      { agentExtra: { env: { MY_API_TOKEN: "tok-123456789-secret" } } },
+    );
     const t = c.t;
     await c.ready();
     await t.nvim.command("AcpChatSend the token is tok-123456789-secret");

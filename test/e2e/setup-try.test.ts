@@ -6,7 +6,18 @@
  * sources) so that it never builds inside the working tree.
  */
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -21,7 +32,18 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 function checkoutCopy(): string {
   const copy = join(scratch, "acp-chat.nvim");
   if (existsSync(copy)) return copy;
-  for (const entry of ["plugin", "lua", "doc", "ftplugin", "rplugin", "scripts", "src", "dist", "package.json", "package-lock.json"]) {
+  for (const entry of [
+    "plugin",
+    "lua",
+    "doc",
+    "ftplugin",
+    "rplugin",
+    "scripts",
+    "src",
+    "dist",
+    "package.json",
+    "package-lock.json",
+  ]) {
     if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
   }
   symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
@@ -49,7 +71,12 @@ interface TryResult {
 }
 
 /** Run try.sh headless: wait for `until` (Lua expression), then report and quit. */
-async function tryScript(nvimBin: string, args: string[], env: Record<string, string>, until: string): Promise<TryResult> {
+async function tryScript(
+  nvimBin: string,
+  args: string[],
+  env: Record<string, string>,
+  until: string,
+): Promise<TryResult> {
   const result = join(scratch, `result-${Math.random().toString(36).slice(2)}.json`);
   const report = `
     _G.notes = {}
@@ -62,13 +89,28 @@ async function tryScript(nvimBin: string, args: string[], env: Record<string, st
     vim.cmd("qa!")`;
   const home = join(scratch, `home-${Math.random().toString(36).slice(2)}`);
   mkdirSync(home);
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("XDG_") && k !== "VIMINIT" && k !== "NVIM_APPNAME" && k !== "ACPCHAT_TRY_ISOLATED")) as Record<string, string>;
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith("XDG_") && k !== "VIMINIT" && k !== "NVIM_APPNAME" && k !== "ACPCHAT_TRY_ISOLATED",
+    ),
+  ) as Record<string, string>;
   try {
-    await run("bash", [join(checkoutCopy(), "scripts/try.sh"), ...args, "--", "--headless", "-c", `lua ${report.replace(/\n\s*/g, " ")}`], {
-      cwd: scratch,
-      env: { ...base, HOME: home, PATH: cleanPath(nvimBin), ...env },
-      timeout: 60_000,
-    });
+    await run(
+      "bash",
+      [
+        join(checkoutCopy(), "scripts/try.sh"),
+        ...args,
+        "--",
+        "--headless",
+        "-c",
+        `lua ${report.replace(/\n\s*/g, " ")}`,
+      ],
+      {
+        cwd: scratch,
+        env: { ...base, HOME: home, PATH: cleanPath(nvimBin), ...env },
+        timeout: 60_000,
+      },
+    );
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
     throw new Error(`try.sh failed: ${err.message}\n${err.stdout ?? ""}\n${err.stderr ?? ""}`);
@@ -100,7 +142,12 @@ describe.each(nvimBins())("Neovim $version", (bin) => {
         default_agent = "mine",
       })`,
     );
-    const r = await tryScript(bin.path, [project], { XDG_CONFIG_HOME: config }, `(function() local ok, s = pcall(require("acpchat").status); return ok and s and s.agent == "mine" end)()`);
+    const r = await tryScript(
+      bin.path,
+      [project],
+      { XDG_CONFIG_HOME: config },
+      `(function() local ok, s = pcall(require("acpchat").status); return ok and s and s.agent == "mine" end)()`,
+    );
     expect(r.user_config).toBe(true);
     expect(r.isolated).toBe(false);
     expect(r.cwd).toBe(project);
@@ -133,7 +180,10 @@ describe("install-nvim.sh", () => {
 
     const lists = join(scratch, "apt-oneline");
     mkdirSync(join(lists, "sources.list.d"), { recursive: true });
-    writeFileSync(join(lists, "sources.list"), "# deb http://commented.example/debian bookworm main\ndeb http://security.example/ bookworm-security main\ndeb [arch=amd64 signed-by=/usr/share/keyrings/k.gpg] http://oneline.example/debian bookworm main\n");
+    writeFileSync(
+      join(lists, "sources.list"),
+      "# deb http://commented.example/debian bookworm main\ndeb http://security.example/ bookworm-security main\ndeb [arch=amd64 signed-by=/usr/share/keyrings/k.gpg] http://oneline.example/debian bookworm main\n",
+    );
     const one = await run("bash", [script, "--source"], { env: { ...process.env, ACPCHAT_APT_ETC: lists } });
     expect(one.stdout).toBe("http://oneline.example/debian\t/usr/share/keyrings/k.gpg\n");
   });
@@ -144,9 +194,13 @@ describe("install-nvim.sh", () => {
     cpSync(script, join(copy, "scripts/install-nvim.sh"));
     const empty = join(scratch, "apt-empty");
     mkdirSync(join(empty, "sources.list.d"), { recursive: true });
-    const r = await run("bash", [join(copy, "scripts/install-nvim.sh"), "0.12"], { env: { ...process.env, ACPCHAT_APT_ETC: empty } }).catch((e: { code: number; stderr: string }) => e);
+    const r = await run("bash", [join(copy, "scripts/install-nvim.sh"), "0.12"], {
+      env: { ...process.env, ACPCHAT_APT_ETC: empty },
+    }).catch((e: { code: number; stderr: string }) => e);
     expect(r).toMatchObject({ code: 1 });
-    expect((r as { stderr: string }).stderr).toMatch(/no Debian package source found in .*sources\.list.*Configure apt with your Debian mirror/);
+    expect((r as { stderr: string }).stderr).toMatch(
+      /no Debian package source found in .*sources\.list.*Configure apt with your Debian mirror/,
+    );
     expect(existsSync(join(copy, ".cache/nvim/0.12"))).toBe(false);
   });
 

@@ -10,7 +10,14 @@ import { nvim, openChat, sendAndWait, setAgents } from "../support/chat.js";
 const bins = nvimBins();
 
 const child = (i: number, status = "completed") => ({
-  update: { sessionUpdate: "tool_call", toolCallId: `c${i}`, title: `Read part ${i}`, kind: "read", status, _meta: { claudeCode: { toolName: "Read", parentToolUseId: "task1" } } },
+  update: {
+    sessionUpdate: "tool_call",
+    toolCallId: `c${i}`,
+    title: `Read part ${i}`,
+    kind: "read",
+    status,
+    _meta: { claudeCode: { toolName: "Read", parentToolUseId: "task1" } },
+  },
 });
 
 describe.each(bins)("Neovim $version", (bin) => {
@@ -20,11 +27,29 @@ describe.each(bins)("Neovim $version", (bin) => {
       fake: {
         turns: [
           [
-            { update: { sessionUpdate: "tool_call", toolCallId: "task1", title: "Explore the code", kind: "think", status: "in_progress", _meta: { claudeCode: { toolName: "Task" } } } },
+            {
+              update: {
+                sessionUpdate: "tool_call",
+                toolCallId: "task1",
+                title: "Explore the code",
+                kind: "think",
+                status: "in_progress",
+                _meta: { claudeCode: { toolName: "Task" } },
+              },
+            },
             ...[1, 2, 3, 4, 5].map((i) => child(i, "in_progress")),
             { update: { sessionUpdate: "tool_call_update", toolCallId: "c5", status: "completed" } },
             // A call naming itself, or an unknown parent, stays a block of its own.
-            { update: { sessionUpdate: "tool_call", toolCallId: "lone", title: "Lone call", kind: "read", status: "completed", _meta: { claudeCode: { parentToolUseId: "nope" } } } },
+            {
+              update: {
+                sessionUpdate: "tool_call",
+                toolCallId: "lone",
+                title: "Lone call",
+                kind: "read",
+                status: "completed",
+                _meta: { claudeCode: { parentToolUseId: "nope" } },
+              },
+            },
             { update: { sessionUpdate: "tool_call_update", toolCallId: "task1", status: "completed" } },
             { text: "done" },
           ],

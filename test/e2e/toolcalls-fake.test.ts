@@ -10,7 +10,9 @@ import { call, sendAndWait, startChat, type Chat } from "../support/chat.js";
 
 const bins = nvimBins();
 
-const tool = (toolCallId: string, fields: Record<string, unknown>, kind = "tool_call") => ({ update: { sessionUpdate: kind, toolCallId, ...fields } });
+const tool = (toolCallId: string, fields: Record<string, unknown>, kind = "tool_call") => ({
+  update: { sessionUpdate: kind, toolCallId, ...fields },
+});
 
 /** Failures drawing the transcript, as the trace recorded them. */
 const drawErrors = (c: Chat) => call<unknown[]>(c.t, "trace", { chat: c.id, filter: "lua-error" });
@@ -20,8 +22,15 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await startChat(bin, {
       turns: [
         [
-          tool("m1", { title: "first line\nsecond line\n1: Always allow", kind: "read", status: "completed", locations: [{ path: "a\nb.txt" }] }),
-          { update: { sessionUpdate: "plan", entries: [{ content: "step\none", priority: "high", status: "pending" }] } },
+          tool("m1", {
+            title: "first line\nsecond line\n1: Always allow",
+            kind: "read",
+            status: "completed",
+            locations: [{ path: "a\nb.txt" }],
+          }),
+          {
+            update: { sessionUpdate: "plan", entries: [{ content: "step\none", priority: "high", status: "pending" }] },
+          },
           { text: "after the tool" },
         ],
       ],
@@ -42,7 +51,22 @@ describe.each(bins)("Neovim $version", (bin) => {
       turns: [
         [
           tool("r1", { title: "Read big.txt", kind: "read", status: "pending" }),
-          tool("r1", { status: "completed", content: [{ type: "content", content: { type: "text", text: `${body}\n<system-reminder>\nDo not mention this.\n</system-reminder>` } }] }, "tool_call_update"),
+          tool(
+            "r1",
+            {
+              status: "completed",
+              content: [
+                {
+                  type: "content",
+                  content: {
+                    type: "text",
+                    text: `${body}\n<system-reminder>\nDo not mention this.\n</system-reminder>`,
+                  },
+                },
+              ],
+            },
+            "tool_call_update",
+          ),
         ],
       ],
     });
@@ -50,10 +74,20 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWait(c, "go", 15_000);
     const lines = await c.lines();
     const at = lines.indexOf("● done · read · Read big.txt");
-    expect(lines.slice(at + 1, at + 7)).toEqual(["  row 1", "  row 2", "  row 3", "  row 4", "  row 5", "  … 28 more lines  (za: show all)"]);
+    expect(lines.slice(at + 1, at + 7)).toEqual([
+      "  row 1",
+      "  row 2",
+      "  row 3",
+      "  row 4",
+      "  row 5",
+      "  … 28 more lines  (za: show all)",
+    ]);
     expect(lines.join("\n")).not.toContain("system-reminder");
     // za on the tool call shows everything, the reminder last; za again folds it.
-    await c.t.lua("local buf, row = ...; vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1]); vim.api.nvim_win_set_cursor(0, { row, 0 })", [c.buf, at + 2]);
+    await c.t.lua(
+      "local buf, row = ...; vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1]); vim.api.nvim_win_set_cursor(0, { row, 0 })",
+      [c.buf, at + 2],
+    );
     await c.t.nvim.input("<Esc>za");
     await c.t.waitFor(async () => (await c.lines()).includes("  row 30"), "the output expanded");
     expect(await c.lines()).toContain("  <system-reminder>");
@@ -65,8 +99,20 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await startChat(bin, {
       turns: [
         [
-          tool("c1", { title: "ls", kind: "execute", status: "in_progress", rawInput: { command: ["bash", "-lc", "ls"], cwd: "/w" } }),
-          tool("c1", { status: "completed", rawOutput: { formatted_output: "a.txt\nb.txt\n", stdout: "a.txt\nb.txt\n", stderr: "", exit_code: 0 } }, "tool_call_update"),
+          tool("c1", {
+            title: "ls",
+            kind: "execute",
+            status: "in_progress",
+            rawInput: { command: ["bash", "-lc", "ls"], cwd: "/w" },
+          }),
+          tool(
+            "c1",
+            {
+              status: "completed",
+              rawOutput: { formatted_output: "a.txt\nb.txt\n", stdout: "a.txt\nb.txt\n", stderr: "", exit_code: 0 },
+            },
+            "tool_call_update",
+          ),
         ],
       ],
     });
@@ -80,8 +126,15 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("tool calls still pending or running when the turn ends are shown not finished; a reused id in a later turn is a new block", async () => {
     const c = await startChat(bin, {
       turns: [
-        [tool("x", { title: "first", kind: "execute", status: "in_progress" }), tool("y", { title: "waits", kind: "read" }), tool("z", { title: "done", kind: "read", status: "completed" })],
-        [tool("x", { title: "second", kind: "execute", status: "in_progress" }), tool("x", { status: "failed" }, "tool_call_update")],
+        [
+          tool("x", { title: "first", kind: "execute", status: "in_progress" }),
+          tool("y", { title: "waits", kind: "read" }),
+          tool("z", { title: "done", kind: "read", status: "completed" }),
+        ],
+        [
+          tool("x", { title: "second", kind: "execute", status: "in_progress" }),
+          tool("x", { status: "failed" }, "tool_call_update"),
+        ],
       ],
     });
     await c.ready();
@@ -105,7 +158,12 @@ describe.each(bins)("Neovim $version", (bin) => {
       turns: [
         [
           { request: "terminal/create", params: { command: "sh", args: ["-c", "echo boom; exit 3"] } },
-          tool("f1", { title: "Run failing", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "$last.terminalId" }] }),
+          tool("f1", {
+            title: "Run failing",
+            kind: "execute",
+            status: "in_progress",
+            content: [{ type: "terminal", terminalId: "$last.terminalId" }],
+          }),
           { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
           tool("f1", { status: "completed" }, "tool_call_update"),
         ],

@@ -9,11 +9,15 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("keeps sensible sizes when Neovim is resized, and the transcript and prompt close as a pair", async () => {
     const c = await startChat(bin, {});
     const { t } = c;
-    const size = () => t.lua<{ tw: number; th: number; ph: number }>(`
+    const size = () =>
+      t.lua<{ tw: number; th: number; ph: number }>(
+        `
       local c = require('acpchat.chat.registry').get(...)
       local tw = vim.fn.win_findbuf(c.buf)[1]
       local pw = vim.fn.win_findbuf(c.prompt_buf)[1]
-      return { tw = vim.api.nvim_win_get_width(tw), th = vim.api.nvim_win_get_height(tw), ph = vim.api.nvim_win_get_height(pw) }`, [c.id]);
+      return { tw = vim.api.nvim_win_get_width(tw), th = vim.api.nvim_win_get_height(tw), ph = vim.api.nvim_win_get_height(pw) }`,
+        [c.id],
+      );
     await t.nvim.uiAttach(200, 50, { ext_linegrid: true });
     await t.nvim.uiTryResize(30, 12);
     await t.waitFor(async () => (await t.lua<number>("return vim.o.columns")) === 30, "the resize");
@@ -28,7 +32,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     // :q on the transcript takes the prompt with it; :AcpChatToggle brings both back, once.
     await t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [c.buf]);
     await t.nvim.command("q");
-    await t.waitFor(async () => (await t.lua<number>("return #vim.fn.win_findbuf(...)", [c.promptBuf])) === 0, "the prompt window to close too");
+    await t.waitFor(
+      async () => (await t.lua<number>("return #vim.fn.win_findbuf(...)", [c.promptBuf])) === 0,
+      "the prompt window to close too",
+    );
     await t.nvim.command("AcpChatToggle");
     expect(await t.lua<number>("return #vim.fn.win_findbuf(...)", [c.buf])).toBe(1);
     expect(await t.lua<number>("return #vim.fn.win_findbuf(...)", [c.promptBuf])).toBe(1);
@@ -37,7 +44,10 @@ describe.each(bins)("Neovim $version", (bin) => {
 
   it("sending scrolls to the end and follows the reply; scrolled up, a marker says new text arrived below", async () => {
     const c = await startChat(bin, {
-      turns: [[{ text: Array.from({ length: 60 }, (_, i) => `line ${i}`).join("\n") }], [{ text: "start" }, { sleep: 400 }, { text: "\nmore\nand more" }]],
+      turns: [
+        [{ text: Array.from({ length: 60 }, (_, i) => `line ${i}`).join("\n") }],
+        [{ text: "start" }, { sleep: 400 }, { text: "\nmore\nand more" }],
+      ],
     });
     await c.ready();
     const win = await c.t.lua<number>("return vim.fn.win_findbuf(...)[1]", [c.buf]);
@@ -57,12 +67,27 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await cursor()).toBe(1);
     expect(await c.t.lua<string>("return vim.wo[...].winbar", [win])).toContain("↓ new ↓");
     await c.t.lua("vim.api.nvim_set_current_win(...); vim.cmd('normal! G')", [win]);
-    await c.t.waitFor(async () => !(await c.t.lua<string>("return vim.wo[...].winbar", [win])).includes("↓ new"), "the marker to go");
+    await c.t.waitFor(
+      async () => !(await c.t.lua<string>("return vim.wo[...].winbar", [win])).includes("↓ new"),
+      "the marker to go",
+    );
   });
 
   it("after a question the user is back where they were, typing in the prompt", async () => {
     const c = await startChat(bin, {
-      turns: [[{ sleep: 300 }, { request: "session/request_permission", params: { toolCall: { toolCallId: "t1", title: "Touch a file", kind: "edit" }, options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }] } }, { text: "allowed" }]],
+      turns: [
+        [
+          { sleep: 300 },
+          {
+            request: "session/request_permission",
+            params: {
+              toolCall: { toolCallId: "t1", title: "Touch a file", kind: "edit" },
+              options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }],
+            },
+          },
+          { text: "allowed" },
+        ],
+      ],
     });
     await c.ready();
     // A picker that takes the focus into a window of its own, as telescope or fzf-lua do.
@@ -77,12 +102,19 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [c.promptBuf]);
     await c.t.nvim.input("<Esc>ithe next");
     await c.turns(1);
-    await c.t.waitFor(async () => (await c.t.lua<string>("return vim.api.nvim_get_mode().mode")) === "i", "insert mode again").catch(async (e) => {
-      throw new Error(`${e} ${JSON.stringify(await c.t.lua("return { vim.api.nvim_get_mode().mode, vim.api.nvim_get_current_buf(), vim.fn.execute('messages') }"))}`);
-    });
+    await c.t
+      .waitFor(async () => (await c.t.lua<string>("return vim.api.nvim_get_mode().mode")) === "i", "insert mode again")
+      .catch(async (e) => {
+        throw new Error(
+          `${e} ${JSON.stringify(await c.t.lua("return { vim.api.nvim_get_mode().mode, vim.api.nvim_get_current_buf(), vim.fn.execute('messages') }"))}`,
+        );
+      });
     expect(await c.t.lua("return vim.api.nvim_get_current_buf()")).toBe(c.promptBuf);
     await c.t.nvim.input(" prompt");
-    await c.t.waitFor(async () => (await c.promptLines()).join("") === "the next prompt", "typing to go on where it was");
+    await c.t.waitFor(
+      async () => (await c.promptLines()).join("") === "the next prompt",
+      "typing to go on where it was",
+    );
   });
 
   it("the chat's window options never leak into windows opened from it", async () => {
@@ -101,9 +133,16 @@ describe.each(bins)("Neovim $version: notifications", (bin) => {
     await c.t.nvim.uiAttach(60, 10, { ext_linegrid: true });
     await c.send("boom");
     await c.waitState("crashed");
-    await c.t.lua("require('acpchat.util').notify(string.rep('a very long reason ', 20) .. '\\nand a second line', vim.log.levels.WARN)");
-    await c.t.waitFor(async () => (await c.t.lua<string>("return vim.fn.execute('messages')")).includes("a very long reason"), "the note");
-    const messages = (await c.t.lua<string>("return vim.fn.execute('messages')")).split("\n").filter((l) => l.startsWith("acpchat") || l.includes("very long"));
+    await c.t.lua(
+      "require('acpchat.util').notify(string.rep('a very long reason ', 20) .. '\\nand a second line', vim.log.levels.WARN)",
+    );
+    await c.t.waitFor(
+      async () => (await c.t.lua<string>("return vim.fn.execute('messages')")).includes("a very long reason"),
+      "the note",
+    );
+    const messages = (await c.t.lua<string>("return vim.fn.execute('messages')"))
+      .split("\n")
+      .filter((l) => l.startsWith("acpchat") || l.includes("very long"));
     expect(messages.length).toBeGreaterThan(0);
     for (const m of messages) expect(m.length).toBeLessThanOrEqual(60);
     // Nothing waits for Enter: the editor takes the next command at once.

@@ -10,7 +10,11 @@ const bins = nvimBins();
 type Step = Record<string, unknown>;
 
 /** Neovim with one fake agent "fake" whose turns are `turns`, and more setup() options. */
-async function setup(bin: NvimBin, turns: Step[][], extra: Record<string, unknown> = {}): Promise<{ t: TestNvim; work: string }> {
+async function setup(
+  bin: NvimBin,
+  turns: Step[][],
+  extra: Record<string, unknown> = {},
+): Promise<{ t: TestNvim; work: string }> {
   const t = await withAgents(bin, { fake: { turns } }, extra);
   return { t, work: join(t.dir, "work") };
 }
@@ -27,8 +31,20 @@ describe.each(bins)("Neovim $version", (bin) => {
     mkdirSync(join(work, "adir"));
     await t.nvim.command("edit big.txt");
     await t.lua("vim.api.nvim_buf_set_lines(0, 9, 12, false, { 'unsaved 10', 'unsaved 11', 'unsaved 12' })");
-    const p = (path: string, more: Step = {}) => ({ request: "fs/read_text_file", params: { path: join(work, path), ...more }, echo: true });
-    await script(t, [p("big.txt", { line: 10, limit: 3 }), p("big.txt", { line: 49 }), p("ondisk.txt"), p("nothere.txt"), p("adir"), p("bin.dat"), p("ondisk.txt", { line: 1, limit: 1 })],);
+    const p = (path: string, more: Step = {}) => ({
+      request: "fs/read_text_file",
+      params: { path: join(work, path), ...more },
+      echo: true,
+    });
+    await script(t, [
+      p("big.txt", { line: 10, limit: 3 }),
+      p("big.txt", { line: 49 }),
+      p("ondisk.txt"),
+      p("nothere.txt"),
+      p("adir"),
+      p("bin.dat"),
+      p("ondisk.txt", { line: 1, limit: 1 }),
+    ]);
     const c = await openChat(t);
     await c.ready();
     await t.nvim.command("AcpChatSend read");
@@ -48,8 +64,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(work, "a.txt"), "one\ntwo\nthree\n");
     await t.nvim.command("edit a.txt");
     await t.lua("vim.api.nvim_win_set_cursor(0, {3, 2})");
-    const w = (path: string, content: string) => ({ request: "fs/write_text_file", params: { path: join(work, path), content }, echo: true });
-    await script(t, [w("a.txt", "one\nTWO\nthree\nfour\n"), w("deep/new/b.txt", "created\n")],);
+    const w = (path: string, content: string) => ({
+      request: "fs/write_text_file",
+      params: { path: join(work, path), content },
+      echo: true,
+    });
+    await script(t, [w("a.txt", "one\nTWO\nthree\nfour\n"), w("deep/new/b.txt", "created\n")]);
     const src = await t.lua<number>("return vim.api.nvim_get_current_win()");
     const c = await openChat(t);
     await c.ready();
@@ -57,7 +77,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.turns(1, 15_000);
     const r = await replies(c);
     // Not on disk: the agent is told so in words.
-    expect(r.map((x) => x.result)).toEqual([{ message: expect.stringContaining("waits in the editor's buffer, unsaved"), ...(wrote("buffer") as object) }, wrote()]);
+    expect(r.map((x) => x.result)).toEqual([
+      { message: expect.stringContaining("waits in the editor's buffer, unsaved"), ...(wrote("buffer") as object) },
+      wrote(),
+    ]);
     const abuf = await bufnr(t, join(work, "a.txt"));
     expect(await t.lines(abuf)).toEqual(["one", "TWO", "three", "four"]);
     expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("one\ntwo\nthree\n"); // the user saves
@@ -73,14 +96,19 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(work, "a.txt"), "one\ntwo\n");
     await t.nvim.command("edit a.txt");
     await t.lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'MY EDIT' })");
-    await script(t, [{ request: "fs/write_text_file", params: { path: join(work, "a.txt"), content: "agent\ntwo\n" }, echo: true }],);
+    await script(t, [
+      { request: "fs/write_text_file", params: { path: join(work, "a.txt"), content: "agent\ntwo\n" }, echo: true },
+    ]);
     const c = await openChat(t);
     await c.ready();
     await t.nvim.command("AcpChatSend write");
     await t.waitFor(async () => (await reviews(t)) === 1, "the review to open");
     // The review shows the user's text on the left and the agent's on the right (its tab opens
     // in the turn after the review is registered).
-    const tabBufs = () => t.lua<string[]>("return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))");
+    const tabBufs = () =>
+      t.lua<string[]>(
+        "return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))",
+      );
     await t.waitFor(async () => (await tabBufs()).some((b) => /review\/.*\/result\/a\.txt$/.test(b)), "the review tab");
     expect(await t.lines(0)).toEqual(["MY EDIT", "two"]);
     await t.nvim.input("ZQ");
@@ -102,9 +130,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     writeFileSync(join(work, "r.txt"), original.join("\n") + "\n");
     writeFileSync(join(work, "s.txt"), "keep\n");
     await script(t, [
-        { request: "fs/write_text_file", params: { path: join(work, "r.txt"), content: proposed.join("\n") + "\n" }, echo: true },
-        { request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "replaced\n" }, echo: true },
-      ],);
+      {
+        request: "fs/write_text_file",
+        params: { path: join(work, "r.txt"), content: proposed.join("\n") + "\n" },
+        echo: true,
+      },
+      { request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "replaced\n" }, echo: true },
+    ]);
     const c = await openChat(t);
     await c.ready();
     await t.nvim.command("AcpChatSend write");
@@ -118,7 +150,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.waitFor(async () => (await t.lua<number>("return vim.fn.line('.')")) === 16, "]c to the second hunk");
     await t.nvim.input("gr");
     await t.nvim.input("ZZ");
-    await t.waitFor(async () => readFileSync(join(work, "r.txt"), "utf8").includes("CHANGED 2"), "the accepted hunk on disk");
+    await t.waitFor(
+      async () => readFileSync(join(work, "r.txt"), "utf8").includes("CHANGED 2"),
+      "the accepted hunk on disk",
+    );
     const onDisk = readFileSync(join(work, "r.txt"), "utf8").split("\n");
     expect(onDisk[1]).toBe("CHANGED 2");
     expect(onDisk[15]).toBe("line 16");
@@ -137,7 +172,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     const perm = (id: string) => ({
       request: "session/request_permission",
       params: {
-        toolCall: { toolCallId: id, title: `Run ${id}`, kind: "execute", rawInput: { command: `make ${id}` }, locations: [{ path: "Makefile", line: 1 }] },
+        toolCall: {
+          toolCallId: id,
+          title: `Run ${id}`,
+          kind: "execute",
+          rawInput: { command: `make ${id}` },
+          locations: [{ path: "Makefile", line: 1 }],
+        },
         options: [
           { optionId: "allow", name: "Allow", kind: "allow_once" },
           { optionId: "always", name: "Always allow", kind: "allow_always" },
@@ -164,7 +205,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(asked[0]!.prompt).toContain("Run a [execute]");
     expect(asked[0]!.prompt).toContain("Makefile:1");
     expect(asked[0]!.prompt).toContain("make a");
-    expect([...asked[0]!.labels].sort()).toEqual(["Allow (this call)", "Always allow (this project: the editor keeps it; the agent may keep it too)", "Always allow (this session; the agent may keep it too)", "Deny (this call)"]);
+    expect([...asked[0]!.labels].sort()).toEqual([
+      "Allow (this call)",
+      "Always allow (this project: the editor keeps it; the agent may keep it too)",
+      "Always allow (this session; the agent may keep it too)",
+      "Deny (this call)",
+    ]);
     const r = await replies(c);
     expect(r[0]!.result).toEqual({ outcome: { outcome: "selected", optionId: "allow" } });
     expect(r[1]!.result).toEqual({ outcome: { outcome: "selected", optionId: "deny" } }); // Esc rejects once
@@ -182,7 +228,16 @@ describe.each(bins)("Neovim $version", (bin) => {
     const { t, work } = await setup(bin, [
       [
         { request: "terminal/create", params: { command: "sh", args: ["-c", script], outputByteLimit: 40 } },
-        { update: { sessionUpdate: "tool_call", toolCallId: "sh1", title: "Run script", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "$last.terminalId" }] } },
+        {
+          update: {
+            sessionUpdate: "tool_call",
+            toolCallId: "sh1",
+            title: "Run script",
+            kind: "execute",
+            status: "in_progress",
+            content: [{ type: "terminal", terminalId: "$last.terminalId" }],
+          },
+        },
         { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" } },
         { request: "terminal/output", params: { terminalId: "$last.terminalId" }, echo: true },
       ],
@@ -192,7 +247,11 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatSend run");
     await c.turns(1, 15_000);
     const text = await c.text();
-    const out = (await replies(c))[0]!.result as { output: string; truncated: boolean; exitStatus: { exitCode: number } };
+    const out = (await replies(c))[0]!.result as {
+      output: string;
+      truncated: boolean;
+      exitStatus: { exitCode: number };
+    };
     expect(out.truncated).toBe(true);
     expect(Buffer.byteLength(out.output)).toBeLessThanOrEqual(40);
     expect(out.output.endsWith(`${work}\n`)).toBe(true);
@@ -200,7 +259,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).toContain("  │ [exit 4]  (gt: full output)");
     expect(text).toContain(`  │ ${work}`);
     await t.nvim.command("AcpChatTerminal");
-    await t.waitFor(async () => /terminal/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")), "the terminal buffer");
+    await t.waitFor(
+      async () => /terminal/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the terminal buffer",
+    );
     const lines = await t.lines(0);
     expect(lines.at(-1)).toBe("[exit 4, failed]");
     expect(lines).toContain(work);
@@ -219,8 +281,14 @@ describe.each(bins)("Neovim $version", (bin) => {
       },
       echo: true,
     });
-    const { t, work } = await setup(bin, [[]], { permissions: { rules: [{ kind: "read", path: "**", action: "allow" }] } });
-    await script(t, [ask("r", "read", "Read a", join(work, "a.txt")), ask("x", "execute", "Run make"), ask("y", "execute", "Run make")],);
+    const { t, work } = await setup(bin, [[]], {
+      permissions: { rules: [{ kind: "read", path: "**", action: "allow" }] },
+    });
+    await script(t, [
+      ask("r", "read", "Read a", join(work, "a.txt")),
+      ask("x", "execute", "Run make"),
+      ask("y", "execute", "Run make"),
+    ]);
     await t.lua(`
       _G.asked = 0
       vim.ui.select = function(items, opts, on_choice)
@@ -234,9 +302,18 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatSend go");
     await c.turns(1, 15_000);
     const r = await replies(c);
-    expect(r.map((x) => (x.result as { outcome: { optionId: string } }).outcome.optionId)).toEqual(["once", "always", "always"]);
+    expect(r.map((x) => (x.result as { outcome: { optionId: string } }).outcome.optionId)).toEqual([
+      "once",
+      "always",
+      "always",
+    ]);
     expect(await t.lua("return _G.asked")).toBe(1); // the read by rule, the second run by memory
-    expect([...(await t.lua<string[]>("return _G.labels"))].sort()).toEqual(["Allow (this call)", "Always (this project: the editor keeps it; the agent may keep it too)", "Always (this session; the agent may keep it too)", "No (this call)"]);
+    expect([...(await t.lua<string[]>("return _G.labels"))].sort()).toEqual([
+      "Allow (this call)",
+      "Always (this project: the editor keeps it; the agent may keep it too)",
+      "Always (this session; the agent may keep it too)",
+      "No (this call)",
+    ]);
     expect(await c.text()).toMatch(/Allowed "Read a" without asking/);
     // A new chat in the same project remembers; removing the rule makes it ask again.
     await script(t, [ask("z", "execute", "Run make")]);
@@ -248,7 +325,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.ui.select = function(items, _, on_choice) _G.rules = #items; on_choice(items[1]) end");
     await t.nvim.command("AcpChatPermissions");
     await t.waitFor(async () => (await t.lua<number>("return _G.rules")) === 1, "the rules list");
-    expect(await t.lua("return #require('acpchat.host.bridge').call_sync('permissions', { chat = ... })", [c2.id])).toBe(0);
+    expect(
+      await t.lua("return #require('acpchat.host.bridge').call_sync('permissions', { chat = ... })", [c2.id]),
+    ).toBe(0);
   });
 
   it("gd opens a tool call's diff read-only; a permission question's diff opens its per-hunk review", async () => {
@@ -256,13 +335,28 @@ describe.each(bins)("Neovim $version", (bin) => {
     const { t, work } = await setup(bin, [[]]);
     diff.path = join(work, "f.txt");
     await script(t, [
-        { update: { sessionUpdate: "tool_call", toolCallId: "e1", title: "Edit f.txt", kind: "edit", status: "completed", content: [diff] } },
-        {
-          request: "session/request_permission",
-          params: { toolCall: { toolCallId: "e1", title: "Edit f.txt", kind: "edit", content: [diff] }, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }, { optionId: "no", name: "No", kind: "reject_once" }] },
-          echo: true,
+      {
+        update: {
+          sessionUpdate: "tool_call",
+          toolCallId: "e1",
+          title: "Edit f.txt",
+          kind: "edit",
+          status: "completed",
+          content: [diff],
         },
-      ],);
+      },
+      {
+        request: "session/request_permission",
+        params: {
+          toolCall: { toolCallId: "e1", title: "Edit f.txt", kind: "edit", content: [diff] },
+          options: [
+            { optionId: "ok", name: "OK", kind: "allow_once" },
+            { optionId: "no", name: "No", kind: "reject_once" },
+          ],
+        },
+        echo: true,
+      },
+    ]);
     await t.lua(`
       _G.asked = 0
       vim.ui.select = function(items, opts, on_choice)
@@ -274,19 +368,29 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.ready();
     await t.nvim.command("AcpChatSend go");
     // The review opens in a tab of its own: the proposal on the right.
-    const rw = await t.waitFor(async () => t.lua<number | null>("local k = next(require('acpchat.ask.review').open_reviews); local r = k and require('acpchat.ask.review').open_reviews[k]; return r and r.rw and vim.api.nvim_win_is_valid(r.rw) and r.rw or nil"), "the review tab");
+    const rw = await t.waitFor(
+      async () =>
+        t.lua<number | null>(
+          "local k = next(require('acpchat.ask.review').open_reviews); local r = k and require('acpchat.ask.review').open_reviews[k]; return r and r.rw and vim.api.nvim_win_is_valid(r.rw) and r.rw or nil",
+        ),
+      "the review tab",
+    );
     expect(await t.lua("return vim.fn.tabpagenr('$')")).toBe(2);
-    expect(await t.lua("return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(...), 0, -1, false)", [rw])).toEqual(["a", "B"]);
+    expect(await t.lua("return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(...), 0, -1, false)", [rw])).toEqual(
+      ["a", "B"],
+    );
     await t.nvim.command("stopinsert");
     await t.nvim.input("gAZZ");
     await c.turns(1, 15_000);
     // Every hunk accepted: the agent's allow option, asked once.
-    expect((await c.text())).toContain('"optionId":"ok"');
+    expect(await c.text()).toContain('"optionId":"ok"');
     expect(await t.lua("return _G.asked")).toBe(1);
     expect(await t.lua("return vim.fn.tabpagenr('$')")).toBe(1);
     // gd on the tool call block.
     const win = await c.win();
-    await t.lua("vim.cmd('stopinsert'); vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, {5, 0})", [win]); // under the reply header
+    await t.lua("vim.cmd('stopinsert'); vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, {5, 0})", [
+      win,
+    ]); // under the reply header
     await t.nvim.input("gd");
     await t.waitFor(async () => (await t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the diff tab");
     expect(await t.lua("return vim.wo.diff")).toBe(true);
@@ -297,14 +401,32 @@ describe.each(bins)("Neovim $version", (bin) => {
   it("follow-along: a running tool call's location shows in the last editor window, focus stays", async () => {
     const { t, work } = await setup(bin, [[]], { follow: true });
     writeFileSync(join(work, "f.txt"), "1\n2\n3\n4\n5\n");
-    await script(t, [{ update: { sessionUpdate: "tool_call", toolCallId: "r", title: "Read f", kind: "read", status: "in_progress", locations: [{ path: join(work, "f.txt"), line: 4 }] } }, { sleep: 100 }],);
+    await script(t, [
+      {
+        update: {
+          sessionUpdate: "tool_call",
+          toolCallId: "r",
+          title: "Read f",
+          kind: "read",
+          status: "in_progress",
+          locations: [{ path: join(work, "f.txt"), line: 4 }],
+        },
+      },
+      { sleep: 100 },
+    ]);
     const editor = await t.lua<number>("return vim.api.nvim_get_current_win()");
     const c = await openChat(t);
     await c.ready();
     const focus = await t.lua<number>("return vim.api.nvim_get_current_win()");
     await t.nvim.command("AcpChatSend go");
     await c.turns(1, 15_000);
-    await t.waitFor(async () => (await t.lua<string>("return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(...))", [editor])).endsWith("f.txt"), "f.txt in the editor window");
+    await t.waitFor(
+      async () =>
+        (await t.lua<string>("return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(...))", [editor])).endsWith(
+          "f.txt",
+        ),
+      "f.txt in the editor window",
+    );
     expect(await t.lua("return vim.api.nvim_win_get_cursor(...)[1]", [editor])).toBe(4);
     expect(await t.lua<number>("return vim.api.nvim_get_current_win()")).toBe(focus);
   });
@@ -313,7 +435,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     const { t, work } = await setup(bin, [[]], { write: "save" });
     writeFileSync(join(work, "s.txt"), "one\n");
     await t.nvim.command("edit s.txt");
-    await script(t, [{ request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "one\ntwo\n" }, echo: true }],);
+    await script(t, [
+      { request: "fs/write_text_file", params: { path: join(work, "s.txt"), content: "one\ntwo\n" }, echo: true },
+    ]);
     const c = await openChat(t);
     await c.ready();
     await t.nvim.command("AcpChatSend write");

@@ -27,7 +27,17 @@ describe("agent death", () => {
 
   it("crash while a permission question is open: the question closes, the turn ends", async () => {
     const h = await start({
-      turns: [[{ request: "session/request_permission", params: { toolCall: { toolCallId: "x", title: "Dangerous" }, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }] } }]],
+      turns: [
+        [
+          {
+            request: "session/request_permission",
+            params: {
+              toolCall: { toolCallId: "x", title: "Dangerous" },
+              options: [{ optionId: "ok", name: "OK", kind: "allow_once" }],
+            },
+          },
+        ],
+      ],
     });
     await h.t.lua("_G.asked = 0; vim.ui.select = function() _G.asked = _G.asked + 1 end");
     await h.ready();
@@ -44,17 +54,35 @@ describe("agent death", () => {
     const h = await start({ turns: [[]] }, { write: "review" });
     const file = join(h.t.dir, "work", "keep.txt");
     writeFileSync(file, "original\n");
-    await h.t.lua("require('acpchat.config').options.agents.bad.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { { { request = 'fs/write_text_file', params = { path = ..., content = 'EVIL\\n' } } } } })", [file]);
+    await h.t.lua(
+      "require('acpchat.config').options.agents.bad.env.FAKE_AGENT_SCENARIO = vim.json.encode({ turns = { { { request = 'fs/write_text_file', params = { path = ..., content = 'EVIL\\n' } } } } })",
+      [file],
+    );
     await h.t.nvim.command("AcpChatClose");
     await h.t.nvim.command("AcpChat");
     const id = await h.t.lua<number>("return require('acpchat.chat.registry').current().id");
-    await h.t.waitFor(async () => (await h.t.lua<string>("return require('acpchat.chat.registry').get(...).status.state", [id])) === "ready", "ready");
-    const pid = (await h.t.lua<{ chat: number; pid: number }[]>("return require('acpchat.host.bridge').call_sync('chats', {})")).find((c) => c.chat === id)!.pid;
+    await h.t.waitFor(
+      async () =>
+        (await h.t.lua<string>("return require('acpchat.chat.registry').get(...).status.state", [id])) === "ready",
+      "ready",
+    );
+    const pid = (
+      await h.t.lua<{ chat: number; pid: number }[]>("return require('acpchat.host.bridge').call_sync('chats', {})")
+    ).find((c) => c.chat === id)!.pid;
     await h.t.lua("require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(...), 'write')", [id]);
-    await h.t.waitFor(async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1, "the review");
+    await h.t.waitFor(
+      async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1,
+      "the review",
+    );
     process.kill(-pid, "SIGKILL");
-    await h.t.waitFor(async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 0, "the review to close");
-    await h.t.waitFor(async () => (await h.t.lua<number>("return vim.fn.tabpagenr('$')")) === 1, "the review tab to close");
+    await h.t.waitFor(
+      async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 0,
+      "the review to close",
+    );
+    await h.t.waitFor(
+      async () => (await h.t.lua<number>("return vim.fn.tabpagenr('$')")) === 1,
+      "the review tab to close",
+    );
     expect(readFileSync(file, "utf8")).toBe("original\n");
     expect(existsSync(file)).toBe(true);
   });

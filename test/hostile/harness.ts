@@ -7,7 +7,11 @@ export const bin = nvimBins().at(-1)!;
 
 export type H = Chat;
 
-export async function start(scenario: Record<string, unknown>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<H> {
+export async function start(
+  scenario: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Promise<H> {
   const sc = { ...scenario, byText: { ping: [{ text: "pong" }], ...(scenario.byText as object) } };
   const h = await startChat(bin, sc, { write: "buffer", ...extra }, { name: "bad", agentExtra: { env } });
   await recordNotes(h.t);

@@ -16,9 +16,23 @@ describe("noise from the agent", () => {
           raw("[1, 2, 3]"),
           raw("null"),
           raw({ jsonrpc: "2.0", id: 999999, result: { ghost: true } }),
-          raw({ jsonrpc: "2.0", id: "dup", method: "fs/read_text_file", params: { sessionId: "x", path: "/nonexistent-dir/none" } }),
-          raw({ jsonrpc: "2.0", id: "dup", method: "fs/read_text_file", params: { sessionId: "x", path: "/nonexistent-dir/none" } }),
-          { split: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "split-in-pieces" } }, pieces: 5, pause: 20 },
+          raw({
+            jsonrpc: "2.0",
+            id: "dup",
+            method: "fs/read_text_file",
+            params: { sessionId: "x", path: "/nonexistent-dir/none" },
+          }),
+          raw({
+            jsonrpc: "2.0",
+            id: "dup",
+            method: "fs/read_text_file",
+            params: { sessionId: "x", path: "/nonexistent-dir/none" },
+          }),
+          {
+            split: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "split-in-pieces" } },
+            pieces: 5,
+            pause: 20,
+          },
           { text: " done" },
         ],
       ],
@@ -45,7 +59,9 @@ describe("noise from the agent", () => {
     await h.turns(1, 60_000);
     const text = await h.text();
     // The dropped line is said in the transcript (it may have been an image or audio clip), between the texts.
-    expect(text).toMatch(/before \n+! The agent sent a message over the limit of 16\.0 MB for one message: it was dropped \(an image or audio clip this large cannot be shown\)\.\n+after/);
+    expect(text).toMatch(
+      /before \n+! The agent sent a message over the limit of 16\.0 MB for one message: it was dropped \(an image or audio clip this large cannot be shown\)\.\n+after/,
+    );
     expect(text.length).toBeLessThan(10_000);
     expect((await h.problems()).filter((p) => /dropped a line longer than 16777216 bytes/.test(p))).toHaveLength(1);
     expect(await stillUsable(h, 2)).toBe(true);
@@ -53,15 +69,33 @@ describe("noise from the agent", () => {
 
   it("wrong params on every request and notification get -32602 (or are logged), never a dead session", async () => {
     const bad = { sessionId: 42, path: ["x"], content: 7, command: null, terminalId: {}, options: "no", toolCall: 3 };
-    const methods = ["fs/read_text_file", "fs/write_text_file", "terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release", "session/request_permission", "elicitation/create"];
+    const methods = [
+      "fs/read_text_file",
+      "fs/write_text_file",
+      "terminal/create",
+      "terminal/output",
+      "terminal/wait_for_exit",
+      "terminal/kill",
+      "terminal/release",
+      "session/request_permission",
+      "elicitation/create",
+    ];
     const h = await start({
       record: "$DIR/record.jsonl",
       turns: [
         [
           ...methods.map((m, i) => raw({ jsonrpc: "2.0", id: `bad${i}`, method: m, params: bad })),
           raw({ jsonrpc: "2.0", method: "session/update", params: bad }),
-          raw({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "tool_call" } } }),
-          raw({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: 5 } } }),
+          raw({
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: { sessionId: "s", update: { sessionUpdate: "tool_call" } },
+          }),
+          raw({
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: 5 } },
+          }),
           raw({ jsonrpc: "2.0", method: "elicitation/complete", params: 3 }),
           raw({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: { no: 1 } } }),
           { sleep: 300 },
@@ -89,7 +123,14 @@ describe("noise from the agent", () => {
         [
           u({ sessionUpdate: "hologram_update", intensity: 9 }),
           u({ sessionUpdate: "teleport_update", teleportId: "c1", status: "started" }),
-          raw({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "not-this-one", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "GHOST" } } } }),
+          raw({
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: {
+              sessionId: "not-this-one",
+              update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "GHOST" } },
+            },
+          }),
           { text: "real text" },
         ],
       ],
@@ -109,13 +150,18 @@ describe("noise from the agent", () => {
   it("an error the agent sends with details shows its message and details, redacted", async () => {
     // Agents answer -32603 "Internal error" and put the reason in data.details; a bare
     // "Internal error" told the user nothing.
-    const details = "Cannot enable privileged approval modes in an untrusted folder (key sk-ant-api03-Qz8xW7vU6tS5rR4pP3oO2nN1)";
-    const h = await start({ failMethods: { "session/prompt": { code: -32603, message: "Internal error", data: { details } } } });
+    const details =
+      "Cannot enable privileged approval modes in an untrusted folder (key sk-ant-api03-Qz8xW7vU6tS5rR4pP3oO2nN1)";
+    const h = await start({
+      failMethods: { "session/prompt": { code: -32603, message: "Internal error", data: { details } } },
+    });
     await h.ready();
     await h.send("go");
     await h.t.waitFor(async () => (await h.text()).includes("The turn failed"), "the failed turn");
     const text = await h.text();
-    expect(text).toContain("The turn failed: Internal error: Cannot enable privileged approval modes in an untrusted folder (key [REDACTED])");
+    expect(text).toContain(
+      "The turn failed: Internal error: Cannot enable privileged approval modes in an untrusted folder (key [REDACTED])",
+    );
     expect(text).not.toContain("Qz8xW7vU");
   });
 });

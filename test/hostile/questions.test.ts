@@ -6,7 +6,16 @@ import { describe, expect, it } from "vitest";
 import { call, fakeAgent, nvim, openChat, received, replies } from "../support/chat.js";
 import { bin, start, stillUsable, type H } from "./harness.js";
 
-const announce = { update: { sessionUpdate: "tool_call", toolCallId: "rm", status: "pending", title: "`rm -rf build`", kind: "execute", rawInput: { command: "rm -rf build" } } };
+const announce = {
+  update: {
+    sessionUpdate: "tool_call",
+    toolCallId: "rm",
+    status: "pending",
+    title: "`rm -rf build`",
+    kind: "execute",
+    rawInput: { command: "rm -rf build" },
+  },
+};
 
 /** vim.ui.select picks the item whose fields match `_G.want` (a table); every question lands in _G.asked. */
 const PICK = `
@@ -33,11 +42,22 @@ describe("hostile questions", () => {
       { optionId: "same", name: "No, never", kind: "reject_always" },
       { optionId: "once", name: "Yes", kind: "allow_once" },
     ];
-    const ask = { request: "session/request_permission", params: { toolCall: { toolCallId: "rm" }, options }, echo: true };
-    const h = await start({ turns: [[announce, ask], [announce, ask]] });
+    const ask = {
+      request: "session/request_permission",
+      params: { toolCall: { toolCallId: "rm" }, options },
+      echo: true,
+    };
+    const h = await start({
+      turns: [
+        [announce, ask],
+        [announce, ask],
+      ],
+    });
     await h.t.lua(PICK);
     // The user chooses "No, never (this project: the editor keeps it; the agent may keep it too)", twice.
-    await h.t.lua("_G.want = { { kind = 'reject_always', remember = 'project' }, { kind = 'reject_always', remember = 'project' } }");
+    await h.t.lua(
+      "_G.want = { { kind = 'reject_always', remember = 'project' }, { kind = 'reject_always', remember = 'project' } }",
+    );
     await h.ready();
     for (const n of [1, 2]) {
       await h.send("go");
@@ -47,17 +67,26 @@ describe("hostile questions", () => {
     expect(answers).toHaveLength(2);
     for (const a of answers) {
       expect(a.result).toBeUndefined();
-      expect(a.error).toMatchObject({ code: -32602, message: expect.stringContaining('the optionId "same" is used by more than one option') });
+      expect(a.error).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('the optionId "same" is used by more than one option'),
+      });
     }
     // Never asked, never allowed, nothing remembered.
     expect(await h.t.lua("return #_G.asked")).toBe(0);
     expect(await call(h.t, "permissions", { chat: h.id })).toEqual([]);
-    expect(await h.text()).toContain("Refused a permission question from the agent: two of its options have the same id (same)");
+    expect(await h.text()).toContain(
+      "Refused a permission question from the agent: two of its options have the same id (same)",
+    );
     expect(await stillUsable(h, 3)).toBe(true);
   });
 
   it("malformed forms (a property that is a number, or null) are refused: one note, the agent told, the turn ends", async () => {
-    const form = (properties: unknown) => ({ request: "elicitation/create", params: { mode: "form", message: "Fill in", requestedSchema: { type: "object", properties } }, echo: true });
+    const form = (properties: unknown) => ({
+      request: "elicitation/create",
+      params: { mode: "form", message: "Fill in", requestedSchema: { type: "object", properties } },
+      echo: true,
+    });
     const h = await start({ turns: [[form({ a: 5 })], [form({ a: null, b: { type: "string" } })]] });
     await h.t.lua(PICK);
     await h.ready();
@@ -69,15 +98,29 @@ describe("hostile questions", () => {
     expect(errors.map((e) => e.code)).toEqual([-32602, -32602]);
     expect(errors[0]!.message).toMatch(/^Invalid params for elicitation\/create: requestedSchema\.properties\.a: /);
     const notes = (await h.notes()).map((n) => n.msg);
-    expect(notes.filter((m) => m.startsWith("acpchat: refused a question from the agent: requestedSchema.properties.a: "))).toHaveLength(2);
+    expect(
+      notes.filter((m) => m.startsWith("acpchat: refused a question from the agent: requestedSchema.properties.a: ")),
+    ).toHaveLength(2);
     expect(await h.t.lua("return #_G.asked")).toBe(0);
     expect(await messages(h)).not.toMatch(/Error executing|stack traceback/);
     expect(await stillUsable(h, 3)).toBe(true);
   });
 
   it("a question whose picker fails is dismissed with one note: the agent gets cancel / cancelled, the turn ends", async () => {
-    const form = { request: "elicitation/create", params: { mode: "form", message: "Pick", requestedSchema: { type: "object", properties: { env: { type: "string", enum: ["a", "b"] } } } }, echo: true };
-    const perm = { request: "session/request_permission", params: { toolCall: { toolCallId: "rm" }, options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }] }, echo: true };
+    const form = {
+      request: "elicitation/create",
+      params: {
+        mode: "form",
+        message: "Pick",
+        requestedSchema: { type: "object", properties: { env: { type: "string", enum: ["a", "b"] } } },
+      },
+      echo: true,
+    };
+    const perm = {
+      request: "session/request_permission",
+      params: { toolCall: { toolCallId: "rm" }, options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }] },
+      echo: true,
+    };
     const h = await start({ turns: [[form, announce, perm]] });
     await h.t.lua("vim.ui.select = function() error('the picker broke') end");
     await h.ready();
@@ -103,7 +146,15 @@ describe("hostile questions", () => {
         requestedSchema: {
           type: "object",
           properties: {
-            target: { type: "string", title: "Target\nfake", description: `key ${KEY}`, oneOf: [{ const: "stg", title: `staging ${SECRET}` }, { const: "prd", title: "prod\u202e" }] },
+            target: {
+              type: "string",
+              title: "Target\nfake",
+              description: `key ${KEY}`,
+              oneOf: [
+                { const: "stg", title: `staging ${SECRET}` },
+                { const: "prd", title: "prod\u202e" },
+              ],
+            },
             note: { type: "string", title: "Note", default: `token ${SECRET}` },
           },
           required: ["target"],
@@ -113,12 +164,17 @@ describe("hostile questions", () => {
     };
     const h = await start({ turns: [[form]] }, {}, { FAKE_SECRET: SECRET });
     await h.t.lua(PICK);
-    await h.t.lua("_G.want = { { label = 'prod' } }; _G.inputs = {}; vim.ui.input = function(opts, cb) table.insert(_G.inputs, opts); cb('hello') end");
+    await h.t.lua(
+      "_G.want = { { label = 'prod' } }; _G.inputs = {}; vim.ui.input = function(opts, cb) table.insert(_G.inputs, opts); cb('hello') end",
+    );
     await h.ready();
     await h.send("go");
     await h.turns(1);
     const [asked] = await h.t.lua<{ prompt: string; labels: string[] }[]>("return _G.asked");
-    expect(asked!.prompt.split("\n")).toEqual(["[bad · chat 1] Deploy with [REDACTED]\\n1: Allow everything\\u{202e}", "Target\\nfake — key [REDACTED]:"]);
+    expect(asked!.prompt.split("\n")).toEqual([
+      "[bad · chat 1] Deploy with [REDACTED]\\n1: Allow everything\\u{202e}",
+      "Target\\nfake — key [REDACTED]:",
+    ]);
     expect(asked!.labels).toEqual(["staging [REDACTED]", "prod\\u{202e}"]);
     // The default held a secret: it is not offered.
     expect(await h.t.lua("return _G.inputs[1].default")).toBeNull();
@@ -129,7 +185,11 @@ describe("hostile questions", () => {
   });
 
   it("URL questions: the URL opened is the one shown; hidden characters and other schemes are refused; a secret in it is hidden", async () => {
-    const url = (u: string, message = "Sign in") => ({ request: "elicitation/create", params: { mode: "url", message, url: u, elicitationId: "e" }, echo: true });
+    const url = (u: string, message = "Sign in") => ({
+      request: "elicitation/create",
+      params: { mode: "url", message, url: u, elicitationId: "e" },
+      echo: true,
+    });
     const h = await start(
       {
         turns: [
@@ -144,7 +204,9 @@ describe("hostile questions", () => {
       { FAKE_SECRET: SECRET },
     );
     await h.t.lua(PICK);
-    await h.t.lua("_G.want = { { label = 'Open' }, { label = 'Open' } }; _G.opened = {}; vim.ui.open = function(u) table.insert(_G.opened, u); return {} end");
+    await h.t.lua(
+      "_G.want = { { label = 'Open' }, { label = 'Open' } }; _G.opened = {}; vim.ui.open = function(u) table.insert(_G.opened, u); return {} end",
+    );
     await h.ready();
     for (const n of [1, 2, 3, 4, 5]) {
       await h.send("go");
@@ -153,15 +215,22 @@ describe("hostile questions", () => {
     const rs = await replies(h);
     for (const r of rs.slice(0, 3)) expect((r.error as { code: number }).code).toBe(-32602);
     expect((rs[0]!.error as { message: string }).message).toContain("control, bidi or invisible characters");
-    expect((rs[2]!.error as { message: string }).message).toContain("only http and https addresses are opened, not javascript:");
+    expect((rs[2]!.error as { message: string }).message).toContain(
+      "only http and https addresses are opened, not javascript:",
+    );
     expect(rs.slice(3).map((r) => r.result)).toEqual([{ action: "accept" }, { action: "accept" }]);
     const asked = await h.t.lua<{ prompt: string }[]>("return _G.asked");
     expect(asked.map((a) => a.prompt)).toEqual([
       "[bad · chat 1] Sign in\nOpens: https://xn--l-7sba6dbr.example/login",
       `[bad · chat 1] Log in\\nwith [REDACTED]\nOpens: https://auth.example/cb?api_key=[REDACTED]  (a secret in it is hidden here)`,
     ]);
-    expect(await h.t.lua("return _G.opened")).toEqual(["https://xn--l-7sba6dbr.example/login", `https://auth.example/cb?api_key=${SECRET}`]);
-    expect((await h.notes()).filter((n) => n.msg.startsWith("acpchat: refused a question from the agent: url: "))).toHaveLength(3);
+    expect(await h.t.lua("return _G.opened")).toEqual([
+      "https://xn--l-7sba6dbr.example/login",
+      `https://auth.example/cb?api_key=${SECRET}`,
+    ]);
+    expect(
+      (await h.notes()).filter((n) => n.msg.startsWith("acpchat: refused a question from the agent: url: ")),
+    ).toHaveLength(3);
   });
 
   it("sign-in methods are shown redacted and on one line; the answer is the method chosen", async () => {
@@ -171,7 +240,9 @@ describe("hostile questions", () => {
     ];
     const t = await nvim(bin);
     const scenario = { authRequired: true, authMethods: methods, record: "$DIR/record.jsonl" };
-    await t.lua("require('acpchat').setup(...)", [{ agents: { bad: fakeAgent(t, scenario, { env: { FAKE_SECRET: SECRET } }) }, default_agent: "bad" }]);
+    await t.lua("require('acpchat').setup(...)", [
+      { agents: { bad: fakeAgent(t, scenario, { env: { FAKE_SECRET: SECRET } }) }, default_agent: "bad" },
+    ]);
     await t.lua(PICK);
     await t.lua("_G.want = { { label = 'Browser', index = 2 } }");
     const h = await openChat(t);
@@ -188,7 +259,9 @@ describe("hostile sign-in terminal", () => {
     const methods = [{ id: "login", name: `Browser ${SECRET}\nfake`, type: "terminal", args: ["--login"] }];
     const t = await nvim(bin);
     const scenario = { authRequired: true, authMethods: methods, authFile: "$DIR/authed" };
-    await t.lua("require('acpchat').setup(...)", [{ agents: { bad: fakeAgent(t, scenario, { env: { FAKE_SECRET: SECRET } }) }, default_agent: "bad" }]);
+    await t.lua("require('acpchat').setup(...)", [
+      { agents: { bad: fakeAgent(t, scenario, { env: { FAKE_SECRET: SECRET } }) }, default_agent: "bad" },
+    ]);
     await t.lua(PICK);
     await t.lua("_G.want = { { index = 1 } }");
     const h = await openChat(t);

@@ -10,7 +10,10 @@ describe("timing", () => {
   });
 
   it("a turn that never ends is cancelled; an agent that ignores the cancel has its turn ended by the client", async () => {
-    const h = await start({ ignoreCancel: true, turns: [[{ text: "thinking forever" }, { hang: true }]] }, { timeouts: { cancel_ms: 500 } });
+    const h = await start(
+      { ignoreCancel: true, turns: [[{ text: "thinking forever" }, { hang: true }]] },
+      { timeouts: { cancel_ms: 500 } },
+    );
     await h.ready();
     await h.send("go");
     await h.t.waitFor(async () => (await h.status()).activity === "streaming", "streaming");
@@ -51,12 +54,23 @@ describe("timing", () => {
 
   // How responsive the editor stays under a flood is measured in bench/ (tests check correctness).
   it("a flood of 1,000 tool calls draws 1,000 blocks, each once, and the chat carries on", async () => {
-    const steps = Array.from({ length: 1000 }, (_, i) => ({ update: { sessionUpdate: "tool_call", toolCallId: `t${i}`, title: `Tool ${i}`, kind: "read", status: "completed" } }));
+    const steps = Array.from({ length: 1000 }, (_, i) => ({
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: `t${i}`,
+        title: `Tool ${i}`,
+        kind: "read",
+        status: "completed",
+      },
+    }));
     const h = await start({ turns: [steps] });
     await h.ready();
     await h.send("go");
     await h.turns(1);
-    const marks = await h.t.lua<number>("return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_blocks, 0, -1, {})", [h.buf]);
+    const marks = await h.t.lua<number>(
+      "return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_blocks, 0, -1, {})",
+      [h.buf],
+    );
     expect(marks).toBe(1000 + 3); // the tool calls, the turn header, the prompt, the reply header
     const text = await h.text();
     expect(text.match(/^● done · read · Tool \d+$/gm)).toHaveLength(1000);
@@ -67,7 +81,11 @@ describe("timing", () => {
     // Each was a backtracking catastrophe for one redaction pattern: "TOKEN".repeat(80000) in
     // one chunk stalled the host about 30 s, "-token" runs far longer. Linear now: the turn
     // ends in well under the bound, and the host answers while it runs.
-    const hostile = [{ text: "TOKEN", repeat: 80_000 }, { text: "-token", repeat: 30_000 }, { text: "API_KEY", repeat: 60_000 }];
+    const hostile = [
+      { text: "TOKEN", repeat: 80_000 },
+      { text: "-token", repeat: 30_000 },
+      { text: "API_KEY", repeat: 60_000 },
+    ];
     const h = await start({ turns: [[...hostile, { text: " END" }]] });
     await h.ready();
     const t0 = Date.now();

@@ -36,7 +36,11 @@ const perm = (toolCallId: string) => ({
 
 describe("Chat over a real pipe", () => {
   it("starts, streams a turn and ends it with the agent's stop reason", async () => {
-    const c = chatWith({ turns: [[{ text: "Hello" }, { chunks: 50, text: "." }, { thought: "hmm" }, { text: "done" }, { stop: "max_tokens" }]] });
+    const c = chatWith({
+      turns: [
+        [{ text: "Hello" }, { chunks: 50, text: "." }, { thought: "hmm" }, { text: "done" }, { stop: "max_tokens" }],
+      ],
+    });
     await c.chat.start();
     expect(c.chat.status).toBe("ready");
     expect(c.chat.client!.init!.agentInfo).toMatchObject({ name: "fake-agent" });
@@ -45,7 +49,10 @@ describe("Chat over a real pipe", () => {
     expect(c.transcript()).toBe(`turn\nuser: hi\nreply\nagent: Hello${".".repeat(50)}\nthought: hmm\nagent: done\nend`);
     expect(c.chat.state.turnState).toBe("idle");
     const init = c.received().received.find((m) => m.method === "initialize")!;
-    expect(init.params).toMatchObject({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } });
+    expect(init.params).toMatchObject({
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+    });
   });
 
   it("asks permission through the port, in order, and tells the agent what was chosen", async () => {
@@ -54,14 +61,39 @@ describe("Chat over a real pipe", () => {
     c.port.answer = (req) => ({ outcome: "selected", optionId: req.toolCall.toolCallId === "t1" ? "yes" : "no" });
     await c.chat.prompt([{ type: "text", text: "go" }]);
     expect(c.port.questions.map((q) => q.toolCall.toolCallId)).toEqual(["t1", "t2"]);
-    const agentText = c.chat.state.blocks.filter((b) => b.type === "agent").map((b) => (b as { text: string }).text).join("");
+    const agentText = c.chat.state.blocks
+      .filter((b) => b.type === "agent")
+      .map((b) => (b as { text: string }).text)
+      .join("");
     expect(agentText).toContain('"optionId":"yes"');
     expect(agentText).toContain('"optionId":"no"');
   });
 
   it("queues simultaneous permission requests one at a time", async () => {
     // Three requests sent without waiting: the port must see them strictly one after another.
-    const c = chatWith({ turns: [[{ raw: [1, 2, 3].map((i) => JSON.stringify({ jsonrpc: "2.0", id: `p${i}`, method: "session/request_permission", params: { sessionId: "$SID", toolCall: { toolCallId: `q${i}` }, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }] } })).join("\n") }, { sleep: 500 }]] });
+    const c = chatWith({
+      turns: [
+        [
+          {
+            raw: [1, 2, 3]
+              .map((i) =>
+                JSON.stringify({
+                  jsonrpc: "2.0",
+                  id: `p${i}`,
+                  method: "session/request_permission",
+                  params: {
+                    sessionId: "$SID",
+                    toolCall: { toolCallId: `q${i}` },
+                    options: [{ optionId: "ok", name: "OK", kind: "allow_once" }],
+                  },
+                }),
+              )
+              .join("\n"),
+          },
+          { sleep: 500 },
+        ],
+      ],
+    });
     await c.chat.start();
     let active = 0;
     let maxActive = 0;
@@ -77,12 +109,20 @@ describe("Chat over a real pipe", () => {
     expect(c.port.questions.map((q) => q.toolCall.toolCallId)).toEqual(["q1", "q2", "q3"]);
     expect(maxActive).toBe(1);
     const answers = c.received().received.filter((m) => typeof m.id === "string" && String(m.id).startsWith("p"));
-    expect(answers.map((a) => a.result)).toEqual([1, 2, 3].map(() => ({ outcome: { outcome: "selected", optionId: "ok" } })));
+    expect(answers.map((a) => a.result)).toEqual(
+      [1, 2, 3].map(() => ({ outcome: { outcome: "selected", optionId: "ok" } })),
+    );
   });
 
   it("cancel: unfinished tool calls cancelled at once, the open question answered cancelled, the prompt's response awaited", async () => {
     const c = chatWith({
-      turns: [[{ update: { sessionUpdate: "tool_call", toolCallId: "run", title: "Run", status: "in_progress" } }, perm("run"), { chunks: 5, text: "after" }]],
+      turns: [
+        [
+          { update: { sessionUpdate: "tool_call", toolCallId: "run", title: "Run", status: "in_progress" } },
+          perm("run"),
+          { chunks: 5, text: "after" },
+        ],
+      ],
     });
     await c.chat.start();
     c.port.answer = () => undefined; // leave the question open
@@ -95,7 +135,9 @@ describe("Chat over a real pipe", () => {
     await expect(turn).resolves.toBe("cancelled");
     const { received } = c.received();
     expect(received.some((m) => m.method === "session/cancel")).toBe(true);
-    expect(received.find((m) => (m.result as { outcome?: unknown })?.outcome)?.result).toEqual({ outcome: { outcome: "cancelled" } });
+    expect(received.find((m) => (m.result as { outcome?: unknown })?.outcome)?.result).toEqual({
+      outcome: { outcome: "cancelled" },
+    });
   });
 
   it("ends the turn itself when the agent ignores session/cancel, and says so", async () => {
@@ -122,10 +164,18 @@ describe("Chat over a real pipe", () => {
       turns: [
         [
           { request: "fs/read_text_file", params: { path: inside }, echo: true },
-          { request: "fs/write_text_file", params: { path: join(c.dir, "new", "b.txt"), content: "written" }, echo: true },
+          {
+            request: "fs/write_text_file",
+            params: { path: join(c.dir, "new", "b.txt"), content: "written" },
+            echo: true,
+          },
           { request: "fs/read_text_file", params: { path: join(outsideDir, "secret.txt") }, echo: true },
           { request: "fs/read_text_file", params: { path: join(c.dir, "link", "secret.txt") }, echo: true },
-          { request: "fs/write_text_file", params: { path: join(c.dir, "..", "escape.txt"), content: "x" }, echo: true },
+          {
+            request: "fs/write_text_file",
+            params: { path: join(c.dir, "..", "escape.txt"), content: "x" },
+            echo: true,
+          },
           { request: "fs/read_text_file", params: { path: join(c.dir, "missing.txt") }, echo: true },
         ],
       ],
@@ -133,7 +183,10 @@ describe("Chat over a real pipe", () => {
     c.port.buffers.set(inside, "unsaved buffer text");
     await c.chat.start();
     await c.chat.prompt([{ type: "text", text: "go" }]);
-    const replies = c.chat.state.blocks.filter((b) => b.type === "agent").map((b) => (b as { text: string }).text).join("\n");
+    const replies = c.chat.state.blocks
+      .filter((b) => b.type === "agent")
+      .map((b) => (b as { text: string }).text)
+      .join("\n");
     expect(replies).toContain('"content":"unsaved buffer text"');
     expect(readFileSync(join(c.dir, "new", "b.txt"), "utf8")).toBe("written");
     expect(replies.match(/Access denied/g)).toHaveLength(3);
@@ -147,7 +200,14 @@ describe("Chat over a real pipe", () => {
     const c = chatWith({
       turns: [
         [
-          { request: "terminal/create", params: { command: "sh", args: ["-c", "printf 'héllo wörld %s\\n' 1 2 3 4 5; exit 3"], outputByteLimit: 20 } },
+          {
+            request: "terminal/create",
+            params: {
+              command: "sh",
+              args: ["-c", "printf 'héllo wörld %s\\n' 1 2 3 4 5; exit 3"],
+              outputByteLimit: 20,
+            },
+          },
           { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" }, echo: true },
         ],
         [
@@ -173,7 +233,9 @@ describe("Chat over a real pipe", () => {
   });
 
   it("refuses a terminal whose cwd is outside the session", async () => {
-    const c = chatWith({ turns: [[{ request: "terminal/create", params: { command: "true", cwd: "/tmp" }, echo: true }]] });
+    const c = chatWith({
+      turns: [[{ request: "terminal/create", params: { command: "true", cwd: "/tmp" }, echo: true }]],
+    });
     await c.chat.start();
     await c.chat.prompt([{ type: "text", text: "go" }]);
     expect(c.transcript()).toMatch(/Access denied: terminal cwd of \\"\/tmp\\"/);
@@ -247,7 +309,16 @@ describe("Chat over a real pipe", () => {
           { raw: "42" },
           { raw: JSON.stringify({ jsonrpc: "2.0", id: 424242, result: {} }) },
           { update: { sessionUpdate: "hologram_update", x: 1 } },
-          { raw: JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "nope", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "ghost" } } } }) },
+          {
+            raw: JSON.stringify({
+              jsonrpc: "2.0",
+              method: "session/update",
+              params: {
+                sessionId: "nope",
+                update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "ghost" } },
+              },
+            }),
+          },
           { raw: JSON.stringify({ jsonrpc: "2.0", id: 77, method: "fs/read_text_file", params: { path: 3 } }) },
           { raw: JSON.stringify({ jsonrpc: "2.0", id: 78, method: "no/such_method", params: {} }) },
           { text: "still fine" },
@@ -264,14 +335,33 @@ describe("Chat over a real pipe", () => {
     const errorFor = (id: unknown) => (received.find((m) => m.id === id)?.error as { code: number } | undefined)?.code;
     expect(errorFor(77)).toBe(-32602);
     expect(errorFor(78)).toBe(-32601);
-    const problems = c.chat.trace.list().filter((e) => e.kind === "problem").map((e) => String(e.payload));
+    const problems = c.chat.trace
+      .list()
+      .filter((e) => e.kind === "problem")
+      .map((e) => String(e.payload));
     expect(problems.some((p) => p.includes("not JSON: Welcome"))).toBe(true);
     expect(problems.some((p) => p.includes("unknown request id 424242"))).toBe(true);
     expect(problems.some((p) => p.includes("unknown session nope"))).toBe(true);
   });
 
   it("redacts secrets from the trace", async () => {
-    const c = chatWith({ turns: [[{ update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" }, _meta: { apiKey: "sk-live-123456" } } }]] }, {}, { MY_TOKEN: "tok-very-secret-value" });
+    const c = chatWith(
+      {
+        turns: [
+          [
+            {
+              update: {
+                sessionUpdate: "agent_message_chunk",
+                content: { type: "text", text: "hi" },
+                _meta: { apiKey: "sk-live-123456" },
+              },
+            },
+          ],
+        ],
+      },
+      {},
+      { MY_TOKEN: "tok-very-secret-value" },
+    );
     await c.chat.start();
     await c.chat.prompt([{ type: "text", text: "my token is tok-very-secret-value" }]);
     const dump = JSON.stringify(c.chat.trace.list());
@@ -307,16 +397,25 @@ describe("the rest of the client API", () => {
     const c = chatWith({ agentCapabilities: { sessionCapabilities: { close: {} } } });
     await c.chat.start();
     const client = c.chat.client!;
-    await expect(client.listSessions()).rejects.toThrow(/session\/list is not supported by this agent \(it did not advertise sessionCapabilities.list\)/);
+    await expect(client.listSessions()).rejects.toThrow(
+      /session\/list is not supported by this agent \(it did not advertise sessionCapabilities.list\)/,
+    );
     await expect(client.loadSession("x", c.dir)).rejects.toThrow(/session\/load is not supported/);
-    await expect(client.logout()).rejects.toThrow(/logout is not supported by this agent \(it did not advertise auth.logout\)/);
+    await expect(client.logout()).rejects.toThrow(
+      /logout is not supported by this agent \(it did not advertise auth.logout\)/,
+    );
     await expect(client.setModel(c.chat.sessionId!, "m", false)).rejects.toThrow(/session\/set_model is not supported/);
     const sid = c.chat.sessionId;
     await c.chat.close();
     const closes = c.received().received.filter((m) => m.method === "session/close");
     expect(closes.map((m) => m.params)).toEqual([{ sessionId: sid }]);
     // Nothing optional was sent for the refused calls.
-    expect(c.received().received.map((m) => m.method).filter(Boolean)).toEqual(["initialize", "session/new", "session/close"]);
+    expect(
+      c
+        .received()
+        .received.map((m) => m.method)
+        .filter(Boolean),
+    ).toEqual(["initialize", "session/new", "session/close"]);
   });
 });
 
@@ -327,4 +426,3 @@ async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
-

@@ -40,7 +40,9 @@ function chatWithDaemonAgent(turns: unknown[][]): FakeChat & { agentDaemon: stri
   const scenario = { turns };
   const agentDaemon = join(mkdtempSync(join(tmpdir(), "acpchat-agent-daemon-")), "pid");
   const line = `setsid sh -c 'echo $$ > "${agentDaemon}"; exec sleep 300' </dev/null >/dev/null 2>&1 & exec "${process.execPath}" "${FAKE_AGENT}"`;
-  const c = makeFakeChat(scenario, { command: { command: "sh", args: ["-c", line], env: { FAKE_AGENT_SCENARIO: JSON.stringify(scenario) } } });
+  const c = makeFakeChat(scenario, {
+    command: { command: "sh", args: ["-c", line], env: { FAKE_AGENT_SCENARIO: JSON.stringify(scenario) } },
+  });
   open.push(c);
   return { ...c, agentDaemon };
 }
@@ -68,7 +70,10 @@ describe("terminals in a chat", () => {
     const daemonPid = "term-daemon.pid";
     const c = chatWithDaemonAgent([
       [
-        { request: "terminal/create", params: { command: `setsid sh -c 'echo $$ > ${daemonPid}; exec sleep 300' & echo started; exit 4` } },
+        {
+          request: "terminal/create",
+          params: { command: `setsid sh -c 'echo $$ > ${daemonPid}; exec sleep 300' & echo started; exit 4` },
+        },
         { request: "terminal/wait_for_exit", params: { terminalId: "$last.terminalId" }, echo: true },
       ],
     ]);
@@ -77,7 +82,10 @@ describe("terminals in a chat", () => {
     await c.chat.prompt([{ type: "text", text: "go" }]);
     expect(Date.now() - t0).toBeLessThan(3000);
     expect(c.transcript()).toContain('"result":{"exitCode":4,"signal":null}');
-    await until(() => readPid(join(c.dir, daemonPid)) !== undefined && readPid(c.agentDaemon) !== undefined, "both daemons");
+    await until(
+      () => readPid(join(c.dir, daemonPid)) !== undefined && readPid(c.agentDaemon) !== undefined,
+      "both daemons",
+    );
     const pids = [readPid(join(c.dir, daemonPid))!, readPid(c.agentDaemon)!];
     expect(pids.every((p) => pidAlive(p))).toBe(true);
     await c.chat.close();
@@ -85,10 +93,21 @@ describe("terminals in a chat", () => {
   });
 
   it("killNow() (the host exiting): the same, synchronously", async () => {
-    const c = chatWithDaemonAgent([[{ request: "terminal/create", params: { command: "setsid sh -c 'echo $$ > term-daemon.pid; exec sleep 300'; sleep 300" } }, { text: "started" }]]);
+    const c = chatWithDaemonAgent([
+      [
+        {
+          request: "terminal/create",
+          params: { command: "setsid sh -c 'echo $$ > term-daemon.pid; exec sleep 300'; sleep 300" },
+        },
+        { text: "started" },
+      ],
+    ]);
     await c.chat.start();
     await c.chat.prompt([{ type: "text", text: "go" }]);
-    await until(() => readPid(join(c.dir, "term-daemon.pid")) !== undefined && readPid(c.agentDaemon) !== undefined, "both daemons");
+    await until(
+      () => readPid(join(c.dir, "term-daemon.pid")) !== undefined && readPid(c.agentDaemon) !== undefined,
+      "both daemons",
+    );
     const [t] = c.chat.terminals.all();
     const pids = [readPid(join(c.dir, "term-daemon.pid"))!, readPid(c.agentDaemon)!, t!.pid!, c.chat.agent!.pid!];
     expect(pids.every((p) => pidAlive(p))).toBe(true);

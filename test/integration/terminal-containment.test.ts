@@ -104,7 +104,11 @@ async function daemonsOf(dir: string): Promise<number[]> {
 }
 
 async function allGone(pids: number[], ms = 3000): Promise<void> {
-  await until(() => pids.every((p) => !pidAlive(p)), `pids ${pids.filter((p) => pidAlive(p)).join(" ")} to be gone`, ms);
+  await until(
+    () => pids.every((p) => !pidAlive(p)),
+    `pids ${pids.filter((p) => pidAlive(p)).join(" ")} to be gone`,
+    ms,
+  );
 }
 
 describe("the daemons escape a process group", () => {
@@ -236,7 +240,10 @@ describe("the host's exit", () => {
       logLevel: "warning",
     });
     // The helper exits once every daemon has written its pid: they all ran.
-    execFileSync(process.execPath, [join(root, "test/agents/terminal-host.mjs"), bundle, script, dir], { timeout: 20_000, stdio: "ignore" });
+    execFileSync(process.execPath, [join(root, "test/agents/terminal-host.mjs"), bundle, script, dir], {
+      timeout: 20_000,
+      stdio: "ignore",
+    });
     const pids = [join(dir, "term"), join(dir, "agent")].flatMap((d) => Object.values(readPids(d)!));
     everyPid.push(...pids);
     expect(pids).toHaveLength(2 * NAMES.length);
@@ -259,7 +266,10 @@ describe.skipIf(!cgroups.available)(`a daemon that clears the cookie too (${cgro
     const pid = Number(readFileSync(join(dir, "cleared"), "utf8").trim());
     everyPid.push(pid);
     // It escaped both: another group, no cookie.
-    await until(() => !readFileSync(`/proc/${pid}/environ`, "latin1").includes("ACPCHAT_PROC_COOKIE="), "the exec without the cookie");
+    await until(
+      () => !readFileSync(`/proc/${pid}/environ`, "latin1").includes("ACPCHAT_PROC_COOKIE="),
+      "the exec without the cookie",
+    );
     expect(pgrp(pid)).toBe(pid);
     expect(pidsWithCookie(new Set([readFileSync(`/proc/${pid}/environ`, "latin1")])).includes(pid)).toBe(false);
     return pid;

@@ -78,7 +78,11 @@ describe("terminal output cap", () => {
     const small = m.create({ command: cmd, cwd: tmpdir(), outputByteLimit: 100 });
     const none = m.create({ command: cmd, cwd: tmpdir() });
     await Promise.all([huge, small, none].map((t) => t.outputEnded));
-    for (const [t, limit] of [[huge, 1000], [small, 100], [none, 1000]] as const) {
+    for (const [t, limit] of [
+      [huge, 1000],
+      [small, 100],
+      [none, 1000],
+    ] as const) {
       const kept = Buffer.from(t.output());
       expect(t.truncated).toBe(true);
       expect(kept.length).toBeLessThanOrEqual(limit);

@@ -106,7 +106,9 @@ describe("terminal exit", () => {
 
   it("everything the command wrote before it exited is there when wait_for_exit resolves", async () => {
     const m = manager();
-    const ts = Array.from({ length: 20 }, (_, i) => m.create({ command: `head -c ${100_000 * (i + 1)} /dev/zero | tr '\\0' x; echo END`, cwd }));
+    const ts = Array.from({ length: 20 }, (_, i) =>
+      m.create({ command: `head -c ${100_000 * (i + 1)} /dev/zero | tr '\\0' x; echo END`, cwd }),
+    );
     await Promise.all(
       ts.map(async (t, i) => {
         await t.exited;

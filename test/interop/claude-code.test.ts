@@ -47,8 +47,13 @@ describe("claude-code-acp against a fake model server", () => {
       expect(await chat.prompt([{ type: "text", text: `read ${file}` }])).toBe("end_turn");
       expect(agentText()).toContain("UNSAVED BUFFER TEXT");
 
-      port.answer = (req) => ({ outcome: "selected", optionId: req.options.find((o) => o.kind === "allow_once")!.optionId });
-      expect(await chat.prompt([{ type: "text", text: `write ${join(dir, "out.txt")} written by claude` }])).toBe("end_turn");
+      port.answer = (req) => ({
+        outcome: "selected",
+        optionId: req.options.find((o) => o.kind === "allow_once")!.optionId,
+      });
+      expect(await chat.prompt([{ type: "text", text: `write ${join(dir, "out.txt")} written by claude` }])).toBe(
+        "end_turn",
+      );
       expect(readFileSync(join(dir, "out.txt"), "utf8")).toBe("written by claude");
 
       expect(await chat.prompt([{ type: "text", text: "run echo hello-from-bash && pwd" }])).toBe("end_turn");
@@ -57,7 +62,10 @@ describe("claude-code-acp against a fake model server", () => {
       expect(agentText()).toContain(dir);
 
       const asked = port.questions.length;
-      port.answer = (req) => ({ outcome: "selected", optionId: req.options.find((o) => o.kind === "reject_once")!.optionId });
+      port.answer = (req) => ({
+        outcome: "selected",
+        optionId: req.options.find((o) => o.kind === "reject_once")!.optionId,
+      });
       await chat.prompt([{ type: "text", text: `write ${join(dir, "denied.txt")} nope` }]);
       expect(port.questions.length).toBe(asked + 1);
       expect(() => readFileSync(join(dir, "denied.txt"))).toThrow();

@@ -22,7 +22,13 @@ afterEach(async () => {
 function chatFor(args: string[]) {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-interop-")));
   const port = new MemoryPort();
-  const chat = new Chat({ agentName: "sdk", command: { command: process.execPath, args }, cwd: dir, port, onEvents: () => undefined });
+  const chat = new Chat({
+    agentName: "sdk",
+    command: { command: process.execPath, args },
+    cwd: dir,
+    port,
+    onEvents: () => undefined,
+  });
   chats.push(chat);
   const agentText = () =>
     chat.state.blocks
@@ -38,7 +44,10 @@ describe("interop with the official SDK", () => {
     const file = join(dir, "notes.txt");
     writeFileSync(file, "line one\nline two on disk\nline three\n");
     port.buffers.set(file, "line one\nunsaved second line\nline three\n");
-    port.answer = (req) => ({ outcome: "selected", optionId: req.options.find((o) => o.kind === "allow_once")!.optionId });
+    port.answer = (req) => ({
+      outcome: "selected",
+      optionId: req.options.find((o) => o.kind === "allow_once")!.optionId,
+    });
     await chat.start();
     expect(chat.client!.init!.agentInfo?.name).toBe("sdk2-test-agent");
     const stop = await chat.prompt([{ type: "text", text: file }]);
@@ -65,7 +74,10 @@ describe("interop with the official SDK", () => {
 
   it("the SDK 1.9.0 example agent streams, calls tools and asks permission", async () => {
     const { chat, port, agentText } = chatFor([SDK1_EXAMPLE]);
-    port.answer = (req) => ({ outcome: "selected", optionId: req.options.find((o) => o.kind === "allow_once")!.optionId });
+    port.answer = (req) => ({
+      outcome: "selected",
+      optionId: req.options.find((o) => o.kind === "allow_once")!.optionId,
+    });
     await chat.start();
     const stop = await chat.prompt([{ type: "text", text: "hello" }]);
     expect(stop).toBe("end_turn");

@@ -41,38 +41,54 @@ end)
 
 describe("validation", function()
   it("a valid config has no problem", function()
-    eq({}, problems({
-      agents = { ok = { command = "ok", args = { "--acp" }, env = { A = "b" }, cwd = "/tmp", mode = "ask", model = "m", options = { thinking = true, effort = "high" } } },
-      default_agent = "ok",
-      layout = { position = "float", size = 120, prompt_height = 3 },
-      keymaps = { send = "<C-CR>", hide = false },
-      write = "buffer",
-      follow = true,
-      permissions = { rules = { { kind = "read", path = "**", action = "allow" }, { action = "reject" } } },
-      timeouts = { request_ms = 5000 },
-      terminal = { output_limit_bytes = 1024 },
-      fs = { extra_roots = { "/tmp" } },
-      save_dir = "~/notes",
-      log_dir = "/tmp/logs",
-      frame_ms = 0,
-    }))
+    eq(
+      {},
+      problems({
+        agents = {
+          ok = {
+            command = "ok",
+            args = { "--acp" },
+            env = { A = "b" },
+            cwd = "/tmp",
+            mode = "ask",
+            model = "m",
+            options = { thinking = true, effort = "high" },
+          },
+        },
+        default_agent = "ok",
+        layout = { position = "float", size = 120, prompt_height = 3 },
+        keymaps = { send = "<C-CR>", hide = false },
+        write = "buffer",
+        follow = true,
+        permissions = { rules = { { kind = "read", path = "**", action = "allow" }, { action = "reject" } } },
+        timeouts = { request_ms = 5000 },
+        terminal = { output_limit_bytes = 1024 },
+        fs = { extra_roots = { "/tmp" } },
+        save_dir = "~/notes",
+        log_dir = "/tmp/logs",
+        frame_ms = 0,
+      })
+    )
   end)
 
   it("reports every mistake in one message, each with its dotted path and what was expected", function()
-    eq({
-      "agents.claude.command: expected non-empty string, got number",
-      'layout.position: expected one of "right", "left", "top", "bottom", "float", got "diagonal"',
-      "layout.size: expected number > 0, got -1",
-      "keymaps.send: expected string or false, got number",
-      "timeouts.request_ms: expected number > 0, got string",
-      "frame_ms: expected number >= 0, got boolean",
-    }, problems({
-      agents = { claude = { command = 42 } },
-      layout = { position = "diagonal", size = -1 },
-      keymaps = { send = 1 },
-      timeouts = { request_ms = "soon" },
-      frame_ms = true,
-    }))
+    eq(
+      {
+        "agents.claude.command: expected non-empty string, got number",
+        'layout.position: expected one of "right", "left", "top", "bottom", "float", got "diagonal"',
+        "layout.size: expected number > 0, got -1",
+        "keymaps.send: expected string or false, got number",
+        "timeouts.request_ms: expected number > 0, got string",
+        "frame_ms: expected number >= 0, got boolean",
+      },
+      problems({
+        agents = { claude = { command = 42 } },
+        layout = { position = "diagonal", size = -1 },
+        keymaps = { send = 1 },
+        timeouts = { request_ms = "soon" },
+        frame_ms = true,
+      })
+    )
   end)
 
   it("reports unknown keys at any depth, with a suggestion for a close name", function()
@@ -85,29 +101,35 @@ describe("validation", function()
   end)
 
   it("checks list items, map entries and required fields", function()
-    eq({
-      "agents.a.args[2]: expected string, got number",
-      "agents.b.command: missing (expected non-empty string)",
-      "agents.c.env.TOKEN: expected string, got number",
-      "agents.d.options.x: expected string or boolean, got table",
-      'permissions.rules[2].action: expected one of "allow", "reject", got "maybe"',
-      "fs.extra_roots: expected list of strings, got table",
-    }, problems({
-      agents = {
-        a = { command = "a", args = { "x", 3 } },
-        b = { args = {} },
-        c = { command = "c", env = { TOKEN = 1 } },
-        d = { command = "d", options = { x = {} } },
+    eq(
+      {
+        "agents.a.args[2]: expected string, got number",
+        "agents.b.command: missing (expected non-empty string)",
+        "agents.c.env.TOKEN: expected string, got number",
+        "agents.d.options.x: expected string or boolean, got table",
+        'permissions.rules[2].action: expected one of "allow", "reject", got "maybe"',
+        "fs.extra_roots: expected list of strings, got table",
       },
-      permissions = { rules = { { action = "allow" }, { action = "maybe" } } },
-      fs = { extra_roots = { a = "b" } },
-    }))
+      problems({
+        agents = {
+          a = { command = "a", args = { "x", 3 } },
+          b = { args = {} },
+          c = { command = "c", env = { TOKEN = 1 } },
+          d = { command = "d", options = { x = {} } },
+        },
+        permissions = { rules = { { action = "allow" }, { action = "maybe" } } },
+        fs = { extra_roots = { a = "b" } },
+      })
+    )
   end)
 
   it("checks whole numbers and bounds", function()
     eq({ "layout.prompt_height: expected integer >= 1, got 2.5" }, problems({ layout = { prompt_height = 2.5 } }))
     eq({ "layout.prompt_height: expected integer >= 1, got 0" }, problems({ layout = { prompt_height = 0 } }))
-    eq({ "terminal.output_limit_bytes: expected number > 0, got 0" }, problems({ terminal = { output_limit_bytes = 0 } }))
+    eq(
+      { "terminal.output_limit_bytes: expected number > 0, got 0" },
+      problems({ terminal = { output_limit_bytes = 0 } })
+    )
   end)
 
   it("keymaps take a key or false, not true", function()
@@ -117,7 +139,10 @@ describe("validation", function()
 
   it("a wrong root or section type is reported", function()
     eq("acpchat: setup(): expected table, got string", config.validate("x"))
-    eq({ "agents: expected table of name = agent, got number", "layout: expected table, got string" }, problems({ agents = 1, layout = "right" }))
+    eq(
+      { "agents: expected table of name = agent, got number", "layout: expected table, got string" },
+      problems({ agents = 1, layout = "right" })
+    )
   end)
 
   it("JSON null counts as unset", function()
@@ -134,11 +159,17 @@ describe("set() keeps every valid part", function()
       timeouts = { request_ms = 1000, cancel_ms = -5 },
     })
     eq(false, ok)
-    eq('acpchat: setup(): layout.position: expected one of "right", "left", "top", "bottom", "float", got "diagonal"; follow: expected boolean, got string; timeouts.cancel_ms: expected number > 0, got -5', msg)
+    eq(
+      'acpchat: setup(): layout.position: expected one of "right", "left", "top", "bottom", "float", got "diagonal"; follow: expected boolean, got string; timeouts.cancel_ms: expected number > 0, got -5',
+      msg
+    )
     eq({ position = "right", size = 0.5, prompt_height = 5 }, config.options.layout)
     eq("save", config.options.write)
     eq(false, config.options.follow)
-    eq({ initialize_ms = 60000, new_session_ms = 120000, cancel_ms = 10000, request_ms = 1000 }, config.options.timeouts)
+    eq(
+      { initialize_ms = 60000, new_session_ms = 120000, cancel_ms = 10000, request_ms = 1000 },
+      config.options.timeouts
+    )
     eq(3, #config.problems)
   end)
 
@@ -148,7 +179,9 @@ describe("set() keeps every valid part", function()
   end)
 
   it("a permission rule list with one mistake is dropped whole (a reject rule is never lost)", function()
-    config.set({ permissions = { rules = { { action = "reject", pth = "secret/**" }, { kind = "read", action = "allow" } } } })
+    config.set({
+      permissions = { rules = { { action = "reject", pth = "secret/**" }, { kind = "read", action = "allow" } } },
+    })
     eq({}, config.options.permissions.rules)
     eq({ "permissions.rules[1].pth: unknown option (did you mean path?)" }, config.problems)
   end)

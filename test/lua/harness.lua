@@ -67,7 +67,15 @@ end
 -- Assertions raise with both sides shown; level 2 points the message at the spec's line.
 function _G.eq(expected, actual, what)
   if not vim.deep_equal(expected, actual) then
-    error(string.format("%sexpected: %s\n  actual: %s", what and (what .. "\n") or "", vim.inspect(expected), vim.inspect(actual)), 2)
+    error(
+      string.format(
+        "%sexpected: %s\n  actual: %s",
+        what and (what .. "\n") or "",
+        vim.inspect(expected),
+        vim.inspect(actual)
+      ),
+      2
+    )
   end
 end
 
@@ -79,7 +87,10 @@ end
 
 function _G.matches(pattern, s, what)
   if type(s) ~= "string" or not s:find(pattern) then
-    error(string.format("%sexpected a string matching %q, got %s", what and (what .. "\n") or "", pattern, vim.inspect(s)), 2)
+    error(
+      string.format("%sexpected a string matching %q, got %s", what and (what .. "\n") or "", pattern, vim.inspect(s)),
+      2
+    )
   end
 end
 

@@ -5,14 +5,23 @@ local media = require("acpchat.transcript.media")
 
 describe("media lines", function()
   it("a clip of the agent: type, mimeType, size and the keys; never more than one line", function()
-    local lines, hls, line_hl = text.block({ id = "b1", type = "media", role = "agent", kind = "image", mime = "image/png", size = 12345 })
+    local lines, hls, line_hl =
+      text.block({ id = "b1", type = "media", role = "agent", kind = "image", mime = "image/png", size = 12345 })
     eq({ "[image] image/png · 12.1 KB  (gx: open · gS: save)" }, lines)
     eq({ 0, 0, 7, "AcpChatToolTitle" }, hls[1])
     eq(nil, line_hl)
   end)
 
   it("the user's clip carries its name and the user's prefix; control characters are escaped", function()
-    local lines, _, line_hl = text.block({ id = "b2", type = "media", role = "user", kind = "audio", mime = "audio/wav", size = 900, name = "a\nb.wav" })
+    local lines, _, line_hl = text.block({
+      id = "b2",
+      type = "media",
+      role = "user",
+      kind = "audio",
+      mime = "audio/wav",
+      size = 900,
+      name = "a\nb.wav",
+    })
     eq({ "> [audio] a\\nb.wav · audio/wav · 900 B  (gx: open · gS: save)" }, lines)
     eq("AcpChatUser", line_hl)
   end)
@@ -24,7 +33,10 @@ describe("media lines", function()
       title = "shot",
       kind = "other",
       status = "completed",
-      content = { { type = "text", text = "took it" }, { type = "media", index = 1, kind = "image", mime = "image/jpeg", size = 2048 } },
+      content = {
+        { type = "text", text = "took it" },
+        { type = "media", index = 1, kind = "image", mime = "image/jpeg", size = 2048 },
+      },
     }
     local lines = text.block(v)
     eq("  [image] image/jpeg · 2.0 KB  (gx: open · gS: save)", lines[3])

@@ -15,7 +15,10 @@ describe("@ matching", function()
   local files = { "lib/experiment.js", "docs/superman.md", "src/permission.lua", "perm.txt", "other.js", "PERMS.md" }
 
   it("best first: the path starts with it, its name does, the path holds it, its letters in order", function()
-    eq({ "perm.txt", "PERMS.md", "src/permission.lua", "docs/superman.md", "lib/experiment.js" }, (match(files, "perm")))
+    eq(
+      { "perm.txt", "PERMS.md", "src/permission.lua", "docs/superman.md", "lib/experiment.js" },
+      (match(files, "perm"))
+    )
   end)
 
   it("a lowercase prefix ignores case; one with a capital does not", function()
@@ -41,7 +44,9 @@ describe("mention tokens", function()
   it("each once, at a word's start, a sentence's stop dropped; folders and symbols whole", function()
     eq(
       { "diagnostics", "selection", "src/", "#M.check:src/a.lua:3", "session:fix-bug", "diagnostics:all" },
-      mentions.tokens("see @diagnostics, @selection. @src/ and @#M.check:src/a.lua:3? @diagnostics mail a@b @session:fix-bug\n@diagnostics:all")
+      mentions.tokens(
+        "see @diagnostics, @selection. @src/ and @#M.check:src/a.lua:3? @diagnostics mail a@b @session:fix-bug\n@diagnostics:all"
+      )
     )
   end)
 

@@ -82,12 +82,18 @@ describe("commands", function()
     },
   }
   it("the agent's commands that start with the prefix, in its order", function()
-    eq({ "review", "rename" }, vim.tbl_map(function(c)
-      return c.name
-    end, items.commands(chat, "re")))
-    eq({ "rename" }, vim.tbl_map(function(c)
-      return c.name
-    end, items.commands(chat, "ren")))
+    eq(
+      { "review", "rename" },
+      vim.tbl_map(function(c)
+        return c.name
+      end, items.commands(chat, "re"))
+    )
+    eq(
+      { "rename" },
+      vim.tbl_map(function(c)
+        return c.name
+      end, items.commands(chat, "ren"))
+    )
   end)
   it("leaves out names that cannot be typed as one word", function()
     eq(2, #items.commands(chat, ""))

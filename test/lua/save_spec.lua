@@ -13,14 +13,19 @@ local function chat_with(lines, marks)
   local rs = blocks.state(chat)
   for i, m in ipairs(marks) do
     rs.order[i] = m[1]
-    rs.blocks[m[1]] = { mark = api.nvim_buf_set_extmark(buf, blocks.ns, m[3], 0, {}), type = m[2], index = i, sep = m[4] or 0 }
+    rs.blocks[m[1]] =
+      { mark = api.nvim_buf_set_extmark(buf, blocks.ns, m[3], 0, {}), type = m[2], index = i, sep = m[4] or 0 }
   end
   return chat
 end
 
 describe("header", function()
   it("the title, agent, session, folder and date", function()
-    local h = save.header({ agent = "claude", cwd = "/x", status = { title = "  Fix\nthe   bug ", session_id = "s1", cwd = "/work/p" } })
+    local h = save.header({
+      agent = "claude",
+      cwd = "/x",
+      status = { title = "  Fix\nthe   bug ", session_id = "s1", cwd = "/work/p" },
+    })
     eq({ "# Fix the bug", "", "- agent: claude", "- session: s1", "- folder: /work/p" }, vim.list_slice(h, 1, 5))
     matches("^%- saved: %d%d%d%d%-%d%d%-%d%d %d%d:%d%d$", h[6])
     eq("", h[7])
@@ -43,7 +48,10 @@ describe("body", function()
       { "tool", "tool", 2 },
       { "r", "agent", 5 },
     })
-    eq({ "## You · turn 1", "> hi", "✓ read a.lua", "```text", "  local x = 1", "  return x", "```", "Done." }, save.body(chat))
+    eq(
+      { "## You · turn 1", "> hi", "✓ read a.lua", "```text", "  local x = 1", "  return x", "```", "Done." },
+      save.body(chat)
+    )
   end)
   it("a tool call that is only its header gets no fence, also at the end", function()
     local chat = chat_with({ "> hi", "✓ ls" }, { { "u", "user", 0 }, { "tool", "tool", 1 } })

@@ -86,7 +86,14 @@ describe("block", function()
   end)
 
   it("a plan: a checklist with the done and active entries highlighted", function()
-    local lines, hls = text.block({ type = "plan", entries = { { content = "one", status = "completed" }, { content = "two", status = "in_progress" }, { content = "three", status = "pending" } } })
+    local lines, hls = text.block({
+      type = "plan",
+      entries = {
+        { content = "one", status = "completed" },
+        { content = "two", status = "in_progress" },
+        { content = "three", status = "pending" },
+      },
+    })
     eq({ "Plan", "  ✓ one", "  ◐ two", "  ○ three" }, lines)
     eq({ { 0, 0, -1, "AcpChatPlanTitle" }, { 1, 0, -1, "AcpChatPlanDone" }, { 2, 0, -1, "AcpChatPlanActive" } }, hls)
   end)
@@ -112,7 +119,14 @@ describe("winbar", function()
   end)
 
   it("agent first, the details after, usage with its cost, % escaped", function()
-    local bar = text.winbar({ agent = "claude", title = "Fix", mode = "Ask", model = "Opus", state = "ready", usage = { used = 1500, size = 200000, cost = { amount = 0.25, currency = "USD" } } })
+    local bar = text.winbar({
+      agent = "claude",
+      title = "Fix",
+      mode = "Ask",
+      model = "Opus",
+      state = "ready",
+      usage = { used = 1500, size = 200000, cost = { amount = 0.25, currency = "USD" } },
+    })
     matches("^claude │ ", bar)
     for _, part in ipairs({ "Fix", "mode: Ask", "model: Opus" }) do
       truthy(bar:find(" │ " .. part, 1, true), part .. " in " .. bar)

@@ -25,7 +25,10 @@ describe("flat", function()
   end)
 
   it("escapes bidi overrides, zero-width characters, C1 controls and line separators", function()
-    eq("x\\u{202e}y\\u{200b}z\\u{85}w\\u{2028}v", text.flat("x" .. RLO .. "y" .. ZWSP .. "z" .. NEL .. "w" .. LSEP .. "v"))
+    eq(
+      "x\\u{202e}y\\u{200b}z\\u{85}w\\u{2028}v",
+      text.flat("x" .. RLO .. "y" .. ZWSP .. "z" .. NEL .. "w" .. LSEP .. "v")
+    )
   end)
 
   it("keeps ordinary text, multibyte included, and caps the length in characters", function()
@@ -59,7 +62,13 @@ describe("tool call blocks", function()
   end)
 
   it("a location's line shows when it is a line (1-based); 0 means the file", function()
-    local lines = text.block({ type = "tool", tool_call_id = "t", title = "Read", kind = "read", locations = { { path = "a.txt", line = 0 }, { path = "b.txt", line = 3 } } })
+    local lines = text.block({
+      type = "tool",
+      tool_call_id = "t",
+      title = "Read",
+      kind = "read",
+      locations = { { path = "a.txt", line = 0 }, { path = "b.txt", line = 3 } },
+    })
     eq("  ↳ a.txt", lines[2])
     eq("  ↳ b.txt:3", lines[3])
   end)
@@ -74,26 +83,54 @@ describe("tool call blocks", function()
     for i = 1, 12 do
       out[#out + 1] = "line " .. i
     end
-    local v = { type = "tool", tool_call_id = "r", title = "Read f", kind = "read", status = "completed", content = { { type = "text", text = table.concat(out, "\n"), fold = 5 } } }
+    local v = {
+      type = "tool",
+      tool_call_id = "r",
+      title = "Read f",
+      kind = "read",
+      status = "completed",
+      content = { { type = "text", text = table.concat(out, "\n"), fold = 5 } },
+    }
     local lines, hls = text.block(v)
-    eq({ "● done · read · Read f", "  line 1", "  line 2", "  line 3", "  line 4", "  line 5", "  … 7 more lines  (za: show all)" }, lines)
+    eq({
+      "● done · read · Read f",
+      "  line 1",
+      "  line 2",
+      "  line 3",
+      "  line 4",
+      "  line 5",
+      "  … 7 more lines  (za: show all)",
+    }, lines)
     eq({ 6, 0, -1, "AcpChatToolFolded" }, hls[#hls])
     text.toggle_expanded(v)
     lines = text.block(v)
     eq(13, #lines)
     eq("  line 12", lines[13])
     -- Short output (no fold) is shown whole.
-    eq({ "○ pending · other · s", "  one", "  two" }, (text.block({ type = "tool", tool_call_id = "s", title = "s", content = { { type = "text", text = "one\ntwo" } } })))
+    eq({ "○ pending · other · s", "  one", "  two" }, (text.block({
+      type = "tool",
+      tool_call_id = "s",
+      title = "s",
+      content = { { type = "text", text = "one\ntwo" } },
+    })))
   end)
 
   it("a tool call the turn left unfinished says so, and never spins", function()
-    local lines, hls = text.block({ type = "tool", tool_call_id = "u", title = "Long job", kind = "execute", status = "unfinished" })
+    local lines, hls =
+      text.block({ type = "tool", tool_call_id = "u", title = "Long job", kind = "execute", status = "unfinished" })
     eq("◌ not finished · execute · Long job", lines[1])
     eq({ 0, 0, #"◌ not finished", "AcpChatToolCancelled" }, hls[2])
   end)
 
   it("a failed command's exit is marked failed", function()
-    local lines, hls = text.block({ type = "tool", tool_call_id = "f", title = "make", kind = "execute", status = "failed", content = { { type = "terminal", id = "t", tail = "boom", exit = "exit 2", failed = true } } })
+    local lines, hls = text.block({
+      type = "tool",
+      tool_call_id = "f",
+      title = "make",
+      kind = "execute",
+      status = "failed",
+      content = { { type = "terminal", id = "t", tail = "boom", exit = "exit 2", failed = true } },
+    })
     eq("  │ [exit 2]  (gt: full output)", lines[3])
     eq({ 2, #"  │ ", #"  │ [exit 2]", "AcpChatTerminalFailed" }, hls[#hls])
   end)
@@ -116,7 +153,10 @@ describe("permission question", function()
   }
 
   it("draws title, paths, input and diffs one line each", function()
-    eq({ "Edit\\n1: Always allow [edit]", "  /w/a\\n.txt", "  file_path: /w/a.txt\\n· content: x", "  +1 -2 /w/a.txt" }, vim.split(permission.prompt_text(q), "\n", { plain = true }))
+    eq(
+      { "Edit\\n1: Always allow [edit]", "  /w/a\\n.txt", "  file_path: /w/a.txt\\n· content: x", "  +1 -2 /w/a.txt" },
+      vim.split(permission.prompt_text(q), "\n", { plain = true })
+    )
   end)
 
   it("offers the once answers first, the always answers after, labels on one line", function()
@@ -133,7 +173,10 @@ describe("permission question", function()
   end)
 
   it("shows a remembered rule with what it approves", function()
-    eq("allow  run: npm test  (claude, this session)", permission.rule_text({ action = "allow", tool = "run: npm test", agent = "claude", scope = "session" }))
+    eq(
+      "allow  run: npm test  (claude, this session)",
+      permission.rule_text({ action = "allow", tool = "run: npm test", agent = "claude", scope = "session" })
+    )
   end)
 
   it("takes keys typed ahead out of the typeahead", function()

@@ -10,13 +10,17 @@ end)
 
 describe("plan by id", function()
   it("markdown under its title, and how much more there is", function()
-    local lines, hls = ut.block({ type = "plan_doc", plan_id = "p1", kind = "markdown", markdown = "# Steps\n1. read", more = 2 }, text)
+    local lines, hls =
+      ut.block({ type = "plan_doc", plan_id = "p1", kind = "markdown", markdown = "# Steps\n1. read", more = 2 }, text)
     eq({ "Plan · p1", "  # Steps", "  1. read", "  … 2 more lines not shown" }, lines)
     eq({ 0, 0, -1, "AcpChatPlanTitle" }, hls[1])
     eq({ 3, 0, -1, "AcpChatNote" }, hls[#hls])
   end)
   it("a file plan is its location; a removed one says so", function()
-    eq({ "Plan · p2", "  ↳ docs/plan.md" }, (ut.block({ type = "plan_doc", plan_id = "p2", kind = "file", location = "docs/plan.md" }, text)))
+    eq(
+      { "Plan · p2", "  ↳ docs/plan.md" },
+      (ut.block({ type = "plan_doc", plan_id = "p2", kind = "file", location = "docs/plan.md" }, text))
+    )
     eq({ "Plan · p3 (removed by the agent)" }, (ut.block({ type = "plan_doc", plan_id = "p3", removed = true }, text)))
   end)
 end)
@@ -51,7 +55,13 @@ end)
 
 describe("message between sessions", function()
   it("the direction, the peer, the text and what was not kept", function()
-    eq({ "→ message to lead", "  hi", "  … 5 more characters not kept" }, (ut.block({ type = "session_message", direction = "to", peer = "lead", text = "hi", omitted = 5 }, text)))
-    eq("← message from another session", (ut.block({ type = "session_message", direction = "from", text = "" }, text))[1])
+    eq(
+      { "→ message to lead", "  hi", "  … 5 more characters not kept" },
+      (ut.block({ type = "session_message", direction = "to", peer = "lead", text = "hi", omitted = 5 }, text))
+    )
+    eq(
+      "← message from another session",
+      (ut.block({ type = "session_message", direction = "from", text = "" }, text))[1]
+    )
   end)
 end)

@@ -12,8 +12,10 @@ export function recordingPeer() {
   const requests = new Map<string, { schema?: z.ZodType; handler: (p: unknown, ctx: HandlerContext) => unknown }>();
   const notifications = new Map<string, { schema?: z.ZodType; handler: (p: unknown) => unknown }>();
   const peer = {
-    onRequest: (method: string, schema: z.ZodType | undefined, handler: (p: unknown, ctx: HandlerContext) => unknown) => requests.set(method, { schema, handler }),
-    onNotification: (method: string, schema: z.ZodType | undefined, handler: (p: unknown) => unknown) => notifications.set(method, { schema, handler }),
+    onRequest: (method: string, schema: z.ZodType | undefined, handler: (p: unknown, ctx: HandlerContext) => unknown) =>
+      requests.set(method, { schema, handler }),
+    onNotification: (method: string, schema: z.ZodType | undefined, handler: (p: unknown) => unknown) =>
+      notifications.set(method, { schema, handler }),
     // Coalescing of text chunks (a peer feature, not a handler): nothing to record.
     coalesce: () => ({ dispose: () => undefined }),
   };
@@ -30,9 +32,16 @@ export type ClientMethodCase = { params: Record<string, unknown>; handler: keyof
 
 /** Valid params for each method the agent may call on the client (stable schema), and its handler. */
 export const STABLE_CLIENT_METHODS: Record<string, ClientMethodCase> = {
-  "session/update": { params: { sessionId: "s", update: { sessionUpdate: "notice", severity: "info", title: "n" } }, handler: "sessionUpdate" },
+  "session/update": {
+    params: { sessionId: "s", update: { sessionUpdate: "notice", severity: "info", title: "n" } },
+    handler: "sessionUpdate",
+  },
   "session/request_permission": {
-    params: { sessionId: "s", toolCall: { toolCallId: "t" }, options: [{ optionId: "o", name: "Allow", kind: "allow_once" }] },
+    params: {
+      sessionId: "s",
+      toolCall: { toolCallId: "t" },
+      options: [{ optionId: "o", name: "Allow", kind: "allow_once" }],
+    },
     handler: "requestPermission",
   },
   "fs/read_text_file": { params: { sessionId: "s", path: "/a" }, handler: "readTextFile" },
@@ -42,6 +51,9 @@ export const STABLE_CLIENT_METHODS: Record<string, ClientMethodCase> = {
   "terminal/wait_for_exit": { params: { sessionId: "s", terminalId: "t" }, handler: "waitForTerminalExit" },
   "terminal/kill": { params: { sessionId: "s", terminalId: "t" }, handler: "killTerminal" },
   "terminal/release": { params: { sessionId: "s", terminalId: "t" }, handler: "releaseTerminal" },
-  "elicitation/create": { params: { sessionId: "s", message: "m", mode: "form", requestedSchema: { type: "object", properties: {} } }, handler: "elicit" },
+  "elicitation/create": {
+    params: { sessionId: "s", message: "m", mode: "form", requestedSchema: { type: "object", properties: {} } },
+    handler: "elicit",
+  },
   "elicitation/complete": { params: { elicitationId: "e" }, handler: "elicitationComplete" },
 };

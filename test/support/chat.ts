@@ -18,28 +18,51 @@ afterEach(async () => {
 });
 
 /** A Neovim that the harness quits after the test. */
-export async function nvim(bin: NvimBin, setup: Record<string, unknown> = {}, env: Record<string, string> = {}, init?: string): Promise<TestNvim> {
+export async function nvim(
+  bin: NvimBin,
+  setup: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+  init?: string,
+): Promise<TestNvim> {
   const t = await startNvim(bin, setup, env, init);
   current.push(t);
   return t;
 }
 
 /** An agent entry for setup(): the fake agent running `scenario` ($DIR: the test's folder). */
-export function fakeAgent(t: TestNvim, scenario: Scenario, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function fakeAgent(
+  t: TestNvim,
+  scenario: Scenario,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const sc = JSON.parse(JSON.stringify(scenario).replaceAll("$DIR", t.dir));
   const { env, ...rest } = extra as { env?: Record<string, string> };
-  return { command: process.execPath, args: [FAKE_AGENT], env: { FAKE_AGENT_SCENARIO: JSON.stringify(sc), ...env }, ...rest };
+  return {
+    command: process.execPath,
+    args: [FAKE_AGENT],
+    env: { FAKE_AGENT_SCENARIO: JSON.stringify(sc), ...env },
+    ...rest,
+  };
 }
 
 /** setup() on a running Neovim with fake agents (the first is the default) and more options. */
-export async function setAgents(t: TestNvim, scenarios: Record<string, Scenario>, extra: Record<string, unknown> = {}): Promise<void> {
+export async function setAgents(
+  t: TestNvim,
+  scenarios: Record<string, Scenario>,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const agents: Record<string, unknown> = {};
   for (const [name, sc] of Object.entries(scenarios)) agents[name] = fakeAgent(t, sc);
   await t.lua("require('acpchat').setup(...)", [{ agents, default_agent: Object.keys(scenarios)[0], ...extra }]);
 }
 
 /** Neovim with fake agents (the first is the default) and more setup() options. */
-export async function withAgents(bin: NvimBin, scenarios: Record<string, Scenario>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<TestNvim> {
+export async function withAgents(
+  bin: NvimBin,
+  scenarios: Record<string, Scenario>,
+  extra: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Promise<TestNvim> {
   const t = await nvim(bin, {}, env);
   await setAgents(t, scenarios, extra);
   return t;
@@ -51,7 +74,12 @@ export function chatCount(t: TestNvim): Promise<number> {
 }
 
 /** Call the Node host and wait for the answer (tests only: this is the one blocking helper). */
-export function call<T = unknown>(t: TestNvim, method: string, params: Record<string, unknown> = {}, ms = 5000): Promise<T> {
+export function call<T = unknown>(
+  t: TestNvim,
+  method: string,
+  params: Record<string, unknown> = {},
+  ms = 5000,
+): Promise<T> {
   return t.lua<T>("return require('acpchat.host.bridge').call_sync(...)", [method, params, ms]);
 }
 
@@ -113,10 +141,14 @@ export async function chatHandle(t: TestNvim, id?: number) {
     id: info.id,
     buf: info.buf,
     promptBuf: info.prompt_buf,
-    status: () => get("c.status") as Promise<Record<string, unknown> & { state: string; reason?: string; queued?: { text: string }[] }>,
+    status: () =>
+      get("c.status") as Promise<
+        Record<string, unknown> & { state: string; reason?: string; queued?: { text: string }[] }
+      >,
     state: async () => (await h.status()).state,
     /** Wait for the chat's state (default: ready). */
-    waitState: (state = "ready", ms = 15_000) => t.waitFor(async () => (await h.state()) === state, `the chat to be ${state}`, ms),
+    waitState: (state = "ready", ms = 15_000) =>
+      t.waitFor(async () => (await h.state()) === state, `the chat to be ${state}`, ms),
     ready: (ms?: number) => h.waitState("ready", ms),
     turnsEnded: () => get("c.turn_ended or 0") as Promise<number>,
     /** Wait until `n` turns have ended; on timeout, say what the transcript and messages hold. */
@@ -132,10 +164,17 @@ export async function chatHandle(t: TestNvim, id?: number) {
     text: async () => (await t.lines(info.buf)).join("\n"),
     promptLines: () => t.lines(info.prompt_buf),
     /** Send as :AcpChatSend does (queued when the agent is not ready). */
-    send: (text: string) => t.lua("require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(...), select(2, ...))", [info.id, text]),
+    send: (text: string) =>
+      t.lua("require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(...), select(2, ...))", [
+        info.id,
+        text,
+      ]),
     /** Type `text` into the prompt buffer and send it with the prompt's send key. */
     type: async (text: string) => {
-      await t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, vim.split(select(2, ...), '\\n'))", [info.prompt_buf, text]);
+      await t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, vim.split(select(2, ...), '\\n'))", [
+        info.prompt_buf,
+        text,
+      ]);
       await t.lua("require('acpchat.chat.chats').send_prompt(require('acpchat.chat.registry').get(...))", [info.id]);
     },
     lastStop: () => get("c.last_stop") as Promise<string>,
@@ -155,11 +194,18 @@ export async function chatHandle(t: TestNvim, id?: number) {
     /** The prompt window's winbar (the context attached to the next prompt). */
     promptWinbar: () => get("vim.wo[vim.fn.win_findbuf(c.prompt_buf)[1]].winbar") as Promise<string>,
     /** Completion candidates for `text` typed in the prompt (/ commands, @ files). */
-    complete: (text: string) => t.lua<{ word: string; abbr?: string; menu?: string; kind?: string }[]>("return require('acpchat.complete').candidates(require('acpchat.chat.registry').get(...), select(2, ...))", [info.id, text]),
-    trace: () => call<{ dir: string; kind: string; method?: string; payload_json: string }[]>(t, "trace", { chat: info.id }),
-    problems: async () => (await h.trace()).filter((e) => e.kind === "problem").map((e) => String(JSON.parse(e.payload_json))),
+    complete: (text: string) =>
+      t.lua<{ word: string; abbr?: string; menu?: string; kind?: string }[]>(
+        "return require('acpchat.complete').candidates(require('acpchat.chat.registry').get(...), select(2, ...))",
+        [info.id, text],
+      ),
+    trace: () =>
+      call<{ dir: string; kind: string; method?: string; payload_json: string }[]>(t, "trace", { chat: info.id }),
+    problems: async () =>
+      (await h.trace()).filter((e) => e.kind === "problem").map((e) => String(JSON.parse(e.payload_json))),
     notes: () => notes(t),
-    agentPid: async () => (await call<{ chat: number; pid: number }[]>(t, "chats")).find((c) => c.chat === info.id)!.pid,
+    agentPid: async () =>
+      (await call<{ chat: number; pid: number }[]>(t, "chats")).find((c) => c.chat === info.id)!.pid,
   };
   return h;
 }
@@ -171,10 +217,17 @@ export async function openChat(t: TestNvim, cmd = "AcpChat"): Promise<Chat> {
 }
 
 /** The common case: Neovim with one fake agent "fake" (or "bad" in the hostile suite), a chat open. */
-export async function startChat(bin: NvimBin, scenario: Scenario, extra: Record<string, unknown> = {}, opts: { name?: string; env?: Record<string, string>; agentExtra?: Record<string, unknown> } = {}): Promise<Chat> {
+export async function startChat(
+  bin: NvimBin,
+  scenario: Scenario,
+  extra: Record<string, unknown> = {},
+  opts: { name?: string; env?: Record<string, string>; agentExtra?: Record<string, unknown> } = {},
+): Promise<Chat> {
   const t = await nvim(bin, {}, opts.env ?? {});
   const name = opts.name ?? "fake";
-  await t.lua("require('acpchat').setup(...)", [{ agents: { [name]: fakeAgent(t, scenario, opts.agentExtra) }, default_agent: name, ...extra }]);
+  await t.lua("require('acpchat').setup(...)", [
+    { agents: { [name]: fakeAgent(t, scenario, opts.agentExtra) }, default_agent: name, ...extra },
+  ]);
   return openChat(t);
 }
 
@@ -183,7 +236,11 @@ export async function startChat(bin: NvimBin, scenario: Scenario, extra: Record<
  * (`where`: "buffer" or "disk"; either by default).
  */
 export function wrote(where?: "buffer" | "disk" | "nothing"): unknown {
-  return { _meta: { "acp-chat.nvim/write": expect.objectContaining({ written: where ?? expect.stringMatching(/^(buffer|disk)$/) }) } };
+  return {
+    _meta: {
+      "acp-chat.nvim/write": expect.objectContaining({ written: where ?? expect.stringMatching(/^(buffer|disk)$/) }),
+    },
+  };
 }
 
 let scenarioFiles = 0;
@@ -195,7 +252,10 @@ let scenarioFiles = 0;
 export async function setScenario(t: TestNvim, scenario: Scenario, agent = "fake"): Promise<void> {
   const file = join(t.dir, `scenario-${scenarioFiles++}.json`);
   writeFileSync(file, JSON.stringify(scenario).replaceAll("$DIR", t.dir));
-  await t.lua("require('acpchat.config').options.agents[select(1, ...)].env.FAKE_AGENT_SCENARIO = select(2, ...)", [agent, file]);
+  await t.lua("require('acpchat.config').options.agents[select(1, ...)].env.FAKE_AGENT_SCENARIO = select(2, ...)", [
+    agent,
+    file,
+  ]);
 }
 
 /** Send `text` to the chat (as :AcpChatSend does) and wait until the turn it starts has ended. */
@@ -218,7 +278,9 @@ export async function sendAndWaitChanges(c: Chat, text: string, ms?: number): Pr
 
 /** The fake agent's echoed replies (each `echo: true` request's result or error), in order. */
 export async function replies(c: Chat): Promise<Record<string, unknown>[]> {
-  return [...(await c.text()).matchAll(/\{"jsonrpc":"2\.0".*?\}(?=\{"jsonrpc"|$|\n)/gs)].map((m) => JSON.parse(m[0]) as Record<string, unknown>);
+  return [...(await c.text()).matchAll(/\{"jsonrpc":"2\.0".*?\}(?=\{"jsonrpc"|$|\n)/gs)].map(
+    (m) => JSON.parse(m[0]) as Record<string, unknown>,
+  );
 }
 
 /** How many reviews of the agent's writes are open. */
@@ -272,12 +334,16 @@ export function received(dir: string, method: string): Record<string, unknown>[]
  */
 export async function checkpointsReady(t: TestNvim): Promise<void> {
   const root = join(t.dir, "state", "nvim", "acpchat", "checkpoints");
-  await t.waitFor(async () => {
-    if (!existsSync(root)) return false;
-    for (const p of readdirSync(root)) {
-      const refs = join(root, p, "git", "refs", "acpchat");
-      if (existsSync(refs) && readdirSync(refs).some((c) => existsSync(join(refs, c, "0")))) return true;
-    }
-    return false;
-  }, "the chat's first snapshot", 20_000);
+  await t.waitFor(
+    async () => {
+      if (!existsSync(root)) return false;
+      for (const p of readdirSync(root)) {
+        const refs = join(root, p, "git", "refs", "acpchat");
+        if (existsSync(refs) && readdirSync(refs).some((c) => existsSync(join(refs, c, "0")))) return true;
+      }
+      return false;
+    },
+    "the chat's first snapshot",
+    20_000,
+  );
 }

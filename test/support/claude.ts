@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const CLAUDE_ACP = fileURLToPath(new URL("../../node_modules/@zed-industries/claude-code-acp/dist/index.js", import.meta.url));
+export const CLAUDE_ACP = fileURLToPath(
+  new URL("../../node_modules/@zed-industries/claude-code-acp/dist/index.js", import.meta.url),
+);
 
 /** The agent's environment: the fake server, a private HOME, no telemetry; root needs IS_SANDBOX. */
 export function claudeEnv(url: string): Record<string, string> {

@@ -7,7 +7,9 @@ import { createRequire } from "node:module";
 import { readFileSync, existsSync } from "node:fs";
 
 const require = createRequire(import.meta.url);
-const schema = require("@agentclientprotocol/sdk/schema/v1/schema.json") as { $defs: Record<string, { "x-method"?: string; "x-side"?: string }> };
+const schema = require("@agentclientprotocol/sdk/schema/v1/schema.json") as {
+  $defs: Record<string, { "x-method"?: string; "x-side"?: string }>;
+};
 
 const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true });
 for (const f of ["uint16", "uint32", "uint64", "int32", "int64", "double", "uri"]) ajv.addFormat(f, true);
@@ -29,7 +31,9 @@ for (const [name, def] of Object.entries(schema.$defs)) {
  * Methods only the unstable schema has (session/fork, session/set_title: option `unstable`) are
  * checked against schema.unstable.json, shipped in the same package.
  */
-const unstableSchema = require("@agentclientprotocol/sdk/schema/v1/schema.unstable.json") as { $defs: Record<string, { "x-method"?: string; "x-side"?: string }> };
+const unstableSchema = require("@agentclientprotocol/sdk/schema/v1/schema.unstable.json") as {
+  $defs: Record<string, { "x-method"?: string; "x-side"?: string }>;
+};
 ajv.addSchema(unstableSchema, "acpu");
 const unstableSends = new Map<string, { params?: string; result?: string }>();
 for (const [name, def] of Object.entries(unstableSchema.$defs)) {
@@ -46,7 +50,11 @@ for (const [name, def] of Object.entries(unstableSchema.$defs)) {
  * session/set_model), checked by shape instead.
  */
 const LEGACY: Record<string, (params: unknown) => boolean> = {
-  "session/set_model": (p) => typeof p === "object" && p !== null && typeof (p as { sessionId?: unknown }).sessionId === "string" && typeof (p as { modelId?: unknown }).modelId === "string",
+  "session/set_model": (p) =>
+    typeof p === "object" &&
+    p !== null &&
+    typeof (p as { sessionId?: unknown }).sessionId === "string" &&
+    typeof (p as { modelId?: unknown }).modelId === "string",
 };
 
 export interface Violation {
@@ -58,7 +66,10 @@ export interface Violation {
  * Check client->agent messages. `requestMethods` maps the agent's request ids to methods so the
  * client's responses can be checked against the right response schema.
  */
-export function validateClientMessages(messages: Record<string, unknown>[], requestMethods: Map<unknown, string>): { checked: number; violations: Violation[]; methods: Set<string> } {
+export function validateClientMessages(
+  messages: Record<string, unknown>[],
+  requestMethods: Map<unknown, string>,
+): { checked: number; violations: Violation[]; methods: Set<string> } {
   const violations: Violation[] = [];
   const methods = new Set<string>();
   let checked = 0;
@@ -96,7 +107,8 @@ export function validateClientMessages(messages: Record<string, unknown>[], requ
       if (!def) continue; // a response to something that had no schema (or an unknown request)
     } else {
       const err = m.error as { code?: unknown; message?: unknown } | undefined;
-      if (!err || typeof err.code !== "number" || typeof err.message !== "string") violations.push({ message: m, errors: "bad error object" });
+      if (!err || typeof err.code !== "number" || typeof err.message !== "string")
+        violations.push({ message: m, errors: "bad error object" });
       checked++;
       continue;
     }

@@ -25,8 +25,15 @@ afterEach(async () => {
 });
 
 /** The official MCP client on the server the chat offered, as the agent would start it. */
-export async function connect(s: Server, envOverride: Record<string, string> = {}): Promise<{ client: Client; transport: StdioClientTransport; closed: Promise<void> }> {
-  const env = { PATH: process.env.PATH ?? "", ...Object.fromEntries(s.env.map((e) => [e.name, e.value])), ...envOverride };
+export async function connect(
+  s: Server,
+  envOverride: Record<string, string> = {},
+): Promise<{ client: Client; transport: StdioClientTransport; closed: Promise<void> }> {
+  const env = {
+    PATH: process.env.PATH ?? "",
+    ...Object.fromEntries(s.env.map((e) => [e.name, e.value])),
+    ...envOverride,
+  };
   const transport = new StdioClientTransport({ command: s.command, args: s.args, env, stderr: "pipe" });
   const client = new Client({ name: "test-agent", version: "1.0.0" });
   const closed = new Promise<void>((resolve) => {
@@ -37,8 +44,15 @@ export async function connect(s: Server, envOverride: Record<string, string> = {
   return { client, transport, closed };
 }
 
-export async function tool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ text: string; isError: boolean }> {
-  const r = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; isError?: boolean };
+export async function tool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ text: string; isError: boolean }> {
+  const r = (await client.callTool({ name, arguments: args })) as {
+    content: { type: string; text: string }[];
+    isError?: boolean;
+  };
   return { text: r.content.map((c) => c.text).join(""), isError: r.isError === true };
 }
 
@@ -102,12 +116,21 @@ vim.api.nvim_create_autocmd("FileType", { pattern = "lua", callback = function(e
 end })
 `;
 
-export async function setupChat(t: TestNvim, extra: Record<string, unknown> = {}, scenario: Record<string, unknown> = {}): Promise<{ c: Chat; server: Server; work: string }> {
+export async function setupChat(
+  t: TestNvim,
+  extra: Record<string, unknown> = {},
+  scenario: Record<string, unknown> = {},
+): Promise<{ c: Chat; server: Server; work: string }> {
   const work = join(t.dir, "work");
   mkdirSync(join(work, "src"), { recursive: true });
   writeFileSync(join(work, "src/a.lua"), "local b = require('b')\nlocal x = b.greet('you')\nreturn x\n");
-  writeFileSync(join(work, "src/b.lua"), "local M = {}\nfunction M.greet(name)\n  return 'hello ' .. name\nend\nreturn M\n");
-  await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, { record: "$DIR/record.jsonl", ...scenario }) }, default_agent: "fake", ...extra }]);
+  writeFileSync(
+    join(work, "src/b.lua"),
+    "local M = {}\nfunction M.greet(name)\n  return 'hello ' .. name\nend\nreturn M\n",
+  );
+  await t.lua("require('acpchat').setup(...)", [
+    { agents: { fake: fakeAgent(t, { record: "$DIR/record.jsonl", ...scenario }) }, default_agent: "fake", ...extra },
+  ]);
   const c = await openChat(t);
   await c.ready();
   const servers = received(t.dir, "session/new")[0]!.mcpServers as Server[];

@@ -41,7 +41,9 @@ function command(messages: Message[]): { text: string; results: Block[] } {
     if (m.role !== "user") continue;
     const bs = blocks(m);
     const tr = bs.filter((b) => b.type === "tool_result");
-    const texts = bs.filter((b) => b.type === "text" && b.text && !b.text.includes("<system-reminder>")).map((b) => b.text!);
+    const texts = bs
+      .filter((b) => b.type === "text" && b.text && !b.text.includes("<system-reminder>"))
+      .map((b) => b.text!);
     if (tr.length > 0) results.push(...tr);
     else if (texts.length > 0) {
       text = texts.join("\n").trim();
@@ -64,29 +66,70 @@ function sse(res: ServerResponse, events: [string, unknown][]): void {
 }
 
 let ids = 0;
-function reply(res: ServerResponse, model: string, content: { text?: string; tool?: { name: string; input: unknown } }, stream: boolean): void {
+function reply(
+  res: ServerResponse,
+  model: string,
+  content: { text?: string; tool?: { name: string; input: unknown } },
+  stream: boolean,
+): void {
   const id = `msg_fake_${ids++}`;
   const usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  const block = content.tool ? { type: "tool_use", id: `toolu_fake_${ids++}`, name: content.tool.name, input: content.tool.input } : { type: "text", text: content.text ?? "" };
+  const block = content.tool
+    ? { type: "tool_use", id: `toolu_fake_${ids++}`, name: content.tool.name, input: content.tool.input }
+    : { type: "text", text: content.text ?? "" };
   const stop = content.tool ? "tool_use" : "end_turn";
   if (!stream) {
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ id, type: "message", role: "assistant", model, content: [block], stop_reason: stop, stop_sequence: null, usage }));
+    res.end(
+      JSON.stringify({
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [block],
+        stop_reason: stop,
+        stop_sequence: null,
+        usage,
+      }),
+    );
     return;
   }
   const start = content.tool ? { ...block, input: {} } : { type: "text", text: "" };
-  const delta = content.tool ? { type: "input_json_delta", partial_json: JSON.stringify(content.tool.input) } : { type: "text_delta", text: content.text ?? "" };
+  const delta = content.tool
+    ? { type: "input_json_delta", partial_json: JSON.stringify(content.tool.input) }
+    : { type: "text_delta", text: content.text ?? "" };
   sse(res, [
-    ["message_start", { type: "message_start", message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage } }],
+    [
+      "message_start",
+      {
+        type: "message_start",
+        message: {
+          id,
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage,
+        },
+      },
+    ],
     ["content_block_start", { type: "content_block_start", index: 0, content_block: start }],
     ["content_block_delta", { type: "content_block_delta", index: 0, delta }],
     ["content_block_stop", { type: "content_block_stop", index: 0 }],
-    ["message_delta", { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } }],
+    [
+      "message_delta",
+      { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } },
+    ],
     ["message_stop", { type: "message_stop" }],
   ]);
 }
 
-function decide(body: { messages: Message[]; tools?: { name: string }[] }): { text?: string; tool?: { name: string; input: unknown } } {
+function decide(body: { messages: Message[]; tools?: { name: string }[] }): {
+  text?: string;
+  tool?: { name: string; input: unknown };
+} {
   const hasAcpTools = (body.tools ?? []).some((t) => t.name.startsWith("mcp__acp__"));
   const { text, results } = command(body.messages ?? []);
   if (!hasAcpTools) return { text: "Fake title" };
@@ -96,13 +139,16 @@ function decide(body: { messages: Message[]; tools?: { name: string }[] }): { te
   }
   let m: RegExpMatchArray | null;
   if ((m = text.match(/^read (\S+)$/))) return { tool: { name: "mcp__acp__Read", input: { file_path: m[1] } } };
-  if ((m = text.match(/^write (\S+) ([\s\S]*)$/))) return { tool: { name: "mcp__acp__Write", input: { file_path: m[1], content: m[2] } } };
+  if ((m = text.match(/^write (\S+) ([\s\S]*)$/)))
+    return { tool: { name: "mcp__acp__Write", input: { file_path: m[1], content: m[2] } } };
   if ((m = text.match(/^tool (\S+)(?: ([\s\S]+))?$/))) {
     const name = m[1]!;
-    if (!(body.tools ?? []).some((t) => t.name === name)) return { text: `NO SUCH TOOL: ${name} (offered: ${(body.tools ?? []).map((t) => t.name).join(", ")})` };
+    if (!(body.tools ?? []).some((t) => t.name === name))
+      return { text: `NO SUCH TOOL: ${name} (offered: ${(body.tools ?? []).map((t) => t.name).join(", ")})` };
     return { tool: { name, input: m[2] ? JSON.parse(m[2]) : {} } };
   }
-  if ((m = text.match(/^run ([\s\S]+)$/))) return { tool: { name: "mcp__acp__Bash", input: { command: m[1], timeout: 20000, description: "Run a command" } } };
+  if ((m = text.match(/^run ([\s\S]+)$/)))
+    return { tool: { name: "mcp__acp__Bash", input: { command: m[1], timeout: 20000, description: "Run a command" } } };
   return { text: `You said: ${text}` };
 }
 

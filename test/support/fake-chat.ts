@@ -18,7 +18,10 @@ export class MemoryPort implements EditorPort {
   writes: { path: string; content: string }[] = [];
   questions: RequestPermissionRequest[] = [];
   /** Pick an option by kind, or return undefined to leave the question open until aborted. */
-  answer: (req: RequestPermissionRequest) => PermissionOutcome | undefined = (req) => ({ outcome: "selected", optionId: req.options[0]!.optionId });
+  answer: (req: RequestPermissionRequest) => PermissionOutcome | undefined = (req) => ({
+    outcome: "selected",
+    optionId: req.options[0]!.optionId,
+  });
 
   async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome> {
     this.questions.push(req);
@@ -61,14 +64,22 @@ export interface FakeChat {
   transcript: () => string;
 }
 
-export function makeFakeChat(scenario: Record<string, unknown>, opts: Partial<ChatOptions> = {}, env: Record<string, string> = {}): FakeChat {
+export function makeFakeChat(
+  scenario: Record<string, unknown>,
+  opts: Partial<ChatOptions> = {},
+  env: Record<string, string> = {},
+): FakeChat {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-test-")));
   const record = join(dir, ".record.jsonl");
   const port = new MemoryPort();
   const events: TranscriptEvent[] = [];
   const chat = new Chat({
     agentName: "fake",
-    command: { command: process.execPath, args: [FAKE_AGENT], env: { ...env, FAKE_AGENT_SCENARIO: JSON.stringify({ record, ...scenario }) } },
+    command: {
+      command: process.execPath,
+      args: [FAKE_AGENT],
+      env: { ...env, FAKE_AGENT_SCENARIO: JSON.stringify({ record, ...scenario }) },
+    },
     cwd: dir,
     port,
     onEvents: (e) => events.push(...e),
@@ -84,7 +95,13 @@ export function makeFakeChat(scenario: Record<string, unknown>, opts: Partial<Ch
     received: () => readRecord(record),
     transcript: () =>
       chat.state.blocks
-        .map((b) => ("text" in b ? `${b.type}: ${b.text}` : b.type === "tool" ? `tool ${b.call.toolCallId} ${b.call.status}` : b.type))
+        .map((b) =>
+          "text" in b
+            ? `${b.type}: ${b.text}`
+            : b.type === "tool"
+              ? `tool ${b.call.toolCallId} ${b.call.status}`
+              : b.type,
+        )
         .join("\n"),
   };
 }

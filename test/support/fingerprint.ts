@@ -18,7 +18,9 @@ export function fingerprint(dir: string, opts: { times?: boolean } = {}): Record
       else if (st.isDirectory()) walk(p);
       else {
         const hash = createHash("sha1").update(readFileSync(p)).digest("hex");
-        out[rel] = opts.times ? `${(st.mode & 0o7777).toString(8)}:${st.size}:${st.mtimeMs}:${hash}` : `${(st.mode & 0o777).toString(8)}:${hash}`;
+        out[rel] = opts.times
+          ? `${(st.mode & 0o7777).toString(8)}:${st.size}:${st.mtimeMs}:${hash}`
+          : `${(st.mode & 0o777).toString(8)}:${hash}`;
       }
     }
   };

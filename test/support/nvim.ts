@@ -18,7 +18,10 @@ function assertConformant(recordDir: string): void {
   for (const f of readdirSync(recordDir)) {
     const { received, sent } = readRecord(join(recordDir, f));
     const { violations } = validateClientMessages(received, sent);
-    if (violations.length > 0) throw new Error(`messages the client sent do not match the ACP schema (${f}):\n${JSON.stringify(violations.slice(0, 3), null, 1)}`);
+    if (violations.length > 0)
+      throw new Error(
+        `messages the client sent do not match the ACP schema (${f}):\n${JSON.stringify(violations.slice(0, 3), null, 1)}`,
+      );
   }
 }
 
@@ -36,10 +39,15 @@ export function nvimBins(): NvimBin[] {
       return execFileSync(p, ["--version"], { encoding: "utf8" }).split("\n")[0]!.replace("NVIM ", "");
     } catch {
       // One line that says what was looked for and how to get it, instead of a stack at import.
-      throw new Error(`no Neovim at ${p} (looked in $NVIM_BINS, then .cache/nvim/*/usr/bin/nvim, then PATH): install one with \`bash scripts/install-nvim.sh\``);
+      throw new Error(
+        `no Neovim at ${p} (looked in $NVIM_BINS, then .cache/nvim/*/usr/bin/nvim, then PATH): install one with \`bash scripts/install-nvim.sh\``,
+      );
     }
   };
-  if (process.env.NVIM_BINS) return process.env.NVIM_BINS.split(":").filter(Boolean).map((p) => ({ path: p, version: version(p) }));
+  if (process.env.NVIM_BINS)
+    return process.env.NVIM_BINS.split(":")
+      .filter(Boolean)
+      .map((p) => ({ path: p, version: version(p) }));
   const cache = join(ROOT, ".cache/nvim");
   const found = existsSync(cache)
     ? readdirSync(cache)
@@ -61,7 +69,12 @@ export interface TestNvim {
   quit(): Promise<void>;
 }
 
-export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, env: Record<string, string> = {}, init = join(ROOT, "test/nvim/init.lua")): Promise<TestNvim> {
+export async function startNvim(
+  bin: NvimBin,
+  setup: Record<string, unknown>,
+  env: Record<string, string> = {},
+  init = join(ROOT, "test/nvim/init.lua"),
+): Promise<TestNvim> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-e2e-")));
   for (const d of ["config", "data", "state", "cache", "work", "records"]) mkdirSync(join(dir, d), { recursive: true });
   const proc = spawn(bin.path, ["--embed", "--headless", "-i", "NONE", "-n", "-u", init], {
@@ -70,7 +83,10 @@ export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, en
       ...process.env,
       // npm puts node_modules/.bin first on PATH, where test dependencies (claude-code-acp) would
       // pass for the user's agents.
-      PATH: (process.env.PATH ?? "").split(":").filter((p) => !p.includes("node_modules/.bin")).join(":"),
+      PATH: (process.env.PATH ?? "")
+        .split(":")
+        .filter((p) => !p.includes("node_modules/.bin"))
+        .join(":"),
       XDG_CONFIG_HOME: join(dir, "config"),
       XDG_DATA_HOME: join(dir, "data"),
       XDG_STATE_HOME: join(dir, "state"),
@@ -120,10 +136,17 @@ export async function startNvim(bin: NvimBin, setup: Record<string, unknown>, en
 }
 
 /** A setup() table with fake agents, each running its own scenario. */
-export function fakeAgents(scenarios: Record<string, Record<string, unknown>>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function fakeAgents(
+  scenarios: Record<string, Record<string, unknown>>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const agents: Record<string, unknown> = {};
   for (const [name, scenario] of Object.entries(scenarios)) {
-    agents[name] = { command: process.execPath, args: [FAKE_AGENT], env: { FAKE_AGENT_SCENARIO: JSON.stringify(scenario) } };
+    agents[name] = {
+      command: process.execPath,
+      args: [FAKE_AGENT],
+      env: { FAKE_AGENT_SCENARIO: JSON.stringify(scenario) },
+    };
   }
   return { agents, default_agent: Object.keys(scenarios)[0], ...extra };
 }

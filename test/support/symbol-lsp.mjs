@@ -34,10 +34,21 @@ function symbols(query) {
     const lines = readFileSync(f, "utf8").split("\n");
     lines.forEach((l, i) => {
       const m = /^(\s*)(?:local\s+)?function\s+([\w.:]+)\s*\(/.exec(l);
-      if (!m || !m[2].toLowerCase().includes(query.toLowerCase())) return;
+      if (!m?.[2].toLowerCase().includes(query.toLowerCase())) return;
       let end = i;
-      for (let j = i + 1; j < lines.length; j++) if (lines[j] === `${m[1]}end`) { end = j; break; }
-      out.push({ name: m[2], kind: 12, location: { uri: pathToFileURL(f).href, range: { start: { line: i, character: m[1].length }, end: { line: end, character: m[1].length + 3 } } } });
+      for (let j = i + 1; j < lines.length; j++)
+        if (lines[j] === `${m[1]}end`) {
+          end = j;
+          break;
+        }
+      out.push({
+        name: m[2],
+        kind: 12,
+        location: {
+          uri: pathToFileURL(f).href,
+          range: { start: { line: i, character: m[1].length }, end: { line: end, character: m[1].length + 3 } },
+        },
+      });
     });
   }
   return out;
@@ -46,7 +57,10 @@ function symbols(query) {
 function handle(msg) {
   if (msg.method === "initialize") {
     if (msg.params.rootUri) root = fileURLToPath(msg.params.rootUri);
-    send({ id: msg.id, result: { capabilities: { workspaceSymbolProvider: true }, serverInfo: { name: "symbol-lsp" } } });
+    send({
+      id: msg.id,
+      result: { capabilities: { workspaceSymbolProvider: true }, serverInfo: { name: "symbol-lsp" } },
+    });
   } else if (msg.method === "workspace/symbol") send({ id: msg.id, result: symbols(msg.params.query ?? "") });
   else if (msg.method === "shutdown") send({ id: msg.id, result: null });
   else if (msg.method === "exit") process.exit(0);

@@ -43,19 +43,46 @@ describe("$VAR expansion", () => {
     chmodSync(bin, 0o755);
     const r = resolveMcpServers(
       [
-        { name: "local", type: "stdio", command: "mcp-tool", args: ["--x"], env: [{ name: "API_TOKEN", value: "$TOKEN" }, { name: "UNSET", value: "${MISSING_VAR}" }] },
+        {
+          name: "local",
+          type: "stdio",
+          command: "mcp-tool",
+          args: ["--x"],
+          env: [
+            { name: "API_TOKEN", value: "$TOKEN" },
+            { name: "UNSET", value: "${MISSING_VAR}" },
+          ],
+        },
         { name: "rel", command: "./mcp-tool" },
         { name: "gone", command: "no-such-mcp-binary" },
-        { name: "docs", type: "http", url: "https://x/mcp", headers: [{ name: "Authorization", value: "Bearer ${TOKEN}" }] },
+        {
+          name: "docs",
+          type: "http",
+          url: "https://x/mcp",
+          headers: [{ name: "Authorization", value: "Bearer ${TOKEN}" }],
+        },
       ],
       dir,
       { PATH: `/nonexistent:${dir}`, TOKEN: "tok-123456" },
     );
     expect(r.servers).toEqual([
-      { name: "local", command: bin, args: ["--x"], env: [{ name: "API_TOKEN", value: "tok-123456" }, { name: "UNSET", value: "" }] },
+      {
+        name: "local",
+        command: bin,
+        args: ["--x"],
+        env: [
+          { name: "API_TOKEN", value: "tok-123456" },
+          { name: "UNSET", value: "" },
+        ],
+      },
       { name: "rel", command: bin, args: [], env: [] },
       { name: "gone", command: "no-such-mcp-binary", args: [], env: [] },
-      { type: "http", name: "docs", url: "https://x/mcp", headers: [{ name: "Authorization", value: "Bearer tok-123456" }] },
+      {
+        type: "http",
+        name: "docs",
+        url: "https://x/mcp",
+        headers: [{ name: "Authorization", value: "Bearer tok-123456" }],
+      },
     ]);
     expect(r.secrets).toEqual(expect.arrayContaining(["tok-123456", "Bearer tok-123456"]));
     expect(r.problems).toEqual([
@@ -81,7 +108,9 @@ describe("redaction", () => {
           { name: "h", type: "sse", url: "http://x", headers: [{ name: "X-Key", value: "literal-header-secret" }] },
         ],
       });
-      expect(chat.redactor.text("leak mcp-secret-value-42 and literal-header-secret")).toBe("leak [REDACTED] and [REDACTED]");
+      expect(chat.redactor.text("leak mcp-secret-value-42 and literal-header-secret")).toBe(
+        "leak [REDACTED] and [REDACTED]",
+      );
     } finally {
       delete process.env.ACP_MCP_UNIT_SECRET;
     }

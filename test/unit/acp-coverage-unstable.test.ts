@@ -32,7 +32,8 @@ interface Def {
   "x-side"?: string;
 }
 const require = createRequire(import.meta.url);
-const unstable = (require("@agentclientprotocol/sdk/schema/v1/schema.unstable.json") as { $defs: Record<string, Def> }).$defs;
+const unstable = (require("@agentclientprotocol/sdk/schema/v1/schema.unstable.json") as { $defs: Record<string, Def> })
+  .$defs;
 const stable = (require("@agentclientprotocol/sdk/schema/v1/schema.json") as { $defs: Record<string, Def> }).$defs;
 const src = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 
@@ -41,7 +42,10 @@ function hostFeatures(on: boolean): Record<string, boolean> {
   const m = src("src/nvim/open-chat.ts").match(/features: (\{[^}]*\})/);
   expect(m, "open-chat.ts passes features to the Chat").not.toBeNull();
   expect(m![1], "the host passes the unstable option on").toContain("unstable: p.unstable === true");
-  return { ...Object.fromEntries([...m![1]!.matchAll(/(\w+): (true|false)/g)].map((x) => [x[1]!, x[2] === "true"])), unstable: on };
+  return {
+    ...Object.fromEntries([...m![1]!.matchAll(/(\w+): (true|false)/g)].map((x) => [x[1]!, x[2] === "true"])),
+    unstable: on,
+  };
 }
 
 /** A client over a peer that records what it registers, with handlers that record their calls. */
@@ -64,7 +68,9 @@ function client(on: boolean) {
     "authStatus",
     "mcpMessage",
   ];
-  const handlers = Object.fromEntries(names.map((n) => [n, (...args: unknown[]) => (called.push({ handler: n, args }), Promise.resolve({}))])) as unknown as AgentRequestHandlers;
+  const handlers = Object.fromEntries(
+    names.map((n) => [n, (...args: unknown[]) => (called.push({ handler: n, args }), Promise.resolve({}))]),
+  ) as unknown as AgentRequestHandlers;
   return { client: new AcpClient(peer, handlers, hostFeatures(on)), requests, notifications, called };
 }
 
@@ -74,7 +80,8 @@ const unstableCapabilityHandlers: Record<string, () => void> = {
     for (const k of ["plan_update", "plan_removed"]) expect(UNSTABLE_UPDATE_KINDS.has(k), k).toBe(true);
   },
   subagents: () => {
-    for (const k of ["subagent_update", "session_message", "session_message_chunk"]) expect(UNSTABLE_UPDATE_KINDS.has(k), k).toBe(true);
+    for (const k of ["subagent_update", "session_message", "session_message_chunk"])
+      expect(UNSTABLE_UPDATE_KINDS.has(k), k).toBe(true);
     // The children's own session/update notifications reach their transcript.
     expect(src("src/session/chat/updates.ts")).toMatch(/unstable\.route\(sessionId, update\)/);
   },
@@ -83,8 +90,13 @@ const unstableCapabilityHandlers: Record<string, () => void> = {
 describe("client capabilities with the option on and off", () => {
   it("on: plan and subagents are advertised as {} and have a handler; every unstable ClientCapabilities key is advertised", () => {
     const caps = client(true).client.clientCapabilities() as Record<string, unknown>;
-    for (const [path, v] of leaves(caps)) expect(v === true || (typeof v === "object" && v !== null), `${path} is advertised as ${JSON.stringify(v)}`).toBe(true);
-    const added = Object.keys(unstable.ClientCapabilities!.properties!).filter((k) => !(k in stable.ClientCapabilities!.properties!));
+    for (const [path, v] of leaves(caps))
+      expect(v === true || (typeof v === "object" && v !== null), `${path} is advertised as ${JSON.stringify(v)}`).toBe(
+        true,
+      );
+    const added = Object.keys(unstable.ClientCapabilities!.properties!).filter(
+      (k) => !(k in stable.ClientCapabilities!.properties!),
+    );
     expect(added.length).toBeGreaterThan(0);
     for (const k of added) {
       expect(caps[k], `clientCapabilities.${k}`).toEqual({});
@@ -95,7 +107,8 @@ describe("client capabilities with the option on and off", () => {
 
   it("off: nothing of the unstable schema is advertised", () => {
     const caps = client(false).client.clientCapabilities() as Record<string, unknown>;
-    for (const k of Object.keys(caps)) expect(stable.ClientCapabilities!.properties![k], `clientCapabilities.${k} is stable`).toBeDefined();
+    for (const k of Object.keys(caps))
+      expect(stable.ClientCapabilities!.properties![k], `clientCapabilities.${k} is stable`).toBeDefined();
     expect(caps.plan).toBeUndefined();
     expect(caps.subagents).toBeUndefined();
   });
@@ -109,7 +122,9 @@ const examples: Record<string, Record<string, unknown>[]> = {
     { plan: { type: "file", planId: "p3", uri: "file:///tmp/plan%20one.md" } },
   ],
   plan_removed: [{ planId: "p1" }],
-  subagent_update: [{ sessionId: "child-1", title: "Researcher", description: "reads the docs", state: { state: "running" } }],
+  subagent_update: [
+    { sessionId: "child-1", title: "Researcher", description: "reads the docs", state: { state: "running" } },
+  ],
   session_message: [{ messageId: "m1", recipientSessionId: "child-1", content: [{ type: "text", text: "look up X" }] }],
   session_message_chunk: [{ messageId: "m1", content: { type: "text", text: " please" } }],
 };
@@ -130,50 +145,73 @@ describe("session/update variants of the unstable schema", () => {
     expect(variants.filter((v) => !unstableOnly.includes(v)).sort()).toEqual([...stableVariants].sort());
   });
 
-  it.each(unstableOnly)("%s, option on: parsed, handed to unstableUpdate, and applied by a named case of unstable.ts", (kind) => {
-    expect(logic, `unstable.ts has case "${kind}"`).toContain(`case "${kind}":`);
-    const c = client(true);
-    const state = new SessionState("a");
-    state.beginTurn([{ type: "text", text: "go" }]);
-    const u = new UnstableSession(state, new Redactor());
-    // What a real agent sends first (a plan to remove, a child to message), then the example.
-    const before = kind === "plan_removed" ? examples.plan_update!.slice(0, 1).map((e) => ({ sessionUpdate: "plan_update", ...e })) : kind.startsWith("session_message") ? [{ sessionUpdate: "subagent_update", ...examples.subagent_update![0] }] : [];
-    for (const example of [...before, ...examples[kind]!.map((e) => ({ sessionUpdate: kind, ...e }))]) {
-      c.called.length = 0;
-      c.notifications.get("session/update")!.handler({ sessionId: "s", update: example });
-      expect(c.called.map((x) => x.handler)).toEqual(["unstableUpdate"]);
-      const update = c.called[0]!.args[1] as UnstableSessionUpdate;
-      expect(update.sessionUpdate).toBe(example.sessionUpdate);
-      expect(u.apply(update).length).toBeGreaterThan(0);
-    }
-    expect(state.blocks.some((b) => b.type === "note")).toBe(false);
-    expect(state.unknownKinds.size).toBe(0);
-  });
+  it.each(unstableOnly)(
+    "%s, option on: parsed, handed to unstableUpdate, and applied by a named case of unstable.ts",
+    (kind) => {
+      expect(logic, `unstable.ts has case "${kind}"`).toContain(`case "${kind}":`);
+      const c = client(true);
+      const state = new SessionState("a");
+      state.beginTurn([{ type: "text", text: "go" }]);
+      const u = new UnstableSession(state, new Redactor());
+      // What a real agent sends first (a plan to remove, a child to message), then the example.
+      const before =
+        kind === "plan_removed"
+          ? examples.plan_update!.slice(0, 1).map((e) => ({ sessionUpdate: "plan_update", ...e }))
+          : kind.startsWith("session_message")
+            ? [{ sessionUpdate: "subagent_update", ...examples.subagent_update![0] }]
+            : [];
+      for (const example of [...before, ...examples[kind]!.map((e) => ({ sessionUpdate: kind, ...e }))]) {
+        c.called.length = 0;
+        c.notifications.get("session/update")!.handler({ sessionId: "s", update: example });
+        expect(c.called.map((x) => x.handler)).toEqual(["unstableUpdate"]);
+        const update = c.called[0]!.args[1] as UnstableSessionUpdate;
+        expect(update.sessionUpdate).toBe(example.sessionUpdate);
+        expect(u.apply(update).length).toBeGreaterThan(0);
+      }
+      expect(state.blocks.some((b) => b.type === "note")).toBe(false);
+      expect(state.unknownKinds.size).toBe(0);
+    },
+  );
 
   it.each(unstableOnly)("%s, option off: reaches sessionUpdate as an unknown update (the note, as before)", (kind) => {
     const c = client(false);
-    c.notifications.get("session/update")!.handler({ sessionId: "s", update: { sessionUpdate: kind, ...examples[kind]![0] } });
+    c.notifications
+      .get("session/update")!
+      .handler({ sessionId: "s", update: { sessionUpdate: kind, ...examples[kind]![0] } });
     expect(c.called.map((x) => x.handler)).toEqual(["sessionUpdate"]);
     const update = c.called[0]!.args[1] as SessionUpdate;
     expect(update).toMatchObject({ sessionUpdate: "unknown", originalKind: kind });
     const state = new SessionState("a");
     state.apply(update);
-    expect(state.blocks).toEqual([expect.objectContaining({ type: "note", level: "warn", text: `unknown session/update variant "${kind}"` })]);
+    expect(state.blocks).toEqual([
+      expect.objectContaining({ type: "note", level: "warn", text: `unknown session/update variant "${kind}"` }),
+    ]);
   });
 
   it("an unstable variant the agent got wrong stays unknown with the reason, option on", () => {
     const c = client(true);
-    c.notifications.get("session/update")!.handler({ sessionId: "s", update: { sessionUpdate: "plan_update", plan: { type: "items" } } });
+    c.notifications
+      .get("session/update")!
+      .handler({ sessionId: "s", update: { sessionUpdate: "plan_update", plan: { type: "items" } } });
     expect(c.called.map((x) => x.handler)).toEqual(["sessionUpdate"]);
-    expect(c.called[0]!.args[1]).toMatchObject({ sessionUpdate: "unknown", reason: expect.stringMatching(/^invalid plan_update: plan/) });
+    expect(c.called[0]!.args[1]).toMatchObject({
+      sessionUpdate: "unknown",
+      reason: expect.stringMatching(/^invalid plan_update: plan/),
+    });
   });
 });
 
 /** Valid params for each client-side method of the unstable schema, and the handler that must get it. */
 const clientMethods: Record<string, ClientMethodCase> = {
   ...STABLE_CLIENT_METHODS,
-  "session/update": { params: { sessionId: "s", update: { sessionUpdate: "plan_removed", planId: "p" } }, handler: "unstableUpdate" },
-  "auth/status_update": { params: { state: "unauthenticated", accounts: [{ label: "Claude Max", active: true }] }, handler: "authStatus" },
+  "session/update": {
+    params: { sessionId: "s", update: { sessionUpdate: "plan_removed", planId: "p" } },
+    handler: "unstableUpdate",
+  },
+  "auth/status_update": {
+    params: { state: "unauthenticated", accounts: [{ label: "Claude Max", active: true }] },
+    handler: "authStatus",
+  },
   "mcp/message": { params: { serverId: "srv", requestId: 1, method: "tools/list" }, handler: "mcpMessage" },
 };
 

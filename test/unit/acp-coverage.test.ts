@@ -12,7 +12,12 @@ import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { AcpClient, type AgentRequestHandlers } from "../../src/client/acp-client.js";
 import type { HandlerContext } from "../../src/protocol/jsonrpc.js";
-import { KNOWN_UPDATE_KINDS, OPT_IN_UPDATE_KINDS, parseOptInUpdate, parseSessionUpdate } from "../../src/protocol/schema.js";
+import {
+  KNOWN_UPDATE_KINDS,
+  OPT_IN_UPDATE_KINDS,
+  parseOptInUpdate,
+  parseSessionUpdate,
+} from "../../src/protocol/schema.js";
 import { SessionState } from "../../src/session/session-state.js";
 import { STABLE_CLIENT_METHODS, leaves, recordingPeer } from "../support/acp-coverage.js";
 
@@ -79,9 +84,17 @@ const capabilityHandlers: Record<string, (c: ReturnType<typeof client>) => void>
   "fs.readTextFile": (c) => expect(c.requests.has("fs/read_text_file")).toBe(true),
   "fs.writeTextFile": (c) => expect(c.requests.has("fs/write_text_file")).toBe(true),
   terminal: (c) => {
-    for (const m of ["terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release"]) expect(c.requests.has(m), m).toBe(true);
+    for (const m of [
+      "terminal/create",
+      "terminal/output",
+      "terminal/wait_for_exit",
+      "terminal/kill",
+      "terminal/release",
+    ])
+      expect(c.requests.has(m), m).toBe(true);
   },
-  "auth.terminal": () => expect(src("src/session/chat/connection.ts")).toMatch(/method\.type === "terminal"[\s\S]*runAuthTerminal/),
+  "auth.terminal": () =>
+    expect(src("src/session/chat/connection.ts")).toMatch(/method\.type === "terminal"[\s\S]*runAuthTerminal/),
   "elicitation.form": (c) => expect(c.requests.has("elicitation/create")).toBe(true),
   "elicitation.url": (c) => expect(c.notifications.has("elicitation/complete")).toBe(true),
   "session.notices": () => expect(OPT_IN_UPDATE_KINDS.has("notice")).toBe(true),
@@ -93,7 +106,8 @@ const capabilityHandlers: Record<string, (c: ReturnType<typeof client>) => void>
     expect(src("src/client/acp-client.ts")).toMatch(/type: "boolean", value/);
     expect(src("src/protocol/schema.ts")).toMatch(/type: z\.literal\("boolean"\), currentValue: z\.boolean\(\)/);
   },
-  "_meta.terminal_output": () => expect(src("src/session/session-state.ts")).toMatch(/applyTerminalMeta\(call, u\._meta\)/),
+  "_meta.terminal_output": () =>
+    expect(src("src/session/session-state.ts")).toMatch(/applyTerminalMeta\(call, u\._meta\)/),
 };
 
 describe("client capabilities", () => {
@@ -101,7 +115,10 @@ describe("client capabilities", () => {
     const caps = client().client.clientCapabilities();
     const all = leaves(caps);
     expect(all.length).toBeGreaterThan(5);
-    for (const [path, v] of all) expect(v === true || (typeof v === "object" && v !== null), `${path} is advertised as ${JSON.stringify(v)}`).toBe(true);
+    for (const [path, v] of all)
+      expect(v === true || (typeof v === "object" && v !== null), `${path} is advertised as ${JSON.stringify(v)}`).toBe(
+        true,
+      );
   });
 
   it("every capability advertised has a handler", () => {
@@ -115,9 +132,11 @@ describe("client capabilities", () => {
   it("every capability of the schema's ClientCapabilities is advertised (stable v1)", () => {
     const caps = client().client.clientCapabilities() as Record<string, unknown>;
     const resolve = (d: Def): Def => (d.$ref ? resolve(defs[d.$ref.replace("#/$defs/", "")]!) : d);
-    for (const k of Object.keys(defs.ClientCapabilities!.properties!)) expect(caps[k], `clientCapabilities.${k}`).toBeDefined();
+    for (const k of Object.keys(defs.ClientCapabilities!.properties!))
+      expect(caps[k], `clientCapabilities.${k}`).toBeDefined();
     const session = resolve(defs.ClientSessionCapabilities!);
-    for (const k of Object.keys(session.properties!).filter((k) => k !== "_meta")) expect((caps.session as Record<string, unknown>)[k], `session.${k}`).toBeDefined();
+    for (const k of Object.keys(session.properties!).filter((k) => k !== "_meta"))
+      expect((caps.session as Record<string, unknown>)[k], `session.${k}`).toBeDefined();
   });
 });
 

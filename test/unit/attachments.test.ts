@@ -33,7 +33,16 @@ describe("attachments", () => {
     expect(extensionFor("audio/x-flac")).toBe("flac");
     expect(extensionFor("application/octet-stream")).toBe("bin");
     // The agent's mimeType chooses the program gx runs: only image and audio types name one.
-    for (const m of ["text/html", "application/x-desktop", "application/x-sh", "image/svg+xml", "image/html", "audio/png", "image/x-msdownload"]) expect(extensionFor(m)).toBe("bin");
+    for (const m of [
+      "text/html",
+      "application/x-desktop",
+      "application/x-sh",
+      "image/svg+xml",
+      "image/html",
+      "audio/png",
+      "image/x-msdownload",
+    ])
+      expect(extensionFor(m)).toBe("bin");
     expect(extensionFor("image/x-png")).toBe("png");
     expect(extensionFor("image/tiff")).toBe("tiff");
     expect(extensionFor("AUDIO/X-WAV; rate=8000")).toBe("wav");
@@ -54,14 +63,33 @@ describe("attachments", () => {
     writeFileSync(join(outside, "c.png"), bytes(10));
     const boundary = new PathBoundary(cwd);
     const all = { image: true, audio: true, maxBytes: 1000, agent: "bot" };
-    const ok = await buildPrompt("see @a.png", [{ type: "file", path: join(cwd, "b.wav") }], boundary, false, undefined, all);
+    const ok = await buildPrompt(
+      "see @a.png",
+      [{ type: "file", path: join(cwd, "b.wav") }],
+      boundary,
+      false,
+      undefined,
+      all,
+    );
     expect(ok.notes).toEqual([]);
     expect(ok.blocks).toEqual([
       { type: "text", text: "see @a.png" },
-      { type: "image", data: bytes(100).toString("base64"), mimeType: "image/png", uri: `file://${join(cwd, "a.png")}` },
+      {
+        type: "image",
+        data: bytes(100).toString("base64"),
+        mimeType: "image/png",
+        uri: `file://${join(cwd, "a.png")}`,
+      },
       { type: "audio", data: bytes(50).toString("base64"), mimeType: "audio/wav" },
     ]);
-    const none = await buildPrompt("see @a.png", [{ type: "file", path: join(cwd, "b.wav") }], boundary, false, undefined, { ...all, image: false, audio: false });
+    const none = await buildPrompt(
+      "see @a.png",
+      [{ type: "file", path: join(cwd, "b.wav") }],
+      boundary,
+      false,
+      undefined,
+      { ...all, image: false, audio: false },
+    );
     expect(none.blocks.slice(1)).toEqual([
       { type: "resource_link", uri: `file://${join(cwd, "a.png")}`, name: "a.png", mimeType: "image/png", size: 100 },
       { type: "resource_link", uri: `file://${join(cwd, "b.wav")}`, name: "b.wav", mimeType: "audio/wav", size: 50 },
@@ -70,13 +98,26 @@ describe("attachments", () => {
       "a.png was sent as a link, not as an image: bot does not accept images in prompts (promptCapabilities.image).",
       "b.wav was sent as a link, not as audio: bot does not accept audio in prompts (promptCapabilities.audio).",
     ]);
-    await expect(buildPrompt("x @a.png", [], boundary, false, undefined, { ...all, maxBytes: 99 })).rejects.toThrow(new AttachmentError("a.png is 100 B, over the limit for images and audio (99 B, option media.max_bytes): not sent"));
-    await expect(buildPrompt("x", [{ type: "file", path: join(outside, "c.png") }], boundary, false, undefined, all)).rejects.toThrow(/^Access denied: .*c\.png is outside the session's working directory/);
+    await expect(buildPrompt("x @a.png", [], boundary, false, undefined, { ...all, maxBytes: 99 })).rejects.toThrow(
+      new AttachmentError(
+        "a.png is 100 B, over the limit for images and audio (99 B, option media.max_bytes): not sent",
+      ),
+    );
+    await expect(
+      buildPrompt("x", [{ type: "file", path: join(outside, "c.png") }], boundary, false, undefined, all),
+    ).rejects.toThrow(/^Access denied: .*c\.png is outside the session's working directory/);
     // A mention outside the folder stays text (as for any file).
     const mention = await buildPrompt(`x @${join(outside, "c.png")}`, [], boundary, false, undefined, all);
     expect(mention.blocks).toHaveLength(1);
     // The chat's own files (clipboard images) are allowed outside, under their label.
-    const own = await buildPrompt("x", [{ type: "file", path: join(outside, "c.png"), label: "clip.png" }], boundary, false, undefined, { ...all, image: false, owns: (p) => p.startsWith(outside) });
+    const own = await buildPrompt(
+      "x",
+      [{ type: "file", path: join(outside, "c.png"), label: "clip.png" }],
+      boundary,
+      false,
+      undefined,
+      { ...all, image: false, owns: (p) => p.startsWith(outside) },
+    );
     expect(own.blocks[1]).toMatchObject({ type: "resource_link", name: "clip.png" });
   });
 
@@ -87,17 +128,28 @@ describe("attachments", () => {
     writeFileSync(secret, "PRIVATE KEY");
     symlinkSync(secret, join(cwd, "a.png"));
     const policy = { image: true, audio: true, maxBytes: 1000, agent: "bot" };
-    await expect(mediaBlock(join(cwd, "a.png"), { kind: "image", mime: "image/png" }, policy)).rejects.toThrow(new AttachmentError("a.png is a symbolic link (put there after it was checked): not attached"));
+    await expect(mediaBlock(join(cwd, "a.png"), { kind: "image", mime: "image/png" }, policy)).rejects.toThrow(
+      new AttachmentError("a.png is a symbolic link (put there after it was checked): not attached"),
+    );
     execFileSync("mkfifo", [join(cwd, "b.png")]);
-    await expect(mediaBlock(join(cwd, "b.png"), { kind: "image", mime: "image/png" }, policy)).rejects.toThrow(/b\.png is not a regular file: not attached/);
+    await expect(mediaBlock(join(cwd, "b.png"), { kind: "image", mime: "image/png" }, policy)).rejects.toThrow(
+      /b\.png is not a regular file: not attached/,
+    );
     writeFileSync(join(cwd, "c.png"), bytes(10));
-    expect((await mediaBlock(join(cwd, "c.png"), { kind: "image", mime: "image/png" }, policy)).block).toMatchObject({ type: "image", data: bytes(10).toString("base64") });
+    expect((await mediaBlock(join(cwd, "c.png"), { kind: "image", mime: "image/png" }, policy)).block).toMatchObject({
+      type: "image",
+      data: bytes(10).toString("base64"),
+    });
   });
 
   it("the agent's data as a data: URL or with line breaks decodes to the clip's bytes, and its size says so", async () => {
     const { mediaBytes } = await import("../../src/session/media.js");
     const raw = bytes(50);
-    for (const data of [`data:image/png;base64,${raw.toString("base64")}`, raw.toString("base64").replace(/(.{10})/g, "$1\r\n"), `  ${raw.toString("base64")}\n`]) {
+    for (const data of [
+      `data:image/png;base64,${raw.toString("base64")}`,
+      raw.toString("base64").replace(/(.{10})/g, "$1\r\n"),
+      `  ${raw.toString("base64")}\n`,
+    ]) {
       const m = { type: "image" as const, data, mimeType: "image/png" };
       expect(mediaBytes(m).equals(raw)).toBe(true);
       expect(decodedSize(data)).toBe(50);
@@ -110,10 +162,16 @@ describe("attachments", () => {
     writeFileSync(join(outside, "secret.png"), bytes(10));
     symlinkSync(join(outside, "secret.png"), join(cwd, "innocent.png"));
     const b = new PathBoundary(cwd);
-    await expect(describeAttachment(join(cwd, "innocent.png"), (p) => b.check(p, "attach"), cwd, 1000)).rejects.toThrow(/^Access denied: .*innocent\.png is outside/);
+    await expect(describeAttachment(join(cwd, "innocent.png"), (p) => b.check(p, "attach"), cwd, 1000)).rejects.toThrow(
+      /^Access denied: .*innocent\.png is outside/,
+    );
     const all = { image: true, audio: true, maxBytes: 1000, agent: "bot" };
-    expect((await buildPrompt("see @innocent.png", [], b, false, undefined, all)).blocks).toEqual([{ type: "text", text: "see @innocent.png" }]);
-    await expect(buildPrompt("x", [{ type: "file", path: join(cwd, "innocent.png") }], b, false, undefined, all)).rejects.toThrow(/Access denied/);
+    expect((await buildPrompt("see @innocent.png", [], b, false, undefined, all)).blocks).toEqual([
+      { type: "text", text: "see @innocent.png" },
+    ]);
+    await expect(
+      buildPrompt("x", [{ type: "file", path: join(cwd, "innocent.png") }], b, false, undefined, all),
+    ).rejects.toThrow(/Access denied/);
   });
 
   it("describeAttachment checks like the prompt does; other files pass untouched", async () => {
@@ -121,7 +179,12 @@ describe("attachments", () => {
     writeFileSync(join(cwd, "a.png"), bytes(100));
     const b = new PathBoundary(cwd);
     const check = (p: string) => b.check(p, "attach");
-    expect(await describeAttachment(join(cwd, "a.png"), check, cwd, 1000)).toEqual({ path: join(cwd, "a.png"), kind: "image", mime: "image/png", size: 100 });
+    expect(await describeAttachment(join(cwd, "a.png"), check, cwd, 1000)).toEqual({
+      path: join(cwd, "a.png"),
+      kind: "image",
+      mime: "image/png",
+      size: 100,
+    });
     expect(await describeAttachment("/etc/hostname", check, cwd, 1000)).toEqual({ path: "/etc/hostname" });
     await expect(describeAttachment("/etc/x.png", check, cwd, 1000)).rejects.toThrow(/Access denied/);
     await expect(describeAttachment(join(cwd, "a.png"), check, cwd, 10)).rejects.toThrow(/over the limit/);
@@ -168,16 +231,36 @@ describe("attachments", () => {
       ["wl-paste", "--no-newline", "--type", "image/png"],
     ]);
     await expect(readClipboardMedia(false, 10, env, exec)).rejects.toThrow(/over the limit/);
-    await expect(readClipboardMedia(true, 100, env, async () => Buffer.from("text/plain\n"))).rejects.toThrow("wl-paste: no image or audio on the primary selection");
-    await expect(readClipboardMedia(false, 100, { PATH: bin }, exec)).rejects.toThrow(/needs wl-paste .* or xclip .*none was found/);
+    await expect(readClipboardMedia(true, 100, env, async () => Buffer.from("text/plain\n"))).rejects.toThrow(
+      "wl-paste: no image or audio on the primary selection",
+    );
+    await expect(readClipboardMedia(false, 100, { PATH: bin }, exec)).rejects.toThrow(
+      /needs wl-paste .* or xclip .*none was found/,
+    );
   });
 
   it("elideMedia replaces image/audio data and blobs by their length, and returns the same object when there are none", () => {
-    const msg = { jsonrpc: "2.0", method: "session/prompt", params: { prompt: [{ type: "text", text: "hi" }, { type: "image", data: "QUJD", mimeType: "image/png" }, { type: "resource", resource: { uri: "file:///x", blob: "AAAA" } }] } };
+    const msg = {
+      jsonrpc: "2.0",
+      method: "session/prompt",
+      params: {
+        prompt: [
+          { type: "text", text: "hi" },
+          { type: "image", data: "QUJD", mimeType: "image/png" },
+          { type: "resource", resource: { uri: "file:///x", blob: "AAAA" } },
+        ],
+      },
+    };
     expect(elideMedia(msg)).toEqual({
       jsonrpc: "2.0",
       method: "session/prompt",
-      params: { prompt: [{ type: "text", text: "hi" }, { type: "image", data: "[base64 elided: 4 chars]", mimeType: "image/png" }, { type: "resource", resource: { uri: "file:///x", blob: "[base64 elided: 4 chars]" } }] },
+      params: {
+        prompt: [
+          { type: "text", text: "hi" },
+          { type: "image", data: "[base64 elided: 4 chars]", mimeType: "image/png" },
+          { type: "resource", resource: { uri: "file:///x", blob: "[base64 elided: 4 chars]" } },
+        ],
+      },
     });
     expect(msg.params.prompt[1]).toEqual({ type: "image", data: "QUJD", mimeType: "image/png" });
     const plain = { a: [{ type: "text", text: "image" }], data: "x" };
@@ -202,11 +285,26 @@ describe("media in the session's state and view", () => {
     s.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "b" } });
     const views = s.blocks.map(blockView);
     expect(views.map((v) => v.type)).toEqual(["turn", "media", "user", "reply", "agent", "media", "agent"]);
-    expect(views[1]).toEqual({ id: views[1]!.id, type: "media", role: "user", kind: "image", mime: "image/png", size: 30 });
+    expect(views[1]).toEqual({
+      id: views[1]!.id,
+      type: "media",
+      role: "user",
+      kind: "image",
+      mime: "image/png",
+      size: 30,
+    });
     expect(views[5]).toMatchObject({ type: "media", role: "agent", kind: "audio", mime: "audio/wav", size: 30 });
     expect(JSON.stringify(views)).not.toContain(data);
     // A tool call's image: a media item with its index in the call's content.
-    s.apply({ sessionUpdate: "tool_call", toolCallId: "t", title: "shot", content: [{ type: "content", content: { type: "text", text: "x" } }, { type: "content", content: { type: "image", data, mimeType: "image/png" } }] });
+    s.apply({
+      sessionUpdate: "tool_call",
+      toolCallId: "t",
+      title: "shot",
+      content: [
+        { type: "content", content: { type: "text", text: "x" } },
+        { type: "content", content: { type: "image", data, mimeType: "image/png" } },
+      ],
+    });
     const tool = blockView(s.blocks.at(-1)!) as { content: unknown[] };
     expect(tool.content[1]).toEqual({ type: "media", index: 1, kind: "image", mime: "image/png", size: 30 });
     const { findMedia } = await import("../../src/session/media.js");

@@ -1,5 +1,17 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,18 +20,26 @@ import { TurnCheckpoints } from "../../src/checkpoints/turns.js";
 import type { LiveFiles } from "../../src/checkpoints/apply.js";
 import { PathBoundary } from "../../src/workspace/path-boundary.js";
 
-const noBuffers: LiveFiles = { buffer: async () => undefined, setBuffer: async () => "changed", reload: async () => undefined };
+const noBuffers: LiveFiles = {
+  buffer: async () => undefined,
+  setBuffer: async () => "changed",
+  reload: async () => undefined,
+};
 
 async function setup(limits?: { maxFileBytes?: number; maxFiles?: number }) {
   const root = mkdtempSync(join(tmpdir(), "acpchat-hostile-"));
   const work = join(root, "work");
   mkdirSync(work);
-  return { root, work, start: async () => {
-    const store = new CheckpointStore({ stateDir: join(root, "state"), cwd: work, chat: "c", limits });
-    const cp = new TurnCheckpoints(store, work);
-    const boundary = new PathBoundary(work);
-    return { store, cp, check: (abs: string) => void boundary.check(abs, "rewind") };
-  } };
+  return {
+    root,
+    work,
+    start: async () => {
+      const store = new CheckpointStore({ stateDir: join(root, "state"), cwd: work, chat: "c", limits });
+      const cp = new TurnCheckpoints(store, work);
+      const boundary = new PathBoundary(work);
+      return { store, cp, check: (abs: string) => void boundary.check(abs, "rewind") };
+    },
+  };
 }
 
 async function turn(cp: TurnCheckpoints, n: number, act: () => void) {
@@ -42,7 +62,10 @@ describe("checkpoints, hostile", () => {
       writeFileSync(join(s.work, "a", "x"), "inside\n");
     });
     const out = await cp.rewind(step, noBuffers, check, "rewind");
-    expect(out.map((o) => [o.path, o.applied])).toEqual([["a", { done: true, how: "restored" }], ["a/x", { done: true, how: "removed" }]]);
+    expect(out.map((o) => [o.path, o.applied])).toEqual([
+      ["a", { done: true, how: "restored" }],
+      ["a/x", { done: true, how: "removed" }],
+    ]);
     expect(lstatSync(join(s.work, "a")).isFile()).toBe(true);
     expect(readFileSync(join(s.work, "a"), "utf8")).toBe("file a\n");
   });
@@ -57,7 +80,10 @@ describe("checkpoints, hostile", () => {
       writeFileSync(join(s.work, "d"), "now a file\n");
     });
     const out = await cp.rewind(step, noBuffers, check, "rewind");
-    expect(out.map((o) => [o.path, o.applied])).toEqual([["d", { done: true, how: "removed" }], ["d/x", { done: true, how: "restored" }]]);
+    expect(out.map((o) => [o.path, o.applied])).toEqual([
+      ["d", { done: true, how: "removed" }],
+      ["d/x", { done: true, how: "restored" }],
+    ]);
     expect(readFileSync(join(s.work, "d/x"), "utf8")).toBe("x\n");
   });
 
@@ -128,7 +154,14 @@ describe("checkpoint pruning, hostile", () => {
     const live = new CheckpointStore({ stateDir: state, cwd: s.work, chat: "1", maxAgeDays: 0 });
     expect(await live.take("start")).toBeDefined();
     await new Promise((r) => setTimeout(r, 50));
-    const other = new CheckpointStore({ stateDir: state, cwd: s.work, chat: "2", maxAgeDays: 0, maxBytes: 1, pruneGraceSeconds: 0 });
+    const other = new CheckpointStore({
+      stateDir: state,
+      cwd: s.work,
+      chat: "2",
+      maxAgeDays: 0,
+      maxBytes: 1,
+      pruneGraceSeconds: 0,
+    });
     await other.take("start");
     expect((await other.prune()).removed).toBe(0);
     writeFileSync(join(s.work, "a.txt"), "two\n");
@@ -183,7 +216,11 @@ describe("a file that vanishes while a snapshot runs", () => {
     const run = PrivateGit.prototype.run;
     // Listed, then gone before it is stored: what an atomic write (tmp file, rename) does to a
     // snapshot taken while the agent keeps working.
-    PrivateGit.prototype.run = function (this: InstanceType<typeof PrivateGit>, args: string[], opts?: Parameters<typeof run>[1]) {
+    PrivateGit.prototype.run = function (
+      this: InstanceType<typeof PrivateGit>,
+      args: string[],
+      opts?: Parameters<typeof run>[1],
+    ) {
       if (args[0] === "add" || args[0] === "update-index") rmSync(join(s.work, "a.txt.tmp"), { force: true });
       return run.call(this, args, opts);
     };
@@ -213,7 +250,9 @@ describe("the user undid part of the agent's change by hand", () => {
     writeFileSync(join(s.work, "f.txt"), user.join("\n") + "\n");
     const out = await cp.rewind(step, noBuffers, check, "rewind");
     expect(out[0]!.applied).toEqual({ done: true, how: "merged" });
-    expect(readFileSync(join(s.work, "f.txt"), "utf8")).toBe(orig.map((l) => (l === "line 10" ? "USER 10" : l)).join("\n") + "\n");
+    expect(readFileSync(join(s.work, "f.txt"), "utf8")).toBe(
+      orig.map((l) => (l === "line 10" ? "USER 10" : l)).join("\n") + "\n",
+    );
   });
 });
 
@@ -235,7 +274,13 @@ describe("ignore files above a session folder inside a repository", () => {
       writeFileSync(join(sub, "secret.txt"), "s\n");
     });
     // What git itself says of these files, from the repository's root.
-    const ignored = execFileSync("git", ["check-ignore", "pkg/app/keep.log", "pkg/app/other.log", "pkg/app/secret.txt"], { cwd: s.work, encoding: "utf8" }).split("\n").filter(Boolean);
+    const ignored = execFileSync(
+      "git",
+      ["check-ignore", "pkg/app/keep.log", "pkg/app/other.log", "pkg/app/secret.txt"],
+      { cwd: s.work, encoding: "utf8" },
+    )
+      .split("\n")
+      .filter(Boolean);
     expect(ignored).toEqual(["pkg/app/other.log", "pkg/app/secret.txt"]);
     expect(step.changes.map((c) => c.path)).toEqual(["keep.log"]);
   });
@@ -250,7 +295,12 @@ describe("max_files", () => {
       execFileSync("git", ["init", "-q"], { cwd: join(s.work, r) });
       for (let i = 0; i < 8; i++) writeFileSync(join(s.work, r, `f${i}.txt`), `${i}\n`);
     }
-    const store = new CheckpointStore({ stateDir: join(s.root, "state"), cwd: s.work, chat: "c", limits: { maxFiles: 10 } });
+    const store = new CheckpointStore({
+      stateDir: join(s.root, "state"),
+      cwd: s.work,
+      chat: "c",
+      limits: { maxFiles: 10 },
+    });
     expect(await store.take("start")).toBeUndefined();
     expect(store.state).toMatchObject({ on: false, why: expect.stringContaining("more than 10 files") });
   });
@@ -270,13 +320,17 @@ describe("a rewind merged with the user's later edit stays byte-exact elsewhere"
       const { cp, check } = await s.start();
       const latin = name === "Latin-1";
       const enc = latin ? "latin1" : "utf8";
-      const step = await turn(cp, 1, () => writeFileSync(join(s.work, "f.txt"), Buffer.from(agentEdit(bytes.toString(enc)), enc)));
+      const step = await turn(cp, 1, () =>
+        writeFileSync(join(s.work, "f.txt"), Buffer.from(agentEdit(bytes.toString(enc)), enc)),
+      );
       // The user edits the first line afterwards.
       const now = readFileSync(join(s.work, "f.txt")).toString(enc);
       writeFileSync(join(s.work, "f.txt"), Buffer.from(now.replace(/one|caf\xe9/, "USER"), enc));
       const out = await cp.rewind(step, noBuffers, check, "rewind");
       expect(out[0]!.applied).toMatchObject({ done: true });
-      expect(readFileSync(join(s.work, "f.txt"))).toEqual(Buffer.from(bytes.toString(enc).replace(/one|caf\xe9/, "USER"), enc));
+      expect(readFileSync(join(s.work, "f.txt"))).toEqual(
+        Buffer.from(bytes.toString(enc).replace(/one|caf\xe9/, "USER"), enc),
+      );
     });
   }
 });
@@ -301,7 +355,10 @@ describe("file names git and ignore files treat specially", () => {
 });
 
 describe("taking back one hunk where the agent also changed the final newline", () => {
-  for (const [which, want] of [[0, "a\nb\nc\nd\ne\nf\ng\nh\nI\n"], [1, "A\nb\nc\nd\ne\nf\ng\nh\ni"]] as const) {
+  for (const [which, want] of [
+    [0, "a\nb\nc\nd\ne\nf\ng\nh\nI\n"],
+    [1, "A\nb\nc\nd\ne\nf\ng\nh\ni"],
+  ] as const) {
     it(`hunk ${which}`, async () => {
       const s = await setup();
       writeFileSync(join(s.work, "f.txt"), "a\nb\nc\nd\ne\nf\ng\nh\ni");
@@ -334,7 +391,8 @@ describe("a rewind of many files", () => {
     const out = await cp.rewind(step, noBuffers, check, "rewind");
     const ms = Date.now() - t0;
     expect(out.filter((o) => !o.applied.done)).toEqual([]);
-    for (let i = 0; i < 250; i++) expect(readFileSync(join(s.work, `f${i}.txt`), "utf8")).toBe(`file ${i}\n`.repeat(20));
+    for (let i = 0; i < 250; i++)
+      expect(readFileSync(join(s.work, `f${i}.txt`), "utf8")).toBe(`file ${i}\n`.repeat(20));
     expect(readlinkSync(join(s.work, "link"))).toBe("f1.txt");
     expect(lstatSync(join(s.work, "run.sh")).mode & 0o777).toBe(0o755);
     expect(readFileSync(join(s.work, "run.sh"), "utf8")).toBe("#!/bin/sh\n");
@@ -347,7 +405,10 @@ describe("a hostile .gitattributes", () => {
     const s = await setup();
     execFileSync("git", ["init", "-q"], { cwd: s.work });
     execFileSync("git", ["config", "filter.evil.clean", "sh -c 'touch EVIL-RAN; cat'"], { cwd: s.work });
-    writeFileSync(join(s.work, ".gitattributes"), "* text eol=crlf ident\n*.txt filter=evil\n*.u16 working-tree-encoding=UTF-16\n");
+    writeFileSync(
+      join(s.work, ".gitattributes"),
+      "* text eol=crlf ident\n*.txt filter=evil\n*.u16 working-tree-encoding=UTF-16\n",
+    );
     const files: Record<string, Buffer> = {
       "a.txt": Buffer.from("lf only\nsecond\n$Id$\n"),
       "b.dat": Buffer.from("mixed\r\nends\nhere"),
@@ -387,7 +448,8 @@ describe("a linked worktree (its .git is a file)", () => {
     const s = await setup();
     const main = join(s.root, "main");
     mkdirSync(main);
-    const g = (cwd: string, ...a: string[]) => execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", ...a], { cwd, stdio: "pipe" });
+    const g = (cwd: string, ...a: string[]) =>
+      execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", ...a], { cwd, stdio: "pipe" });
     g(main, "init", "-q");
     writeFileSync(join(main, "a.txt"), "a\n");
     g(main, "add", "-A");
@@ -401,7 +463,9 @@ describe("a linked worktree (its .git is a file)", () => {
       writeFileSync(join(wt, "secret.txt"), "s\n");
       writeFileSync(join(wt, "a.txt"), "b\n");
     });
-    expect(execFileSync("git", ["check-ignore", "secret.txt"], { cwd: wt, encoding: "utf8" }).trim()).toBe("secret.txt");
+    expect(execFileSync("git", ["check-ignore", "secret.txt"], { cwd: wt, encoding: "utf8" }).trim()).toBe(
+      "secret.txt",
+    );
     expect(step.changes.map((c) => c.path)).toEqual(["a.txt"]);
   });
 });
@@ -427,7 +491,9 @@ describe("pruning other folders' checkpoints", () => {
     const now = new CheckpointStore({ stateDir: state, cwd: s.work, chat: "2", maxAgeDays: 0 });
     await now.take("start");
     await now.prune();
-    const left = readdirSync(state).map((p) => readFileSync(join(state, p, "folder"), "utf8").trim()).sort();
+    const left = readdirSync(state)
+      .map((p) => readFileSync(join(state, p, "folder"), "utf8").trim())
+      .sort();
     expect(left).toEqual([s.work, third].sort());
   });
 });
@@ -509,7 +575,10 @@ describe("a file replaced by something git cannot store", () => {
       writeFileSync(join(s.work, "b.txt"), "c\n");
     });
     expect(store.state).toEqual({ on: true });
-    expect(step.changes.map((c) => [c.path, c.status])).toEqual([["app.sock", "deleted"], ["b.txt", "modified"]]);
+    expect(step.changes.map((c) => [c.path, c.status])).toEqual([
+      ["app.sock", "deleted"],
+      ["b.txt", "modified"],
+    ]);
     // The rewind replaces the fifo (writing into it would block the host for ever).
     await cp.rewind(step, noBuffers, (abs) => void new PathBoundary(s.work).check(abs, "rewind"), "rewind");
     expect(readFileSync(join(s.work, "app.sock"), "utf8")).toBe("was a file\n");
@@ -519,10 +588,12 @@ describe("a file replaced by something git cannot store", () => {
 describe("the note to the agent after a large rewind", () => {
   it("stays short: some of the files by name, the rest counted", async () => {
     const s = await setup();
-    for (let i = 0; i < 200; i++) writeFileSync(join(s.work, `some/long/folder/name/file-number-${i}.txt`.replace(/\//g, "_")), `${i}\n`);
+    for (let i = 0; i < 200; i++)
+      writeFileSync(join(s.work, `some/long/folder/name/file-number-${i}.txt`.replace(/\//g, "_")), `${i}\n`);
     const { cp, check } = await s.start();
     const step = await turn(cp, 1, () => {
-      for (let i = 0; i < 200; i++) writeFileSync(join(s.work, `some/long/folder/name/file-number-${i}.txt`.replace(/\//g, "_")), `changed ${i}\n`);
+      for (let i = 0; i < 200; i++)
+        writeFileSync(join(s.work, `some/long/folder/name/file-number-${i}.txt`.replace(/\//g, "_")), `changed ${i}\n`);
     });
     await cp.rewind(step, noBuffers, check, "rewind to before turn 1");
     const note = cp.takeNotes()!;
@@ -544,7 +615,9 @@ describe("a renamed and edited file", () => {
     });
     expect(step.changes).toMatchObject([{ path: "new.txt", status: "renamed", from: "old.txt" }]);
     await cp.takeBack(step, "new.txt", [0], noBuffers, check);
-    expect(readFileSync(join(s.work, "new.txt"), "utf8")).toBe(edited.map((l) => (l === "AGENT 3" ? "line 3" : l)).join("\n") + "\n");
+    expect(readFileSync(join(s.work, "new.txt"), "utf8")).toBe(
+      edited.map((l) => (l === "AGENT 3" ? "line 3" : l)).join("\n") + "\n",
+    );
     // The whole change now: the rewind of the turn (which undoes the take-back too).
     await cp.rewind(step, noBuffers, check, "rewind");
     expect(existsSync(join(s.work, "new.txt"))).toBe(false);

@@ -10,7 +10,11 @@ import { describe, expect, it } from "vitest";
 import { CheckpointStore } from "../../src/checkpoints/store.js";
 
 function refs(gitDir: string): string[] {
-  return execFileSync("git", ["--git-dir", gitDir, "for-each-ref", "--format=%(refname)", "refs/acpchat/"], { encoding: "utf8" }).split("\n").filter(Boolean);
+  return execFileSync("git", ["--git-dir", gitDir, "for-each-ref", "--format=%(refname)", "refs/acpchat/"], {
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter(Boolean);
 }
 
 describe("checkpoint pruning", () => {
@@ -40,7 +44,9 @@ describe("checkpoint pruning", () => {
     expect(left[0]).toMatch(/-2\/0$/);
     expect(readdirSync(join(state, project, "chats"))).toHaveLength(1);
     // The first chat's tree is gone with its ref; the running chat's is still readable.
-    expect(() => execFileSync("git", ["--git-dir", gitDir, "cat-file", "-e", first!.tree], { stdio: "ignore" })).toThrow();
+    expect(() =>
+      execFileSync("git", ["--git-dir", gitDir, "cat-file", "-e", first!.tree], { stdio: "ignore" }),
+    ).toThrow();
     expect(existsSync(gitDir)).toBe(true);
   });
 
@@ -51,7 +57,12 @@ describe("checkpoint pruning", () => {
     const state = join(root, "state");
     for (let i = 0; i < 3; i++) {
       writeFileSync(join(work, `f${i}.bin`), Buffer.alloc(200_000, i + 1));
-      const closed = new CheckpointStore({ stateDir: state, cwd: work, chat: `c${i}`, limits: { maxFileBytes: 10_000_000 } });
+      const closed = new CheckpointStore({
+        stateDir: state,
+        cwd: work,
+        chat: `c${i}`,
+        limits: { maxFileBytes: 10_000_000 },
+      });
       await closed.take("start");
       await closed.dispose();
       await new Promise((r) => setTimeout(r, 30));

@@ -5,12 +5,24 @@
  * are conflicts (nothing written).
  */
 import { describe, expect, it } from "vitest";
-import { planRewind, planTakeback, stepHunks, type Now, type RestoreAction, type Step, type Version } from "../../src/checkpoints/restore-plan.js";
+import {
+  planRewind,
+  planTakeback,
+  stepHunks,
+  type Now,
+  type RestoreAction,
+  type Step,
+  type Version,
+} from "../../src/checkpoints/restore-plan.js";
 import type { FileAt } from "../../src/checkpoints/types.js";
 import { diffTexts } from "../../src/workspace/hunks.js";
 
 const lines = (n: number, tag = "line") => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`);
-const file = (ls: string[] | string, mode: "100644" | "100755" = "100644"): FileAt => ({ kind: "file", mode, bytes: Buffer.from(typeof ls === "string" ? ls : ls.join("\n") + "\n") });
+const file = (ls: string[] | string, mode: "100644" | "100755" = "100644"): FileAt => ({
+  kind: "file",
+  mode,
+  bytes: Buffer.from(typeof ls === "string" ? ls : ls.join("\n") + "\n"),
+});
 const bytesFile = (b: Buffer, mode: "100644" | "100755" = "100644"): FileAt => ({ kind: "file", mode, bytes: b });
 /** `ls` with line `i` (1-based) replaced. */
 const edit = (ls: string[], i: number, to: string) => ls.map((l, k) => (k === i - 1 ? to : l));
@@ -27,24 +39,41 @@ describe("planRewind", () => {
     const after = file(lines(3));
     const r = planRewind([{ start: crlf, end: after }], disk(file(lines(3))));
     expect(r).toEqual({ action: "restore", version: crlf });
-    expect((r as { version: { bytes: Buffer } }).version.bytes.equals(Buffer.from("caf\xe9\r\nno eol", "latin1"))).toBe(true);
+    expect((r as { version: { bytes: Buffer } }).version.bytes.equals(Buffer.from("caf\xe9\r\nno eol", "latin1"))).toBe(
+      true,
+    );
     // A link the agent pointed elsewhere comes back as the link it was.
     const link: FileAt = { kind: "link", target: "a.txt" };
-    expect(planRewind([{ start: link, end: { kind: "link", target: "b.txt" } }], disk({ kind: "link", target: "b.txt" }))).toEqual({ action: "restore", version: link });
+    expect(
+      planRewind([{ start: link, end: { kind: "link", target: "b.txt" } }], disk({ kind: "link", target: "b.txt" })),
+    ).toEqual({ action: "restore", version: link });
     // Created by the agent: restored as absent (removed).
-    expect(planRewind([{ start: undefined, end: after }], disk(file(lines(3))))).toEqual({ action: "restore", version: undefined });
+    expect(planRewind([{ start: undefined, end: after }], disk(file(lines(3))))).toEqual({
+      action: "restore",
+      version: undefined,
+    });
     // Deleted by the agent: comes back.
-    expect(planRewind([{ start: after, end: undefined }], disk(undefined))).toEqual({ action: "restore", version: after });
+    expect(planRewind([{ start: after, end: undefined }], disk(undefined))).toEqual({
+      action: "restore",
+      version: after,
+    });
     // Only a mode change: the old mode comes back.
     const exec = file(lines(3), "100755");
-    expect(planRewind([{ start: exec, end: after }], disk(file(lines(3))))).toEqual({ action: "restore", version: exec });
+    expect(planRewind([{ start: exec, end: after }], disk(file(lines(3))))).toEqual({
+      action: "restore",
+      version: exec,
+    });
   });
 
   it("already put back by the user (by hand, or u and :w): nothing to do, not a conflict", () => {
-    expect(planRewind([{ start: file(lines(3)), end: file(lines(4)) }], disk(file(lines(3))))).toEqual({ action: "none" });
+    expect(planRewind([{ start: file(lines(3)), end: file(lines(4)) }], disk(file(lines(3))))).toEqual({
+      action: "none",
+    });
     const base = lines(20);
     const agent = edit(base, 7, "AGENT 7");
-    expect(planRewind([{ start: file(base), end: file(agent) }], { disk: file(agent), unsaved: { lines: base, eol: true } })).toEqual({ action: "none" });
+    expect(
+      planRewind([{ start: file(base), end: file(agent) }], { disk: file(agent), unsaved: { lines: base, eol: true } }),
+    ).toEqual({ action: "none" });
   });
 
   it("several turns, the first one's change already undone by the user: the later turn is still taken back", () => {
@@ -52,7 +81,13 @@ describe("planRewind", () => {
     const t1 = edit(base, 3, "TURN1 3");
     const t2 = edit(t1, 15, "TURN2 15");
     const now = edit(t2, 3, "line 3"); // the user put turn 1's line back by hand
-    const r = planRewind([{ start: file(base), end: file(t1) }, { start: file(t1), end: file(t2) }], disk(file(now)));
+    const r = planRewind(
+      [
+        { start: file(base), end: file(t1) },
+        { start: file(t1), end: file(t2) },
+      ],
+      disk(file(now)),
+    );
     expect(merged(r)).toEqual(base);
   });
 
@@ -60,7 +95,10 @@ describe("planRewind", () => {
     const base = lines(20);
     const agent = edit(base, 3, "AGENT 3");
     const user = edit(agent, 15, "USER 15");
-    const r = planRewind([{ start: file(base), end: file(agent) }], { disk: file(agent), unsaved: { lines: user, eol: true } });
+    const r = planRewind([{ start: file(base), end: file(agent) }], {
+      disk: file(agent),
+      unsaved: { lines: user, eol: true },
+    });
     expect(merged(r)).toEqual(edit(base, 15, "USER 15"));
   });
 
@@ -83,7 +121,9 @@ describe("planRewind", () => {
     const r = planRewind([{ start: file(base), end: file(agent) }], disk(file(edit(agent, 3, "USER 3"))));
     expect(r).toMatchObject({ action: "conflict", why: "it was edited after the agent's change, in the same lines" });
     // Both sides are kept for a merge with markers, if the user asks for one.
-    expect(r).toMatchObject({ overlap: { ours: { lines: edit(agent, 3, "USER 3") }, base: { lines: agent }, theirs: { lines: base } } });
+    expect(r).toMatchObject({
+      overlap: { ours: { lines: edit(agent, 3, "USER 3") }, base: { lines: agent }, theirs: { lines: base } },
+    });
     // The line next to the agent's counts as the same place.
     const r2 = planRewind([{ start: file(base), end: file(agent) }], disk(file(edit(agent, 4, "USER 4"))));
     expect(r2.action).toBe("conflict");
@@ -110,14 +150,25 @@ describe("planRewind", () => {
     const r = planRewind([{ start: bin([0, 1, 2]), end: bin([0, 1, 3]) }], disk(bin([0, 1, 4])));
     expect(r.action).toBe("conflict");
     // Untouched binary: restored byte for byte.
-    expect(planRewind([{ start: bin([0, 1, 2]), end: bin([0, 1, 3]) }], disk(bin([0, 1, 3])))).toEqual({ action: "restore", version: bin([0, 1, 2]) });
+    expect(planRewind([{ start: bin([0, 1, 2]), end: bin([0, 1, 3]) }], disk(bin([0, 1, 3])))).toEqual({
+      action: "restore",
+      version: bin([0, 1, 2]),
+    });
   });
 
   it("several turns in a row, untouched: the first turn's start comes back whole", () => {
     const a = file(lines(10));
     const b = file(edit(lines(10), 2, "T1"));
     const c = file(edit(edit(lines(10), 2, "T1"), 8, "T2"));
-    expect(planRewind([{ start: a, end: b }, { start: b, end: c }], disk(c))).toEqual({ action: "restore", version: a });
+    expect(
+      planRewind(
+        [
+          { start: a, end: b },
+          { start: b, end: c },
+        ],
+        disk(c),
+      ),
+    ).toEqual({ action: "restore", version: a });
   });
 
   it("several turns with a user edit between them: each turn is undone newest first, the user's edit kept", () => {
@@ -179,15 +230,24 @@ describe("planTakeback", () => {
 
   it("the user edited elsewhere since: three-way merge keeps the user's edit", () => {
     const now = edit(agent, 12, "USER 12");
-    expect(merged(planTakeback(step, h.hunks, [1], disk(file(now))))).toEqual(edit(edit(edit(base, 5, "AGENT 5"), 12, "USER 12"), 35, "AGENT 35"));
+    expect(merged(planTakeback(step, h.hunks, [1], disk(file(now))))).toEqual(
+      edit(edit(edit(base, 5, "AGENT 5"), 12, "USER 12"), 35, "AGENT 35"),
+    );
     // Unsaved in the buffer: the same, from the buffer's text.
-    expect(merged(planTakeback(step, h.hunks, [1], { disk: file(agent), unsaved: { lines: now, eol: true } }))).toEqual(edit(edit(edit(base, 5, "AGENT 5"), 12, "USER 12"), 35, "AGENT 35"));
+    expect(merged(planTakeback(step, h.hunks, [1], { disk: file(agent), unsaved: { lines: now, eol: true } }))).toEqual(
+      edit(edit(edit(base, 5, "AGENT 5"), 12, "USER 12"), 35, "AGENT 35"),
+    );
   });
 
   it("the user edited the hunk's own line: a conflict; another hunk can still be taken back", () => {
     const now = edit(agent, 20, "USER over AGENT 20");
-    expect(planTakeback(step, h.hunks, [1], disk(file(now)))).toMatchObject({ action: "conflict", why: "it was edited after the agent's change, in the same lines" });
-    expect(merged(planTakeback(step, h.hunks, [0], disk(file(now))))).toEqual(edit(edit(base, 20, "USER over AGENT 20"), 35, "AGENT 35"));
+    expect(planTakeback(step, h.hunks, [1], disk(file(now)))).toMatchObject({
+      action: "conflict",
+      why: "it was edited after the agent's change, in the same lines",
+    });
+    expect(merged(planTakeback(step, h.hunks, [0], disk(file(now))))).toEqual(
+      edit(edit(base, 20, "USER over AGENT 20"), 35, "AGENT 35"),
+    );
   });
 
   it("a created file, taken back in part: only its other hunks stay", () => {
@@ -195,7 +255,10 @@ describe("planTakeback", () => {
     const made: Step = { start: undefined, end: file(lines(3, "new")) };
     const hm = stepHunks(made)!;
     expect(hm.hunks.length).toBe(1);
-    expect(planTakeback(made, hm.hunks, [0], disk(file(lines(3, "new"))))).toEqual({ action: "restore", version: undefined });
+    expect(planTakeback(made, hm.hunks, [0], disk(file(lines(3, "new"))))).toEqual({
+      action: "restore",
+      version: undefined,
+    });
     expect(planTakeback(made, hm.hunks, [0], disk(file([...lines(3, "new"), "user"]))).action).toBe("conflict");
   });
 

@@ -6,7 +6,18 @@
  * user's own repository never touched.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -27,7 +38,11 @@ function folders(): { work: string; state: string } {
 }
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", "-c", "init.defaultBranch=main", ...args], { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
+  return execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", "-c", "init.defaultBranch=main", ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
+  });
 }
 
 let chats = 0;
@@ -46,9 +61,11 @@ async function take(s: CheckpointStore, label = "x"): Promise<Checkpoint> {
 /** Every path stored in a checkpoint's tree. */
 function stored(s: CheckpointStore, cp: Checkpoint): string[] {
   const gitDir = join((s as unknown as { projectDir: string }).projectDir, "git");
-  return execFileSync("git", ["--git-dir", gitDir, "ls-tree", "-r", "-z", "--name-only", cp.tree], { encoding: "utf8" }).split("\0").filter(Boolean).sort();
+  return execFileSync("git", ["--git-dir", gitDir, "ls-tree", "-r", "-z", "--name-only", cp.tree], { encoding: "utf8" })
+    .split("\0")
+    .filter(Boolean)
+    .sort();
 }
-
 
 describe("checkpoint snapshots (real git)", () => {
   it("incremental: an unchanged folder gives the same tree; a change, a new file and a deletion are exactly what changes() lists", async () => {
@@ -73,12 +90,18 @@ describe("checkpoint snapshots (real git)", () => {
       { path: "sub/deeper/new.txt", status: "added", added: 1, removed: 0 },
     ]);
     // The earlier checkpoint still has the old bytes.
-    expect((await s.fileAt(a, "f3.txt")) as unknown).toEqual({ kind: "file", mode: "100644", bytes: Buffer.from("file 3\nsecond line\n") });
+    expect((await s.fileAt(a, "f3.txt")) as unknown).toEqual({
+      kind: "file",
+      mode: "100644",
+      bytes: Buffer.from("file 3\nsecond line\n"),
+    });
     expect(await s.fileAt(b, "f7.txt")).toBeUndefined();
     // A rename is found as one.
     execFileSync("mv", [join(work, "f10.txt"), join(work, "renamed.txt")]);
     const c = await take(s);
-    expect(await s.changes(b, c)).toEqual([{ path: "renamed.txt", status: "renamed", from: "f10.txt", added: 0, removed: 0 }]);
+    expect(await s.changes(b, c)).toEqual([
+      { path: "renamed.txt", status: "renamed", from: "f10.txt", added: 0, removed: 0 },
+    ]);
   });
 
   it("a file modified within the same second as the snapshot (racy stat data) is still seen as changed", async () => {
@@ -140,8 +163,18 @@ describe("checkpoint snapshots (real git)", () => {
     const nestedGit = fingerprint(join(work, "nested/.git"), { times: true });
     const s = await storeOf(work, state);
     const a = await take(s);
-    expect(stored(s, a)).toEqual(["empty-repo/e.txt", "nested/.gitignore", "nested/n.txt", "nested/src/deep.txt", "top.txt"]);
-    expect((await s.fileAt(a, "nested/src/deep.txt")) as unknown).toEqual({ kind: "file", mode: "100644", bytes: Buffer.from("deep\n") });
+    expect(stored(s, a)).toEqual([
+      "empty-repo/e.txt",
+      "nested/.gitignore",
+      "nested/n.txt",
+      "nested/src/deep.txt",
+      "top.txt",
+    ]);
+    expect((await s.fileAt(a, "nested/src/deep.txt")) as unknown).toEqual({
+      kind: "file",
+      mode: "100644",
+      bytes: Buffer.from("deep\n"),
+    });
     writeFileSync(join(work, "nested/n.txt"), "changed\n");
     writeFileSync(join(work, "nested/src/added.txt"), "added\n");
     writeFileSync(join(work, "empty-repo/e.txt"), "e\nmore\n");
@@ -211,7 +244,10 @@ describe("checkpoint snapshots (real git)", () => {
     for (let i = 0; i < 30; i++) writeFileSync(join(work, `f${i}`), `${i}\n`);
     const s = await storeOf(work, state, { maxFiles: 20 });
     expect(await s.take("first")).toBeUndefined();
-    expect(s.state).toEqual({ on: false, why: "the folder has more than 20 files (checkpoints.max_files), too many to snapshot cheaply" });
+    expect(s.state).toEqual({
+      on: false,
+      why: "the folder has more than 20 files (checkpoints.max_files), too many to snapshot cheaply",
+    });
     expect(await s.take("again")).toBeUndefined();
     expect(s.checkpoints).toHaveLength(0);
     // At the limit: fine.
@@ -223,24 +259,47 @@ describe("checkpoint snapshots (real git)", () => {
 
   it("any file name: spaces, a newline, unicode, *, [, #, !, leading and trailing spaces", async () => {
     const { work, state } = folders();
-    const names = ["with space.txt", "new\nline.txt", "ünïcødé 日本.txt", "star*.txt", "[bracket].txt", "#hash.txt", "!bang.txt", " leading.txt", "trailing.txt ", "back\\slash.txt", "tab\there.txt", 'quote".txt'];
+    const names = [
+      "with space.txt",
+      "new\nline.txt",
+      "ünïcødé 日本.txt",
+      "star*.txt",
+      "[bracket].txt",
+      "#hash.txt",
+      "!bang.txt",
+      " leading.txt",
+      "trailing.txt ",
+      "back\\slash.txt",
+      "tab\there.txt",
+      'quote".txt',
+    ];
     mkdirSync(join(work, "d ir [x]"));
     const all = [...names, ...names.map((n) => join("d ir [x]", n))];
     for (const n of all) writeFileSync(join(work, n), `content of ${n}\n`);
     const s = await storeOf(work, state);
     const a = await take(s);
     expect(stored(s, a)).toEqual([...all].sort());
-    for (const n of all) expect(((await s.fileAt(a, n)) as { bytes: Buffer }).bytes.toString(), n).toBe(`content of ${n}\n`);
+    for (const n of all)
+      expect(((await s.fileAt(a, n)) as { bytes: Buffer }).bytes.toString(), n).toBe(`content of ${n}\n`);
     for (const n of names) writeFileSync(join(work, n), `changed ${n}\n`);
     unlinkSync(join(work, "d ir [x]", "star*.txt"));
     const b = await take(s);
     const changes = await s.changes(a, b);
     expect(changes.map((c) => c.path).sort()).toEqual([...names, join("d ir [x]", "star*.txt")].sort());
-    expect(changes.find((c) => c.path === "new\nline.txt")).toEqual({ path: "new\nline.txt", status: "modified", added: 1, removed: 1 });
+    expect(changes.find((c) => c.path === "new\nline.txt")).toEqual({
+      path: "new\nline.txt",
+      status: "modified",
+      added: 1,
+      removed: 1,
+    });
     // The wildcard name changed alone: the literal path, not a pattern (star*.txt must not match star-other).
     writeFileSync(join(work, "star-other.txt"), "x\n");
     const c = await take(s);
-    expect(await s.fileAt(c, "star*.txt")).toEqual({ kind: "file", mode: "100644", bytes: Buffer.from("changed star*.txt\n") });
+    expect(await s.fileAt(c, "star*.txt")).toEqual({
+      kind: "file",
+      mode: "100644",
+      bytes: Buffer.from("changed star*.txt\n"),
+    });
     expect((await s.changes(b, c)).map((x) => x.path)).toEqual(["star-other.txt"]);
   });
 
@@ -290,7 +349,10 @@ describe("checkpoint snapshots (real git)", () => {
     git(work, "config", "filter.upper.smudge", "tr A-Z a-z");
     git(work, "config", "filter.upper.required", "true");
     git(work, "config", "core.autocrlf", "true");
-    writeFileSync(join(work, ".gitattributes"), "* text=auto eol=crlf filter=upper ident\n*.u16 working-tree-encoding=UTF-16\n");
+    writeFileSync(
+      join(work, ".gitattributes"),
+      "* text=auto eol=crlf filter=upper ident\n*.u16 working-tree-encoding=UTF-16\n",
+    );
     const files: Record<string, Buffer> = {
       "lf.txt": Buffer.from("lower case\nlf only\n"),
       "crlf.txt": Buffer.from("lower\r\ncrlf\r\n"),
@@ -300,7 +362,8 @@ describe("checkpoint snapshots (real git)", () => {
     for (const [n, b] of Object.entries(files)) writeFileSync(join(work, n), b);
     const s = await storeOf(work, state);
     const a = await take(s);
-    for (const [n, b] of Object.entries(files)) expect(((await s.fileAt(a, n)) as { bytes: Buffer }).bytes.toString("latin1"), n).toBe(b.toString("latin1"));
+    for (const [n, b] of Object.entries(files))
+      expect(((await s.fileAt(a, n)) as { bytes: Buffer }).bytes.toString("latin1"), n).toBe(b.toString("latin1"));
     // And the blob itself (what a restore would write) is the file's bytes: no smudge on the way out.
     writeFileSync(join(work, "lf.txt"), "lower case\nlf only\nmore\n");
     const b = await take(s);
@@ -320,7 +383,13 @@ describe("checkpoint snapshots (real git)", () => {
     writeFileSync(join(work, "staged.txt"), "staged\n");
     git(work, "add", "staged.txt");
     const marker = join(work, "..", "HOOK-RAN");
-    for (const h of ["post-index-change", "pre-commit", "post-checkout", "reference-transaction", "fsmonitor-watchman"]) {
+    for (const h of [
+      "post-index-change",
+      "pre-commit",
+      "post-checkout",
+      "reference-transaction",
+      "fsmonitor-watchman",
+    ]) {
       writeFileSync(join(work, ".git/hooks", h), `#!/bin/sh\necho ${h} >> ${marker}\n`);
       chmodSync(join(work, ".git/hooks", h), 0o755);
     }
@@ -362,7 +431,9 @@ describe("checkpoint snapshots (real git)", () => {
     expect(cp).toBeDefined();
     // Every object of the snapshot is there: unchanged files (their blobs were the old chat's) and changed ones.
     const gitDir = join(state, readdirSync(state)[0]!, "git");
-    expect(() => execFileSync("git", ["--git-dir", gitDir, "fsck", "--connectivity-only", "--no-dangling"], { stdio: "pipe" })).not.toThrow();
+    expect(() =>
+      execFileSync("git", ["--git-dir", gitDir, "fsck", "--connectivity-only", "--no-dangling"], { stdio: "pipe" }),
+    ).not.toThrow();
     expect(((await s.fileAt(cp!, "src/f1.txt")) as { bytes: Buffer }).bytes.toString()).toBe("file 1\n".repeat(20));
     expect(((await s.fileAt(cp!, "src/f0.txt")) as { bytes: Buffer }).bytes.toString()).toBe("changed 0\n");
     writeFileSync(join(work, "src/f3.txt"), "later\n");
@@ -380,7 +451,10 @@ describe("checkpoint snapshots (real git)", () => {
     await take(s);
     const gitDir = join(state, readdirSync(state)[0]!, "git");
     // What another chat's `git add` just wrote: a blob no ref reaches yet.
-    const oid = execFileSync("git", ["--git-dir", gitDir, "hash-object", "-w", "--stdin"], { input: "in flight\n", encoding: "utf8" }).trim();
+    const oid = execFileSync("git", ["--git-dir", gitDir, "hash-object", "-w", "--stdin"], {
+      input: "in flight\n",
+      encoding: "utf8",
+    }).trim();
     expect(await s.prune()).toEqual({ removed: 1 });
     expect(execFileSync("git", ["--git-dir", gitDir, "cat-file", "-p", oid], { encoding: "utf8" })).toBe("in flight\n");
   });

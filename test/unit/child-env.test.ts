@@ -16,7 +16,8 @@ describe("childEnv", () => {
     process.env.OTHER_SOCK = "/tmp/nvimXYZ/0";
     process.env.KEEP_ME = "yes";
     const env = childEnv({ EXTRA: "1", COPIED: "/run/user/0/nvim.123.0", NVIM: "/agent/asked/for/this" });
-    for (const k of ["NVIM", "NVIM_LISTEN_ADDRESS", "MY_EDITOR_SOCK", "OTHER_SOCK", "COPIED"]) expect(env).not.toHaveProperty(k);
+    for (const k of ["NVIM", "NVIM_LISTEN_ADDRESS", "MY_EDITOR_SOCK", "OTHER_SOCK", "COPIED"])
+      expect(env).not.toHaveProperty(k);
     expect(Object.values(env)).not.toContain("/run/user/0/nvim.123.0");
     expect(Object.values(env)).not.toContain("/agent/asked/for/this");
     expect(env.KEEP_ME).toBe("yes");

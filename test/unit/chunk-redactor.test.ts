@@ -4,14 +4,16 @@ import { ChunkRedactor } from "../../src/session/chunk-redactor.js";
 import { Redactor } from "../../src/trace/redact.js";
 
 const SECRET = "sk-live-0123456789";
-const chunk = (text: string, kind = "agent_message_chunk") => parseSessionUpdate({ sessionUpdate: kind, content: { type: "text", text } });
+const chunk = (text: string, kind = "agent_message_chunk") =>
+  parseSessionUpdate({ sessionUpdate: kind, content: { type: "text", text } });
 const texts = (us: SessionUpdate[]) => us.map((u) => (u as { content: { text: string } }).content.text);
 
 describe("ChunkRedactor", () => {
   it("never lets a secret split across chunks through, and keeps every other character in order", () => {
     const r = new ChunkRedactor(new Redactor([SECRET]));
     const out: string[] = [];
-    for (const piece of ["the key is sk-", "live-01234", "56789 and more", " text"]) out.push(...texts(r.push(chunk(piece))));
+    for (const piece of ["the key is sk-", "live-01234", "56789 and more", " text"])
+      out.push(...texts(r.push(chunk(piece))));
     out.push(...texts(r.flush()));
     const all = out.join("");
     expect(all).toBe("the key is [REDACTED] and more text");
@@ -40,7 +42,11 @@ describe("ChunkRedactor", () => {
     const r = new ChunkRedactor(new Redactor([]));
     const u = chunk("plain text, nothing secret.");
     expect(r.push(u)[0]).toBe(u);
-    const out = [...texts(r.push(chunk("key sk-ant-api03-abcdefgh"))), ...texts(r.push(chunk("ijklmnopqrstuv done."))), ...texts(r.flush())];
+    const out = [
+      ...texts(r.push(chunk("key sk-ant-api03-abcdefgh"))),
+      ...texts(r.push(chunk("ijklmnopqrstuv done."))),
+      ...texts(r.flush()),
+    ];
     expect(out.join("")).toBe("key [REDACTED] done.");
     for (const o of out) expect(o).not.toMatch(/abcdefgh|ijklmnop/);
   });

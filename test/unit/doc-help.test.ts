@@ -53,7 +53,7 @@ const tagsDefined = new Set([...text.matchAll(/\*([^*\s]+)\*/g)].map((m) => m[1]
 
 describe("shape", () => {
   it("starts with the help header and the *acpchat* tag, ends with the modeline", () => {
-    expect(lines[0]).toMatch(/^\*acpchat\.txt\*  \S.*\S\s+\*acpchat\*$/);
+    expect(lines[0]).toMatch(/^\*acpchat\.txt\* {2}\S.*\S\s+\*acpchat\*$/);
     expect(lines.at(-1) === "" ? lines.at(-2) : lines.at(-1)).toBe(" vim:tw=78:ts=8:ft=help:norl:");
   });
 
@@ -73,16 +73,23 @@ describe("shape", () => {
     const end = lines.findIndex((l, i) => i > start && /^=+$/.test(l));
     const toc = lines.slice(start + 1, end).filter((l) => l.trim() !== "");
     const entries = toc.map((l) => /^ *(\d+)\. (.+?) \.+ \|(acpchat-[^|]+)\|$/.exec(l));
-    expect(entries.every((m) => m !== null), toc.join("\n")).toBe(true);
+    expect(
+      entries.every((m) => m !== null),
+      toc.join("\n"),
+    ).toBe(true);
     expect(toc.filter((l) => width(l) !== WIDTH)).toEqual([]);
-    expect(entries.map((m) => ({ n: m![1], title: m![2]!.toUpperCase(), tag: m![3] }))).toEqual(headers.map((h) => ({ n: h.n, title: h.title, tag: h.tag })));
+    expect(entries.map((m) => ({ n: m![1], title: m![2]!.toUpperCase(), tag: m![3] }))).toEqual(
+      headers.map((h) => ({ n: h.n, title: h.title, tag: h.tag })),
+    );
   });
 });
 
 describe("content", () => {
   it("documents every user command of plugin/acpchat.lua with a *:Command* tag", () => {
     const plugin = readFileSync(join(ROOT, "plugin/acpchat.lua"), "utf8");
-    const names = [...plugin.matchAll(/(?:nvim_create_user_command|\bcmd)\(\s*["'](AcpChat\w*)["']/g)].map((m) => m[1]!);
+    const names = [...plugin.matchAll(/(?:nvim_create_user_command|\bcmd)\(\s*["'](AcpChat\w*)["']/g)].map(
+      (m) => m[1]!,
+    );
     expect(names.length).toBeGreaterThan(5);
     expect(names.filter((n) => !tagsDefined.has(`:${n}`))).toEqual([]);
   });
@@ -101,7 +108,9 @@ describe.each(nvimBins())("Neovim $version", (bin) => {
         .split("\n")
         .map((l) => l.split("\t")[0]!),
     );
-    const broken = proseLines().flatMap(({ n, line }) => [...line.matchAll(/\|([^|\s]+)\|/g)].map((m) => ({ n, tag: m[1]! }))).filter((x) => !tagsDefined.has(x.tag) && !builtin.has(x.tag));
+    const broken = proseLines()
+      .flatMap(({ n, line }) => [...line.matchAll(/\|([^|\s]+)\|/g)].map((m) => ({ n, tag: m[1]! })))
+      .filter((x) => !tagsDefined.has(x.tag) && !builtin.has(x.tag));
     expect(broken).toEqual([]);
   });
 

@@ -32,15 +32,31 @@ describe("editor tool answers", () => {
       { path: "/p/a.ts", line: 3, character: 4, encoding: "utf-16" },
       { path: "/etc/passwd", line: 1, character: 0, encoding: "utf-16" },
     ];
-    const text = formatResult("references", { items }, ctx({ lineOf: (p, l) => (p === "/p/a.ts" && l === 3 ? "  foo(bar)" : undefined) }), {});
+    const text = formatResult(
+      "references",
+      { items },
+      ctx({ lineOf: (p, l) => (p === "/p/a.ts" && l === 3 ? "  foo(bar)" : undefined) }),
+      {},
+    );
     expect(text).toBe("a.ts:3:5  foo(bar)\n(1 outside the session's folders not shown)");
     expect(text).not.toContain("passwd");
   });
 
   it("cuts long lists and long text with a note", () => {
-    const items = Array.from({ length: 5 }, (_, i) => ({ path: `/p/f${i}.ts`, line: 1, column: 1, severity: "error", message: `m${i}` }));
+    const items = Array.from({ length: 5 }, (_, i) => ({
+      path: `/p/f${i}.ts`,
+      line: 1,
+      column: 1,
+      severity: "error",
+      message: `m${i}`,
+    }));
     const text = formatResult("diagnostics", { items }, ctx({ maxItems: 2 }), {});
-    expect(text.split("\n")).toEqual(["5 diagnostics in 5 files:", "f0.ts:1:1: error: m0", "f1.ts:1:1: error: m1", "… 3 more not shown (limit 2); narrow the request."]);
+    expect(text.split("\n")).toEqual([
+      "5 diagnostics in 5 files:",
+      "f0.ts:1:1: error: m0",
+      "f1.ts:1:1: error: m1",
+      "… 3 more not shown (limit 2); narrow the request.",
+    ]);
     const hover = formatResult("hover", { text: "x".repeat(50) }, ctx({ maxChars: 10 }), {});
     expect(hover).toBe(`${"x".repeat(10)}\n… cut at 10 characters of 50.`);
   });
@@ -48,7 +64,11 @@ describe("editor tool answers", () => {
   it("refuses unknown and malformed arguments with a message for the model", () => {
     expect(() => parseArgs("definition", { path: "a.ts" })).toThrow(/invalid arguments for definition: line: /);
     expect(() => parseArgs("open_buffers", { extra: 1 })).toThrow(/invalid arguments for open_buffers/);
-    expect(parseArgs("references", { path: "a.ts", line: 2, symbol: "x" })).toEqual({ path: "a.ts", line: 2, symbol: "x" });
+    expect(parseArgs("references", { path: "a.ts", line: 2, symbol: "x" })).toEqual({
+      path: "a.ts",
+      line: 2,
+      symbol: "x",
+    });
   });
 
   it("keeps one entry on one line: a file name or a message with line breaks cannot add entries", () => {
@@ -65,13 +85,27 @@ describe("editor tool answers", () => {
   });
 
   it("refuses arguments too long to be a path, a symbol or a search", () => {
-    expect(() => parseArgs("workspace_symbols", { query: "x".repeat(2000) })).toThrow(/invalid arguments for workspace_symbols: query/);
+    expect(() => parseArgs("workspace_symbols", { query: "x".repeat(2000) })).toThrow(
+      /invalid arguments for workspace_symbols: query/,
+    );
     expect(() => parseArgs("definition", { path: "a.ts", line: 1, symbol: "s".repeat(1000) })).toThrow(/symbol/);
     expect(() => parseArgs("diagnostics", { path: "p/".repeat(5000) })).toThrow(/path/);
   });
 
   it("does not show a selection in a file outside the folders", () => {
-    const selection = { path: "/etc/shadow", mode: "v", start_line: 1, start_column: 1, end_line: 1, end_column: 4, text: "root", modified: false, current: true };
-    expect(formatResult("selection", { selection }, ctx(), {})).toBe("The user's selection is in a file outside the session's folders; it is not shown.");
+    const selection = {
+      path: "/etc/shadow",
+      mode: "v",
+      start_line: 1,
+      start_column: 1,
+      end_line: 1,
+      end_column: 4,
+      text: "root",
+      modified: false,
+      current: true,
+    };
+    expect(formatResult("selection", { selection }, ctx(), {})).toBe(
+      "The user's selection is in a file outside the session's folders; it is not shown.",
+    );
   });
 });

@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync, readdirSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+  readdirSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -21,8 +30,13 @@ describe("files on disk", () => {
     writeFileSync(join(d, "big"), "x".repeat(100));
     await expect(readFileWindow(d)).rejects.toThrow(/is a directory/);
     await expect(readFileWindow(join(d, "bin"))).rejects.toThrow(/looks binary/);
-    await expect(readFileWindow(join(d, "big"), null, null, 10)).rejects.toThrow(/100 bytes, over the 10-byte read limit/);
-    await expect(readFileWindow(join(d, "none"))).rejects.toMatchObject({ code: -32002, message: expect.stringContaining("Resource not found") });
+    await expect(readFileWindow(join(d, "big"), null, null, 10)).rejects.toThrow(
+      /100 bytes, over the 10-byte read limit/,
+    );
+    await expect(readFileWindow(join(d, "none"))).rejects.toMatchObject({
+      code: -32002,
+      message: expect.stringContaining("Resource not found"),
+    });
   });
 
   it("writes atomically, keeping the file's mode, creating parents, leaving no temp file", async () => {

@@ -4,7 +4,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { compose, diffTexts, editsFor, type Hunk } from "../../src/workspace/hunks.js";
-import { decodeBytes, encodeText, joinText, proposalText, splitText, type Text } from "../../src/workspace/text-codec.js";
+import {
+  decodeBytes,
+  encodeText,
+  joinText,
+  proposalText,
+  splitText,
+  type Text,
+} from "../../src/workspace/text-codec.js";
 
 /** A small seeded PRNG (mulberry32): failures can be replayed from the seed. */
 function rng(seed: number) {
@@ -16,7 +23,11 @@ function rng(seed: number) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]! };
+  return {
+    next,
+    int: (n: number) => Math.floor(next() * n),
+    pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!,
+  };
 }
 
 const ALPHABET = ["a", "b", "c", "", "}", "  x = 1", "a\r", "é", "€ sign"];
@@ -52,7 +63,9 @@ function applyEdits(old: Text, next: Text, hunks: Hunk[], accepted: number[]): s
 /** Length of a longest common subsequence (reference for small inputs). */
 function lcs(a: string[], b: string[]): number {
   const dp = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) dp[i]![j] = a[i - 1] === b[j - 1] ? dp[i - 1]![j - 1]! + 1 : Math.max(dp[i - 1]![j]!, dp[i]![j - 1]!);
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++)
+      dp[i]![j] = a[i - 1] === b[j - 1] ? dp[i - 1]![j - 1]! + 1 : Math.max(dp[i - 1]![j]!, dp[i]![j - 1]!);
   return dp[a.length]![b.length]!;
 }
 const keyed = (t: Text) => t.lines.map((l, i) => (i === t.lines.length - 1 && !t.eol ? "\n" + l : l));
@@ -70,7 +83,15 @@ describe("hunks: one convention from diff to application", () => {
         const next = mutate(r, old);
         const d = diffTexts(old, next, limits);
         const ctx = `seed ${seed}: ${JSON.stringify(old)} -> ${JSON.stringify(next)}: ${JSON.stringify(d.hunks)}`;
-        expect(compose(old, next, d.hunks, d.hunks.map((_, i) => i)), ctx).toEqual(next.lines.length === 0 ? { lines: [], eol: false } : next);
+        expect(
+          compose(
+            old,
+            next,
+            d.hunks,
+            d.hunks.map((_, i) => i),
+          ),
+          ctx,
+        ).toEqual(next.lines.length === 0 ? { lines: [], eol: false } : next);
         expect(compose(old, next, d.hunks, []), ctx).toEqual(old.lines.length === 0 ? { lines: [], eol: false } : old);
         const some = subsets(r, d.hunks.length);
         expect(compose(old, next, d.hunks, some).lines, ctx).toEqual(applyEdits(old, next, d.hunks, some));
@@ -92,7 +113,9 @@ describe("hunks: one convention from diff to application", () => {
         if (!limits.maxEdits) {
           // Exact: a shortest edit (n + m - 2 * LCS changed lines).
           expect(d.exact).toBe(true);
-          expect(d.added + d.removed, ctx).toBe(old.lines.length + next.lines.length - 2 * lcs(keyed(old), keyed(next)));
+          expect(d.added + d.removed, ctx).toBe(
+            old.lines.length + next.lines.length - 2 * lcs(keyed(old), keyed(next)),
+          );
         }
       }
     });
@@ -108,7 +131,11 @@ describe("hunks: one convention from diff to application", () => {
     // An insertion at the end of a file without a final newline: one hunk, not a new file.
     const c = splitText("x\ny\nz\n");
     expect(diffTexts(b, c).hunks).toEqual([{ oldStart: 1, oldCount: 1, newStart: 1, newCount: 2 }]);
-    expect(diffTexts(splitText(""), splitText("new\n"))).toMatchObject({ added: 1, removed: 0, hunks: [{ oldStart: 0, oldCount: 0, newStart: 0, newCount: 1 }] });
+    expect(diffTexts(splitText(""), splitText("new\n"))).toMatchObject({
+      added: 1,
+      removed: 0,
+      hunks: [{ oldStart: 0, oldCount: 0, newStart: 0, newCount: 1 }],
+    });
   });
 
   it("inserted lines land where the proposal has them (Neovim's set_lines convention)", () => {
@@ -148,7 +175,12 @@ describe("hunks: one convention from diff to application", () => {
         // The agent's text (with "\n") becomes the file's line breaks again.
         const p = proposalText(joinText(clean(next)), read.file);
         const d = diffTexts(read.file, p);
-        const all = compose(read.file, p, d.hunks, d.hunks.map((_, i) => i));
+        const all = compose(
+          read.file,
+          p,
+          d.hunks,
+          d.hunks.map((_, i) => i),
+        );
         const none = compose(read.file, p, d.hunks, []);
         expect(encodeText({ ...read.file, ...none }).equals(bytes), `seed ${seed}`).toBe(true);
         expect(joinText(all), `seed ${seed}`).toBe(joinText(p));
@@ -157,7 +189,10 @@ describe("hunks: one convention from diff to application", () => {
   });
 
   it("is bounded: 10,000 lines all changed, and 100,000 lines with 1% changed, stay fast", () => {
-    const big = (n: number) => ({ lines: Array.from({ length: n }, (_, i) => `line ${i} of the file ${i * 7}`), eol: true });
+    const big = (n: number) => ({
+      lines: Array.from({ length: n }, (_, i) => `line ${i} of the file ${i * 7}`),
+      eol: true,
+    });
     const a = big(10_000);
     const b = { lines: a.lines.map((l) => "  " + l), eol: true };
     let t = performance.now();
@@ -176,6 +211,13 @@ describe("hunks: one convention from diff to application", () => {
     t = performance.now();
     const d3 = diffTexts(a, shuffled);
     expect(performance.now() - t).toBeLessThan(1000);
-    expect(compose(a, shuffled, d3.hunks, d3.hunks.map((_, i) => i))).toEqual(shuffled);
+    expect(
+      compose(
+        a,
+        shuffled,
+        d3.hunks,
+        d3.hunks.map((_, i) => i),
+      ),
+    ).toEqual(shuffled);
   });
 });

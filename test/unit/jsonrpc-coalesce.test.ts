@@ -57,7 +57,21 @@ function joined(calls: Call[]): Call[] {
 /** A random line: mostly text chunks of a few streams, and the shapes that must not fool the fast check. */
 function randomLine(rnd: () => number, shape = Math.floor(rnd() * 16)): string {
   const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-  const text = pick(["w1 ", "w\n", "", "é✓🙂", 'say "hi"', "back\\slash", "tab\there", "}}}}", '"}}}}', "x".repeat(40), "sk-", "ant-api03", "\u0001"]);
+  const text = pick([
+    "w1 ",
+    "w\n",
+    "",
+    "é✓🙂",
+    'say "hi"',
+    "back\\slash",
+    "tab\there",
+    "}}}}",
+    '"}}}}',
+    "x".repeat(40),
+    "sk-",
+    "ant-api03",
+    "\u0001",
+  ]);
   const sid = pick(["s1", "s2"]);
   const kind = pick(["agent_message_chunk", "agent_message_chunk", "agent_thought_chunk"]);
   const lit = JSON.stringify(text);
@@ -109,7 +123,11 @@ describe("coalescing text chunks", () => {
   it("delivers what the ordinary path delivers (joined), over random lines cut anywhere", async () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const rnd = seeded(seed);
-      const lines = Array.from({ length: 3000 }, () => (rnd() < 0.7 ? `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"w${Math.floor(rnd() * 10)} "}}}}` : randomLine(rnd)));
+      const lines = Array.from({ length: 3000 }, () =>
+        rnd() < 0.7
+          ? `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"w${Math.floor(rnd() * 10)} "}}}}`
+          : randomLine(rnd),
+      );
       const bytes = Buffer.from(lines.join("\n") + "\n");
       const plain = await read(bytes, bytes.length, false);
       for (const step of [1, 7, 100, 4096, 65536]) {
@@ -136,7 +154,15 @@ describe("coalescing text chunks", () => {
 
   it("gives the trace every piece: one frame per run, each piece as it came", async () => {
     const texts = Array.from({ length: 5000 }, (_, i) => (i % 50 === 49 ? "w\n" : `w${i % 10} `));
-    const line = (t: string) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } } } });
+    const line = (t: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: {
+          sessionId: "s",
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } },
+        },
+      });
     const bytes = Buffer.from(texts.map(line).join("\n") + "\n");
     const { calls, frames } = await read(bytes, 65536, true);
     const seen: string[] = [];
@@ -144,7 +170,9 @@ describe("coalescing text chunks", () => {
       if (f.run) {
         for (const t of f.run.texts) seen.push(t);
         // Each piece crossed the wire as head + its JSON + tail.
-        expect(JSON.parse(`${f.run.head}${JSON.stringify(f.run.texts[0])}${f.run.tail}`)).toEqual(JSON.parse(line(f.run.texts[0]!)));
+        expect(JSON.parse(`${f.run.head}${JSON.stringify(f.run.texts[0])}${f.run.tail}`)).toEqual(
+          JSON.parse(line(f.run.texts[0]!)),
+        );
         expect(f.size).toBe(f.run.texts.reduce((n, t) => n + line(t).length + 1, 0));
       } else seen.push((f.payload as { params: { update: { content: { text: string } } } }).params.update.content.text);
     }
@@ -154,10 +182,34 @@ describe("coalescing text chunks", () => {
   });
 
   it("delivers a run before any other message, so order holds across kinds", async () => {
-    const chunk = (t: string) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } } } });
-    const lines = [chunk("a"), chunk("b"), chunk("c"), '{"jsonrpc":"2.0","method":"other","params":{}}', chunk("d"), chunk("e"), '{"jsonrpc":"2.0","id":1,"method":"ask","params":{}}', chunk("f")];
+    const chunk = (t: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: {
+          sessionId: "s",
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } },
+        },
+      });
+    const lines = [
+      chunk("a"),
+      chunk("b"),
+      chunk("c"),
+      '{"jsonrpc":"2.0","method":"other","params":{}}',
+      chunk("d"),
+      chunk("e"),
+      '{"jsonrpc":"2.0","id":1,"method":"ask","params":{}}',
+      chunk("f"),
+    ];
     const { calls } = await read(Buffer.from(lines.join("\n") + "\n"), 1 << 20, true);
-    expect(calls.map((c) => (c.method === "session/update" ? textOf(c.params) : c.method))).toEqual(["a", "bc", "other", "de", "ask", "f"]);
+    expect(calls.map((c) => (c.method === "session/update" ? textOf(c.params) : c.method))).toEqual([
+      "a",
+      "bc",
+      "other",
+      "de",
+      "ask",
+      "f",
+    ]);
   });
 });
 
@@ -188,7 +240,8 @@ describe("coalescing: lines crafted to pass the fast check", () => {
   });
 
   it("never takes a second text key elsewhere on the path for the text", async () => {
-    const line = (t: string) => `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"},"text":${JSON.stringify(t)}}}}`;
+    const line = (t: string) =>
+      `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"},"text":${JSON.stringify(t)}}}}`;
     await check([line("a"), line("b"), `${pre}{"type":"text","text":"y"}}}}`, line("c")]);
   });
 });
@@ -200,15 +253,34 @@ describe("coalescing: what a learned shape keeps", () => {
     const calls: unknown[] = [];
     peer.onNotification("session/update", undefined, (p) => calls.push(p));
     peer.coalesce("session/update", ["params", "update", "content", "text"], isTextChunkNotification);
-    const line = (sid: string, t: string) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: sid, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } } } });
+    const line = (sid: string, t: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: {
+          sessionId: sid,
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } },
+        },
+      });
     const big = "B".repeat(1 << 20);
     const longSid = "s".repeat(5000);
-    input.write([line("s", big), line("s", "a"), line("s", "b"), line(longSid, "x"), line(longSid, "y")].join("\n") + "\n");
+    input.write(
+      [line("s", big), line("s", "a"), line("s", "b"), line(longSid, "x"), line(longSid, "y")].join("\n") + "\n",
+    );
     await new Promise((r) => setImmediate(r));
-    const shapes = (peer as unknown as { shapes: { all: { head: string; msg: { params: { update: { content: { text: string } } } } }[] } }).shapes.all;
+    const shapes = (
+      peer as unknown as {
+        shapes: { all: { head: string; msg: { params: { update: { content: { text: string } } } } }[] };
+      }
+    ).shapes.all;
     expect(shapes.map((s) => s.msg.params.update.content.text)).toEqual([""]);
     expect(shapes.every((s) => s.head.length < 2048)).toBe(true);
     // Delivered as before: the big one, then the two after it joined; the long-headed ones each parsed.
-    expect(calls.map((p) => (p as { update: { content: { text: string } } }).update.content.text)).toEqual([big, "ab", "x", "y"]);
+    expect(calls.map((p) => (p as { update: { content: { text: string } } }).update.content.text)).toEqual([
+      big,
+      "ab",
+      "x",
+      "y",
+    ]);
   });
 });

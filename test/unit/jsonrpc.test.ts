@@ -52,7 +52,10 @@ describe("JsonRpcPeer", () => {
     const { a, b } = pair();
     b.onRequest("add", z.object({ x: z.number() }), ({ x }) => x);
     await expect(a.request("nope", {})).rejects.toMatchObject({ code: ErrorCodes.MethodNotFound });
-    await expect(a.request("add", { x: "one" })).rejects.toMatchObject({ code: ErrorCodes.InvalidParams, message: expect.stringContaining("x") });
+    await expect(a.request("add", { x: "one" })).rejects.toMatchObject({
+      code: ErrorCodes.InvalidParams,
+      message: expect.stringContaining("x"),
+    });
   });
 
   it("passes handler RpcErrors through with their code and data", async () => {
@@ -75,7 +78,14 @@ describe("JsonRpcPeer", () => {
     send('{"jsonrpc":"2.0","id":{"bad":1},"method":"echo"}\n');
     send('{"jsonrpc":"2.0","id":9,"method":"echo","params":"still alive"}\n');
     await tick();
-    expect(written.map((w) => (w.error as { code: number } | undefined)?.code ?? w.result)).toEqual([-32700, -32600, -32600, -32600, -32600, "still alive"]);
+    expect(written.map((w) => (w.error as { code: number } | undefined)?.code ?? w.result)).toEqual([
+      -32700,
+      -32600,
+      -32600,
+      -32600,
+      -32600,
+      "still alive",
+    ]);
     expect(written[1]!.id).toBe(7);
     expect(written[3]!.id).toBe(8);
     expect(problems).toHaveLength(5);
@@ -86,7 +96,9 @@ describe("JsonRpcPeer", () => {
     const { peer, input, written, tick } = rawPeer();
     peer.onRequest("echo", undefined, (p) => p);
     const line = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "echo", params: "héllo wörld" });
-    const bytes = Buffer.from(line + "\n" + JSON.stringify({ jsonrpc: "2.0", id: 2, method: "echo", params: 2 }) + "\n");
+    const bytes = Buffer.from(
+      line + "\n" + JSON.stringify({ jsonrpc: "2.0", id: 2, method: "echo", params: 2 }) + "\n",
+    );
     // Feed byte triples through the stream, splitting inside the multi-byte characters too.
     for (let i = 0; i < bytes.length; i += 3) input.write(bytes.subarray(i, i + 3));
     await tick();
@@ -124,7 +136,14 @@ describe("JsonRpcPeer", () => {
   it("$/cancel_request aborts the handler, which answers -32800", async () => {
     const { a, b } = pair();
     let aborted = false;
-    b.onRequest("wait", undefined, (_p, { signal }) => new Promise((_r, reject) => signal.addEventListener("abort", () => ((aborted = true), reject(new Error("stop"))))));
+    b.onRequest(
+      "wait",
+      undefined,
+      (_p, { signal }) =>
+        new Promise((_r, reject) =>
+          signal.addEventListener("abort", () => ((aborted = true), reject(new Error("stop")))),
+        ),
+    );
     const ac = new AbortController();
     const p = a.request("wait", {}, { signal: ac.signal });
     await new Promise((r) => setTimeout(r, 10));

@@ -34,7 +34,11 @@ async function runSpec(bin: string, spec: string): Promise<SpecResult[]> {
   let stdout = "";
   let stderr = "";
   try {
-    ({ stdout, stderr } = await run(bin, ["--headless", "-l", join(ROOT, "test/lua/harness.lua"), join(ROOT, "test/lua", spec)], { cwd: home, env, timeout: 30_000 }));
+    ({ stdout, stderr } = await run(
+      bin,
+      ["--headless", "-l", join(ROOT, "test/lua/harness.lua"), join(ROOT, "test/lua", spec)],
+      { cwd: home, env, timeout: 30_000 },
+    ));
   } catch (e) {
     // A failing spec exits 1: its output still holds the results.
     const err = e as { stdout?: string; stderr?: string; message: string };
@@ -45,7 +49,9 @@ async function runSpec(bin: string, spec: string): Promise<SpecResult[]> {
   }
   const line = stdout.split("\n").find((l) => l.startsWith("SPEC-RESULT "));
   if (!line) return [{ name: `(${spec} produced no result)`, ok: false, err: `${stdout}\n${stderr}` }];
-  const { results } = JSON.parse(line.slice("SPEC-RESULT ".length)) as { results: SpecResult[] | Record<string, never> };
+  const { results } = JSON.parse(line.slice("SPEC-RESULT ".length)) as {
+    results: SpecResult[] | Record<string, never>;
+  };
   // An empty Lua table may encode as {}.
   return Array.isArray(results) ? results : [];
 }

@@ -29,7 +29,9 @@ describe("PathBoundary", () => {
 
   it("denies with a clear message naming the operation and the path", () => {
     const b = new PathBoundary(cwd);
-    expect(() => b.check("../outside.txt", "write")).toThrow(/Access denied: write of "\.\.\/outside\.txt" is outside the session's working directory/);
+    expect(() => b.check("../outside.txt", "write")).toThrow(
+      /Access denied: write of "\.\.\/outside\.txt" is outside the session's working directory/,
+    );
     expect(() => b.check("", "read")).toThrow(/Access denied/);
     expect(() => b.check(`${d}/project-evil/x`, "read")).toThrow(/Access denied/);
   });

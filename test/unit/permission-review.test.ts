@@ -23,7 +23,17 @@ describe("wholeFile", () => {
   it("a snippet (an Edit's old_string) is replaced in the file when it occurs once", () => {
     const { before, after } = wholeFile(now, "line 7\nline 8\n", "SEVEN\n");
     expect(before.lines).toHaveLength(10);
-    expect(after.lines).toEqual(["line 1", "line 2", "line 3", "line 4", "line 5", "line 6", "SEVEN", "line 9", "line 10"]);
+    expect(after.lines).toEqual([
+      "line 1",
+      "line 2",
+      "line 3",
+      "line 4",
+      "line 5",
+      "line 6",
+      "SEVEN",
+      "line 9",
+      "line 10",
+    ]);
   });
   it("a snippet found twice, or not at all, is the agent's two texts as they are", () => {
     const twice = splitText("a\nb\na\nb\n");
@@ -39,7 +49,11 @@ describe("wholeFile", () => {
 
 describe("PartialEdits", () => {
   /** A LiveFiles with no loaded buffers, answering reviews from a list. */
-  const live: LiveFiles = { buffer: async () => undefined, setBuffer: async () => "done", reload: async () => undefined };
+  const live: LiveFiles = {
+    buffer: async () => undefined,
+    setBuffer: async () => "done",
+    reload: async () => undefined,
+  };
   const request = (path: string, newText: string) => ({
     sessionId: "s",
     toolCall: { toolCallId: "t1", content: [{ type: "diff" as const, path, oldText: null, newText }] },
@@ -54,12 +68,20 @@ describe("PartialEdits", () => {
     const full = "a\n";
     const edits = new PartialEdits();
     // One hunk only (a new file): all accepted.
-    expect(await edits.review(request(path, full) as never, live, async () => ({ accepted: [0] }))).toEqual({ outcome: "selected", optionId: "y" });
+    expect(await edits.review(request(path, full) as never, live, async () => ({ accepted: [0] }))).toEqual({
+      outcome: "selected",
+      optionId: "y",
+    });
     expect(edits.forWrite(path, full)).toMatchObject({ content: full });
-    expect(await edits.review(request(path, full) as never, live, async () => ({ accepted: [] }))).toEqual({ outcome: "selected", optionId: "n" });
+    expect(await edits.review(request(path, full) as never, live, async () => ({ accepted: [] }))).toEqual({
+      outcome: "selected",
+      optionId: "n",
+    });
     expect(edits.forWrite(path, full)).toBeUndefined();
     // Withdrawn: cancelled.
-    expect(await edits.review(request(path, full) as never, live, async () => undefined)).toEqual({ outcome: "cancelled" });
+    expect(await edits.review(request(path, full) as never, live, async () => undefined)).toEqual({
+      outcome: "cancelled",
+    });
   });
 
   it("of two hunks, one accepted: the write keeps that one only, byte for byte otherwise", async () => {

@@ -8,7 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildPrompt, capText, MENTION_TEXT_LIMIT, MentionError, type ContextItem } from "../../src/session/prompt-builder.js";
+import {
+  buildPrompt,
+  capText,
+  MENTION_TEXT_LIMIT,
+  MentionError,
+  type ContextItem,
+} from "../../src/session/prompt-builder.js";
 import { PathBoundary } from "../../src/workspace/path-boundary.js";
 import { Redactor } from "../../src/trace/redact.js";
 
@@ -34,17 +40,55 @@ describe("mention blocks", () => {
   it("embedded context: resources with their URIs; text redacted; a file's range with its lines", async () => {
     const { cwd } = folder();
     const items: ContextItem[] = [
-      { type: "text", mention: "@diagnostics", uri: "acpchat://diagnostics/src/a.lua", path: join(cwd, "src", "a.lua"), text: "src/a.lua:1:1: error: bad" },
-      { type: "text", uri: "acpchat://chat/s1", title: "The conversation so far", label: "the conversation with x", text: "user: my password is hunter2-password-value" },
-      { type: "range", mention: "@selection", path: join(cwd, "src", "a.lua"), start: 1, end: 1, text: "return 1", filetype: "lua" },
+      {
+        type: "text",
+        mention: "@diagnostics",
+        uri: "acpchat://diagnostics/src/a.lua",
+        path: join(cwd, "src", "a.lua"),
+        text: "src/a.lua:1:1: error: bad",
+      },
+      {
+        type: "text",
+        uri: "acpchat://chat/s1",
+        title: "The conversation so far",
+        label: "the conversation with x",
+        text: "user: my password is hunter2-password-value",
+      },
+      {
+        type: "range",
+        mention: "@selection",
+        path: join(cwd, "src", "a.lua"),
+        start: 1,
+        end: 1,
+        text: "return 1",
+        filetype: "lua",
+      },
       { type: "link", mention: "@src/", path: join(cwd, "src", "a.lua") },
     ];
-    const { blocks } = await buildPrompt("see @diagnostics", items, new PathBoundary(cwd), true, undefined, undefined, redact);
+    const { blocks } = await buildPrompt(
+      "see @diagnostics",
+      items,
+      new PathBoundary(cwd),
+      true,
+      undefined,
+      undefined,
+      redact,
+    );
     const uri = pathToFileURL(join(cwd, "src", "a.lua")).href;
     expect(blocks).toEqual([
       { type: "text", text: "see @diagnostics" },
-      { type: "resource", resource: { uri: "acpchat://diagnostics/src/a.lua", mimeType: "text/plain", text: "src/a.lua:1:1: error: bad" } },
-      { type: "resource", resource: { uri: "acpchat://chat/s1", mimeType: "text/plain", text: expect.not.stringContaining("hunter2-password-value") } },
+      {
+        type: "resource",
+        resource: { uri: "acpchat://diagnostics/src/a.lua", mimeType: "text/plain", text: "src/a.lua:1:1: error: bad" },
+      },
+      {
+        type: "resource",
+        resource: {
+          uri: "acpchat://chat/s1",
+          mimeType: "text/plain",
+          text: expect.not.stringContaining("hunter2-password-value"),
+        },
+      },
       { type: "resource", resource: { uri: `${uri}#L1-L1`, mimeType: "text/plain", text: "return 1" } },
       { type: "resource_link", uri, name: "a.lua" },
     ]);
@@ -56,7 +100,13 @@ describe("mention blocks", () => {
     const { blocks } = await buildPrompt(
       "x",
       [
-        { type: "text", mention: "@quickfix", uri: "acpchat://quickfix", title: "The quickfix list", text: "a:1:1: E: x" },
+        {
+          type: "text",
+          mention: "@quickfix",
+          uri: "acpchat://quickfix",
+          title: "The quickfix list",
+          text: "a:1:1: E: x",
+        },
         { type: "range", mention: "@selection", path, start: 1, end: 1, text: "return 1", filetype: "lua" },
       ],
       new PathBoundary(cwd),
@@ -71,13 +121,18 @@ describe("mention blocks", () => {
   it.each([
     ["a range", { type: "range", mention: "@selection", path: "OUT", start: 1, end: 1, text: "secret" }],
     ["a link", { type: "link", mention: "@../", path: "OUT" }],
-    ["a file's diagnostics", { type: "text", mention: "@diagnostics", uri: "acpchat://diagnostics", path: "OUT", text: "secret" }],
+    [
+      "a file's diagnostics",
+      { type: "text", mention: "@diagnostics", uri: "acpchat://diagnostics", path: "OUT", text: "secret" },
+    ],
     ["an open file", { type: "file", mention: "@buffers", path: "OUT" }],
   ])("%s outside the cwd refuses the prompt, saying which mention and why", async (_what, item) => {
     const { root, cwd } = folder();
     const it = { ...item, path: join(root, "outside.lua") } as ContextItem;
     await expect(buildPrompt("x", [it], new PathBoundary(cwd), true)).rejects.toThrow(MentionError);
-    await expect(buildPrompt("x", [it], new PathBoundary(cwd), true)).rejects.toThrow(/outside the session's working directory/);
+    await expect(buildPrompt("x", [it], new PathBoundary(cwd), true)).rejects.toThrow(
+      /outside the session's working directory/,
+    );
   });
 
   it("a long text keeps its end, says how much was left out", () => {

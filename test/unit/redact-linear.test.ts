@@ -11,7 +11,8 @@ import { describe, expect, it } from "vitest";
 import { PieceRedactor, Redactor, redactKeyLike } from "../../src/trace/redact.js";
 
 const SIZE = 1024 * 1024;
-const fill = (unit: string, head = "", tail = "") => head + unit.repeat(Math.ceil(SIZE / unit.length)).slice(0, SIZE) + tail;
+const fill = (unit: string, head = "", tail = "") =>
+  head + unit.repeat(Math.ceil(SIZE / unit.length)).slice(0, SIZE) + tail;
 
 /** One per pattern (and per part of a pattern that could backtrack). */
 const ADVERSARIAL: Record<string, string> = {
@@ -38,7 +39,7 @@ const ADVERSARIAL: Record<string, string> = {
 };
 
 describe("redaction is linear in the text's length", () => {
-  const r = new Redactor(["Zq9\"x\\Vb7Lm2Pw", "plain-secret-value"]);
+  const r = new Redactor(['Zq9"x\\Vb7Lm2Pw', "plain-secret-value"]);
   const BOUND_MS = 1500;
 
   it.each(Object.entries(ADVERSARIAL))("%s (1 MB)", (_name, s) => {
@@ -61,8 +62,12 @@ describe("redaction is linear in the text's length", () => {
   });
 
   it("still finds what the patterns are for", () => {
-    expect(redactKeyLike("export API_KEY=abcdef123456 and GH_TOKEN='zzzzzzzz'")).toBe("export API_KEY=[REDACTED] and GH_TOKEN='[REDACTED]'");
-    expect(redactKeyLike("run --api-key abcdef123456 --github-token=qwertyuiop")).toBe("run --api-key [REDACTED] --github-token=[REDACTED]");
+    expect(redactKeyLike("export API_KEY=abcdef123456 and GH_TOKEN='zzzzzzzz'")).toBe(
+      "export API_KEY=[REDACTED] and GH_TOKEN='[REDACTED]'",
+    );
+    expect(redactKeyLike("run --api-key abcdef123456 --github-token=qwertyuiop")).toBe(
+      "run --api-key [REDACTED] --github-token=[REDACTED]",
+    );
     expect(redactKeyLike("Authorization: Bearer abcdefghijklmnop")).toBe("Authorization: Bearer [REDACTED]");
     const json = r.json(JSON.stringify({ my_token: "abc", env: [{ name: "X_PASSWORD", value: "v" }] }));
     expect(JSON.parse(json)).toEqual({ my_token: "[REDACTED]", env: [{ name: "X_PASSWORD", value: "[REDACTED]" }] });

@@ -9,20 +9,55 @@ describe("Redactor", () => {
   });
 
   it("redacts fields named like secrets, and name/value pairs, in objects", () => {
-    const v = r.value({ apiKey: "x", nested: { Authorization: "Bearer y", ok: "fine" }, env: [{ name: "GITHUB_TOKEN", value: "z" }, { name: "PATH", value: "/bin" }], n: 5 });
-    expect(v).toEqual({ apiKey: REDACTED, nested: { Authorization: REDACTED, ok: "fine" }, env: [{ name: "GITHUB_TOKEN", value: REDACTED }, { name: "PATH", value: "/bin" }], n: 5 });
+    const v = r.value({
+      apiKey: "x",
+      nested: { Authorization: "Bearer y", ok: "fine" },
+      env: [
+        { name: "GITHUB_TOKEN", value: "z" },
+        { name: "PATH", value: "/bin" },
+      ],
+      n: 5,
+    });
+    expect(v).toEqual({
+      apiKey: REDACTED,
+      nested: { Authorization: REDACTED, ok: "fine" },
+      env: [
+        { name: "GITHUB_TOKEN", value: REDACTED },
+        { name: "PATH", value: "/bin" },
+      ],
+      n: 5,
+    });
   });
 
   it("redacts serialised JSON the same way, escapes included, without breaking it", () => {
-    const obj = { password: 'a "quoted" one', client_secret: 42, headers: [{ name: "X-Api-Key", value: "abc\\\\def" }], text: "has hunter22-password inside", keep: "token-less" };
+    const obj = {
+      password: 'a "quoted" one',
+      client_secret: 42,
+      headers: [{ name: "X-Api-Key", value: "abc\\\\def" }],
+      text: "has hunter22-password inside",
+      keep: "token-less",
+    };
     const out = r.json(JSON.stringify(obj));
     const back = JSON.parse(out);
-    expect(back).toEqual({ password: REDACTED, client_secret: REDACTED, headers: [{ name: "X-Api-Key", value: REDACTED }], text: `has ${REDACTED} inside`, keep: "token-less" });
+    expect(back).toEqual({
+      password: REDACTED,
+      client_secret: REDACTED,
+      headers: [{ name: "X-Api-Key", value: REDACTED }],
+      text: `has ${REDACTED} inside`,
+      keep: "token-less",
+    });
   });
 
   it("leaves the base64 bytes of images, audio and blobs as they are (a key-like run in them is chance)", () => {
     const data = "iVBORw0KGgo/AKIA0123456789ABCDEF+sk-live-abcdef123/AAAA==";
-    const v = { sessionUpdate: "tool_call_update", content: [{ type: "content", content: { type: "image", mimeType: "image/png", data } }, { type: "content", content: { type: "audio", mimeType: "audio/wav", data } }, { type: "content", content: { type: "resource", resource: { uri: "file:///x.bin", blob: data } } }] };
+    const v = {
+      sessionUpdate: "tool_call_update",
+      content: [
+        { type: "content", content: { type: "image", mimeType: "image/png", data } },
+        { type: "content", content: { type: "audio", mimeType: "audio/wav", data } },
+        { type: "content", content: { type: "resource", resource: { uri: "file:///x.bin", blob: data } } },
+      ],
+    };
     expect(r.value(v)).toEqual(v);
     // Text still is text: the same run in a text block is redacted.
     expect(r.value({ type: "text", text: data }).text).not.toContain("AKIA0123456789ABCDEF");
@@ -51,9 +86,22 @@ describe("Redactor", () => {
   });
 
   it("redacts every env and header value of MCP servers in session/new, whatever the names", () => {
-    const msg = { method: "session/new", params: { mcpServers: [{ name: "db", command: "x", args: ["--verbose"], env: [{ name: "DB_PASS", value: "short" }] }, { type: "http", name: "h", url: "https://x", headers: [{ name: "X-Org", value: "org-1" }] }] } };
+    const msg = {
+      method: "session/new",
+      params: {
+        mcpServers: [
+          { name: "db", command: "x", args: ["--verbose"], env: [{ name: "DB_PASS", value: "short" }] },
+          { type: "http", name: "h", url: "https://x", headers: [{ name: "X-Org", value: "org-1" }] },
+        ],
+      },
+    };
     const out = JSON.parse(new Redactor().json(JSON.stringify(msg)));
-    expect(out.params.mcpServers[0]).toEqual({ name: "db", command: "x", args: ["--verbose"], env: [{ name: "DB_PASS", value: REDACTED }] });
+    expect(out.params.mcpServers[0]).toEqual({
+      name: "db",
+      command: "x",
+      args: ["--verbose"],
+      env: [{ name: "DB_PASS", value: REDACTED }],
+    });
     expect(out.params.mcpServers[1].headers).toEqual([{ name: "X-Org", value: REDACTED }]);
   });
 
@@ -70,7 +118,8 @@ describe("trace files", () => {
     const { join } = await import("node:path");
     const { pruneTraces } = await import("../../src/trace/trace-log.js");
     const dir = mkdtempSync(join(tmpdir(), "acpchat-traces-"));
-    for (let i = 0; i < 60; i++) writeFileSync(join(dir, `2026-01-01T00-00-${String(i).padStart(2, "0")}-chat1.jsonl`), "{}\n");
+    for (let i = 0; i < 60; i++)
+      writeFileSync(join(dir, `2026-01-01T00-00-${String(i).padStart(2, "0")}-chat1.jsonl`), "{}\n");
     writeFileSync(join(dir, "sessions.json"), "[]");
     pruneTraces(dir, 50);
     const left = readdirSync(dir).sort();
@@ -83,7 +132,11 @@ describe("trace files", () => {
 describe("token counts", () => {
   it("numbers under *Tokens keys are kept (usage), strings under them and other secret keys are not", () => {
     const r = new Redactor();
-    const text = JSON.stringify({ usage: { inputTokens: 1200, outputTokens: 34, max_tokens: 9 }, accessToken: "abcdef123456", pin: { password: 123456 } });
+    const text = JSON.stringify({
+      usage: { inputTokens: 1200, outputTokens: 34, max_tokens: 9 },
+      accessToken: "abcdef123456",
+      pin: { password: 123456 },
+    });
     const out = r.json(text);
     expect(out).toContain('"inputTokens":1200');
     expect(out).toContain('"max_tokens":9');

@@ -9,7 +9,12 @@ function setup(frameMs = 16) {
   const sent: RenderOp[][] = [];
   const state = new SessionState();
   let now = 0;
-  const q = new RenderQueue({ frameMs, send: (ops) => sent.push(ops), status: () => statusView({ agent: "a", lifecycle: "ready", sessionId: "s", cwd: "/", queued: [] }, state), now: () => now });
+  const q = new RenderQueue({
+    frameMs,
+    send: (ops) => sent.push(ops),
+    status: () => statusView({ agent: "a", lifecycle: "ready", sessionId: "s", cwd: "/", queued: [] }, state),
+    now: () => now,
+  });
   const push = (u: Record<string, unknown>) => q.push(state.apply(parseSessionUpdate(u)));
   const text = (t: string) => push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } });
   return { q, state, sent, push, text, tick: (ms: number) => (now += ms) };
@@ -80,8 +85,16 @@ describe("RenderQueue", () => {
     try {
       const sent: RenderOp[][] = [];
       const state = new SessionState();
-      const q = new RenderQueue({ frameMs: 16, send: (ops) => sent.push(ops), status: () => statusView({ agent: "a", lifecycle: "ready", sessionId: "s", cwd: "/", queued: [] }, state), now: () => Date.now() });
-      const text = (t: string) => q.push(state.apply(parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } })));
+      const q = new RenderQueue({
+        frameMs: 16,
+        send: (ops) => sent.push(ops),
+        status: () => statusView({ agent: "a", lifecycle: "ready", sessionId: "s", cwd: "/", queued: [] }, state),
+        now: () => Date.now(),
+      });
+      const text = (t: string) =>
+        q.push(
+          state.apply(parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } })),
+        );
       q.push(state.beginTurn([]));
       text("start ");
       q.flush();
@@ -110,7 +123,11 @@ describe("RenderQueue", () => {
       vi.advanceTimersByTime(16);
       expect(batches()).toBe(4);
       // The whole reply arrived, in order.
-      const appended = sent.flat().flatMap((o) => (o.op === "append" ? [o.text] : o.op === "add" && o.block.type === "agent" ? [o.block.text] : []));
+      const appended = sent
+        .flat()
+        .flatMap((o) =>
+          o.op === "append" ? [o.text] : o.op === "add" && o.block.type === "agent" ? [o.block.text] : [],
+        );
       expect(appended.join("")).toBe(`start ${"x".repeat(1000)}${"y".repeat(60 * 1024)}zz\nshort`);
       q.dispose();
     } finally {
@@ -126,7 +143,16 @@ describe("RenderQueue: text in slices", () => {
     q.dispose();
     return sent;
   }
-  const textOf = (ops: RenderOp[]) => ops.map((o) => (o.op === "append" ? o.text : o.op === "add" && o.block.type === "agent" ? (o.block as { text: string }).text : "")).join("");
+  const textOf = (ops: RenderOp[]) =>
+    ops
+      .map((o) =>
+        o.op === "append"
+          ? o.text
+          : o.op === "add" && o.block.type === "agent"
+            ? (o.block as { text: string }).text
+            : "",
+      )
+      .join("");
 
   it("a 3 MB chunk of one line goes in batches of at most SLICE_BYTES, byte-exact, the turn's end after the last", () => {
     const { q, state, sent, text } = setup();

@@ -66,8 +66,38 @@ function put(o: Obj, k: string, v: unknown): void {
 }
 
 /** Keys that tempt a hand check: reserved names, prototype names, other variants' fields. */
-const KEYS = ["x", "_meta", "__proto__", "constructor", "toString", "hasOwnProperty", "type", "text", "sessionUpdate", "sessionId", "update", "content", "annotations", "messageId", "data", "0", ""];
-const STRINGS = ["", "a", "hello world", "ü ✓ 😀", "line\nbreak", "text", "image", "__proto__", "0", "null", "agent_message_chunk"];
+const KEYS = [
+  "x",
+  "_meta",
+  "__proto__",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "type",
+  "text",
+  "sessionUpdate",
+  "sessionId",
+  "update",
+  "content",
+  "annotations",
+  "messageId",
+  "data",
+  "0",
+  "",
+];
+const STRINGS = [
+  "",
+  "a",
+  "hello world",
+  "ü ✓ 😀",
+  "line\nbreak",
+  "text",
+  "image",
+  "__proto__",
+  "0",
+  "null",
+  "agent_message_chunk",
+];
 const NUMBERS = [0, 1, 7, -1, 1.5, -0.25, 2 ** 31, 2 ** 53, 1e308, -0];
 
 const str: Gen<string> = (r) => (r.chance(0.7) ? r.pick(STRINGS) : Math.floor(r.next() * 1e9).toString(36));
@@ -95,19 +125,36 @@ function obj(r: Rng, fields: Record<string, unknown>): Obj {
   return o;
 }
 const optional = <T>(r: Rng, g: Gen<T>): T | typeof ABSENT => (r.chance(0.4) ? ABSENT : g(r));
-const nullish = <T>(r: Rng, g: Gen<T>): T | null | typeof ABSENT => (r.chance(0.3) ? ABSENT : r.chance(0.2) ? null : g(r));
+const nullish = <T>(r: Rng, g: Gen<T>): T | null | typeof ABSENT =>
+  r.chance(0.3) ? ABSENT : r.chance(0.2) ? null : g(r);
 const list = <T>(r: Rng, g: Gen<T>, max = 3): T[] => Array.from({ length: r.int(max + 1) }, () => g(r));
 
 const meta = (r: Rng) => nullish(r, () => obj(r, { [r.pick(KEYS)]: json(r, 1), trace: optional(r, str) }));
 const annotations = (r: Rng) =>
-  nullish(r, () => obj(r, { audience: optional(r, () => list(r, () => r.pick(["user", "assistant"]))), priority: nullish(r, num), lastModified: nullish(r, str), _meta: meta(r) }));
+  nullish(r, () =>
+    obj(r, {
+      audience: optional(r, () => list(r, () => r.pick(["user", "assistant"]))),
+      priority: nullish(r, num),
+      lastModified: nullish(r, str),
+      _meta: meta(r),
+    }),
+  );
 
 const TEXT_CHUNK_KINDS = ["user_message_chunk", "agent_message_chunk", "agent_thought_chunk"];
 
 const content = {
   text: (r: Rng) => obj(r, { type: "text", text: str(r), annotations: annotations(r), _meta: meta(r) }),
-  image: (r: Rng) => obj(r, { type: "image", data: str(r), mimeType: r.pick(["image/png", "image/jpeg"]), uri: nullish(r, str), annotations: annotations(r), _meta: meta(r) }),
-  audio: (r: Rng) => obj(r, { type: "audio", data: str(r), mimeType: "audio/wav", annotations: annotations(r), _meta: meta(r) }),
+  image: (r: Rng) =>
+    obj(r, {
+      type: "image",
+      data: str(r),
+      mimeType: r.pick(["image/png", "image/jpeg"]),
+      uri: nullish(r, str),
+      annotations: annotations(r),
+      _meta: meta(r),
+    }),
+  audio: (r: Rng) =>
+    obj(r, { type: "audio", data: str(r), mimeType: "audio/wav", annotations: annotations(r), _meta: meta(r) }),
   resource_link: (r: Rng) =>
     obj(r, {
       type: "resource_link",
@@ -123,7 +170,9 @@ const content = {
   resource: (r: Rng) =>
     obj(r, {
       type: "resource",
-      resource: r.chance(0.5) ? obj(r, { uri: "file:///a", text: str(r), mimeType: nullish(r, str) }) : obj(r, { uri: "file:///b", blob: "AAAA", mimeType: nullish(r, str) }),
+      resource: r.chance(0.5)
+        ? obj(r, { uri: "file:///a", text: str(r), mimeType: nullish(r, str) })
+        : obj(r, { uri: "file:///b", blob: "AAAA", mimeType: nullish(r, str) }),
       annotations: annotations(r),
       _meta: meta(r),
     }),
@@ -141,13 +190,21 @@ const toolCallContent = (r: Rng) =>
 const location = (r: Rng) => obj(r, { path: "/w/a.ts", line: nullish(r, uint), _meta: meta(r) });
 const selectOption = (r: Rng) => obj(r, { value: str(r), name: str(r), description: nullish(r, str) });
 const configOption = (r: Rng) => {
-  const base = { id: str(r), name: str(r), description: nullish(r, str), category: nullish(r, () => r.pick(["model", "mode", "thought_level", "_x"])), _meta: meta(r) };
+  const base = {
+    id: str(r),
+    name: str(r),
+    description: nullish(r, str),
+    category: nullish(r, () => r.pick(["model", "mode", "thought_level", "_x"])),
+    _meta: meta(r),
+  };
   return r.chance(0.7)
     ? obj(r, {
         ...base,
         type: "select",
         currentValue: str(r),
-        options: r.chance(0.6) ? list(r, selectOption) : list(r, () => obj(r, { group: str(r), name: str(r), options: list(r, selectOption) })),
+        options: r.chance(0.6)
+          ? list(r, selectOption)
+          : list(r, () => obj(r, { group: str(r), name: str(r), options: list(r, selectOption) })),
       })
     : obj(r, { ...base, type: "boolean", currentValue: bool(r) });
 };
@@ -157,7 +214,13 @@ const variants: Record<string, Gen<Obj>> = {
   ...Object.fromEntries(
     TEXT_CHUNK_KINDS.map((kind) => [
       kind,
-      (r: Rng) => obj(r, { sessionUpdate: kind, content: r.chance(0.8) ? content.text(r) : contentBlock(r), messageId: nullish(r, str), _meta: meta(r) }),
+      (r: Rng) =>
+        obj(r, {
+          sessionUpdate: kind,
+          content: r.chance(0.8) ? content.text(r) : contentBlock(r),
+          messageId: nullish(r, str),
+          _meta: meta(r),
+        }),
     ]),
   ),
   tool_call: (r) =>
@@ -191,28 +254,80 @@ const variants: Record<string, Gen<Obj>> = {
   plan: (r) =>
     obj(r, {
       sessionUpdate: "plan",
-      entries: list(r, () => obj(r, { content: str(r), priority: r.pick(["high", "medium", "low"]), status: r.pick(["pending", "in_progress", "completed"]), _meta: meta(r) })),
+      entries: list(r, () =>
+        obj(r, {
+          content: str(r),
+          priority: r.pick(["high", "medium", "low"]),
+          status: r.pick(["pending", "in_progress", "completed"]),
+          _meta: meta(r),
+        }),
+      ),
       _meta: meta(r),
     }),
   available_commands_update: (r) =>
     obj(r, {
       sessionUpdate: "available_commands_update",
-      availableCommands: list(r, () => obj(r, { name: str(r), description: str(r), input: nullish(r, () => obj(r, { hint: str(r) })), _meta: meta(r) })),
+      availableCommands: list(r, () =>
+        obj(r, {
+          name: str(r),
+          description: str(r),
+          input: nullish(r, () => obj(r, { hint: str(r) })),
+          _meta: meta(r),
+        }),
+      ),
       _meta: meta(r),
     }),
   current_mode_update: (r) => obj(r, { sessionUpdate: "current_mode_update", currentModeId: str(r), _meta: meta(r) }),
-  config_option_update: (r) => obj(r, { sessionUpdate: "config_option_update", configOptions: list(r, configOption), _meta: meta(r) }),
-  session_info_update: (r) => obj(r, { sessionUpdate: "session_info_update", title: nullish(r, str), updatedAt: nullish(r, () => "2026-11-22T12:00:00Z"), _meta: meta(r) }),
+  config_option_update: (r) =>
+    obj(r, { sessionUpdate: "config_option_update", configOptions: list(r, configOption), _meta: meta(r) }),
+  session_info_update: (r) =>
+    obj(r, {
+      sessionUpdate: "session_info_update",
+      title: nullish(r, str),
+      updatedAt: nullish(r, () => "2026-11-22T12:00:00Z"),
+      _meta: meta(r),
+    }),
   usage_update: (r) =>
-    obj(r, { sessionUpdate: "usage_update", used: uint(r), size: uint(r), cost: nullish(r, () => obj(r, { amount: num(r), currency: r.pick(["USD", "credits"]) })), _meta: meta(r) }),
+    obj(r, {
+      sessionUpdate: "usage_update",
+      used: uint(r),
+      size: uint(r),
+      cost: nullish(r, () => obj(r, { amount: num(r), currency: r.pick(["USD", "credits"]) })),
+      _meta: meta(r),
+    }),
 };
-const UNKNOWN_KINDS = ["notice", "compaction_update", "compaction_summary_chunk", "plan_update", "subagent_update", "", "AGENT_MESSAGE_CHUNK", "__proto__", "constructor", "toString", "unknown"];
+const UNKNOWN_KINDS = [
+  "notice",
+  "compaction_update",
+  "compaction_summary_chunk",
+  "plan_update",
+  "subagent_update",
+  "",
+  "AGENT_MESSAGE_CHUNK",
+  "__proto__",
+  "constructor",
+  "toString",
+  "unknown",
+];
 
 // ---------- mutations ----------
 
 const DISCRIMINATORS: Record<string, readonly string[]> = {
   sessionUpdate: [...Object.keys(variants), ...UNKNOWN_KINDS],
-  type: ["text", "image", "audio", "resource_link", "resource", "content", "diff", "terminal", "select", "boolean", "TEXT", ""],
+  type: [
+    "text",
+    "image",
+    "audio",
+    "resource_link",
+    "resource",
+    "content",
+    "diff",
+    "terminal",
+    "select",
+    "boolean",
+    "TEXT",
+    "",
+  ],
   status: [...TOOL_STATUS, "done", ""],
   priority: ["high", "medium", "low", "urgent"],
   kind: [...TOOL_KINDS, "custom"],
@@ -281,7 +396,12 @@ function genUpdate(r: Rng): unknown {
   if (roll < 0.45) u = variants[r.pick(TEXT_CHUNK_KINDS)](r);
   else if (roll < 0.85) u = variants[r.pick(Object.keys(variants))](r);
   // an unknown variant, or a known one with the fields of a text chunk
-  else if (roll < 0.93) u = obj(r, { sessionUpdate: r.pick([...UNKNOWN_KINDS, ...Object.keys(variants)]), content: optional(r, content.text), x: json(r) });
+  else if (roll < 0.93)
+    u = obj(r, {
+      sessionUpdate: r.pick([...UNKNOWN_KINDS, ...Object.keys(variants)]),
+      content: optional(r, content.text),
+      x: json(r),
+    });
   else u = json(r, 3);
   if (r.chance(0.55)) for (let n = 1 + r.int(3); n > 0; n--) u = mutate(r, u);
   return wire(u);
@@ -298,14 +418,19 @@ function genEnvelope(r: Rng): unknown {
 /** The path of the first difference between two JSON-like values (own enumerable keys, prototypes, -0), or undefined. */
 function difference(a: unknown, b: unknown, path = "$"): string | undefined {
   if (Object.is(a, b)) return undefined;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return `${path}: ${show(a)} vs ${show(b)}`;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null)
+    return `${path}: ${show(a)} vs ${show(b)}`;
   if (Array.isArray(a) !== Array.isArray(b)) return `${path}: array vs object`;
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${path}: different prototypes`;
   const ka = Object.keys(a).sort();
   const kb = Object.keys(b).sort();
   if (ka.join("\u0000") !== kb.join("\u0000")) return `${path}: keys [${ka}] vs [${kb}]`;
   for (const k of ka) {
-    const d = difference(Object.getOwnPropertyDescriptor(a, k)!.value, Object.getOwnPropertyDescriptor(b, k)!.value, `${path}.${k}`);
+    const d = difference(
+      Object.getOwnPropertyDescriptor(a, k)!.value,
+      Object.getOwnPropertyDescriptor(b, k)!.value,
+      `${path}.${k}`,
+    );
     if (d) return d;
   }
   return undefined;
@@ -325,7 +450,8 @@ function property(gen: Gen, check: (input: unknown) => string | undefined): void
     const problem = check(input);
     if (problem) failures.push({ case: i, input: show(input), problem });
   }
-  if (failures.length) console.error(`schema hot-path property failed: ACP_SCHEMA_SEED=${SEED} (${failures.length}/${CASES} cases)`);
+  if (failures.length)
+    console.error(`schema hot-path property failed: ACP_SCHEMA_SEED=${SEED} (${failures.length}/${CASES} cases)`);
   expect(failures.slice(0, 5), `ACP_SCHEMA_SEED=${SEED}: ${failures.length} of ${CASES} cases differ`).toEqual([]);
 }
 
@@ -335,18 +461,32 @@ function property(gen: Gen, check: (input: unknown) => string | undefined): void
 function zodTextChunk(u: unknown): { ok: true; value: unknown } | { ok: false } {
   const r = KnownSessionUpdate.safeParse(u);
   if (!r.success || !TEXT_CHUNK_KINDS.includes(r.data.sessionUpdate)) return { ok: false };
-  return (r.data as { content: { type: string } }).content.type === "text" ? { ok: true, value: r.data } : { ok: false };
+  return (r.data as { content: { type: string } }).content.type === "text"
+    ? { ok: true, value: r.data }
+    : { ok: false };
 }
 
 /** parseSessionUpdate without the hand check: its documented behaviour, through zod only. */
 function zodParseSessionUpdate(update: unknown): SessionUpdate {
-  const kind = typeof update === "object" && update !== null ? (update as { sessionUpdate?: unknown }).sessionUpdate : undefined;
+  const kind =
+    typeof update === "object" && update !== null ? (update as { sessionUpdate?: unknown }).sessionUpdate : undefined;
   const kindName = typeof kind === "string" ? kind : "(missing)";
-  if (!KNOWN_UPDATE_KINDS.has(kindName)) return { sessionUpdate: "unknown", originalKind: kindName, raw: update, reason: `unknown session/update variant "${kindName}"` };
+  if (!KNOWN_UPDATE_KINDS.has(kindName))
+    return {
+      sessionUpdate: "unknown",
+      originalKind: kindName,
+      raw: update,
+      reason: `unknown session/update variant "${kindName}"`,
+    };
   const r = KnownSessionUpdate.safeParse(update);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  return { sessionUpdate: "unknown", originalKind: kindName, raw: update, reason: `invalid ${kindName}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}` };
+  return {
+    sessionUpdate: "unknown",
+    originalKind: kindName,
+    raw: update,
+    reason: `invalid ${kindName}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`,
+  };
 }
 
 /** sessionNotification through zod only: the value, or the error it must throw. */
@@ -354,7 +494,10 @@ function zodEnvelope(p: unknown): { ok: true; value: unknown } | { ok: false; me
   const r = SessionNotificationEnvelope.safeParse(p);
   if (r.success) return { ok: true, value: r.data };
   const issue = r.error.issues[0];
-  return { ok: false, message: `Invalid params for session/update: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}` };
+  return {
+    ok: false,
+    message: `Invalid params for session/update: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`,
+  };
 }
 
 function handEnvelope(p: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
@@ -373,7 +516,13 @@ const ownProto = (v: unknown) => typeof v === "object" && v !== null && Object.h
  */
 function deferredToZod(u: unknown): boolean {
   const x = u as { content?: { annotations?: unknown; _meta?: unknown }; _meta?: unknown };
-  return ownProto(x) || ownProto(x.content) || ownProto(x.content?.annotations) || ownProto(x.content?._meta) || ownProto(x._meta);
+  return (
+    ownProto(x) ||
+    ownProto(x.content) ||
+    ownProto(x.content?.annotations) ||
+    ownProto(x.content?._meta) ||
+    ownProto(x._meta)
+  );
 }
 
 // ---------- the properties ----------
@@ -386,7 +535,12 @@ describe(`hot path = zod (ACP_SCHEMA_SEED=${SEED}, ${CASES} cases each)`, () => 
     for (let i = 0; i < CASES; i++) {
       const u = genUpdate(caseRng(SEED, i));
       const p = zodParseSessionUpdate(u);
-      const kind = p.sessionUpdate === "unknown" ? (KNOWN_UPDATE_KINDS.has(p.originalKind) ? p.originalKind : "unknown") : p.sessionUpdate;
+      const kind =
+        p.sessionUpdate === "unknown"
+          ? KNOWN_UPDATE_KINDS.has(p.originalKind)
+            ? p.originalKind
+            : "unknown"
+          : p.sessionUpdate;
       const s = seen.get(kind) ?? { valid: 0, invalid: 0 };
       if (p.sessionUpdate === "unknown") s.invalid++;
       else s.valid++;
@@ -469,7 +623,10 @@ describe(`zod accepts what the official schema accepts (ACP_SCHEMA_SEED=${SEED},
   const require = createRequire(import.meta.url);
   const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false });
   // The schema's number formats, as ranges; 64-bit ones as far as a JS number holds them exactly.
-  const range = (min: number, max: number) => ({ type: "number" as const, validate: (n: number) => Number.isInteger(n) && n >= min && n <= max });
+  const range = (min: number, max: number) => ({
+    type: "number" as const,
+    validate: (n: number) => Number.isInteger(n) && n >= min && n <= max,
+  });
   ajv.addFormat("uint16", range(0, 0xffff));
   ajv.addFormat("uint32", range(0, 0xffffffff));
   ajv.addFormat("int32", range(-0x80000000, 0x7fffffff));
@@ -489,7 +646,9 @@ describe(`zod accepts what the official schema accepts (ACP_SCHEMA_SEED=${SEED},
       if (typeof kind !== "string" || !KNOWN_UPDATE_KINDS.has(kind) || !valid(u)) return undefined;
       checked++;
       const p = parseSessionUpdate(u);
-      return p.sessionUpdate === kind ? undefined : `schema.json accepts it, we do not: ${p.sessionUpdate === "unknown" ? p.reason : p.sessionUpdate}`;
+      return p.sessionUpdate === kind
+        ? undefined
+        : `schema.json accepts it, we do not: ${p.sessionUpdate === "unknown" ? p.reason : p.sessionUpdate}`;
     });
     expect(checked).toBeGreaterThan(CASES / 3);
   });
@@ -510,7 +669,12 @@ describe(`zod accepts what the official schema accepts (ACP_SCHEMA_SEED=${SEED},
 
 describe("hot path: examples where the hand check used to differ from zod", () => {
   it("keeps the envelope's own fields (the schema's SessionNotification has _meta), as zod does", () => {
-    const p = wire({ sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } }, _meta: { trace: "t1" }, extra: 1 });
+    const p = wire({
+      sessionId: "s",
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } },
+      _meta: { trace: "t1" },
+      extra: 1,
+    });
     expect(sessionNotification(p)).toEqual(SessionNotificationEnvelope.parse(p));
     expect(sessionNotification(p)).toMatchObject({ _meta: { trace: "t1" }, extra: 1 });
   });
@@ -528,7 +692,9 @@ describe("hot path: examples where the hand check used to differ from zod", () =
       expect(difference(parsed, KnownSessionUpdate.parse(u)), text).toBeUndefined();
       expect(JSON.stringify(parsed), text).not.toContain("__proto__");
     }
-    const envelope = JSON.parse('{"sessionId":"s","__proto__":{},"update":{"sessionUpdate":"plan","entries":[],"__proto__":{}}}');
+    const envelope = JSON.parse(
+      '{"sessionId":"s","__proto__":{},"update":{"sessionUpdate":"plan","entries":[],"__proto__":{}}}',
+    );
     expect(difference(sessionNotification(envelope), SessionNotificationEnvelope.parse(envelope))).toBeUndefined();
   });
 });

@@ -14,7 +14,10 @@ type Assignable<To, From extends To> = From;
 
 // Agent -> client.
 export type AgentSendsUnstable = [
-  Assignable<z.input<typeof ours.UnstableSessionUpdate>, usdk.SessionUpdate & { sessionUpdate: ours.UnstableSessionUpdate["sessionUpdate"] }>,
+  Assignable<
+    z.input<typeof ours.UnstableSessionUpdate>,
+    usdk.SessionUpdate & { sessionUpdate: ours.UnstableSessionUpdate["sessionUpdate"] }
+  >,
   Assignable<z.input<typeof ours.AuthStatusUpdate>, usdk.AuthStatusUpdateNotification>,
   Assignable<z.input<typeof ours.MessageMcpRequest>, usdk.MessageMcpRequest>,
   Assignable<z.input<typeof ours.ForkSessionResponse>, usdk.ForkSessionResponse>,
@@ -24,7 +27,10 @@ export type AgentSendsUnstable = [
 // Client -> agent: the capabilities added with the option, and the params of fork and set_title
 // as acp-client.ts builds them (the session id and what session/new sends).
 export type ClientSendsUnstable = [
-  Assignable<usdk.ClientCapabilities, out.InitializeParams["clientCapabilities"] & { plan: Record<string, never>; subagents: Record<string, never> }>,
+  Assignable<
+    usdk.ClientCapabilities,
+    out.InitializeParams["clientCapabilities"] & { plan: Record<string, never>; subagents: Record<string, never> }
+  >,
   Assignable<usdk.ForkSessionRequest, { sessionId: string } & out.NewSessionParams>,
   Assignable<usdk.SetSessionTitleRequest, { sessionId: string; title: string }>,
 ];

@@ -11,7 +11,12 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { AGENT_METHODS, CLIENT_METHODS, PROTOCOL_METHODS, PROTOCOL_VERSION as SDK_PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import {
+  AGENT_METHODS,
+  CLIENT_METHODS,
+  PROTOCOL_METHODS,
+  PROTOCOL_VERSION as SDK_PROTOCOL_VERSION,
+} from "@agentclientprotocol/sdk";
 import type * as sdk from "@agentclientprotocol/sdk";
 import type { z } from "zod";
 import * as ours from "../../src/protocol/schema.js";
@@ -27,8 +32,14 @@ type Expect<T extends true> = T;
 
 // Agent -> client: the SDK's shapes must pass our schemas' input types.
 export type AgentSends = [
-  Assignable<z.input<typeof ours.KnownSessionUpdate>, sdk.SessionUpdate & { sessionUpdate: ours.KnownSessionUpdate["sessionUpdate"] }>,
-  Assignable<z.input<typeof ours.OptInSessionUpdate>, sdk.SessionUpdate & { sessionUpdate: ours.OptInSessionUpdate["sessionUpdate"] }>,
+  Assignable<
+    z.input<typeof ours.KnownSessionUpdate>,
+    sdk.SessionUpdate & { sessionUpdate: ours.KnownSessionUpdate["sessionUpdate"] }
+  >,
+  Assignable<
+    z.input<typeof ours.OptInSessionUpdate>,
+    sdk.SessionUpdate & { sessionUpdate: ours.OptInSessionUpdate["sessionUpdate"] }
+  >,
   Assignable<z.input<typeof ours.InitializeResponse>, sdk.InitializeResponse>,
   Assignable<z.input<typeof ours.NewSessionResponse>, sdk.NewSessionResponse>,
   Assignable<z.input<typeof ours.LoadSessionResponse>, sdk.LoadSessionResponse>,
@@ -120,7 +131,12 @@ function zodFields(o: { shape: Record<string, { safeParse(v: unknown): { success
 const sorted = (s: Iterable<unknown>) => [...s].map(String).sort();
 
 /** Methods by x-side ("agent": the agent implements it; "client": we do) and kind. */
-const schemaMethods = { agent: new Set<string>(), client: new Set<string>(), protocol: new Set<string>(), notifications: new Set<string>() };
+const schemaMethods = {
+  agent: new Set<string>(),
+  client: new Set<string>(),
+  protocol: new Set<string>(),
+  notifications: new Set<string>(),
+};
 for (const [name, d] of Object.entries(defs)) {
   const m = d["x-method"];
   if (!m) continue;
@@ -136,7 +152,9 @@ const LEGACY_AGENT_METHODS = ["session/set_model"];
  * with the option `unstable` on (test/unit/acp-coverage-unstable.test.ts covers them). Named in
  * acp-client.ts, they must be methods of that schema, on the right side and of the right kind.
  */
-const unstableDefs = (require("@agentclientprotocol/sdk/schema/v1/schema.unstable.json") as { $defs: Record<string, Def> }).$defs;
+const unstableDefs = (
+  require("@agentclientprotocol/sdk/schema/v1/schema.unstable.json") as { $defs: Record<string, Def> }
+).$defs;
 const unstableMethods = { agent: new Set<string>(), client: new Set<string>(), notifications: new Set<string>() };
 for (const [name, d] of Object.entries(unstableDefs)) {
   const m = d["x-method"];
@@ -147,14 +165,23 @@ for (const [name, d] of Object.entries(unstableDefs)) {
 /** The stable part of what the source names, after checking that the rest is unstable (and where). */
 function stablePart(found: Set<string>, side: "agent" | "client", notification: boolean): string[] {
   const rest = [...found].filter((m) => unstableMethods[side].has(m));
-  for (const m of rest) expect(unstableMethods.notifications.has(`${side}:${m}`), `${m}: a ${notification ? "notification" : "request"} (${side} side) in schema.unstable.json`).toBe(notification);
+  for (const m of rest)
+    expect(
+      unstableMethods.notifications.has(`${side}:${m}`),
+      `${m}: a ${notification ? "notification" : "request"} (${side} side) in schema.unstable.json`,
+    ).toBe(notification);
   return [...found].filter((m) => !unstableMethods[side].has(m));
 }
 
 /** The method names src/client/acp-client.ts passes to the peer, by how it passes them. */
 function methodsInClientSource() {
   const src = readFileSync(new URL("../../src/client/acp-client.ts", import.meta.url), "utf8");
-  const found = { calls: new Set<string>(), notifies: new Set<string>(), handledRequests: new Set<string>(), handledNotifications: new Set<string>() };
+  const found = {
+    calls: new Set<string>(),
+    notifies: new Set<string>(),
+    handledRequests: new Set<string>(),
+    handledNotifications: new Set<string>(),
+  };
   for (const m of src.matchAll(/\.(request|call|notify|onRequest|onNotification)\(\s*"([^"]+)"/g)) {
     const [, how, method] = m;
     if (how === "notify") found.notifies.add(method);
@@ -187,9 +214,12 @@ describe("method names", () => {
     const found = methodsInClientSource();
     const agentRequests = [...schemaMethods.agent].filter((m) => !schemaMethods.notifications.has(m));
     const agentNotifications = [...schemaMethods.agent].filter((m) => schemaMethods.notifications.has(m));
-    expect(sorted(stablePart(found.calls, "agent", false))).toEqual(sorted([...agentRequests, ...LEGACY_AGENT_METHODS]));
+    expect(sorted(stablePart(found.calls, "agent", false))).toEqual(
+      sorted([...agentRequests, ...LEGACY_AGENT_METHODS]),
+    );
     expect(sorted(stablePart(found.notifies, "agent", true))).toEqual(sorted(agentNotifications));
-    for (const m of LEGACY_AGENT_METHODS) expect(schemaMethods.agent.has(m) || schemaMethods.client.has(m), `${m} is no longer legacy`).toBe(false);
+    for (const m of LEGACY_AGENT_METHODS)
+      expect(schemaMethods.agent.has(m) || schemaMethods.client.has(m), `${m} is no longer legacy`).toBe(false);
   });
 
   it("the client handles every method the agent may call, by its name, as a request or a notification as the schema says", () => {
@@ -208,10 +238,14 @@ describe("method names", () => {
 });
 
 describe("session/update variants", () => {
-  const variants = new Map((defs.SessionUpdate.oneOf ?? []).map((o) => [o.properties!.sessionUpdate.const as string, o]));
-  const parsed = (ours.KnownSessionUpdate.options as unknown as { shape: Record<string, { value?: unknown; safeParse(v: unknown): { success: boolean } }> }[]).map(
-    (o) => [o.shape.sessionUpdate.value as string, o] as const,
+  const variants = new Map(
+    (defs.SessionUpdate.oneOf ?? []).map((o) => [o.properties!.sessionUpdate.const as string, o]),
   );
+  const parsed = (
+    ours.KnownSessionUpdate.options as unknown as {
+      shape: Record<string, { value?: unknown; safeParse(v: unknown): { success: boolean } }>;
+    }[]
+  ).map((o) => [o.shape.sessionUpdate.value as string, o] as const);
 
   it("every variant we parse is one of the schema's, and the set agrees with KNOWN_UPDATE_KINDS", () => {
     for (const [kind] of parsed) expect(variants.has(kind), kind).toBe(true);
@@ -222,13 +256,21 @@ describe("session/update variants", () => {
     // notice (clientCapabilities.session.notices) and compaction_* (session.compaction) are sent
     // only to a client that opts in (this one does); they are parsed after the hand-checked hot
     // path (parseOptInUpdate), not in it. A new variant in the SDK fails here: decide where to parse it.
-    expect(sorted([...variants.keys()].filter((k) => !ours.KNOWN_UPDATE_KINDS.has(k)))).toEqual(sorted(ours.OPT_IN_UPDATE_KINDS));
-    expect(sorted(ours.OPT_IN_UPDATE_KINDS)).toEqual(sorted(["notice", "compaction_update", "compaction_summary_chunk"]));
+    expect(sorted([...variants.keys()].filter((k) => !ours.KNOWN_UPDATE_KINDS.has(k)))).toEqual(
+      sorted(ours.OPT_IN_UPDATE_KINDS),
+    );
+    expect(sorted(ours.OPT_IN_UPDATE_KINDS)).toEqual(
+      sorted(["notice", "compaction_update", "compaction_summary_chunk"]),
+    );
     for (const k of ours.OPT_IN_UPDATE_KINDS) expect(ours.KNOWN_UPDATE_KINDS.has(k), k).toBe(false);
   });
 
   it("each opt-in variant has the schema's fields, and requires exactly the ones the schema requires", () => {
-    const optIn = (ours.OptInSessionUpdate.options as unknown as { shape: Record<string, { value?: unknown; safeParse(v: unknown): { success: boolean } }> }[]).map((o) => [o.shape.sessionUpdate.value as string, o] as const);
+    const optIn = (
+      ours.OptInSessionUpdate.options as unknown as {
+        shape: Record<string, { value?: unknown; safeParse(v: unknown): { success: boolean } }>;
+      }[]
+    ).map((o) => [o.shape.sessionUpdate.value as string, o] as const);
     for (const [kind, o] of optIn) {
       const theirs = fieldsOf(variants.get(kind)!);
       const mine = zodFields(o);
@@ -248,19 +290,28 @@ describe("session/update variants", () => {
 
   it("the content blocks and tool call contents have the schema's fields and requirements", () => {
     /** Fields of the schema that our loose objects keep without modelling them. */
-    const notModelled: Record<string, string[]> = { image: ["annotations"], audio: ["annotations"], resource_link: ["annotations"], resource: ["annotations"] };
+    const notModelled: Record<string, string[]> = {
+      image: ["annotations"],
+      audio: ["annotations"],
+      resource_link: ["annotations"],
+      resource: ["annotations"],
+    };
     for (const [union, def] of [
       [ours.ContentBlock, "ContentBlock"],
       [ours.ToolCallContent, "ToolCallContent"],
     ] as const) {
       const members = new Map((defs[def].oneOf ?? []).map((o) => [o.properties!.type.const as string, o]));
-      const options = union.options as unknown as { shape: Record<string, { value?: unknown; safeParse(v: unknown): { success: boolean } }> }[];
+      const options = union.options as unknown as {
+        shape: Record<string, { value?: unknown; safeParse(v: unknown): { success: boolean } }>;
+      }[];
       expect(sorted(options.map((o) => o.shape.type.value)), def).toEqual(sorted(members.keys()));
       for (const o of options) {
         const type = o.shape.type.value as string;
         const theirs = fieldsOf(members.get(type)!);
         const mine = zodFields(o);
-        expect(sorted([...mine.properties, ...(notModelled[type] ?? [])]), `${def} ${type} fields`).toEqual(sorted(theirs.properties));
+        expect(sorted([...mine.properties, ...(notModelled[type] ?? [])]), `${def} ${type} fields`).toEqual(
+          sorted(theirs.properties),
+        );
         expect(sorted(mine.required), `${def} ${type} required`).toEqual(sorted(theirs.required));
       }
     }
@@ -303,8 +354,13 @@ describe("messages the agent sends", () => {
     for (const [name, o] of pairs) {
       const theirs = fieldsOf(defs[name]);
       const mine = zodFields(o);
-      expect(sorted([...mine.required].filter((k) => !theirs.required.has(k))), `${name}: required by us only`).toEqual([]);
-      expect(sorted([...mine.properties].filter((k) => !theirs.properties.has(k))), `${name}: fields outside the schema`).toEqual(sorted(extra[name] ?? []));
+      expect(sorted([...mine.required].filter((k) => !theirs.required.has(k))), `${name}: required by us only`).toEqual(
+        [],
+      );
+      expect(
+        sorted([...mine.properties].filter((k) => !theirs.properties.has(k))),
+        `${name}: fields outside the schema`,
+      ).toEqual(sorted(extra[name] ?? []));
     }
   });
 

@@ -28,11 +28,21 @@ describe("key-like values", () => {
     expect(redactKeyLike("OPENAI_API_KEY=hunter2hunter2 make")).toBe(`OPENAI_API_KEY=${REDACTED} make`);
     expect(redactKeyLike("agent --api-key s3cr3tv4lue --verbose")).toBe(`agent --api-key ${REDACTED} --verbose`);
     expect(redactKeyLike("agent --token=abcdef123456")).toBe(`agent --token=${REDACTED}`);
-    expect(redactKeyLike("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nafter")).toBe(`${REDACTED}\nafter`);
+    expect(redactKeyLike("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nafter")).toBe(
+      `${REDACTED}\nafter`,
+    );
   });
 
   it("leave ordinary text alone", () => {
-    for (const s of ["skip-this-one task-list", "max_tokens: 100000", "the token count is high", "sk-short", "--max-tokens 4096", "ask-me-anything-about-it-please"]) expect(redactKeyLike(s)).toBe(s);
+    for (const s of [
+      "skip-this-one task-list",
+      "max_tokens: 100000",
+      "the token count is high",
+      "sk-short",
+      "--max-tokens 4096",
+      "ask-me-anything-about-it-please",
+    ])
+      expect(redactKeyLike(s)).toBe(s);
   });
 
   it("are found in JSON text after an escape, without breaking the JSON", () => {
@@ -46,7 +56,12 @@ describe("key-like values", () => {
 
 describe("the agent's command", () => {
   it("its environment values and the values after secret-looking flags are secrets", () => {
-    expect(commandSecrets({ args: ["--model", "opus", "--api-key", "k-123456", "--auth-token=t-abcdef"], env: { ANTHROPIC_API_KEY: PLANTED } }).sort()).toEqual([PLANTED, "k-123456", "t-abcdef"].sort());
+    expect(
+      commandSecrets({
+        args: ["--model", "opus", "--api-key", "k-123456", "--auth-token=t-abcdef"],
+        env: { ANTHROPIC_API_KEY: PLANTED },
+      }).sort(),
+    ).toEqual([PLANTED, "k-123456", "t-abcdef"].sort());
     const r = new Redactor(commandSecrets({ args: ["--api-key", "k-123456"] }));
     expect(r.text("starting agent --api-key k-123456 in /w")).toBe(`starting agent --api-key ${REDACTED} in /w`);
   });
@@ -68,7 +83,9 @@ describe("streams", () => {
           shown.push(s.shown);
         }
         shown.push(r.text(held));
-        for (const s of shown) for (const secret of [PLANTED, ANTHROPIC, GITHUB, "abcdefghijklmnop1234"]) expect(s.includes(secret.slice(4, 12)), `${JSON.stringify(s)} at ${cut}/${size}`).toBe(false);
+        for (const s of shown)
+          for (const secret of [PLANTED, ANTHROPIC, GITHUB, "abcdefghijklmnop1234"])
+            expect(s.includes(secret.slice(4, 12)), `${JSON.stringify(s)} at ${cut}/${size}`).toBe(false);
         expect(shown.join("")).toBe(r.text(text));
       }
     }
@@ -87,9 +104,23 @@ describe("session updates", () => {
   it("titles, plans, tool titles and commands are redacted whole", () => {
     const out = [
       ...r.push(u({ sessionUpdate: "session_info_update", title: `Fix ${PLANTED}` })),
-      ...r.push(u({ sessionUpdate: "plan", entries: [{ content: `use ${ANTHROPIC}`, priority: "high", status: "pending" }] })),
-      ...r.push(u({ sessionUpdate: "tool_call", toolCallId: "t", title: `curl -H 'x-api-key: ${PLANTED}'`, rawInput: { command: `export K=${GITHUB}` } })),
-      ...r.push(u({ sessionUpdate: "available_commands_update", availableCommands: [{ name: "x", description: `uses ${PLANTED}` }] })),
+      ...r.push(
+        u({ sessionUpdate: "plan", entries: [{ content: `use ${ANTHROPIC}`, priority: "high", status: "pending" }] }),
+      ),
+      ...r.push(
+        u({
+          sessionUpdate: "tool_call",
+          toolCallId: "t",
+          title: `curl -H 'x-api-key: ${PLANTED}'`,
+          rawInput: { command: `export K=${GITHUB}` },
+        }),
+      ),
+      ...r.push(
+        u({
+          sessionUpdate: "available_commands_update",
+          availableCommands: [{ name: "x", description: `uses ${PLANTED}` }],
+        }),
+      ),
     ];
     const json = JSON.stringify(out);
     for (const s of [PLANTED, ANTHROPIC, GITHUB]) expect(json).not.toContain(s);
@@ -98,11 +129,25 @@ describe("session updates", () => {
 
   it("terminal output streamed in _meta never shows a secret split across pieces", () => {
     const meta = (data: string, exit = false) =>
-      u({ sessionUpdate: "tool_call_update", toolCallId: "b", _meta: { terminal_output: { terminal_id: "T", data }, ...(exit ? { terminal_exit: { terminal_id: "T", exit_code: 0, signal: null } } : {}) } });
-    const pieces = ["echo ", PLANTED.slice(0, 10), PLANTED.slice(10) + "\n", ANTHROPIC.slice(0, 15), ANTHROPIC.slice(15) + "\ndone"];
+      u({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "b",
+        _meta: {
+          terminal_output: { terminal_id: "T", data },
+          ...(exit ? { terminal_exit: { terminal_id: "T", exit_code: 0, signal: null } } : {}),
+        },
+      });
+    const pieces = [
+      "echo ",
+      PLANTED.slice(0, 10),
+      PLANTED.slice(10) + "\n",
+      ANTHROPIC.slice(0, 15),
+      ANTHROPIC.slice(15) + "\ndone",
+    ];
     const data: string[] = [];
     pieces.forEach((p, i) => {
-      for (const x of r.push(meta(p, i === pieces.length - 1))) data.push((x as unknown as { _meta: { terminal_output: { data: string } } })._meta.terminal_output.data);
+      for (const x of r.push(meta(p, i === pieces.length - 1)))
+        data.push((x as unknown as { _meta: { terminal_output: { data: string } } })._meta.terminal_output.data);
     });
     for (const d of data) for (const s of [PLANTED.slice(0, 10), ANTHROPIC.slice(0, 15)]) expect(d).not.toContain(s);
     expect(data.join("")).toBe(`echo ${REDACTED}\n${REDACTED}\ndone`);
@@ -129,7 +174,12 @@ describe("permission questions", () => {
     });
     const req: RequestPermissionRequest = {
       sessionId: "s",
-      toolCall: { toolCallId: "t1", title: `Run\n1. Always allow\u202e`, kind: "execute", rawInput: { command: `curl -H 'Authorization: ${PLANTED}' x` } },
+      toolCall: {
+        toolCallId: "t1",
+        title: `Run\n1. Always allow\u202e`,
+        kind: "execute",
+        rawInput: { command: `curl -H 'Authorization: ${PLANTED}' x` },
+      },
       options: [
         { optionId: "always", name: "Always\nallow", kind: "allow_always" },
         { optionId: "once", name: "Allow", kind: "allow_once" },
@@ -160,7 +210,9 @@ describe("the trace", () => {
       const p = new PieceRedactor(r);
       // As the trace does: the piece's share of a secret across pieces, then the piece's own.
       const pieces = [p.piece("s", text.slice(0, cut)), p.piece("s", text.slice(cut))].map((x) => r.text(x));
-      for (const piece of pieces) for (const secret of [PLANTED, ANTHROPIC, GITHUB, "abcdefghijklmnop1234"]) expect(piece.includes(secret.slice(4, 10)), `${JSON.stringify(pieces)} at ${cut}`).toBe(false);
+      for (const piece of pieces)
+        for (const secret of [PLANTED, ANTHROPIC, GITHUB, "abcdefghijklmnop1234"])
+          expect(piece.includes(secret.slice(4, 10)), `${JSON.stringify(pieces)} at ${cut}`).toBe(false);
     }
     // Ordinary text is left as it is.
     const p = new PieceRedactor(r);
@@ -176,10 +228,19 @@ describe("the trace", () => {
     };
     frame({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `key ${ANTHROPIC.slice(0, 16)}` } });
     frame({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${ANTHROPIC.slice(16)} ok` } });
-    frame({ sessionUpdate: "tool_call_update", toolCallId: "t", _meta: { terminal_output: { terminal_id: "T", data: PLANTED.slice(0, 9) } } });
-    frame({ sessionUpdate: "tool_call_update", toolCallId: "t", _meta: { terminal_output: { terminal_id: "T", data: `${PLANTED.slice(9)}\n` } } });
+    frame({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "t",
+      _meta: { terminal_output: { terminal_id: "T", data: PLANTED.slice(0, 9) } },
+    });
+    frame({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "t",
+      _meta: { terminal_output: { terminal_id: "T", data: `${PLANTED.slice(9)}\n` } },
+    });
     const all = JSON.stringify(log.list());
-    for (const f of [ANTHROPIC.slice(13, 16), ANTHROPIC.slice(16, 26), PLANTED.slice(0, 9), PLANTED.slice(9)]) expect(all).not.toContain(f);
+    for (const f of [ANTHROPIC.slice(13, 16), ANTHROPIC.slice(16, 26), PLANTED.slice(0, 9), PLANTED.slice(9)])
+      expect(all).not.toContain(f);
     expect(all).toContain(" ok");
   });
 });
@@ -187,13 +248,26 @@ describe("the trace", () => {
 describe("trace folder", () => {
   it("pruning deletes only the plugin's own trace files, oldest first", () => {
     const dir = mkdtempSync(join(tmpdir(), "acpchat-prune-"));
-    for (let i = 0; i < 5; i++) writeFileSync(join(dir, `2026-01-0${i + 1}T10-00-00-000Z-chat${i}-claude.jsonl`), "{}\n");
-    const foreign = ["history.jsonl", "2026-01-01-notes.jsonl", "export-chat1.jsonl", "2026-01-01T00-00-00-000Z-other.jsonl"];
+    for (let i = 0; i < 5; i++)
+      writeFileSync(join(dir, `2026-01-0${i + 1}T10-00-00-000Z-chat${i}-claude.jsonl`), "{}\n");
+    const foreign = [
+      "history.jsonl",
+      "2026-01-01-notes.jsonl",
+      "export-chat1.jsonl",
+      "2026-01-01T00-00-00-000Z-other.jsonl",
+    ];
     for (const f of foreign) writeFileSync(join(dir, f), "{}\n");
     symlinkSync("/etc/hostname", join(dir, "2025-01-01T00-00-00-000Z-chat9-x.jsonl"));
     pruneTraces(dir, 2);
     const left = readdirSync(dir).sort();
-    expect(left).toEqual([...foreign, "2025-01-01T00-00-00-000Z-chat9-x.jsonl", "2026-01-04T10-00-00-000Z-chat3-claude.jsonl", "2026-01-05T10-00-00-000Z-chat4-claude.jsonl"].sort());
+    expect(left).toEqual(
+      [
+        ...foreign,
+        "2025-01-01T00-00-00-000Z-chat9-x.jsonl",
+        "2026-01-04T10-00-00-000Z-chat3-claude.jsonl",
+        "2026-01-05T10-00-00-000Z-chat4-claude.jsonl",
+      ].sort(),
+    );
     expect(isTraceFile("2026-11-05T12-34-56-789Z-chat12-claude-code.jsonl")).toBe(true);
     expect(isTraceFile("notes.jsonl")).toBe(false);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseSessionUpdate, StopReason, type SessionUpdate } from "../../src/protocol/schema.js";
 import { SessionState } from "../../src/session/session-state.js";
-import { type Block } from "../../src/session/blocks.js";
+import type { Block } from "../../src/session/blocks.js";
 
 const u = (x: Record<string, unknown>): SessionUpdate => parseSessionUpdate(x);
 const text = (t: string) => ({ type: "text", text: t });
@@ -27,15 +27,45 @@ describe("SessionState", () => {
   it("upserts tool calls: a second tool_call for the same id updates in place, updates merge fields", () => {
     const s = new SessionState();
     s.beginTurn([]);
-    s.apply(u({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Read", kind: "read", status: "pending", locations: [{ path: "/a" }] }));
-    const again = s.apply(u({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Read /a", rawInput: { path: "/a" } }));
+    s.apply(
+      u({
+        sessionUpdate: "tool_call",
+        toolCallId: "t1",
+        title: "Read",
+        kind: "read",
+        status: "pending",
+        locations: [{ path: "/a" }],
+      }),
+    );
+    const again = s.apply(
+      u({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Read /a", rawInput: { path: "/a" } }),
+    );
     expect(again.map((e) => e.type)).toEqual(["update"]);
     s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "in_progress" }));
     const call = s.toolCalls.get("t1")!;
-    expect(call).toMatchObject({ title: "Read /a", kind: "read", status: "in_progress", locations: [{ path: "/a" }], rawInput: { path: "/a" } });
+    expect(call).toMatchObject({
+      title: "Read /a",
+      kind: "read",
+      status: "in_progress",
+      locations: [{ path: "/a" }],
+      rawInput: { path: "/a" },
+    });
     // content and locations replace whole arrays
-    s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "t1", locations: [{ path: "/b", line: 3 }], content: [{ type: "content", content: text("x") }] }));
-    s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "t1", content: [{ type: "diff", path: "/b", oldText: "a", newText: "b" }] }));
+    s.apply(
+      u({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        locations: [{ path: "/b", line: 3 }],
+        content: [{ type: "content", content: text("x") }],
+      }),
+    );
+    s.apply(
+      u({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        content: [{ type: "diff", path: "/b", oldText: "a", newText: "b" }],
+      }),
+    );
     expect(call.locations).toEqual([{ path: "/b", line: 3 }]);
     expect(call.content).toEqual([{ type: "diff", path: "/b", oldText: "a", newText: "b" }]);
     expect(s.blocks.filter((b) => b.type === "tool")).toHaveLength(1);
@@ -106,7 +136,11 @@ describe("SessionState", () => {
     const s = new SessionState();
     s.beginTurn([]);
     const unknown = u({ sessionUpdate: "hologram_update", beams: 3 });
-    expect(unknown).toMatchObject({ sessionUpdate: "unknown", originalKind: "hologram_update", raw: { beams: 3, sessionUpdate: "hologram_update" } });
+    expect(unknown).toMatchObject({
+      sessionUpdate: "unknown",
+      originalKind: "hologram_update",
+      raw: { beams: 3, sessionUpdate: "hologram_update" },
+    });
     s.apply(unknown);
     s.apply(u({ sessionUpdate: "usage_update", used: "lots" }));
     s.apply(u({ sessionUpdate: "agent_message_chunk", content: text("still here") }));
@@ -118,16 +152,41 @@ describe("SessionState", () => {
   it("keeps commands, modes, config options, usage and session info", () => {
     const s = new SessionState();
     s.applySetup({
-      modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }] },
-      configOptions: [{ id: "model", name: "Model", type: "select", category: "model", currentValue: "m1", options: [{ value: "m1", name: "Model One" }] }],
+      modes: {
+        currentModeId: "ask",
+        availableModes: [
+          { id: "ask", name: "Ask" },
+          { id: "code", name: "Code" },
+        ],
+      },
+      configOptions: [
+        {
+          id: "model",
+          name: "Model",
+          type: "select",
+          category: "model",
+          currentValue: "m1",
+          options: [{ value: "m1", name: "Model One" }],
+        },
+      ],
     });
     expect(s.currentMode).toBe("Ask");
     expect(s.currentModel).toBe("Model One");
     s.apply(u({ sessionUpdate: "current_mode_update", currentModeId: "code" }));
-    s.apply(u({ sessionUpdate: "available_commands_update", availableCommands: [{ name: "init", description: "set up", input: { hint: "dir" } }] }));
+    s.apply(
+      u({
+        sessionUpdate: "available_commands_update",
+        availableCommands: [{ name: "init", description: "set up", input: { hint: "dir" } }],
+      }),
+    );
     s.apply(u({ sessionUpdate: "usage_update", used: 1000, size: 200000, cost: { amount: 0.5, currency: "USD" } }));
     s.apply(u({ sessionUpdate: "session_info_update", title: "Fix the bug", unknownField: 1 }));
-    s.apply(u({ sessionUpdate: "config_option_update", configOptions: [{ id: "fast", name: "Fast", type: "boolean", currentValue: true }] }));
+    s.apply(
+      u({
+        sessionUpdate: "config_option_update",
+        configOptions: [{ id: "fast", name: "Fast", type: "boolean", currentValue: true }],
+      }),
+    );
     expect(s.currentMode).toBe("Code");
     expect(s.commands[0]).toMatchObject({ name: "init", input: { hint: "dir" } });
     expect(s.usage).toEqual({ used: 1000, size: 200000, cost: { amount: 0.5, currency: "USD" } });
@@ -146,17 +205,44 @@ describe("SessionState", () => {
   });
 
   it("keeps unknown fields on known variants", () => {
-    const up = u({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "a", extra: 1 }, _meta: { x: 1 }, vendor: "y" });
+    const up = u({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "a", extra: 1 },
+      _meta: { x: 1 },
+      vendor: "y",
+    });
     expect(up).toMatchObject({ vendor: "y", _meta: { x: 1 }, content: { extra: 1 } });
   });
 
   it("shows terminal output streamed in _meta", () => {
     const s = new SessionState();
     s.beginTurn([]);
-    s.apply(u({ sessionUpdate: "tool_call", toolCallId: "b", title: "Bash", kind: "execute", _meta: { terminal_info: { terminal_id: "T" } } }));
-    s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "b", _meta: { terminal_output: { terminal_id: "T", data: "line1\n" } } }));
-    s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "b", _meta: { terminal_exit: { terminal_id: "T", exit_code: 2, signal: null } } }));
-    expect(s.toolCalls.get("b")!.terminals).toEqual({ T: { tail: "line1\n", full: "line1\n", exit: "exit 2", failed: true } });
+    s.apply(
+      u({
+        sessionUpdate: "tool_call",
+        toolCallId: "b",
+        title: "Bash",
+        kind: "execute",
+        _meta: { terminal_info: { terminal_id: "T" } },
+      }),
+    );
+    s.apply(
+      u({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "b",
+        _meta: { terminal_output: { terminal_id: "T", data: "line1\n" } },
+      }),
+    );
+    s.apply(
+      u({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "b",
+        _meta: { terminal_exit: { terminal_id: "T", exit_code: 2, signal: null } },
+      }),
+    );
+    expect(s.toolCalls.get("b")!.terminals).toEqual({
+      T: { tail: "line1\n", full: "line1\n", exit: "exit 2", failed: true },
+    });
     // Kept whole for gt and :AcpChatTerminal.
     expect(s.metaTerminals()).toEqual([{ id: "T", output: "line1\n", exit: "exit 2", failed: true }]);
   });

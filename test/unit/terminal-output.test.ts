@@ -100,7 +100,10 @@ describe("exit status", () => {
 
 describe("executableFor", () => {
   it("a command line without args goes through the user's shell, else sh", () => {
-    expect(executableFor("ls -la src", undefined, "/bin/bash")).toEqual({ file: "/bin/bash", args: ["-c", "ls -la src"] });
+    expect(executableFor("ls -la src", undefined, "/bin/bash")).toEqual({
+      file: "/bin/bash",
+      args: ["-c", "ls -la src"],
+    });
     expect(executableFor("ls -la src", [], "/bin/bash")).toEqual({ file: "/bin/bash", args: ["-c", "ls -la src"] });
     expect(executableFor("ls -la src", [], undefined)).toEqual({ file: "sh", args: ["-c", "ls -la src"] });
     expect(executableFor("ls -la src", [], "/no/such/shell")).toEqual({ file: "sh", args: ["-c", "ls -la src"] });

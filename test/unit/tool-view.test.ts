@@ -10,7 +10,10 @@ import { blockView, compactInput, FOLD_LINES, rawOutputText, textView } from "..
 import { oneLine } from "../../src/session/one-line.js";
 
 const u = (x: Record<string, unknown>): SessionUpdate => parseSessionUpdate(x);
-const toolViews = (s: SessionState) => s.blocks.filter((b) => b.type === "tool").map((b) => blockView(b) as Extract<ReturnType<typeof blockView>, { type: "tool" }>);
+const toolViews = (s: SessionState) =>
+  s.blocks
+    .filter((b) => b.type === "tool")
+    .map((b) => blockView(b) as Extract<ReturnType<typeof blockView>, { type: "tool" }>);
 
 describe("one line", () => {
   it("escapes newlines, control, bidi and zero-width characters, and caps the length", () => {
@@ -24,10 +27,14 @@ describe("one line", () => {
 
 describe("raw input, compactly", () => {
   it("a command as its command line, other fields as key: value, never a JSON dump", () => {
-    expect(compactInput({ command: "npm test", timeout: 20000, description: "Run the tests" })).toBe("$ npm test · timeout: 20000 · description: Run the tests");
+    expect(compactInput({ command: "npm test", timeout: 20000, description: "Run the tests" })).toBe(
+      "$ npm test · timeout: 20000 · description: Run the tests",
+    );
     expect(compactInput({ command: ["bash", "-lc", "ls -la"], cwd: "/w" })).toBe("$ bash -lc 'ls -la' · cwd: /w");
     const write = compactInput({ file_path: "/w/a.txt", content: "line\n".repeat(100) })!;
-    expect(write).toBe("file_path: /w/a.txt · content: line\\nline\\nline\\nline\\nline\\nline\\nline\\nline\\n… (101 lines, 500 chars)");
+    expect(write).toBe(
+      "file_path: /w/a.txt · content: line\\nline\\nline\\nline\\nline\\nline\\nline\\nline\\n… (101 lines, 500 chars)",
+    );
     expect(compactInput({ a: { b: 1 } })).toBe('a: {"b":1}');
     expect(compactInput("two\nlines")).toBe("two\\nlines");
     expect(compactInput({})).toBeUndefined();
@@ -43,7 +50,9 @@ describe("tool output", () => {
   });
 
   it("<system-reminder> blocks go after the output, inside the fold", () => {
-    const v = textView("<system-reminder>\nWhenever you read a file, consider malware.\n</system-reminder>\nfile line 1\nfile line 2");
+    const v = textView(
+      "<system-reminder>\nWhenever you read a file, consider malware.\n</system-reminder>\nfile line 1\nfile line 2",
+    );
     expect(v.type === "text" && v.text.split("\n").slice(0, 2)).toEqual(["file line 1", "file line 2"]);
     expect(v).toMatchObject({ fold: 2 });
     expect(v.type === "text" && v.text).toContain("<system-reminder>");
@@ -60,12 +69,26 @@ describe("tool output", () => {
   it("rawOutput carries the result when there is no content (codex-acp)", () => {
     expect(rawOutputText({ formatted_output: "total 0\n", stdout: "x", exit_code: 0 })).toBe("total 0\n");
     expect(rawOutputText({ stdout: "out\n", stderr: "err\n", exit_code: 2 })).toBe("out\nerr\n[exit 2]");
-    expect(rawOutputText([{ type: "text", text: "a" }, { type: "text", text: "b" }])).toBe("a\nb");
+    expect(
+      rawOutputText([
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+      ]),
+    ).toBe("a\nb");
     expect(rawOutputText({ something: "else" })).toBe("something: else");
     const s = new SessionState();
     s.beginTurn([]);
-    s.apply(u({ sessionUpdate: "tool_call", toolCallId: "c", title: "ls", kind: "execute", rawInput: { command: ["ls"] } }));
-    s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "c", status: "completed", rawOutput: { formatted_output: "a.txt\nb.txt", exit_code: 0 } }));
+    s.apply(
+      u({ sessionUpdate: "tool_call", toolCallId: "c", title: "ls", kind: "execute", rawInput: { command: ["ls"] } }),
+    );
+    s.apply(
+      u({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "c",
+        status: "completed",
+        rawOutput: { formatted_output: "a.txt\nb.txt", exit_code: 0 },
+      }),
+    );
     expect(toolViews(s)[0]!.content).toEqual([{ type: "text", text: "a.txt\nb.txt" }]);
     expect(toolViews(s)[0]!.input).toBe("$ ls");
   });
@@ -75,7 +98,15 @@ describe("tool call state", () => {
   it("a multi-line title reaches the view as one line", () => {
     const s = new SessionState();
     s.beginTurn([]);
-    s.apply(u({ sessionUpdate: "tool_call", toolCallId: "m", title: "first\nsecond", kind: "other", locations: [{ path: "a\nb" }] }));
+    s.apply(
+      u({
+        sessionUpdate: "tool_call",
+        toolCallId: "m",
+        title: "first\nsecond",
+        kind: "other",
+        locations: [{ path: "a\nb" }],
+      }),
+    );
     s.apply(u({ sessionUpdate: "plan", entries: [{ content: "step\none", priority: "low", status: "pending" }] }));
     expect(toolViews(s)[0]).toMatchObject({ title: "first\\nsecond", locations: [{ path: "a\\nb" }] });
     expect(blockView(s.blocks.find((b) => b.type === "plan")!)).toMatchObject({ entries: [{ content: "step\\none" }] });
@@ -112,7 +143,9 @@ describe("tool call state", () => {
     s.beginTurn([]);
     const ev = s.apply(u({ sessionUpdate: "tool_call", toolCallId: "t1", title: "second", status: "in_progress" }));
     // The new turn's reply header, then the new block (the earlier one is not updated).
-    expect(ev.filter((e) => e.type !== "meta").map((e) => (e.type === "add" ? `add ${e.block.type}` : e.type))).toEqual(["add reply", "add tool"]);
+    expect(ev.filter((e) => e.type !== "meta").map((e) => (e.type === "add" ? `add ${e.block.type}` : e.type))).toEqual(
+      ["add reply", "add tool"],
+    );
     s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "failed" }));
     const views = toolViews(s);
     expect(views.map((v) => [v.id, v.title, v.status])).toEqual([
@@ -129,12 +162,39 @@ describe("tool call state", () => {
   it("a terminal with a non-zero exit or a signal is failed, with its code; the call shows failed", () => {
     const s = new SessionState();
     s.beginTurn([]);
-    s.apply(u({ sessionUpdate: "tool_call", toolCallId: "t", title: "make", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "T1" }] }));
+    s.apply(
+      u({
+        sessionUpdate: "tool_call",
+        toolCallId: "t",
+        title: "make",
+        kind: "execute",
+        status: "in_progress",
+        content: [{ type: "terminal", terminalId: "T1" }],
+      }),
+    );
     s.terminalOutput("T1", "boom\n", "exit 2", true);
     s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "t", status: "completed" }));
-    expect(toolViews(s)[0]).toMatchObject({ status: "failed", content: [{ type: "terminal", id: "T1", tail: "boom", exit: "exit 2", failed: true }] });
-    s.apply(u({ sessionUpdate: "tool_call", toolCallId: "k", title: "sleep", kind: "execute", _meta: { terminal_info: { terminal_id: "T2" } } }));
-    s.apply(u({ sessionUpdate: "tool_call_update", toolCallId: "k", status: "completed", _meta: { terminal_exit: { terminal_id: "T2", exit_code: null, signal: "SIGKILL" } } }));
+    expect(toolViews(s)[0]).toMatchObject({
+      status: "failed",
+      content: [{ type: "terminal", id: "T1", tail: "boom", exit: "exit 2", failed: true }],
+    });
+    s.apply(
+      u({
+        sessionUpdate: "tool_call",
+        toolCallId: "k",
+        title: "sleep",
+        kind: "execute",
+        _meta: { terminal_info: { terminal_id: "T2" } },
+      }),
+    );
+    s.apply(
+      u({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "k",
+        status: "completed",
+        _meta: { terminal_exit: { terminal_id: "T2", exit_code: null, signal: "SIGKILL" } },
+      }),
+    );
     expect(toolViews(s)[1]).toMatchObject({ status: "failed", content: [{ exit: "signal SIGKILL", failed: true }] });
   });
 });
@@ -156,10 +216,21 @@ describe("permission tool call, merged", () => {
       }),
     );
     const merged = s.permissionToolCall({ toolCallId: "p1" });
-    expect(merged).toMatchObject({ toolCallId: "p1", title: "Edit a.txt", kind: "edit", name: "mcp__acp__Edit", locations: [{ path: "/w/a.txt" }], rawInput: { file_path: "/w/a.txt" } });
+    expect(merged).toMatchObject({
+      toolCallId: "p1",
+      title: "Edit a.txt",
+      kind: "edit",
+      name: "mcp__acp__Edit",
+      locations: [{ path: "/w/a.txt" }],
+      rawInput: { file_path: "/w/a.txt" },
+    });
     expect(merged.content).toHaveLength(1);
     // Fields the request carries win.
-    expect(s.permissionToolCall({ toolCallId: "p1", title: "Write a.txt", rawInput: { x: 1 } })).toMatchObject({ title: "Write a.txt", kind: "edit", rawInput: { x: 1 } });
+    expect(s.permissionToolCall({ toolCallId: "p1", title: "Write a.txt", rawInput: { x: 1 } })).toMatchObject({
+      title: "Write a.txt",
+      kind: "edit",
+      rawInput: { x: 1 },
+    });
     // Unknown ids and earlier turns' calls are not merged.
     expect(s.permissionToolCall({ toolCallId: "nope" })).toEqual({ toolCallId: "nope" });
     s.endTurn("end_turn");

@@ -10,7 +10,12 @@ import { TraceLog } from "../../src/trace/trace-log.js";
 const ANTHROPIC = "sk-ant-api03-Zx9_Qw8-Lm7Kp6Jn5Hb4Gv3Fc2Dx1Sz0Aa";
 const KNOWN = "planted-secret-value-4242";
 
-function wire(method: string | undefined, id: Frame["id"], body: Record<string, unknown>, kind: Frame["kind"] = "notification"): Frame {
+function wire(
+  method: string | undefined,
+  id: Frame["id"],
+  body: Record<string, unknown>,
+  kind: Frame["kind"] = "notification",
+): Frame {
   const msg = { jsonrpc: "2.0", ...(id !== undefined ? { id } : {}), ...(method ? { method } : {}), ...body };
   const text = JSON.stringify(msg);
   return { direction: "in", kind, id, method, size: text.length + 1, payload: msg, text };
@@ -23,15 +28,27 @@ function reference(r: Redactor, f: Frame, time: string): string {
 }
 
 const frames: Frame[] = [
-  wire("session/update", undefined, { params: { sessionId: "s", update: { sessionUpdate: "tool_call_update", toolCallId: "t", title: "plain" } } }),
-  wire("session/update", undefined, { params: { sessionId: "s", update: { sessionUpdate: "tool_call_update", toolCallId: "t", title: `key ${ANTHROPIC}` } } }),
+  wire("session/update", undefined, {
+    params: { sessionId: "s", update: { sessionUpdate: "tool_call_update", toolCallId: "t", title: "plain" } },
+  }),
+  wire("session/update", undefined, {
+    params: {
+      sessionId: "s",
+      update: { sessionUpdate: "tool_call_update", toolCallId: "t", title: `key ${ANTHROPIC}` },
+    },
+  }),
   wire("fs/read_text_file", 7, { params: { path: "/x", token: "abc123" } }, "request"),
   wire("fs/read_text_file", "req-token-1", { params: { path: "/x" } }, "request"),
   wire("_secret/method", undefined, { params: {} }),
   wire("_x/api_key_setter", 3, { params: {} }, "request"),
   wire(undefined, 9, { result: { env: [{ name: "API_KEY", value: "v" }] } }, "response"),
-  wire("session/update", undefined, { params: { sessionId: "s", update: { sessionUpdate: "tool_call_update", toolCallId: "t", title: `has ${KNOWN} inside` } } }),
-  wire("é/ünïcode\"quote", "id\"q", { params: { text: "Bearer abcdefghijklmnop" } }, "request"),
+  wire("session/update", undefined, {
+    params: {
+      sessionId: "s",
+      update: { sessionUpdate: "tool_call_update", toolCallId: "t", title: `has ${KNOWN} inside` },
+    },
+  }),
+  wire('é/ünïcode"quote', 'id"q', { params: { text: "Bearer abcdefghijklmnop" } }, "request"),
   wire("session/update", null, { params: {} }, "invalid"),
 ];
 
@@ -53,10 +70,41 @@ describe("trace lines", () => {
     const log = new TraceLog(r);
     const ref = new PieceRedactor(r);
     const chunk = (sessionId: string, text: string, order = false) =>
-      wire("session/update", undefined, { params: order ? { update: { content: { text, type: "text" }, sessionUpdate: "agent_message_chunk" }, sessionId } : { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } });
-    const texts = ["w1 ", "w2 ", "", "token", "my TOKEN", " is ", "x", "\"", "}}", "text", "session", "a\nb", "é✓", "PRIVATE", " KEY", "sk", "-", "abc", "API_KEY", "123456", `key ${ANTHROPIC} ok`, "Bearer abcdefghijklmnop ok", "OPENAI_API_KEY=hunter2hunter2 x", `has ${KNOWN} x`, "w3 "];
+      wire("session/update", undefined, {
+        params: order
+          ? { update: { content: { text, type: "text" }, sessionUpdate: "agent_message_chunk" }, sessionId }
+          : { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
+      });
+    const texts = [
+      "w1 ",
+      "w2 ",
+      "",
+      "token",
+      "my TOKEN",
+      " is ",
+      "x",
+      '"',
+      "}}",
+      "text",
+      "session",
+      "a\nb",
+      "é✓",
+      "PRIVATE",
+      " KEY",
+      "sk",
+      "-",
+      "abc",
+      "API_KEY",
+      "123456",
+      `key ${ANTHROPIC} ok`,
+      "Bearer abcdefghijklmnop ok",
+      "OPENAI_API_KEY=hunter2hunter2 x",
+      `has ${KNOWN} x`,
+      "w3 ",
+    ];
     const cases: Frame[] = [];
-    for (const sid of ["s1", "s-token-2", "s1"]) for (const [i, t] of texts.entries()) cases.push(chunk(sid, t, i % 7 === 3));
+    for (const sid of ["s1", "s-token-2", "s1"])
+      for (const [i, t] of texts.entries()) cases.push(chunk(sid, t, i % 7 === 3));
     let compared = 0;
     for (const f of cases) {
       const p = f.payload as { params: { sessionId: string; update: { content: { text: string } } } };
@@ -77,12 +125,23 @@ describe("trace lines", () => {
     const file = join(dir, "t.jsonl");
     const log = new TraceLog(new Redactor([KNOWN]), file);
     const text = `a ${ANTHROPIC} b ${KNOWN} c`;
-    for (let i = 0; i < text.length; i += 3) log.frame(wire("session/update", undefined, { params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: text.slice(i, i + 3) } } } }));
+    for (let i = 0; i < text.length; i += 3)
+      log.frame(
+        wire("session/update", undefined, {
+          params: {
+            sessionId: "s",
+            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: text.slice(i, i + 3) } },
+          },
+        }),
+      );
     log.flush();
     const written = readFileSync(file, "utf8");
     const memory = JSON.stringify(log.list());
     for (const s of [written, memory]) {
-      const texts = s.match(/"text":"(?:[^"\\]|\\.)*"/g)!.map((t) => JSON.parse(t.slice(7)) as string).join("");
+      const texts = s
+        .match(/"text":"(?:[^"\\]|\\.)*"/g)!
+        .map((t) => JSON.parse(t.slice(7)) as string)
+        .join("");
       expect(texts).not.toContain(ANTHROPIC.slice(0, 12));
       expect(texts).not.toContain(ANTHROPIC.slice(12));
       expect(texts).not.toContain(KNOWN.slice(0, 10));
@@ -95,11 +154,23 @@ describe("trace lines", () => {
 
 /** Frames the peer read together (Frame.run): `texts` of one stream, head and tail as the wire had them. */
 function run(sessionId: string, texts: string[]): Frame {
-  const line = (t: string) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } } } });
+  const line = (t: string) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } } },
+    });
   const first = line(texts[0]!);
   const lit = JSON.stringify(texts[0]);
   const head = first.slice(0, first.length - 4 - lit.length);
-  return { direction: "in", kind: "notification", method: "session/update", size: texts.reduce((n, t) => n + line(t).length + 1, 0), payload: JSON.parse(first), run: { head, tail: "}}}}", texts } };
+  return {
+    direction: "in",
+    kind: "notification",
+    method: "session/update",
+    size: texts.reduce((n, t) => n + line(t).length + 1, 0),
+    payload: JSON.parse(first),
+    run: { head, tail: "}}}}", texts },
+  };
 }
 
 /** Every text the trace holds for message chunks, in order (single frames and runs alike). */
@@ -117,7 +188,12 @@ describe("trace of runs of chunks", () => {
     const one = run("s", ["hello "]);
     log.frame(one);
     const [entry] = log.list();
-    const single = wire("session/update", undefined, { params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hello " } } } });
+    const single = wire("session/update", undefined, {
+      params: {
+        sessionId: "s",
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hello " } },
+      },
+    });
     expect(JSON.stringify(entry)).toBe(JSON.stringify(JSON.parse(reference(r, single, entry!.time))));
     const texts = Array.from({ length: 500 }, (_, i) => (i % 50 === 49 ? "w\n" : `w${i % 10} `));
     const many = run("s", texts);
@@ -127,7 +203,11 @@ describe("trace of runs of chunks", () => {
     const p = e.payload as { count: number; message: unknown; texts: string[] };
     expect(p.count).toBe(500);
     expect(p.texts).toEqual(texts);
-    expect(p.message).toEqual({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "" } } } });
+    expect(p.message).toEqual({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "" } } },
+    });
   });
 
   it("hide a secret inside a piece, across pieces and across runs, in memory and in the file", () => {
@@ -140,7 +220,10 @@ describe("trace of runs of chunks", () => {
     // Runs of every length from 1 to 7, so every secret is cut by runs somewhere.
     for (let i = 0, n = 1; i < pieces.length; i += n, n = (n % 7) + 1) log.frame(run("s", pieces.slice(i, i + n)));
     log.flush();
-    const fromFile = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    const fromFile = readFileSync(file, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     for (const entries of [log.list(), fromFile]) {
       const got = tracedTexts(entries).join("");
       for (let k = 0; k + 8 <= ANTHROPIC.length; k++) expect(got).not.toContain(ANTHROPIC.slice(k, k + 8));
@@ -195,7 +278,13 @@ describe("trace file", () => {
     const file = join(dir, "t.jsonl");
     const log = new TraceLog(new Redactor([]), file, 100);
     const n = 20000;
-    const chunk = (i: number) => wire("session/update", undefined, { params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `w${i}` } } } });
+    const chunk = (i: number) =>
+      wire("session/update", undefined, {
+        params: {
+          sessionId: "s",
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `w${i}` } },
+        },
+      });
     for (let i = 0; i < n / 2; i++) log.frame(chunk(i));
     // Nothing is written on the frame's own turn of the event loop.
     expect(() => readFileSync(file)).toThrow();
@@ -211,6 +300,8 @@ describe("trace file", () => {
     for (let i = 0; i < n; i++) expect(JSON.parse(lines[i]!).payload.params.update.content.text).toBe(`w${i}`);
     expect(JSON.parse(lines[n]!).payload).toBe("closed");
     // The ring keeps the newest 100, the same lines as the file.
-    expect(log.list().map((e) => JSON.stringify(e))).toEqual(lines.slice(-100).map((l) => JSON.stringify(JSON.parse(l))));
+    expect(log.list().map((e) => JSON.stringify(e))).toEqual(
+      lines.slice(-100).map((l) => JSON.stringify(JSON.parse(l))),
+    );
   });
 });

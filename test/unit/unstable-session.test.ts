@@ -5,7 +5,13 @@ import { parseUnstableUpdate, type UnstableSessionUpdate } from "../../src/proto
 import { blockView } from "../../src/view/view-model.js";
 import { INNER_BLOCKS, INNER_LINES, NESTED_BLOCKS, NESTED_DEPTH, NESTED_LINES } from "../../src/view/unstable-view.js";
 import { SessionState } from "../../src/session/session-state.js";
-import { MAX_DEPTH, MAX_MESSAGE_CHARS, MAX_SUBAGENTS, UnstableSession, fileLocation } from "../../src/session/unstable.js";
+import {
+  MAX_DEPTH,
+  MAX_MESSAGE_CHARS,
+  MAX_SUBAGENTS,
+  UnstableSession,
+  fileLocation,
+} from "../../src/session/unstable.js";
 import { Redactor } from "../../src/trace/redact.js";
 
 const parse = (u: Record<string, unknown>) => parseUnstableUpdate(parseSessionUpdate(u)) as UnstableSessionUpdate;
@@ -19,9 +25,21 @@ function session(secrets: string[] = []) {
 describe("plans by id", () => {
   it("one block per plan and turn, redrawn in place; a later turn's update is a new block; removal marks the latest", () => {
     const { state, u } = session();
-    const items = (status: string) => parse({ sessionUpdate: "plan_update", plan: { type: "items", planId: "p", entries: [{ content: "x", priority: "low", status }] } });
+    const items = (status: string) =>
+      parse({
+        sessionUpdate: "plan_update",
+        plan: { type: "items", planId: "p", entries: [{ content: "x", priority: "low", status }] },
+      });
     expect(u.apply(items("pending")).map((e) => e.type)).toEqual(["add", "add"]); // the reply's header, then the plan
-    expect(u.apply(items("completed"))).toEqual([{ type: "update", block: expect.objectContaining({ type: "plan_doc", entries: [expect.objectContaining({ status: "completed" })] }) }]);
+    expect(u.apply(items("completed"))).toEqual([
+      {
+        type: "update",
+        block: expect.objectContaining({
+          type: "plan_doc",
+          entries: [expect.objectContaining({ status: "completed" })],
+        }),
+      },
+    ]);
     state.endTurn("end_turn");
     state.beginTurn([{ type: "text", text: "again" }]);
     u.apply(items("in_progress"));
@@ -30,7 +48,9 @@ describe("plans by id", () => {
     u.apply(parse({ sessionUpdate: "plan_removed", planId: "p" }));
     expect(plans.map((b) => (b as { removed?: boolean }).removed)).toEqual([undefined, true]);
     // An id never shown: a note, not a crash.
-    expect(u.apply(parse({ sessionUpdate: "plan_removed", planId: "nope" }))).toEqual([{ type: "add", block: expect.objectContaining({ type: "note", text: expect.stringContaining("nope") }) }]);
+    expect(u.apply(parse({ sessionUpdate: "plan_removed", planId: "nope" }))).toEqual([
+      { type: "add", block: expect.objectContaining({ type: "note", text: expect.stringContaining("nope") }) },
+    ]);
   });
 
   it("a file plan shows a path for file:// URIs (percent-decoded), the URI otherwise", () => {
@@ -42,20 +62,59 @@ describe("plans by id", () => {
 describe("subagents", () => {
   it("patch semantics: omitted keeps, null clears; the child's own updates build its transcript, redacted", () => {
     const { state, u } = session(["child-secret-123456"]);
-    u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "k", title: "Kid", description: "d", state: { state: "running" } }));
-    const block = state.blocks.find((b) => b.type === "subagent") as Extract<(typeof state.blocks)[number], { type: "subagent" }>;
-    u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "k", description: null, state: { state: "idle", stopReason: "max_tokens" } }));
-    expect(block).toMatchObject({ title: "Kid", description: undefined, state: { state: "idle", stopReason: "max_tokens" } });
+    u.apply(
+      parse({
+        sessionUpdate: "subagent_update",
+        sessionId: "k",
+        title: "Kid",
+        description: "d",
+        state: { state: "running" },
+      }),
+    );
+    const block = state.blocks.find((b) => b.type === "subagent") as Extract<
+      (typeof state.blocks)[number],
+      { type: "subagent" }
+    >;
+    u.apply(
+      parse({
+        sessionUpdate: "subagent_update",
+        sessionId: "k",
+        description: null,
+        state: { state: "idle", stopReason: "max_tokens" },
+      }),
+    );
+    expect(block).toMatchObject({
+      title: "Kid",
+      description: undefined,
+      state: { state: "idle", stopReason: "max_tokens" },
+    });
     u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "k", capabilities: { cancel: {} } }));
     expect(block.canCancel).toBe(true);
     u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "k", capabilities: null }));
     expect(block.canCancel).toBeUndefined();
     expect(u.owns("k")).toBe(true);
-    expect(u.route("other", parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } }))).toBeUndefined();
-    const ev = u.route("k", parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "key child-secret-123456 ok" } }));
+    expect(
+      u.route(
+        "other",
+        parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } }),
+      ),
+    ).toBeUndefined();
+    const ev = u.route(
+      "k",
+      parseSessionUpdate({
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "key child-secret-123456 ok" },
+      }),
+    );
     expect(ev).toEqual([{ type: "update", block }]);
     u.flush();
-    expect(blockView(block)).toMatchObject({ type: "subagent", title: "Kid", state: "idle", stopReason: "max_tokens", blocks: [{ type: "agent", text: "key [REDACTED] ok" }] });
+    expect(blockView(block)).toMatchObject({
+      type: "subagent",
+      title: "Kid",
+      state: "idle",
+      stopReason: "max_tokens",
+      blocks: [{ type: "agent", text: "key [REDACTED] ok" }],
+    });
   });
 
   it("a child's child is routed through its parent's block; messages name the child by its title", () => {
@@ -63,10 +122,20 @@ describe("subagents", () => {
     u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "k", title: "Kid" }));
     u.route("k", parse({ sessionUpdate: "subagent_update", sessionId: "gk", title: "Grandkid" }));
     expect(u.owns("gk")).toBe(true);
-    const ev = u.route("gk", parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "deep" } }));
+    const ev = u.route(
+      "gk",
+      parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "deep" } }),
+    );
     expect(ev).toEqual([{ type: "update", block: expect.objectContaining({ sessionId: "k" }) }]);
     expect(u.child("gk")!.state.blocks).toEqual([expect.objectContaining({ type: "agent", text: "deep" })]);
-    u.apply(parse({ sessionUpdate: "session_message", messageId: "m", senderSessionId: "k", content: [{ type: "text", text: "hi" }] }));
+    u.apply(
+      parse({
+        sessionUpdate: "session_message",
+        messageId: "m",
+        senderSessionId: "k",
+        content: [{ type: "text", text: "hi" }],
+      }),
+    );
     expect(state.blocks.at(-1)).toMatchObject({ type: "session_message", direction: "from", peer: "Kid", text: "hi" });
   });
 
@@ -77,7 +146,10 @@ describe("subagents", () => {
     child.apply(parseSessionUpdate({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "task" } }));
     const long = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join("\n");
     child.apply(parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: long } }));
-    const view = blockView(state.blocks.find((b) => b.type === "subagent")!) as { blocks: { type: string; text: string }[]; hidden?: number };
+    const view = blockView(state.blocks.find((b) => b.type === "subagent")!) as {
+      blocks: { type: string; text: string }[];
+      hidden?: number;
+    };
     expect(view.blocks.map((b) => b.type)).toEqual(["user", "agent"]);
     const lines = view.blocks[1]!.text.split("\n");
     expect(lines).toHaveLength(NESTED_LINES + 1);
@@ -92,19 +164,37 @@ describe("subagents", () => {
   it("a hostile tree: depth, count and ids seen twice (cycles) are refused, each said once in the chat's own transcript", () => {
     const { state, u } = session();
     u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "k0" }));
-    for (let i = 1; i <= MAX_DEPTH + 3; i++) u.route(`k${i - 1}`, parse({ sessionUpdate: "subagent_update", sessionId: `k${i}` }));
+    for (let i = 1; i <= MAX_DEPTH + 3; i++)
+      u.route(`k${i - 1}`, parse({ sessionUpdate: "subagent_update", sessionId: `k${i}` }));
     expect(u.owns(`k${MAX_DEPTH - 1}`)).toBe(true);
     expect(u.owns(`k${MAX_DEPTH}`)).toBe(false);
     // k1 names k0 (its parent) as its child: refused, routing unchanged.
     const ev = u.route("k1", parse({ sessionUpdate: "subagent_update", sessionId: "k0", title: "cycle" }));
-    expect(ev).toEqual([{ type: "update", block: expect.objectContaining({ sessionId: "k0" }) }, { type: "add", block: expect.objectContaining({ type: "note", text: expect.stringContaining("k0") }) }]);
+    expect(ev).toEqual([
+      { type: "update", block: expect.objectContaining({ sessionId: "k0" }) },
+      { type: "add", block: expect.objectContaining({ type: "note", text: expect.stringContaining("k0") }) },
+    ]);
     // The chat's own session named as a subagent: refused.
     u.rootId = "root";
-    expect(u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "root" }))).toEqual([{ type: "add", block: expect.objectContaining({ type: "note", text: expect.stringContaining("this chat's own session (root)") }) }]);
-    for (let i = 0; i < MAX_SUBAGENTS + 50; i++) u.apply(parse({ sessionUpdate: "subagent_update", sessionId: `f${i}` }));
+    expect(u.apply(parse({ sessionUpdate: "subagent_update", sessionId: "root" }))).toEqual([
+      {
+        type: "add",
+        block: expect.objectContaining({
+          type: "note",
+          text: expect.stringContaining("this chat's own session (root)"),
+        }),
+      },
+    ]);
+    for (let i = 0; i < MAX_SUBAGENTS + 50; i++)
+      u.apply(parse({ sessionUpdate: "subagent_update", sessionId: `f${i}` }));
     expect(state.blocks.filter((b) => b.type === "subagent")).toHaveLength(MAX_SUBAGENTS - MAX_DEPTH + 1);
     const notes = state.blocks.filter((b) => b.type === "note").map((b) => (b as { text: string }).text);
-    expect(notes).toEqual([expect.stringContaining(`more than ${MAX_DEPTH} deep`), expect.stringContaining("already one elsewhere"), expect.stringContaining("own session"), expect.stringContaining(`more than ${MAX_SUBAGENTS} subagents`)]);
+    expect(notes).toEqual([
+      expect.stringContaining(`more than ${MAX_DEPTH} deep`),
+      expect.stringContaining("already one elsewhere"),
+      expect.stringContaining("own session"),
+      expect.stringContaining(`more than ${MAX_SUBAGENTS} subagents`),
+    ]);
     // Views nest NESTED_DEPTH deep, deeper is a header and a count.
     type V = { blocks: V[]; hidden?: number; text?: string };
     const view = () => blockView(state.blocks.find((b) => b.type === "subagent")!) as V;
@@ -123,7 +213,8 @@ describe("subagents", () => {
 
   it("a message streamed in chunks: a secret split across them is redacted, the text is capped", () => {
     const { state, u } = session(["split-secret-9876"]);
-    const chunk = (text: string) => parse({ sessionUpdate: "session_message_chunk", messageId: "m", content: { type: "text", text } });
+    const chunk = (text: string) =>
+      parse({ sessionUpdate: "session_message_chunk", messageId: "m", content: { type: "text", text } });
     u.apply(chunk("a split-sec"));
     u.apply(chunk("ret-9876 b"));
     u.flush();

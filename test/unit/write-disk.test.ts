@@ -1,5 +1,15 @@
 /** Disk writes that keep what the file is: mode, hard links, symlinks; refused when it changed (src/workspace/disk.ts). */
-import { chmodSync, linkSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  linkSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -48,15 +58,23 @@ describe("disk writes", () => {
     const d = root();
     writeFileSync(join(d, "ro"), "keep\n");
     chmodSync(join(d, "ro"), 0o444);
-    expect(await plannedWrite(join(d, "ro"), "x\n")).toMatchObject({ action: "refuse", message: expect.stringContaining("read-only") });
+    expect(await plannedWrite(join(d, "ro"), "x\n")).toMatchObject({
+      action: "refuse",
+      message: expect.stringContaining("read-only"),
+    });
     expect(readFileSync(join(d, "ro"), "utf8")).toBe("keep\n");
     const bin = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]);
     writeFileSync(join(d, "bin"), bin);
-    expect(await plannedWrite(join(d, "bin"), "x\n")).toMatchObject({ action: "refuse", message: expect.stringContaining("binary") });
+    expect(await plannedWrite(join(d, "bin"), "x\n")).toMatchObject({
+      action: "refuse",
+      message: expect.stringContaining("binary"),
+    });
     expect(readFileSync(join(d, "bin")).equals(bin)).toBe(true);
     writeFileSync(join(d, "big"), "y".repeat(100));
     const disk = await diskSnapshot(join(d, "big"), 10);
-    expect(decideWrite({ path: join(d, "big"), content: "x", current: { kind: "disk", disk }, mode: "buffer" })).toMatchObject({ action: "refuse", message: expect.stringContaining("over the 10-byte read limit") });
+    expect(
+      decideWrite({ path: join(d, "big"), content: "x", current: { kind: "disk", disk }, mode: "buffer" }),
+    ).toMatchObject({ action: "refuse", message: expect.stringContaining("over the 10-byte read limit") });
     expect(readFileSync(join(d, "big"), "utf8")).toBe("y".repeat(100));
   });
 
@@ -78,9 +96,19 @@ describe("disk writes", () => {
   it("round trips Latin-1, CP1252, UTF-16 with BOM, UTF-8 with BOM, CRLF and no final newline byte for byte", async () => {
     const d = root();
     const cases: [string, Buffer, string, Buffer][] = [
-      ["latin1", Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x81, 0x0a]), "café\n\u0081\nmore\n", Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x81, 0x0a, 0x6d, 0x6f, 0x72, 0x65, 0x0a])],
+      [
+        "latin1",
+        Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x81, 0x0a]),
+        "café\n\u0081\nmore\n",
+        Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x81, 0x0a, 0x6d, 0x6f, 0x72, 0x65, 0x0a]),
+      ],
       ["cp1252", Buffer.from([0x93, 0x71, 0x94, 0x0a]), "“q” €\n", Buffer.from([0x93, 0x71, 0x94, 0x20, 0x80, 0x0a])],
-      ["utf16", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a\r\nb\r\n", "utf16le")]), "a\nB\n", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a\r\nB\r\n", "utf16le")])],
+      [
+        "utf16",
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a\r\nb\r\n", "utf16le")]),
+        "a\nB\n",
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a\r\nB\r\n", "utf16le")]),
+      ],
       ["utf8bom", Buffer.from("\ufeffx\ny\n"), "x\nY\n", Buffer.from("\ufeffx\nY\n")],
       ["crlf", Buffer.from("a\r\nb\r\nc\r\n"), "a\nb\nC\n", Buffer.from("a\r\nb\r\nC\r\n")],
       ["noeol", Buffer.from("a\nb"), "a\nB", Buffer.from("a\nB")],

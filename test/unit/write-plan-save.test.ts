@@ -10,22 +10,50 @@ function disk(text: string | undefined): DiskSnapshot {
   const b = Buffer.from(text);
   const d = decodeBytes(b);
   if (!d.ok) throw new Error("not text");
-  return { exists: true, size: b.length, mode: 0o644, nlink: 1, readonly: false, fingerprint: { exists: true, hash: hashBytes(b) }, file: d.file };
+  return {
+    exists: true,
+    size: b.length,
+    mode: 0o644,
+    nlink: 1,
+    readonly: false,
+    fingerprint: { exists: true, hash: hashBytes(b) },
+    file: d.file,
+  };
 }
 
-const buffer = (lines: string[], more: Partial<BufferState> = {}): BufferState => ({ tick: 5, modified: false, lines, empty: lines.length === 0, eol: true, fixeol: true, binary: false, fileformat: "unix", fileencoding: "utf-8", bomb: false, readonly: false, modifiable: true, ...more });
+const buffer = (lines: string[], more: Partial<BufferState> = {}): BufferState => ({
+  tick: 5,
+  modified: false,
+  lines,
+  empty: lines.length === 0,
+  eol: true,
+  fixeol: true,
+  binary: false,
+  fileformat: "unix",
+  fileencoding: "utf-8",
+  bomb: false,
+  readonly: false,
+  modifiable: true,
+  ...more,
+});
 
 /** Whether the accepted write (every hunk) is saved, and against which disk. */
 function saved(mode: WriteMode, b: BufferState, d: DiskSnapshot | undefined) {
   const plan = decideWrite({ path: "/p/f", content: "a\nB\n", current: { kind: "buffer", buffer: b, disk: d }, mode });
   if (plan.action !== "review" && plan.action !== "commit") throw new Error(plan.action);
-  const c = commitFor(plan.prepared, plan.prepared.diff.hunks.map((_, i) => i));
+  const c = commitFor(
+    plan.prepared,
+    plan.prepared.diff.hunks.map((_, i) => i),
+  );
   return c.to === "buffer" ? { save: c.save, expectedDisk: c.expectedDisk } : undefined;
 }
 
 describe("review mode saves what the user accepts", () => {
   it("a buffer without the user's edits whose file is what it read: saved, only onto that file", () => {
-    expect(saved("review", buffer(["a", "b"]), disk("a\nb\n"))).toEqual({ save: true, expectedDisk: disk("a\nb\n").fingerprint });
+    expect(saved("review", buffer(["a", "b"]), disk("a\nb\n"))).toEqual({
+      save: true,
+      expectedDisk: disk("a\nb\n").fingerprint,
+    });
     // A buffer of a file not written yet: saving creates it.
     expect(saved("review", buffer([]), disk(undefined))).toMatchObject({ save: true });
   });

@@ -32,17 +32,21 @@ function M.choose(chat_id, key, methods, guard)
     items[i] = { index = i, m = m }
   end
   vim.schedule(guard(function()
-    vim.ui.select(items, {
-      prompt = registry.who(chat_id) .. " The agent asks you to sign in:",
-      kind = "acpchat_auth",
-      format_item = function(it)
-        local m = it.m
-        local extra = m.description and (" — " .. flat(m.description, 300)) or ""
-        return flat(m.name, 120) .. (m.terminal and " (in a terminal)" or "") .. extra
-      end,
-    }, guard(function(it)
-      reply(key, it and it.index or nil)
-    end))
+    vim.ui.select(
+      items,
+      {
+        prompt = registry.who(chat_id) .. " The agent asks you to sign in:",
+        kind = "acpchat_auth",
+        format_item = function(it)
+          local m = it.m
+          local extra = m.description and (" — " .. flat(m.description, 300)) or ""
+          return flat(m.name, 120) .. (m.terminal and " (in a terminal)" or "") .. extra
+        end,
+      },
+      guard(function(it)
+        reply(key, it and it.index or nil)
+      end)
+    )
   end))
 end
 

@@ -51,35 +51,42 @@ local function ask_form(who, key, q, guard)
       for n, c in ipairs(f.choices or {}) do
         items[n] = { choice = n, label = flat(c, 120) }
       end
-      vim.ui.select(items, {
-        prompt = prompt_of(who, q.message, label .. ":"),
-        kind = "acpchat_elicitation",
-        format_item = function(o)
-          return o.label
-        end,
-      }, guard(function(o)
-        if not o then
-          return cancel()
-        end
-        answers[#answers + 1] = { field = i, choice = o.choice }
-        next_field()
-      end))
+      vim.ui.select(
+        items,
+        {
+          prompt = prompt_of(who, q.message, label .. ":"),
+          kind = "acpchat_elicitation",
+          format_item = function(o)
+            return o.label
+          end,
+        },
+        guard(function(o)
+          if not o then
+            return cancel()
+          end
+          answers[#answers + 1] = { field = i, choice = o.choice }
+          next_field()
+        end)
+      )
     else
-      vim.ui.input({ prompt = who .. " " .. label .. ": ", default = f.default }, guard(function(v)
-        if v == nil then
-          return cancel()
-        end
-        if v == "" and not f.required then
-          return next_field()
-        end
-        if (f.type == "number" or f.type == "integer") and not tonumber(v) then
-          util.notify("acpchat: " .. flat(f.label, 120) .. " must be a number", vim.log.levels.WARN)
-          i = i - 1
-          return next_field()
-        end
-        answers[#answers + 1] = { field = i, text = v }
-        next_field()
-      end))
+      vim.ui.input(
+        { prompt = who .. " " .. label .. ": ", default = f.default },
+        guard(function(v)
+          if v == nil then
+            return cancel()
+          end
+          if v == "" and not f.required then
+            return next_field()
+          end
+          if (f.type == "number" or f.type == "integer") and not tonumber(v) then
+            util.notify("acpchat: " .. flat(f.label, 120) .. " must be a number", vim.log.levels.WARN)
+            i = i - 1
+            return next_field()
+          end
+          answers[#answers + 1] = { field = i, text = v }
+          next_field()
+        end)
+      )
     end
   end
   next_field()
@@ -88,19 +95,23 @@ end
 --- The URL shown is the one opened (Node's normal form of it); only a secret in it is hidden.
 local function ask_url(who, key, q, guard)
   local shown = flat(q.shown, 2000) .. (q.hidden and "  (a secret in it is hidden here)" or "")
-  vim.ui.select({ "Open in the browser", "Decline" }, {
-    prompt = who .. " " .. flat(q.message, 300) .. "\nOpens: " .. shown,
-    kind = "acpchat_elicitation",
-  }, guard(function(_, idx)
-    if idx == 1 then
-      local ok = pcall(vim.ui.open, q.url)
-      questions.reply(key, ok and { action = "accept" } or { action = "cancel" })
-    elseif idx == 2 then
-      questions.reply(key, { action = "decline" })
-    else
-      questions.reply(key, { action = "cancel" })
-    end
-  end))
+  vim.ui.select(
+    { "Open in the browser", "Decline" },
+    {
+      prompt = who .. " " .. flat(q.message, 300) .. "\nOpens: " .. shown,
+      kind = "acpchat_elicitation",
+    },
+    guard(function(_, idx)
+      if idx == 1 then
+        local ok = pcall(vim.ui.open, q.url)
+        questions.reply(key, ok and { action = "accept" } or { action = "cancel" })
+      elseif idx == 2 then
+        questions.reply(key, { action = "decline" })
+      else
+        questions.reply(key, { action = "cancel" })
+      end
+    end)
+  )
 end
 
 ---@param q acpchat.Elicitation

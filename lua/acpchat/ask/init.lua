@@ -20,7 +20,8 @@ local M = {}
 -- Each kind's module: ask(chat_id, key, question, guard) and close(key).
 local kinds = { permission = permission, review = review, auth = auth, elicitation = elicitation }
 
-local names = { permission = "permission question", review = "review", auth = "sign-in question", elicitation = "question" }
+local names =
+  { permission = "permission question", review = "review", auth = "sign-in question", elicitation = "question" }
 
 --- Question `key` failed with `err`: closed, answered as dismissed, one note (the stack goes
 --- to :AcpChatLog).
@@ -33,7 +34,11 @@ local function failed(key, kind, err)
   end
   questions.reply(key, nil)
   if q then
-    bridge.fail(string.format("the agent's %s could not be shown, so it was dismissed", names[kind] or kind), err, q.chat)
+    bridge.fail(
+      string.format("the agent's %s could not be shown, so it was dismissed", names[kind] or kind),
+      err,
+      q.chat
+    )
   end
 end
 

@@ -29,7 +29,8 @@ local flat = text.flat
 --- The question's text: tool call title, kind, locations and a compact view of its input,
 --- each on a line of its own.
 function M.prompt_text(q)
-  local lines = { string.format("%s [%s]", flat(q.title or q.tool_call_id or "tool call", 200), flat(q.kind or "other", 40)) }
+  local lines =
+    { string.format("%s [%s]", flat(q.title or q.tool_call_id or "tool call", 200), flat(q.kind or "other", 40)) }
   for _, loc in ipairs(q.locations or {}) do
     lines[#lines + 1] = "  " .. flat(loc, 300)
   end
@@ -37,7 +38,8 @@ function M.prompt_text(q)
     lines[#lines + 1] = "  " .. flat(q.input, 300)
   end
   for _, d in ipairs(q.diffs or {}) do
-    lines[#lines + 1] = string.format("  +%d -%d %s", tonumber(d.added) or 0, tonumber(d.removed) or 0, flat(d.path, 300))
+    lines[#lines + 1] =
+      string.format("  +%d -%d %s", tonumber(d.added) or 0, tonumber(d.removed) or 0, flat(d.path, 300))
   end
   return table.concat(lines, "\n")
 end
@@ -52,12 +54,15 @@ function M.choices(q)
   local items = {}
   local function add(o, i)
     local name = flat(o.name, 80)
-    local scope = is_always(o.kind) and SESSION or (o.kind == "allow_once" or o.kind == "reject_once") and ONCE or flat(o.kind, 40)
+    local scope = is_always(o.kind) and SESSION
+      or (o.kind == "allow_once" or o.kind == "reject_once") and ONCE
+      or flat(o.kind, 40)
     items[#items + 1] = { option = i, label = string.format("%s (%s)", name, scope), kind = o.kind }
     -- An "always" answer can also be remembered by the client, for the project.
     if is_always(o.kind) then
       items[#items].remember = "session"
-      items[#items + 1] = { option = i, label = string.format("%s (%s)", name, PROJECT), kind = o.kind, remember = "project" }
+      items[#items + 1] =
+        { option = i, label = string.format("%s (%s)", name, PROJECT), kind = o.kind, remember = "project" }
     end
   end
   for i, o in ipairs(q.options or {}) do
@@ -156,31 +161,39 @@ function M.select(key, q)
   local chat = registry.get(open[key].chat)
   -- Asked from a chat not shown here: going to it first is a choice, never done for the user.
   if chat and not layout.visible(chat) then
-    table.insert(items, #items + ((items[#items] or {}).show_diff and 0 or 1), { go_to_chat = true, label = string.format("Go to chat %d first (ask there)", chat.id) })
+    table.insert(
+      items,
+      #items + ((items[#items] or {}).show_diff and 0 or 1),
+      { go_to_chat = true, label = string.format("Go to chat %d first (ask there)", chat.id) }
+    )
   end
-  vim.ui.select(items, {
-    prompt = registry.who(open[key].chat) .. " Allow the agent to: " .. M.prompt_text(q),
-    kind = "acpchat_permission",
-    format_item = function(item)
-      return item.label
-    end,
-  }, guard(function(item)
-    if not open[key] then
-      return
-    end
-    if item and item.go_to_chat then
-      -- Offered only for a chat that exists (see the choices above).
-      return M.go_to_chat(key, q, chat --[[@as acpchat.Chat]])
-    end
-    if item and item.show_diff then
-      -- The per-hunk review is the answer: Node opens it (accept all: allow; none: reject;
-      -- some: allow, and only those hunks stay).
-      release(key)
-      questions.reply(key, { review = true })
-      return
-    end
-    answer(key, item and item.option or dismissed(q), item and item.remember)
-  end))
+  vim.ui.select(
+    items,
+    {
+      prompt = registry.who(open[key].chat) .. " Allow the agent to: " .. M.prompt_text(q),
+      kind = "acpchat_permission",
+      format_item = function(item)
+        return item.label
+      end,
+    },
+    guard(function(item)
+      if not open[key] then
+        return
+      end
+      if item and item.go_to_chat then
+        -- Offered only for a chat that exists (see the choices above).
+        return M.go_to_chat(key, q, chat --[[@as acpchat.Chat]])
+      end
+      if item and item.show_diff then
+        -- The per-hunk review is the answer: Node opens it (accept all: allow; none: reject;
+        -- some: allow, and only those hunks stay).
+        release(key)
+        questions.reply(key, { review = true })
+        return
+      end
+      answer(key, item and item.option or dismissed(q), item and item.remember)
+    end)
+  )
 end
 
 --- The user chose to answer question `key` in its chat: the chat's tab when it is shown in one,
@@ -236,7 +249,10 @@ function M.pick_rule(chat, rules)
   }, function(r)
     if r then
       bridge.call("permission_remove", { chat = chat.id, rule = r.id }, function(err)
-        util.notify(err and ("acpchat: " .. err) or ("acpchat: removed the rule: " .. r.action .. " " .. flat(r.tool, 200)), err and vim.log.levels.ERROR or nil)
+        util.notify(
+          err and ("acpchat: " .. err) or ("acpchat: removed the rule: " .. r.action .. " " .. flat(r.tool, 200)),
+          err and vim.log.levels.ERROR or nil
+        )
       end)
     end
   end)

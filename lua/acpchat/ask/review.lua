@@ -232,8 +232,14 @@ local function winbars(r)
   if r.reason == "changes" then
     -- A turn's change (changes.lua): the left is the file as the agent left it, the right as it
     -- was before; "accepting" a hunk from the right takes the agent's hunk back.
-    local left = string.format("Now: %s · %d/%d to take back · gr/ga hunk · gR/gA all · ZZ apply · ZQ cancel", name, n, #r.hunks)
-    local right = string.format("Before %s: %s", r.step or "the turn", name) .. size_notes(r.highlight_off, r.inline_off)
+    local left = string.format(
+      "Now: %s · %d/%d to take back · gr/ga hunk · gR/gA all · ZZ apply · ZQ cancel",
+      name,
+      n,
+      #r.hunks
+    )
+    local right = string.format("Before %s: %s", r.step or "the turn", name)
+      .. size_notes(r.highlight_off, r.inline_off)
     for _, w in ipairs({ r.lw, r.rw }) do
       if api.nvim_win_is_valid(w) then
         vim.wo[w].winbar = ((w == r.lw and left or right):gsub("%%", "%%%%"))
@@ -241,20 +247,29 @@ local function winbars(r)
     end
     return
   end
-  local left = string.format("Result: %s (%d/%d hunks accepted)  ga/gr hunk · gA/gR all · ZZ done · ZQ reject", name, n, #r.hunks)
+  local left = string.format(
+    "Result: %s (%d/%d hunks accepted)  ga/gr hunk · gA/gR all · ZZ done · ZQ reject",
+    name,
+    n,
+    #r.hunks
+  )
   if r.reason == "permission" then
     -- The permission question's own review: ZZ allows what is accepted (nothing accepted rejects).
-    left = string.format("Allow? %s %d/%d accepted · ga/gr hunk · gA/gR all · ZZ allow · ZQ reject", name, n, #r.hunks)
+    left =
+      string.format("Allow? %s %d/%d accepted · ga/gr hunk · gA/gR all · ZZ allow · ZQ reject", name, n, #r.hunks)
   end
-  local right = string.format("%s: %s (+%d -%d)", r.reason == "disk" and "On disk" or "Proposed", name, r.added, r.removed)
+  local right =
+    string.format("%s: %s (+%d -%d)", r.reason == "disk" and "On disk" or "Proposed", name, r.added, r.removed)
   if r.eol_change then
-    right = right .. (r.eol_change == "removed" and " · no newline at end of file" or " · adds the newline at end of file")
+    right = right
+      .. (r.eol_change == "removed" and " · no newline at end of file" or " · adds the newline at end of file")
   end
   if r.whole then
     right = right .. " · too large to compare line by line: the whole new file is shown"
   end
   if (r.cut or 0) > 0 then
-    right = right .. string.format(" · %d long line%s cut for the view (written whole)", r.cut, r.cut == 1 and "" or "s")
+    right = right
+      .. string.format(" · %d long line%s cut for the view (written whole)", r.cut, r.cut == 1 and "" or "s")
   end
   right = right .. size_notes(r.highlight_off, r.inline_off)
   for _, w in ipairs({ r.lw, r.rw }) do
@@ -425,7 +440,8 @@ function M.ask(chat_id, key, req)
       return cleanup()
     end
     r.left = new_scratch(string.format("acpchat://review/%s/result/%s", key, tail))
-    r.right = new_scratch(string.format("acpchat://review/%s/%s/%s", key, r.reason == "disk" and "disk" or "proposed", tail))
+    r.right =
+      new_scratch(string.format("acpchat://review/%s/%s/%s", key, r.reason == "disk" and "disk" or "proposed", tail))
     fill(r.left, req.current or "", req.current_lines or 0, r.current, function()
       if not alive() then
         return cleanup()
@@ -445,7 +461,8 @@ end
 --- when the tab is drawn); a review closed meanwhile stops.
 function M.show(r)
   local ft = vim.filetype.match({ filename = r.path }) or ""
-  r.highlight_off = ft ~= "" and not (highlightable(#r.current, r.current_bytes) and highlightable(#r.proposed, r.proposed_bytes))
+  r.highlight_off = ft ~= ""
+    and not (highlightable(#r.current, r.current_bytes) and highlightable(#r.proposed, r.proposed_bytes))
   local steps = {
     function()
       set_filetype(r.left, ft, #r.current, r.current_bytes)
@@ -473,7 +490,10 @@ end
 
 function M.open_tab(r)
   r.tab, r.lw, r.rw = diff_tab(r.left, r.right, r.whole)
-  if not r.whole and (r.added + r.removed > M.max_inline_lines or changed_bytes(r, M.max_inline_bytes) > M.max_inline_bytes) then
+  if
+    not r.whole
+    and (r.added + r.removed > M.max_inline_lines or changed_bytes(r, M.max_inline_bytes) > M.max_inline_bytes)
+  then
     r.inline_off = light_diffopt(r)
   end
   -- The diff is computed when the tab is drawn, after this turn.
@@ -579,13 +599,18 @@ function M.show_readonly(path, old_text, new_text, on_close)
       return
     end
     local bytes = #old_text + #new_text
-    local plain = #old + #new > M.max_diff_lines or bytes > M.max_diff_bytes or has_line_over(old, M.max_diff_line_bytes) or has_line_over(new, M.max_diff_line_bytes)
+    local plain = #old + #new > M.max_diff_lines
+      or bytes > M.max_diff_bytes
+      or has_line_over(old, M.max_diff_line_bytes)
+      or has_line_over(new, M.max_diff_line_bytes)
     v.tab, v.lw, v.rw = diff_tab(left, right, plain)
     local inline_off = not plain and bytes > M.max_inline_bytes and light_diffopt(v)
     local highlight_off = ft ~= "" and not (highlightable(#old, #old_text) and highlightable(#new, #new_text))
     local note = (plain and " · too large for diff mode: side by side" or "") .. size_notes(highlight_off, inline_off)
     for _, w in ipairs({ v.lw, v.rw }) do
-      vim.wo[w].winbar = (("acpchat diff: " .. vim.fn.fnamemodify(path, ":~:.") .. "  (q closes)" .. note):gsub("%%", "%%%%"))
+      vim.wo[w].winbar = (
+        ("acpchat diff: " .. vim.fn.fnamemodify(path, ":~:.") .. "  (q closes)" .. note):gsub("%%", "%%%%")
+      )
     end
   end
   local closed = false

@@ -54,7 +54,11 @@ end
 --- What the winbar and the transcript say about a held question.
 function M.hint(h)
   local k = answer_key()
-  return string.format("? %s — %s", h.label, k and (k .. " or leave Insert mode to answer") or "leave Insert mode to answer")
+  return string.format(
+    "? %s — %s",
+    h.label,
+    k and (k .. " or leave Insert mode to answer") or "leave Insert mode to answer"
+  )
 end
 
 --- The end of the transcript shows the held question (or nothing).

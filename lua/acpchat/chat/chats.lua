@@ -75,9 +75,22 @@ function M.mcp_params(agent, project, name)
   project = project or {}
   local project_agent = (project.agents or {})[name or ""] or {}
   local list, at = {}, {}
-  for _, source in ipairs({ config.options.mcp_servers or {}, project.mcp_servers or {}, agent.mcp_servers or {}, project_agent.mcp_servers or {} }) do
+  for _, source in ipairs({
+    config.options.mcp_servers or {},
+    project.mcp_servers or {},
+    agent.mcp_servers or {},
+    project_agent.mcp_servers or {},
+  }) do
     for _, s in ipairs(source) do
-      local p = { name = s.name, type = s.type, command = s.command, args = s.args, env = s.env and pairs_of(s.env), url = s.url, headers = s.headers and pairs_of(s.headers) }
+      local p = {
+        name = s.name,
+        type = s.type,
+        command = s.command,
+        args = s.args,
+        env = s.env and pairs_of(s.env),
+        url = s.url,
+        headers = s.headers and pairs_of(s.headers),
+      }
       if at[s.name] then
         list[at[s.name]] = p
       else
@@ -149,7 +162,16 @@ end
 ---@param chat acpchat.Chat
 local function open_in_node(chat, resume, reopen, fork)
   chat.generation = bridge.generation
-  chat.status = { agent = chat.agent, cwd = chat.cwd, state = "starting", activity = "idle", queued = {}, commands = {}, modes = { available = {} }, options = {} }
+  chat.status = {
+    agent = chat.agent,
+    cwd = chat.cwd,
+    state = "starting",
+    activity = "idle",
+    queued = {},
+    commands = {},
+    modes = { available = {} },
+    options = {},
+  }
   layout.refresh_winbar(chat)
   bridge.call("open", open_params(chat, chat.spec, resume, reopen, fork))
   -- A host that was not running started with this call.
@@ -174,18 +196,31 @@ function M.create(agent_name, opts_)
       return p.command
     end, vim.tbl_values(config.presets))
     table.sort(presets)
-    util.notify("acpchat: no agent found: install " .. table.concat(presets, ", ") .. " (:checkhealth acpchat says how)", vim.log.levels.ERROR)
+    util.notify(
+      "acpchat: no agent found: install " .. table.concat(presets, ", ") .. " (:checkhealth acpchat says how)",
+      vim.log.levels.ERROR
+    )
     return nil
   end
   local agent = config.agents()[name]
   if not agent then
     local preset = config.presets[name]
     local hint = preset and string.format(" (`%s` is not on PATH: %s)", preset.command, preset.install) or ""
-    util.notify(string.format("acpchat: unknown agent %q%s. Known: %s", name, hint, table.concat(config.agent_names(), ", ")), vim.log.levels.ERROR)
+    util.notify(
+      string.format("acpchat: unknown agent %q%s. Known: %s", name, hint, table.concat(config.agent_names(), ", ")),
+      vim.log.levels.ERROR
+    )
     return nil
   end
   local id = registry.new_id()
-  local chat = { id = id, agent = name, spec = agent, tab = api.nvim_get_current_tabpage(), cwd = agent.cwd or M.root(), context = {} }
+  local chat = {
+    id = id,
+    agent = name,
+    spec = agent,
+    tab = api.nvim_get_current_tabpage(),
+    cwd = agent.cwd or M.root(),
+    context = {},
+  }
   chat.buf = scratch(string.format("acpchat://%d/chat", id), "acpchat")
   chat.prompt_buf = scratch(string.format("acpchat://%d/prompt", id), "acpchat-prompt")
   vim.bo[chat.buf].modifiable = false
@@ -214,7 +249,11 @@ function M.create(agent_name, opts_)
         local tab = closed and api.nvim_win_is_valid(closed) and api.nvim_win_get_tabpage(closed)
         vim.schedule(function()
           for _, w in ipairs(vim.fn.win_findbuf(pair[2])) do
-            if (not tab or (api.nvim_tabpage_is_valid(tab) and api.nvim_win_get_tabpage(w) == tab)) and #api.nvim_list_wins() > 1 and #vim.fn.win_findbuf(pair[1]) == 0 then
+            if
+              (not tab or (api.nvim_tabpage_is_valid(tab) and api.nvim_win_get_tabpage(w) == tab))
+              and #api.nvim_list_wins() > 1
+              and #vim.fn.win_findbuf(pair[1]) == 0
+            then
               pcall(api.nvim_win_close, w, false)
             end
           end
@@ -243,7 +282,10 @@ end
 ---@param chat acpchat.Chat
 function M.send(chat, text, done)
   if registry.state(chat) == "crashed" then
-    util.notify(string.format("acpchat: %s stopped; :AcpChat restarts it (your prompt stays here)", chat.agent), vim.log.levels.WARN)
+    util.notify(
+      string.format("acpchat: %s stopped; :AcpChat restarts it (your prompt stays here)", chat.agent),
+      vim.log.levels.WARN
+    )
     return done and done(false)
   end
   local context = chat.context
@@ -259,17 +301,21 @@ function M.send(chat, text, done)
       util.notify("acpchat: not sent: " .. refused, vim.log.levels.ERROR)
       return done and done(false)
     end
-    bridge.call("send", { chat = chat.id, text = text, context = vim.list_extend(vim.list_slice(context), named) }, function(err)
-      if err then
-        -- Nothing was sent: the context waits for the next try.
-        chat.context = vim.list_extend(context, chat.context)
-        prompt.show_context(chat)
-        util.notify("acpchat: not sent: " .. err, vim.log.levels.WARN)
+    bridge.call(
+      "send",
+      { chat = chat.id, text = text, context = vim.list_extend(vim.list_slice(context), named) },
+      function(err)
+        if err then
+          -- Nothing was sent: the context waits for the next try.
+          chat.context = vim.list_extend(context, chat.context)
+          prompt.show_context(chat)
+          util.notify("acpchat: not sent: " .. err, vim.log.levels.WARN)
+        end
+        if done then
+          done(not err)
+        end
       end
-      if done then
-        done(not err)
-      end
-    end)
+    )
   end)
 end
 
@@ -301,7 +347,13 @@ function M.cancel(chat)
   bridge.call("cancel", { chat = chat.id }, function(err, res)
     if not err and res and res.taken_back and #res.taken_back > 0 then
       prompt.take_back(chat, res.taken_back)
-      util.notify(string.format("acpchat: %d queued prompt%s back in the prompt", #res.taken_back, #res.taken_back == 1 and " is" or "s are"))
+      util.notify(
+        string.format(
+          "acpchat: %d queued prompt%s back in the prompt",
+          #res.taken_back,
+          #res.taken_back == 1 and " is" or "s are"
+        )
+      )
     end
   end)
 end
@@ -330,8 +382,16 @@ function M.restart(chat)
       chat.continuing = res.how
     end
     if res.how ~= "running" then
-      local how = ({ new = "new session", resume = "resuming the session", load = "loading the session" })[res.how] or res.how
-      util.notify(string.format("acpchat: restarting %s (%s%s)", chat.agent, how, fresh and "; continuing the session failed" or ""))
+      local how = ({ new = "new session", resume = "resuming the session", load = "loading the session" })[res.how]
+        or res.how
+      util.notify(
+        string.format(
+          "acpchat: restarting %s (%s%s)",
+          chat.agent,
+          how,
+          fresh and "; continuing the session failed" or ""
+        )
+      )
     end
   end)
 end

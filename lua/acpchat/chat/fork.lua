@@ -23,7 +23,10 @@ function M.fork()
     return
   end
   if not config.options.unstable then
-    return util.notify("acpchat: :AcpChatFork needs `unstable = true` in setup() (session/fork is an unstable ACP method; :help acpchat-unstable)", vim.log.levels.WARN)
+    return util.notify(
+      "acpchat: :AcpChatFork needs `unstable = true` in setup() (session/fork is an unstable ACP method; :help acpchat-unstable)",
+      vim.log.levels.WARN
+    )
   end
   bridge.call("fork_source", { chat = c.id }, function(err, res)
     if err then

@@ -75,7 +75,11 @@ function M.open(agent, from)
   local reg = registry
   local source = from == true and reg.current() or (type(from) == "number" and reg.get(from)) or nil
   if not source then
-    return util.notify(from == true and "acpchat: no chat in this tab to hand over (from={n} names one: :AcpChatList)" or ("acpchat: no chat " .. tostring(from) .. " to hand over (:AcpChatList)"), vim.log.levels.WARN)
+    return util.notify(
+      from == true and "acpchat: no chat in this tab to hand over (from={n} names one: :AcpChatList)"
+        or ("acpchat: no chat " .. tostring(from) .. " to hand over (:AcpChatList)"),
+      vim.log.levels.WARN
+    )
   end
   local text = M.transcript(source)
   if vim.trim(text) == "" then
@@ -88,13 +92,25 @@ function M.open(agent, from)
   end
   if chat.cwd ~= source.cwd then
     -- Another project's conversation stays in its project.
-    return util.notify(string.format("acpchat: chat %d works in %s, not in %s: its conversation is not handed over", source.id, source.cwd, chat.cwd), vim.log.levels.WARN)
+    return util.notify(
+      string.format(
+        "acpchat: chat %d works in %s, not in %s: its conversation is not handed over",
+        source.id,
+        source.cwd,
+        chat.cwd
+      ),
+      vim.log.levels.WARN
+    )
   end
   table.insert(chat.context, {
     type = "text",
     label = string.format("the conversation with %s (chat %d)", source.agent, source.id),
     uri = "acpchat://chat/" .. (source.status and source.status.session_id or source.id),
-    title = string.format("The conversation so far with another agent (%s%s), handed over to you: continue from it", source.agent, title and (", “" .. title .. "”") or ""),
+    title = string.format(
+      "The conversation so far with another agent (%s%s), handed over to you: continue from it",
+      source.agent,
+      title and (", “" .. title .. "”") or ""
+    ),
     text = text,
   })
   prompt.show_context(chat)

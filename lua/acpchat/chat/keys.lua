@@ -15,7 +15,12 @@ local M = {}
 
 local function map(buf, mode, lhs, rhs, desc)
   if lhs and lhs ~= false and lhs ~= "" then
-    vim.keymap.set(mode, lhs, util.guard(desc, rhs), { buffer = buf, desc = "acpchat: " .. desc, nowait = true, silent = true })
+    vim.keymap.set(
+      mode,
+      lhs,
+      util.guard(desc, rhs),
+      { buffer = buf, desc = "acpchat: " .. desc, nowait = true, silent = true }
+    )
   end
 end
 
@@ -66,14 +71,20 @@ local function open_location(chat)
     return util.notify("acpchat: no location under the cursor", vim.log.levels.WARN)
   end
   if not follow.openable(chat, path) then
-    return util.notify("acpchat: not opened: " .. path .. " is not a regular file inside the session's folder", vim.log.levels.WARN)
+    return util.notify(
+      "acpchat: not opened: " .. path .. " is not a regular file inside the session's folder",
+      vim.log.levels.WARN
+    )
   end
   -- Open in the window of this tab that shows the file, else the last editor window, else a
   -- new one: never in the chat, and never a new split each time.
   local want = vim.fn.fnamemodify(path, ":p")
   local target
   for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
-    if api.nvim_win_get_config(w).relative == "" and vim.fn.fnamemodify(api.nvim_buf_get_name(api.nvim_win_get_buf(w)), ":p") == want then
+    if
+      api.nvim_win_get_config(w).relative == ""
+      and vim.fn.fnamemodify(api.nvim_buf_get_name(api.nvim_win_get_buf(w)), ":p") == want
+    then
       target = w
     end
   end

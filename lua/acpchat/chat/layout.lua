@@ -44,7 +44,10 @@ function M.refresh_winbar(chat)
   for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
     local below = chat.unseen and not at_end(win, chat.buf)
     local width = api.nvim_win_get_width(win) - (below and 8 or 0)
-    vim.wo[win].winbar = ask .. (ask ~= "" and "%<" or "") .. (below and "%#AcpChatNewBelow#↓ new ↓%* " or "") .. text.winbar(chat.status, width)
+    vim.wo[win].winbar = ask
+      .. (ask ~= "" and "%<" or "")
+      .. (below and "%#AcpChatNewBelow#↓ new ↓%* " or "")
+      .. text.winbar(chat.status, width)
   end
 end
 
@@ -96,7 +99,21 @@ local function transcript_options(chat, w)
   blocks.refold(chat, w)
 end
 
-local CHAT_OPTIONS = { "breakindent", "wrap", "linebreak", "number", "relativenumber", "signcolumn", "foldmethod", "foldtext", "foldenable", "fillchars", "conceallevel", "winfixwidth", "winfixheight" }
+local CHAT_OPTIONS = {
+  "breakindent",
+  "wrap",
+  "linebreak",
+  "number",
+  "relativenumber",
+  "signcolumn",
+  "foldmethod",
+  "foldtext",
+  "foldenable",
+  "fillchars",
+  "conceallevel",
+  "winfixwidth",
+  "winfixheight",
+}
 
 -- A window split from a transcript window inherits its window options (Vim copies them): a
 -- window that shows another buffer gets the global values back, so nothing leaks.
@@ -265,8 +282,22 @@ function M.show(chat)
     local height = math.floor(vim.o.lines * 0.8)
     local row = math.floor((vim.o.lines - height) / 2)
     local col = math.floor((vim.o.columns - width) / 2)
-    tw = api.nvim_open_win(chat.buf, true, { relative = "editor", row = row, col = col, width = width, height = height - layout.prompt_height - 2, border = "rounded" })
-    api.nvim_open_win(chat.prompt_buf, true, { relative = "editor", row = row + height - layout.prompt_height, col = col, width = width, height = layout.prompt_height, border = "rounded" })
+    tw = api.nvim_open_win(chat.buf, true, {
+      relative = "editor",
+      row = row,
+      col = col,
+      width = width,
+      height = height - layout.prompt_height - 2,
+      border = "rounded",
+    })
+    api.nvim_open_win(chat.prompt_buf, true, {
+      relative = "editor",
+      row = row + height - layout.prompt_height,
+      col = col,
+      width = width,
+      height = layout.prompt_height,
+      border = "rounded",
+    })
   else
     local vertical, size, prompt_size = M.sizes()
     local mods = ({ right = "botright vertical", left = "topleft vertical", top = "topleft", bottom = "botright" })[layout.position]
@@ -363,7 +394,11 @@ function M.quit_pre()
   if api.nvim_win_get_config(win).relative ~= "" then
     return
   end
-  if vim.bo.modified and (#api.nvim_list_tabpages() == 1 or not vim.o.hidden) and #vim.fn.win_findbuf(api.nvim_get_current_buf()) == 1 then
+  if
+    vim.bo.modified
+    and (#api.nvim_list_tabpages() == 1 or not vim.o.hidden)
+    and #vim.fn.win_findbuf(api.nvim_get_current_buf()) == 1
+  then
     return
   end
   local chat_bufs = {}

@@ -36,7 +36,10 @@ local function run_limited(chunk)
   end
   local hook, mask, count = debug.gethook()
   debug.sethook(function()
-    error(string.format("stopped: it ran for more than %d instructions (a loop that never ends?)", M.MAX_INSTRUCTIONS), 0)
+    error(
+      string.format("stopped: it ran for more than %d instructions (a loop that never ends?)", M.MAX_INSTRUCTIONS),
+      0
+    )
   end, "", M.MAX_INSTRUCTIONS)
   local ran, value = pcall(chunk)
   if hook then
@@ -58,11 +61,19 @@ function M.load(cwd)
   -- Read only a small regular file: vim.secure.read reads the whole file to hash it, and an agent
   -- can make a FIFO in the cwd (reading it would stop the editor) or a huge file.
   if st.type ~= "file" then
-    report(path, M.FILE .. " is not a regular file (" .. st.type .. "), so it is ignored: " .. path, vim.log.levels.ERROR)
+    report(
+      path,
+      M.FILE .. " is not a regular file (" .. st.type .. "), so it is ignored: " .. path,
+      vim.log.levels.ERROR
+    )
     return {}
   end
   if st.size > M.MAX_BYTES then
-    report(path, string.format("%s is larger than %d bytes, so it is ignored: %s", M.FILE, M.MAX_BYTES, path), vim.log.levels.ERROR)
+    report(
+      path,
+      string.format("%s is larger than %d bytes, so it is ignored: %s", M.FILE, M.MAX_BYTES, path),
+      vim.log.levels.ERROR
+    )
     return {}
   end
   local ok, contents = pcall(vim.secure.read, path)

@@ -49,8 +49,19 @@ function M.placeholder(chat)
     return
   end
   local k = config.options.keymaps
-  local hint = string.format("Ask %s…  %s send · %s cancel · @ file · / command", chat.agent, k.send_insert or k.send or "", k.cancel or "")
-  api.nvim_buf_set_extmark(chat.prompt_buf, ns_hint, 0, 0, { virt_text = { { hint, "Comment" } }, virt_text_pos = "overlay" })
+  local hint = string.format(
+    "Ask %s…  %s send · %s cancel · @ file · / command",
+    chat.agent,
+    k.send_insert or k.send or "",
+    k.cancel or ""
+  )
+  api.nvim_buf_set_extmark(
+    chat.prompt_buf,
+    ns_hint,
+    0,
+    0,
+    { virt_text = { { hint, "Comment" } }, virt_text_pos = "overlay" }
+  )
 end
 
 --- The prompt's text (trimmed), or nil when empty.

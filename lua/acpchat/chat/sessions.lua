@@ -45,7 +45,13 @@ function M.pick(agent_name, delete)
   local cwd = spec.cwd or chats.root()
   util.notify("acpchat: asking " .. name .. " for its sessions…")
   -- `chat`: an agent started to list them ends when this chat closes.
-  bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil, chat = chat and chat.id }, function(err, res)
+  bridge.call("sessions", {
+    agent = spec,
+    cwd = cwd,
+    session_index = index_file(),
+    unstable = config.options.unstable or nil,
+    chat = chat and chat.id,
+  }, function(err, res)
     if err then
       return util.notify("acpchat: could not list the sessions of " .. name .. ": " .. err, vim.log.levels.ERROR)
     end
@@ -87,8 +93,17 @@ function M.pick_all(delete)
       end
       if delete then
         local from = registry.current()
-        bridge.call("delete_session", { agent = e.spec, cwd = e.cwd, session_id = e.s.session_id, session_index = index_file(), chat = from and from.id }, function(err)
-          util.notify(err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (e.s.title or e.s.session_id)), err and vim.log.levels.ERROR or nil)
+        bridge.call("delete_session", {
+          agent = e.spec,
+          cwd = e.cwd,
+          session_id = e.s.session_id,
+          session_index = index_file(),
+          chat = from and from.id,
+        }, function(err)
+          util.notify(
+            err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (e.s.title or e.s.session_id)),
+            err and vim.log.levels.ERROR or nil
+          )
         end)
         return
       end
@@ -104,7 +119,13 @@ function M.pick_all(delete)
     if not spec then
       done()
     else
-      bridge.call("sessions", { agent = spec, cwd = cwd, session_index = index_file(), unstable = config.options.unstable or nil, chat = chat and chat.id }, function(err, res)
+      bridge.call("sessions", {
+        agent = spec,
+        cwd = cwd,
+        session_index = index_file(),
+        unstable = config.options.unstable or nil,
+        chat = chat and chat.id,
+      }, function(err, res)
         if err then
           failed[#failed + 1] = name .. " (" .. text.flat(err, 120) .. ")"
         elseif delete and not res.can_delete or not delete and not res.can_open then
@@ -132,7 +153,13 @@ end
 --- How a session reads in the pickers.
 local function session_label(s, cwd)
   local open = open_chat(s.session_id) and "  [open]" or ""
-  return string.format("%s  %s  %s%s", age(s.updated_at), s.title or s.session_id, vim.fn.fnamemodify(s.cwd or cwd, ":~"), open)
+  return string.format(
+    "%s  %s  %s%s",
+    age(s.updated_at),
+    s.title or s.session_id,
+    vim.fn.fnamemodify(s.cwd or cwd, ":~"),
+    open
+  )
 end
 M.open_chat, M.label = open_chat, session_label
 
@@ -148,7 +175,14 @@ function M.rename(name, spec, cwd, s)
     if not title or vim.trim(title) == "" or title == s.title then
       return
     end
-    bridge.call("rename_session", { agent = spec, cwd = cwd, session_id = s.session_id, title = title, session_index = index_file(), unstable = true }, function(err, r)
+    bridge.call("rename_session", {
+      agent = spec,
+      cwd = cwd,
+      session_id = s.session_id,
+      title = title,
+      session_index = index_file(),
+      unstable = true,
+    }, function(err, r)
       if err then
         return util.notify("acpchat: could not rename: " .. err, vim.log.levels.ERROR)
       end
@@ -199,9 +233,16 @@ function M.choose(name, spec, cwd, res, delete)
     end
     if delete then
       local from = registry.current()
-      bridge.call("delete_session", { agent = spec, cwd = cwd, session_id = s.session_id, session_index = index_file(), chat = from and from.id }, function(err)
-        util.notify(err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (s.title or s.session_id)), err and vim.log.levels.ERROR or nil)
-      end)
+      bridge.call(
+        "delete_session",
+        { agent = spec, cwd = cwd, session_id = s.session_id, session_index = index_file(), chat = from and from.id },
+        function(err)
+          util.notify(
+            err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (s.title or s.session_id)),
+            err and vim.log.levels.ERROR or nil
+          )
+        end
+      )
       return
     end
     -- Already open in a chat: go there.
@@ -250,7 +291,15 @@ local function check(what, id, valid)
   if vim.tbl_contains(valid, id) then
     return true
   end
-  util.notify(string.format("acpchat: no %s %q; valid: %s", what, id, #valid > 0 and table.concat(valid, ", ") or "(none offered)"), vim.log.levels.WARN)
+  util.notify(
+    string.format(
+      "acpchat: no %s %q; valid: %s",
+      what,
+      id,
+      #valid > 0 and table.concat(valid, ", ") or "(none offered)"
+    ),
+    vim.log.levels.WARN
+  )
   return false
 end
 
@@ -276,7 +325,9 @@ function M.mode(id)
   vim.ui.select(modes.available, {
     prompt = "Mode:",
     format_item = function(m)
-      return (m.id == modes.current and "● " or "  ") .. m.name .. (m.description and (" — " .. m.description) or "")
+      return (m.id == modes.current and "● " or "  ")
+        .. m.name
+        .. (m.description and (" — " .. m.description) or "")
     end,
   }, function(m)
     if m then
@@ -306,7 +357,12 @@ local function model_option(opts)
     end
   end
   if opts.legacy_models then
-    return { id = "__legacy_model", name = "Model", current = opts.legacy_models.current, values = opts.legacy_models.values }
+    return {
+      id = "__legacy_model",
+      name = "Model",
+      current = opts.legacy_models.current,
+      values = opts.legacy_models.values,
+    }
   end
 end
 
@@ -352,9 +408,13 @@ function M.option(id, value)
   if id and id ~= "" then
     local o = by_id(id)
     if not o then
-      return check("option", id, vim.tbl_map(function(x)
-        return x.id
-      end, opts))
+      return check(
+        "option",
+        id,
+        vim.tbl_map(function(x)
+          return x.id
+        end, opts)
+      )
     end
     if value and value ~= "" then
       local valid = vim.tbl_map(function(v)
@@ -430,4 +490,3 @@ function M.complete(kind)
 end
 
 return M
-

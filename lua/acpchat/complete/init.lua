@@ -73,7 +73,8 @@ function M.candidates(chat, word)
     -- The server matches anywhere in the path: Vim must not narrow the menu by prefix
     -- (`equal`); it asks again as more is typed (`refresh`).
     local function add_other(m)
-      items[#items + 1] = { word = "@" .. m.token, menu = m.detail, kind = m.kind, info = popup and m.doc or nil, equal = 1 }
+      items[#items + 1] =
+        { word = "@" .. m.token, menu = m.detail, kind = m.kind, info = popup and m.doc or nil, equal = 1 }
     end
     for _, m in ipairs(others) do
       if m.best == 1 then
@@ -93,7 +94,8 @@ function M.candidates(chat, word)
       if not gone and not (st and (st.outside or st.type == "directory")) then
         local d = M.describe(f, st)
         -- The documentation only where it goes to a popup (0.10's "preview" would open a window).
-        items[#items + 1] = { word = "@" .. f, menu = d.detail, kind = d.media or "file", info = popup and d.doc or nil, equal = 1 }
+        items[#items + 1] =
+          { word = "@" .. f, menu = d.detail, kind = d.media or "file", info = popup and d.doc or nil, equal = 1 }
       end
     end
     for _, m in ipairs(others) do
@@ -104,7 +106,8 @@ function M.candidates(chat, word)
     -- Symbols the language servers told for this word, when they have answered (asked now:
     -- the menu is opened again when they do).
     for _, sym in ipairs(M.symbols_now(chat, word:sub(2))) do
-      items[#items + 1] = { word = "@" .. sym.token, menu = sym.kind .. " · " .. sym.token:match(":(.*)$"), kind = "symbol", equal = 1 }
+      items[#items + 1] =
+        { word = "@" .. sym.token, menu = sym.kind .. " · " .. sym.token:match(":(.*)$"), kind = "symbol", equal = 1 }
     end
     more = true
   end
@@ -128,7 +131,12 @@ function M.symbols_now(chat, query)
   symbol_answers[chat.prompt_buf] = mine
   mentions.symbols(chat, query, function(list)
     mine.items = list
-    if #list == 0 or symbol_answers[chat.prompt_buf] ~= mine or vim.fn.mode() ~= "i" or api.nvim_get_current_buf() ~= chat.prompt_buf then
+    if
+      #list == 0
+      or symbol_answers[chat.prompt_buf] ~= mine
+      or vim.fn.mode() ~= "i"
+      or api.nvim_get_current_buf() ~= chat.prompt_buf
+    then
       return
     end
     local r, c = unpack(api.nvim_win_get_cursor(0))
@@ -291,7 +299,7 @@ function M.check_health(health)
   local engine = M.engine()
   local menu = opts.menu or "auto"
   if menu == "none" then
-    health.info("menu: opens on <C-x><C-o> or through your engine (completion.menu = \"none\")")
+    health.info('menu: opens on <C-x><C-o> or through your engine (completion.menu = "none")')
   elseif menu == "auto" and engine then
     health.ok(engine .. " is loaded: it shows the server's items (the built-in menu stays off)")
   elseif opts.lsp ~= false and vim.lsp.completion and vim.lsp.completion.enable then
@@ -304,7 +312,9 @@ function M.check_health(health)
   else
     health.info("@ files: git not found: folders are walked (in the background; .gitignore is not read)")
   end
-  health.ok("@ mentions: @diagnostics[:all] @quickfix @buffers @selection @folder/ @session:<name>, symbols; see :help acpchat-mentions")
+  health.ok(
+    "@ mentions: @diagnostics[:all] @quickfix @buffers @selection @folder/ @session:<name>, symbols; see :help acpchat-mentions"
+  )
   local symbol_servers = {}
   for _, c in ipairs(vim.lsp.get_clients()) do
     local caps = c.server_capabilities or {}
@@ -315,7 +325,9 @@ function M.check_health(health)
   if #symbol_servers > 0 then
     health.ok("@ symbols: from " .. table.concat(symbol_servers, ", ") .. " (workspace/symbol)")
   else
-    health.info("@ symbols: no language server answering workspace/symbol is running now (they start with a file of their language)")
+    health.info(
+      "@ symbols: no language server answering workspace/symbol is running now (they start with a file of their language)"
+    )
   end
 end
 

@@ -24,11 +24,27 @@ local M = {}
 
 --- The keywords, in the order offered.
 M.keywords = {
-  { token = "diagnostics", detail = "this file's diagnostics", doc = "The diagnostics of the file in the editor window (language servers, linters)." },
-  { token = "diagnostics:all", detail = "every open file's diagnostics", doc = "The diagnostics of every open file of the session's folder." },
+  {
+    token = "diagnostics",
+    detail = "this file's diagnostics",
+    doc = "The diagnostics of the file in the editor window (language servers, linters).",
+  },
+  {
+    token = "diagnostics:all",
+    detail = "every open file's diagnostics",
+    doc = "The diagnostics of every open file of the session's folder.",
+  },
   { token = "quickfix", detail = "the quickfix list", doc = "The quickfix list's entries in the session's folder." },
-  { token = "buffers", detail = "the open files", doc = "Every open file of the session's folder, unsaved text included." },
-  { token = "selection", detail = "the last visual selection", doc = "The text last selected in visual mode, with its file and lines (unsaved text included)." },
+  {
+    token = "buffers",
+    detail = "the open files",
+    doc = "Every open file of the session's folder, unsaved text included.",
+  },
+  {
+    token = "selection",
+    detail = "the last visual selection",
+    doc = "The text last selected in visual mode, with its file and lines (unsaved text included).",
+  },
 }
 
 --- Most entries a list mention carries; most bytes of a transcript read.
@@ -117,13 +133,20 @@ function M.sessions(chat)
   local out, seen = {}, {}
   local mine = chat.status and chat.status.session_id
   for _, s in ipairs(all) do
-    if type(s) == "table" and s.cwd == chat.cwd and type(s.sessionId) == "string" and s.sessionId ~= mine and vim.fn.filereadable(history_file(s.sessionId)) == 1 then
+    if
+      type(s) == "table"
+      and s.cwd == chat.cwd
+      and type(s.sessionId) == "string"
+      and s.sessionId ~= mine
+      and vim.fn.filereadable(history_file(s.sessionId)) == 1
+    then
       local slug = M.slug(s.title ~= nil and s.title ~= "" and s.title or s.sessionId:sub(1, 12))
       if slug == "" or seen[slug] then
         slug = s.sessionId:sub(1, 12)
       end
       seen[slug] = true
-      out[#out + 1] = { slug = slug, title = s.title, agent = s.agent, session_id = s.sessionId, updated = s.updatedAt, cwd = s.cwd }
+      out[#out + 1] =
+        { slug = slug, title = s.title, agent = s.agent, session_id = s.sessionId, updated = s.updatedAt, cwd = s.cwd }
     end
   end
   return out
@@ -156,12 +179,22 @@ local function session_item(chat, name)
         type = "text",
         mention = "@session:" .. name,
         uri = "acpchat://session/" .. s.session_id,
-        title = string.format("The transcript of an earlier chat of this project (%s, %s%s), to continue from", s.agent or "agent", s.title and ("“" .. s.title .. "”, ") or "", s.updated or "?"),
+        title = string.format(
+          "The transcript of an earlier chat of this project (%s, %s%s), to continue from",
+          s.agent or "agent",
+          s.title and ("“" .. s.title .. "”, ") or "",
+          s.updated or "?"
+        ),
         text = text,
       }
     end
   end
-  return nil, string.format("@session:%s: no past chat of this project (%s) with that name and a local transcript", name, chat.cwd)
+  return nil,
+    string.format(
+      "@session:%s: no past chat of this project (%s) with that name and a local transcript",
+      name,
+      chat.cwd
+    )
 end
 
 -- Editor lists --------------------------------------------------------------------------------
@@ -175,7 +208,8 @@ local function diag_lines(chat, items, whole)
   for _, d in ipairs(items) do
     if M.inside(chat, d.path) then
       local extra = (d.source and (" [" .. d.source .. (d.code and (" " .. d.code) or "") .. "]")) or ""
-      lines[#lines + 1] = string.format("%s:%d:%d: %s: %s%s", rel(chat, d.path), d.line, d.column, d.severity, d.message, extra)
+      lines[#lines + 1] =
+        string.format("%s:%d:%d: %s: %s%s", rel(chat, d.path), d.line, d.column, d.severity, d.message, extra)
     else
       outside = outside + 1
     end
@@ -192,7 +226,13 @@ end
 local function diagnostics_item(chat, all)
   local token = all and "diagnostics:all" or "diagnostics"
   if all then
-    return { type = "text", mention = "@" .. token, uri = "acpchat://diagnostics", title = "Diagnostics of the open files", text = diag_lines(chat, gather("diagnostics")({}).items, true) }
+    return {
+      type = "text",
+      mention = "@" .. token,
+      uri = "acpchat://diagnostics",
+      title = "Diagnostics of the open files",
+      text = diag_lines(chat, gather("diagnostics")({}).items, true),
+    }
   end
   local w = follow.editor_window(chat)
   local b = w and api.nvim_win_get_buf(w)
@@ -204,7 +244,14 @@ local function diagnostics_item(chat, all)
     return nil, outside_error(chat, token, path)
   end
   local items = gather("diagnostics")({ path = path }).items
-  return { type = "text", mention = "@" .. token, uri = "acpchat://diagnostics/" .. rel(chat, path), path = path, title = "Diagnostics of " .. rel(chat, path), text = diag_lines(chat, items) }
+  return {
+    type = "text",
+    mention = "@" .. token,
+    uri = "acpchat://diagnostics/" .. rel(chat, path),
+    path = path,
+    title = "Diagnostics of " .. rel(chat, path),
+    text = diag_lines(chat, items),
+  }
 end
 
 local function quickfix_item(chat)
@@ -214,7 +261,14 @@ local function quickfix_item(chat)
     if it.path and not M.inside(chat, it.path) then
       outside = outside + 1
     elseif it.valid or it.path then
-      lines[#lines + 1] = string.format("%s:%d:%d:%s %s", it.path and rel(chat, it.path) or "", it.line, it.column, it.type and (" " .. it.type .. ":") or "", it.text)
+      lines[#lines + 1] = string.format(
+        "%s:%d:%d:%s %s",
+        it.path and rel(chat, it.path) or "",
+        it.line,
+        it.column,
+        it.type and (" " .. it.type .. ":") or "",
+        it.text
+      )
     else
       lines[#lines + 1] = it.text
     end
@@ -244,7 +298,9 @@ local function buffers_items(chat)
     end
   end
   if #out == 0 then
-    return nil, "@buffers: no open file in the session's folder" .. (outside > 0 and string.format(" (%d outside it)", outside) or "")
+    return nil,
+      "@buffers: no open file in the session's folder"
+        .. (outside > 0 and string.format(" (%d outside it)", outside) or "")
   end
   return out
 end
@@ -258,7 +314,15 @@ local function selection_item(chat)
     return nil, outside_error(chat, "selection", sel.path)
   end
   local b = vim.fn.bufnr(sel.path)
-  return { type = "range", mention = "@selection", path = sel.path, start = sel.start_line, ["end"] = sel.end_line, text = sel.text, filetype = b > 0 and vim.bo[b].filetype or nil }
+  return {
+    type = "range",
+    mention = "@selection",
+    path = sel.path,
+    start = sel.start_line,
+    ["end"] = sel.end_line,
+    text = sel.text,
+    filetype = b > 0 and vim.bo[b].filetype or nil,
+  }
 end
 
 local function folder_items(chat, token)
@@ -387,7 +451,15 @@ local function symbol_range(chat, token, cb)
   local function done(last)
     last = math.max(line, math.min(last or line, line + 400))
     local lines, ft = file_lines(path, line, last)
-    cb({ type = "range", mention = "@" .. token, path = path, start = line, ["end"] = line + math.max(#lines, 1) - 1, text = table.concat(lines, "\n"), filetype = ft })
+    cb({
+      type = "range",
+      mention = "@" .. token,
+      path = path,
+      start = line,
+      ["end"] = line + math.max(#lines, 1) - 1,
+      text = table.concat(lines, "\n"),
+      filetype = ft,
+    })
   end
   local known = symbol_cache[token]
   if known and known.end_line then
@@ -502,7 +574,13 @@ function M.candidates(chat, prefix, paths)
     while dir and not seen[dir] do
       seen[dir] = true
       if rank(dir .. "/", prefix) and project_files.folder_mentionable(dir) then
-        out[#out + 1] = { token = dir .. "/", detail = "folder: its files as links", doc = "The files under `" .. dir .. "/` (as links the agent can read).", kind = "folder", best = rank(dir .. "/", prefix) }
+        out[#out + 1] = {
+          token = dir .. "/",
+          detail = "folder: its files as links",
+          doc = "The files under `" .. dir .. "/` (as links the agent can read).",
+          kind = "folder",
+          best = rank(dir .. "/", prefix),
+        }
       end
       dir = dir:match("^(.*)/[^/]*$")
     end
@@ -517,7 +595,11 @@ function M.candidates(chat, prefix, paths)
         out[#out + 1] = {
           token = token,
           detail = string.format("past chat · %s · %s", s.agent or "?", (s.updated or ""):sub(1, 10)),
-          doc = string.format("**%s**\n\nA past chat of this project (%s): its transcript goes with the prompt, so the agent can continue from it.", s.title or s.session_id, s.agent or "?"),
+          doc = string.format(
+            "**%s**\n\nA past chat of this project (%s): its transcript goes with the prompt, so the agent can continue from it.",
+            s.title or s.session_id,
+            s.agent or "?"
+          ),
           kind = "session",
           best = r,
         }

@@ -42,10 +42,24 @@ local function plain_utf8(s)
         cp = cp * 64 + (c - 0x80)
       end
       -- Overlong forms, surrogates and code points past U+10FFFF are no UTF-8 either.
-      if (len == 3 and cp < 0x800) or (len == 4 and (cp < 0x10000 or cp > 0x10FFFF)) or (cp >= 0xD800 and cp <= 0xDFFF) then
+      if
+        (len == 3 and cp < 0x800)
+        or (len == 4 and (cp < 0x10000 or cp > 0x10FFFF))
+        or (cp >= 0xD800 and cp <= 0xDFFF)
+      then
         return false
       end
-      if cp == 0xA0 or cp == 0x1680 or (cp >= 0x2000 and cp <= 0x200A) or cp == 0x2028 or cp == 0x2029 or cp == 0x202F or cp == 0x205F or cp == 0x3000 or cp == 0xFEFF then
+      if
+        cp == 0xA0
+        or cp == 0x1680
+        or (cp >= 0x2000 and cp <= 0x200A)
+        or cp == 0x2028
+        or cp == 0x2029
+        or cp == 0x202F
+        or cp == 0x205F
+        or cp == 0x3000
+        or cp == 0xFEFF
+      then
         return false
       end
       i = i + len
@@ -182,7 +196,18 @@ local function git(cwd, files, state, finish)
   local rest = ""
   -- core.fsmonitor names a command git runs for ls-files: whoever wrote the folder's .git/config
   -- (an agent, an archive) must not get a command run by opening a chat.
-  local ok, proc = pcall(vim.system, { "git", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "ls-files", "-z", "--cached", "--others", "--exclude-standard" }, {
+  local ok, proc = pcall(vim.system, {
+    "git",
+    "-c",
+    "core.quotepath=off",
+    "-c",
+    "core.fsmonitor=false",
+    "ls-files",
+    "-z",
+    "--cached",
+    "--others",
+    "--exclude-standard",
+  }, {
     cwd = cwd,
     stdout = function(_, data)
       if not data or state.cancelled then
@@ -310,7 +335,13 @@ function M.info(cwd)
   if not e then
     return nil
   end
-  return { count = #e.files, done = e.done, listing = e.job ~= nil, truncated = e.truncated or false, took_ms = e.took_ms }
+  return {
+    count = #e.files,
+    done = e.done,
+    listing = e.job ~= nil,
+    truncated = e.truncated or false,
+    took_ms = e.took_ms,
+  }
 end
 
 --- Forget every list (a listing under way is abandoned).

@@ -90,7 +90,11 @@ function M.describe(path, st)
     if limit and st and st.size and st.size > limit then
       lines[#lines + 1] = string.format("larger than media.max_bytes (%s): it cannot be attached", M.size_text(limit))
     else
-      lines[#lines + 1] = string.format("attached as %s when the agent accepts %s, else as a link", kind == "image" and "an image" or "audio", kind == "image" and "images" or "audio")
+      lines[#lines + 1] = string.format(
+        "attached as %s when the agent accepts %s, else as a link",
+        kind == "image" and "an image" or "audio",
+        kind == "image" and "images" or "audio"
+      )
     end
   else
     lines[#lines + 1] = "its text goes with the prompt (or a link to it)"

@@ -93,7 +93,10 @@ function M.completion(chat, position, enc, reply)
   if not ctx then
     return reply(empty)
   end
-  local range = { start = { line = row, character = M.unit_col(line, ctx.col, enc) }, ["end"] = { line = position.line, character = position.character } }
+  local range = {
+    start = { line = row, character = M.unit_col(line, ctx.col, enc) },
+    ["end"] = { line = position.line, character = position.character },
+  }
   if ctx.kind == "command" then
     return M.commands(chat, ctx, range, reply, vim.uv.hrtime())
   end
@@ -206,7 +209,18 @@ function M.files(chat, ctx, range, reply, may_wait, enc)
     end
     for _, sym in ipairs(symbols) do
       local where = sym.token:match(":(.*)$")
-      add("@" .. sym.token, Kind.Module, sym.kind .. " · " .. where, string.format("**%s** (%s%s)\n\n`%s`\n\nIts source range goes with the prompt.", sym.name, sym.kind, sym.container and (" in " .. sym.container) or "", where))
+      add(
+        "@" .. sym.token,
+        Kind.Module,
+        sym.kind .. " · " .. where,
+        string.format(
+          "**%s** (%s%s)\n\n`%s`\n\nIts source range goes with the prompt.",
+          sym.name,
+          sym.kind,
+          sym.container and (" in " .. sym.container) or "",
+          where
+        )
+      )
     end
     project_files.note_busy(c0)
     reply({ isIncomplete = true, items = items })

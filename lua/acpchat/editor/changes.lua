@@ -73,27 +73,34 @@ function M.ask_conflicts(chat, paths, i)
   if not path then
     return
   end
-  local prompt = string.format("%s: your edits touch the lines the agent changed, so nothing was taken back there.", text.flat(path, 200))
-  vim.ui.select({ "Put both in the buffer with conflict markers (u undoes)", "Leave the file as it is" }, { prompt = prompt }, function(_, idx)
-    local function next_one()
-      M.ask_conflicts(chat, paths, i + 1)
-    end
-    if idx ~= 1 then
-      return next_one()
-    end
-    local abs = vim.fs.joinpath(chat.cwd or vim.fn.getcwd(), path)
-    local b = vim.fn.bufadd(abs)
-    vim.fn.bufload(b)
-    bridge.call("changes_conflict", { chat = chat.id, path = path }, function(err, r)
-      if err then
-        util.notify("acpchat: " .. err, vim.log.levels.WARN)
-      else
-        show_file(r.path)
-        pcall(vim.fn.search, "^<<<<<<< ", "cw")
+  local prompt = string.format(
+    "%s: your edits touch the lines the agent changed, so nothing was taken back there.",
+    text.flat(path, 200)
+  )
+  vim.ui.select(
+    { "Put both in the buffer with conflict markers (u undoes)", "Leave the file as it is" },
+    { prompt = prompt },
+    function(_, idx)
+      local function next_one()
+        M.ask_conflicts(chat, paths, i + 1)
       end
-      next_one()
-    end)
-  end)
+      if idx ~= 1 then
+        return next_one()
+      end
+      local abs = vim.fs.joinpath(chat.cwd or vim.fn.getcwd(), path)
+      local b = vim.fn.bufadd(abs)
+      vim.fn.bufload(b)
+      bridge.call("changes_conflict", { chat = chat.id, path = path }, function(err, r)
+        if err then
+          util.notify("acpchat: " .. err, vim.log.levels.WARN)
+        else
+          show_file(r.path)
+          pcall(vim.fn.search, "^<<<<<<< ", "cw")
+        end
+        next_one()
+      end)
+    end
+  )
 end
 
 --- The file of a changes block under the cursor: the block's view and the file's entry.
@@ -167,7 +174,13 @@ function M.rewind(arg, bang)
       end
       names[#names + 1] = text.flat(f.path, 120)
     end
-    local prompt = string.format("%s: %d file%s (%s). Files you edited since are merged, not overwritten.", text.flat(r.title, 100), #r.files, #r.files == 1 and "" or "s", table.concat(names, ", "))
+    local prompt = string.format(
+      "%s: %d file%s (%s). Files you edited since are merged, not overwritten.",
+      text.flat(r.title, 100),
+      #r.files,
+      #r.files == 1 and "" or "s",
+      table.concat(names, ", ")
+    )
     vim.ui.select({ "Rewind", "Cancel" }, { prompt = prompt }, function(choice)
       if choice == "Rewind" then
         run()
@@ -181,10 +194,15 @@ function M.health(health)
   health.start("acp-chat.nvim: checkpoints")
   local o = config.options.checkpoints
   if not o.enabled then
-    return health.info("off (checkpoints.enabled = false): turns are not recorded; :AcpChatChanges and :AcpChatRewind have nothing to show")
+    return health.info(
+      "off (checkpoints.enabled = false): turns are not recorded; :AcpChatChanges and :AcpChatRewind have nothing to show"
+    )
   end
   if vim.fn.executable("git") == 0 then
-    return health.warn("off: git is not on PATH, so turns are not recorded (chats work otherwise)", { "Install git 2.25 or later" })
+    return health.warn(
+      "off: git is not on PATH, so turns are not recorded (chats work otherwise)",
+      { "Install git 2.25 or later" }
+    )
   end
   local out = vim.trim(vim.fn.system({ "git", "--version" }))
   local major, minor = out:match("(%d+)%.(%d+)")
@@ -192,8 +210,22 @@ function M.health(health)
   if not major or major < 2 or (major == 2 and minor < 25) then
     return health.warn("off: " .. out .. " is too old (checkpoints need git 2.25 or later)")
   end
-  health.ok(string.format("on: %s; kept in %s (the user's .git is never touched)", out, vim.fn.stdpath("state") .. "/acpchat/checkpoints"))
-  health.info(string.format("limits: folders of up to %d files; files over %d bytes are listed, not kept; chats older than %d days or past %d MB are pruned", o.max_files, o.max_file_bytes, o.max_age_days, o.max_size_mb))
+  health.ok(
+    string.format(
+      "on: %s; kept in %s (the user's .git is never touched)",
+      out,
+      vim.fn.stdpath("state") .. "/acpchat/checkpoints"
+    )
+  )
+  health.info(
+    string.format(
+      "limits: folders of up to %d files; files over %d bytes are listed, not kept; chats older than %d days or past %d MB are pruned",
+      o.max_files,
+      o.max_file_bytes,
+      o.max_age_days,
+      o.max_size_mb
+    )
+  )
 end
 
 return M

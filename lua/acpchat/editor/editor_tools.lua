@@ -49,7 +49,10 @@ local function diagnostics(args)
   if args.path then
     local b = buf_of(args.path)
     if not b or not api.nvim_buf_is_loaded(b) then
-      return { items = {}, note = "The file is not open in the editor; language servers report diagnostics only for files the editor has open (open it, or ask without a path for all open files)." }
+      return {
+        items = {},
+        note = "The file is not open in the editor; language servers report diagnostics only for files the editor has open (open it, or ask without a path for all open files).",
+      }
     end
     bufs = { b }
   end
@@ -122,7 +125,8 @@ local function selection()
   local first, last = s[2], e[2]
   local scol = mode == "V" and 1 or char_col(b, first - 1, s[3] - 1)
   local last_line = line_text(b, last - 1) or ""
-  local ecol = mode == "V" and math.max(1, vim.fn.strchars(last_line)) or char_col(b, last - 1, math.min(e[3], #last_line) - 1)
+  local ecol = mode == "V" and math.max(1, vim.fn.strchars(last_line))
+    or char_col(b, last - 1, math.min(e[3], #last_line) - 1)
   return {
     selection = {
       path = api.nvim_buf_get_name(b),
@@ -194,7 +198,10 @@ function M.query(p)
     end
     if err or not ok then
       -- Every query is answered: an answer that cannot be encoded says why instead of never coming.
-      bridge.call("editor_answer", { key = p.key, error = err or ("the editor's answer could not be encoded: " .. tostring(json)) })
+      bridge.call(
+        "editor_answer",
+        { key = p.key, error = err or ("the editor's answer could not be encoded: " .. tostring(json)) }
+      )
     else
       bridge.call("editor_answer", { key = p.key, value_json = json })
     end

@@ -106,7 +106,10 @@ local function load(path, chat)
     error("could not open " .. path .. (err ~= "" and ": " .. err:match("^[^\n]*") or ""), 0)
   end
   if err ~= "" then
-    bridge.call("log", { chat = chat, message = "editor tools: an autocmd failed while " .. path .. " was loaded", details = err })
+    bridge.call(
+      "log",
+      { chat = chat, message = "editor tools: an autocmd failed while " .. path .. " was loaded", details = err }
+    )
   end
   api.nvim_create_autocmd("BufWinEnter", {
     buffer = b,
@@ -158,7 +161,10 @@ local function with_clients(b, method, deadline, started, fn)
   if now >= deadline or (#attached == 0 and now - started >= ATTACH_MS) then
     local name = vim.fn.fnamemodify(api.nvim_buf_get_name(b), ":t")
     if #attached == 0 then
-      return fn(nil, string.format("no language server is attached to %s (filetype %q) in the editor", name, vim.bo[b].filetype))
+      return fn(
+        nil,
+        string.format("no language server is attached to %s (filetype %q) in the editor", name, vim.bo[b].filetype)
+      )
     end
     local names = table.concat(
       vim.tbl_map(function(c)
@@ -166,13 +172,22 @@ local function with_clients(b, method, deadline, started, fn)
       end, attached),
       ", "
     )
-    return fn(nil, string.format("the language server%s attached to %s (%s) do%s not answer %s", #attached > 1 and "s" or "", name, names, #attached > 1 and "" or "es", method))
+    return fn(
+      nil,
+      string.format(
+        "the language server%s attached to %s (%s) do%s not answer %s",
+        #attached > 1 and "s" or "",
+        name,
+        names,
+        #attached > 1 and "" or "es",
+        method
+      )
+    )
   end
   vim.defer_fn(function()
     with_clients(b, method, deadline, started, fn)
   end, 50)
 end
-
 
 --- Ask each client; `done(results, errors, note)` once all answered or at the deadline.
 --- results: { client, result }[]; errors: string[].
@@ -267,28 +282,41 @@ local function at_position(method, args, done, extra, shape)
   if not found then
     return done(nil, tostring(col))
   end
-  with_clients(b, method, deadline, vim.uv.now(), guarded(method, done, function(clients, why)
-    if not clients then
-      return done(nil, why)
-    end
-    ask_all(clients, method, function(c)
-      local params = {
-        textDocument = { uri = vim.uri_from_bufnr(b) },
-        position = { line = args.line - 1, character = lsp_character(text, col, c.offset_encoding or "utf-16") },
-      }
-      return vim.tbl_extend("force", params, extra or {})
-    end, b, deadline, guarded(method, done, function(results, errors, note)
-      if #results == 0 and #errors > 0 then
-        return done(nil, table.concat(errors, "; "))
+  with_clients(
+    b,
+    method,
+    deadline,
+    vim.uv.now(),
+    guarded(method, done, function(clients, why)
+      if not clients then
+        return done(nil, why)
       end
-      if #results == 0 and note then
-        return done(nil, "no answer: " .. note)
-      end
-      local value = shape(results)
-      value.note = note or (#errors > 0 and table.concat(errors, "; ") or nil)
-      done(value)
-    end))
-  end))
+      ask_all(
+        clients,
+        method,
+        function(c)
+          local params = {
+            textDocument = { uri = vim.uri_from_bufnr(b) },
+            position = { line = args.line - 1, character = lsp_character(text, col, c.offset_encoding or "utf-16") },
+          }
+          return vim.tbl_extend("force", params, extra or {})
+        end,
+        b,
+        deadline,
+        guarded(method, done, function(results, errors, note)
+          if #results == 0 and #errors > 0 then
+            return done(nil, table.concat(errors, "; "))
+          end
+          if #results == 0 and note then
+            return done(nil, "no answer: " .. note)
+          end
+          local value = shape(results)
+          value.note = note or (#errors > 0 and table.concat(errors, "; ") or nil)
+          done(value)
+        end)
+      )
+    end)
+  )
 end
 
 --- Location | Location[] | LocationLink[] as { path, line, character, encoding, text } items.
@@ -322,7 +350,13 @@ function M.definition(args, done)
 end
 
 function M.references(args, done)
-  at_position("textDocument/references", args, done, { context = { includeDeclaration = args.include_declaration ~= false } }, locations)
+  at_position(
+    "textDocument/references",
+    args,
+    done,
+    { context = { includeDeclaration = args.include_declaration ~= false } },
+    locations
+  )
 end
 
 local function hover_text(contents)
@@ -330,7 +364,10 @@ local function hover_text(contents)
     return contents
   end
   if contents.value then
-    return contents.kind == nil and contents.language and ("```" .. contents.language .. "\n" .. contents.value .. "\n```") or contents.value
+    return contents.kind == nil
+        and contents.language
+        and ("```" .. contents.language .. "\n" .. contents.value .. "\n```")
+      or contents.value
   end
   local parts = {}
   for _, c in ipairs(contents) do
@@ -362,34 +399,54 @@ function M.document_symbols(args, done)
     return done(nil, tostring(b))
   end
   local method = "textDocument/documentSymbol"
-  with_clients(b, method, deadline, vim.uv.now(), guarded(method, done, function(clients, why)
-    if not clients then
-      return done(nil, why)
-    end
-    ask_all(clients, method, function()
-      return { textDocument = { uri = vim.uri_from_bufnr(b) } }
-    end, b, deadline, guarded(method, done, function(results, errors, note)
-      if #results == 0 and (#errors > 0 or note) then
-        return done(nil, #errors > 0 and table.concat(errors, "; ") or ("no answer: " .. note))
+  with_clients(
+    b,
+    method,
+    deadline,
+    vim.uv.now(),
+    guarded(method, done, function(clients, why)
+      if not clients then
+        return done(nil, why)
       end
-      local items = {}
-      local function walk(list, depth)
-        for _, s in ipairs(list) do
-          local range = s.range or (s.location and s.location.range)
-          if range then
-            items[#items + 1] = { name = s.name, kind = kind_name(s.kind), detail = s.detail, line = range.start.line + 1, end_line = range["end"].line + 1, depth = depth }
+      ask_all(
+        clients,
+        method,
+        function()
+          return { textDocument = { uri = vim.uri_from_bufnr(b) } }
+        end,
+        b,
+        deadline,
+        guarded(method, done, function(results, errors, note)
+          if #results == 0 and (#errors > 0 or note) then
+            return done(nil, #errors > 0 and table.concat(errors, "; ") or ("no answer: " .. note))
           end
-          if s.children then
-            walk(s.children, depth + 1)
+          local items = {}
+          local function walk(list, depth)
+            for _, s in ipairs(list) do
+              local range = s.range or (s.location and s.location.range)
+              if range then
+                items[#items + 1] = {
+                  name = s.name,
+                  kind = kind_name(s.kind),
+                  detail = s.detail,
+                  line = range.start.line + 1,
+                  end_line = range["end"].line + 1,
+                  depth = depth,
+                }
+              end
+              if s.children then
+                walk(s.children, depth + 1)
+              end
+            end
           end
-        end
-      end
-      for _, r in ipairs(results) do
-        walk(r.result, 0)
-      end
-      done({ items = items, note = note })
-    end))
-  end))
+          for _, r in ipairs(results) do
+            walk(r.result, 0)
+          end
+          done({ items = items, note = note })
+        end)
+      )
+    end)
+  )
 end
 
 function M.workspace_symbols(args, done)
@@ -399,37 +456,47 @@ function M.workspace_symbols(args, done)
     return supports(c, method)
   end, vim.lsp.get_clients())
   if #clients == 0 then
-    return done(nil, "no language server running in the editor answers workspace/symbol (they start when a file of their language is opened)")
+    return done(
+      nil,
+      "no language server running in the editor answers workspace/symbol (they start when a file of their language is opened)"
+    )
   end
-  ask_all(clients, method, function()
-    return { query = args.query or "" }
-  end, nil, deadline, guarded(method, done, function(results, errors, note)
-    if #results == 0 and (#errors > 0 or note) then
-      return done(nil, #errors > 0 and table.concat(errors, "; ") or ("no answer: " .. note))
-    end
-    local items = {}
-    for _, r in ipairs(results) do
-      for _, s in ipairs(r.result) do
-        local loc = s.location or {}
-        if loc.uri then
-          local path = vim.uri_to_fname(loc.uri)
-          local line = loc.range and loc.range.start.line + 1 or 1
-          items[#items + 1] = {
-            name = s.name,
-            kind = kind_name(s.kind),
-            container = s.containerName ~= "" and s.containerName or nil,
-            path = path,
-            line = line,
-            end_line = loc.range and loc.range["end"].line + 1 or nil,
-            character = loc.range and loc.range.start.character or 0,
-            encoding = r.client.offset_encoding or "utf-16",
-            text = loaded_line(path, line),
-          }
+  ask_all(
+    clients,
+    method,
+    function()
+      return { query = args.query or "" }
+    end,
+    nil,
+    deadline,
+    guarded(method, done, function(results, errors, note)
+      if #results == 0 and (#errors > 0 or note) then
+        return done(nil, #errors > 0 and table.concat(errors, "; ") or ("no answer: " .. note))
+      end
+      local items = {}
+      for _, r in ipairs(results) do
+        for _, s in ipairs(r.result) do
+          local loc = s.location or {}
+          if loc.uri then
+            local path = vim.uri_to_fname(loc.uri)
+            local line = loc.range and loc.range.start.line + 1 or 1
+            items[#items + 1] = {
+              name = s.name,
+              kind = kind_name(s.kind),
+              container = s.containerName ~= "" and s.containerName or nil,
+              path = path,
+              line = line,
+              end_line = loc.range and loc.range["end"].line + 1 or nil,
+              character = loc.range and loc.range.start.character or 0,
+              encoding = r.client.offset_encoding or "utf-16",
+              text = loaded_line(path, line),
+            }
+          end
         end
       end
-    end
-    done({ items = items, note = note })
-  end))
+      done({ items = items, note = note })
+    end)
+  )
 end
 
 return M

@@ -177,7 +177,9 @@ local function adopt_disk(b, p)
   end
   local eol, fixeol = vim.bo[b].eol, vim.bo[b].fixeol
   if p.eol ~= nil then
-    eol, fixeol = p.eol --[[@as boolean]], p.eol and fixeol or false
+    eol, fixeol =
+      p.eol, --[[@as boolean]]
+      p.eol and fixeol or false
   end
   break_undo(b)
   local ok = pcall(api.nvim_buf_call, b, function()

@@ -98,7 +98,11 @@ function M.on_host_exit(code, stderr)
   M.channel = nil
   local pending = callbacks
   callbacks = {}
-  local why = string.format("the plugin's Node host exited (code %s)%s", tostring(code), #stderr > 0 and (": " .. stderr[#stderr]) or "")
+  local why = string.format(
+    "the plugin's Node host exited (code %s)%s",
+    tostring(code),
+    #stderr > 0 and (": " .. stderr[#stderr]) or ""
+  )
   for _, cb in pairs(pending) do
     pcall(cb, why, nil)
   end
@@ -115,7 +119,10 @@ end
 function M.call(method, params, cb)
   assert(allowed[method], "acpchat: not a contract method: " .. tostring(method))
   -- These only make sense to the host that asked or holds the chat: never start one for them.
-  if not M.channel and (method == "reply" or method == "close" or method == "shutdown" or method == "log" or method == "cancel") then
+  if
+    not M.channel
+    and (method == "reply" or method == "close" or method == "shutdown" or method == "log" or method == "cancel")
+  then
     if cb then
       cb("the Node host is not running", nil)
     end

@@ -69,7 +69,12 @@ function M.show(c, entries)
     vim.bo[buf].bufhidden = "hide"
     vim.bo[buf].filetype = "acpchat-log"
     vim.b[buf].acpchat_chat = c.id
-    vim.keymap.set("n", "q", "<Cmd>close<CR>", { buffer = buf, nowait = true, silent = true, desc = "acpchat: close the log" })
+    vim.keymap.set(
+      "n",
+      "q",
+      "<Cmd>close<CR>",
+      { buffer = buf, nowait = true, silent = true, desc = "acpchat: close the log" }
+    )
   end
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, M.lines(entries))

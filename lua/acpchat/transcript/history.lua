@@ -128,7 +128,8 @@ function M.save(chat)
   end)
 end
 
-M.header = "── local history: what this chat showed before; the agent resumed the session without replaying it ──"
+M.header =
+  "── local history: what this chat showed before; the agent resumed the session without replaying it ──"
 M.footer = "── end of local history ──"
 
 --- A resumed session with nothing replayed: show what was recorded for it, marked as such.

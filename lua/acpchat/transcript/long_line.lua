@@ -59,7 +59,13 @@ function M.append(buf, parts)
   -- At the end of the last line (-1, -1) without reading it.
   api.nvim_buf_set_text(buf, -1, -1, -1, -1, out)
   for k in pairs(cont) do
-    api.nvim_buf_set_extmark(buf, M.ns, last + k - 1, 0, { virt_text = { { "↩", "AcpChatNote" } }, virt_text_pos = "eol" })
+    api.nvim_buf_set_extmark(
+      buf,
+      M.ns,
+      last + k - 1,
+      0,
+      { virt_text = { { "↩", "AcpChatNote" } }, virt_text_pos = "eol" }
+    )
   end
   return #out - 1
 end

@@ -69,19 +69,23 @@ function M.open(chat)
     end
     return util.notify("acpchat: no image or audio under the cursor", vim.log.levels.WARN)
   end
-  bridge.call("media_open", { chat = chat.id, block = ref.block, index = ref.index, past = ref.past }, function(err, res)
-    if gone(chat) then
-      return
+  bridge.call(
+    "media_open",
+    { chat = chat.id, block = ref.block, index = ref.index, past = ref.past },
+    function(err, res)
+      if gone(chat) then
+        return
+      end
+      if err then
+        return util.notify("acpchat: could not open it: " .. err, vim.log.levels.ERROR)
+      end
+      M.last_opened = res.path
+      local ok, e = pcall(M.ui_open, res.path)
+      if not ok then
+        util.notify("acpchat: could not open " .. res.path .. ": " .. tostring(e), vim.log.levels.ERROR)
+      end
     end
-    if err then
-      return util.notify("acpchat: could not open it: " .. err, vim.log.levels.ERROR)
-    end
-    M.last_opened = res.path
-    local ok, e = pcall(M.ui_open, res.path)
-    if not ok then
-      util.notify("acpchat: could not open " .. res.path .. ": " .. tostring(e), vim.log.levels.ERROR)
-    end
-  end)
+  )
 end
 
 --- vim.ui.open, and a clear message when it fails (no viewer on this machine).
@@ -102,33 +106,46 @@ function M.ui_open(path)
       end
       local ok, done = pcall(cmd.wait, cmd, 0)
       if ok and done and done.code and done.code ~= 0 then
-        util.notify(string.format("acpchat: the viewer failed (exit %d); the file is %s", done.code, path), vim.log.levels.WARN)
+        util.notify(
+          string.format("acpchat: the viewer failed (exit %d); the file is %s", done.code, path),
+          vim.log.levels.WARN
+        )
       end
     end, 2000)
   end
 end
 
 local function write(chat, ref, path, overwrite)
-  bridge.call("media_save", { chat = chat.id, block = ref.block, index = ref.index, past = ref.past, path = path, overwrite = overwrite or nil }, function(err, res)
-    if err and gone(chat) then
-      return
+  bridge.call(
+    "media_save",
+    { chat = chat.id, block = ref.block, index = ref.index, past = ref.past, path = path, overwrite = overwrite or nil },
+    function(err, res)
+      if err and gone(chat) then
+        return
+      end
+      if err then
+        return util.notify("acpchat: not saved: " .. err, vim.log.levels.ERROR)
+      end
+      if res.saved then
+        return util.notify(
+          string.format("acpchat: saved %s (%s)", vim.fn.fnamemodify(res.path, ":~:."), text.human_size(res.size))
+        )
+      end
+      if res.exists and not overwrite then
+        vim.ui.select(
+          { "Overwrite", "Cancel" },
+          { prompt = vim.fn.fnamemodify(res.path, ":~:.") .. " exists. Overwrite it?" },
+          function(choice)
+            if choice == "Overwrite" then
+              write(chat, ref, path, true)
+            else
+              util.notify("acpchat: not saved")
+            end
+          end
+        )
+      end
     end
-    if err then
-      return util.notify("acpchat: not saved: " .. err, vim.log.levels.ERROR)
-    end
-    if res.saved then
-      return util.notify(string.format("acpchat: saved %s (%s)", vim.fn.fnamemodify(res.path, ":~:."), text.human_size(res.size)))
-    end
-    if res.exists and not overwrite then
-      vim.ui.select({ "Overwrite", "Cancel" }, { prompt = vim.fn.fnamemodify(res.path, ":~:.") .. " exists. Overwrite it?" }, function(choice)
-        if choice == "Overwrite" then
-          write(chat, ref, path, true)
-        else
-          util.notify("acpchat: not saved")
-        end
-      end)
-    end
-  end)
+  )
 end
 
 local EXT = { ["image/png"] = "png", ["image/jpeg"] = "jpg", ["audio/wav"] = "wav", ["audio/mpeg"] = "mp3" }
@@ -186,7 +203,23 @@ end
 -- The extensions of the images and audio that prompts attach (src/session/attachments.ts
 -- decides; this mirror only picks which files :AcpChatAdd hands to it).
 local MEDIA_EXT = {}
-for _, e in ipairs({ "png", "jpg", "jpeg", "gif", "webp", "bmp", "avif", "wav", "mp3", "ogg", "oga", "opus", "flac", "m4a", "aac" }) do
+for _, e in ipairs({
+  "png",
+  "jpg",
+  "jpeg",
+  "gif",
+  "webp",
+  "bmp",
+  "avif",
+  "wav",
+  "mp3",
+  "ogg",
+  "oga",
+  "opus",
+  "flac",
+  "m4a",
+  "aac",
+}) do
   MEDIA_EXT[e] = true
 end
 
@@ -242,7 +275,8 @@ function M.add_clipboard(chat, primary)
     if err then
       return util.notify("acpchat: " .. err, vim.log.levels.ERROR)
     end
-    local item = { type = "file", path = a.path, label = a.label, media = { kind = a.kind, mime = a.mime, size = a.size } }
+    local item =
+      { type = "file", path = a.path, label = a.label, media = { kind = a.kind, mime = a.mime, size = a.size } }
     table.insert(chat.context, item)
     show(chat)
     util.notify("acpchat: added " .. prompt.context_label(item) .. " to the next prompt")
@@ -264,7 +298,9 @@ function M.health(health)
   if #tools > 0 then
     health.ok(":AcpChatAdd + reads the clipboard's image with " .. table.concat(tools, ", "))
   else
-    health.info(":AcpChatAdd + (the clipboard's image) needs wl-paste with a Wayland display or xclip with an X11 display; neither is available here. Files work everywhere.")
+    health.info(
+      ":AcpChatAdd + (the clipboard's image) needs wl-paste with a Wayland display or xclip with an X11 display; neither is available here. Files work everywhere."
+    )
   end
   local viewer
   for _, cmd in ipairs({ "xdg-open", "open", "wslview", "explorer.exe", "lemonade" }) do
@@ -276,7 +312,9 @@ function M.health(health)
   if viewer then
     health.ok("gx opens images and audio with vim.ui.open (" .. viewer .. ")")
   else
-    health.warn("no opener for vim.ui.open found (xdg-open, open, wslview, ...): gx cannot open images or audio here; gS saves them")
+    health.warn(
+      "no opener for vim.ui.open found (xdg-open, open, wslview, ...): gx cannot open images or audio here; gS saves them"
+    )
   end
 end
 

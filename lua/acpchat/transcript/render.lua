@@ -37,7 +37,13 @@ local function apply_hls(buf, first_row, hls, line_hl, nlines)
   for _, h in ipairs(hls) do
     local row, cs, ce, group = h[1] + first_row, h[2], h[3], h[4]
     if ce == -1 then
-      api.nvim_buf_set_extmark(buf, ns_hl, row, cs, { end_row = row + 1, end_col = 0, hl_group = group, hl_eol = true, strict = false })
+      api.nvim_buf_set_extmark(
+        buf,
+        ns_hl,
+        row,
+        cs,
+        { end_row = row + 1, end_col = 0, hl_group = group, hl_eol = true, strict = false }
+      )
     else
       api.nvim_buf_set_extmark(buf, ns_hl, row, cs, { end_col = ce, hl_group = group, strict = false })
     end
@@ -75,7 +81,14 @@ local function add(chat, v)
     end
   end
   local mark = api.nvim_buf_set_extmark(buf, blocks.ns, first, 0, { right_gravity = false })
-  local b = { mark = mark, sep = sep, type = v.type, index = #rs.order + 1, tool_call_id = v.tool_call_id, view = keeps_view(v) and v or nil }
+  local b = {
+    mark = mark,
+    sep = sep,
+    type = v.type,
+    index = #rs.order + 1,
+    tool_call_id = v.tool_call_id,
+    view = keeps_view(v) and v or nil,
+  }
   rs.blocks[v.id] = b
   rs.order[#rs.order + 1] = v.id
   apply_hls(buf, first, hls, line_hl, #lines)
@@ -215,7 +228,10 @@ local handlers = {
     end
     -- A chat that crashed may be hidden: say so where the user looks.
     if op.status.state == "crashed" and before ~= "crashed" then
-      util.notify(string.format("acpchat: %s stopped (the chat says why); :AcpChat restarts it", chat.agent or "the agent"), vim.log.levels.WARN)
+      util.notify(
+        string.format("acpchat: %s stopped (the chat says why); :AcpChat restarts it", chat.agent or "the agent"),
+        vim.log.levels.WARN
+      )
     end
     layout.refresh_winbar(chat)
     -- Resumed without a replay: what the plugin recorded for the session, marked as such.
@@ -229,7 +245,10 @@ local handlers = {
     chat.turn_ended = (chat.turn_ended or 0) + 1
     history.save(chat)
     vim.schedule(function()
-      api.nvim_exec_autocmds("User", { pattern = "AcpChatTurnEnd", data = { chat = chat.id, stop_reason = op.stop_reason }, modeline = false })
+      api.nvim_exec_autocmds(
+        "User",
+        { pattern = "AcpChatTurnEnd", data = { chat = chat.id, stop_reason = op.stop_reason }, modeline = false }
+      )
     end)
   end,
   restarted = forget_drawn,

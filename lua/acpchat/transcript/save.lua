@@ -16,7 +16,11 @@ end
 --- A buffer holding `path` with unsaved edits, if any.
 local function modified_buffer(path)
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].modified and vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ":p") == path then
+    if
+      vim.api.nvim_buf_is_loaded(b)
+      and vim.bo[b].modified
+      and vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ":p") == path
+    then
       return b
     end
   end
@@ -128,7 +132,10 @@ function M.save(chat, path, force)
       pcall(vim.api.nvim_command, "checktime " .. b)
     end
   end
-  util.notify(ok and ("acpchat: saved the transcript to " .. path) or ("acpchat: could not save: " .. tostring(err)), ok and vim.log.levels.INFO or vim.log.levels.ERROR)
+  util.notify(
+    ok and ("acpchat: saved the transcript to " .. path) or ("acpchat: could not save: " .. tostring(err)),
+    ok and vim.log.levels.INFO or vim.log.levels.ERROR
+  )
   return ok and path or nil
 end
 

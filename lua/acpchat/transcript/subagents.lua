@@ -41,14 +41,15 @@ function M.folded(buf, first, last)
     end)
     -- Open only when the user opened it: a fold too short to close ('foldminlines') reads as
     -- open to Vim but was never a choice, and neither is a missing fold.
-    local open = not closed and api.nvim_win_call(win, function()
-      for row = first + 1, last + 1 do
-        if vim.fn.foldlevel(row) > 0 then
-          return last + 1 - row + 1 > vim.wo.foldminlines
+    local open = not closed
+      and api.nvim_win_call(win, function()
+        for row = first + 1, last + 1 do
+          if vim.fn.foldlevel(row) > 0 then
+            return last + 1 - row + 1 > vim.wo.foldminlines
+          end
         end
-      end
-      return false
-    end)
+        return false
+      end)
     states[win] = open and "open" or "closed"
     delete_folds(win, first, last)
   end
@@ -105,9 +106,13 @@ function M.watch(chat)
             if b.type == "subagent" and b.subagent then
               local first, last = blocks.range(chat.buf, rs, b)
               local from = first + #unstable_text.subagent_head(b.subagent, text).lines
-              if last >= from and api.nvim_win_call(win, function()
-                return vim.fn.foldlevel(from + 1)
-              end) == 0 then
+              if
+                last >= from
+                and api.nvim_win_call(win, function()
+                    return vim.fn.foldlevel(from + 1)
+                  end)
+                  == 0
+              then
                 blocks.fold(win, from, last)
               end
             end
@@ -124,7 +129,14 @@ local function draw(view, res)
   if not api.nvim_buf_is_valid(buf) then
     return
   end
-  local v = { session_id = view.session_id, title = res.title, description = res.description, state = res.state, stop_reason = res.stop_reason, can_cancel = res.can_cancel }
+  local v = {
+    session_id = view.session_id,
+    title = res.title,
+    description = res.description,
+    state = res.state,
+    stop_reason = res.stop_reason,
+    can_cancel = res.can_cancel,
+  }
   local b = unstable_text.subagent_head(v, text, true)
   b.add("")
   if not res.blocks or #res.blocks == 0 then
@@ -138,7 +150,13 @@ local function draw(view, res)
   api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   for _, h in ipairs(b.hls) do
     if h[3] == -1 then
-      api.nvim_buf_set_extmark(buf, ns, h[1], h[2], { end_row = h[1] + 1, end_col = 0, hl_group = h[4], hl_eol = true, strict = false })
+      api.nvim_buf_set_extmark(
+        buf,
+        ns,
+        h[1],
+        h[2],
+        { end_row = h[1] + 1, end_col = 0, hl_group = h[4], hl_eol = true, strict = false }
+      )
     else
       api.nvim_buf_set_extmark(buf, ns, h[1], h[2], { end_col = h[3], hl_group = h[4], strict = false })
     end
@@ -186,7 +204,12 @@ function M.open_at(chat, b)
     vim.bo[buf].filetype = "acpchat"
     view = { buf = buf, chat = chat.id, session_id = sid }
     M.views[key] = view
-    vim.keymap.set("n", "q", "<cmd>close<cr>", { buffer = buf, desc = "acpchat: close the subagent's view", nowait = true, silent = true })
+    vim.keymap.set(
+      "n",
+      "q",
+      "<cmd>close<cr>",
+      { buffer = buf, desc = "acpchat: close the subagent's view", nowait = true, silent = true }
+    )
     vim.keymap.set("n", "<C-c>", function()
       -- Only when the agent allows it (the header says so); otherwise the error says why not.
       bridge.call("subagent_cancel", { chat = chat.id, session_id = sid }, function(err)

@@ -22,7 +22,12 @@ function M.show(chat, terminal_id)
       vim.bo[buf].bufhidden = "hide"
       vim.bo[buf].swapfile = false
       vim.bo[buf].filetype = "acpchat-terminal"
-      vim.keymap.set("n", "q", "<Cmd>close<CR>", { buffer = buf, nowait = true, silent = true, desc = "acpchat: close the output" })
+      vim.keymap.set(
+        "n",
+        "q",
+        "<Cmd>close<CR>",
+        { buffer = buf, nowait = true, silent = true, desc = "acpchat: close the output" }
+      )
     end
     local lines = vim.split(t.output, "\n", { plain = true })
     if t.truncated then

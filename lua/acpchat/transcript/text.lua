@@ -142,7 +142,15 @@ local function output_lines(b, c, expanded)
   if show < #lines then
     local more = #lines - show
     local key = expand_key()
-    b.add(string.format("  … %d more line%s%s", more, more == 1 and "" or "s", key and ("  (" .. key .. ": show all)") or ""), "AcpChatToolFolded")
+    b.add(
+      string.format(
+        "  … %d more line%s%s",
+        more,
+        more == 1 and "" or "s",
+        key and ("  (" .. key .. ": show all)") or ""
+      ),
+      "AcpChatToolFolded"
+    )
   end
 end
 
@@ -178,12 +186,23 @@ local function tool_lines(v)
     local hidden = (first - 1) + (tonumber(v.more_children) or 0)
     if hidden > 0 then
       local key = expand_key()
-      b.add(string.format("  ┆ … %d earlier tool call%s of the subagent%s", hidden, hidden == 1 and "" or "s", key and ("  (" .. key .. ": show all)") or ""), "AcpChatToolFolded")
+      b.add(
+        string.format(
+          "  ┆ … %d earlier tool call%s of the subagent%s",
+          hidden,
+          hidden == 1 and "" or "s",
+          key and ("  (" .. key .. ": show all)") or ""
+        ),
+        "AcpChatToolFolded"
+      )
     end
     for i = first, #kids do
       local k = kids[i]
       local ki, kw, kg = unpack(M.status[k.status] or { "?", M.flat(k.status or "?", 40), "AcpChatToolPending" })
-      local r = b.add(string.format("  ┆ %s %s · %s · %s", ki, kw, M.flat(k.kind or "other", 40), M.flat(k.title or "", 300)), "AcpChatToolInput")
+      local r = b.add(
+        string.format("  ┆ %s %s · %s · %s", ki, kw, M.flat(k.kind or "other", 40), M.flat(k.title or "", 300)),
+        "AcpChatToolInput"
+      )
       b.hl(r, #"  ┆ ", #"  ┆ " + #ki + 1 + #kw, kg)
     end
   end
@@ -191,7 +210,10 @@ local function tool_lines(v)
     if c.type == "text" then
       output_lines(b, c, v.expanded)
     elseif c.type == "diff" then
-      local r = b.add(string.format("  +%d -%d %s%s", c.added, c.removed, M.flat(c.path, 300), c.is_new and " (new)" or ""), "AcpChatDiffSummary")
+      local r = b.add(
+        string.format("  +%d -%d %s%s", c.added, c.removed, M.flat(c.path, 300), c.is_new and " (new)" or ""),
+        "AcpChatDiffSummary"
+      )
       local plus = string.format("+%d", c.added)
       b.hl(r, 2, 2 + #plus, "AcpChatDiffAdd")
       b.hl(r, 3 + #plus, 3 + #plus + #string.format("-%d", c.removed), "AcpChatDiffDelete")
@@ -254,7 +276,9 @@ local SUMMARY_LINES = 3
 --- (dimmed, like a thought), redrawn in place as it streams; folded to a few lines (za shows all).
 local function compaction_lines(v)
   local b = builder()
-  local word, group = unpack(M.compaction_status[v.status] or { "context compaction: " .. M.flat(v.status or "?", 40), "AcpChatToolPending" })
+  local word, group = unpack(
+    M.compaction_status[v.status] or { "context compaction: " .. M.flat(v.status or "?", 40), "AcpChatToolPending" }
+  )
   local row = b.add("⟲ " .. word, "AcpChatToolTitle")
   b.hl(row, 0, -1, group)
   if v.error and v.error ~= "" then
@@ -272,7 +296,13 @@ local function compaction_lines(v)
     end
     local hidden = #lines - (last - first + 1)
     local key = expand_key()
-    local note = hidden > 0 and string.format("  ┆ … %d more line%s%s", hidden, hidden == 1 and "" or "s", key and ("  (" .. key .. ": show all)") or "")
+    local note = hidden > 0
+      and string.format(
+        "  ┆ … %d more line%s%s",
+        hidden,
+        hidden == 1 and "" or "s",
+        key and ("  (" .. key .. ": show all)") or ""
+      )
     if note and first > 1 then
       b.add(note, "AcpChatToolFolded")
     end
@@ -297,7 +327,14 @@ local function changes_lines(v)
     added, removed = added + (tonumber(f.added) or 0), removed + (tonumber(f.removed) or 0)
   end
   local n = #(v.files or {}) + (tonumber(v.more) or 0)
-  local head = string.format("◆ %s changed %d file%s (+%d -%d)", M.flat(v.title or "This step", 200), n, n == 1 and "" or "s", added, removed)
+  local head = string.format(
+    "◆ %s changed %d file%s (+%d -%d)",
+    M.flat(v.title or "This step", 200),
+    n,
+    n == 1 and "" or "s",
+    added,
+    removed
+  )
   local keys = " · gd review"
   if v.rewind_turn then
     keys = keys .. " · :AcpChatRewind " .. v.rewind_turn
@@ -325,7 +362,9 @@ local function changes_lines(v)
     end
     local line = string.format("  %s %s  %s", letter, name, stat)
     local r = b.add(line)
-    local group = f.status == "added" and "AcpChatDiffAdd" or f.status == "deleted" and "AcpChatDiffDelete" or "AcpChatDiffSummary"
+    local group = f.status == "added" and "AcpChatDiffAdd"
+      or f.status == "deleted" and "AcpChatDiffDelete"
+      or "AcpChatDiffSummary"
     b.hl(r, 2, 3, group)
     local s = #line - #stat
     if not f.large and not f.binary then
@@ -335,7 +374,10 @@ local function changes_lines(v)
     end
   end
   if v.more then
-    b.add(string.format("  … %d more file%s (:AcpChatChanges lists them all)", v.more, v.more == 1 and "" or "s"), "AcpChatToolFolded")
+    b.add(
+      string.format("  … %d more file%s (:AcpChatChanges lists them all)", v.more, v.more == 1 and "" or "s"),
+      "AcpChatToolFolded"
+    )
   end
   return b
 end
@@ -367,7 +409,9 @@ function M.block(v)
   elseif t == "reply" then
     return { "## " .. M.flat(v.agent or "agent", 80) }, { { 0, 0, -1, "AcpChatReply" } }
   elseif t == "end" then
-    return { "── " .. (M.end_words[v.reason] or ("stopped: " .. M.flat(v.reason or "?", 60))) .. " ──" }, { { 0, 0, -1, "AcpChatWarn" } }
+    return { "── " .. (M.end_words[v.reason] or ("stopped: " .. M.flat(v.reason or "?", 60))) .. " ──" }, {
+      { 0, 0, -1, "AcpChatWarn" },
+    }
   elseif t == "user" or t == "agent" or t == "thought" then
     return M.text_lines(t, v.text), {}, M.line_hl[t]
   elseif t == "tool" then
@@ -433,7 +477,8 @@ M.activity_word = {
 
 --- The state in a word or two ("streaming…", "crashed: exit 1").
 function M.state_text(s)
-  local word = s.state == "running" and (M.activity_word[s.activity] or "running") or (M.state_word[s.state] or s.state or "starting…")
+  local word = s.state == "running" and (M.activity_word[s.activity] or "running")
+    or (M.state_word[s.state] or s.state or "starting…")
   if s.state == "crashed" and s.reason then
     word = word .. ": " .. vim.split(s.reason, "\n", { plain = true })[1]
   end
@@ -475,7 +520,12 @@ function M.winbar(s, width)
     details[#details + 1] = "model: " .. s.model
   end
   if s.usage and s.usage.size and s.usage.size > 0 then
-    local u = string.format("ctx %s/%s (%d%%)", human(s.usage.used), human(s.usage.size), math.floor(100 * s.usage.used / s.usage.size))
+    local u = string.format(
+      "ctx %s/%s (%d%%)",
+      human(s.usage.used),
+      human(s.usage.size),
+      math.floor(100 * s.usage.used / s.usage.size)
+    )
     if s.usage.cost and s.usage.cost.amount then
       u = u .. string.format(" %.2f %s", s.usage.cost.amount, s.usage.cost.currency)
     end

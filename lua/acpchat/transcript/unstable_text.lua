@@ -42,7 +42,14 @@ local function plan_doc(v, text)
   end
   if v.more and v.more > 0 then
     -- Node sends the first ones only (a plan is redrawn whole at each update).
-    b.add(string.format("  … %d more %s not shown", v.more, v.kind == "markdown" and (v.more == 1 and "line" or "lines") or (v.more == 1 and "entry" or "entries")), "AcpChatNote")
+    b.add(
+      string.format(
+        "  … %d more %s not shown",
+        v.more,
+        v.kind == "markdown" and (v.more == 1 and "line" or "lines") or (v.more == 1 and "entry" or "entries")
+      ),
+      "AcpChatNote"
+    )
   end
   return b
 end
@@ -52,7 +59,8 @@ end
 --- `own`: for the subagent's own view (no hint of the key that opens it).
 function M.subagent_head(v, text, own)
   local b = builder()
-  local word, group = unpack(M.state_words[v.state] or (v.state and { text.flat(v.state, 40), "AcpChatToolPending" }) or { "", nil })
+  local word, group =
+    unpack(M.state_words[v.state] or (v.state and { text.flat(v.state, 40), "AcpChatToolPending" }) or { "", nil })
   if v.state == "idle" and v.stop_reason and v.stop_reason ~= "end_turn" then
     word = word .. " · " .. text.flat(v.stop_reason, 40)
   end
@@ -100,12 +108,24 @@ local function subagent(v, text)
   local b = M.subagent_head(v, text)
   if v.hidden and v.hidden > 0 and (not v.blocks or #v.blocks == 0) then
     -- Nested deeper than Node draws (NESTED_DEPTH): only how much there is.
-    b.add(string.format("%s… %d block%s, nested too deep to show here", M.gutter, v.hidden, v.hidden == 1 and "" or "s"), "AcpChatToolFolded")
+    b.add(
+      string.format("%s… %d block%s, nested too deep to show here", M.gutter, v.hidden, v.hidden == 1 and "" or "s"),
+      "AcpChatToolFolded"
+    )
     return b
   end
   if v.hidden and v.hidden > 0 then
     local key = not v.nested and open_key() or nil
-    b.add(string.format("%s… %d earlier block%s%s", M.gutter, v.hidden, v.hidden == 1 and "" or "s", key and (" (" .. key .. ": the whole session)") or ""), "AcpChatToolFolded")
+    b.add(
+      string.format(
+        "%s… %d earlier block%s%s",
+        M.gutter,
+        v.hidden,
+        v.hidden == 1 and "" or "s",
+        key and (" (" .. key .. ": the whole session)") or ""
+      ),
+      "AcpChatToolFolded"
+    )
   end
   if not v.blocks or #v.blocks == 0 then
     b.add(M.gutter .. "(nothing yet)", "AcpChatNote")
@@ -118,7 +138,9 @@ end
 local function session_message(v, text)
   local b = builder()
   local who = v.peer and text.flat(v.peer, 200) or "another session"
-  local head = v.direction == "to" and ("→ message to " .. who) or v.direction == "from" and ("← message from " .. who) or ("↔ message (" .. who .. ")")
+  local head = v.direction == "to" and ("→ message to " .. who)
+    or v.direction == "from" and ("← message from " .. who)
+    or ("↔ message (" .. who .. ")")
   b.add(head, "AcpChatReply")
   for _, l in ipairs(split(v.text)) do
     b.add("  " .. l)

@@ -40,12 +40,23 @@ function pick(cp: TurnCheckpoints, turn: number | "all" | undefined): ChangeStep
   if (done.length === 0) throw new Error("no turn has been recorded yet");
   if (turn === "all") return done;
   const s = cp.turnStep(turn);
-  if (!s) throw new Error(turn === undefined ? "no turn has ended yet" : `there is no turn ${turn} in this chat (turns: ${done.filter((x) => x.kind === "turn").map((x) => x.turn).join(", ")})`);
+  if (!s)
+    throw new Error(
+      turn === undefined
+        ? "no turn has ended yet"
+        : `there is no turn ${turn} in this chat (turns: ${done
+            .filter((x) => x.kind === "turn")
+            .map((x) => x.turn)
+            .join(", ")})`,
+    );
   return [s];
 }
 
 /** :AcpChatChanges: every hunk of a turn (or of all steps) as quickfix items. */
-export async function changesQuickfix(c: ChangesContext, turn: number | "all" | undefined): Promise<{ title: string; items: QuickfixItem[] }> {
+export async function changesQuickfix(
+  c: ChangesContext,
+  turn: number | "all" | undefined,
+): Promise<{ title: string; items: QuickfixItem[] }> {
   const cp = await need(c);
   const steps = pick(cp, turn);
   const items: QuickfixItem[] = [];
@@ -54,7 +65,11 @@ export async function changesQuickfix(c: ChangesContext, turn: number | "all" | 
       const filename = join(cp.cwd, f.path);
       const tag = steps.length > 1 ? `${step.label}: ` : "";
       if (f.large) {
-        items.push({ filename, lnum: 1, text: `${tag}${f.status}: over the size limit for checkpoints (its content was not kept)` });
+        items.push({
+          filename,
+          lnum: 1,
+          text: `${tag}${f.status}: over the size limit for checkpoints (its content was not kept)`,
+        });
         continue;
       }
       if (f.binary) {
@@ -63,17 +78,31 @@ export async function changesQuickfix(c: ChangesContext, turn: number | "all" | 
       }
       const h = await cp.hunks(step, f.path);
       if (!h || h.hunks.length === 0) {
-        items.push({ filename, lnum: 1, text: `${tag}${f.status}${f.from ? ` from ${f.from}` : ""}${f.modeChange ? ` (mode ${f.modeChange})` : ""}` });
+        items.push({
+          filename,
+          lnum: 1,
+          text: `${tag}${f.status}${f.from ? ` from ${f.from}` : ""}${f.modeChange ? ` (mode ${f.modeChange})` : ""}`,
+        });
         continue;
       }
       for (const hunk of h.hunks) {
         const first = hunk.newCount > 0 ? h.after.lines[hunk.newStart] : h.before.lines[hunk.oldStart];
-        const what = f.status === "deleted" ? "deleted" : f.status === "added" ? "new file" : `+${hunk.newCount} -${hunk.oldCount}`;
-        items.push({ filename, lnum: Math.max(1, hunk.newStart + (hunk.newCount > 0 ? 1 : 0)), text: `${tag}${what}: ${oneLine((first ?? "").trim(), 200)}` });
+        const what =
+          f.status === "deleted"
+            ? "deleted"
+            : f.status === "added"
+              ? "new file"
+              : `+${hunk.newCount} -${hunk.oldCount}`;
+        items.push({
+          filename,
+          lnum: Math.max(1, hunk.newStart + (hunk.newCount > 0 ? 1 : 0)),
+          text: `${tag}${what}: ${oneLine((first ?? "").trim(), 200)}`,
+        });
       }
     }
   }
-  const title = turn === "all" ? "acpchat: every change since the chat started" : `acpchat: changes in ${steps[0]!.label}`;
+  const title =
+    turn === "all" ? "acpchat: every change since the chat started" : `acpchat: changes in ${steps[0]!.label}`;
   return { title, items };
 }
 
@@ -81,17 +110,29 @@ export async function changesQuickfix(c: ChangesContext, turn: number | "all" | 
  * gd on a changed file: a review of the step's change (the file as the agent left it, against
  * how it was before); the hunks the user takes back are taken out of the file as it is now.
  */
-export async function changesReview(c: ChangesContext, stepId: number, path: string): Promise<{ outcome: string; conflicts?: string[] }> {
+export async function changesReview(
+  c: ChangesContext,
+  stepId: number,
+  path: string,
+): Promise<{ outcome: string; conflicts?: string[] }> {
   const cp = await need(c);
   const step = cp.stepById(stepId);
-  if (!step || !step.end) throw new Error(`no recorded change ${stepId}`);
+  if (!step?.end) throw new Error(`no recorded change ${stepId}`);
   const change = step.changes.find((f) => f.path === path);
   if (!change) throw new Error(`${path} did not change in ${step.label}`);
   const h = await cp.hunks(step, path);
-  if (!h || change.large || change.binary) throw new Error(`${path} is ${change.large ? "over the size limit for checkpoints" : "not a text file"}: it has no hunks to show (:AcpChatRewind puts it back whole)`);
+  if (!h || change.large || change.binary)
+    throw new Error(
+      `${path} is ${change.large ? "over the size limit for checkpoints" : "not a text file"}: it has no hunks to show (:AcpChatRewind puts it back whole)`,
+    );
   // Reversed: the left side is the file as the agent left it, the right how it was before; a
   // hunk "accepted" from the right is a hunk taken back.
-  const reverse: Hunk[] = h.hunks.map((x) => ({ oldStart: x.newStart, oldCount: x.newCount, newStart: x.oldStart, newCount: x.oldCount }));
+  const reverse: Hunk[] = h.hunks.map((x) => ({
+    oldStart: x.newStart,
+    oldCount: x.newCount,
+    newStart: x.oldStart,
+    newCount: x.oldCount,
+  }));
   const answer = await c.review({
     path: join(cp.cwd, path),
     reason: "changes",
@@ -108,11 +149,24 @@ export async function changesReview(c: ChangesContext, stepId: number, path: str
   const back = acceptedHunks(reverse, answer);
   if (back.length === 0) return { outcome: "nothing taken back" };
   const out = await cp.takeBack(step, path, back, c.live, (abs) => c.chat.checkPath(abs, "take back"));
-  return { outcome: report(c, out, `Took back ${back.length} of ${h.hunks.length} hunk${h.hunks.length === 1 ? "" : "s"} of ${step.label} in ${path}`, cp), conflicts: conflictsOf(out) };
+  return {
+    outcome: report(
+      c,
+      out,
+      `Took back ${back.length} of ${h.hunks.length} hunk${h.hunks.length === 1 ? "" : "s"} of ${step.label} in ${path}`,
+      cp,
+    ),
+    conflicts: conflictsOf(out),
+  };
 }
 
 /** :AcpChatRewind: what it would do (`dryRun`), or do it. `undo`: take back the last rewind. */
-export async function rewind(c: ChangesContext, turn: number | undefined, undo: boolean, dryRun: boolean): Promise<{ title: string; files: RewindFile[]; outcome?: string; conflicts?: string[] }> {
+export async function rewind(
+  c: ChangesContext,
+  turn: number | undefined,
+  undo: boolean,
+  dryRun: boolean,
+): Promise<{ title: string; files: RewindFile[]; outcome?: string; conflicts?: string[] }> {
   const cp = await need(c);
   let from: ChangeStep | undefined;
   if (undo) {
@@ -128,7 +182,12 @@ export async function rewind(c: ChangesContext, turn: number | undefined, undo: 
   if (dryRun || files.length === 0) return { title, files };
   const label = undo ? `undo of the ${from.label}` : `rewind to before ${from.label}`;
   const out = await cp.rewind(from, c.live, (abs) => c.chat.checkPath(abs, "rewind"), label);
-  return { title, files, outcome: report(c, out, undo ? `Undid the ${from.label}` : `Rewound to before ${from.label}`, cp), conflicts: conflictsOf(out) };
+  return {
+    title,
+    files,
+    outcome: report(c, out, undo ? `Undid the ${from.label}` : `Rewound to before ${from.label}`, cp),
+    conflicts: conflictsOf(out),
+  };
 }
 
 /** Files left because the user's edits touch the agent's lines: the user is asked about each. */
@@ -159,7 +218,10 @@ export async function changesConflict(c: ChangesContext, path: string): Promise<
   if (r === "changed") throw new Error(`${path} changed meanwhile; nothing was put in it`);
   cp.conflicts.delete(path);
   const count = text.lines.filter((l) => l.startsWith("<<<<<<< ")).length;
-  c.chat.notice(`${path}: ${count} conflict${count === 1 ? "" : "s"} marked in its buffer (yours, the agent's, and before ${conflict.label}); resolve and :write, or u to undo.`, "warn");
+  c.chat.notice(
+    `${path}: ${count} conflict${count === 1 ? "" : "s"} marked in its buffer (yours, the agent's, and before ${conflict.label}); resolve and :write, or u to undo.`,
+    "warn",
+  );
   return { path: abs, conflicts: count };
 }
 
@@ -167,7 +229,9 @@ export async function changesConflict(c: ChangesContext, path: string): Promise<
 function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnCheckpoints): string {
   const done = out.filter((o) => o.applied.done);
   const failed = out.filter((o) => !o.applied.done);
-  const lines = [`${head}: ${done.length} file${done.length === 1 ? "" : "s"} changed${failed.length ? `, ${failed.length} left as they are` : ""}.`];
+  const lines = [
+    `${head}: ${done.length} file${done.length === 1 ? "" : "s"} changed${failed.length ? `, ${failed.length} left as they are` : ""}.`,
+  ];
   for (const o of out) {
     if (o.applied.done) {
       // Said only when it is not what was asked for plainly: the change waits in the buffer.
@@ -183,8 +247,6 @@ function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnChe
   return lines[0]!;
 }
 
-
-
 /** What the change calls need of the host. */
 export interface ChangesView extends ChatLookup {
   live: LiveFiles;
@@ -192,7 +254,9 @@ export interface ChangesView extends ChatLookup {
   review(id: number, question: unknown): Promise<unknown>;
 }
 
-export function changesCalls(host: ChangesView): Pick<Handlers, "changes" | "changesReview" | "changesConflict" | "rewind"> {
+export function changesCalls(
+  host: ChangesView,
+): Pick<Handlers, "changes" | "changesReview" | "changesConflict" | "rewind"> {
   const context = (id: number): ChangesContext => {
     const e = host.get(id);
     return { chat: e.chat, checkpoints: e.checkpoints, live: host.live, review: (q) => host.review(id, q) };

@@ -6,18 +6,31 @@ import { installAgent, installedAgents, commandExists } from "../../registry/ins
 import { installMethod, loadRegistry } from "../../registry/registry.js";
 import type { RegistryChoice, RegistryParams } from "../contract.js";
 
-export async function registryList(p: RegistryParams): Promise<{ agents: RegistryChoice[]; source: "fetched" | "cache"; problem?: string; skipped: string[] }> {
+export async function registryList(
+  p: RegistryParams,
+): Promise<{ agents: RegistryChoice[]; source: "fetched" | "cache"; problem?: string; skipped: string[] }> {
   const reg = await loadRegistry(p.url, p.cacheFile);
   const installed = new Map(installedAgents(p.dir).map((a) => [a.id, a.version]));
   const has = { npm: await commandExists("npm"), uv: await commandExists("uv") };
   const agents = reg.agents.map((a): RegistryChoice => {
     const how = installMethod(a, has);
-    return { id: a.id, name: a.name, version: a.version, description: a.description, method: how.kind, why: how.kind === "none" ? how.why : undefined, installed: installed.get(a.id) };
+    return {
+      id: a.id,
+      name: a.name,
+      version: a.version,
+      description: a.description,
+      method: how.kind,
+      why: how.kind === "none" ? how.why : undefined,
+      installed: installed.get(a.id),
+    };
   });
   return { agents, source: reg.source, problem: reg.problem, skipped: reg.skipped };
 }
 
-export async function registryInstall(p: RegistryParams & { id: string }, notify: (message: string) => void): Promise<{ id: string; name: string; version: string; command: string }> {
+export async function registryInstall(
+  p: RegistryParams & { id: string },
+  notify: (message: string) => void,
+): Promise<{ id: string; name: string; version: string; command: string }> {
   const reg = await loadRegistry(p.url, p.cacheFile);
   const a = reg.agents.find((x) => x.id === p.id);
   if (!a) throw new Error(`the registry has no agent "${p.id}"`);

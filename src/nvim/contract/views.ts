@@ -176,7 +176,13 @@ export type RenderOp =
  * a file a mention lists (`link`). `mention`: the token as the prompt shows it.
  */
 export type ContextItem =
-  | { type: "file"; path: string; label?: string; media?: { kind: "image" | "audio"; mime: string; size: number }; mention?: string }
+  | {
+      type: "file";
+      path: string;
+      label?: string;
+      media?: { kind: "image" | "audio"; mime: string; size: number };
+      mention?: string;
+    }
   | { type: "range"; path: string; start: number; end: number; text: string; filetype?: string; mention?: string }
   | { type: "text"; mention?: string; uri: string; text: string; path?: string; title?: string; label?: string }
   | { type: "link"; path: string; mention: string };
