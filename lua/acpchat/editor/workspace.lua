@@ -176,10 +176,9 @@ local function adopt_disk(b, p)
     want = vim.list_extend(vim.list_extend(vim.list_slice(want, 1, e.start), e.lines or {}), tail)
   end
   local eol, fixeol = vim.bo[b].eol, vim.bo[b].fixeol
-  if p.eol ~= nil then
-    eol, fixeol =
-      p.eol, --[[@as boolean]]
-      p.eol and fixeol or false
+  local want_eol = p.eol
+  if want_eol ~= nil then
+    eol, fixeol = want_eol, want_eol and fixeol or false
   end
   break_undo(b)
   local ok = pcall(api.nvim_buf_call, b, function()
