@@ -40,11 +40,7 @@ export class SessionState {
   /** The turn whose reply header was drawn. */
   private replyTurn = 0;
 
-  /**
-   * `agent`: the name the reply headers show. `idPrefix` begins every block id: a chat started
-   * again gives each incarnation its own, so its ids never recur in the transcript above it.
-   * Blocks are found again (`blockById`) by their id without it.
-   */
+  /** `agent`: the name the reply headers show; `idPrefix` begins every block id (one per incarnation of a chat). */
   constructor(
     private readonly agent = "agent",
     readonly idPrefix = "",
