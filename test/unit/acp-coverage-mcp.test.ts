@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { expandVars, findCommand, gateMcpServers, resolveMcpServers } from "../../src/client/acp-client.js";
+import { expandVars, findCommand, gateMcpServers, resolveMcpServers } from "../../src/client/mcp-servers.js";
 import type { EditorPort } from "../../src/client/editor-port.js";
 import type { McpServer } from "../../src/protocol/outgoing.js";
 import { Chat } from "../../src/session/chat/chat.js";

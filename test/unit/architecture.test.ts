@@ -136,11 +136,18 @@ describe("the house", () => {
   });
 
   it("no source file is over 500 lines", () => {
-    // Longer files that do one job, and why they stay whole (none today).
-    const allowed: Record<string, string> = {};
+    // Longer files that do one job, and why they stay whole (each within 10% of the limit).
+    const allowed: Record<string, number> = {
+      // The JSON-RPC peer: framing, requests, answers and cancellation of one connection.
+      "src/protocol/jsonrpc.ts": 550,
+      // ACP's schemas and the hand checks of the hot path that are held to them, side by side.
+      "src/protocol/schema.ts": 550,
+      // The transcript as a state machine: every session update and turn event, one reducer.
+      "src/session/session-state.ts": 550,
+    };
     const long = files(join(ROOT, "src"), ".ts")
       .map((f) => [relative(ROOT, f), readFileSync(f, "utf8").split("\n").length] as const)
-      .filter(([f, n]) => n > 500 && !(f in allowed))
+      .filter(([f, n]) => n > (allowed[f] ?? 500))
       .map(([f, n]) => `${f}: ${n} lines`);
     expect(long).toEqual([]);
   });

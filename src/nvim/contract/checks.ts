@@ -4,7 +4,7 @@
  * contract part ways, and the message names the pair. The contract does not import these modules
  * for its own shapes: this file is the one place that looks at both.
  */
-import type { McpServerConfig } from "../../client/acp-client.js";
+import type { McpServerConfig } from "../../client/mcp-servers.js";
 import type { ToolName } from "../../editor-tools/tools.js";
 import type { RenderOp } from "../../view/render-queue.js";
 import type { UnstableBlockView } from "../../view/unstable-view.js";

@@ -7,7 +7,7 @@
  */
 import { ConnectionClosedError, errorMessage } from "../../protocol/errors.js";
 import { parseSessionUpdate, type ContentBlock, type StopReason } from "../../protocol/schema.js";
-import { resolveMcpServers } from "../../client/acp-client.js";
+import { resolveMcpServers } from "../../client/mcp-servers.js";
 import { describeTerminalExit, terminalFailed } from "../../terminals/exit-status.js";
 import { TerminalManager } from "../../terminals/terminal-manager.js";
 import { Redactor, commandSecrets } from "../../trace/redact.js";

@@ -3,7 +3,8 @@
  * sign-in, session setup (new, load, resume, fork) with the MCP servers, and the agent's end.
  */
 import { AgentProcess, describeExit, type AgentExit } from "../../agent/agent-process.js";
-import { AcpClient, type AgentRequestHandlers, type resolveMcpServers } from "../../client/acp-client.js";
+import { AcpClient, type AgentRequestHandlers } from "../../client/acp-client.js";
+import type { resolveMcpServers } from "../../client/mcp-servers.js";
 import { ErrorCodes, RpcError, errorMessage } from "../../protocol/errors.js";
 import { JsonRpcPeer } from "../../protocol/jsonrpc.js";
 import type { SessionConfigOption, SessionModeState } from "../../protocol/schema.js";
