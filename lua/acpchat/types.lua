@@ -19,7 +19,6 @@
 ---@field continuing? string         a restart continuing the session ("resume" or "load")
 ---@field shown? integer             order in which chats were last shown (registry.lua)
 ---@field render? acpchat.RenderState where each block is (blocks.lua, render.lua)
----@field past_render? (acpchat.RenderState|false)[] one per restart, for clips drawn before it
 ---@field render_backlog? table[]   render ops left for the next turn of the loop (a batch
 ---                                 draws at most a few ms per turn)
 ---@field batches? integer           render batches applied (the benchmark counts them)

@@ -23,6 +23,8 @@ export interface Entry {
   media: MediaFiles;
   /** Turn checkpoints; kept across restarts of the agent (the folder's history is the chat's). */
   checkpoints: TurnCheckpoints | undefined;
+  /** How many times the chat was started again (restart-policy.ts); its block ids say which. */
+  incarnation: number;
 }
 
 /** One handler per call of contract.ts. */

@@ -147,7 +147,7 @@ export class ChatHost {
       this.get(id),
       fresh,
       () => this.questions.withdrawAll(id),
-      (r) => openChat(this.deps(), r.params, r.restart, r.media, r.checkpoints),
+      (r) => openChat(this.deps(), r.params, r.restart, r.media, r.checkpoints, r.incarnation),
     );
     if (next) this.chats.set(id, next);
     return { how };

@@ -193,12 +193,12 @@ export interface LuaToNode {
   attach: { params: ChatRef & { path?: string; clipboard?: "clipboard" | "primary" }; result: Attachment };
   /**
    * Write the image or audio clip shown by a block (`index`: in a tool call's content) to a private temp file, for vim.ui.open.
-   * `past`: the clip is in what a restart left above (0: the first restart's, 1: the next one's...), not in the current session's blocks.
+   * The block may be one an earlier incarnation of the chat drew (block ids are never reused).
    */
-  mediaOpen: { params: ChatRef & { block: string; index?: number; past?: number }; result: { path: string } };
+  mediaOpen: { params: ChatRef & { block: string; index?: number }; result: { path: string } };
   /** Save it to `path`; an existing file is replaced only with `overwrite` (else `exists` says so). */
   mediaSave: {
-    params: ChatRef & { block: string; index?: number; past?: number; path: string; overwrite?: boolean };
+    params: ChatRef & { block: string; index?: number; path: string; overwrite?: boolean };
     result: { saved: boolean; exists?: boolean; path: string; size?: number };
   };
   sessions: {

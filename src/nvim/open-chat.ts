@@ -32,7 +32,8 @@ export interface OpenChatDeps {
 
 /**
  * A chat for `p`, starting in the background (a new session, or `p.resume`); `restart`: it
- * replaces one whose agent died (restart-policy.ts), with that one's media and checkpoints.
+ * replaces one whose agent died (restart-policy.ts), with that one's media and checkpoints, as
+ * its incarnation `incarnation`.
  */
 export function openChat(
   deps: OpenChatDeps,
@@ -40,6 +41,7 @@ export function openChat(
   restart?: "continue" | "new",
   media = new MediaFiles(),
   checkpoints = openCheckpoints(p),
+  incarnation = 0,
 ): Entry {
   const { bridge } = deps;
   const id = p.chat;
@@ -76,6 +78,7 @@ export function openChat(
     onNotify: (message, level) => bridge.emit("notify", { message: `acpchat: ${message}`, level }),
     clientMcpServer: editor,
     checkpoints,
+    incarnation,
   });
   // The agent's questions (forms, URLs, sign-in) are shown without the chat's secrets.
   port.redactor = chat.redactor;
@@ -104,7 +107,7 @@ export function openChat(
       queue.flush();
     },
   );
-  return { params: p, chat, port, rules, queue, media, checkpoints };
+  return { params: p, chat, port, rules, queue, media, checkpoints, incarnation };
 }
 
 /**

@@ -19,12 +19,16 @@ export function restartHow(chat: Chat, fresh: boolean): RestartHow {
   return chat.continuation() ?? "new";
 }
 
-/** What a restarted chat is opened with: the old one's params, media folder and checkpoints. */
+/**
+ * What a restarted chat is opened with: the old one's params, media folder and checkpoints, and
+ * the next incarnation (its block ids never repeat the old one's, so the transcript keeps both).
+ */
 export interface Reopen {
   params: OpenParams;
   restart: "continue" | "new";
   media: Entry["media"];
   checkpoints: Entry["checkpoints"];
+  incarnation: number;
 }
 
 /**
@@ -45,8 +49,8 @@ export function restartChat(
   old.queue.dispose();
   withdraw();
   void old.chat.close();
-  // The transcript keeps what it showed (or is replayed): its clips still open (mediaOpen's `past`).
-  old.media.archive(old.chat.blocks);
+  // The transcript keeps what it showed (or is replayed): its clips still open by their ids.
+  old.media.keep(old.chat.blocks);
   const params = {
     ...old.params,
     fork: undefined /* a forked chat continues its own session */,
@@ -57,6 +61,7 @@ export function restartChat(
     restart: how === "new" ? "new" : "continue",
     media: old.media,
     checkpoints: old.checkpoints,
+    incarnation: old.incarnation + 1,
   });
   // Turns go on from the transcript above (a load's replay numbers them itself).
   if (how !== "load") next.chat.continueTurnsFrom(old.chat.state.turn);
@@ -65,7 +70,8 @@ export function restartChat(
 
 /**
  * The view of a chat that starts again: ops pass straight through, except that a continued
- * session's are held (status changes excepted) until it started or failed.
+ * session's are held (status changes excepted) until it started or failed. The blocks drawn
+ * before stay as they are (new ids never repeat theirs); a load's replay replaces them.
  */
 export class RestartView {
   private held: RenderOp[] | undefined;
@@ -75,7 +81,6 @@ export class RestartView {
     private readonly draw: (ops: RenderOp[]) => void,
   ) {
     this.held = restart === "continue" ? [] : undefined;
-    if (restart === "new") draw([{ op: "restarted" }]);
   }
 
   /** Ops for the view. */
@@ -92,7 +97,7 @@ export class RestartView {
     const drawn = this.held;
     this.held = undefined;
     // A load replayed the conversation: it replaces the view. A resume replays nothing.
-    this.draw([{ op: continuedBy === "load" ? "reset" : "restarted" }, ...drawn]);
+    this.draw(continuedBy === "load" ? [{ op: "reset" }, ...drawn] : drawn);
   }
 
   /** The chat failed to start: true when it was a restart, whose old transcript stays. */
@@ -100,7 +105,6 @@ export class RestartView {
     if (!this.held) return false;
     // The old transcript stays; what the failed load drew is dropped.
     this.held = undefined;
-    this.draw([{ op: "restarted" }]);
     return true;
   }
 

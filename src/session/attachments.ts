@@ -142,7 +142,7 @@ export class MediaFiles {
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
     this.opened = new WeakMap();
-    this.past = [];
+    this.earlier = [];
   }
 
   /** The file written for `key` before, if it is still there. */
@@ -163,23 +163,18 @@ export class MediaFiles {
   }
 
   /**
-   * The blocks of the sessions before each restart (only those that hold clips): the transcript
-   * still shows them, numbered by the session they came from, and gx or gS on them asks for
-   * them with `past` (0 for the first restart). A restart's view op (restarted or reset) is
-   * one per restart, so the editor counts them the same way.
+   * The blocks with clips of the chat's earlier incarnations: the transcript still shows them
+   * above the current session's (their ids are not reused), so gx and gS find them here.
    */
-  private past: { id: string; type: string }[][] = [];
+  private earlier: { id: string; type: string }[] = [];
 
-  archive(blocks: readonly { id: string; type: string }[]): void {
-    this.past.push(blocks.filter((b) => b.type === "media" || b.type === "tool"));
+  keep(blocks: readonly { id: string; type: string }[]): void {
+    this.earlier.push(...blocks.filter((b) => b.type === "media" || b.type === "tool"));
   }
 
-  /** The blocks to look a clip up in: the current session's, or those archived at restart `past`. */
-  blocks<T extends { id: string; type: string }>(
-    current: readonly T[],
-    past?: number,
-  ): readonly { id: string; type: string }[] {
-    return past === undefined ? current : (this.past[past] ?? []);
+  /** The blocks to look a clip up in: the current session's, then the earlier incarnations'. */
+  blocks(current: readonly { id: string; type: string }[]): readonly { id: string; type: string }[] {
+    return this.earlier.length === 0 ? current : [...current, ...this.earlier];
   }
 
   /** Opens under way, by clip: gx pressed again meanwhile waits for the same file. */

@@ -40,8 +40,11 @@ export class SessionState {
   /** The turn whose reply header was drawn. */
   private replyTurn = 0;
 
-  /** `agent`: the name the reply headers show. */
-  constructor(private readonly agent = "agent") {}
+  /** `agent`: the name the reply headers show; `idPrefix` begins every block id (one per incarnation of a chat). */
+  constructor(
+    private readonly agent = "agent",
+    readonly idPrefix = "",
+  ) {}
 
   readonly blocks: Block[] = [];
   private readonly byId = new Map<string, Block>();
@@ -512,7 +515,7 @@ export class SessionState {
     return events;
   }
 
-  /** A block by its id (src/session/unstable.ts finds its blocks again). */
+  /** A block by its id without the prefix (src/session/unstable.ts finds its blocks again). */
   blockById(id: string): Block | undefined {
     return this.byId.get(id);
   }
@@ -523,9 +526,10 @@ export class SessionState {
   }
 
   private addBlock<B extends Omit<Block, "id">>(b: B, id?: string): TranscriptEvent {
-    const block = { ...b, id: id ?? `b${this.nextBlock++}` } as unknown as Block;
+    const key = id ?? `b${this.nextBlock++}`;
+    const block = { ...b, id: this.idPrefix + key } as unknown as Block;
     this.blocks.push(block);
-    this.byId.set(block.id, block);
+    this.byId.set(key, block);
     return { type: "add", block };
   }
 }

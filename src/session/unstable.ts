@@ -233,7 +233,7 @@ export class UnstableSession {
           `dup:${u.sessionId}`,
           `The agent announced ${u.sessionId} as a subagent here, but it is already one elsewhere in this chat; ignored.`,
         );
-      const state = new SessionState(u.title ?? "subagent");
+      const state = new SessionState(u.title ?? "subagent", this.state.idPrefix);
       const id = `subagent:${u.sessionId}`;
       const placed = this.state.placeBlock({
         id,

@@ -20,7 +20,7 @@
  *   {op:"update", block}         redraw a block in place
  *   {op:"meta", status}          the winbar/status changed
  *   {op:"turn_end", stopReason}  the turn ended (fires AcpChatTurnEnd)
- *   {op:"restarted"} / {op:"reset"}  after a restart: forget the drawn blocks / clear the view
+ *   {op:"reset"}                 a reloaded session replays the transcript: clear the view
  */
 import type { Block, TranscriptEvent } from "../session/blocks.js";
 import { blockView, type BlockView, type StatusView } from "./view-model.js";
@@ -32,8 +32,6 @@ export type RenderOp =
   | { op: "update"; block: BlockView }
   | { op: "meta"; status: StatusView }
   | { op: "turn_end"; stopReason: string }
-  /** The chat restarted: forget the blocks drawn so far (their text stays). */
-  | { op: "restarted" }
   /** A reloaded session replaces the transcript: clear it, the replay follows. */
   | { op: "reset" };
 

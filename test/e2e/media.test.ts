@@ -641,6 +641,48 @@ describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) 
     expect(readFileSync((await c.t.lua<string[]>("return _G.opened"))[1]!).equals(after)).toBe(true);
   });
 
+  it("block ids are never reused across restarts: the blocks drawn before two restarts keep their ids and marks, the new ones have others", async () => {
+    const c = await startChat(bin, {
+      store: "$DIR/store.json",
+      agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } },
+      turns: [[{ text: "first" }], [{ text: "partial" }, { sleep: 50 }, { exit: 3 }]],
+      byText: { again: [{ text: "second" }], crash: [{ sleep: 50 }, { exit: 3 }], last: [{ text: "third" }] },
+    });
+    const order = () => c.t.lua<string[]>("return require('acpchat.chat.registry').get(...).render.order", [c.id]);
+    await c.ready();
+    await sendAndWait(c, "one");
+    await sendAndWait(c, "two");
+    await c.waitState("crashed");
+    const first = await order();
+    await c.t.nvim.command("AcpChat");
+    await c.ready();
+    await sendAndWait(c, "again");
+    await sendAndWait(c, "crash");
+    await c.waitState("crashed");
+    const second = await order();
+    await c.t.nvim.command("AcpChat");
+    await c.ready();
+    await sendAndWait(c, "last");
+    const third = await order();
+    // Each incarnation's blocks follow the ones before, which stay as they were drawn.
+    expect(second.slice(0, first.length)).toEqual(first);
+    expect(third.slice(0, second.length)).toEqual(second);
+    expect(second.length).toBeGreaterThan(first.length);
+    expect(third.length).toBeGreaterThan(second.length);
+    // No id recurs: not within the transcript, not across the restarts.
+    expect(new Set(third).size).toBe(third.length);
+    // Every block's mark still stands at its own row, in the order of the blocks.
+    const rows = await c.t.lua<number[]>(
+      "local ch, b = require('acpchat.chat.registry').get(...), require('acpchat.transcript.blocks'); return vim.tbl_map(function(id) return b.start(ch.buf, ch.render.blocks[id]) end, ch.render.order)",
+      [c.id],
+    );
+    expect(rows.every((r, i) => i === 0 || r > rows[i - 1]!)).toBe(true);
+    const text = await c.text();
+    expect(text).toContain("first");
+    expect(text).toContain("second");
+    expect(text).toContain("third");
+  });
+
   it("an agent's clip too large for one message (over the 16 MiB line limit) is not dropped in silence: the transcript says so, and the chat goes on", async () => {
     const t = await nvim(bin);
     await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, {}) }, default_agent: "fake" }]);

@@ -244,10 +244,6 @@ error("Cannot require a meta file")
 ---@field op "turn_end"
 ---@field stop_reason string
 
---- The chat restarted: forget the blocks drawn so far (their text stays).
----@class acpchat.wire.RenderOp.restarted
----@field op "restarted"
-
 --- A reloaded session replaces the transcript: clear it, the replay follows.
 ---@class acpchat.wire.RenderOp.reset
 ---@field op "reset"
@@ -259,7 +255,6 @@ error("Cannot require a meta file")
 ---| acpchat.wire.RenderOp.update
 ---| acpchat.wire.RenderOp.meta
 ---| acpchat.wire.RenderOp.turn_end
----| acpchat.wire.RenderOp.restarted
 ---| acpchat.wire.RenderOp.reset
 
 ---@class acpchat.wire.ContextItem.file
@@ -556,12 +551,11 @@ error("Cannot require a meta file")
 --- What `attach` answers.
 ---@class acpchat.reply.Attach : acpchat.wire.Attachment
 
---- `media_open`: Write the image or audio clip shown by a block (`index`: in a tool call's content) to a private temp file, for vim.ui.open. `past`: the clip is in what a restart left above (0: the first restart's, 1: the next one's...), not in the current session's blocks.
+--- `media_open`: Write the image or audio clip shown by a block (`index`: in a tool call's content) to a private temp file, for vim.ui.open. The block may be one an earlier incarnation of the chat drew (block ids are never reused).
 ---@class acpchat.call.MediaOpen
 ---@field chat number
 ---@field block string
 ---@field index? number
----@field past? number
 
 --- What `media_open` answers.
 ---@class acpchat.reply.MediaOpen
@@ -572,7 +566,6 @@ error("Cannot require a meta file")
 ---@field chat number
 ---@field block string
 ---@field index? number
----@field past? number
 ---@field path string
 ---@field overwrite? boolean
 

@@ -57,13 +57,12 @@ function M.at(chat, row)
   return found
 end
 
---- The block under a row, with its id and the row's offset in it (for the media keys); in the
---- chat's render state, or in `rs` (one kept from before a restart).
+--- The block under a row, with its id and the row's offset in it (for the media keys).
 ---@return string? id, table? block, integer? offset
 ---@param chat acpchat.Chat
 ---@param row integer
-function M.at_row(chat, row, rs)
-  rs = rs or M.state(chat)
+function M.at_row(chat, row)
+  local rs = M.state(chat)
   local found_id, found, start
   for _, id in ipairs(rs.order) do
     local b = rs.blocks[id]

@@ -32,28 +32,14 @@ local function clip_of(id, b, offset)
   end
 end
 
---- The clip under the cursor: { block = id, index = n, past = k }, or nil. Above what the
---- current session drew, a restart left the earlier session's blocks (render.lua keeps their
---- marks, one entry per restart: `past` counts from 0 like Node's archive).
+--- The clip under the cursor: { block = id, index = n }, or nil. Blocks an earlier incarnation
+--- of the chat drew are among them (block ids are never reused; Node still has their clips).
 ---@param chat acpchat.Chat
 function M.at_cursor(chat)
   local row = api.nvim_win_get_cursor(0)[1] - 1
   local id, b, offset = blocks.at_row(chat, row)
   if id then
     return clip_of(id, b, offset)
-  end
-  local past = chat.past_render or {}
-  for k = #past, 1, -1 do
-    if past[k] then
-      id, b, offset = blocks.at_row(chat, row, past[k])
-      if id then
-        local ref = clip_of(id, b, offset)
-        if ref then
-          ref.past = k - 1
-        end
-        return ref
-      end
-    end
   end
 end
 
@@ -69,23 +55,19 @@ function M.open(chat)
     end
     return util.notify("acpchat: no image or audio under the cursor", vim.log.levels.WARN)
   end
-  bridge.call(
-    "media_open",
-    { chat = chat.id, block = ref.block, index = ref.index, past = ref.past },
-    function(err, res)
-      if gone(chat) then
-        return
-      end
-      if err then
-        return util.notify("acpchat: could not open it: " .. err, vim.log.levels.ERROR)
-      end
-      M.last_opened = res.path
-      local ok, e = pcall(M.ui_open, res.path)
-      if not ok then
-        util.notify("acpchat: could not open " .. res.path .. ": " .. tostring(e), vim.log.levels.ERROR)
-      end
+  bridge.call("media_open", { chat = chat.id, block = ref.block, index = ref.index }, function(err, res)
+    if gone(chat) then
+      return
     end
-  )
+    if err then
+      return util.notify("acpchat: could not open it: " .. err, vim.log.levels.ERROR)
+    end
+    M.last_opened = res.path
+    local ok, e = pcall(M.ui_open, res.path)
+    if not ok then
+      util.notify("acpchat: could not open " .. res.path .. ": " .. tostring(e), vim.log.levels.ERROR)
+    end
+  end)
 end
 
 --- vim.ui.open, and a clear message when it fails (no viewer on this machine).
@@ -118,7 +100,7 @@ end
 local function write(chat, ref, path, overwrite)
   bridge.call(
     "media_save",
-    { chat = chat.id, block = ref.block, index = ref.index, past = ref.past, path = path, overwrite = overwrite or nil },
+    { chat = chat.id, block = ref.block, index = ref.index, path = path, overwrite = overwrite or nil },
     function(err, res)
       if err and gone(chat) then
         return

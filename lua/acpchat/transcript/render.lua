@@ -182,24 +182,10 @@ local function show_queue_everywhere(chat)
   end
 end
 
---- Forget the drawn blocks (their text stays): a restarted chat numbers its blocks afresh.
----@param chat acpchat.Chat
-local function forget_drawn(chat)
-  -- Kept for the clips drawn before (gx, gS: lua/acpchat/transcript/media.lua); one entry per restart.
-  chat.past_render = chat.past_render or {}
-  table.insert(chat.past_render, chat.render or false)
-  chat.render = nil
-end
-
---- Clear the transcript: a reloaded session replays it.
+--- Clear the transcript: a reloaded session replays it. (A restart that does not reload draws
+--- on below: a chat started again gives its blocks ids that never repeat those above.)
 ---@param chat acpchat.Chat
 local function reset(chat)
-  -- A restart's too: its entry keeps the count of restarts (media.lua), with nothing left to open.
-  chat.past_render = chat.past_render or {}
-  table.insert(chat.past_render, false)
-  for i = 1, #chat.past_render do
-    chat.past_render[i] = false
-  end
   chat.render = nil
   api.nvim_buf_set_lines(chat.buf, 0, -1, false, {})
   api.nvim_buf_clear_namespace(chat.buf, -1, 0, -1)
@@ -251,7 +237,6 @@ local handlers = {
       )
     end)
   end,
-  restarted = forget_drawn,
   reset = reset,
 }
 

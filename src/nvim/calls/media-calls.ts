@@ -13,7 +13,7 @@ export function mediaCalls(chats: ChatLookup): Pick<Handlers, "attach" | "mediaO
     },
     mediaOpen: (p) => {
       const e = chats.get(p.chat);
-      const blocks = e.media.blocks(e.chat.blocks, p.past);
+      const blocks = e.media.blocks(e.chat.blocks);
       const b = blocks.find((x) => x.id === p.block);
       return openMedia(
         e.media,
@@ -23,11 +23,7 @@ export function mediaCalls(chats: ChatLookup): Pick<Handlers, "attach" | "mediaO
     },
     mediaSave: (p) => {
       const e = chats.get(p.chat);
-      return saveMedia(
-        findMedia(e.media.blocks(e.chat.blocks, p.past), p.block, p.index),
-        p.path,
-        p.overwrite === true,
-      );
+      return saveMedia(findMedia(e.media.blocks(e.chat.blocks), p.block, p.index), p.path, p.overwrite === true);
     },
   };
 }

@@ -165,8 +165,6 @@ export type RenderOp =
   | { op: "update"; block: BlockView }
   | { op: "meta"; status: StatusView }
   | { op: "turn_end"; stopReason: string }
-  /** The chat restarted: forget the blocks drawn so far (their text stays). */
-  | { op: "restarted" }
   /** A reloaded session replaces the transcript: clear it, the replay follows. */
   | { op: "reset" };
 

@@ -75,7 +75,7 @@ export class Chat implements ChatCore {
   private readonly life = new AbortController();
 
   constructor(readonly opts: ChatOptions) {
-    this.state = new SessionState(opts.agentName);
+    this.state = new SessionState(opts.agentName, opts.incarnation ? `r${opts.incarnation}:` : "");
     const mcp = resolveMcpServers(opts.mcpServers ?? [], opts.cwd, process.env);
     // The agent's environment and the keys on its command line (`--api-key …`) are secrets, and
     // so are the MCP servers' environment and header values.

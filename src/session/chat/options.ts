@@ -40,6 +40,11 @@ export interface ChatOptions {
   clientMcpServer?: ClientMcpServer;
   /** Turn checkpoints (src/checkpoints/): kept by the host across restarts of the agent. */
   checkpoints?: TurnCheckpoints;
+  /**
+   * How many times the host started this chat again before (0: the first start). Block ids of a
+   * later incarnation begin with it, so none repeats an id the transcript above still shows.
+   */
+  incarnation?: number;
 }
 
 /** An MCP server of the client's own (src/editor-tools/channel.ts): closed with the chat. */
