@@ -100,7 +100,7 @@ export function openChat(
     () => {
       if (view.failed())
         chat.notice(
-          `Could not reload the session: ${chat.failure ?? "the agent failed"}. The transcript above is the one from before; :AcpChat tries again.`,
+          `Could not reload the session: ${chat.failure ?? "the agent failed"}. The transcript above is the one from before; :AcpChat starts a new session below it (your prompt stays).`,
           "error",
         );
       queue.push([{ type: "meta" }]);
