@@ -3,7 +3,8 @@
 // every 100 updates) loaded with session/load into a chat with a 160x50 UI attached, against a
 // bare parse of the same updates (the same agent, the same bytes, read and JSON.parse'd by a
 // plain Node reader). Time runs from the chat asked for (the agent started, initialize) to the
-// replay's last line on screen (AcpChatUpdate); the bare parse's from starting the same agent. The editor: a second client's nvim_eval("1") every 2 ms. The
+// replay's last line on screen (AcpChatUpdate), the Node host already up; the bare parse's from
+// starting the same agent. The editor: a second client's nvim_eval("1") every 2 ms. The
 // transcript is checked complete, and the window at its last line.
 // Run by bench/run.mjs; alone: node bench/replay.mjs [updates]
 import { spawn } from "node:child_process";
@@ -89,6 +90,9 @@ export async function replayBench({
     await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
     const pinger = attach({ socket: sock });
     await pinger.eval("1");
+    // The Node host up first, as when the sessions picker resumes a session (the picker needs
+    // it): the bare reader runs in a Node that is already up too.
+    await nvim.lua('return require("acpchat.host.bridge").call_sync("ping", {})');
     await nvim.lua(
       `
       local want = ...
