@@ -30,6 +30,20 @@ local function age(iso)
   return iso:gsub("T", " "):sub(1, 16)
 end
 
+--- One agent's sessions in `cwd`, merged with the local index. `chat`: an agent started to
+--- list them ends when this chat closes.
+---@param cwd string
+---@param chat acpchat.Chat?
+local function list_sessions(spec, cwd, chat, cb)
+  bridge.call("sessions", {
+    agent = spec,
+    cwd = cwd,
+    session_index = index_file(),
+    unstable = config.options.unstable or nil,
+    chat = chat and chat.id,
+  }, cb)
+end
+
 --- :AcpChatSessions[!] [agent]: open (or with !, delete) one of the project's sessions.
 function M.pick(agent_name, delete)
   local chat = registry.current()
@@ -44,14 +58,7 @@ function M.pick(agent_name, delete)
   end
   local cwd = spec.cwd or chats.root()
   util.notify("acpchat: asking " .. name .. " for its sessions…")
-  -- `chat`: an agent started to list them ends when this chat closes.
-  bridge.call("sessions", {
-    agent = spec,
-    cwd = cwd,
-    session_index = index_file(),
-    unstable = config.options.unstable or nil,
-    chat = chat and chat.id,
-  }, function(err, res)
+  list_sessions(spec, cwd, chat, function(err, res)
     if err then
       return util.notify("acpchat: could not list the sessions of " .. name .. ": " .. err, vim.log.levels.ERROR)
     end
@@ -119,13 +126,7 @@ function M.pick_all(delete)
     if not spec then
       done()
     else
-      bridge.call("sessions", {
-        agent = spec,
-        cwd = cwd,
-        session_index = index_file(),
-        unstable = config.options.unstable or nil,
-        chat = chat and chat.id,
-      }, function(err, res)
+      list_sessions(spec, cwd, chat, function(err, res)
         if err then
           failed[#failed + 1] = name .. " (" .. text.flat(err, 120) .. ")"
         elseif delete and not res.can_delete or not delete and not res.can_open then
