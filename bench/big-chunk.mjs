@@ -9,11 +9,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attach } from "neovim";
-import { nvimBin, root as here, startBenchNvim, waitLua } from "./nvim.mjs";
+import { nvimBin, root as here, pinger, startBenchNvim, waitLua } from "./nvim.mjs";
 
 const say = (s) => process.stderr.write(s + "\n");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 /**
  * Before: the plugin at 56598e0 (one batch per frame carrying the whole chunk, drawn as one
  * buffer line), this bench, UI attached, on the machine of bench/RESULTS.md (2 shared cores).
@@ -81,42 +80,31 @@ export async function bigChunkBench({
     20,
   );
   const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
-  const pinger = attach({ socket: sock });
-  await pinger.eval("1");
+  const pingClient = attach({ socket: sock });
+  await pingClient.eval("1");
   const { createHash } = await import("node:crypto");
   const rows = [];
   for (let i = 0; i < sizes.length; i++) {
-    const rtts = [];
-    let on = true;
-    const ping = (async () => {
-      while (on) {
-        const t0 = performance.now();
-        await pinger.eval("1");
-        rtts.push(performance.now() - t0);
-        await sleep(2);
-      }
-    })();
+    const stopPinging = pinger(pingClient);
     await nvim.lua(
       `_G.bb.done = nil; _G.bb.sent = vim.uv.hrtime(); require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "go")`,
       [chat],
     );
     await waitLua(nvim, "_G.bb.done", 120_000, 20);
     await sleep(300); // what the turn's end set off (redraws, the history written)
-    on = false;
-    await ping;
+    const ping = await stopPinging();
     const ms = Number(await nvim.lua("return (_G.bb.done - _G.bb.sent) / 1e6"));
     const expected = PATTERN.repeat(reps[i]);
     const got = await nvim.lua(REPLY_LUA, [chat]);
     const exact =
       got.bytes === Buffer.byteLength(expected) && got.sha === createHash("sha256").update(expected).digest("hex");
-    rtts.sort((a, b) => a - b);
     const row = {
       mb: sizes[i],
       bytes: Buffer.byteLength(expected),
       ms,
-      max: rtts[rtts.length - 1],
-      p99: pct(rtts, 99),
-      samples: rtts.length,
+      max: ping.max,
+      p99: ping.p99,
+      samples: ping.count,
       exact,
     };
     rows.push(row);

@@ -13,12 +13,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attach } from "neovim";
 import { readFrames } from "./flood-baseline.mjs";
-import { nvimBin, root, startBenchNvim, waitLua } from "./nvim.mjs";
+import { nvimBin, pinger, root, startBenchNvim, waitLua } from "./nvim.mjs";
 
 const FLOOD = join(root, "bench/flood-agent.mjs");
 const say = (s) => process.stderr.write(s + "\n");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Before: the plugin at 56598e0, one round of this bench (NVIM 0.12, the machine of bench/RESULTS.md). */
@@ -88,8 +87,8 @@ export async function replayBench({
     const ui = attach({ socket: sock });
     ui.on("notification", () => undefined);
     await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
-    const pinger = attach({ socket: sock });
-    await pinger.eval("1");
+    const pingClient = attach({ socket: sock });
+    await pingClient.eval("1");
     // The Node host up first, as when the sessions picker resumes a session (the picker needs
     // it): the bare reader runs in a Node that is already up too.
     await nvim.lua('return require("acpchat.host.bridge").call_sync("ping", {})');
@@ -113,20 +112,10 @@ export async function replayBench({
     `,
       [lastLine],
     );
-    const rtts = [];
-    let on = true;
-    const ping = (async () => {
-      while (on) {
-        const t0 = performance.now();
-        await pinger.eval("1");
-        rtts.push(performance.now() - t0);
-        await sleep(2);
-      }
-    })();
+    const stopPinging = pinger(pingClient);
     await waitLua(nvim, "_G.rp.done", 180_000, 20);
     await sleep(200);
-    on = false;
-    await ping;
+    const ping = await stopPinging();
     const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
     plugin.push(await nvim.lua("return _G.rp.done - _G.rp.start"));
     const check = await nvim.lua(
@@ -144,8 +133,7 @@ export async function replayBench({
     // Every odd update is a chunk ending a line of the reply; a tool call every 100 updates.
     complete = complete && check.tools === tools && check.reply === Math.floor(updates / 2);
     atEnd = atEnd && check.row === check.lines;
-    rtts.sort((a, b) => a - b);
-    editor.push({ max: rtts[rtts.length - 1], p99: pct(rtts, 99), samples: rtts.length });
+    editor.push({ max: ping.max, p99: ping.p99, samples: ping.count });
     await nvim.command("AcpChatClose").catch(() => undefined);
     proc.kill("SIGTERM");
     const b = await bare(updates);

@@ -8,11 +8,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attach } from "neovim";
-import { nvimBin, root, startBenchNvim, waitLua } from "./nvim.mjs";
+import { nvimBin, pinger, root, startBenchNvim, waitLua } from "./nvim.mjs";
 
 const FLOOD = join(root, "bench/flood-agent.mjs");
 const say = (s) => process.stderr.write(s + "\n");
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function sessionsListBench({
@@ -48,8 +47,8 @@ export async function sessionsListBench({
     60_000,
     20,
   );
-  const pinger = attach({ socket: sock });
-  await pinger.eval("1");
+  const pingClient = attach({ socket: sock });
+  await pingClient.eval("1");
   const times = [];
   let max = 0;
   let complete = true;
@@ -64,18 +63,9 @@ export async function sessionsListBench({
       _G.sl.t0 = vim.uv.hrtime()
       vim.cmd("AcpChatSessions")
     `);
-    let on = true;
-    const ping = (async () => {
-      while (on) {
-        const t0 = performance.now();
-        await pinger.eval("1");
-        max = Math.max(max, performance.now() - t0);
-        await sleep(2);
-      }
-    })();
+    const stopPinging = pinger(pingClient);
     await waitLua(nvim, "_G.sl.shown", 60_000, 5);
-    on = false;
-    await ping;
+    max = Math.max(max, (await stopPinging()).max);
     const r1 = await nvim.lua(
       "return { ms = (_G.sl.shown - _G.sl.t0) / 1e6, items = _G.sl.items, first = _G.sl.first }",
     );
