@@ -150,3 +150,22 @@ export function fakeAgents(
   }
   return { agents, default_agent: Object.keys(scenarios)[0], ...extra };
 }
+
+/**
+ * Starts a timer inside Neovim that ticks every 5 ms and keeps how late the latest tick fired:
+ * how long the editor's loop was held. Unlike a client's round trip, it carries none of the test
+ * process's own scheduling noise. The returned function stops it and gives the worst, in ms.
+ */
+export async function editorLateness(t: TestNvim): Promise<() => Promise<number>> {
+  const key = `_acpchat_lateness_${Math.random().toString(36).slice(2)}`;
+  await t.lua(`
+    local s = { max = 0, last = vim.uv.hrtime(), timer = vim.uv.new_timer() }
+    _G["${key}"] = s
+    s.timer:start(5, 5, function()
+      local now = vim.uv.hrtime()
+      s.max = math.max(s.max, (now - s.last) / 1e6 - 5)
+      s.last = now
+    end)`);
+  return () =>
+    t.lua<number>(`local s = _G["${key}"]; s.timer:stop(); s.timer:close(); _G["${key}"] = nil; return s.max`);
+}
