@@ -25,6 +25,18 @@ export const ToolKind = z.string();
  */
 export const Annotations = z.looseObject({});
 
+/**
+ * The annotations of non-text content unchecked (the schema's Annotations): the client reads none
+ * of them, and an agent's malformed annotations on an image or a resource should not cost the
+ * whole message. (A text chunk's are checked as Annotations above, as the hot path does.)
+ * `any`, not `unknown`: the client also sends ContentBlock (prompts), and the SDK's type of
+ * what it sends must still accept it.
+ */
+export const ImageContent__annotations = z.any().optional();
+export const AudioContent__annotations = z.any().optional();
+export const ResourceLink__annotations = z.any().optional();
+export const EmbeddedResource__annotations = z.any().optional();
+
 /** Any number, not only an integer (the schema's int64): a size in bytes the client only displays. */
 export const ResourceLink__size = z.number().nullish();
 
@@ -40,6 +52,12 @@ export const AvailableCommandInput = z.looseObject({ hint: z.string().optional()
  */
 export const UsageUpdate__used = z.number().nonnegative();
 export const UsageUpdate__size = z.number().nonnegative();
+
+/**
+ * A past session's extra roots unchecked: the client does not read them, and one malformed entry
+ * must not cost the whole `session/list` answer.
+ */
+export const SessionInfo__additionalDirectories = z.unknown().optional();
 
 /** `null` read as "not said" (the schema allows only a boolean there). */
 export const McpCapabilities__http = z.boolean().nullish();

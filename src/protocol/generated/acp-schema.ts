@@ -32,7 +32,7 @@ export const CompactionId = z.string();
 /** Audio provided to or from an LLM. */
 export const AudioContent = z.looseObject({
   /** Optional annotations that help clients decide how to display or route this content. */
-  annotations: O.Annotations.nullish(),
+  annotations: O.AudioContent__annotations,
   /** Base64-encoded media payload. */
   data: z.string(),
   /** MIME type describing the encoded media payload. */
@@ -68,7 +68,7 @@ export const EmbeddedResourceResource = z.union([TextResourceContents, BlobResou
 /** The contents of a resource, embedded into a prompt or tool call result. */
 export const EmbeddedResource = z.looseObject({
   /** Optional annotations that help clients decide how to display or route this content. */
-  annotations: O.Annotations.nullish(),
+  annotations: O.EmbeddedResource__annotations,
   /** Embedded resource payload, either text or binary data. */
   resource: EmbeddedResourceResource,
   _meta: meta,
@@ -77,7 +77,7 @@ export const EmbeddedResource = z.looseObject({
 /** An image provided to or from an LLM. */
 export const ImageContent = z.looseObject({
   /** Optional annotations that help clients decide how to display or route this content. */
-  annotations: O.Annotations.nullish(),
+  annotations: O.ImageContent__annotations,
   /** Base64-encoded media payload. */
   data: z.string(),
   /** MIME type describing the encoded media payload. */
@@ -90,7 +90,7 @@ export const ImageContent = z.looseObject({
 /** A resource that the server is capable of reading, included in a prompt or tool call result. */
 export const ResourceLink = z.looseObject({
   /** Optional annotations that help clients decide how to display or route this content. */
-  annotations: O.Annotations.nullish(),
+  annotations: O.ResourceLink__annotations,
   /** Optional human-readable details shown with this protocol object. */
   description: z.string().nullish(),
   /** MIME type describing the encoded media payload. */
@@ -708,7 +708,7 @@ export const SessionInfo = z.looseObject({
   /** The working directory for this session. Must be an absolute path. */
   cwd: z.string(),
   /** Additional workspace roots reported for this session. Each path must be absolute. */
-  additionalDirectories: z.array(z.string()).optional(),
+  additionalDirectories: O.SessionInfo__additionalDirectories,
   /** Human-readable title for the session */
   title: z.string().nullish(),
   /** ISO 8601 timestamp of last activity */
