@@ -215,6 +215,7 @@ class Emitter {
   union(n, alts, owner) {
     const key = discriminatorOf(n, alts);
     if (!key) return `z.union([${alts.map((a) => this.expr(a, owner).code).join(", ")}])`;
+    if (owner.includes(".")) throw new Error(`gen-schemas: ${owner}: a discriminated union inside a field (name it)`);
     // Variants are named in `<owner>Variants` (see variants); the union lists them.
     this.variantsOf ??= new Map();
     const names = alts.map((a) => variantConst(a, key));
