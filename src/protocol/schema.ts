@@ -3,7 +3,8 @@
  * (generated/acp-schema.ts, made by scripts/gen-schemas.mjs from the SDK's `schema.json`, with
  * the leniencies of schema-overrides.ts inside it) composed into what the client parses, plus the
  * policy that is not shape: which `session/update` variants are known and which opt-in, the
- * unknown update, the hand-checked hot path, the extra fields some agents send, error mapping.
+ * unknown update, the extra fields some agents send, error mapping. Text chunks take the
+ * hand-checked hot path first (hot-path.ts), held to these schemas by its property tests.
  * Every object is a `looseObject`: unknown fields are kept (the spec reserves `_meta`, and agents
  * add their own). Session updates with an unknown `sessionUpdate` are parsed by
  * `parseSessionUpdate` into an `unknown` update instead of being rejected.
@@ -11,6 +12,7 @@
 import { z } from "zod";
 import { ErrorCodes, RpcError } from "./errors.js";
 import * as G from "./generated/acp-schema.js";
+import { isEnvelope, isTextChunk } from "./hot-path.js";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -117,48 +119,6 @@ export const KnownSessionUpdate = z.discriminatedUnion("sessionUpdate", [
 export type KnownSessionUpdate = z.infer<typeof KnownSessionUpdate>;
 export const KNOWN_UPDATE_KINDS = new Set(KnownSessionUpdate.options.map((o) => o.shape.sessionUpdate.value as string));
 
-const TEXT_CHUNKS = new Set(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]);
-
-/*
- * The hot path: agents stream thousands of text chunks a second, so the checks below do by hand
- * what zod does for a text chunk and for the session/update envelope. They accept only what zod
- * accepts, and what they accept they return as it came, which must equal (deep) what zod would
- * return; anything they are not sure of goes on to zod. test/unit/schema-hot-path.test.ts holds
- * them to that with thousands of random and mutated messages.
- *
- * One rule beyond the field types: zod leaves an own `__proto__` key out of every object it
- * copies (a looseObject or a record), and JSON.parse does make such keys. An object that has one
- * would come back different from zod's copy, so the hand checks leave it to zod.
- *
- * Their input is what JSON.parse makes (all the wire gives). For objects JSON cannot make (a Date
- * as `_meta`, a class instance) zod's rules differ, and these checks do not copy them.
- */
-
-/** An object zod would copy key for key: not null, not an array, no own `__proto__` key. */
-const isPlainRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && !Object.hasOwn(v, "__proto__");
-/** `.nullish()` of a looseObject or a record. */
-const nullishRecord = (v: unknown) => v === undefined || v === null || isPlainRecord(v);
-
-/**
- * A text chunk (`user_message_chunk`, `agent_message_chunk`, `agent_thought_chunk` whose
- * ContentChunk holds TextContent) exactly as KnownSessionUpdate checks it, by hand.
- * Spec: https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output
- */
-function isTextChunk(u: unknown): u is KnownSessionUpdate {
-  if (!isPlainRecord(u) || !TEXT_CHUNKS.has(u.sessionUpdate as string)) return false;
-  const c = u.content;
-  return (
-    isPlainRecord(c) &&
-    c.type === "text" &&
-    typeof c.text === "string" &&
-    nullishRecord(c.annotations) &&
-    nullishRecord(c._meta) &&
-    nullishRecord(u._meta) &&
-    (u.messageId === undefined || u.messageId === null || typeof u.messageId === "string")
-  );
-}
-
 /** A variant this client has never heard of (or a known one the agent got wrong): kept, logged, shown. */
 export interface UnknownSessionUpdate {
   sessionUpdate: "unknown";
@@ -213,26 +173,11 @@ export const SessionNotificationEnvelope = z.looseObject({
 });
 export type SessionNotificationEnvelope = z.infer<typeof SessionNotificationEnvelope>;
 
-/** SessionNotificationEnvelope by hand: its fields and its unknown keys (`_meta`) kept as they came. */
-function isEnvelope(p: unknown): p is SessionNotificationEnvelope {
-  return (
-    isPlainRecord(p) &&
-    typeof p.sessionId === "string" &&
-    isPlainRecord(p.update) &&
-    typeof p.update.sessionUpdate === "string"
-  );
-}
-
-/** The hand checks, for the test that holds them to the zod schemas; not for use elsewhere. */
-export const hotPath = { isTextChunk, isEnvelope };
-
 /**
- * `session/update` params that are a valid envelope holding a text chunk (the hand checks
- * above): what the peer may coalesce (src/protocol/jsonrpc.ts `coalesce`).
+ * `session/update` params that are a valid envelope holding a text chunk (the hand checks of
+ * hot-path.ts): what the peer may coalesce (src/protocol/jsonrpc.ts `coalesce`).
  */
-export function isTextChunkNotification(p: unknown): boolean {
-  return isEnvelope(p) && isTextChunk(p.update);
-}
+export { isTextChunkNotification } from "./hot-path.js";
 
 /**
  * Check `session/update` params: the same verdict and value as SessionNotificationEnvelope (a
