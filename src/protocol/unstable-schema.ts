@@ -21,7 +21,7 @@ export const PlanUpdateContent = U.PlanUpdateContent;
 export type PlanUpdateContent = z.infer<typeof PlanUpdateContent>;
 
 /** A child session's foreground state: running, idle (with why it stopped), requires_action, unknown, or a custom one. */
-export const SubagentState = U.SubagentUpdate.shape.state.unwrap().unwrap();
+export const SubagentState = U.StateUpdate;
 export type SubagentState = z.infer<typeof SubagentState>;
 
 export const PlanUpdate = U.PlanUpdate.extend({ sessionUpdate: z.literal("plan_update") });
