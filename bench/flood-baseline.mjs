@@ -7,7 +7,7 @@
 // the prompt's response. It prints one JSON line: `ms` from the agent's first byte of the flood
 // (the agent's FLOOD_STAMP file) to the response parsed, `cpuMs` the CPU this process used
 // (all threads, process.cpuUsage) from the prompt sent to the response, `frames` parsed.
-// Run as a script, it first reads two floods of 4,000 chunks (JIT warm-up), then the measured one.
+// Run as a script, it first reads five floods of 4,000 chunks (JIT warm-up), then the measured one.
 //
 //   node bench/flood-baseline.mjs 20000 0 [long]
 import { spawn } from "node:child_process";
@@ -86,9 +86,10 @@ export function runBaseline(chunks, tools, long) {
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) {
   const [chunks, tools, long] = process.argv.slice(2);
-  // Two small floods first: the JIT warms up, as the plugin's long-lived host has.
+  // Five small floods first: the JIT warms up, as the plugin's long-lived host has (with tool
+  // call updates when the measured flood has them, as the plugin's warm-up has).
   (async () => {
-    for (let i = 0; i < 2; i++) await runBaseline(4000, 0, long === "long");
+    for (let i = 0; i < 5; i++) await runBaseline(4000, Number(tools ?? 0) > 0 ? 40 : 0, long === "long");
     const r = await runBaseline(Number(chunks ?? 20000), Number(tools ?? 0), long === "long");
     process.stdout.write(JSON.stringify(r) + "\n");
     process.exit(0);

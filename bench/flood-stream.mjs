@@ -159,8 +159,9 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
       return table.concat(out)`,
       [chat],
     );
-  // Warm-up: the JIT on both sides.
-  for (let i = 0; i < 3; i++) await flood(4000, i % 2 === 1);
+  // Warm-up: the JIT on both sides, on every path the cases take (tool call updates included:
+  // a long-lived host has drawn tool calls before).
+  for (let i = 0; i < 5; i++) await flood(4000, i % 2 === 1, 40);
   const results = [];
   for (const c of cases) {
     const name = `${c.chunks} chunks, ${c.long ? "one long line" : "many lines"}${c.tools ? `, ${c.tools} tool call updates` : ""}`;

@@ -517,8 +517,9 @@ clock to a file just before it writes) to the transcript holding all of it (\`Ac
 the median of 3 plugin floods alternating with 3 baselines. **Baseline** (\`bench/flood-baseline.mjs\`): a Node
 process that starts the same agent and reads the same bytes from the same pipe as plainly as Node allows: no
 readline, each \`data\` buffer is split on \\n with \`indexOf\`, a line cut by the buffer's end is joined to the
-next buffer, each line is decoded and \`JSON.parse\`d, nothing else; it has read two floods of 4,000 chunks
-first (JIT warm). **UI**: a second client attached as a 160x50 UI (\`nvim_ui_attach\`, ext_linegrid) consumed
+next buffer, each line is decoded and \`JSON.parse\`d, nothing else; it has read five floods of 4,000 chunks
+first (JIT warm; with 40 tool call updates when the measured flood has them), as the plugin has read five
+(each with 40 tool call updates). **UI**: a second client attached as a 160x50 UI (\`nvim_ui_attach\`, ext_linegrid) consumed
 the redraw events (${st.ui.redraws} redraw batches). **Editor**: a third client's \`nvim_eval("1")\` every 5 ms during the
 plugin's floods (p99 / max, samples). **CPU**: all threads' time on the CPU (/proc schedstat) of the plugin's Node
 host during a flood vs the baseline process's own (process.cpuUsage) from its prompt to the response; Neovim's
