@@ -19,7 +19,7 @@ import type {
   ToolCallUpdate,
 } from "../protocol/schema.js";
 import { applyTerminalMeta, clipTail } from "./tool-terminals.js";
-import type { UnstableBlock } from "./unstable-blocks.js";
+import type { FeatureBlock } from "./features/blocks.js";
 import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
 import {
@@ -521,7 +521,7 @@ export class SessionState {
   }
 
   /** A block of the unstable additions placed at the end (after the reply's header, in a turn). */
-  placeBlock(b: UnstableBlock): TranscriptEvent[] {
+  placeBlock(b: FeatureBlock): TranscriptEvent[] {
     return [...this.replyHeader(), this.addBlock(b as Omit<Block, "id">, b.id)];
   }
 

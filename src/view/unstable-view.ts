@@ -5,7 +5,7 @@
  * each other, and this module does not import view-model.ts back).
  */
 import { oneLine } from "../session/one-line.js";
-import type { UnstableBlock } from "../session/unstable-blocks.js";
+import type { FeatureBlock } from "../session/features/blocks.js";
 
 export type UnstableBlockView =
   | {
@@ -102,7 +102,7 @@ export function childViews(
   return { views: max === undefined ? views : views.map((v) => tailView(v, lines)), hidden: from };
 }
 
-export function unstableView(b: UnstableBlock, h: ViewHelpers): UnstableBlockView {
+export function unstableView(b: FeatureBlock, h: ViewHelpers): UnstableBlockView {
   switch (b.type) {
     case "plan_doc": {
       const md = b.markdown === undefined ? undefined : firstLines(b.markdown, PLAN_ROWS);
