@@ -145,7 +145,7 @@ describe("the feature registry", () => {
         const events = all.apply(c.called[0]!.args[1] as FeatureUpdate);
         if (f.updateKinds!.includes(kind))
           expect(
-            events.some((e) => e.block.type === examples[kind]!.block),
+            events.some((e) => "block" in e && e.block.type === examples[kind]!.block),
             `${kind} draws a ${examples[kind]!.block}`,
           ).toBe(true);
       }
