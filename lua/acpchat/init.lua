@@ -88,10 +88,10 @@ function M.cancel()
   chats().cancel(c)
 end
 
---- :AcpChatFork: a new chat that starts from a fork of this chat's session (unstable
---- session/fork; needs `unstable = true` and an agent that advertises sessionCapabilities.fork).
+--- :AcpChatFork: a new chat that starts from a fork of this chat's session (session/fork, the
+--- fork feature; needs `unstable = true` and an agent that advertises sessionCapabilities.fork).
 function M.fork()
-  require("acpchat.chat.fork").fork()
+  require("acpchat.features.fork").fork()
 end
 
 function M.close()
