@@ -257,7 +257,7 @@ function M.status()
     mode = s.mode,
     model = s.model,
     usage = s.usage,
-    -- The last turn's tokens (unstable PromptResponse.usage), when the agent sends them.
+    -- The last turn's tokens (PromptResponse.usage, the usage feature), when the agent sends them.
     turn_usage = s.turn_usage,
   }
 end

@@ -360,7 +360,7 @@ export class AcpClient {
     return (await this.promptTurn(sessionId, prompt)).stopReason;
   }
 
-  /** session/prompt with what else the answer says: the turn's token usage (unstable `usage`), when given. */
+  /** session/prompt with what else the answer says: the turn's token usage (the usage feature), when given. */
   async promptTurn(sessionId: string, prompt: ContentBlock[]): Promise<{ stopReason: StopReason; usage?: TurnUsage }> {
     const res = parseResult(
       "session/prompt",

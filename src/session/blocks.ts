@@ -1,7 +1,7 @@
 /**
  * What a session's transcript is made of: its blocks, the events that change them, a tool
  * call's state, and how content reads as text. Plain data, shared by the session state, the
- * unstable additions and the view.
+ * feature modules and the view.
  */
 import type {
   ContentBlock,
@@ -73,7 +73,7 @@ export type Block =
     }
   /** What a turn (or a take-back, or a rewind) changed in the folder: one line per file (src/checkpoints/). */
   | { id: string; type: "changes"; step: number; title: string; files: FileChange[]; rewindTurn?: number; turn: number }
-  /** The unstable additions (option `unstable`): a plan by id, a child session, a message between sessions (src/session/unstable.ts). */
+  /** The feature modules' (src/session/features/): a plan by id, a child session, a message between sessions. */
   | FeatureBlock;
 
 export type TranscriptEvent =

@@ -355,7 +355,7 @@ export interface StatusView {
   mode?: string;
   model?: string;
   usage?: { used: number; size: number; cost?: { amount: number; currency: string } | null };
-  /** The last turn's tokens (unstable PromptResponse.usage): inputTokens, outputTokens, ... */
+  /** The last turn's tokens (PromptResponse.usage, the usage feature): inputTokens, outputTokens, ... */
   turnUsage?: Record<string, number>;
   stopReason?: string;
   commands: { name: string; description: string; hint?: string }[];
