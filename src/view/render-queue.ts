@@ -6,9 +6,10 @@
  *
  * A reply line that grows very long (an agent streaming minified text) costs Neovim its whole
  * length to redraw after every batch, and its end is out of view anyway (the window shows the
- * line from its start): while only such appends are pending, batches come less often, in
- * proportion to the line's length, so that the editor's share of work per character stays
- * small. Anything else (a tool call, a status, the turn's end) is sent at the frame rate.
+ * line from its start): while only such appends (and redraws of blocks already drawn: a tool
+ * call's progress) are pending, batches come less often, in proportion to the line's length
+ * (two frames at most), so that the editor's share of work per character stays small. Anything
+ * else (a new block, a status, the turn's end) is sent at the frame rate.
  *
  * A batch carries at most a budget of text (bytes and lines: src/view/text-slice.ts); the
  * rest waits, in order, for the next frame, and the turn's end waits for it: a 15 MB chunk
@@ -195,7 +196,7 @@ export class RenderQueue {
       !this.sliced &&
       !this.meta &&
       this.turnEnd === undefined &&
-      this.pending.every((p) => p.kind === "append")
+      this.pending.every((p) => p.kind !== "add")
     ) {
       interval = Math.min(MAX_WAIT_MS, (this.frameMs * lastLine) / LONG_LINE);
     }

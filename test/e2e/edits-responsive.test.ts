@@ -1,7 +1,7 @@
 /**
  * A 10,000-line file with every line changed: the review opens without freezing the editor.
- * A timer inside Neovim measures how late its ticks fire all along (while a UI is attached, so
- * the diff is drawn): the longest time the editor's loop was held.
+ * A timer inside Neovim measures all along (while a UI is attached, so the diff is drawn) the
+ * most CPU time the editor used between two of its ticks: the longest its loop was held.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,13 +27,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     // Let it draw, scroll through it a little.
     await t.nvim.input("G");
     await new Promise((r) => setTimeout(r, 300));
-    const max = await stop();
+    const held = await stop();
     process.stderr.write(
-      `review of a 10,000-line rewrite opened after ${opened.toFixed(0)} ms; editor held at most ${max.toFixed(1)} ms\n`,
+      `review of a 10,000-line rewrite opened after ${opened.toFixed(0)} ms; editor busy at most ${held.busyMs.toFixed(1)} ms at once (late ${held.lateMs.toFixed(1)} ms)\n`,
     );
 
     expect(await t.lua("return #vim.api.nvim_buf_get_lines(0, 0, -1, false)")).toBe(10_000);
-    expect(max).toBeLessThan(100);
+    expect(held.busyMs).toBeLessThan(100);
     await t.nvim.input("ZQ");
     await chat.turns(1, 15_000);
   });

@@ -152,20 +152,29 @@ export function fakeAgents(
 }
 
 /**
- * Starts a timer inside Neovim that ticks every 5 ms and keeps how late the latest tick fired:
- * how long the editor's loop was held. Unlike a client's round trip, it carries none of the test
- * process's own scheduling noise. The returned function stops it and gives the worst, in ms.
+ * Starts a timer inside Neovim that ticks every 5 ms. Between two ticks the editor's loop ran
+ * whatever else was due; resolves, once stopped, with the worst of: `busyMs`, the CPU time
+ * Neovim used between two ticks (the longest piece of work that held its loop: it counts no time
+ * the process spent waiting for a core on a loaded machine), and `lateMs`, how late a tick fired
+ * by the clock (which does).
  */
-export async function editorLateness(t: TestNvim): Promise<() => Promise<number>> {
+export async function editorLateness(t: TestNvim): Promise<() => Promise<{ busyMs: number; lateMs: number }>> {
   const key = `_acpchat_lateness_${Math.random().toString(36).slice(2)}`;
   await t.lua(`
-    local s = { max = 0, last = vim.uv.hrtime(), timer = vim.uv.new_timer() }
+    local function cpu()
+      local r = vim.uv.getrusage()
+      return (r.utime.sec + r.stime.sec) * 1e3 + (r.utime.usec + r.stime.usec) / 1e3
+    end
+    local s = { busy = 0, late = 0, last = vim.uv.hrtime(), cpu = cpu(), timer = vim.uv.new_timer() }
     _G["${key}"] = s
     s.timer:start(5, 5, function()
-      local now = vim.uv.hrtime()
-      s.max = math.max(s.max, (now - s.last) / 1e6 - 5)
-      s.last = now
+      local now, c = vim.uv.hrtime(), cpu()
+      s.late = math.max(s.late, (now - s.last) / 1e6 - 5)
+      s.busy = math.max(s.busy, c - s.cpu)
+      s.last, s.cpu = now, c
     end)`);
   return () =>
-    t.lua<number>(`local s = _G["${key}"]; s.timer:stop(); s.timer:close(); _G["${key}"] = nil; return s.max`);
+    t.lua<{ busyMs: number; lateMs: number }>(
+      `local s = _G["${key}"]; s.timer:stop(); s.timer:close(); _G["${key}"] = nil; return { busyMs = s.busy, lateMs = s.late }`,
+    );
 }

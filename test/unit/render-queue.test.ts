@@ -80,7 +80,7 @@ describe("RenderQueue", () => {
     expect(sent.at(-1)!.at(-1)).toEqual({ op: "turn_end", stopReason: "end_turn" });
   });
 
-  it("sends appends to a very long last line less often (in proportion to its length), anything else at the frame rate", () => {
+  it("sends appends to a very long last line (and tool call progress) less often, in proportion to its length; anything else at the frame rate", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     try {
       const sent: RenderOp[][] = [];
@@ -113,22 +113,48 @@ describe("RenderQueue", () => {
       text("z");
       vi.advanceTimersByTime(20);
       expect(batches()).toBe(2);
-      // Anything else than appends goes out at the frame rate (the timer is brought forward).
+      // A tool call's progress (its block is drawn already) waits with the appends: it is not
+      // worth a redraw of the long line.
+      const tool = (u: Record<string, unknown>) =>
+        q.push(state.apply(parseSessionUpdate({ toolCallId: "t1", title: "Read", ...u })));
+      // (A new tool call is a new block: at the frame rate. Drawn, the reply goes on below it.)
+      tool({ sessionUpdate: "tool_call", status: "in_progress" });
+      vi.advanceTimersByTime(16);
+      expect(batches()).toBe(3);
+      text("w".repeat(60 * 1024));
+      vi.advanceTimersByTime(16);
+      expect(batches()).toBe(4);
+      text("v");
+      tool({ sessionUpdate: "tool_call_update", title: "Read more" });
+      // The last batch went 16 ms ago: at the frame rate this one would go now; it waits for
+      // about 30 ms after the last (a 60 KB line).
+      vi.advanceTimersByTime(10);
+      expect(batches()).toBe(4);
+      vi.advanceTimersByTime(5);
+      expect(batches()).toBe(5);
+      expect(sent.at(-1)!.map((o) => o.op)).toEqual(["append", "update"]);
+      // Anything else than appends and redraws goes out at the frame rate (the timer is brought
+      // forward).
+      text("u");
+      vi.advanceTimersByTime(16);
+      expect(batches()).toBe(5);
       q.push([{ type: "meta" }]);
       vi.advanceTimersByTime(1);
-      expect(batches()).toBe(3);
+      expect(batches()).toBe(6);
       expect(sent.at(-1)!.map((o) => o.op)).toEqual(["append", "meta"]);
       // A new line: the frame rate again.
       text("z\nshort");
       vi.advanceTimersByTime(16);
-      expect(batches()).toBe(4);
+      expect(batches()).toBe(7);
       // The whole reply arrived, in order.
       const appended = sent
         .flat()
         .flatMap((o) =>
           o.op === "append" ? [o.text] : o.op === "add" && o.block.type === "agent" ? [o.block.text] : [],
         );
-      expect(appended.join("")).toBe(`start ${"x".repeat(1000)}${"y".repeat(60 * 1024)}zz\nshort`);
+      expect(appended.join("")).toBe(
+        `start ${"x".repeat(1000)}${"y".repeat(60 * 1024)}z${"w".repeat(60 * 1024)}vuz\nshort`,
+      );
       q.dispose();
     } finally {
       vi.useRealTimers();

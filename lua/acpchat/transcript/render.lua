@@ -267,6 +267,7 @@ draw = function(chat, id, ops)
   local changed = false
   local t0 = vim.uv.hrtime()
   vim.bo[buf].modifiable = true
+  local parked = long_line.park(buf)
   for i, op in ipairs(ops) do
     local ok, err = xpcall(handlers[op.op] or function() end, debug.traceback, chat, op)
     if not ok then
@@ -290,6 +291,7 @@ draw = function(chat, id, ops)
       break
     end
   end
+  long_line.unpark(buf, parked)
   show_queue_everywhere(chat)
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
