@@ -1,12 +1,14 @@
-// Builds the remote plugin: one CommonJS bundle (the node host loads plugins with require(),
-// while execa and zod are ESM-only), then writes the Lua mirrors of the Lua <-> Node contract:
-// its method names and its LuaCATS classes (paths: LUA_OUT in scripts/gen-contract-meta.mjs).
+// Builds the remote plugin: the zod layer generated from ACP's schema (scripts/gen-schemas.mjs),
+// then one CommonJS bundle (the node host loads plugins with require(), while execa and zod are
+// ESM-only), then the Lua mirrors of the Lua <-> Node contract: its method names and its LuaCATS
+// classes (paths: LUA_OUT in scripts/gen-contract-meta.mjs).
 import { build } from "esbuild";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { canGenerate, contractMeta, LUA_OUT } from "./gen-contract-meta.mjs";
+import { canGenerate as canGenerateSchemas, writeSchemas } from "./gen-schemas.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outfile = join(root, "dist", "acpchat.cjs");
@@ -20,6 +22,11 @@ const common = {
   logLevel: "warning",
   legalComments: "none",
 };
+
+// The zod layer generated from the ACP SDK's schema.json, before it is bundled. A user's install
+// has neither the SDK nor Biome (devDependencies) and keeps the committed files, which a unit test
+// holds to the generator.
+const schemas = canGenerateSchemas() ? writeSchemas().join(", ") : "src/protocol/generated/ kept (no SDK here)";
 
 await build({
   ...common,
@@ -76,7 +83,7 @@ if (canGenerate()) {
   meta = LUA_OUT.meta;
 }
 process.stdout.write(
-  `built ${outfile}, ${LUA_OUT.names} (${mod.LUA_METHODS.length} calls, ${mod.NODE_EVENTS.length} events) and ${meta}\n`,
+  `built ${outfile}, ${LUA_OUT.names} (${mod.LUA_METHODS.length} calls, ${mod.NODE_EVENTS.length} events), ${meta} and ${schemas}\n`,
 );
 // The host's signal handlers from the bundle must not keep this build process alive.
 process.exit(0);

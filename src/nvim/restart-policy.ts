@@ -74,7 +74,8 @@ export function restartChat(
  * before stay as they are (new ids never repeat theirs); a load's replay replaces them.
  */
 export class RestartView {
-  private held: RenderOp[] | undefined;
+  /** The held batches, as they came: drawn as so many messages, so none holds the editor long. */
+  private held: RenderOp[][] | undefined;
 
   constructor(
     restart: "continue" | "new" | undefined,
@@ -86,7 +87,10 @@ export class RestartView {
   /** Ops for the view. */
   send(ops: RenderOp[]): void {
     // Status changes are drawn at once; the replay waits for the load to succeed.
-    if (this.held) this.held.push(...ops.filter((o) => o.op !== "meta"));
+    if (this.held) {
+      const kept = ops.filter((o) => o.op !== "meta");
+      if (kept.length > 0) this.held.push(kept);
+    }
     const shown = this.held ? ops.filter((o) => o.op === "meta") : ops;
     if (shown.length > 0) this.draw(shown);
   }
@@ -97,7 +101,8 @@ export class RestartView {
     const drawn = this.held;
     this.held = undefined;
     // A load replayed the conversation: it replaces the view. A resume replays nothing.
-    this.draw(continuedBy === "load" ? [{ op: "reset" }, ...drawn] : drawn);
+    if (continuedBy === "load") this.draw([{ op: "reset" }]);
+    for (const batch of drawn) this.draw(batch);
   }
 
   /** The chat failed to start: true when it was a restart, whose old transcript stays. */

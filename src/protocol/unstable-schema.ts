@@ -4,7 +4,8 @@
  * when the user turned on `unstable` (config.lua): plans by id (`plan_update`, `plan_removed`),
  * child sessions (`subagent_update`) and the messages between sessions (`session_message`,
  * `session_message_chunk`), `auth/status_update`, `mcp/message`, and the answers to
- * `session/fork` and `session/set_title`.
+ * `session/fork` and `session/set_title`. The shapes are generated
+ * (generated/acp-schema-unstable.ts, scripts/gen-schemas.mjs; leniencies in schema-overrides.ts).
  *
  * Like the opt-in variants (schema.ts, parseOptInUpdate) these are parsed apart from
  * KnownSessionUpdate and after it, so the hot path for text chunks is untouched: an unstable
@@ -12,61 +13,25 @@
  * With the option off nothing calls it, and the variants stay unknown (a visible note).
  */
 import { z } from "zod";
-import {
-  ContentBlock,
-  PlanEntry,
-  SessionConfigOption,
-  SessionModeState,
-  type SessionUpdate,
-  type UnknownSessionUpdate,
-} from "./schema.js";
-
-const meta = { _meta: z.record(z.string(), z.unknown()).nullish() };
+import * as U from "./generated/acp-schema-unstable.js";
+import type { SessionUpdate, UnknownSessionUpdate } from "./schema.js";
 
 /** `plan_update`'s content: structured entries, a file, or markdown; always with its plan's id. */
-export const PlanUpdateContent = z.discriminatedUnion("type", [
-  z.looseObject({ type: z.literal("items"), planId: z.string(), entries: z.array(PlanEntry), ...meta }),
-  z.looseObject({ type: z.literal("file"), planId: z.string(), uri: z.string(), ...meta }),
-  z.looseObject({ type: z.literal("markdown"), planId: z.string(), content: z.string(), ...meta }),
-]);
+export const PlanUpdateContent = U.PlanUpdateContent;
 export type PlanUpdateContent = z.infer<typeof PlanUpdateContent>;
 
 /** A child session's foreground state: running, idle (with why it stopped), requires_action, unknown, or a custom one. */
-export const SubagentState = z.looseObject({ state: z.string(), stopReason: z.string().nullish() });
+export const SubagentState = U.StateUpdate;
 export type SubagentState = z.infer<typeof SubagentState>;
 
-export const PlanUpdate = z.looseObject({ sessionUpdate: z.literal("plan_update"), plan: PlanUpdateContent, ...meta });
-export const PlanRemoved = z.looseObject({ sessionUpdate: z.literal("plan_removed"), planId: z.string(), ...meta });
+export const PlanUpdate = U.PlanUpdate.extend({ sessionUpdate: z.literal("plan_update") });
+export const PlanRemoved = U.PlanRemoved.extend({ sessionUpdate: z.literal("plan_removed") });
 /** Omitted fields keep their value, `null` clears them (the schema's patch semantics). */
-export const SubagentUpdate = z.looseObject({
-  sessionUpdate: z.literal("subagent_update"),
-  sessionId: z.string(),
-  title: z.string().nullish(),
-  description: z.string().nullish(),
-  capabilities: z.looseObject({ cancel: z.looseObject({}).nullish() }).nullish(),
-  state: SubagentState.nullish(),
-  cwd: z.string().nullish(),
-  additionalDirectories: z.array(z.string()).nullish(),
-  ...meta,
-});
+export const SubagentUpdate = U.SubagentUpdate.extend({ sessionUpdate: z.literal("subagent_update") });
 /** An upsert of a message sent to (or received from) another session; `content` replaces when present. */
-export const SessionMessage = z.looseObject({
-  sessionUpdate: z.literal("session_message"),
-  messageId: z.string(),
-  senderSessionId: z.string().nullish(),
-  recipientSessionId: z.string().nullish(),
-  senderMessageId: z.string().nullish(),
-  recipientMessageId: z.string().nullish(),
-  content: z.array(ContentBlock).nullish(),
-  ...meta,
-});
+export const SessionMessage = U.SessionMessage.extend({ sessionUpdate: z.literal("session_message") });
 /** One content block appended to a session message. */
-export const SessionMessageChunk = z.looseObject({
-  sessionUpdate: z.literal("session_message_chunk"),
-  messageId: z.string(),
-  content: ContentBlock,
-  ...meta,
-});
+export const SessionMessageChunk = U.SessionMessageChunk.extend({ sessionUpdate: z.literal("session_message_chunk") });
 
 export const UnstableSessionUpdate = z.discriminatedUnion("sessionUpdate", [
   PlanUpdate,
@@ -102,30 +67,14 @@ export function isUnstableUpdate(u: SessionUpdate | UnstableSessionUpdate): u is
 }
 
 /** `auth/status_update` (agent -> client notification): the agent's sign-in state changed. */
-export const AuthStatusUpdate = z.looseObject({
-  /** authenticated, unauthenticated, not_required, unknown, or a custom / future one (read as unknown). */
-  state: z.string(),
-  accounts: z.array(z.looseObject({ label: z.string(), active: z.boolean().nullish() })).nullish(),
-  ...meta,
-});
+export const AuthStatusUpdate = U.AuthStatusUpdateNotification;
 export type AuthStatusUpdate = z.infer<typeof AuthStatusUpdate>;
 
 /** `mcp/message` (agent -> client request): an MCP message for an MCP server the client declared with the `acp` transport. */
-export const MessageMcpRequest = z.looseObject({
-  serverId: z.string(),
-  requestId: z.union([z.string(), z.number()]),
-  method: z.string(),
-  params: z.looseObject({}).nullish(),
-  ...meta,
-});
+export const MessageMcpRequest = U.MessageMcpRequest;
 export type MessageMcpRequest = z.infer<typeof MessageMcpRequest>;
 
 /** The answer to `session/fork`: the new session, set up like session/new's. */
-export const ForkSessionResponse = z.looseObject({
-  sessionId: z.string(),
-  modes: SessionModeState.nullish(),
-  configOptions: z.array(SessionConfigOption).nullish(),
-  ...meta,
-});
+export const ForkSessionResponse = U.ForkSessionResponse;
 /** The answer to `session/set_title`: the title the agent stored (it may have normalized it). */
-export const SetSessionTitleResponse = z.looseObject({ title: z.string(), ...meta });
+export const SetSessionTitleResponse = U.SetSessionTitleResponse;

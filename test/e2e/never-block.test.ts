@@ -248,7 +248,9 @@ describe.each(bins)("Neovim $version", (bin) => {
       for (const cmd of ["AcpChatMode code", "AcpChatModel m2", "AcpChatOption model m1", "AcpChatSessions"]) {
         const t0 = performance.now();
         await c.t.nvim.command(cmd);
-        expect(performance.now() - t0, cmd).toBeLessThan(200);
+        // A command that waited for the agent would take its 3 s; the bound leaves room for a
+        // loaded test machine (the editor's own hold is checked below, by CPU time).
+        expect(performance.now() - t0, cmd).toBeLessThan(1000);
       }
       await c.t.waitFor(async () => (await c.status()).mode === "Code", "the mode set", 10_000);
     });
@@ -278,7 +280,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     for (const cmd of commands) {
       const t0 = performance.now();
       await c.t.nvim.command(cmd);
-      expect(performance.now() - t0, cmd).toBeLessThan(250);
+      // The agent never answers: a command that waited for it would never return. The bound
+      // leaves room for a loaded test machine.
+      expect(performance.now() - t0, cmd).toBeLessThan(1000);
     }
     expect(errorsIn(await c.t.lua<string>("return vim.fn.execute('messages')"))).toEqual([]);
   });

@@ -17,6 +17,7 @@ import {
   OPT_IN_UPDATE_KINDS,
   parseOptInUpdate,
   parseSessionUpdate,
+  SessionConfigOption,
 } from "../../src/protocol/schema.js";
 import { SessionState } from "../../src/session/session-state.js";
 import { STABLE_CLIENT_METHODS, leaves, recordingPeer } from "../support/acp-coverage.js";
@@ -104,7 +105,9 @@ const capabilityHandlers: Record<string, (c: ReturnType<typeof client>) => void>
   },
   "session.configOptions.boolean": () => {
     expect(src("src/client/acp-client.ts")).toMatch(/type: "boolean", value/);
-    expect(src("src/protocol/schema.ts")).toMatch(/type: z\.literal\("boolean"\), currentValue: z\.boolean\(\)/);
+    const option = { id: "b", name: "B", type: "boolean", currentValue: true };
+    expect(SessionConfigOption.parse(option)).toEqual(option);
+    expect(SessionConfigOption.safeParse({ ...option, currentValue: "true" }).success).toBe(false);
   },
   "_meta.terminal_output": () =>
     expect(src("src/session/session-state.ts")).toMatch(/applyTerminalMeta\(call, u\._meta\)/),

@@ -8,7 +8,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { JsonRpcPeer, type Frame } from "../../src/protocol/jsonrpc.js";
-import { isTextChunkNotification } from "../../src/protocol/schema.js";
+import { isTextChunkNotification, KnownSessionUpdate, SessionNotificationEnvelope } from "../../src/protocol/schema.js";
 
 type Call = { method: string; params: unknown };
 
@@ -282,5 +282,102 @@ describe("coalescing: what a learned shape keeps", () => {
       "x",
       "y",
     ]);
+  });
+});
+
+/*
+ * The two layers side by side: the fast path (a learned head matched as text, no JSON.parse, no
+ * zod) and the zod layer generated from the SDK's schema.json. Whatever the fast path takes as a
+ * text chunk, the generated schemas must take as that same text chunk, on random chunks valid and
+ * invalid (fields of the wrong type, unknown kinds, extra keys, non-text content, bad envelopes).
+ */
+describe("coalescing agrees with the generated zod layer", () => {
+  /** A chunk line, its fields picked at random among valid and invalid values. */
+  function chunkLine(rnd: () => number): string {
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    const maybe = (v: unknown) => (rnd() < 0.8 ? undefined : v);
+    const content: Record<string, unknown> = {
+      type: pick(["text", "text", "text", "text", "image", "TEXT", 1]),
+      text: pick(["w ", "w\n", "", "é✓", 'say "x"', 5, null] as const),
+      annotations: maybe(pick([null, {}, { priority: 1 }, "x", [], 3])),
+      _meta: maybe(pick([null, {}, { a: 1 }, [], "m"])),
+    };
+    const update: Record<string, unknown> = {
+      sessionUpdate: pick([
+        "agent_message_chunk",
+        "agent_message_chunk",
+        "agent_thought_chunk",
+        "user_message_chunk",
+        "notice",
+        "plan",
+      ]),
+      content: rnd() < 0.95 ? content : pick([null, "text", []]),
+      messageId: maybe(pick([null, "m1", 7, {}])),
+      _meta: maybe(pick([null, {}, [], 0])),
+    };
+    const params: Record<string, unknown> = { sessionId: rnd() < 0.95 ? pick(["s1", "s2"]) : pick([1, null]), update };
+    if (rnd() < 0.1) params._meta = pick([{}, null, "x"]);
+    // Keys in the order a real agent writes them, the text last, so that heads repeat and runs form.
+    const ordered = (o: Record<string, unknown>, last: string) => {
+      const out: Record<string, unknown> = {};
+      for (const k of Object.keys(o)) if (k !== last && o[k] !== undefined) out[k] = o[k];
+      if (o[last] !== undefined) out[last] = o[last];
+      return out;
+    };
+    const c = update.content && typeof update.content === "object" ? ordered(content, "text") : update.content;
+    const u = ordered({ ...update, content: c }, "content");
+    return JSON.stringify({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: ordered({ ...params, update: u }, "update"),
+    });
+  }
+
+  /**
+   * The zod path's verdict: the envelope as the client routes it (policy: `sessionId` and the
+   * update's kind; the envelope's own `_meta` is not read), then the update through the generated
+   * variants (KnownSessionUpdate is made of them) as a text chunk.
+   */
+  function zodTextChunk(params: unknown): { text: string; value: unknown } | undefined {
+    if (!SessionNotificationEnvelope.safeParse(params).success) return undefined;
+    const u = KnownSessionUpdate.safeParse((params as { update: unknown }).update);
+    if (!u.success) return undefined;
+    const d = u.data;
+    const chunk = ["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"].includes(d.sessionUpdate);
+    const content = (d as { content?: { type: string; text?: unknown } }).content;
+    if (!chunk || content?.type !== "text" || typeof content.text !== "string") return undefined;
+    return { text: content.text, value: d };
+  }
+
+  it("every piece the fast path takes is a text chunk to the generated schemas, with its text", async () => {
+    let taken = 0;
+    let zodChunks = 0;
+    for (const seed of [11, 12, 13, 14, 15]) {
+      const rnd = seeded(seed);
+      const lines = Array.from({ length: 2000 }, () => chunkLine(rnd));
+      const { frames } = await read(Buffer.from(lines.join("\n") + "\n"), 65536, true);
+      // One frame per line, or one per run of lines: back to one verdict per line, in order.
+      const pieces: { fast: boolean; text?: string }[] = [];
+      for (const f of frames)
+        if (f.run) for (const t of f.run.texts) pieces.push({ fast: true, text: t });
+        else pieces.push({ fast: false });
+      expect(pieces.length).toBe(lines.length);
+      lines.forEach((line, i) => {
+        const params = (JSON.parse(line) as { params: unknown }).params;
+        const zod = zodTextChunk(params);
+        if (zod) zodChunks++;
+        // The accept function of the fast path (the hand checks) agrees with zod on the line.
+        expect(isTextChunkNotification(params), line).toBe(zod !== undefined);
+        if (!pieces[i]!.fast) return;
+        taken++;
+        expect(zod, `fast path took a line the generated schemas reject: ${line}`).toBeDefined();
+        expect(zod!.text).toBe(pieces[i]!.text);
+      });
+    }
+    // Not vacuous: both verdicts occur, and the fast path took a good share of the valid chunks
+    // (a run needs the same head twice in a row; random fields make most heads differ).
+    expect(zodChunks).toBeGreaterThan(1000);
+    expect(zodChunks).toBeLessThan(10000);
+    expect(taken).toBeGreaterThan(zodChunks / 4);
   });
 });

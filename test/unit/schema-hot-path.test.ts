@@ -1,6 +1,7 @@
 /**
- * The hot path (src/protocol/schema.ts) checks text chunks and the `session/update` envelope by
- * hand instead of through zod. This file holds those hand checks to the zod schemas they copy:
+ * The hot path (src/protocol/hot-path.ts) checks text chunks and the `session/update` envelope by
+ * hand instead of through zod. This file holds those hand checks to the zod schemas they copy
+ * (KnownSessionUpdate, made of the variants generated from schema.json, src/protocol/generated/):
  * thousands of seeded random updates and envelopes (valid ones of every variant, then mutated:
  * fields dropped, nulled, retyped, extra keys, unknown variants, wrong discriminators, non-object
  * layers, own `__proto__` keys) go through both, and the verdict and the parsed value must agree.
@@ -16,8 +17,8 @@ import { createRequire } from "node:module";
 import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { ErrorCodes, RpcError } from "../../src/protocol/errors.js";
+import * as hotPath from "../../src/protocol/hot-path.js";
 import {
-  hotPath,
   KNOWN_UPDATE_KINDS,
   KnownSessionUpdate,
   parseSessionUpdate,

@@ -178,7 +178,7 @@ function M.setup(chat, actions)
     if not b then
       return util.notify("acpchat: no tool call under the cursor", vim.log.levels.WARN)
     end
-    require("acpchat.ask.review").show_tool_diff(chat, b.tool_call_id)
+    require("acpchat.ask.diff_view").show_tool_diff(chat, b.tool_call_id)
   end, "show the tool call's diff")
   map(chat.buf, "n", k.open_media, function()
     require("acpchat.transcript.media").open(chat)

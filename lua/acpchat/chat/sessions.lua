@@ -123,10 +123,10 @@ function M.pick_all(delete)
   end
   for _, name in ipairs(names) do
     local spec = agent_spec(name)
-    local cwd = spec and (spec.cwd or chats.root())
     if not spec then
       done()
     else
+      local cwd = spec.cwd or chats.root()
       list_sessions(spec, cwd, chat, function(err, res)
         if err then
           failed[#failed + 1] = name .. " (" .. text.flat(err, 120) .. ")"
