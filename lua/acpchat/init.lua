@@ -88,10 +88,10 @@ function M.cancel()
   chats().cancel(c)
 end
 
---- :AcpChatFork: a new chat that starts from a fork of this chat's session (unstable
---- session/fork; needs `unstable = true` and an agent that advertises sessionCapabilities.fork).
+--- :AcpChatFork: a new chat that starts from a fork of this chat's session (session/fork, the
+--- fork feature; needs `unstable = true` and an agent that advertises sessionCapabilities.fork).
 function M.fork()
-  require("acpchat.chat.fork").fork()
+  require("acpchat.features.fork").fork()
 end
 
 function M.close()
@@ -257,7 +257,7 @@ function M.status()
     mode = s.mode,
     model = s.model,
     usage = s.usage,
-    -- The last turn's tokens (unstable PromptResponse.usage), when the agent sends them.
+    -- The last turn's tokens (PromptResponse.usage, the usage feature), when the agent sends them.
     turn_usage = s.turn_usage,
   }
 end

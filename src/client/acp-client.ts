@@ -30,21 +30,14 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "../protocol/schema.js";
-import {
-  AuthStatusUpdate,
-  ForkSessionResponse,
-  MessageMcpRequest,
-  SetSessionTitleResponse,
-  isUnstableUpdate,
-  parseUnstableUpdate,
-  type UnstableSessionUpdate,
-} from "../protocol/unstable-schema.js";
+import { ForkSessionResponse, SetSessionTitleResponse } from "../protocol/unstable-schema.js";
 import type { z } from "zod";
 import type * as out from "../protocol/outgoing.js";
+import type { ClientFeature, FeatureRequestHandlers, FeatureUpdate } from "./client-feature.js";
 import { gateMcpServers } from "./mcp-servers.js";
 
-/** What the client does when the agent calls it. Every method may throw RpcError. */
-export interface AgentRequestHandlers {
+/** What the client does when the agent calls it (the feature modules' methods too). Every method may throw RpcError. */
+export interface AgentRequestHandlers extends FeatureRequestHandlers {
   sessionUpdate(sessionId: string, update: SessionUpdate): void;
   requestPermission(req: RequestPermissionRequest, ctx: HandlerContext): Promise<out.PermissionResponse>;
   readTextFile(req: ReadTextFileRequest, ctx: HandlerContext): Promise<out.ReadTextFileResult>;
@@ -57,15 +50,9 @@ export interface AgentRequestHandlers {
   releaseTerminal(req: z.infer<typeof TerminalRequest>): Promise<Record<string, never>>;
   elicit?(req: CreateElicitationRequest, ctx: HandlerContext): Promise<ElicitationResponse>;
   elicitationComplete?(elicitationId: string): void;
-  /** Option `unstable`: plan_update, plan_removed, subagent_update, session_message(_chunk) (src/session/unstable.ts). */
-  unstableUpdate?(sessionId: string, update: UnstableSessionUpdate): void;
-  /** Option `unstable`: `auth/status_update`, the agent's sign-in state changed. */
-  authStatus?(update: AuthStatusUpdate): void;
-  /** Option `unstable`: `mcp/message`, for an MCP server declared with the `acp` transport. */
-  mcpMessage?(req: MessageMcpRequest, ctx: HandlerContext): Promise<unknown>;
 }
 
-/** The unstable PromptResponse.usage: a turn's tokens (only numbers are kept). */
+/** PromptResponse.usage (the feature module `usage`): a turn's tokens (only numbers are kept). */
 export interface TurnUsage {
   inputTokens?: number;
   outputTokens?: number;
@@ -97,8 +84,8 @@ export interface ClientFeatures {
   elicitationForm?: boolean;
   authTerminal?: boolean;
   terminalOutputMeta?: boolean;
-  /** The unstable additions of schema.unstable.json (config `unstable`): advertised and handled only then. */
-  unstable?: boolean;
+  /** The feature modules that are on (src/session/features/index.ts decides): advertised and handled only then. */
+  modules?: readonly ClientFeature[];
 }
 
 export interface ClientInfo {
@@ -118,6 +105,8 @@ const AUTHENTICATE_MS = 300_000;
 
 export class AcpClient {
   init: InitializeResponse | undefined;
+  /** The feature modules' session/update kinds, and the module that owns each. */
+  private readonly featureKinds = new Map<string, ClientFeature>();
 
   constructor(
     readonly peer: JsonRpcPeer,
@@ -126,14 +115,16 @@ export class AcpClient {
     private readonly onProblem: (message: string) => void = () => undefined,
     private readonly requestMs = DEFAULT_REQUEST_MS,
   ) {
+    if (handlers.featureUpdate)
+      for (const f of features.modules ?? []) for (const k of f.updateKinds ?? []) this.featureKinds.set(k, f);
     peer.onNotification("session/update", undefined, (params) => {
       const n = sessionNotification(params);
-      let update = parseOptInUpdate(parseSessionUpdate(n.update));
-      if (update.sessionUpdate === "unknown" && features.unstable && handlers.unstableUpdate) {
-        const u = parseUnstableUpdate(update);
-        if (isUnstableUpdate(u)) return handlers.unstableUpdate(n.sessionId, u);
-        update = u;
-      }
+      let update: SessionUpdate | FeatureUpdate = parseOptInUpdate(parseSessionUpdate(n.update));
+      if (update.sessionUpdate === "unknown")
+        update = this.featureKinds.get(update.originalKind)?.parseUpdate?.(update) ?? update;
+      if (this.featureKinds.has(update.sessionUpdate))
+        return handlers.featureUpdate!(n.sessionId, update as FeatureUpdate);
+      update = update as SessionUpdate;
       if (update.sessionUpdate === "unknown") this.onProblem(update.reason);
       handlers.sessionUpdate(n.sessionId, update);
     });
@@ -157,12 +148,7 @@ export class AcpClient {
         handlers.elicitationComplete?.(p.elicitationId),
       );
     }
-    if (features.unstable) {
-      if (handlers.authStatus)
-        peer.onNotification("auth/status_update", AuthStatusUpdate, (p) => handlers.authStatus?.(p));
-      if (handlers.mcpMessage)
-        peer.onRequest("mcp/message", MessageMcpRequest, (p, ctx) => handlers.mcpMessage!(p, ctx));
-    }
+    for (const f of features.modules ?? []) f.register?.(peer, handlers);
   }
 
   /** The capabilities sent in `initialize`. */
@@ -176,9 +162,7 @@ export class AcpClient {
     };
     if (this.features.elicitationForm) caps.elicitation = { form: {}, url: {} };
     if (this.features.terminalOutputMeta) caps._meta = { terminal_output: true };
-    // Unstable (option `unstable`): plan_update/plan_removed, and subagent_update with the child
-    // sessions' updates and session messages (src/session/unstable.ts).
-    if (this.features.unstable) Object.assign(caps, { plan: {}, subagents: {} });
+    for (const f of this.features.modules ?? []) f.fillClientCapabilities?.(caps);
     return caps;
   }
 
@@ -228,11 +212,8 @@ export class AcpClient {
     switch (feature) {
       case "fork":
       case "title":
-        // Unstable: only with the option on (the agent's capability alone is not enough).
-        return (
-          this.features.unstable === true &&
-          (c.sessionCapabilities as Record<string, unknown> | undefined)?.[feature] != null
-        );
+        // Feature modules: on (the option, for an unstable one) and let by the agent's capabilities.
+        return this.moduleOn(feature);
       case "load":
         return c.loadSession === true;
       case "list":
@@ -247,6 +228,12 @@ export class AcpClient {
       case "image":
         return c.promptCapabilities?.image === true;
     }
+  }
+
+  /** Whether the feature module `name` is on for this client and, when it asks, for this agent. */
+  moduleOn(name: string): boolean {
+    const f = this.features.modules?.find((m) => m.name === name);
+    return f !== undefined && (f.initialize?.(this.capabilities) ?? true);
   }
 
   /** How an earlier session can be continued: resume (no replay) preferred to load (replays). */
@@ -373,7 +360,7 @@ export class AcpClient {
     return (await this.promptTurn(sessionId, prompt)).stopReason;
   }
 
-  /** session/prompt with what else the answer says: the turn's token usage (unstable `usage`), when given. */
+  /** session/prompt with what else the answer says: the turn's token usage (the usage feature), when given. */
   async promptTurn(sessionId: string, prompt: ContentBlock[]): Promise<{ stopReason: StopReason; usage?: TurnUsage }> {
     const res = parseResult(
       "session/prompt",
@@ -382,7 +369,7 @@ export class AcpClient {
     );
     return {
       stopReason: res.stopReason,
-      usage: this.features.unstable ? turnUsage((res as { usage?: unknown }).usage) : undefined,
+      usage: this.moduleOn("usage") ? turnUsage((res as { usage?: unknown }).usage) : undefined,
     };
   }
 

@@ -12,7 +12,7 @@ const refuse = async (): Promise<never> => {
 };
 
 /**
- * `features`: what the client advertises (the unstable option makes session/set_title usable).
+ * `features`: what the client advertises (its feature modules make session/set_title usable).
  * `signal`: aborting it ends the agent at once (the chat it was asked from closed): whatever is
  * pending fails, and nothing waits out the initialize timeout.
  */

@@ -1,7 +1,7 @@
 /**
  * What a session's transcript is made of: its blocks, the events that change them, a tool
  * call's state, and how content reads as text. Plain data, shared by the session state, the
- * unstable additions and the view.
+ * feature modules and the view.
  */
 import type {
   ContentBlock,
@@ -12,7 +12,7 @@ import type {
 } from "../protocol/schema.js";
 import type { FileChange } from "../checkpoints/types.js";
 import type { MediaBlock } from "./media.js";
-import type { UnstableBlock } from "./unstable-blocks.js";
+import type { FeatureBlock } from "./features/blocks.js";
 
 /** `cancelled`: the turn was cancelled; `unfinished`: the turn ended without a final status. */
 export type DisplayToolStatus = ToolCallStatus | "cancelled" | "unfinished";
@@ -73,8 +73,8 @@ export type Block =
     }
   /** What a turn (or a take-back, or a rewind) changed in the folder: one line per file (src/checkpoints/). */
   | { id: string; type: "changes"; step: number; title: string; files: FileChange[]; rewindTurn?: number; turn: number }
-  /** The unstable additions (option `unstable`): a plan by id, a child session, a message between sessions (src/session/unstable.ts). */
-  | UnstableBlock;
+  /** The feature modules' (src/session/features/): a plan by id, a child session, a message between sessions. */
+  | FeatureBlock;
 
 export type TranscriptEvent =
   | { type: "add"; block: Block }

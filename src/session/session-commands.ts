@@ -6,6 +6,7 @@ import type { AgentCommand } from "../agent/agent-process.js";
 import { withAgent } from "../session/agent-probe.js";
 import type { Chat } from "../session/chat/chat.js";
 import { SessionIndex } from "../session/session-index.js";
+import { activeFeatures, featureOn, requireFeature, type FeatureConfig } from "./features/index.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
 import { oneLine } from "./one-line.js";
 
@@ -21,12 +22,10 @@ export interface AgentSpec {
   options?: Record<string, string | boolean>;
 }
 
-export interface SessionsParams {
+export interface SessionsParams extends FeatureConfig {
   agent: AgentSpec;
   cwd: string;
   sessionIndex?: string;
-  /** Option `unstable`: session/set_title may be used (when the agent advertises it). */
-  unstable?: boolean;
 }
 
 export interface SessionChoice {
@@ -55,7 +54,7 @@ function withClient<T>(
 ): Promise<T> {
   return live?.client
     ? fn(live.client)
-    : withAgent(command(p.agent, p.cwd), fn, undefined, { unstable: p.unstable === true }, signal);
+    : withAgent(command(p.agent, p.cwd), fn, undefined, { modules: activeFeatures(p) }, signal);
 }
 
 /**
@@ -75,8 +74,8 @@ export async function listSessions(
       listed: client.supports("list") ? await client.listSessions(p.cwd) : [],
       canDelete: client.supports("delete"),
       canOpen: client.supports("load") || client.supports("resume"),
-      // Unstable session/set_title: the option on (a live chat's client has it from its own) and advertised.
-      canRename: p.unstable === true && client.supports("title"),
+      // session/set_title: the feature on here (a live chat's client has it from its own) and advertised.
+      canRename: featureOn(p, "title") && client.supports("title"),
     }),
     signal,
   );
@@ -116,7 +115,7 @@ export async function deleteSession(
 }
 
 /**
- * Rename a session (unstable `session/set_title`, option `unstable`): the agent stores the title
+ * Rename a session (`session/set_title`, the title feature): the agent stores the title
  * (maybe normalized: the answer's title is the one to show); the client's index, and a live chat
  * showing that session, take it too.
  */
@@ -125,8 +124,7 @@ export async function renameSession(
   live: Chat | undefined,
   shown: Chat | undefined,
 ): Promise<{ title: string }> {
-  if (p.unstable !== true)
-    throw new Error("renaming sessions needs the unstable option (session/set_title is an unstable ACP method)");
+  requireFeature(p, "title");
   const wanted = p.title.trim();
   if (wanted === "") throw new Error("a session's title cannot be empty");
   const stored = await withClient(p, live, async (client) => {

@@ -19,7 +19,7 @@ import type {
   ToolCallUpdate,
 } from "../protocol/schema.js";
 import { applyTerminalMeta, clipTail } from "./tool-terminals.js";
-import type { UnstableBlock } from "./unstable-blocks.js";
+import type { FeatureBlock } from "./features/blocks.js";
 import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
 import {
@@ -55,7 +55,7 @@ export class SessionState {
   configOptions: SessionConfigOption[] = [];
   legacyModels: LegacyModels | undefined;
   usage: Usage | undefined;
-  /** The last turn's tokens (unstable PromptResponse.usage). */
+  /** The last turn's tokens (PromptResponse.usage, the usage feature). */
   turnUsage: Record<string, number> | undefined;
   title: string | undefined;
   updatedAt: string | undefined;
@@ -459,7 +459,7 @@ export class SessionState {
     return this.modes.availableModes.find((m) => m.id === this.modes!.currentModeId)?.name ?? this.modes.currentModeId;
   }
 
-  /** The last turn's tokens (unstable PromptResponse.usage), for the status. */
+  /** The last turn's tokens (PromptResponse.usage, the usage feature), for the status. */
   setTurnUsage(usage: Record<string, number>): TranscriptEvent[] {
     this.turnUsage = usage;
     return [];
@@ -515,13 +515,13 @@ export class SessionState {
     return events;
   }
 
-  /** A block by its id without the prefix (src/session/unstable.ts finds its blocks again). */
+  /** A block by its id without the prefix (the feature modules, src/session/features/, find their blocks again). */
   blockById(id: string): Block | undefined {
     return this.byId.get(id);
   }
 
-  /** A block of the unstable additions placed at the end (after the reply's header, in a turn). */
-  placeBlock(b: UnstableBlock): TranscriptEvent[] {
+  /** A feature module's block placed at the end (after the reply's header, in a turn). */
+  placeBlock(b: FeatureBlock): TranscriptEvent[] {
     return [...this.replyHeader(), this.addBlock(b as Omit<Block, "id">, b.id)];
   }
 

@@ -11,7 +11,7 @@ import type { FileChange } from "../checkpoints/types.js";
 import { contentText } from "../session/blocks.js";
 import { commandLine } from "../session/permission-rules.js";
 import { summarizeDiff } from "./diff-summary.js";
-import { unstableView, type UnstableBlockView } from "./unstable-view.js";
+import { featureView, type FeatureBlockView } from "./features/index.js";
 import { decodedSize, type MediaBlock } from "../session/media.js";
 
 export type ToolContentView =
@@ -65,8 +65,8 @@ export type BlockView =
       more?: number;
       rewindTurn?: number;
     }
-  /** The unstable additions (option `unstable`): src/view/unstable-view.ts. */
-  | UnstableBlockView;
+  /** The feature modules' blocks (plans by id, subagents, session messages): src/view/features/. */
+  | FeatureBlockView;
 
 const TAIL_LINES = 8;
 const INPUT_CHARS = 200;
@@ -122,7 +122,7 @@ export function blockView(b: Block): BlockView {
     case "plan_doc":
     case "subagent":
     case "session_message":
-      return unstableView(b, { blockView: blockView as (b: never) => unknown });
+      return featureView(b, { blockView: blockView as (b: never) => unknown });
   }
 }
 
@@ -355,7 +355,7 @@ export interface StatusView {
   mode?: string;
   model?: string;
   usage?: { used: number; size: number; cost?: { amount: number; currency: string } | null };
-  /** The last turn's tokens (unstable PromptResponse.usage): inputTokens, outputTokens, ... */
+  /** The last turn's tokens (PromptResponse.usage, the usage feature): inputTokens, outputTokens, ... */
   turnUsage?: Record<string, number>;
   stopReason?: string;
   commands: { name: string; description: string; hint?: string }[];

@@ -6,8 +6,8 @@
  * - with the option on, every capability advertised is true or `{}` and has a handler, and every
  *   client capability of the unstable ClientCapabilities is advertised;
  * - every session/update variant of the unstable schema reaches a named handler: the stable
- *   ones SessionState (acp-coverage.test.ts), the unstable ones a named case of
- *   src/session/unstable.ts, through AcpClient, without becoming "unknown";
+ *   ones SessionState (acp-coverage.test.ts), the unstable ones a named case of the feature
+ *   module that owns the kind (src/session/features/), through AcpClient, without becoming "unknown";
  * - every method the agent may call on the client reaches its named handler;
  * - with the option off, nothing unstable is advertised or registered, and the unstable variants
  *   arrive as unknown (the note the user sees).
@@ -20,7 +20,7 @@ import type { HandlerContext } from "../../src/protocol/jsonrpc.js";
 import { KNOWN_UPDATE_KINDS, OPT_IN_UPDATE_KINDS, type SessionUpdate } from "../../src/protocol/schema.js";
 import { UNSTABLE_UPDATE_KINDS, type UnstableSessionUpdate } from "../../src/protocol/unstable-schema.js";
 import { SessionState } from "../../src/session/session-state.js";
-import { UnstableSession } from "../../src/session/unstable.js";
+import { FEATURES, SessionFeatures, activeFeatures } from "../../src/session/features/index.js";
 import { Redactor } from "../../src/trace/redact.js";
 import { STABLE_CLIENT_METHODS, leaves, recordingPeer, type ClientMethodCase } from "../support/acp-coverage.js";
 
@@ -48,6 +48,9 @@ function hostFeatures(on: boolean): Record<string, boolean> {
   };
 }
 
+/** What open-chat.ts hands the client: its features, and the feature modules the option turns on. */
+const clientFeatures = (on: boolean) => ({ ...hostFeatures(on), modules: activeFeatures({ unstable: on }) });
+
 /** A client over a peer that records what it registers, with handlers that record their calls. */
 function client(on: boolean) {
   const { peer, requests, notifications } = recordingPeer();
@@ -64,14 +67,14 @@ function client(on: boolean) {
     "releaseTerminal",
     "elicit",
     "elicitationComplete",
-    "unstableUpdate",
+    "featureUpdate",
     "authStatus",
     "mcpMessage",
   ];
   const handlers = Object.fromEntries(
     names.map((n) => [n, (...args: unknown[]) => (called.push({ handler: n, args }), Promise.resolve({}))]),
   ) as unknown as AgentRequestHandlers;
-  return { client: new AcpClient(peer, handlers, hostFeatures(on)), requests, notifications, called };
+  return { client: new AcpClient(peer, handlers, clientFeatures(on)), requests, notifications, called };
 }
 
 /** What handles each unstable capability the client advertises (a new one fails: decide what handles it). */
@@ -83,7 +86,7 @@ const unstableCapabilityHandlers: Record<string, () => void> = {
     for (const k of ["subagent_update", "session_message", "session_message_chunk"])
       expect(UNSTABLE_UPDATE_KINDS.has(k), k).toBe(true);
     // The children's own session/update notifications reach their transcript.
-    expect(src("src/session/chat/updates.ts")).toMatch(/unstable\.route\(sessionId, update\)/);
+    expect(src("src/session/chat/updates.ts")).toMatch(/features\.route\(sessionId, update\)/);
   },
 };
 
@@ -132,7 +135,12 @@ const examples: Record<string, Record<string, unknown>[]> = {
 describe("session/update variants of the unstable schema", () => {
   const variants = (unstable.SessionUpdate!.oneOf ?? []).map((o) => o.properties!.sessionUpdate!.const as string);
   const unstableOnly = variants.filter((v) => !KNOWN_UPDATE_KINDS.has(v) && !OPT_IN_UPDATE_KINDS.has(v));
-  const logic = src("src/session/unstable.ts");
+  /** The source of the feature module that owns `kind` (its file is named for it). */
+  const owner = (kind: string) => {
+    const f = FEATURES.find((x) => x.updateKinds?.includes(kind));
+    expect(f, `a feature module owns ${kind}`).toBeDefined();
+    return { name: f!.name, text: src(`src/session/features/${f!.name}.ts`) };
+  };
 
   it("the unstable schema has the variants this test knows (a new one fails here: handle it, then add its example)", () => {
     expect(unstableOnly.length).toBeGreaterThan(3);
@@ -146,13 +154,14 @@ describe("session/update variants of the unstable schema", () => {
   });
 
   it.each(unstableOnly)(
-    "%s, option on: parsed, handed to unstableUpdate, and applied by a named case of unstable.ts",
+    "%s, option on: parsed, handed to featureUpdate, and applied by a named case of its feature module",
     (kind) => {
-      expect(logic, `unstable.ts has case "${kind}"`).toContain(`case "${kind}":`);
+      const logic = owner(kind);
+      expect(logic.text, `${logic.name}.ts has case "${kind}"`).toContain(`case "${kind}":`);
       const c = client(true);
       const state = new SessionState("a");
       state.beginTurn([{ type: "text", text: "go" }]);
-      const u = new UnstableSession(state, new Redactor());
+      const u = new SessionFeatures(state, new Redactor(), activeFeatures({ unstable: true }));
       // What a real agent sends first (a plan to remove, a child to message), then the example.
       const before =
         kind === "plan_removed"
@@ -163,7 +172,7 @@ describe("session/update variants of the unstable schema", () => {
       for (const example of [...before, ...examples[kind]!.map((e) => ({ sessionUpdate: kind, ...e }))]) {
         c.called.length = 0;
         c.notifications.get("session/update")!.handler({ sessionId: "s", update: example });
-        expect(c.called.map((x) => x.handler)).toEqual(["unstableUpdate"]);
+        expect(c.called.map((x) => x.handler)).toEqual(["featureUpdate"]);
         const update = c.called[0]!.args[1] as UnstableSessionUpdate;
         expect(update.sessionUpdate).toBe(example.sessionUpdate);
         expect(u.apply(update).length).toBeGreaterThan(0);
@@ -206,7 +215,7 @@ const clientMethods: Record<string, ClientMethodCase> = {
   ...STABLE_CLIENT_METHODS,
   "session/update": {
     params: { sessionId: "s", update: { sessionUpdate: "plan_removed", planId: "p" } },
-    handler: "unstableUpdate",
+    handler: "featureUpdate",
   },
   "auth/status_update": {
     params: { state: "unauthenticated", accounts: [{ label: "Claude Max", active: true }] },

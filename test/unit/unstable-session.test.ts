@@ -1,17 +1,20 @@
-/** The unstable additions' state and views (src/session/unstable.ts, src/view/unstable-view.ts), without an editor. */
+/** The unstable feature modules' state and views (src/session/features/, src/view/features/), without an editor. */
 import { describe, expect, it } from "vitest";
 import { parseSessionUpdate } from "../../src/protocol/schema.js";
 import { parseUnstableUpdate, type UnstableSessionUpdate } from "../../src/protocol/unstable-schema.js";
 import { blockView } from "../../src/view/view-model.js";
-import { INNER_BLOCKS, INNER_LINES, NESTED_BLOCKS, NESTED_DEPTH, NESTED_LINES } from "../../src/view/unstable-view.js";
-import { SessionState } from "../../src/session/session-state.js";
 import {
-  MAX_DEPTH,
-  MAX_MESSAGE_CHARS,
-  MAX_SUBAGENTS,
-  UnstableSession,
-  fileLocation,
-} from "../../src/session/unstable.js";
+  INNER_BLOCKS,
+  INNER_LINES,
+  NESTED_BLOCKS,
+  NESTED_DEPTH,
+  NESTED_LINES,
+} from "../../src/view/features/subagents-view.js";
+import { SessionState } from "../../src/session/session-state.js";
+import { SessionFeatures, activeFeatures } from "../../src/session/features/index.js";
+import { fileLocation } from "../../src/session/features/plans.js";
+import { MAX_MESSAGE_CHARS } from "../../src/session/features/session-messages.js";
+import { MAX_DEPTH, MAX_SUBAGENTS } from "../../src/session/features/subagents.js";
 import { Redactor } from "../../src/trace/redact.js";
 
 const parse = (u: Record<string, unknown>) => parseUnstableUpdate(parseSessionUpdate(u)) as UnstableSessionUpdate;
@@ -19,7 +22,7 @@ const parse = (u: Record<string, unknown>) => parseUnstableUpdate(parseSessionUp
 function session(secrets: string[] = []) {
   const state = new SessionState("a");
   state.beginTurn([{ type: "text", text: "go" }]);
-  return { state, u: new UnstableSession(state, new Redactor(secrets)) };
+  return { state, u: new SessionFeatures(state, new Redactor(secrets), activeFeatures({ unstable: true })) };
 }
 
 describe("plans by id", () => {

@@ -66,7 +66,7 @@ error("Cannot require a meta file")
 ---@field status string
 ---@field priority string
 
----@class acpchat.wire.UnstableBlockView.plan_doc
+---@class acpchat.wire.FeatureBlockView.plan_doc
 ---@field id string
 ---@field type "plan_doc"
 ---@field plan_id string
@@ -77,7 +77,7 @@ error("Cannot require a meta file")
 ---@field removed? boolean
 ---@field more? number Entries (or markdown lines) past the most shown.
 
----@class acpchat.wire.UnstableBlockView.subagent
+---@class acpchat.wire.FeatureBlockView.subagent
 ---@field id string
 ---@field type "subagent"
 ---@field session_id string
@@ -90,7 +90,7 @@ error("Cannot require a meta file")
 ---@field hidden? number Earlier blocks of the child not sent here (its own view shows them).
 ---@field nested? boolean Drawn inside another subagent's block.
 
----@class acpchat.wire.UnstableBlockView.session_message
+---@class acpchat.wire.FeatureBlockView.session_message
 ---@field id string
 ---@field type "session_message"
 ---@field direction string
@@ -98,11 +98,11 @@ error("Cannot require a meta file")
 ---@field text string
 ---@field omitted? number
 
---- The unstable additions' blocks (option `unstable`).
----@alias acpchat.wire.UnstableBlockView
----| acpchat.wire.UnstableBlockView.plan_doc
----| acpchat.wire.UnstableBlockView.subagent
----| acpchat.wire.UnstableBlockView.session_message
+--- The feature modules' blocks: a plan by id, a subagent, a message between sessions.
+---@alias acpchat.wire.FeatureBlockView
+---| acpchat.wire.FeatureBlockView.plan_doc
+---| acpchat.wire.FeatureBlockView.subagent
+---| acpchat.wire.FeatureBlockView.session_message
 
 ---@class acpchat.wire.BlockView.turn
 ---@field id string
@@ -189,7 +189,7 @@ error("Cannot require a meta file")
 ---| acpchat.wire.BlockView.media
 ---| acpchat.wire.BlockView.compaction
 ---| acpchat.wire.BlockView.changes
----| acpchat.wire.UnstableBlockView
+---| acpchat.wire.FeatureBlockView
 
 ---@alias acpchat.wire.ChatStateName "starting"|"signing_in"|"ready"|"running"|"cancelling"|"crashed"|"closed"
 

@@ -3,6 +3,7 @@
 -- as render batches and results.
 local bridge = require("acpchat.host.bridge")
 local config = require("acpchat.config")
+local features = require("acpchat.features")
 local keys = require("acpchat.chat.keys")
 local layout = require("acpchat.chat.layout")
 local prompt = require("acpchat.chat.prompt")
@@ -130,7 +131,7 @@ local function open_params(chat, agent, resume, reopen, fork)
     editor_tools = M.editor_tools_params(chat.agent, agent, project),
     chat = chat.id,
     reopen = reopen or nil,
-    unstable = opts.unstable or nil,
+    unstable = features.option(),
     fork = fork,
     agent = M.agent_params(chat.agent, agent),
     resume = resume,

@@ -167,7 +167,7 @@ function M.setup(chat, actions)
   end, "show or fold the tool call's output")
   map(chat.buf, "n", k.open_subagent, function()
     local b = blocks.at(chat, api.nvim_win_get_cursor(0)[1] - 1)
-    require("acpchat.transcript.subagents").open_at(chat, b)
+    require("acpchat.features.subagent_view").open_at(chat, b)
   end, "open the subagent's session in its own view")
   map(chat.buf, "n", k.show_diff, function()
     -- On a file of a turn's changes: its take-back review.

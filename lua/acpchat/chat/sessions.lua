@@ -3,6 +3,7 @@
 -- by Node with every change) holds what the agent offers. Setting one is sent without waiting.
 local bridge = require("acpchat.host.bridge")
 local config = require("acpchat.config")
+local features = require("acpchat.features")
 local registry = require("acpchat.chat.registry")
 local util = require("acpchat.util")
 local chats = require("acpchat.chat.chats")
@@ -39,7 +40,7 @@ local function list_sessions(spec, cwd, chat, cb)
     agent = spec,
     cwd = cwd,
     session_index = index_file(),
-    unstable = config.options.unstable or nil,
+    unstable = features.option(),
     chat = chat and chat.id,
   }, cb)
 end
@@ -164,7 +165,7 @@ local function session_label(s, cwd)
 end
 M.open_chat, M.label = open_chat, session_label
 
---- The picker's last entry when the agent can rename sessions (unstable session/set_title).
+--- The picker's last entry when the agent can rename sessions (session/set_title, the title feature).
 M.rename_entry = { rename = true }
 M.rename_label = "✎ Rename a session…"
 
@@ -204,7 +205,7 @@ function M.choose(name, spec, cwd, res, delete)
   if not delete and not res.can_open then
     return util.notify("acpchat: " .. name .. " cannot load or resume sessions", vim.log.levels.WARN)
   end
-  -- Renaming (option `unstable`, when the agent supports it) is the picker's last entry.
+  -- Renaming (the title feature, when the agent supports it) is the picker's last entry.
   local items = vim.list_extend({}, res.sessions)
   if res.can_rename and not delete then
     items[#items + 1] = M.rename_entry

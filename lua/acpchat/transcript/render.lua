@@ -7,7 +7,7 @@ local M = {}
 
 local blocks = require("acpchat.transcript.blocks")
 local layout = require("acpchat.chat.layout")
-local subagents = require("acpchat.transcript.subagents")
+local subagent_view = require("acpchat.features.subagent_view")
 local prompt = require("acpchat.chat.prompt")
 local util = require("acpchat.util")
 local history = require("acpchat.transcript.history")
@@ -93,8 +93,8 @@ local function add(chat, v)
   rs.order[#rs.order + 1] = v.id
   apply_hls(buf, first, hls, line_hl, #lines)
   if v.type == "subagent" then
-    -- A subagent's nested transcript folds away (option `unstable`).
-    subagents.fold(chat, v, first, #lines, nil)
+    -- A subagent's nested transcript folds away.
+    subagent_view.fold(chat, v, first, #lines, nil)
   end
 end
 
@@ -128,13 +128,13 @@ local function update(chat, v)
   end
   local lines, hls, line_hl = text.block(v)
   -- A subagent's fold stays as the user left it (open or closed) when it is redrawn.
-  local folded = v.type == "subagent" and subagents.folded(buf, first, last) or nil
+  local folded = v.type == "subagent" and subagent_view.folded(buf, first, last) or nil
   api.nvim_buf_clear_namespace(buf, ns_hl, first, last + 1)
   api.nvim_buf_set_lines(buf, first, last + 1, false, lines)
   b.view = keeps_view(v) and v or nil
   apply_hls(buf, first, hls, line_hl, #lines)
   if folded then
-    subagents.fold(chat, v, first, #lines, folded)
+    subagent_view.fold(chat, v, first, #lines, folded)
   end
 end
 

@@ -20,7 +20,7 @@ M.status = {
 local plan_icon = { pending = "○", in_progress = "◐", completed = "✓" }
 
 local tb = require("acpchat.transcript.text_builder")
-local unstable_text = require("acpchat.transcript.unstable_text")
+local features = require("acpchat.features")
 local split = tb.split
 
 local ctrl = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
@@ -241,7 +241,7 @@ local function tool_lines(v)
   return b
 end
 
---- A plan's entries, one line each with its status (the stable plan and the unstable ones by id).
+--- A plan's entries, one line each with its status (the stable plan and the plans by id).
 function M.plan_entries(b, entries)
   for _, e in ipairs(entries or {}) do
     local row = b.add(string.format("  %s %s", plan_icon[e.status] or "○", M.flat(e.content, 500)))
@@ -426,9 +426,10 @@ function M.block(v)
   elseif t == "changes" then
     local b = changes_lines(v)
     return b.lines, b.hls
-  elseif t == "plan_doc" or t == "subagent" or t == "session_message" then
-    -- The unstable additions (option `unstable`); the builder gets this module (no require back).
-    return unstable_text.block(v, M)
+  elseif features.owns(t) then
+    -- A feature module's block (plans by id, subagents, session messages); the builder gets
+    -- this module (no require back).
+    return features.block(v, M)
   elseif t == "media" then
     local line, hls = M.media_line(M.prefix[v.role] or "", v)
     local out = {}

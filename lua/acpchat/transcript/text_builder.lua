@@ -1,4 +1,4 @@
--- The pieces every transcript text builder uses (text.lua, unstable_text.lua): lines split on
+-- The pieces every transcript text builder uses (text.lua, the features/ modules): lines split on
 -- newlines, and a builder of lines with highlight segments {row, col_start, col_end, group}
 -- (col_end -1: to the end of the line). Pure (config is read, never written).
 local config = require("acpchat.config")

@@ -7,7 +7,7 @@
 import type { McpServerConfig } from "../../client/mcp-servers.js";
 import type { ToolName } from "../../editor-tools/tools.js";
 import type { RenderOp } from "../../view/render-queue.js";
-import type { UnstableBlockView } from "../../view/unstable-view.js";
+import type { FeatureBlockView } from "../../view/features/index.js";
 import type {
   BlockView,
   ChatStateName,
@@ -35,7 +35,7 @@ export type ContractChecks = [
   Check<Equal<MediaView, wire.MediaView>>,
   Check<Equal<ToolContentView, wire.ToolContentView>>,
   Check<Equal<FileChange, wire.ChangedFileView>>,
-  Check<Equal<UnstableBlockView, wire.UnstableBlockView>>,
+  Check<Equal<FeatureBlockView, wire.FeatureBlockView>>,
   Check<Equal<BlockView, wire.BlockView>>,
   Check<Equal<ChatStateName, wire.ChatStateName>>,
   Check<Equal<OptionView, wire.OptionView>>,

@@ -47,8 +47,8 @@ export interface PlanEntryView {
   priority: string;
 }
 
-/** The unstable additions' blocks (option `unstable`). */
-export type UnstableBlockView =
+/** The feature modules' blocks: a plan by id, a subagent, a message between sessions. */
+export type FeatureBlockView =
   | {
       id: string;
       type: "plan_doc";
@@ -120,7 +120,7 @@ export type BlockView =
       more?: number;
       rewindTurn?: number;
     }
-  | UnstableBlockView;
+  | FeatureBlockView;
 
 export type ChatStateName = "starting" | "signing_in" | "ready" | "running" | "cancelling" | "crashed" | "closed";
 

@@ -10,7 +10,7 @@ import type { PermissionOutcome, RequestPermissionRequest, SessionUpdate } from 
 import type { TerminalManager } from "../../terminals/terminal-manager.js";
 import { abortable, linkedController } from "../abort.js";
 import { PermissionQueue } from "../permission-queue.js";
-import type { UnstableSession } from "../unstable.js";
+import type { SessionFeatures } from "../features/index.js";
 import type { ToolCallFollowUp } from "./after-tool-call.js";
 import type { ChatCore } from "./context.js";
 import type { UpdateRouter } from "./updates.js";
@@ -23,7 +23,7 @@ export interface RequestNeeds {
   /** The agent hears this with the next prompt. */
   tellAgent(note: string): void;
   terminals: TerminalManager;
-  unstable: UnstableSession;
+  features: SessionFeatures;
   updates: UpdateRouter;
   followUp: ToolCallFollowUp;
 }
@@ -110,8 +110,8 @@ export class AgentRequests {
         return {};
       },
       elicit: opts.port.elicit ? (req, ctx) => opts.port.elicit!(req, this.linked(ctx)) : undefined,
-      // Option `unstable` (AcpClient registers these only then).
-      unstableUpdate: (sessionId, update) => needs.updates.onUnstableUpdate(sessionId, update),
+      // The feature modules' (AcpClient registers these only for the modules that are on).
+      featureUpdate: (sessionId, update) => needs.updates.onFeatureUpdate(sessionId, update),
       authStatus: (s) => {
         // Only the state is acted on; unknown states read as unknown (the schema says so).
         const words: Record<string, string> = {
@@ -156,8 +156,8 @@ export class AgentRequests {
     // The request's tool call often carries only its id: merge it with the one the agent
     // announced in this turn (title, kind, locations, raw input, diff), so the question says
     // what it is about and remembered answers are keyed on what is approved.
-    // A subagent's question (option `unstable`) is about a tool call of its own session.
-    const child = req.sessionId !== needs.sessionId() ? needs.unstable.child(req.sessionId)?.state : undefined;
+    // A subagent's question is about a tool call of its own session.
+    const child = req.sessionId !== needs.sessionId() ? needs.features.child(req.sessionId)?.state : undefined;
     const state = child ?? core.state;
     const merged: RequestPermissionRequest = { ...req, toolCall: state.permissionToolCall(req.toolCall) };
     // Show the tool call the question is about, even if the agent never sent it as an update.
@@ -167,7 +167,7 @@ export class AgentRequests {
         sessionUpdate: "tool_call",
         title: merged.toolCall.title ?? "tool call",
       } as SessionUpdate);
-      core.emit(child ? (needs.unstable.route(req.sessionId, shown) ?? []) : core.state.apply(shown));
+      core.emit(child ? (needs.features.route(req.sessionId, shown) ?? []) : core.state.apply(shown));
     }
     core.emit(core.state.permissionAsked());
     return this.permissions

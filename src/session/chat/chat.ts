@@ -18,7 +18,7 @@ import type { ContextItem } from "../prompt-builder.js";
 import type { QueuedPrompt } from "../prompt-queue.js";
 import { SessionState } from "../session-state.js";
 import type { TranscriptEvent } from "../blocks.js";
-import { UnstableSession } from "../unstable.js";
+import { SessionFeatures, activeFeatures, requireFeature } from "../features/index.js";
 import { AgentRequests } from "./agent-requests.js";
 import { ToolCallFollowUp } from "./after-tool-call.js";
 import { AgentConnection } from "./connection.js";
@@ -55,8 +55,8 @@ export class Chat implements ChatCore {
   readonly terminals: TerminalManager;
   readonly boundary: PathBoundary;
   readonly redactor: Redactor;
-  /** Plans by id, child sessions and session messages (option `unstable`; src/session/unstable.ts). */
-  readonly unstable: UnstableSession;
+  /** The feature modules' state (plans by id, child sessions, session messages): src/session/features/. */
+  readonly features: SessionFeatures;
   status: ChatStatus = "starting";
   sessionId: string | undefined;
   /** Why the chat failed or the agent ended, for the user. */
@@ -89,7 +89,7 @@ export class Chat implements ChatCore {
     this.terminals = new TerminalManager((t) => this.updates.showTerminal(t), {
       outputCapBytes: opts.terminal?.outputLimitBytes,
     });
-    this.unstable = new UnstableSession(this.state, this.redactor);
+    this.features = new SessionFeatures(this.state, this.redactor, activeFeatures(opts.features));
     this.connection = new AgentConnection(this, mcp, { get: () => this.status, set: (s) => this.setStatus(s) });
     this.turns = new Turns(this, {
       canPrompt: () => this.status === "ready",
@@ -108,7 +108,7 @@ export class Chat implements ChatCore {
     this.updates = new UpdateRouter(this, {
       starting: () => this.status === "starting",
       sessionId: () => this.sessionId,
-      unstable: this.unstable,
+      features: this.features,
       terminal: (id) => this.terminals.find(id),
       toolCallChanged: (id) => this.followUp.changed(id),
     });
@@ -117,7 +117,7 @@ export class Chat implements ChatCore {
       turnSignal: () => this.turns.signal,
       tellAgent: (n) => this.turns.tellAgent(n),
       terminals: this.terminals,
-      unstable: this.unstable,
+      features: this.features,
       updates: this.updates,
       followUp: this.followUp,
     });
@@ -225,9 +225,9 @@ export class Chat implements ChatCore {
     return [...client, ...meta];
   }
 
-  /** A child session (subagent, option `unstable`) by its id. */
+  /** A child session (the subagents feature) by its id. */
   child(sessionId: string) {
-    return this.unstable.child(sessionId);
+    return this.features.child(sessionId);
   }
 
   /** Turns go on from `turn` (the transcript above this chat's, after a restart). */
@@ -435,7 +435,7 @@ export class Chat implements ChatCore {
    * granted it (the child's capabilities.cancel); the child session stays, and may work again.
    */
   cancelChild(sessionId: string): void {
-    const found = this.unstable.child(sessionId);
+    const found = this.features.child(sessionId);
     if (!found) throw new Error(`no subagent ${sessionId} in this chat`);
     const name = found.block.title ?? sessionId;
     if (!found.block.canCancel)
@@ -450,10 +450,7 @@ export class Chat implements ChatCore {
 
   /** The session `:AcpChatFork` forks: the chat's, when its agent can fork (else why not). */
   forkSource(): { sessionId: string; title?: string } {
-    if (!this.opts.features?.unstable)
-      throw new Error(
-        "forking needs the unstable option (session/fork is an unstable ACP method): setup({ unstable = true })",
-      );
+    requireFeature(this.opts.features ?? {}, "fork");
     const client = this.connection.client;
     if (this.status !== "ready" || !this.sessionId || !client)
       throw new Error(`the chat is not ready (${this.failure ?? this.status})`);

@@ -8,6 +8,7 @@ import type { resolveMcpServers } from "../../client/mcp-servers.js";
 import { ErrorCodes, RpcError, errorMessage } from "../../protocol/errors.js";
 import { JsonRpcPeer } from "../../protocol/jsonrpc.js";
 import type { SessionConfigOption, SessionModeState } from "../../protocol/schema.js";
+import { activeFeatures } from "../features/index.js";
 import type { ChatCore } from "./context.js";
 import { droppedLineText } from "./crash-text.js";
 import type { ChatStatus } from "./options.js";
@@ -57,7 +58,7 @@ export class AgentConnection {
     const client = new AcpClient(
       peer,
       handlers,
-      opts.features ?? {},
+      { ...opts.features, modules: activeFeatures(opts.features) },
       (m) => trace.note("problem", m),
       opts.timeouts?.requestMs,
     );
@@ -90,7 +91,7 @@ export class AgentConnection {
     };
     const newSessionMs = opts.timeouts?.newSessionMs ?? 120_000;
     if (resume?.fork) {
-      // `:AcpChatFork` (unstable session/fork): a new session with the context of that one.
+      // `:AcpChatFork` (session/fork, the fork feature): a new session with the context of that one.
       if (!client.supports("fork"))
         throw new Error(`${opts.agentName} cannot fork sessions (it does not advertise sessionCapabilities.fork)`);
       const res = await this.withAuth(() =>

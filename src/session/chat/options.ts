@@ -5,6 +5,7 @@ import type { McpServerConfig } from "../../client/mcp-servers.js";
 import type { EditorPort } from "../../client/editor-port.js";
 import type { StopReason } from "../../protocol/schema.js";
 import type { TurnCheckpoints } from "../../checkpoints/turns.js";
+import type { FeatureConfig } from "../features/index.js";
 import type { PermissionRules } from "../permission-rules.js";
 import type { QueuedPrompt } from "../prompt-queue.js";
 import type { TranscriptEvent } from "../blocks.js";
@@ -24,7 +25,8 @@ export interface ChatOptions {
   timeouts?: { initializeMs?: number; newSessionMs?: number; cancelMs?: number; requestMs?: number };
   /** The client's cap on a terminal's retained output (whatever the agent asks for). */
   terminal?: { outputLimitBytes?: number };
-  features?: ClientFeatures;
+  /** What the client implements, and the option that gates the feature modules (features/index.ts). */
+  features?: Omit<ClientFeatures, "modules"> & FeatureConfig;
   /** Client-side permission rules (configured and remembered). */
   permissionRules?: PermissionRules;
   clientInfo?: { name: string; version: string };

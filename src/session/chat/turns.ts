@@ -261,7 +261,7 @@ export class Turns {
     }, ms);
   }
 
-  /** The turn's tokens (unstable PromptResponse.usage): a line at its end, and in status(). */
+  /** The turn's tokens (PromptResponse.usage, the usage feature): a line at its end, and in status(). */
   private showUsage(u: TurnUsage): void {
     this.core.emit(this.core.state.setTurnUsage({ ...u } as Record<string, number>));
     const n = (x: number) =>

@@ -1,16 +1,15 @@
 /**
  * `session/update` notifications, routed: this session's go through the chunk redactor into the
- * session state, a child session's (option `unstable`) into its block, and updates that arrive
+ * session state or a feature module, a child session's (subagents) into its block, updates that arrive
  * before the session's id is known wait for it. Also the turn's last word on secrets.
  */
 import type { SessionUpdate } from "../../protocol/schema.js";
-import type { UnstableSessionUpdate } from "../../protocol/unstable-schema.js";
-import { isUnstableUpdate } from "../../protocol/unstable-schema.js";
+import type { FeatureUpdate } from "../../client/client-feature.js";
 import { describeTerminalExit } from "../../terminals/exit-status.js";
 import type { Terminal } from "../../terminals/terminal-manager.js";
 import { ChunkRedactor } from "../chunk-redactor.js";
 import { exitFailed, noticeLevel } from "../blocks.js";
-import type { UnstableSession } from "../unstable.js";
+import type { SessionFeatures } from "../features/index.js";
 import type { ChatCore } from "./context.js";
 
 /** What the router needs of the rest of the chat. */
@@ -18,7 +17,7 @@ export interface UpdateNeeds {
   /** The session is still being set up (its id may not be known yet). */
   starting(): boolean;
   sessionId(): string | undefined;
-  unstable: UnstableSession;
+  features: SessionFeatures;
   /** A terminal of the client's, by id. */
   terminal(id: string): Terminal | undefined;
   /** A tool call changed: its follow-up (buffers checked, checkpoints). */
@@ -27,7 +26,7 @@ export interface UpdateNeeds {
 
 export class UpdateRouter {
   private readonly chunkRedactor: ChunkRedactor;
-  private early: { sessionId: string; update: SessionUpdate | UnstableSessionUpdate }[] = [];
+  private early: { sessionId: string; update: SessionUpdate | FeatureUpdate }[] = [];
 
   constructor(
     private readonly core: ChatCore,
@@ -39,7 +38,7 @@ export class UpdateRouter {
   /** The session's id is known: what arrived before it is applied now. */
   replayEarly(): void {
     for (const e of this.early.splice(0)) {
-      if (isUnstableUpdate(e.update)) this.onUnstableUpdate(e.sessionId, e.update);
+      if (this.needs.features.handles(e.update)) this.onFeatureUpdate(e.sessionId, e.update);
       else this.onUpdate(e.sessionId, e.update);
     }
   }
@@ -53,8 +52,8 @@ export class UpdateRouter {
       return;
     }
     if (sessionId !== needs.sessionId()) {
-      // A child session's update (option `unstable`): its transcript, nested in its block.
-      const nested = needs.unstable.route(sessionId, update);
+      // A child session's update (subagents): its transcript, nested in its block.
+      const nested = needs.features.route(sessionId, update);
       if (nested) return core.emit(nested);
       core.trace.note("problem", `session/update for unknown session ${sessionId}`);
       return;
@@ -97,10 +96,10 @@ export class UpdateRouter {
     }
   }
 
-  /** plan_update, plan_removed, subagent_update, session_message(_chunk): this session's or a child's. */
-  onUnstableUpdate(sessionId: string, update: UnstableSessionUpdate): void {
+  /** An update a feature module owns (features/): this session's or a child's. */
+  onFeatureUpdate(sessionId: string, update: FeatureUpdate): void {
     const { core, needs } = this;
-    needs.unstable.rootId = needs.sessionId();
+    needs.features.rootId = needs.sessionId();
     if (needs.starting() && sessionId !== needs.sessionId()) {
       // Sent right after the answer to session/new: kept until the session id is known, like onUpdate's.
       this.early.push({ sessionId, update });
@@ -109,10 +108,10 @@ export class UpdateRouter {
     if (sessionId === needs.sessionId()) {
       // Text held back comes out first: the block lands after it.
       this.flushHeld();
-      core.emit(needs.unstable.apply(update));
+      core.emit(needs.features.apply(update));
       return;
     }
-    const nested = needs.unstable.route(sessionId, update);
+    const nested = needs.features.route(sessionId, update);
     if (nested) core.emit(nested);
     else core.trace.note("problem", `${update.sessionUpdate} for unknown session ${sessionId}`);
   }
@@ -125,7 +124,7 @@ export class UpdateRouter {
   /** After a turn: held text comes out, and (a safety net) no block may still hold a secret. */
   settleText(): void {
     this.flushHeld();
-    this.core.emit(this.needs.unstable.flush());
+    this.core.emit(this.needs.features.flush());
     this.core.emit(this.core.state.redactTurn((t) => this.core.redactor.text(t)));
   }
 

@@ -1,14 +1,13 @@
--- The unstable ACP additions in the editor (option `unstable`, |acpchat-unstable|):
+-- Subagents in the editor (src/session/features/subagents.ts; subagents.lua draws the block):
 -- - a subagent's block folds its nested transcript (a manual fold under its header, closed when
 --   it first appears; redrawn as the child works, the fold stays as the user left it);
 -- - `gs` on the block opens the child's whole session in a view of its own, kept up to date.
--- (:AcpChatFork is fork.lua.)
 -- Node holds the child sessions; this module only asks for them and draws.
 local api = vim.api
 local blocks = require("acpchat.transcript.blocks")
 local bridge = require("acpchat.host.bridge")
 local util = require("acpchat.util")
-local unstable_text = require("acpchat.transcript.unstable_text")
+local subagents = require("acpchat.features.subagents")
 local text = require("acpchat.transcript.text")
 
 local M = {}
@@ -66,7 +65,7 @@ function M.fold(chat, v, first, n, states)
   if b then
     b.subagent = v
   end
-  local head = #unstable_text.subagent_head(v, text).lines
+  local head = #subagents.subagent_head(v, text).lines
   local from, to = first + head, first + n - 1
   if to >= from then
     for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
@@ -105,7 +104,7 @@ function M.watch(chat)
             local b = rs.blocks[id]
             if b.type == "subagent" and b.subagent then
               local first, last = blocks.range(chat.buf, rs, b)
-              local from = first + #unstable_text.subagent_head(b.subagent, text).lines
+              local from = first + #subagents.subagent_head(b.subagent, text).lines
               if
                 last >= from
                 and api.nvim_win_call(win, function()
@@ -137,12 +136,12 @@ local function draw(view, res)
     stop_reason = res.stop_reason,
     can_cancel = res.can_cancel,
   }
-  local b = unstable_text.subagent_head(v, text, true)
+  local b = subagents.subagent_head(v, text, true)
   b.add("")
   if not res.blocks or #res.blocks == 0 then
     b.add("(nothing yet)", "AcpChatNote")
   else
-    unstable_text.nested(b, res.blocks, text, "")
+    subagents.nested(b, res.blocks, text, "")
   end
   local ns = api.nvim_create_namespace("acpchat_subagent_view")
   vim.bo[buf].modifiable = true

@@ -1,6 +1,10 @@
--- Text builders for the blocks of the unstable ACP additions (option `unstable`): a plan by id,
--- a subagent (a child session, its transcript nested under a gutter) and a message between
--- sessions. Pure, like text.lua, which hands itself in (`text`) so that nothing requires back.
+-- Subagents (src/session/features/subagents.ts): a child session's block, its header and its
+-- transcript nested under a gutter, as lines and highlights. Pure, like text.lua, which hands
+-- itself in (`text`) so that nothing requires back. subagent_view.lua folds it and opens its
+-- own view.
+local tb = require("acpchat.transcript.text_builder")
+local builder = tb.builder
+
 local M = {}
 
 --- The gutter of a subagent's nested transcript.
@@ -14,44 +18,9 @@ M.state_words = {
   unknown = { "state unknown", "AcpChatToolPending" },
 }
 
-local tb = require("acpchat.transcript.text_builder")
-local split, builder = tb.split, tb.builder
-
 --- The key that opens a subagent's own view, when mapped (for the hint).
 local function open_key()
   return tb.key("open_subagent")
-end
-
-local function plan_doc(v, text)
-  local b = builder()
-  local head = "Plan · " .. text.flat(v.plan_id, 80)
-  if v.removed then
-    b.add(head .. " (removed by the agent)", "AcpChatToolCancelled")
-    return b
-  end
-  b.add(head, "AcpChatPlanTitle")
-  if v.kind == "items" then
-    text.plan_entries(b, v.entries)
-  elseif v.kind == "markdown" then
-    for _, l in ipairs(split(v.markdown)) do
-      b.add("  " .. text.flat(l, 1000))
-    end
-  elseif v.kind == "file" then
-    -- A location line: gf opens it (when it is a file inside the session's folder).
-    b.add("  ↳ " .. text.flat(v.location or "?", 300), "AcpChatLocation")
-  end
-  if v.more and v.more > 0 then
-    -- Node sends the first ones only (a plan is redrawn whole at each update).
-    b.add(
-      string.format(
-        "  … %d more %s not shown",
-        v.more,
-        v.kind == "markdown" and (v.more == 1 and "line" or "lines") or (v.more == 1 and "entry" or "entries")
-      ),
-      "AcpChatNote"
-    )
-  end
-  return b
 end
 
 --- The lines above a subagent's nested transcript (the header, and its description): the fold
@@ -104,7 +73,8 @@ function M.nested(b, views, text, prefix)
   end
 end
 
-local function subagent(v, text)
+--- A subagent's block: its header, then its nested blocks (or how many there are).
+function M.subagent(v, text)
   local b = M.subagent_head(v, text)
   if v.hidden and v.hidden > 0 and (not v.blocks or #v.blocks == 0) then
     -- Nested deeper than Node draws (NESTED_DEPTH): only how much there is.
@@ -133,35 +103,6 @@ local function subagent(v, text)
     M.nested(b, v.blocks, text, M.gutter)
   end
   return b
-end
-
-local function session_message(v, text)
-  local b = builder()
-  local who = v.peer and text.flat(v.peer, 200) or "another session"
-  local head = v.direction == "to" and ("→ message to " .. who)
-    or v.direction == "from" and ("← message from " .. who)
-    or ("↔ message (" .. who .. ")")
-  b.add(head, "AcpChatReply")
-  for _, l in ipairs(split(v.text)) do
-    b.add("  " .. l)
-  end
-  if v.omitted and v.omitted > 0 then
-    b.add(string.format("  … %d more characters not kept", v.omitted), "AcpChatNote")
-  end
-  return b
-end
-
---- Lines and highlights of a block of the unstable additions.
-function M.block(v, text)
-  local b
-  if v.type == "plan_doc" then
-    b = plan_doc(v, text)
-  elseif v.type == "subagent" then
-    b = subagent(v, text)
-  else
-    b = session_message(v, text)
-  end
-  return b.lines, b.hls
 end
 
 return M

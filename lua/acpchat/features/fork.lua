@@ -1,9 +1,9 @@
--- :AcpChatFork (option `unstable`, |acpchat-unstable|): a new chat whose session is a fork of
--- the current chat's (the unstable session/fork). The fork runs in an agent process of its own,
+-- :AcpChatFork (src/session/features/fork.ts; on with |acpchat-unstable|): a new chat whose
+-- session is a fork of the current chat's (session/fork). The fork runs in an agent process of its own,
 -- like every chat; what the source chat showed is kept above it, marked as such.
 local api = vim.api
 local bridge = require("acpchat.host.bridge")
-local config = require("acpchat.config")
+local features = require("acpchat.features")
 local registry = require("acpchat.chat.registry")
 local util = require("acpchat.util")
 local text = require("acpchat.transcript.text")
@@ -22,7 +22,9 @@ function M.fork()
   if not c then
     return
   end
-  if not config.options.unstable then
+  -- Node gates the fork feature too (src/session/features/fork.ts); said here at once, unstable
+  -- as it is (the module's one mention of the option).
+  if not features.option() then
     return util.notify(
       "acpchat: :AcpChatFork needs `unstable = true` in setup() (session/fork is an unstable ACP method; :help acpchat-unstable)",
       vim.log.levels.WARN

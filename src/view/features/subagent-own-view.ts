@@ -1,10 +1,13 @@
-/** A subagent's own view (`gs` on its block): every block of its child session, whole. */
-import type { SessionState } from "../session/session-state.js";
-import type { UnstableBlock } from "../session/unstable-blocks.js";
-import { childViews } from "./unstable-view.js";
-import { blockView, type BlockView } from "./view-model.js";
+/**
+ * A subagent's own view (`gs` on its block): every block of its child session, whole. Apart from
+ * subagents-view.ts because it imports view-model.ts (which imports that one).
+ */
+import type { SessionState } from "../../session/session-state.js";
+import type { FeatureBlock } from "../../session/features/blocks.js";
+import { blockView, type BlockView } from "../view-model.js";
+import { childViews } from "./subagents-view.js";
 
-type SubagentBlock = Extract<UnstableBlock, { type: "subagent" }>;
+type SubagentBlock = Extract<FeatureBlock, { type: "subagent" }>;
 
 export function subagentView(
   found: { block: SubagentBlock; state: SessionState } | undefined,

@@ -1,9 +1,9 @@
 /**
- * The transcript blocks of the unstable ACP additions (option `unstable`): a plan by id, a child
- * session (subagent) and a message between sessions. Types only, so that session-state.ts can
- * name them without depending on the logic (src/session/unstable.ts) that makes them.
+ * The transcript blocks of the feature modules: a plan by id (plans.ts), a child session
+ * (subagents.ts) and a message between sessions (session-messages.ts). Types only, so that
+ * session-state.ts can name them without depending on the modules that make them.
  */
-import type { PlanEntry } from "../protocol/schema.js";
+import type { PlanEntry } from "../../protocol/schema.js";
 
 /** A child session's foreground state as the agent last reported it (running, idle, requires_action, unknown, …). */
 export interface SubagentStateView {
@@ -11,7 +11,7 @@ export interface SubagentStateView {
   stopReason?: string;
 }
 
-export type UnstableBlock =
+export type FeatureBlock =
   /** A plan the agent keeps by id (`plan_update`): entries, markdown or a file; marked when removed. */
   | {
       id: string;
@@ -51,7 +51,7 @@ export type UnstableBlock =
       /** The other session's title (or id) as known when the message arrived. */
       peer?: string;
       text: string;
-      /** Characters past the most kept (src/session/unstable.ts MAX_MESSAGE_CHARS), not kept. */
+      /** Characters past the most kept (session-messages.ts MAX_MESSAGE_CHARS), not kept. */
       omitted?: number;
       turn: number;
     };
