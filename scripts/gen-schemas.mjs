@@ -6,7 +6,10 @@
 // files on disk are not what this makes of the installed SDK now.
 //
 // The project's rules, not the SDK's deserializer's:
-// - every object is a `z.looseObject`: unknown fields are kept (`_meta` is a record);
+// - every object is a `z.looseObject`: unknown fields are kept; `_meta` is a record, and one that
+//   is not (a string, a list) is dropped rather than failing the message: agents extend `_meta`
+//   freely, and a stray one in, say, `agentInfo` must not fail the whole `initialize` (except in
+//   what the hot path checks by hand, HOT_PATH below);
 // - a field that is not required is `.optional()`, or `.nullish()` where the schema allows null
 //   (or says `x-deserialize-default-on-null`, null meaning "not given");
 // - a `oneOf` whose variants each fix one property to a constant (`type`, `sessionUpdate`) is a
@@ -188,7 +191,7 @@ class Emitter {
       this.usedOverrides.add(o);
       return `O.${o}`;
     }
-    if (key === "_meta") return "meta";
+    if (key === "_meta") return HOT_PATH.has(owner) ? "strictMeta" : "meta";
     const { code, nullable } = this.expr(p, `${owner}.${key}`);
     if (required) return nullable ? `${code}.nullable()` : code;
     if (code === "z.unknown()") return `${code}.optional()`;
@@ -304,8 +307,18 @@ const same = (a, b) => {
   return shape(a) === shape(b);
 };
 
+/**
+ * What src/protocol/hot-path.ts checks by hand (a text chunk and its envelope): there a `_meta`
+ * that is not an object fails the message, as the hand check does, so the two agree exactly.
+ */
+const HOT_PATH = new Set(["SessionNotification", "ContentChunk", "TextContent"]);
+
 function file(header, imports, body) {
-  return `${header}\n${imports.join("\n")}\n\nconst meta = z.record(z.string(), z.unknown()).nullish();\n\n${body.join("\n")}`;
+  const code = body.join("\n");
+  const strict = code.includes("strictMeta")
+    ? "// Where the hot path checks by hand (HOT_PATH in scripts/gen-schemas.mjs): as strict as it is.\nconst strictMeta = z.record(z.string(), z.unknown()).nullish();\n"
+    : "";
+  return `${header}\n${imports.join("\n")}\n\n// A malformed \`_meta\` is dropped, not fatal (see scripts/gen-schemas.mjs).\nconst meta = z.record(z.string(), z.unknown()).nullish().catch(undefined);\n${strict}\n${code}`;
 }
 
 /** The two generated files' text, formatted, for the installed SDK and the overrides now. */

@@ -59,4 +59,22 @@ describe("src/protocol/generated/", () => {
     expect(Object.keys(variants)).toContain("agent_message_chunk");
     expect(U.PlanUpdateContentVariants.items.shape.type.value).toBe("items");
   });
+
+  it("drops a malformed _meta instead of failing the message, except where the hot path checks by hand", () => {
+    const init = G.InitializeResponse.parse({
+      protocolVersion: 1,
+      agentInfo: { name: "agent", version: "1", _meta: "not an object" },
+      agentCapabilities: { promptCapabilities: { image: true, _meta: [1] } },
+    });
+    expect(init.agentInfo?.name).toBe("agent");
+    expect(init.agentInfo?._meta).toBeUndefined();
+    expect(init.agentCapabilities?.promptCapabilities?.image).toBe(true);
+    expect(
+      G.InitializeResponse.parse({ protocolVersion: 1, agentInfo: { name: "a", version: "1", _meta: { x: 1 } } })
+        .agentInfo?._meta,
+    ).toEqual({ x: 1 });
+    // A text chunk: as strict as src/protocol/hot-path.ts, which takes it without zod.
+    expect(G.ContentChunk.safeParse({ content: { type: "text", text: "hi", _meta: "x" } }).success).toBe(false);
+    expect(G.ContentChunk.safeParse({ content: { type: "text", text: "hi", _meta: { x: 1 } } }).success).toBe(true);
+  });
 });

@@ -4,7 +4,8 @@ import { z } from "zod";
 import * as O from "../schema-overrides.js";
 import * as S from "./acp-schema.js";
 
-const meta = z.record(z.string(), z.unknown()).nullish();
+// A malformed `_meta` is dropped, not fatal (see scripts/gen-schemas.mjs).
+const meta = z.record(z.string(), z.unknown()).nullish().catch(undefined);
 
 /** **UNSTABLE** */
 export const PlanId = z.string();

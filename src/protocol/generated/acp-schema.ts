@@ -3,7 +3,10 @@
 import { z } from "zod";
 import * as O from "../schema-overrides.js";
 
-const meta = z.record(z.string(), z.unknown()).nullish();
+// A malformed `_meta` is dropped, not fatal (see scripts/gen-schemas.mjs).
+const meta = z.record(z.string(), z.unknown()).nullish().catch(undefined);
+// Where the hot path checks by hand (HOT_PATH in scripts/gen-schemas.mjs): as strict as it is.
+const strictMeta = z.record(z.string(), z.unknown()).nullish();
 
 /** A unique identifier for a conversation session between a client and agent. */
 export const SessionId = z.string();
@@ -112,7 +115,7 @@ export const TextContent = z.looseObject({
   annotations: O.Annotations.nullish(),
   /** Text payload carried by this content block. */
   text: z.string(),
-  _meta: meta,
+  _meta: strictMeta,
 });
 
 export const ContentBlockVariants = {
@@ -275,7 +278,7 @@ export const ContentChunk = z.looseObject({
   content: ContentBlock,
   /** A unique identifier for the message this chunk belongs to. */
   messageId: MessageId.nullish(),
-  _meta: meta,
+  _meta: strictMeta,
 });
 
 /** Unique identifier for a Session Mode. */
@@ -547,7 +550,7 @@ export const SessionNotification = z.looseObject({
   sessionId: SessionId,
   /** The actual update content. */
   update: SessionUpdate,
-  _meta: meta,
+  _meta: strictMeta,
 });
 
 /** Logout capabilities supported by the agent. */
