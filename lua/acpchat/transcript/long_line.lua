@@ -121,16 +121,21 @@ end
 
 --- A window whose cursor is on a long wrapped line measures that line again after every change
 --- above the cursor ('linebreak' and 'breakindent' make it dearer): twenty tool calls redrawn in
---- place above a 60 KB reply line took 25-30 ms. While a batch is drawn, such windows have their
---- cursor parked on the first line, and put back after (where extmarks say it went), with their
---- view as it was: the line is measured once, at the next redraw, not once per change.
+--- place above a 60 KB reply line took 25-30 ms. While a batch is drawn, such windows of `wins`
+--- (those that follow the transcript's end: their cursor is on its last line, which no redraw in
+--- place replaces) have their cursor parked on the first line, and put back after (where
+--- extmarks say its line and the top line went), with their view as it was: the line is measured
+--- once, at the next redraw, not once per change. A window whose cursor is elsewhere is left
+--- alone: its line may be one a batch replaces, and the cursor would lose its place.
 local PARK_BYTES = 4096
 local ns_park = api.nvim_create_namespace("acpchat_park")
 
+---@param buf integer
+---@param wins integer[]
 ---@return { win: integer, view: table, cursor: integer, top: integer }[]
-function M.park(buf)
+function M.park(buf, wins)
   local parked = {}
-  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+  for _, win in ipairs(wins) do
     local row = api.nvim_win_get_cursor(win)[1]
     local len = api.nvim_buf_get_offset(buf, row) - api.nvim_buf_get_offset(buf, row - 1)
     if row > 1 and len > PARK_BYTES and vim.wo[win].wrap then

@@ -267,7 +267,7 @@ draw = function(chat, id, ops)
   local changed = false
   local t0 = vim.uv.hrtime()
   vim.bo[buf].modifiable = true
-  local parked = long_line.park(buf)
+  local parked = long_line.park(buf, follow)
   for i, op in ipairs(ops) do
     local ok, err = xpcall(handlers[op.op] or function() end, debug.traceback, chat, op)
     if not ok then
@@ -277,7 +277,11 @@ draw = function(chat, id, ops)
       changed = true
     end
     if (op.op == "add" or op.op == "update") and op.block.type == "tool" then
-      follow_along.follow(chat, op.block)
+      -- Guarded as the ops are: the batch goes on, and parked cursors are put back.
+      local fok, ferr = xpcall(follow_along.follow, debug.traceback, chat, op.block)
+      if not fok then
+        bridge.fail("following a tool call", ferr, id)
+      end
     end
     if i < #ops and vim.uv.hrtime() - t0 > DRAW_NS then
       chat.render_backlog = vim.list_slice(ops, i + 1)
