@@ -1,11 +1,11 @@
--- `@` matching (lua/acpchat/complete/project_files.lua) and the reading of mention tokens
+-- `@` matching (lua/acpchat/complete/file_match.lua) and the reading of mention tokens
 -- (lua/acpchat/complete/mentions.lua): pure functions over lists and text.
-local project_files = require("acpchat.complete.project_files")
+local file_match = require("acpchat.complete.file_match")
 local mentions = require("acpchat.complete.mentions")
 
 local function match(files, prefix, limit)
   local out, more
-  project_files.match(files, prefix, limit or 50, function(paths, truncated)
+  file_match.match(files, prefix, limit or 50, function(paths, truncated)
     out, more = paths, truncated
   end, { sync = true })
   return out, more

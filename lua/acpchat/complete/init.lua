@@ -12,6 +12,7 @@
 local config = require("acpchat.config")
 local prompt_items = require("acpchat.complete.prompt_items")
 local project_files = require("acpchat.complete.project_files")
+local file_match = require("acpchat.complete.file_match")
 local registry = require("acpchat.chat.registry")
 local prompt_lsp = require("acpchat.complete.prompt_lsp")
 local mentions = require("acpchat.complete.mentions")
@@ -43,7 +44,7 @@ M.chat_of = chat_of
 function M.files_now(cwd, prefix, limit, budget_ms)
   local files, whole = project_files.get(cwd)
   local out, more
-  project_files.match(files, prefix or "", limit or M.max_items, function(paths, truncated)
+  file_match.match(files, prefix or "", limit or M.max_items, function(paths, truncated)
     out, more = paths, truncated
   end, { sync = true, budget_ms = budget_ms or 15 })
   return out, more or not whole

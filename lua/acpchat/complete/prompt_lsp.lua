@@ -3,7 +3,7 @@
 -- mini.completion, Neovim's own vim.lsp.completion) offers `/` commands and `@` files without an
 -- adapter. No process, no pipe: requests are answered on the editor's loop, each after the
 -- editor had its turn (never inside the call that asked), and nothing in it waits (the file list
--- is project_files.lua's, matched in slices).
+-- is project_files.lua's, matched by file_match.lua in slices).
 --
 -- One client per chat, named "acpchat" (as |vim.lsp.get_clients()|, :checkhealth vim.lsp and
 -- :LspInfo show it), rooted at the chat's cwd, attached to that chat's prompt buffer only and
@@ -12,6 +12,7 @@
 -- autocmds do run for it (`client.name == "acpchat"` tells it apart).
 local prompt_items = require("acpchat.complete.prompt_items")
 local project_files = require("acpchat.complete.project_files")
+local file_match = require("acpchat.complete.file_match")
 local bridge = require("acpchat.host.bridge")
 local mentions = require("acpchat.complete.mentions")
 
@@ -238,7 +239,7 @@ function M.files(chat, ctx, range, reply, may_wait, enc)
       finish()
     end
   end, M.symbol_wait_ms)
-  project_files.match(files, ctx.prefix, prompt_items.max_items, function(paths)
+  file_match.match(files, ctx.prefix, prompt_items.max_items, function(paths)
     if #paths == 0 and not whole and may_wait then
       symbols = false
       return project_files.when_listed(chat.cwd, M.list_wait_ms, function()
