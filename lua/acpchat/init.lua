@@ -82,7 +82,11 @@ function M.cancel()
   if s.state ~= "running" and s.state ~= "cancelling" and #(s.queued or {}) == 0 then
     -- Said, not silently ignored.
     return util.notify(
-      string.format("acpchat: nothing to cancel (%s is %s)", c.agent, require("acpchat.transcript.text").state_text(s))
+      string.format(
+        "acpchat: nothing to cancel (%s is %s)",
+        c.agent,
+        require("acpchat.transcript.status_text").state_text(s)
+      )
     )
   end
   chats().cancel(c)
@@ -136,7 +140,7 @@ function M.describe(c)
     c.id,
     c.agent,
     title,
-    require("acpchat.transcript.text").state_text(s),
+    require("acpchat.transcript.status_text").state_text(s),
     where
   )
 end

@@ -89,7 +89,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     };
     const bar = (width?: number) =>
       t.lua<string>(
-        `return require("acpchat.transcript.text").winbar(...)`,
+        `return require("acpchat.transcript.status_text").winbar(...)`,
         width === undefined ? [status] : [status, width],
       );
     // Agent and state first; details follow while they fit, and go first in a narrow window.
@@ -98,7 +98,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     );
     expect(await bar(40)).toBe("claude │ streaming… · 1 queued │ Fix");
     expect(await bar(20)).toBe("claude │ streaming……");
-    const crashed = await t.lua<string>(`return require("acpchat.transcript.text").winbar(...)`, [
+    const crashed = await t.lua<string>(`return require("acpchat.transcript.status_text").winbar(...)`, [
       { agent: "x", state: "crashed", reason: "exit 3\nmore" },
     ]);
     expect(crashed).toBe("x │ crashed: exit 3");

@@ -92,7 +92,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     found.push(...leaks("winbar", winbar));
     // The window is narrow: the winbar as a wide one would draw it, title included.
     const wide = await t.lua<string>(
-      "return require('acpchat.transcript.text').winbar(require('acpchat.chat.registry').get(...).status, 500)",
+      "return require('acpchat.transcript.status_text').winbar(require('acpchat.chat.registry').get(...).status, 500)",
       [c.id],
     );
     expect(wide).toContain("Fix login with [REDACTED] and [REDACTED]");

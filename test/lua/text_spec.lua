@@ -1,6 +1,7 @@
--- lua/acpchat/transcript/text.lua: blocks to lines plus highlight segments, and the winbar text, without a
+-- lua/acpchat/transcript/text.lua and status_text.lua: blocks to lines plus highlight segments, and the winbar text, without a
 -- buffer or a window.
 local text = require("acpchat.transcript.text")
+local status_text = require("acpchat.transcript.status_text")
 
 describe("text_lines", function()
   it("prefixes every line of a text kind", function()
@@ -115,11 +116,11 @@ end)
 
 describe("winbar", function()
   it("without a status", function()
-    eq("acpchat", text.winbar(nil))
+    eq("acpchat", status_text.winbar(nil))
   end)
 
   it("agent first, the details after, usage with its cost, % escaped", function()
-    local bar = text.winbar({
+    local bar = status_text.winbar({
       agent = "claude",
       title = "Fix",
       mode = "Ask",
@@ -135,7 +136,7 @@ describe("winbar", function()
   end)
 
   it("large context sizes read in millions", function()
-    local bar = text.winbar({ agent = "a", state = "ready", usage = { used = 500000, size = 1000000 } })
+    local bar = status_text.winbar({ agent = "a", state = "ready", usage = { used = 500000, size = 1000000 } })
     truthy(vim.endswith(bar, "ctx 500k/1.0M (50%%)"), bar)
   end)
 end)

@@ -190,7 +190,7 @@ export async function chatHandle(t: TestNvim, id?: number) {
     /** The transcript window's winbar as set (cut to the window's width). */
     winbar: () => get("vim.wo[vim.fn.win_findbuf(c.buf)[1]].winbar") as Promise<string>,
     /** The winbar's whole text, as a wide enough window would show it. */
-    winbarText: () => get("require('acpchat.transcript.text').winbar(c.status)") as Promise<string>,
+    winbarText: () => get("require('acpchat.transcript.status_text').winbar(c.status)") as Promise<string>,
     /** The prompt window's winbar (the context attached to the next prompt). */
     promptWinbar: () => get("vim.wo[vim.fn.win_findbuf(c.prompt_buf)[1]].winbar") as Promise<string>,
     /** Completion candidates for `text` typed in the prompt (/ commands, @ files). */

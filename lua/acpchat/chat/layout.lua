@@ -2,7 +2,7 @@
 -- at sensible sizes when the editor is resized.
 local config = require("acpchat.config")
 local blocks = require("acpchat.transcript.blocks")
-local text = require("acpchat.transcript.text")
+local status_text = require("acpchat.transcript.status_text")
 local registry = require("acpchat.chat.registry")
 local waiting = require("acpchat.ask.waiting")
 local prompt = require("acpchat.chat.prompt")
@@ -47,7 +47,7 @@ function M.refresh_winbar(chat)
     vim.wo[win].winbar = ask
       .. (ask ~= "" and "%<" or "")
       .. (below and "%#AcpChatNewBelow#↓ new ↓%* " or "")
-      .. text.winbar(chat.status, width)
+      .. status_text.winbar(chat.status, width)
   end
 end
 
