@@ -2,6 +2,7 @@
 -- shown when a session is resumed by an agent that does not replay it (session/resume).
 -- Transcripts are redacted in Node before they are drawn, so no secret is written here.
 local api = vim.api
+local long_line = require("acpchat.transcript.long_line")
 
 local M = {}
 
@@ -11,6 +12,12 @@ end
 
 local function file(session_id)
   return M.dir() .. "/" .. session_id:gsub("[^%w%-_.]", "_") .. ".md"
+end
+
+--- Beside the history: the rows of a long line broken for the buffer (long_line.lua), so that
+--- shown again the line reads, copies and saves as the one line it was.
+local function breaks_file(path)
+  return (path:gsub("%.md$", ".breaks"))
 end
 
 -- Each transcript buffer's save state: `saved`, the lines the file holds; `dirty`, the first
@@ -114,6 +121,12 @@ function M.save(chat)
   end
   writing[buf] = writing[buf] or true
   vim.fn.mkdir(M.dir(), "p")
+  -- The breaks, whole (a few numbers): each save replaces them; none, no file.
+  local rows = long_line.marked_rows(buf)
+  if #rows > 0 or t.breaks then
+    t.breaks = #rows > 0
+    write_at(breaks_file(path), 0, #rows > 0 and table.concat(rows, "\n") .. "\n" or "", function() end)
+  end
   write_at(path, offset, text, function(ok)
     local again = writing[buf]
     writing[buf] = nil
@@ -154,6 +167,14 @@ function M.show(chat)
   local was = vim.bo[buf].modifiable
   vim.bo[buf].modifiable = true
   api.nvim_buf_set_lines(buf, 0, 1, false, out)
+  -- Long lines broken for the buffer, marked again (below the header line).
+  local breaks = vim.fn.filereadable(breaks_file(f)) == 1 and vim.fn.readfile(breaks_file(f)) or {}
+  for _, r in ipairs(breaks) do
+    local row = tonumber(r)
+    if row and row + 1 < #out - 2 then
+      long_line.mark(buf, row + 1)
+    end
+  end
   local ns = api.nvim_create_namespace("acpchat_history")
   for _, row in ipairs({ 0, #out - 1 }) do
     api.nvim_buf_set_extmark(buf, ns, row, 0, { line_hl_group = "AcpChatNote" })

@@ -59,15 +59,24 @@ function M.append(buf, parts)
   -- At the end of the last line (-1, -1) without reading it.
   api.nvim_buf_set_text(buf, -1, -1, -1, -1, out)
   for k in pairs(cont) do
-    api.nvim_buf_set_extmark(
-      buf,
-      M.ns,
-      last + k - 1,
-      0,
-      { virt_text = { { "↩", "AcpChatNote" } }, virt_text_pos = "eol" }
-    )
+    M.mark(buf, last + k - 1)
   end
   return #out - 1
+end
+
+--- Mark row `row` (0-based) as going on in the next line.
+function M.mark(buf, row)
+  api.nvim_buf_set_extmark(buf, M.ns, row, 0, { virt_text = { { "↩", "AcpChatNote" } }, virt_text_pos = "eol" })
+end
+
+--- The rows (0-based) that go on in the next line, in order.
+---@return integer[]
+function M.marked_rows(buf)
+  local rows = {}
+  for _, m in ipairs(api.nvim_buf_get_extmarks(buf, M.ns, 0, -1, {})) do
+    rows[#rows + 1] = m[2]
+  end
+  return rows
 end
 
 --- Lines `first` to `last` (0-based, end exclusive; default: all) as one text, the lines a
