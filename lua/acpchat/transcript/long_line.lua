@@ -131,11 +131,11 @@ end
 --- A window whose cursor is on a long wrapped line measures that line again after every change
 --- above the cursor ('linebreak' and 'breakindent' make it dearer): twenty tool calls redrawn in
 --- place above a 60 KB reply line took 25-30 ms. While a batch is drawn, such windows of `wins`
---- (those that follow the transcript's end: their cursor is on its last line, which no redraw in
---- place replaces) have their cursor parked on the first line, and put back after (where
---- extmarks say its line and the top line went), with their view as it was: the line is measured
---- once, at the next redraw, not once per change. A window whose cursor is elsewhere is left
---- alone: its line may be one a batch replaces, and the cursor would lose its place.
+--- (those that follow the transcript's end, whose cursor the batch's end puts on the last line
+--- anyway) have their cursor parked on the first line, and put back after (where extmarks say
+--- its line and the top line went), with their view as it was: the line is measured once, at
+--- the next redraw, not once per change. A window whose cursor is elsewhere is left alone: its
+--- line may be one a batch replaces, and the cursor would lose its place.
 local PARK_BYTES = 4096
 local ns_park = api.nvim_create_namespace("acpchat_park")
 
