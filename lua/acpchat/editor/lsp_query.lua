@@ -234,6 +234,38 @@ local function ask_all(clients, method, params_for, b, deadline, done)
   end, math.max(0, deadline - vim.uv.now()))
 end
 
+--- Ask the servers attached to `b` that answer `method` (each with `params_for(client)`), by
+--- `deadline`: `answered(results, errors, note)` unless none answered, then `done(nil, why)`.
+local function ask_buffer(b, method, deadline, done, params_for, answered)
+  with_clients(
+    b,
+    method,
+    deadline,
+    vim.uv.now(),
+    guarded(method, done, function(clients, why)
+      if not clients then
+        return done(nil, why)
+      end
+      ask_all(
+        clients,
+        method,
+        params_for,
+        b,
+        deadline,
+        guarded(method, done, function(results, errors, note)
+          if #results == 0 and #errors > 0 then
+            return done(nil, table.concat(errors, "; "))
+          end
+          if #results == 0 and note then
+            return done(nil, "no answer: " .. note)
+          end
+          answered(results, errors, note)
+        end)
+      )
+    end)
+  )
+end
+
 --- A 0-based byte column as an LSP character offset in `encoding`.
 local function lsp_character(text, byte_col, encoding)
   local prefix = text:sub(1, byte_col)
@@ -282,41 +314,17 @@ local function at_position(method, args, done, extra, shape)
   if not found then
     return done(nil, tostring(col))
   end
-  with_clients(
-    b,
-    method,
-    deadline,
-    vim.uv.now(),
-    guarded(method, done, function(clients, why)
-      if not clients then
-        return done(nil, why)
-      end
-      ask_all(
-        clients,
-        method,
-        function(c)
-          local params = {
-            textDocument = { uri = vim.uri_from_bufnr(b) },
-            position = { line = args.line - 1, character = lsp_character(text, col, c.offset_encoding or "utf-16") },
-          }
-          return vim.tbl_extend("force", params, extra or {})
-        end,
-        b,
-        deadline,
-        guarded(method, done, function(results, errors, note)
-          if #results == 0 and #errors > 0 then
-            return done(nil, table.concat(errors, "; "))
-          end
-          if #results == 0 and note then
-            return done(nil, "no answer: " .. note)
-          end
-          local value = shape(results)
-          value.note = note or (#errors > 0 and table.concat(errors, "; ") or nil)
-          done(value)
-        end)
-      )
-    end)
-  )
+  ask_buffer(b, method, deadline, done, function(c)
+    local params = {
+      textDocument = { uri = vim.uri_from_bufnr(b) },
+      position = { line = args.line - 1, character = lsp_character(text, col, c.offset_encoding or "utf-16") },
+    }
+    return vim.tbl_extend("force", params, extra or {})
+  end, function(results, errors, note)
+    local value = shape(results)
+    value.note = note or (#errors > 0 and table.concat(errors, "; ") or nil)
+    done(value)
+  end)
 end
 
 --- Location | Location[] | LocationLink[] as { path, line, character, encoding, text } items.
@@ -399,54 +407,33 @@ function M.document_symbols(args, done)
     return done(nil, tostring(b))
   end
   local method = "textDocument/documentSymbol"
-  with_clients(
-    b,
-    method,
-    deadline,
-    vim.uv.now(),
-    guarded(method, done, function(clients, why)
-      if not clients then
-        return done(nil, why)
+  ask_buffer(b, method, deadline, done, function()
+    return { textDocument = { uri = vim.uri_from_bufnr(b) } }
+  end, function(results, _, note)
+    local items = {}
+    local function walk(list, depth)
+      for _, s in ipairs(list) do
+        local range = s.range or (s.location and s.location.range)
+        if range then
+          items[#items + 1] = {
+            name = s.name,
+            kind = kind_name(s.kind),
+            detail = s.detail,
+            line = range.start.line + 1,
+            end_line = range["end"].line + 1,
+            depth = depth,
+          }
+        end
+        if s.children then
+          walk(s.children, depth + 1)
+        end
       end
-      ask_all(
-        clients,
-        method,
-        function()
-          return { textDocument = { uri = vim.uri_from_bufnr(b) } }
-        end,
-        b,
-        deadline,
-        guarded(method, done, function(results, errors, note)
-          if #results == 0 and (#errors > 0 or note) then
-            return done(nil, #errors > 0 and table.concat(errors, "; ") or ("no answer: " .. note))
-          end
-          local items = {}
-          local function walk(list, depth)
-            for _, s in ipairs(list) do
-              local range = s.range or (s.location and s.location.range)
-              if range then
-                items[#items + 1] = {
-                  name = s.name,
-                  kind = kind_name(s.kind),
-                  detail = s.detail,
-                  line = range.start.line + 1,
-                  end_line = range["end"].line + 1,
-                  depth = depth,
-                }
-              end
-              if s.children then
-                walk(s.children, depth + 1)
-              end
-            end
-          end
-          for _, r in ipairs(results) do
-            walk(r.result, 0)
-          end
-          done({ items = items, note = note })
-        end)
-      )
-    end)
-  )
+    end
+    for _, r in ipairs(results) do
+      walk(r.result, 0)
+    end
+    done({ items = items, note = note })
+  end)
 end
 
 function M.workspace_symbols(args, done)
