@@ -6,6 +6,7 @@ local status_text = require("acpchat.transcript.status_text")
 local registry = require("acpchat.chat.registry")
 local waiting = require("acpchat.ask.waiting")
 local prompt = require("acpchat.chat.prompt")
+local follow = require("acpchat.editor.follow")
 
 local api = vim.api
 local M = {}
@@ -152,19 +153,11 @@ local function fix_buf(w, buf)
   vim.w[w].acpchat_buf = buf
 end
 
+--- The window of `tab` the user worked in last that is not a chat's.
 local function editor_window(tab)
-  local best, best_time
-  for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
-    if not vim.w[w].acpchat_buf and api.nvim_win_get_config(w).relative == "" then
-      local info = vim.fn.getwininfo(w)[1]
-      ---@diagnostic disable-next-line: undefined-field (getwininfo() has it; the meta lacks it)
-      local last = info and info.lastused or 0
-      if not best or last > best_time then
-        best, best_time = w, last
-      end
-    end
-  end
-  return best
+  return follow.last_used(tab, function(w)
+    return not vim.w[w].acpchat_buf
+  end)
 end
 
 local function keep_buffer(win, keep, other)

@@ -4,20 +4,14 @@ local config = require("acpchat.config")
 local api = vim.api
 local M = {}
 
---- The editor window of the chat's tab the user worked in last (not a chat window, nor a
---- special one such as the quickfix list).
----@param chat { tab: integer } a chat, or just its tab
-function M.editor_window(chat)
-  if not chat.tab or not api.nvim_tabpage_is_valid(chat.tab) then
-    return nil
-  end
+--- The window of `tab` the user worked in last among those `accept(win)` takes (never a float).
+---@param tab integer
+---@param accept fun(win: integer): boolean
+---@return integer?
+function M.last_used(tab, accept)
   local best, best_time
-  for _, w in ipairs(api.nvim_tabpage_list_wins(chat.tab)) do
-    local b = api.nvim_win_get_buf(w)
-    local ft = vim.bo[b].filetype
-    -- A file's window: not a chat's, not a float, and not a special one (quickfix, help,
-    -- terminal) that a file must never replace.
-    if vim.bo[b].buftype == "" and not ft:match("^acpchat") and api.nvim_win_get_config(w).relative == "" then
+  for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
+    if api.nvim_win_get_config(w).relative == "" and accept(w) then
       local t = vim.fn.getwininfo(w)[1]
       ---@diagnostic disable-next-line: undefined-field (getwininfo() has it; the meta lacks it)
       local last = (t and t.lastused) or 0
@@ -27,6 +21,21 @@ function M.editor_window(chat)
     end
   end
   return best
+end
+
+--- The editor window of the chat's tab the user worked in last (not a chat window, nor a
+--- special one such as the quickfix list).
+---@param chat { tab: integer } a chat, or just its tab
+function M.editor_window(chat)
+  if not chat.tab or not api.nvim_tabpage_is_valid(chat.tab) then
+    return nil
+  end
+  return M.last_used(chat.tab, function(w)
+    local b = api.nvim_win_get_buf(w)
+    -- A file's window: not a chat's, and not a special one (quickfix, help, terminal) that a
+    -- file must never replace.
+    return vim.bo[b].buftype == "" and not vim.bo[b].filetype:match("^acpchat")
+  end)
 end
 
 --- Whether the editor may open `path` for the agent: a regular file (never a FIFO or a device,
