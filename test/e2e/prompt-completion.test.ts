@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { attach } from "neovim";
 import { describe, expect, it } from "vitest";
-import { nvimBins, type TestNvim } from "../support/nvim.js";
+import { editorLateness, nvimBins, type TestNvim } from "../support/nvim.js";
 import { openChat, withAgents, type Chat } from "../support/chat.js";
 
 const bins = nvimBins();
@@ -582,14 +582,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       const addr = await t.lua<string>("return vim.fn.serverstart()");
       const other = attach({ socket: addr });
       // How late a 5 ms timer inside Neovim fires: how long its loop was kept busy.
-      await t.lua(`_G.late = { max = 0 }
-      local last = vim.uv.hrtime()
-      _G.late.timer = vim.uv.new_timer()
-      _G.late.timer:start(5, 5, function()
-        local now = vim.uv.hrtime()
-        _G.late.max = math.max(_G.late.max, (now - last) / 1e6 - 5)
-        last = now
-      end)`);
+      const stopLate = await editorLateness(t);
       const c = await openChat(t);
       const pings: number[] = [];
       const asks: Answer[] = [];
@@ -623,7 +616,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       listing = false;
       await pinger;
       await other.close();
-      const lateMax = await t.lua<number>("_G.late.timer:stop(); return _G.late.max");
+      const lateMax = (await stopLate()).lateMs;
       // The longest the loop was held by one piece of the listing, matching or describing.
       const busiest = await t.lua<number>("return require('acpchat.complete.project_files').busiest_ms");
       const info = await t.lua<{ count: number; took_ms: number }>(
