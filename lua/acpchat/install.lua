@@ -138,6 +138,13 @@ function M.pick(id, update)
       end
       return util.notify("acpchat: the registry has no agent " .. text.flat(id, 60), vim.log.levels.WARN)
     end
+    if #(r.skipped or {}) > 0 then
+      -- Entries refused (a version that is a path, a bad sha256...) are not offered: said once.
+      util.notify(
+        "acpchat: the registry's entries not offered: " .. text.flat(table.concat(r.skipped, "; "), 400),
+        vim.log.levels.WARN
+      )
+    end
     if #r.agents == 0 then
       return util.notify("acpchat: the registry lists no agents", vim.log.levels.WARN)
     end

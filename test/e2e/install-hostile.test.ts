@@ -126,6 +126,15 @@ describe.each(bins)("Neovim $version", (nvimBin) => {
       bin("prev", "2.0.0", { archive: good, cmd: "./bin/agent" }),
     ]);
     await t.lua("require('acpchat').setup({ registry_url = ... })", [registry]);
+    // The list says which entries it leaves out, and why.
+    await recordNotes(t);
+    await t.lua("vim.ui.select = function(items, opts, cb) cb(nil) end");
+    await t.nvim.command("AcpChatInstall");
+    const refused = await t.waitFor(
+      async () => (await notes(t)).find((n) => n.msg.includes("entries not offered")),
+      "the refused entries",
+    );
+    expect(refused.msg).toMatch(/climb-bin: version "\.\.\/.*" is not a version/);
 
     for (const id of ["climb-bin", "climb-npm"]) {
       const msg = await install(t, id);
