@@ -47,6 +47,9 @@ function M.check()
     -- What reaches the processes agents and terminals start (:help acpchat-processes).
     if res.cgroups and res.cgroups.available then
       health.ok("processes: " .. res.cgroups.why .. ": every process they start, daemons included, is killed with them")
+      health.info(
+        "processes: the limit: a process that moves itself into a cgroup outside acp-chat's folder that your user may write (Neovim's own, another service's) is not reached; see :help acpchat-processes"
+      )
     elseif res.cgroups then
       health.warn("processes: no cgroup (" .. res.cgroups.why .. ")", {
         "Agents and terminals are killed by process group and by the ACPCHAT_PROC_COOKIE variable their descendants inherit.",

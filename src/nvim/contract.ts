@@ -248,7 +248,8 @@ export interface LuaToNode {
   /** Install (or update) one registry agent into `dir`; progress comes as `notify` events. */
   registryInstall: {
     params: RegistryParams & { id: string };
-    result: { id: string; name: string; version: string; command: string };
+    /** `sha256`: a binary agent's, of the archive installed. */
+    result: { id: string; name: string; version: string; command: string; sha256?: string };
   };
   /** Remove an installed agent. */
   registryRemove: { params: { dir: string; id: string }; result: boolean };

@@ -716,6 +716,7 @@ error("Cannot require a meta file")
 ---@field name string
 ---@field version string
 ---@field command string
+---@field sha256? string
 
 --- `registry_remove`: Remove an installed agent.
 ---@class acpchat.call.RegistryRemove
