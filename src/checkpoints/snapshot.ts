@@ -11,9 +11,10 @@
  *   still say that they changed.
  * - A folder with more than `maxFiles` files is refused (TooLargeError): a home directory, say.
  */
-import { lstatSync, readFileSync, writeFileSync, existsSync, statSync, type Stats } from "node:fs";
+import { lstatSync, writeFileSync, existsSync, statSync, type Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
+import { readSmallText } from "../workspace/small-file.js";
 import type { PrivateGit } from "./git.js";
 
 export class TooLargeError extends Error {}
@@ -317,28 +318,22 @@ function infoExclude(dir: string): string {
   const dotGit = join(dir, ".git");
   try {
     if (statSync(dotGit).isDirectory()) return join(dotGit, "info", "exclude");
-    const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"));
+    // A .git file (or a FIFO someone put there: never read as such).
+    const m = /^gitdir: (.+)$/m.exec(readSmallText(dotGit, 64 * 1024));
     if (!m) return "";
     const gitDir = resolve(dir, m[1]!.trim());
-    let common = gitDir;
-    try {
-      common = resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim());
-    } catch {
-      // a submodule's git dir is its own common dir
-    }
+    // A submodule's git dir is its own common dir (no commondir file).
+    const named = readSmallText(join(gitDir, "commondir"), 64 * 1024).trim();
+    const common = named ? resolve(gitDir, named) : gitDir;
     return join(common, "info", "exclude");
   } catch {
     return "";
   }
 }
 
-/** An ignore file's text ("" when there is none, or it is not a small file). */
+/** An ignore file's text ("" when there is none, or it is not a small regular file). */
 function readSmall(file: string): string {
-  try {
-    return statSync(file).isFile() && statSync(file).size < 1_000_000 ? readFileSync(file, "utf8") : "";
-  } catch {
-    return "";
-  }
+  return file ? readSmallText(file, 1_000_000) : "";
 }
 
 /** The patterns of an ignore file of a folder above, as patterns of the folder `rel` below it. */

@@ -14,13 +14,13 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
-  readFileSync,
   realpathSync,
   rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { readSmallText } from "../workspace/small-file.js";
 import { PrivateGit, gitVersion } from "./git.js";
 import {
   DEFAULT_LIMITS,
@@ -373,12 +373,8 @@ const OWNER = "owner";
 
 /** Whether a chat's folder names a process that still runs (its chat may be open). */
 function openElsewhere(chatDir: string): boolean {
-  let pid: number;
-  try {
-    pid = Number.parseInt(readFileSync(join(chatDir, OWNER), "utf8"), 10);
-  } catch {
-    return false;
-  }
+  // In the state folder, but a project folder may hold the state folder: read as a small file.
+  const pid = Number.parseInt(readSmallText(join(chatDir, OWNER), 1024), 10);
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

@@ -8,7 +8,7 @@
  * snapshot before and after it. A rewind undoes steps newest first (restore-plan.ts), so the
  * user's own edits in between are kept by three-way merges, and is itself a step (undoable).
  */
-import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { applyRestore, type Applied, type LiveFiles } from "./apply.js";
 import {
@@ -22,6 +22,7 @@ import {
 } from "./restore-plan.js";
 import type { Checkpoint, CheckpointStore, FileAt, FileChange } from "./store.js";
 import type { Hunk } from "../workspace/hunks.js";
+import { readSmallFile } from "../workspace/small-file.js";
 import type { Text } from "../workspace/text-codec.js";
 
 export interface ChangeStep {
@@ -452,10 +453,13 @@ async function readNow(abs: string, maxFileBytes: number): Promise<FileAt | unde
     // A folder (or a fifo...) is not a file here, as a snapshot has no entry at its path: a file
     // that became a folder reads as deleted, and comes back once the folder's files are gone.
     if (!st.isFile()) return undefined;
+    // Never a plain read: a FIFO put there since the lstat would block the host.
+    const bytes = readSmallFile(abs, maxFileBytes, { follow: false });
+    if (!bytes) return undefined;
     return {
       kind: "file" as const,
       mode: st.mode & 0o111 ? ("100755" as const) : ("100644" as const),
-      bytes: readFileSync(abs),
+      bytes,
     };
   } catch {
     return undefined;
