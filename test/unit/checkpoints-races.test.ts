@@ -117,11 +117,13 @@ describe("checkpoints, races and links", () => {
     writeFileSync(secret, "private key\n");
     chmodSync(secret, 0o600);
     const { cp, check } = s.start();
-    const step = await turn(cp, 1, () => writeFileSync(join(s.work, "f"), "agent text\n"));
-    rmSync(join(s.work, "f"));
-    linkSync(secret, join(s.work, "f"));
+    // The agent's turn: `rm f && ln ~/secret f`.
+    const step = await turn(cp, 1, () => {
+      rmSync(join(s.work, "f"));
+      linkSync(secret, join(s.work, "f"));
+    });
     const out = await cp.rewind(step, noBuffers, check, "rewind");
-    expect(out).toEqual([{ path: "f", applied: { done: true, how: "restored" } }]);
+    expect(out.map((o) => o.applied)).toEqual([{ done: true, how: "restored" }]);
     expect(readFileSync(secret, "utf8")).toBe("private key\n");
     expect(statSync(secret).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(s.work, "f"), "utf8")).toBe("project text\n");
