@@ -266,6 +266,7 @@ export class Snapshotter {
     });
     const done = await child;
     if (first) this.listedFirst += count;
+    if (done.timedOut) throw new Error(`git ls-files timed out after ${this.git.timeoutMs / 1000} s`);
     if (!over && done.exitCode !== 0)
       throw new Error(`git ls-files failed (${done.exitCode ?? done.signal ?? "not started"})`);
     if (over) throw new TooLargeError(`more than ${this.limits.maxFiles.toLocaleString("en-US")} files`);

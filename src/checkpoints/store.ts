@@ -51,6 +51,8 @@ export interface CheckpointOptions {
   /** Pruning: sessions older than this many days, and the oldest past this total size. */
   maxAgeDays?: number;
   maxBytes?: number;
+  /** One git call's time limit (default GIT_TIMEOUT_MS). */
+  gitTimeoutMs?: number;
   /** Unreferenced objects younger than this survive a prune (default an hour). */
   pruneGraceSeconds?: number;
 }
@@ -94,7 +96,11 @@ export class CheckpointStore {
     // the refs and index files of a chat whose process still runs.
     writeFileSync(join(this.chatDir, OWNER), `${process.pid}\n`);
     writeFileSync(join(this.projectDir, "folder"), this.opts.cwd + "\n");
-    this.git = new PrivateGit({ program: this.opts.git, gitDir: join(this.projectDir, "git") });
+    this.git = new PrivateGit({
+      program: this.opts.git,
+      gitDir: join(this.projectDir, "git"),
+      timeoutMs: this.opts.gitTimeoutMs,
+    });
     await this.git.init();
     // A warm start: the newest index of another chat of this project already knows the stat
     // data of every file, so the first snapshot hashes only what changed since.

@@ -35,8 +35,6 @@ export interface ChangeStep {
   start: Promise<Checkpoint | undefined>;
   end?: Checkpoint;
   changes: FileChange[];
-  /** The snapshot before the turn finished after the prompt was sent. */
-  late?: boolean;
 }
 
 /** What one file of a take-back or rewind came to. */
@@ -44,14 +42,6 @@ export interface FileOutcome {
   path: string;
   applied: Applied;
 }
-
-/**
- * How long a prompt waits for the snapshot before it (the first one runs in the background). The
- * rest of sending it takes 10-20 ms more: the first prompt goes out within 200 ms in all.
- */
-export const PROMPT_WAIT_MS = 180;
-/** How long a later prompt waits for its snapshot (normally well under 100 ms). */
-export const LATER_WAIT_MS = 2000;
 
 export class TurnCheckpoints {
   readonly steps: ChangeStep[] = [];
@@ -69,13 +59,26 @@ export class TurnCheckpoints {
   /** Take-backs that met the user's edits in the same lines, by path: offered as a merge with markers. */
   readonly conflicts = new Map<string, { overlap: Overlap; label: string }>();
 
+  /**
+   * The chat's first snapshot, started with the chat (the agent's start takes seconds anyway):
+   * prompts stay queued until it is done (the chat's winbar says so), so no turn begins
+   * before its folder was recorded once.
+   */
+  readonly first: Promise<Checkpoint | undefined>;
+  private firstTaken = false;
+
   constructor(
     readonly store: CheckpointStore,
     readonly cwd: string,
   ) {
     this.folder = folderOf(cwd);
-    // The first snapshot starts with the chat: it is ready long before the first prompt usually.
-    void store.take("chat started");
+    this.first = store.take("chat started");
+    void this.first.then(() => (this.firstTaken = true));
+  }
+
+  /** The first snapshot is done (or failed: checkpoints are off then, and say so). */
+  get firstDone(): boolean {
+    return this.firstTaken;
   }
 
   get on(): boolean {
@@ -90,7 +93,11 @@ export class TurnCheckpoints {
     return `Checkpoints are off for this chat: ${s.why}. Turns are not recorded, so :AcpChatChanges and :AcpChatRewind have nothing to show (:checkhealth acpchat says more).`;
   }
 
-  /** A turn is about to be sent: its start snapshot (waited for at most PROMPT_WAIT_MS). */
+  /**
+   * A turn is about to be sent: its start snapshot, waited for (a turn is never counted from a
+   * snapshot taken after the agent began; every git call of the store has a time limit, and one
+   * that runs over turns checkpoints off, which the chat says).
+   */
   async beginTurn(turn: number): Promise<ChangeStep> {
     // A rewind still writing files: the turn starts from what it leaves (else its start snapshot
     // catches it half-way and the rest of the rewind counts as the agent's change).
@@ -109,21 +116,7 @@ export class TurnCheckpoints {
     };
     this.steps.push(step);
     this.folder.running.add(step);
-    // The first prompt waits at most PROMPT_WAIT_MS (the first snapshot of a large folder takes
-    // longer); later ones, whose snapshots are incremental, wait longer before giving up.
-    const wait = this.steps.some((s) => s !== step && s.kind === "turn") ? LATER_WAIT_MS : PROMPT_WAIT_MS;
-    const done = await Promise.race([
-      start.then(() => true),
-      new Promise<false>((r) => setTimeout(() => r(false), wait)),
-    ]);
-    if (!done) {
-      // Not taken yet: the agent may change files before it is. The newest checkpoint already
-      // taken is surely from before the prompt (edits of the user's since then count as the
-      // turn's); without one, the late snapshot is all there is.
-      const prev = this.store.checkpoints[this.store.checkpoints.length - 1];
-      if (prev) step.start = Promise.resolve(prev);
-      step.late = true;
-    }
+    await start;
     return step;
   }
 
