@@ -40,9 +40,11 @@ export async function applyRestore(
   action: RestoreAction,
   live: LiveFiles,
   check: (abs: string) => void,
+  /** Told of a change made in a buffer only (unsaved edits there): the step keeps it for its undo. */
+  inBuffer?: (before: Text, after: Text) => void,
 ): Promise<Applied> {
   try {
-    return await applyOne(abs, action, live, check);
+    return await applyOne(abs, action, live, check, inBuffer);
   } catch (e) {
     return { done: false, why: (e as Error).message };
   }
@@ -53,6 +55,7 @@ async function applyOne(
   action: RestoreAction,
   live: LiveFiles,
   check: (abs: string) => void,
+  inBuffer?: (before: Text, after: Text) => void,
 ): Promise<Applied> {
   if (action.action === "none") return { done: true, how: "restored" };
   if (action.action === "conflict") return { done: false, why: action.why, overlap: action.overlap };
@@ -65,6 +68,7 @@ async function applyOne(
       // Into the buffer only (one undo step, unsaved): the user's edits there are not written for them.
       const r = await live.setBuffer(abs, buf.tick, buf.text, action.text, false);
       if (r === "changed") return { done: false, why: "its buffer changed meanwhile" };
+      inBuffer?.(buf.text, action.text);
       return { done: true, how: "merged into the buffer (unsaved)" };
     }
     const like = action.like ?? { encoding: "utf-8" as const, format: "unix" as const, bom: false };

@@ -6,7 +6,10 @@
  *
  * - Nested repositories (and submodules) would be stored as links to their commits; each is
  *   snapshotted as a work tree of its own (its own index) and grafted in at its place.
- * - Ignored files (the project's .gitignore files, and .git/info/exclude) are left out.
+ * - Ignored files (the project's .gitignore files, and .git/info/exclude) are left out; a path
+ *   ignored at any snapshot of the chat stays out for the chat's life, whatever the ignore files
+ *   say later (an agent that rewrites .gitignore does not get the user's .env recorded as its
+ *   creation, stored, or removed by a rewind).
  * - Files over `maxFileBytes` are not stored: their size and time are kept, so a snapshot can
  *   still say that they changed.
  * - A folder with more than `maxFiles` files is refused (TooLargeError): a home directory, say.
@@ -54,6 +57,8 @@ interface WorkTree {
   large: Map<string, LargeFile>;
   /** Paths written to its excludes file (nested repositories and large files). */
   excluded: Set<string>;
+  /** Untracked paths ignored at some snapshot of this chat (a folder ends in "/"): never listed. */
+  ignored: Set<string>;
   /** Its own patterns copied from the repository's .git/info/exclude. */
   base: string;
   tree?: string;
@@ -117,6 +122,7 @@ export class Snapshotter {
         nested: new Set(),
         large: new Map(),
         excluded: new Set(),
+        ignored: new Set(),
         base,
       };
       writeFileSync(wt.excludes, base);
@@ -126,13 +132,21 @@ export class Snapshotter {
   }
 
   private writeExcludes(wt: WorkTree): void {
-    writeFileSync(wt.excludes, wt.base + [...wt.excluded].map((p) => `/${escapePattern(p)}`).join("\n") + "\n");
+    const paths = [...wt.ignored, ...wt.excluded];
+    writeFileSync(wt.excludes, wt.base + paths.map((p) => `/${escapePattern(p)}`).join("\n") + "\n");
   }
 
   private async snapshotTree(wt: WorkTree, depth: number): Promise<string> {
     const opts = { workTree: wt.dir, index: wt.index, excludes: wt.excludes };
-    const listed = await this.listChanged(wt, opts);
+    const [changed, ignoredNow] = await Promise.all([this.listChanged(wt, opts), this.listIgnored(opts)]);
     let excludesChanged = false;
+    for (const p of ignoredNow) {
+      if (wt.ignored.has(p)) continue;
+      wt.ignored.add(p);
+      excludesChanged = true;
+    }
+    // The ignore files' negations outrank the excludes file, so the listing is filtered here.
+    const listed = changed.filter((p) => !ignoredPath(p, wt.ignored));
     const add: string[] = [];
     const untrack: string[] = [];
     const gone: string[] = [];
@@ -228,6 +242,15 @@ export class Snapshotter {
       await this.git.run(["read-tree", `--prefix=${rel}/`, subTree], { ...opts, index: graft });
     }
     return (await this.git.run(["write-tree"], { ...opts, index: graft })).toString("utf8").trim();
+  }
+
+  /**
+   * Untracked paths the ignore rules ignore now, a wholly ignored folder as one entry ("dist/"):
+   * together with the listing of changes, so both see the same rules.
+   */
+  private async listIgnored(opts: { workTree: string; index: string; excludes: string }): Promise<string[]> {
+    const args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"];
+    return (await this.git.list(args, opts)).filter((p) => p !== "");
   }
 
   /**
@@ -400,6 +423,14 @@ function globalExcludes(): string {
   const xdg = process.env.XDG_CONFIG_HOME;
   if (xdg) return join(xdg, "git", "ignore");
   return process.env.HOME ? join(process.env.HOME, ".config", "git", "ignore") : "";
+}
+
+/** `p` is an ignored path or inside an ignored folder ("dir/"). */
+function ignoredPath(p: string, ignored: ReadonlySet<string>): boolean {
+  if (ignored.size === 0) return false;
+  if (ignored.has(p)) return true;
+  for (let i = p.indexOf("/"); i >= 0; i = p.indexOf("/", i + 1)) if (ignored.has(p.slice(0, i + 1))) return true;
+  return false;
 }
 
 /** A path as a gitignore pattern that matches just it. */
