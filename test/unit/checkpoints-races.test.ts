@@ -4,7 +4,7 @@
  * first turn before the first snapshot is done, a slow git, a rewind's buffer half undone, and
  * FIFOs where the store reads small files.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import {
   chmodSync,
   linkSync,
@@ -273,4 +273,48 @@ describe("checkpoints, FIFOs where small files are read", () => {
     });
     expect(out.trim()).toBe("done");
   }, 40_000);
+});
+
+describe("checkpoints, a folder flipped to a link while a rewind writes", () => {
+  it("an agent process flipping the folder to a link to outside, again and again: nothing is written outside", async () => {
+    const s = setup();
+    const outside = join(s.root, "outside");
+    mkdirSync(outside);
+    mkdirSync(join(s.work, "sub"));
+    const text = (i: number, first: string, last: string) => `${first} ${i}\n2\n3\n4\n5\n6\n${last}\n`;
+    for (let i = 0; i < 40; i++) writeFileSync(join(s.work, "sub", `f${i}`), text(i, "old", "old"));
+    const { cp, check } = s.start();
+    const step = await turn(cp, 1, () => {
+      for (let i = 0; i < 40; i++) writeFileSync(join(s.work, "sub", `f${i}`), text(i, "agent", "old"));
+    });
+    // The user's edits below the agent's (each file a three-way merge); outside, the same text.
+    for (let i = 0; i < 40; i++) writeFileSync(join(s.work, "sub", `f${i}`), text(i, "agent", "user"));
+    for (let i = 0; i < 40; i++) writeFileSync(join(outside, `f${i}`), text(i, "agent", "user"));
+    // The agent's daemon: sub is a link to outside half of the time.
+    const flipper = spawn(
+      "sh",
+      [
+        "-c",
+        'cd "$1" && while :; do mv sub sub.real && ln -s "$2" sub && rm sub && mv sub.real sub; done',
+        "sh",
+        s.work,
+        outside,
+      ],
+      { stdio: "ignore" },
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 50));
+      // Each question to the editor takes a round trip, as with Neovim.
+      const roundTrip: LiveFiles = {
+        ...noBuffers,
+        buffer: () => new Promise((r) => setTimeout(() => r(undefined), 3)),
+      };
+      await cp.rewind(step, roundTrip, check, "rewind");
+    } finally {
+      flipper.kill("SIGKILL");
+      await new Promise((r) => flipper.once("exit", r));
+    }
+    for (let i = 0; i < 40; i++) expect(readFileSync(join(outside, `f${i}`), "utf8")).toBe(text(i, "agent", "user"));
+    expect(execFileSync("ls", ["-A", outside], { encoding: "utf8" }).split("\n").filter(Boolean)).toHaveLength(40);
+  }, 60_000);
 });
