@@ -341,6 +341,8 @@ export interface ChatFacts {
   cwd: string;
   /** Prompts waiting for the agent, oldest first. */
   queued: { id: number; text: string }[];
+  /** What the queued prompts wait for besides the agent (the folder's first snapshot). */
+  waiting?: string;
   /** How an earlier session was continued (resume: nothing was replayed). */
   continuedBy?: "resume" | "load";
 }
@@ -362,6 +364,8 @@ export interface StatusView {
   sessionId?: string;
   cwd: string;
   queued: { id: number; text: string }[];
+  /** What the queued prompts wait for besides the agent (the folder's first snapshot). */
+  waiting?: string;
   continuedBy?: "resume" | "load";
   /** What the pickers and completion offer, held in Lua so that they need no round trip. */
   modes: { current?: string; available: { id: string; name: string; description?: string }[] };
@@ -406,6 +410,7 @@ export function statusView(f: ChatFacts, s: SessionState): StatusView {
     sessionId: f.sessionId,
     cwd: f.cwd,
     queued: f.queued,
+    waiting: f.waiting,
     continuedBy: f.continuedBy,
     modes: {
       current: s.modes?.currentModeId,

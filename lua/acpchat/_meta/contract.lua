@@ -218,6 +218,7 @@ error("Cannot require a meta file")
 ---@field session_id? string
 ---@field cwd string
 ---@field queued ({ id: number, text: string })[]
+---@field waiting? string What the queued prompts wait for besides the agent (the folder's first snapshot).
 ---@field continued_by? "resume"|"load"
 ---@field modes { current?: string, available: ({ id: string, name: string, description?: string })[] }
 ---@field options acpchat.wire.OptionView[]

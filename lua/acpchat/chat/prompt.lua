@@ -27,6 +27,10 @@ function M.show_context(chat)
   if #queued > 0 then
     local first = text.flat(vim.split(queued[1].text or "", "\n", { plain = true })[1], 40)
     parts[#parts + 1] = string.format("⏳ %d queued (next: %s)", #queued, first)
+    if chat.status.waiting then
+      -- Not the agent: the folder's first snapshot, which a turn must not start before.
+      parts[#parts + 1] = "waiting for " .. chat.status.waiting
+    end
   end
   if #chat.context > 0 then
     parts[#parts + 1] = "context: " .. table.concat(vim.tbl_map(M.context_label, chat.context), ", ")

@@ -152,6 +152,8 @@ export interface StatusView {
   sessionId?: string;
   cwd: string;
   queued: { id: number; text: string }[];
+  /** What the queued prompts wait for besides the agent (the folder's first snapshot). */
+  waiting?: string;
   continuedBy?: "resume" | "load";
   modes: { current?: string; available: { id: string; name: string; description?: string }[] };
   options: OptionView[];

@@ -172,6 +172,11 @@ export class Chat implements ChatCore {
   }
 
   /** Prompts waiting for the agent to be ready and idle. */
+  /** What queued prompts wait for besides the agent (the folder's first snapshot). */
+  get waitingFor(): string | undefined {
+    return this.turns.waitingFor;
+  }
+
   get queue() {
     return this.turns.queue;
   }
