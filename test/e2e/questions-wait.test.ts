@@ -201,4 +201,61 @@ describe.each(bins)("Neovim $version: dismissing a question is never an answer",
       expect(await c.t.lua<number>("return vim.fn.strdisplaywidth(...)", [l])).toBeLessThanOrEqual(63);
     expect((await block(c)).join(" ")).toContain("<M-a> or :AcpChatAnswer");
   });
+
+  it("an option remembered for the project is named for what it does, not the agent's 'for this session'", async () => {
+    const { c, screen } = await chatWithUi(
+      bin,
+      ask([
+        { optionId: "once", name: "Allow once", kind: "allow_once" },
+        { optionId: "sess", name: "Allow for this session", kind: "allow_always" },
+        { optionId: "no", name: "Reject", kind: "reject_once" },
+      ]),
+    );
+    const at = screen.mark();
+    await c.send("go");
+    await listShown(screen, at, 5000);
+    const drawn = screen.since(at);
+    expect(drawn).toContain("3: Allow for this session (this session; the agent may keep it too)");
+    expect(drawn).toContain("4: Always allow in this project (the editor keeps it; the agent may keep it too)");
+    expect(drawn).not.toContain("Allow for this session (this project");
+    await c.t.nvim.input("1");
+    await c.t.nvim.input("<CR>");
+    await c.turns(1);
+    expect(await c.text()).toContain('"optionId":"once"');
+  });
+
+  it("a codex-acp patch question shows the files it touches, not its call_id, turn_id or changes JSON", async () => {
+    const turn = [
+      {
+        request: "session/request_permission",
+        params: {
+          toolCall: {
+            toolCallId: "call_1",
+            title: "Edit a.txt",
+            kind: "edit",
+            rawInput: {
+              call_id: "call_1",
+              turn_id: "7",
+              started_at_ms: 1764000000000,
+              auto_approved: false,
+              changes: { "a.txt": { update: { unified_diff: "@@ -1 +1 @@\n-a\n+b\n" } } },
+            },
+          },
+          options: ALLOW_REJECT,
+        },
+        echo: true,
+      },
+    ];
+    const { c, screen } = await chatWithUi(bin, turn);
+    const at = screen.mark();
+    await c.send("go");
+    await listShown(screen, at, 5000);
+    const drawn = screen.since(at);
+    expect(drawn).toContain("files: a.txt");
+    for (const raw of ["call_id", "turn_id", "started_at_ms", "auto_approved", "unified_diff"])
+      expect(drawn).not.toContain(raw);
+    await c.t.nvim.input("2");
+    await c.t.nvim.input("<CR>");
+    await c.turns(1);
+  });
 });

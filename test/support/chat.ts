@@ -211,11 +211,8 @@ export async function chatHandle(t: TestNvim, id?: number) {
 }
 
 /** Run `cmd` (default :AcpChat) and return the chat it opened or focused. */
-export async function openChat(t: TestNvim, cmd = "AcpChat", opts: { insert?: boolean } = {}): Promise<Chat> {
+export async function openChat(t: TestNvim, cmd = "AcpChat"): Promise<Chat> {
   await t.nvim.command(cmd);
-  // :AcpChat leaves the user typing in the prompt, where no question opens by itself
-  // (ask/waiting.lua); a test that answers questions with a stubbed list starts in Normal mode.
-  if (!opts.insert) await t.nvim.command("stopinsert");
   return chatHandle(t);
 }
 

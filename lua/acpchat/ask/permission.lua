@@ -27,7 +27,7 @@ local open = M.open
 --- gemini's "Allow for this session" next to "remember for this project" contradicted itself).
 local ONCE = "this call"
 local SESSION = "this session; the agent may keep it too"
-local PROJECT = "this project: the editor keeps it; the agent may keep it too"
+local PROJECT = "this project (the editor keeps it; the agent may keep it too)"
 
 local flat = text.flat
 
@@ -66,8 +66,10 @@ function M.choices(q)
     -- An "always" answer can also be remembered by the client, for the project.
     if is_always(o.kind) then
       items[#items].remember = "session"
+      -- Named for what it does (the agent's name may say "for this session", which this is not).
+      local verb = o.kind == "allow_always" and "allow" or "reject"
       items[#items + 1] =
-        { option = i, label = string.format("%s (%s)", name, PROJECT), kind = o.kind, remember = "project" }
+        { option = i, label = string.format("Always %s in %s", verb, PROJECT), kind = o.kind, remember = "project" }
     end
   end
   for i, o in ipairs(q.options or {}) do

@@ -2,9 +2,9 @@
 -- choosing one of its options; until then it waits, shown in its chat's winbar and as a block at
 -- the end of its transcript (what it asks, its choices, the key that opens it).
 --
--- It opens by itself only when the user is not typing: never in Insert, Replace or Terminal mode
--- or on the command line, and only after `pause_ms` without a key (so never mid-word, and keys
--- meant for the editor never land in its list). The answer key (keymaps.answer) or
+-- It opens by itself only when the user is not typing: never on the command line, never in
+-- Insert, Replace or Terminal mode once they typed there, and only after `pause_ms` without a key
+-- (so never mid-word, and keys meant for the editor never land in its list). The answer key (keymaps.answer) or
 -- :AcpChatAnswer opens the oldest waiting question at once. Closing its list without choosing
 -- (Esc, q, an empty answer) is never an answer: the question is "parked", still shown, and opens
 -- again only when the user asks for it.
@@ -35,13 +35,23 @@ local timer
 
 vim.on_key(function()
   last_key = uv.now()
+  keys = keys + 1
 end, ns)
 
---- Whether a question opened now would catch the user's typing.
+--- Keys typed so far, and how many when the user last entered Insert, Replace or Terminal mode.
+local keys, entered = 0, 0
+
+--- Whether a question opened now would catch the user's typing: on the command line; in
+--- Insert, Replace or Terminal mode once they pressed a key there (however long ago: their next
+--- key would land in the list); else a key in the last `pause_ms`. Put into Insert mode without
+--- typing (a chat just opened, back from a review) is not typing.
 function M.typing()
   local mode = api.nvim_get_mode()
   local m = mode.mode:sub(1, 1)
-  if m == "c" or m == "i" or m == "R" or m == "t" or mode.blocking then
+  if m == "c" or mode.blocking then
+    return true
+  end
+  if (m == "i" or m == "R" or m == "t") and keys > entered then
     return true
   end
   return uv.now() - last_key < M.pause_ms
@@ -256,9 +266,19 @@ function M.drop(key, quiet)
   end
 end
 
+local group = api.nvim_create_augroup("AcpChatWaiting", { clear = true })
+api.nvim_create_autocmd("ModeChanged", {
+  group = group,
+  pattern = { "*:i*", "*:R*", "*:t*" },
+  callback = function()
+    -- Counting the key that entered it (on_key runs before the key is handled).
+    entered = keys
+  end,
+})
+
 -- Leaving Insert mode or the command line: what waits opens once the user stops typing.
 api.nvim_create_autocmd("ModeChanged", {
-  group = api.nvim_create_augroup("AcpChatWaiting", { clear = true }),
+  group = group,
   pattern = { "i*:*", "R*:*", "c*:*", "t*:*" },
   callback = function()
     if #M.held > 0 then
