@@ -208,8 +208,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(asked[0]!.prompt).toContain("make a");
     expect([...asked[0]!.labels].sort()).toEqual([
       "Allow (this call)",
-      "Always allow in this project (the editor keeps it; the agent may keep it too)",
       "Always allow (this session; the agent may keep it too)",
+      "Always allow in this project (the editor keeps it; the agent may keep it too)",
       "Deny (this call)",
     ]);
     const r = await replies(c);
@@ -311,8 +311,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return _G.asked")).toBe(1); // the read by rule, the second run by memory
     expect([...(await t.lua<string[]>("return _G.labels"))].sort()).toEqual([
       "Allow (this call)",
-      "Always allow in this project (the editor keeps it; the agent may keep it too)",
       "Always (this session; the agent may keep it too)",
+      "Always allow in this project (the editor keeps it; the agent may keep it too)",
       "No (this call)",
     ]);
     expect(await c.text()).toMatch(/Allowed "Read a" without asking/);

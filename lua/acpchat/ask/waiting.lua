@@ -32,14 +32,14 @@ local last_key = 0
 ---@type acpchat.Waiting[]
 M.held = {}
 local timer
+--- Keys typed so far, and how many when the user last entered Insert, Replace or Terminal mode.
+local keys, entered = 0, 0
 
 vim.on_key(function()
   last_key = uv.now()
   keys = keys + 1
 end, ns)
 
---- Keys typed so far, and how many when the user last entered Insert, Replace or Terminal mode.
-local keys, entered = 0, 0
 
 --- Whether a question opened now would catch the user's typing: on the command line; in
 --- Insert, Replace or Terminal mode once they pressed a key there (however long ago: their next
