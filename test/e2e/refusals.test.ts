@@ -25,6 +25,7 @@ describe.each(bins)("Neovim $version: refusals are shown where the user looks", 
     });
     await c.t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
     await c.focusPrompt();
+    await c.t.nvim.input("<Esc>");
     await c.t.nvim.input("i");
     for (const ch of "see @selection") {
       await c.t.nvim.input(ch === " " ? "<Space>" : ch === "@" ? "@" : ch);

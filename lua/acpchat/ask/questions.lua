@@ -63,6 +63,9 @@ function M.reply(key, value)
   end
   M.open[key] = nil
   waiting.drop(key)
+  if value ~= nil then
+    waiting.answered()
+  end
   bridge.call("reply", { key = key, value = value })
   -- Back to where the user was (a review's tab closes by itself first).
   go_back(q.at, q.kind == "review")

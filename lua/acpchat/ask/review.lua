@@ -93,9 +93,11 @@ local function winbars(r)
   -- What ZZ does now, given what is accepted (nothing accepted rejects; for a permission, ZZ asks first).
   local verb = r.reason == "permission" and "allow" or "write"
   local zz = string.format("ZZ: %s %d of %d%s", verb, n, #r.hunks, (n == 0 and #r.hunks > 0) and " = reject" or "")
-  local left = string.format("Result: %s · %s · ga/gr hunk · gA/gR all · ZQ reject", name, zz)
+  -- ZZ first: a narrow window cuts the end (`%<`), never what ZZ does.
+  local ename = name:gsub("%%", "%%%%")
+  local left = string.format("%s · %%<Result: %s · ga/gr hunk · gA/gR all · ZQ reject", zz, ename)
   if r.reason == "permission" then
-    left = string.format("Allow? %s · %s · ga/gr hunk · gA/gR all · ZQ reject", name, zz)
+    left = string.format("%s · %%<Allow? %s · ga/gr hunk · gA/gR all · ZQ reject", zz, ename)
   end
   local right =
     string.format("%s: %s (+%d -%d)", r.reason == "disk" and "On disk" or "Proposed", name, r.added, r.removed)
@@ -113,7 +115,7 @@ local function winbars(r)
   right = right .. diff_tab.size_notes(r.highlight_off, r.inline_off)
   for _, w in ipairs({ r.lw, r.rw }) do
     if api.nvim_win_is_valid(w) then
-      vim.wo[w].winbar = ((w == r.lw and left or right):gsub("%%", "%%%%"))
+      vim.wo[w].winbar = w == r.lw and left or (right:gsub("%%", "%%%%"))
     end
   end
 end

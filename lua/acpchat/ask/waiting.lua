@@ -40,7 +40,6 @@ vim.on_key(function()
   keys = keys + 1
 end, ns)
 
-
 --- Whether a question opened now would catch the user's typing: on the command line; in
 --- Insert, Replace or Terminal mode once they pressed a key there (however long ago: their next
 --- key would land in the list); else a key in the last `pause_ms`. Put into Insert mode without
@@ -238,6 +237,12 @@ function M.hold(key, chat_id, label, run, opts)
   if not opts.parked then
     start_timer()
   end
+end
+
+--- The user answered a question: the keys they pressed went to its list, not to typing, so a
+--- question that answer brings (the review "Show the diff first" opens) opens at once.
+function M.answered()
+  entered, last_key = keys, 0
 end
 
 --- Whether question `key` waits.
