@@ -172,6 +172,12 @@ cmd("AcpChatPermissions", "List the permission rules remembered for this chat, a
     require("acpchat.ask.permission").manage(c)
   end
 end)
+cmd("AcpChatAnswer", "Open the oldest question that waits for your answer (this chat's first)", function()
+  local c = require("acpchat.chat.registry").current()
+  if not require("acpchat.ask.waiting").answer(c and c.id) then
+    require("acpchat.util").notify("acpchat: no question waits for an answer")
+  end
+end)
 
 local group = vim.api.nvim_create_augroup("AcpChat", { clear = true })
 vim.api.nvim_create_autocmd("ColorScheme", {

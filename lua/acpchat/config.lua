@@ -266,7 +266,7 @@ M.schema = record({
         "answer",
         key(
           "<M-a>",
-          "Prompt and transcript (Normal and Insert mode): open the question that waits for you to stop typing (|acpchat-questions|)."
+          "Prompt and transcript (Normal and Insert mode): open the oldest question that waits for your answer, as :AcpChatAnswer (|acpchat-questions|)."
         ),
       },
       { "focus_prompt", key("i", "Transcript: go to the prompt, in Insert mode.") },

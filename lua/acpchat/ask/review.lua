@@ -90,16 +90,14 @@ local function winbars(r)
     end
     return
   end
-  local left = string.format(
-    "Result: %s (%d/%d hunks accepted)  ga/gr hunk · gA/gR all · ZZ done · ZQ reject",
-    name,
-    n,
-    #r.hunks
-  )
+  -- What ZZ does now, given what is accepted (nothing accepted rejects; for a permission, ZZ asks first).
+  local verb = r.reason == "permission" and "allow" or "write"
+  local zz = string.format("ZZ: %s %d of %d%s", verb, n, #r.hunks, (n == 0 and #r.hunks > 0) and " = reject" or "")
+  -- ZZ first: a narrow window cuts the end (`%<`), never what ZZ does.
+  local ename = name:gsub("%%", "%%%%")
+  local left = string.format("%s · %%<Result: %s · ga/gr hunk · gA/gR all · ZQ reject", zz, ename)
   if r.reason == "permission" then
-    -- The permission question's own review: ZZ allows what is accepted (nothing accepted rejects).
-    left =
-      string.format("Allow? %s %d/%d accepted · ga/gr hunk · gA/gR all · ZZ allow · ZQ reject", name, n, #r.hunks)
+    left = string.format("%s · %%<Allow? %s · ga/gr hunk · gA/gR all · ZQ reject", zz, ename)
   end
   local right =
     string.format("%s: %s (+%d -%d)", r.reason == "disk" and "On disk" or "Proposed", name, r.added, r.removed)
@@ -117,7 +115,7 @@ local function winbars(r)
   right = right .. diff_tab.size_notes(r.highlight_off, r.inline_off)
   for _, w in ipairs({ r.lw, r.rw }) do
     if api.nvim_win_is_valid(w) then
-      vim.wo[w].winbar = ((w == r.lw and left or right):gsub("%%", "%%%%"))
+      vim.wo[w].winbar = w == r.lw and left or (right:gsub("%%", "%%%%"))
     end
   end
 end
@@ -187,6 +185,34 @@ local function finish(r, accept)
   end
   questions.reply(r.key, { accepted = list, done = true })
   diff_tab.close(r)
+end
+
+--- ZZ: write (or allow) what is accepted. In a permission question's review, nothing accepted
+--- rejects the agent's call (some agents end the turn on that), so it asks first; closing that
+--- list keeps the review open.
+function M.done(r)
+  if r.done then
+    return
+  end
+  local n = 0
+  for i = 1, #r.hunks do
+    if r.accepted[i] then
+      n = n + 1
+    end
+  end
+  if n > 0 or #r.hunks == 0 or r.reason ~= "permission" then
+    return finish(r, true)
+  end
+  local reject =
+    string.format("Reject the change: none of its %d hunk%s accepted", #r.hunks, #r.hunks == 1 and "" or "s")
+  vim.ui.select({ reject, "Keep reviewing (ga accepts the hunk under the cursor, gA all)" }, {
+    prompt = "ZZ with nothing accepted rejects the change:",
+    kind = "acpchat_review_done",
+  }, function(choice)
+    if choice == reject then
+      finish(r, true)
+    end
+  end)
 end
 
 --- Open a review (asked by Node). `req`: path, reason, current and proposed (texts, with
@@ -341,8 +367,8 @@ function M.open_tab(r)
     map("gA", all(true), "accept every hunk")
     map("gR", all(false), "reject every hunk")
     map("ZZ", function()
-      finish(r, true)
-    end, "finish: write what was accepted")
+      M.done(r)
+    end, "finish: write what was accepted (nothing accepted: asks first)")
     map("ZQ", function()
       finish(r, false)
     end, "reject the change")
