@@ -4,6 +4,7 @@
  * were), with the steps that touched each file. The take-back review and take-backs work on it
  * as on any step; the baseline (approve) says where the next review starts.
  */
+import type { Checkpoint } from "./store.js";
 import type { FileChange } from "./types.js";
 import type { ChangeStep, TurnCheckpoints } from "./turns.js";
 
@@ -55,7 +56,7 @@ export async function reviewRange(cp: TurnCheckpoints, from: ChangeStep): Promis
   const steps = cp.steps.filter((s) => s.id >= from.id && s.end);
   const last = steps[steps.length - 1]!;
   const start = await from.start;
-  const changes = start && last.end ? await cp.store.changes(start, last.end) : [];
+  const changes = start && last.end ? await changesBetween(cp, start, last.end) : [];
   const step: ChangeStep = {
     id: from.id,
     kind: "turn",
@@ -78,4 +79,26 @@ export async function reviewRange(cp: TurnCheckpoints, from: ChangeStep): Promis
     .map((c) => ({ ...c, steps: by.get(c.path) ?? [] }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { from, step, files };
+}
+
+/**
+ * The changes between two checkpoints of a chat, remembered: a review asks for the same range
+ * with every file shown (]f), and the comparison of hundreds of files is two git runs of a few
+ * hundred ms on a loaded machine. Snapshots never change, so neither does the answer.
+ */
+const known = new WeakMap<TurnCheckpoints, Map<string, Promise<FileChange[]>>>();
+
+function changesBetween(cp: TurnCheckpoints, a: Checkpoint, b: Checkpoint): Promise<FileChange[]> {
+  const map = known.get(cp) ?? known.set(cp, new Map()).get(cp)!;
+  const key = `${a.n}:${b.n}`;
+  let p = map.get(key);
+  if (!p) {
+    p = cp.store.changes(a, b);
+    // A failure is not remembered: the next review tries again.
+    p.catch(() => map.delete(key));
+    // A few ranges are asked for at a time (the review open now, the one before approve).
+    if (map.size >= 8) map.delete(map.keys().next().value!);
+    map.set(key, p);
+  }
+  return p;
 }
