@@ -78,6 +78,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(r.path).toBe(join(work, "a.txt"));
     expect(await t.lua("return vim.api.nvim_get_current_tabpage()")).toBe(r.tab);
     expect(await t.lua("return vim.wo[...].diff", [r.lw])).toBe(true);
+    // A review the user opened is not the agent waiting on them.
+    expect(await t.lua("return require('acpchat').status().questions")).toBe(0);
     // gr on the hunk of line 15, ZZ: taken back from the file, the others kept.
     await t.lua("vim.api.nvim_set_current_win(...); vim.api.nvim_win_set_cursor(0, { 15, 0 })", [r.lw]);
     await t.nvim.input("gr");

@@ -99,7 +99,7 @@ local function target(line1, line2)
     end
     local fb = vim.fn.bufadd(r.path)
     vim.fn.bufload(fb)
-    return fb, r.path, line1, line2
+    return fb, r.path, line1, line2, buf
   end
   if name == "" or name:match("^%w+://") or vim.bo[buf].buftype ~= "" then
     error("comments go on lines of a project file (or of a review's left side)", 0)
@@ -114,7 +114,7 @@ function M.command(o)
   if not chat then
     return
   end
-  local buf, path, line1, line2 = target(o.line1, o.line2)
+  local buf, path, line1, line2, shown = target(o.line1, o.line2)
   if o.bang then
     local n = 0
     for _, c in ipairs(vim.list_slice(M.by_chat[chat.id] or {})) do
@@ -136,6 +136,13 @@ function M.command(o)
   next_id = next_id + 1
   c.mark = api.nvim_buf_set_extmark(buf, ns, line1 - 1, 0, { end_row = line2 - 1 })
   draw(c)
+  if shown then
+    -- Made on a review's left side: shown there too, while that review is open.
+    api.nvim_buf_set_extmark(shown, ns, line1 - 1, 0, {
+      virt_text = { { "  ◆ comment: " .. text.flat(body, 200), "AcpChatComment" } },
+      virt_text_pos = "eol",
+    })
+  end
   M.by_chat[chat.id] = M.by_chat[chat.id] or {}
   table.insert(M.by_chat[chat.id], c)
   changed(chat.id)

@@ -78,11 +78,10 @@ local function draw(loop)
   api.nvim_buf_set_lines(loop.list_buf, 0, -1, false, list_lines(loop))
   vim.bo[loop.list_buf].modifiable = false
   if api.nvim_win_is_valid(loop.list_win) then
-    vim.wo[loop.list_win].winbar = (string.format(
-      "Review: %s · %d files · ]f/[f file · gr/gR/ZZ take back · q close",
-      loop.title,
-      #loop.files
-    )):gsub("%%", "%%%%")
+    -- Cut at the end when narrow (%<): the range's title is what matters.
+    local n = #loop.files
+    local bar = string.format("%s · %d file%s · <CR> ]f [f · x · q", loop.title, n, n == 1 and "" or "s")
+    vim.wo[loop.list_win].winbar = bar:gsub("%%", "%%%%") .. "%<"
   end
 end
 

@@ -19,8 +19,12 @@ local handlers = {
   end,
   ---@param p { chat: integer, key: string, kind: string, question: table }
   ask = function(p)
-    -- Counted here, before any module shows it: the counts hold whoever asks and how.
-    attention.asked(p.chat, p.key)
+    -- Counted here, before any module shows it: the counts hold whoever asks and how. A
+    -- take-back review is one the user opened (gd, :AcpChatReview): not the agent waiting.
+    local q = type(p.question) == "table" and p.question or {}
+    if not (p.kind == "review" and q.reason == "changes") then
+      attention.asked(p.chat, p.key)
+    end
     require("acpchat.ask").ask(p.chat, p.key, p.kind, p.question)
   end,
   ---@param p { key: string, field: string, text: string }
