@@ -127,6 +127,22 @@ cmd(
     end,
   }
 )
+cmd(
+  "AcpChatReview",
+  "Review every file changed since turn N (default: since you approved) in one tab; send: the comments; approve: start the next review here",
+  function(o)
+    require("acpchat.editor.review_loop").command(o.args)
+  end,
+  {
+    nargs = "?",
+    complete = function()
+      return { "send", "approve" }
+    end,
+  }
+)
+cmd("AcpChatComment", "Comment on these lines for the agent (:AcpChatReview send sends them; ! removes)", function(o)
+  require("acpchat.editor.comments").command(o)
+end, { nargs = "*", range = true, bang = true })
 cmd("AcpChatSessions", "Open a past session (! deletes one)", function(o)
   require("acpchat.chat.sessions").pick(o.args ~= "" and o.args or nil, o.bang)
 end, { nargs = "?", bang = true, complete = agents })

@@ -59,6 +59,12 @@ export class TurnCheckpoints {
   private readonly folder: Folder;
   /** Take-backs that met the user's edits in the same lines, by path: offered as a merge with markers. */
   readonly conflicts = new Map<string, { overlap: Overlap; label: string }>();
+  /**
+   * The review's baseline (:AcpChatReview approve): the id of the last step the user approved;
+   * a review shows the steps after it. Kept here, with the steps it names, so it lives as long
+   * as they do (across restarts and resumes of the agent).
+   */
+  baseline: number | undefined;
 
   /**
    * The chat's first snapshot, started with the chat (the agent's start takes seconds anyway):

@@ -76,10 +76,11 @@ local function winbars(r)
     -- A turn's change (changes.lua): the left is the file as the agent left it, the right as it
     -- was before; "accepting" a hunk from the right takes the agent's hunk back.
     local left = string.format(
-      "Now: %s · %d/%d to take back · gr/ga hunk · gR/gA all · ZZ apply · ZQ cancel",
+      "Now: %s · %d/%d to take back · gr/ga hunk · gR/gA all · ZZ apply · ZQ cancel%s",
       name,
       n,
-      #r.hunks
+      #r.hunks,
+      r.loop and " · ]f/[f file" or ""
     )
     local right = string.format("Before %s: %s", r.step or "the turn", name)
       .. diff_tab.size_notes(r.highlight_off, r.inline_off)
@@ -233,6 +234,8 @@ function M.ask(chat_id, key, req)
     eol_change = req.eol_change,
     cut = req.cut,
     step = req.step,
+    -- A file of :AcpChatReview: shown in that review's tab (M.place), not a tab of its own.
+    loop = req.loop,
     accepted = {},
   }
   r.result_count = req.current_lines or 0
@@ -306,8 +309,19 @@ function M.show(r)
   run(1)
 end
 
+--- Set by the review loop (acpchat.editor.review_loop): puts a review into its tab's windows;
+--- returns tab, left and right windows, or nil when its tab is gone.
+---@type (fun(r: table): integer?, integer?, integer?)?
+M.place = nil
+
 function M.open_tab(r)
-  r.tab, r.lw, r.rw = diff_tab.open(r.left, r.right, r.whole)
+  if r.loop and M.place then
+    r.tab, r.lw, r.rw = M.place(r)
+    r.keep_tab = r.tab ~= nil
+  end
+  if not r.tab then
+    r.tab, r.lw, r.rw = diff_tab.open(r.left, r.right, r.whole)
+  end
   if
     not r.whole
     and (
