@@ -100,7 +100,7 @@ function M.open(o)
     end
     local lines = {}
     for i, e in ipairs(p.entries) do
-      lines[i] = o.label(e)
+      lines[i] = e.line
     end
     if #lines == 0 then
       lines = { p.note ~= "" and "…" or "no past sessions here" }
@@ -121,19 +121,22 @@ function M.open(o)
         -- The agent's own entry wins; what only the index knows (the user's words) stays.
         e.s.prompt = e.s.prompt or old.s.prompt
         e.s.title = e.s.title or old.s.title
-        for i, x in ipairs(p.entries) do
-          if x == old then
-            p.entries[i] = e
-          end
-        end
-      else
-        p.entries[#p.entries + 1] = e
       end
       p.by_key[k] = e
+      -- Each entry labelled once (5,000 of them: the time is in the labels and the sort).
+      e.line = o.label(e)
     end
-    table.sort(p.entries, function(a, b)
-      return (a.s.updated_at or "") > (b.s.updated_at or "")
-    end)
+    -- Newest first: the default order of plain strings sorts much faster than a comparator.
+    local keys, of = {}, {}
+    for k, e in pairs(p.by_key) do
+      local sk = (e.s.updated_at or "") .. "\0" .. k
+      keys[#keys + 1], of[sk] = sk, e
+    end
+    table.sort(keys)
+    p.entries = {}
+    for i = #keys, 1, -1 do
+      p.entries[#p.entries + 1] = of[keys[i]]
+    end
     draw()
     -- The cursor stays on the entry it was on.
     for i, x in ipairs(p.entries) do

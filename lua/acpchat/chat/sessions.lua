@@ -175,10 +175,14 @@ local function open_chat(session_id)
   end
 end
 
+--- Folders as the pickers show them (~ for home), each worked out once.
+local shown_dirs = {}
 --- How a session reads in the pickers.
 local function session_label(s, cwd)
   local open = open_chat(s.session_id) and "  [open]" or ""
-  return string.format("%s  %s  %s%s", age(s.updated_at), picker.title(s), vim.fn.fnamemodify(s.cwd or cwd, ":~"), open)
+  local dir = s.cwd or cwd
+  shown_dirs[dir] = shown_dirs[dir] or vim.fn.fnamemodify(dir, ":~")
+  return string.format("%s  %s  %s%s", age(s.updated_at), picker.title(s), shown_dirs[dir], open)
 end
 M.open_chat, M.label = open_chat, session_label
 
