@@ -109,24 +109,10 @@ function M.open(o)
     api.nvim_buf_set_lines(buf, 0, -1, false, lines)
     vim.bo[buf].modifiable = false
   end
-  function p.add(list)
-    if not api.nvim_win_is_valid(p.win) then
-      return
-    end
+  --- Newest first, drawn; the cursor stays on the entry it was on.
+  local function show()
     local cur = p.entries[api.nvim_win_get_cursor(p.win)[1]]
-    for _, e in ipairs(list) do
-      local k = key(e)
-      local old = p.by_key[k]
-      if old then
-        -- The agent's own entry wins; what only the index knows (the user's words) stays.
-        e.s.prompt = e.s.prompt or old.s.prompt
-        e.s.title = e.s.title or old.s.title
-      end
-      p.by_key[k] = e
-      -- Each entry labelled once (5,000 of them: the time is in the labels and the sort).
-      e.line = o.label(e)
-    end
-    -- Newest first: the default order of plain strings sorts much faster than a comparator.
+    -- The default order of plain strings sorts much faster than a comparator (5,000 entries).
     local keys, of = {}, {}
     for k, e in pairs(p.by_key) do
       local sk = (e.s.updated_at or "") .. "\0" .. k
@@ -138,13 +124,44 @@ function M.open(o)
       p.entries[#p.entries + 1] = of[keys[i]]
     end
     draw()
-    -- The cursor stays on the entry it was on.
     for i, x in ipairs(p.entries) do
       if cur and key(x) == key(cur) then
         api.nvim_win_set_cursor(p.win, { i, 0 })
         break
       end
     end
+  end
+  --- Merge `list` (labelled a few milliseconds' worth per turn of the editor's loop: an agent's
+  --- 5,000 sessions do not hold the editor), then draw and call `done`.
+  function p.add(list, done)
+    local i = 1
+    local function step()
+      if not api.nvim_win_is_valid(p.win) then
+        return
+      end
+      local t0 = vim.uv.hrtime()
+      while i <= #list do
+        local e = list[i]
+        local k = key(e)
+        local old = p.by_key[k]
+        if old then
+          -- The agent's own entry wins; what only the index knows (the user's words) stays.
+          e.s.prompt = e.s.prompt or old.s.prompt
+          e.s.title = e.s.title or old.s.title
+        end
+        e.line = o.label(e)
+        p.by_key[k] = e
+        i = i + 1
+        if i % 64 == 0 and vim.uv.hrtime() - t0 > 5e6 then
+          return vim.schedule(step)
+        end
+      end
+      show()
+      if done then
+        done()
+      end
+    end
+    step()
   end
   function p.progress(note)
     p.note = note
@@ -242,7 +259,7 @@ function M.pick(names, delete, d)
           for _, x in ipairs(res.sessions) do
             list[#list + 1] = { name = name, spec = spec, cwd = cwds[name], s = x, can_rename = res.can_rename }
           end
-          p.add(list)
+          return p.add(list, say)
         end
         say()
       end)
