@@ -299,6 +299,7 @@ error("Cannot require a meta file")
 ---@class acpchat.wire.SessionChoice
 ---@field session_id string
 ---@field title? string
+---@field prompt? string The user's first words in it, as the client's index recorded them.
 ---@field updated_at? string
 ---@field cwd string
 ---@field source "agent"|"index"|"both"

@@ -191,6 +191,8 @@ export type ContextItem =
 export interface SessionChoice {
   sessionId: string;
   title?: string;
+  /** The user's first words in it, as the client's index recorded them. */
+  prompt?: string;
   updatedAt?: string;
   cwd: string;
   source: "agent" | "index" | "both";

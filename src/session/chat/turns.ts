@@ -70,6 +70,9 @@ export class Turns {
     return this.settleTurn !== undefined;
   }
 
+  /** What the user typed as the chat's first prompt (context left out), for the session index. */
+  firstText: string | undefined;
+
   /** The agent hears this with the next prompt. */
   tellAgent(note: string): void {
     this.agentNotes.push(note);
@@ -118,6 +121,7 @@ export class Turns {
   }
 
   private async runQueued(p: QueuedPrompt): Promise<void> {
+    this.firstText ??= p.text.trim().slice(0, 200) || undefined;
     const { opts, state, boundary } = this.core;
     let blocks: ContentBlock[];
     let notes: string[];
