@@ -124,10 +124,7 @@ export class SessionState {
     return events;
   }
 
-  /**
-   * ACP cancel: every unfinished tool call of this turn is marked cancelled at once; the turn
-   * stays open until the prompt's response arrives.
-   */
+  /** ACP cancel: this turn's unfinished tool calls are cancelled at once; the turn waits for its end. */
   beginCancel(): TranscriptEvent[] {
     if (this.turnState === "idle") return [];
     this.turnState = "cancelling";
@@ -246,7 +243,7 @@ export class SessionState {
     if (content.type === "image" || content.type === "audio") return this.mediaChunk(kind, content);
     const text = contentText(content);
     const last = this.blocks[this.blocks.length - 1];
-    const routed = this.messages.route(kind, meta, text, last);
+    const routed = this.messages.route(kind, meta, text, last); // a known message's block (v2)
     if (routed) return routed;
     if (last && last.type === kind && this.messages.continues(kind, meta, last)) {
       last.text += text;

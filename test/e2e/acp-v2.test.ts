@@ -84,5 +84,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     const servers = sent.find((e) => e.sessionNew).sessionNew.mcpServers as { name: string; type: string }[];
     expect(servers).toContainEqual(expect.objectContaining({ name: "nvim", type: "stdio" }));
     expect(sent.find((e) => e.permission).permission.outcome).toEqual({ outcome: "selected", optionId: "yes" });
+    await t.nvim.command("checkhealth acpchat");
+    const health = (await t.nvim.buffer.lines).join("\n");
+    expect(health).toContain('v2: offered the ACP v2 draft (protocol = "v2-draft")');
   });
 });

@@ -65,7 +65,8 @@ export async function diffContents(diff: unknown, read: FileReader): Promise<V1C
       out.push(note(`${operation} ${c.fileType} ${oldPath ? `${oldPath} -> ` : ""}${path}`));
       continue;
     }
-    const f = patchFor(files, path, oldPath);
+    // One change and one file in the patch belong together whatever the patch calls it.
+    const f = patchFor(files, path, oldPath) ?? (changes.length === 1 && files.length === 1 ? files[0] : undefined);
     switch (operation) {
       case "add":
         out.push({ type: "diff", path, oldText: null, newText: f ? addedText(f) : ((await read(path)) ?? "") });

@@ -73,11 +73,7 @@ export function parsePatch(text: string): PatchFile[] {
 export function patchFor(files: PatchFile[], path: string, oldPath?: string): PatchFile | undefined {
   const ends = (p: string | undefined, abs: string | undefined) =>
     p !== undefined && abs !== undefined && (abs === p || abs.endsWith(`/${p}`));
-  return (
-    files.find((f) => ends(f.newPath, path)) ??
-    files.find((f) => ends(f.oldPath, oldPath ?? path)) ??
-    (files.length === 1 ? files[0] : undefined)
-  );
+  return files.find((f) => ends(f.newPath, path)) ?? files.find((f) => ends(f.oldPath, oldPath ?? path));
 }
 
 /** The text of the file's new side when it did not exist before: every added line. */

@@ -82,7 +82,7 @@ export async function permissionRequest(v2: unknown, session: V2Session, seq: nu
   let toolCall: Obj;
   if (subject.type === "tool_call" && typeof obj(subject.toolCall).toolCallId === "string") {
     const tc = obj(subject.toolCall);
-    const { v1 } = await session.fields(tc, tc.toolCallId as string);
+    const { v1 } = await session.fields(tc);
     toolCall = { toolCallId: tc.toolCallId, ...v1 };
   } else if (subject.type === "command" && typeof subject.command === "string") {
     toolCall = {

@@ -157,7 +157,7 @@ export class V2Session {
     const known = this.toolCalls.get(id);
     const state = known ?? { content: [] };
     this.toolCalls.set(id, state);
-    const fields = await this.fields(u, id);
+    const fields = await this.fields(u);
     const out: V1Update = { sessionUpdate: known ? "tool_call_update" : "tool_call", toolCallId: id, ...fields.v1 };
     if (!known) out.title = str(u.title) ?? str(u.name) ?? id;
     if (fields.content) state.content = fields.content;
@@ -192,7 +192,7 @@ export class V2Session {
    * leaves it as it was, an unknown kind is `other`; terminal content is shown through the
    * tool call's terminals (`links`), the rest as v1 content.
    */
-  async fields(u: Obj, toolCallId: string): Promise<{ v1: Obj; content?: V1Content[]; links: string[] }> {
+  async fields(u: Obj): Promise<{ v1: Obj; content?: V1Content[]; links: string[] }> {
     const v1: Obj = {};
     const links: string[] = [];
     if ("title" in u && u.title !== undefined) v1.title = str(u.title) ?? "";
@@ -225,7 +225,6 @@ export class V2Session {
       }
       v1.content = content;
     }
-    void toolCallId;
     return { v1, content, links };
   }
 
