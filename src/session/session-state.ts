@@ -20,7 +20,6 @@ import type {
 } from "../protocol/schema.js";
 import { applyTerminalMeta, clipTail } from "./tool-terminals.js";
 import { MessageBlocks } from "./message-blocks.js";
-import type { FeatureBlock } from "./features/blocks.js";
 import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
 import {
@@ -31,6 +30,7 @@ import {
   promptText,
   toolBlockId,
   type Block,
+  type FeatureBlock,
   type ToolCallState,
   type TranscriptEvent,
   type TurnState,
