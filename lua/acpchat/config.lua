@@ -169,6 +169,13 @@ local agent = record({
     ),
   },
   {
+    "protocol",
+    one_of({ "v1", "v2-draft" }, {
+      tag = "acpchat-agents.protocol",
+      desc = '"v2-draft": offer this agent the ACP v2 draft (|acpchat-acp-v2|) and speak it when the agent accepts it; an agent that answers with version 1 is spoken to in v1 as usual. Off (v1) by default: the draft may change.',
+    }),
+  },
+  {
     "editor_tools",
     bool({
       tag = "acpchat-agents.editor_tools",

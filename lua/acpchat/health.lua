@@ -75,6 +75,14 @@ function M.check()
     else
       health.error(string.format("%s: `%s` not found on PATH", name, a.command))
     end
+    if a.protocol == "v2-draft" then
+      health.info(
+        string.format(
+          '%s: offered the ACP v2 draft (protocol = "v2-draft"); spoken only if the agent answers 2, else v1 (|acpchat-acp-v2|)',
+          name
+        )
+      )
+    end
   end
   local def = config.default_agent()
   if def then

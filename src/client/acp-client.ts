@@ -4,7 +4,7 @@
  * Spec: https://agentclientprotocol.com/protocol/v1/overview
  */
 import type { HandlerContext } from "../protocol/jsonrpc.js";
-import type { JsonRpcPeer } from "../protocol/jsonrpc.js";
+import type { AcpPeer } from "../protocol/jsonrpc.js";
 import { CapabilityError, ErrorCodes, RpcError } from "../protocol/errors.js";
 import {
   CompleteElicitationNotification,
@@ -109,7 +109,7 @@ export class AcpClient {
   private readonly featureKinds = new Map<string, ClientFeature>();
 
   constructor(
-    readonly peer: JsonRpcPeer,
+    readonly peer: AcpPeer,
     handlers: AgentRequestHandlers,
     private readonly features: ClientFeatures = {},
     private readonly onProblem: (message: string) => void = () => undefined,

@@ -130,6 +130,8 @@ export interface AgentParams {
   mode?: string;
   model?: string;
   options?: { id: string; value: string | boolean }[];
+  /** `v2-draft`: speak the ACP v2 draft with this agent when it accepts it (v1 otherwise). */
+  protocol?: "v1" | "v2-draft";
 }
 
 export interface ChatRef {

@@ -69,6 +69,7 @@ export function openChat(
     cwd: p.cwd,
     extraRoots: p.extraRoots,
     mcpServers: p.mcpServers,
+    protocol: agent.protocol,
     port,
     onEvents: (events) => queue.push(events),
     traceFile: p.logDir ? join(p.logDir, `${stamp}-chat${id}-${agent.name}.jsonl`) : undefined,

@@ -419,6 +419,7 @@ error("Cannot require a meta file")
 ---@field mode? string Applied when a session starts.
 ---@field model? string
 ---@field options? ({ id: string, value: string|boolean })[]
+---@field protocol? "v1"|"v2-draft" `v2-draft`: speak the ACP v2 draft with this agent when it accepts it (v1 otherwise).
 
 ---@class acpchat.wire.ChatRef
 ---@field chat number

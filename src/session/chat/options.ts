@@ -17,6 +17,8 @@ export interface ChatOptions {
   cwd: string;
   /** More directories the user allows the agent to touch. */
   extraRoots?: string[];
+  /** `v2-draft`: speak the ACP v2 draft with an agent that accepts it (v1 with the others). */
+  protocol?: "v1" | "v2-draft";
   /** MCP servers for the agent, as configured (`$VAR`s expanded when the chat starts). */
   mcpServers?: McpServerConfig[];
   port: EditorPort;
