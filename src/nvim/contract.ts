@@ -116,6 +116,8 @@ export interface AgentParams {
   mode?: string;
   model?: string;
   options?: { id: string; value: string | boolean }[];
+  /** false: the agent keeps its own file tools (not steered to the editor's read_file/write_file/edit_file). */
+  editorFiles?: boolean;
 }
 
 export interface ChatRef {

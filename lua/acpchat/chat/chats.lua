@@ -54,6 +54,7 @@ function M.agent_params(name, agent)
     mode = agent.mode,
     model = agent.model,
     options = options,
+    editor_files = agent.editor_files,
   }
 end
 
