@@ -2,7 +2,7 @@
  * Steering an agent to the editor's file tools (mcp__nvim__read_file, write_file, edit_file):
  * an agent's own read and edit tools read the disk (not the user's unsaved buffers) and write
  * behind the user's back, and they win unless the agent is told otherwise. Each agent has its
- * own switch, found in its source (ACP-NOTES.md):
+ * own switch, found in its source:
  *   - claude-agent-acp: session/new `_meta.claudeCode.options.disallowedTools` (its Read, Write,
  *     Edit, MultiEdit, NotebookEdit; its Bash stays) and `_meta.systemPrompt.append`.
  *   - gemini-cli: the settings' `tools.exclude` (a union over its settings files), given in a

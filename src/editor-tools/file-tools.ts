@@ -128,7 +128,7 @@ export async function listFiles(
   const re = pattern ? globRegExp(pattern) : undefined;
   const matched = re ? files.filter((f) => re.test(f)) : files;
   matched.sort();
-  const where = shownPath(cwd, dir);
+  const where = dir === cwd ? "." : shownPath(cwd, dir);
   const out = matched.slice(0, MAX_LISTED);
   const head =
     matched.length === 0
