@@ -413,7 +413,7 @@ async function main() {
     join(root, "bench/RESULTS.md"),
     readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Editor tools (11)\n\n" + tools,
   );
-  // 11b. Reading through the editor's read_file tool against fs/read_text_file (issue 33).
+  // 11b. Reading through the editor's read_file tool against fs/read_text_file.
   say("file reads: bench/file-read.mjs");
   const reads = execFileSync(process.execPath, [join(root, "bench/file-read.mjs")], {
     encoding: "utf8",

@@ -143,7 +143,7 @@ local editor_tools = record({
   },
 }, {
   tag = "acpchat-editor_tools",
-  desc = "The editor's own MCP server (|acpchat-editor-tools|): it lets agents ask what Neovim knows (diagnostics, definitions, references, hover, symbols, open files, the selection, the quickfix list), read-only and within the session's folders.",
+  desc = "The editor's own MCP server (|acpchat-editor-tools|): it lets agents ask what Neovim knows (diagnostics, definitions, references, hover, symbols, open files, the selection, the quickfix list) and read and write files as the editor sees them (|acpchat-editor-files|: writes go through your review), within the session's folders.",
 })
 
 local agent = record({
