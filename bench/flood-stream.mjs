@@ -45,7 +45,7 @@ function childPids(pid) {
 }
 
 /** The plugin's Node host: the child of Neovim that runs node. */
-function hostPid(nvimPid) {
+export function hostPid(nvimPid) {
   for (const c of childPids(nvimPid)) {
     const cmd = readFileSync(`/proc/${c}/cmdline`, "utf8");
     if (cmd.includes("node")) return c;

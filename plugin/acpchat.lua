@@ -127,6 +127,22 @@ cmd(
     end,
   }
 )
+cmd(
+  "AcpChatReview",
+  "Review every file changed since turn N (default: since you approved) in one tab; send: the comments; approve: start the next review here",
+  function(o)
+    require("acpchat.editor.review_loop").command(o.args)
+  end,
+  {
+    nargs = "?",
+    complete = function()
+      return { "send", "approve" }
+    end,
+  }
+)
+cmd("AcpChatComment", "Comment on these lines for the agent (:AcpChatReview send sends them; ! removes)", function(o)
+  require("acpchat.editor.comments").command(o)
+end, { nargs = "*", range = true, bang = true })
 cmd("AcpChatSessions", "Open a past session (! deletes one)", function(o)
   require("acpchat.chat.sessions").pick(o.args ~= "" and o.args or nil, o.bang)
 end, { nargs = "?", bang = true, complete = agents })
@@ -170,6 +186,12 @@ cmd("AcpChatPermissions", "List the permission rules remembered for this chat, a
   local c = need()
   if c then
     require("acpchat.ask.permission").manage(c)
+  end
+end)
+cmd("AcpChatAnswer", "Open the oldest question that waits for your answer (this chat's first)", function()
+  local c = require("acpchat.chat.registry").current()
+  if not require("acpchat.ask.waiting").answer(c and c.id) then
+    require("acpchat.util").notify("acpchat: no question waits for an answer")
   end
 end)
 

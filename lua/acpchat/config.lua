@@ -278,7 +278,7 @@ M.schema = record({
         "answer",
         key(
           "<M-a>",
-          "Prompt and transcript (Normal and Insert mode): open the question that waits for you to stop typing (|acpchat-questions|)."
+          "Prompt and transcript (Normal and Insert mode): open the oldest question that waits for your answer, as :AcpChatAnswer (|acpchat-questions|)."
         ),
       },
       { "focus_prompt", key("i", "Transcript: go to the prompt, in Insert mode.") },
@@ -405,6 +405,41 @@ M.schema = record({
         }),
       },
     }, { tag = "acpchat-checkpoints-options", desc = "Turn checkpoints (|acpchat-checkpoints|)." }),
+  },
+  {
+    "notify",
+    record({
+      {
+        "enabled",
+        bool({
+          default = false,
+          desc = "Tell you when a chat needs you (a question, a turn ended, an error) while Neovim is not focused or the chat is not shown in this tab (|acpchat-attention|). The `User AcpChatAttention` autocommand fires either way.",
+        }),
+      },
+      {
+        "method",
+        one_of({ "terminal", "command" }, {
+          default = "terminal",
+          desc = '"terminal": an OSC 777 and an OSC 9 notification through the terminal (kitty, WezTerm, foot, iTerm2, Ghostty, Windows Terminal...; others ignore them). "command": run `command` with the title and the message as its last two arguments.',
+        }),
+      },
+      {
+        "command",
+        list(str({}), {
+          default = { "notify-send", "--app-name=acp-chat.nvim" },
+          expect = "list of strings",
+          desc = 'The program and its first arguments, for method "command" (run in the background; never through a shell).',
+        }),
+      },
+      {
+        "kinds",
+        list(one_of({ "question", "turn_end", "error" }, {}), {
+          default = { "question", "turn_end", "error" },
+          expect = "list of kinds",
+          desc = "Which of the attention kinds notify.",
+        }),
+      },
+    }, { tag = "acpchat-notify-options", desc = "Notifications when a chat needs you (|acpchat-attention|)." }),
   },
   {
     "follow",

@@ -47,6 +47,9 @@ function M.check()
     -- What reaches the processes agents and terminals start (:help acpchat-processes).
     if res.cgroups and res.cgroups.available then
       health.ok("processes: " .. res.cgroups.why .. ": every process they start, daemons included, is killed with them")
+      health.info(
+        "processes: the limit: a process that moves itself into a cgroup outside acp-chat's folder that your user may write (Neovim's own, another service's) is not reached; see :help acpchat-processes"
+      )
     elseif res.cgroups then
       health.warn("processes: no cgroup (" .. res.cgroups.why .. ")", {
         "Agents and terminals are killed by process group and by the ACPCHAT_PROC_COOKIE variable their descendants inherit.",
@@ -150,10 +153,33 @@ function M.check()
 
   changes.health(health)
 
+  M.notify(health)
+
   install.health(health)
 
   health.start("acp-chat.nvim: logs")
   health.info("JSON-RPC traces: " .. config.log_dir())
+end
+
+--- Notifications when a chat needs you (|acpchat-attention|): off, through the terminal, or a
+--- command that must be on PATH.
+function M.notify(health)
+  health.start("acp-chat.nvim: attention")
+  local o = config.options.notify or {}
+  if not o.enabled then
+    return health.info("notifications off (notify.enabled = false); User AcpChatAttention fires either way")
+  end
+  if o.method == "command" then
+    local prog = (o.command or {})[1]
+    if not prog or vim.fn.executable(prog) == 0 then
+      return health.warn(string.format("notify.command: %s is not on PATH: no notifications", tostring(prog)))
+    end
+    return health.ok("notifications through " .. prog)
+  end
+  health.ok(
+    "notifications through the terminal (OSC 777 and OSC 9)"
+      .. (vim.env.TMUX and "; inside tmux they pass only with `set -g allow-passthrough on`" or "")
+  )
 end
 
 --- The editor's MCP server (|acpchat-editor-tools|): on or off, for whom, whether it can run,

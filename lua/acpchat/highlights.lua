@@ -35,6 +35,8 @@ M.groups = {
   AcpChatNewBelow = "WarningMsg",
   AcpChatAsk = "WarningMsg",
   AcpChatChanges = "Title",
+  AcpChatComment = "DiagnosticInfo",
+  AcpChatCommentSent = "Comment",
 }
 
 --- Groups whose text must read, with the links to try after the first.

@@ -135,8 +135,13 @@ function M.describe(c)
     s.title and s.title ~= "" and vim.trim((s.title:gsub("%s+", " "))) or "untitled",
     60
   )
+  local attention = require("acpchat.chat.attention")
+  local mark = attention.waiting(c.id) > 0 and "? waiting on you · "
+    or attention.unseen[c.id] and "● ended unseen · "
+    or ""
   return string.format(
-    "chat %d · %s · %s · %s · %s",
+    "%schat %d · %s · %s · %s · %s",
+    mark,
     c.id,
     c.agent,
     title,
@@ -152,7 +157,15 @@ function M.list()
   if #all == 0 then
     return util.notify("acpchat: no chats (open one with :AcpChat)")
   end
+  -- Chats waiting on a question first, then those whose turn ended unseen (attention.lua).
+  local attention = require("acpchat.chat.attention")
+  local function rank(c)
+    return attention.waiting(c.id) > 0 and 0 or attention.unseen[c.id] and 1 or 2
+  end
   table.sort(all, function(a, b)
+    if rank(a) ~= rank(b) then
+      return rank(a) < rank(b)
+    end
     return a.id < b.id
   end)
   vim.ui.select(all, { prompt = "Chats:", kind = "acpchat_chats", format_item = M.describe }, function(c)
@@ -243,15 +256,25 @@ function M.context()
   end)
 end
 
---- For statuslines: this tab's chat (nil without one). `state` is one of starting, signing_in,
---- ready, running, cancelling, crashed, closed; `reason` says why it crashed.
+--- For statuslines: this tab's chat, and counts over every chat (nil without any chat).
+--- `state` is one of starting, signing_in, ready, running, cancelling, crashed, closed; `reason`
+--- says why it crashed. `running`, `questions`, `unseen`: chats running, questions waiting for
+--- you, turns ended while you were away (|acpchat-attention|); kept in Lua, no round trip. Only
+--- the counts when this tab has no chat.
 function M.status()
+  if next(registry().chats) == nil then
+    return nil
+  end
+  local counts = require("acpchat.chat.attention").counts()
   local c = registry().current()
   local s = c and c.status
   if not c or not s then
-    return nil
+    return counts
   end
   return {
+    running = counts.running,
+    questions = counts.questions,
+    unseen = counts.unseen,
     id = c.id,
     agent = s.agent or c.agent,
     title = s.title,

@@ -53,10 +53,11 @@ local function install(a)
     end
     util.notify(
       string.format(
-        "acpchat: installed %s %s: :AcpChat %s starts it",
+        "acpchat: installed %s %s: :AcpChat %s starts it%s",
         text.flat(r.name, 60),
         text.flat(r.version, 30),
-        r.id
+        r.id,
+        type(r.sha256) == "string" and (" (archive sha256 " .. text.flat(r.sha256, 64) .. ")") or ""
       )
     )
   end)
@@ -123,7 +124,26 @@ function M.pick(id, update)
           return act(a, update)
         end
       end
+      -- An entry the host refused (a version that is no version, a bad sha256...) says why.
+      for _, s in ipairs(r.skipped or {}) do
+        if vim.startswith(s, id .. ": ") then
+          return util.notify(
+            "acpchat: the registry's entry for "
+              .. text.flat(id, 60)
+              .. " cannot be installed: "
+              .. text.flat(s:sub(#id + 3), 300),
+            vim.log.levels.ERROR
+          )
+        end
+      end
       return util.notify("acpchat: the registry has no agent " .. text.flat(id, 60), vim.log.levels.WARN)
+    end
+    if #(r.skipped or {}) > 0 then
+      -- Entries refused (a version that is a path, a bad sha256...) are not offered: said once.
+      util.notify(
+        "acpchat: the registry's entries not offered: " .. text.flat(table.concat(r.skipped, "; "), 400),
+        vim.log.levels.WARN
+      )
     end
     if #r.agents == 0 then
       return util.notify("acpchat: the registry lists no agents", vim.log.levels.WARN)
@@ -150,6 +170,9 @@ function M.health(health)
   for _, a in ipairs(list) do
     local ok = vim.fn.executable(a.command) == 1
     local line = string.format("%s %s (%s): %s", a.id, a.version, a.kind, a.command)
+    if type(a.sha256) == "string" then
+      line = line .. " (archive sha256 " .. text.flat(a.sha256, 64) .. ")"
+    end
     if ok then
       health.ok(line)
     else

@@ -16,6 +16,7 @@
 ---@field status? acpchat.wire.StatusView the last status Node sent (events.lua, render.lua's `meta`)
 ---@field generation? integer        bridge.generation when it was opened: a host restart is seen
 ---@field sending? string            a prompt sent but not yet taken by Node (chats.lua)
+---@field refused? string            why the last prompt was not sent, shown in the prompt's winbar (prompt.lua)
 ---@field continuing? string         a restart continuing the session ("resume" or "load")
 ---@field shown? integer             order in which chats were last shown (registry.lua)
 ---@field render? acpchat.RenderState where each block is (blocks.lua, render.lua)

@@ -13,6 +13,14 @@
  * cgroup v2, a read-only /sys/fs/cgroup in a container, a session scope owned by root); then
  * the group and cookie remain, with their limit. If the host could not step back out, the
  * cgroup is never killed (the host is in it) and cgroups are not used again.
+ *
+ * Escapes: a process may move itself into any cgroup whose cgroup.procs its user may write
+ * (and that of the common ancestor). The host's own cgroup was one (it writes there to step
+ * back), so the host first moves itself into a leaf of its own folder, `acpchat-<pid>/host`,
+ * and steps back there; the folder's cgroups are all that spawns ever touch. What moves into
+ * the folder itself, or into the host's leaf (not a descendant of the host), is killed with
+ * any tree and at exit. Beyond reach: a cgroup outside the folder the user can write to
+ * (Neovim's own, another service's): only a cgroup namespace or another user closes that.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,8 +28,10 @@ import { join } from "node:path";
 interface Base {
   /** This host's folder of cgroups (one per tree below it); undefined when unavailable. */
   dir?: string;
-  /** The host's own cgroup (its folder), where it returns after each spawn. */
+  /** The host's own cgroup: its leaf in `dir`, where it returns after each spawn. */
   own?: string;
+  /** The cgroup the host was started in (where it goes back on exit). */
+  start?: string;
   /** What was found: shown by :checkhealth. */
   why: string;
 }
@@ -70,11 +80,24 @@ function findBase(): Base {
     tryRmdir(dir);
     return { why: `${parent} is not a cgroup v2 folder` };
   }
-  process.once("exit", () => removeAll(dir));
+  // The host in a leaf of its own, before any tree: no cgroup a tree's process can move
+  // into is then the host's, nor an ancestor of the trees' outside this folder.
+  const leaf = join(dir, "host");
+  try {
+    mkdirSync(leaf, { recursive: true });
+    writeFileSync(join(leaf, "cgroup.procs"), String(process.pid));
+  } catch (e) {
+    stepBack(parent, leaf);
+    tryRmdir(leaf);
+    tryRmdir(dir);
+    return { why: `cannot move this host into a cgroup of its own under ${dir} (${(e as Error).message})` };
+  }
+  process.once("exit", () => removeAll(dir, parent));
   removeStale(parent);
   return {
     dir,
-    own: parent,
+    own: leaf,
+    start: parent,
     why: `each agent and terminal in its own cgroup under ${dir}${existsSync(join(dir, "cgroup.kill")) ? "" : " (no cgroup.kill: killed pid by pid)"}`,
   };
 }
@@ -145,8 +168,12 @@ export function cgroupPopulated(dir: string): boolean {
   }
 }
 
-/** Send `signal` to every process in cgroup `dir`; SIGKILL through cgroup.kill where there is one. */
+/**
+ * Send `signal` to every process in cgroup `dir`; SIGKILL through cgroup.kill where there is one.
+ * Processes that moved out of their tree into this host's folder or its leaf are killed too.
+ */
 export function signalCgroup(dir: string, signal: NodeJS.Signals): void {
+  killEscaped();
   if (signal === "SIGKILL") {
     try {
       writeFileSync(join(dir, "cgroup.kill"), "1");
@@ -161,6 +188,42 @@ export function signalCgroup(dir: string, signal: NodeJS.Signals): void {
     } catch {
       // gone meanwhile
     }
+  }
+}
+
+/**
+ * SIGKILL what moved out of a tree into this host's folder (no process of the host's lives
+ * there) or into the host's leaf while not a descendant of the host (its own children, git or
+ * npm say, are; a daemon that left a tree is not). Done now and again shortly after: a
+ * daemon's parent chain still reaches the host until the tree it left has died.
+ */
+export function killEscaped(again = true): void {
+  const { dir, own } = base ?? {};
+  if (!dir || !own) return;
+  for (const pid of cgroupPids(dir)) kill(pid);
+  for (const pid of cgroupPids(own)) if (pid !== process.pid && !descendsFromHost(pid)) kill(pid);
+  if (again) setTimeout(() => killEscaped(false), 300).unref();
+}
+
+/** Whether `pid`'s chain of parents reaches this process. */
+function descendsFromHost(pid: number): boolean {
+  for (let p = pid, n = 0; p > 1 && n < 64; n++) {
+    if (p === process.pid) return true;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      p = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone meanwhile
   }
 }
 
@@ -179,14 +242,18 @@ function tryRmdir(dir: string): boolean {
 }
 
 /**
- * On the host's exit (after process-group.ts killed every tree): the cgroups left, then this
- * host's folder. A killed cgroup empties a moment after cgroup.kill: waited for, briefly.
+ * On the host's exit (after process-group.ts killed every tree): the cgroups left, whatever
+ * moved into the folder or the host's leaf (the host's own children end with it), then the
+ * host goes back to the cgroup it started in and the folder is removed. A killed cgroup
+ * empties a moment after cgroup.kill: waited for, briefly.
  */
-function removeAll(dir: string): void {
+function removeAll(dir: string, start: string): void {
   const deadline = Date.now() + 300;
   const cell = new Int32Array(new SharedArrayBuffer(4));
+  const leaf = join(dir, "host");
   for (;;) {
     let left = false;
+    for (const pid of [...cgroupPids(dir), ...cgroupPids(leaf)]) if (pid !== process.pid) kill(pid);
     for (const name of children(dir)) {
       const t = join(dir, name);
       if (cgroupPopulated(t)) signalCgroup(t, "SIGKILL");
@@ -195,6 +262,8 @@ function removeAll(dir: string): void {
     if (!left || Date.now() > deadline) break;
     Atomics.wait(cell, 0, 0, 5);
   }
+  stepBack(start, leaf);
+  tryRmdir(leaf);
   tryRmdir(dir);
 }
 
@@ -226,8 +295,11 @@ function removeStale(parent: string): void {
       if ((e as NodeJS.ErrnoException).code !== "ESRCH") continue; // alive, another user's
     }
     const dir = join(parent, name);
+    for (const pid of [...cgroupPids(dir), ...cgroupPids(join(dir, "host"))]) kill(pid);
+    tryRmdir(join(dir, "host"));
     for (const t of children(dir)) signalCgroup(join(dir, t), "SIGKILL");
-    for (const t of children(dir)) setTimeout(() => removeCgroup(join(dir, t)) && tryRmdir(dir), 100).unref();
+    for (const t of [...children(dir), "host"])
+      setTimeout(() => removeCgroup(join(dir, t)) && tryRmdir(dir), 100).unref();
     tryRmdir(dir);
   }
 }

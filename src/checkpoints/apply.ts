@@ -3,21 +3,11 @@
  * buffer, the buffer (one undo step, saved when it had no unsaved edits) for loaded ones.
  * Every path is checked against the session's boundary through links first.
  */
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  rmdirSync,
-  rmSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { encodeText, type Text } from "../workspace/text-codec.js";
 import type { Overlap, RestoreAction } from "./restore-plan.js";
+import { entryAt, makeFolders, removeEmptyFolder, removeEntry, replaceFile, replaceWithLink } from "./restore-fs.js";
 
 /** The editor's buffers, as far as taking changes back needs them. */
 export interface LiveFiles {
@@ -50,9 +40,11 @@ export async function applyRestore(
   action: RestoreAction,
   live: LiveFiles,
   check: (abs: string) => void,
+  /** Told of a change made in a buffer only (unsaved edits there): the step keeps it for its undo. */
+  inBuffer?: (before: Text, after: Text) => void,
 ): Promise<Applied> {
   try {
-    return await applyOne(abs, action, live, check);
+    return await applyOne(abs, action, live, check, inBuffer);
   } catch (e) {
     return { done: false, why: (e as Error).message };
   }
@@ -63,60 +55,47 @@ async function applyOne(
   action: RestoreAction,
   live: LiveFiles,
   check: (abs: string) => void,
+  inBuffer?: (before: Text, after: Text) => void,
 ): Promise<Applied> {
   if (action.action === "none") return { done: true, how: "restored" };
   if (action.action === "conflict") return { done: false, why: action.why, overlap: action.overlap };
-  // The folder it is in must be inside the boundary (resolved through links); the entry itself
-  // is never followed: a link there is replaced or removed, not written through.
+  // A first look, for a clear reason before the editor is asked; what counts is the check each
+  // write below makes on the folder it writes in (restore-fs.ts), after every await.
   check(deepestExisting(dirname(abs)));
   const buf = await live.buffer(abs);
   if (action.action === "merge") {
-    if (buf) {
-      const r = await live.setBuffer(abs, buf.tick, buf.text, action.text, !buf.modified);
+    if (buf?.modified) {
+      // Into the buffer only (one undo step, unsaved): the user's edits there are not written for them.
+      const r = await live.setBuffer(abs, buf.tick, buf.text, action.text, false);
       if (r === "changed") return { done: false, why: "its buffer changed meanwhile" };
-      return { done: true, how: buf.modified || r === "not_saved" ? "merged into the buffer (unsaved)" : "merged" };
+      inBuffer?.(buf.text, action.text);
+      return { done: true, how: "merged into the buffer (unsaved)" };
     }
     const like = action.like ?? { encoding: "utf-8" as const, format: "unix" as const, bom: false };
     const bytes = encodeText({ ...action.text, encoding: like.encoding, format: like.format, bom: like.bom });
-    writeKeepingMode(abs, bytes);
+    replaceFile(abs, bytes, "keep", check);
+    // A buffer without edits follows the disk (as after any change on disk).
+    if (buf) await live.reload(abs);
     return { done: true, how: "merged" };
   }
   if (buf?.modified) return { done: false, why: "its buffer has unsaved edits" };
   const v = action.version;
   if (!v) {
-    removeEntry(abs);
+    removeEntry(abs, check);
     return { done: true, how: "removed" };
   }
   if (v.kind === "large")
     return { done: false, why: "it is over the size limit for checkpoints, so its old content was not kept" };
   if (v.kind === "other") return { done: false, why: "it is not a file or a link" };
-  // Folders are made only under one that is inside the boundary (a link on the way is followed
-  // by mkdir, so the deepest existing folder is checked first).
-  check(deepestExisting(dirname(abs)));
-  mkdirSync(dirname(abs), { recursive: true });
-  check(dirname(abs));
-  let st = lstatOrUndefined(abs);
-  if (st?.isDirectory()) {
-    // An empty folder (the agent's, emptied by this rewind's removals) makes way for the file;
-    // one with anything in it is left alone.
-    if (readdirSync(abs).length > 0) return { done: false, why: "a folder is there now" };
-    rmdirSync(abs);
-    st = undefined;
-  }
-  if (v.kind === "link") {
-    if (st) unlinkSync(abs);
-    symlinkSync(v.target, abs);
-  } else {
-    // A link there now is replaced, never written through; so is a fifo or socket (writing
-    // into a fifo with no reader would block the host for ever).
-    if (st && !st.isFile()) unlinkSync(abs);
-    writeFileSync(abs, v.bytes);
-    // Git keeps only "executable or not": the other bits stay as the file has them (a private
-    // 0600 file is not made world-readable), and a file made anew gets the umask's.
-    const perm = lstatSync(abs).mode & 0o777;
-    const mode = v.mode === "100755" ? perm | ((perm & 0o444) >> 2) : perm & ~0o111;
-    if (mode !== perm) chmodSync(abs, mode);
-  }
+  makeFolders(abs, check);
+  // An empty folder (the agent's, emptied by this rewind's removals) makes way for the file;
+  // one with anything in it is left alone.
+  if (entryAt(abs, check)?.isDirectory() && !removeEmptyFolder(abs, check))
+    return { done: false, why: "a folder is there now" };
+  // A link, fifo or socket there now is replaced, never written through (writing into a fifo
+  // with no reader would block the host for ever); so is a file with other hard links.
+  if (v.kind === "link") replaceWithLink(abs, v.target, check);
+  else replaceFile(abs, v.bytes, v.mode === "100755", check);
   if (buf) await live.reload(abs);
   return { done: true, how: "restored" };
 }
@@ -125,27 +104,4 @@ function deepestExisting(dir: string): string {
   let d = dir;
   while (!existsSync(d) && dirname(d) !== d) d = dirname(d);
   return d;
-}
-
-function lstatOrUndefined(p: string) {
-  try {
-    return lstatSync(p);
-  } catch {
-    return undefined;
-  }
-}
-
-function removeEntry(abs: string): void {
-  const st = lstatOrUndefined(abs);
-  if (!st) return;
-  if (st.isDirectory()) return; // only files and links are ever removed
-  rmSync(abs, { force: true });
-}
-
-function writeKeepingMode(abs: string, bytes: Buffer): void {
-  const st = lstatOrUndefined(abs);
-  // Only a regular file is written in place (a link is never written through, a fifo would block).
-  if (st && !st.isFile()) unlinkSync(abs);
-  writeFileSync(abs, bytes);
-  if (st?.isFile()) chmodSync(abs, st.mode & 0o7777);
 }

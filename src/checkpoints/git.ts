@@ -47,17 +47,28 @@ export interface GitOptions {
   program?: string;
   /** The private git dir. */
   gitDir: string;
+  /** A git call running longer than this is killed and fails (default GIT_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
+
+/**
+ * How long one git call of the store may run: a first snapshot of a large folder on a busy
+ * machine takes seconds; a git that hangs (a stuck network mount, say) must not hold every
+ * prompt for ever.
+ */
+export const GIT_TIMEOUT_MS = 120_000;
 
 /** The private repository: one per project folder, shared by its chats (each has its own index). */
 export class PrivateGit {
   readonly program: string;
   readonly gitDir: string;
+  readonly timeoutMs: number;
   private readonly env: Record<string, string>;
 
   constructor(opts: GitOptions) {
     this.program = opts.program ?? "git";
     this.gitDir = opts.gitDir;
+    this.timeoutMs = opts.timeoutMs ?? GIT_TIMEOUT_MS;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
     Object.assign(env, {
@@ -111,7 +122,10 @@ export class PrivateGit {
       reject: false,
       stripFinalNewline: false,
       maxBuffer: 512 * 1024 * 1024,
+      timeout: this.timeoutMs,
+      forceKillAfterDelay: 1000,
     });
+    if (r.timedOut) throw new GitError(`git ${args[0]} timed out after ${seconds(this.timeoutMs)}`);
     if (r.exitCode !== 0 && !(opts.allowCodes ?? []).includes(r.exitCode ?? -1)) {
       const err = Buffer.from((r.stderr as Uint8Array | undefined) ?? [])
         .toString("utf8")
@@ -130,6 +144,8 @@ export class PrivateGit {
       stderr: "ignore",
       stdin: "ignore",
       reject: false,
+      timeout: this.timeoutMs,
+      forceKillAfterDelay: 1000,
     });
   }
 
@@ -150,6 +166,10 @@ export class PrivateGit {
     const out = (await this.run(args, opts)).toString("utf8");
     return out.split("\0").filter((s) => s !== "");
   }
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /** The installed git's version, or why there is none usable. */
@@ -194,7 +214,7 @@ export async function mergeWithMarkers(
     const r = await execa(
       program,
       ["merge-file", "-p", "--diff3", "-L", labels.ours, "-L", labels.base, "-L", labels.theirs, ...files],
-      { reject: false, stripFinalNewline: false, env: { LC_ALL: "C" } },
+      { reject: false, stripFinalNewline: false, env: { LC_ALL: "C" }, timeout: 30_000, forceKillAfterDelay: 1000 },
     );
     if (r.exitCode === undefined || r.exitCode < 0 || r.exitCode > 127)
       throw new GitError(`git merge-file failed: ${r.stderr}`);

@@ -6,14 +6,18 @@
  *
  * - Nested repositories (and submodules) would be stored as links to their commits; each is
  *   snapshotted as a work tree of its own (its own index) and grafted in at its place.
- * - Ignored files (the project's .gitignore files, and .git/info/exclude) are left out.
+ * - Ignored files (the project's .gitignore files, and .git/info/exclude) are left out; a path
+ *   ignored at any snapshot of the chat stays out for the chat's life, whatever the ignore files
+ *   say later (an agent that rewrites .gitignore does not get the user's .env recorded as its
+ *   creation, stored, or removed by a rewind).
  * - Files over `maxFileBytes` are not stored: their size and time are kept, so a snapshot can
  *   still say that they changed.
  * - A folder with more than `maxFiles` files is refused (TooLargeError): a home directory, say.
  */
-import { lstatSync, readFileSync, writeFileSync, existsSync, statSync, type Stats } from "node:fs";
+import { lstatSync, writeFileSync, existsSync, statSync, type Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
+import { readSmallText } from "../workspace/small-file.js";
 import type { PrivateGit } from "./git.js";
 
 export class TooLargeError extends Error {}
@@ -53,6 +57,8 @@ interface WorkTree {
   large: Map<string, LargeFile>;
   /** Paths written to its excludes file (nested repositories and large files). */
   excluded: Set<string>;
+  /** Untracked paths ignored at some snapshot of this chat (a folder ends in "/"): never listed. */
+  ignored: Set<string>;
   /** Its own patterns copied from the repository's .git/info/exclude. */
   base: string;
   tree?: string;
@@ -116,6 +122,7 @@ export class Snapshotter {
         nested: new Set(),
         large: new Map(),
         excluded: new Set(),
+        ignored: new Set(),
         base,
       };
       writeFileSync(wt.excludes, base);
@@ -125,13 +132,21 @@ export class Snapshotter {
   }
 
   private writeExcludes(wt: WorkTree): void {
-    writeFileSync(wt.excludes, wt.base + [...wt.excluded].map((p) => `/${escapePattern(p)}`).join("\n") + "\n");
+    const paths = [...wt.ignored, ...wt.excluded];
+    writeFileSync(wt.excludes, wt.base + paths.map((p) => `/${escapePattern(p)}`).join("\n") + "\n");
   }
 
   private async snapshotTree(wt: WorkTree, depth: number): Promise<string> {
     const opts = { workTree: wt.dir, index: wt.index, excludes: wt.excludes };
-    const listed = await this.listChanged(wt, opts);
+    const [changed, ignoredNow] = await Promise.all([this.listChanged(wt, opts), this.listIgnored(opts)]);
     let excludesChanged = false;
+    for (const p of ignoredNow) {
+      if (wt.ignored.has(p)) continue;
+      wt.ignored.add(p);
+      excludesChanged = true;
+    }
+    // The ignore files' negations outrank the excludes file, so the listing is filtered here.
+    const listed = changed.filter((p) => !ignoredPath(p, wt.ignored));
     const add: string[] = [];
     const untrack: string[] = [];
     const gone: string[] = [];
@@ -230,6 +245,15 @@ export class Snapshotter {
   }
 
   /**
+   * Untracked paths the ignore rules ignore now, a wholly ignored folder as one entry ("dist/"):
+   * together with the listing of changes, so both see the same rules.
+   */
+  private async listIgnored(opts: { workTree: string; index: string; excludes: string }): Promise<string[]> {
+    const args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"];
+    return (await this.git.list(args, opts)).filter((p) => p !== "");
+  }
+
+  /**
    * What changed since this index's last snapshot: modified, deleted and new files (not
    * ignored); a nested repository is one entry ending in "/". The first listing is every file:
    * past `maxFiles` the folder is refused, and the listing stopped as soon as that is known.
@@ -265,6 +289,7 @@ export class Snapshotter {
     });
     const done = await child;
     if (first) this.listedFirst += count;
+    if (done.timedOut) throw new Error(`git ls-files timed out after ${this.git.timeoutMs / 1000} s`);
     if (!over && done.exitCode !== 0)
       throw new Error(`git ls-files failed (${done.exitCode ?? done.signal ?? "not started"})`);
     if (over) throw new TooLargeError(`more than ${this.limits.maxFiles.toLocaleString("en-US")} files`);
@@ -317,28 +342,22 @@ function infoExclude(dir: string): string {
   const dotGit = join(dir, ".git");
   try {
     if (statSync(dotGit).isDirectory()) return join(dotGit, "info", "exclude");
-    const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"));
+    // A .git file (or a FIFO someone put there: never read as such).
+    const m = /^gitdir: (.+)$/m.exec(readSmallText(dotGit, 64 * 1024));
     if (!m) return "";
     const gitDir = resolve(dir, m[1]!.trim());
-    let common = gitDir;
-    try {
-      common = resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim());
-    } catch {
-      // a submodule's git dir is its own common dir
-    }
+    // A submodule's git dir is its own common dir (no commondir file).
+    const named = readSmallText(join(gitDir, "commondir"), 64 * 1024).trim();
+    const common = named ? resolve(gitDir, named) : gitDir;
     return join(common, "info", "exclude");
   } catch {
     return "";
   }
 }
 
-/** An ignore file's text ("" when there is none, or it is not a small file). */
+/** An ignore file's text ("" when there is none, or it is not a small regular file). */
 function readSmall(file: string): string {
-  try {
-    return statSync(file).isFile() && statSync(file).size < 1_000_000 ? readFileSync(file, "utf8") : "";
-  } catch {
-    return "";
-  }
+  return file ? readSmallText(file, 1_000_000) : "";
 }
 
 /** The patterns of an ignore file of a folder above, as patterns of the folder `rel` below it. */
@@ -404,6 +423,14 @@ function globalExcludes(): string {
   const xdg = process.env.XDG_CONFIG_HOME;
   if (xdg) return join(xdg, "git", "ignore");
   return process.env.HOME ? join(process.env.HOME, ".config", "git", "ignore") : "";
+}
+
+/** `p` is an ignored path or inside an ignored folder ("dir/"). */
+function ignoredPath(p: string, ignored: ReadonlySet<string>): boolean {
+  if (ignored.size === 0) return false;
+  if (ignored.has(p)) return true;
+  for (let i = p.indexOf("/"); i >= 0; i = p.indexOf("/", i + 1)) if (ignored.has(p.slice(0, i + 1))) return true;
+  return false;
 }
 
 /** A path as a gitignore pattern that matches just it. */

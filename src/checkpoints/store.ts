@@ -14,13 +14,13 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
-  readFileSync,
   realpathSync,
   rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { readSmallText } from "../workspace/small-file.js";
 import { PrivateGit, gitVersion } from "./git.js";
 import {
   DEFAULT_LIMITS,
@@ -51,6 +51,8 @@ export interface CheckpointOptions {
   /** Pruning: sessions older than this many days, and the oldest past this total size. */
   maxAgeDays?: number;
   maxBytes?: number;
+  /** One git call's time limit (default GIT_TIMEOUT_MS). */
+  gitTimeoutMs?: number;
   /** Unreferenced objects younger than this survive a prune (default an hour). */
   pruneGraceSeconds?: number;
 }
@@ -94,7 +96,11 @@ export class CheckpointStore {
     // the refs and index files of a chat whose process still runs.
     writeFileSync(join(this.chatDir, OWNER), `${process.pid}\n`);
     writeFileSync(join(this.projectDir, "folder"), this.opts.cwd + "\n");
-    this.git = new PrivateGit({ program: this.opts.git, gitDir: join(this.projectDir, "git") });
+    this.git = new PrivateGit({
+      program: this.opts.git,
+      gitDir: join(this.projectDir, "git"),
+      timeoutMs: this.opts.gitTimeoutMs,
+    });
     await this.git.init();
     // A warm start: the newest index of another chat of this project already knows the stat
     // data of every file, so the first snapshot hashes only what changed since.
@@ -373,12 +379,8 @@ const OWNER = "owner";
 
 /** Whether a chat's folder names a process that still runs (its chat may be open). */
 function openElsewhere(chatDir: string): boolean {
-  let pid: number;
-  try {
-    pid = Number.parseInt(readFileSync(join(chatDir, OWNER), "utf8"), 10);
-  } catch {
-    return false;
-  }
+  // In the state folder, but a project folder may hold the state folder: read as a small file.
+  const pid = Number.parseInt(readSmallText(join(chatDir, OWNER), 1024), 10);
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

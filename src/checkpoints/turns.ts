@@ -8,9 +8,12 @@
  * snapshot before and after it. A rewind undoes steps newest first (restore-plan.ts), so the
  * user's own edits in between are kept by three-way merges, and is itself a step (undoable).
  */
-import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { applyRestore, type Applied, type LiveFiles } from "./apply.js";
+import { type BufferChange, type FileOutcome, fewOf, kept, oneEach, readNow, waiting } from "./outcomes.js";
+
+export type { BufferChange, FileOutcome };
 import {
   planRewind,
   planTakeback,
@@ -22,7 +25,7 @@ import {
 } from "./restore-plan.js";
 import type { Checkpoint, CheckpointStore, FileAt, FileChange } from "./store.js";
 import type { Hunk } from "../workspace/hunks.js";
-import type { Text } from "../workspace/text-codec.js";
+import { encodeText, type Text } from "../workspace/text-codec.js";
 
 export interface ChangeStep {
   /** 1-based, in the order steps began. */
@@ -34,23 +37,12 @@ export interface ChangeStep {
   start: Promise<Checkpoint | undefined>;
   end?: Checkpoint;
   changes: FileChange[];
-  /** The snapshot before the turn finished after the prompt was sent. */
-  late?: boolean;
+  /**
+   * What a take-back or rewind changed in buffers only (merged into unsaved edits, so the disk
+   * and its snapshots never saw it): undoing the step puts these back too.
+   */
+  buffers?: BufferChange[];
 }
-
-/** What one file of a take-back or rewind came to. */
-export interface FileOutcome {
-  path: string;
-  applied: Applied;
-}
-
-/**
- * How long a prompt waits for the snapshot before it (the first one runs in the background). The
- * rest of sending it takes 10-20 ms more: the first prompt goes out within 200 ms in all.
- */
-export const PROMPT_WAIT_MS = 180;
-/** How long a later prompt waits for its snapshot (normally well under 100 ms). */
-export const LATER_WAIT_MS = 2000;
 
 export class TurnCheckpoints {
   readonly steps: ChangeStep[] = [];
@@ -67,14 +59,33 @@ export class TurnCheckpoints {
   private readonly folder: Folder;
   /** Take-backs that met the user's edits in the same lines, by path: offered as a merge with markers. */
   readonly conflicts = new Map<string, { overlap: Overlap; label: string }>();
+  /**
+   * The review's baseline (:AcpChatReview approve): the id of the last step the user approved;
+   * a review shows the steps after it. Kept here, with the steps it names, so it lives as long
+   * as they do (across restarts and resumes of the agent).
+   */
+  baseline: number | undefined;
+
+  /**
+   * The chat's first snapshot, started with the chat (the agent's start takes seconds anyway):
+   * prompts stay queued until it is done (the chat's winbar says so), so no turn begins
+   * before its folder was recorded once.
+   */
+  readonly first: Promise<Checkpoint | undefined>;
+  private firstTaken = false;
 
   constructor(
     readonly store: CheckpointStore,
     readonly cwd: string,
   ) {
     this.folder = folderOf(cwd);
-    // The first snapshot starts with the chat: it is ready long before the first prompt usually.
-    void store.take("chat started");
+    this.first = store.take("chat started");
+    void this.first.then(() => (this.firstTaken = true));
+  }
+
+  /** The first snapshot is done (or failed: checkpoints are off then, and say so). */
+  get firstDone(): boolean {
+    return this.firstTaken;
   }
 
   get on(): boolean {
@@ -89,7 +100,11 @@ export class TurnCheckpoints {
     return `Checkpoints are off for this chat: ${s.why}. Turns are not recorded, so :AcpChatChanges and :AcpChatRewind have nothing to show (:checkhealth acpchat says more).`;
   }
 
-  /** A turn is about to be sent: its start snapshot (waited for at most PROMPT_WAIT_MS). */
+  /**
+   * A turn is about to be sent: its start snapshot, waited for (a turn is never counted from a
+   * snapshot taken after the agent began; every git call of the store has a time limit, and one
+   * that runs over turns checkpoints off, which the chat says).
+   */
   async beginTurn(turn: number): Promise<ChangeStep> {
     // A rewind still writing files: the turn starts from what it leaves (else its start snapshot
     // catches it half-way and the rest of the rewind counts as the agent's change).
@@ -108,21 +123,7 @@ export class TurnCheckpoints {
     };
     this.steps.push(step);
     this.folder.running.add(step);
-    // The first prompt waits at most PROMPT_WAIT_MS (the first snapshot of a large folder takes
-    // longer); later ones, whose snapshots are incremental, wait longer before giving up.
-    const wait = this.steps.some((s) => s !== step && s.kind === "turn") ? LATER_WAIT_MS : PROMPT_WAIT_MS;
-    const done = await Promise.race([
-      start.then(() => true),
-      new Promise<false>((r) => setTimeout(() => r(false), wait)),
-    ]);
-    if (!done) {
-      // Not taken yet: the agent may change files before it is. The newest checkpoint already
-      // taken is surely from before the prompt (edits of the user's since then count as the
-      // turn's); without one, the late snapshot is all there is.
-      const prev = this.store.checkpoints[this.store.checkpoints.length - 1];
-      if (prev) step.start = Promise.resolve(prev);
-      step.late = true;
-    }
+    await start;
     return step;
   }
 
@@ -235,23 +236,23 @@ export class TurnCheckpoints {
     const whole = back === "all" || back.length >= (stepHunks(v)?.hunks.length ?? 0);
     if (change?.from && whole) {
       // A rename taken back whole: the new name goes, the old one comes back.
-      return this.asStep("takeback", `take-back of ${path}`, async () => {
+      return this.asStep("takeback", `take-back of ${path}`, async (self) => {
         const out: FileOutcome[] = [];
         for (const p of [path, change.from!]) {
           const action = planRewind([await this.versionsOf(step, p)], await this.now(p, live));
-          out.push({ path: p, applied: await applyRestore(join(this.cwd, p), action, live, check) });
+          out.push({ path: p, applied: await applyRestore(join(this.cwd, p), action, live, check, kept(self, p)) });
         }
         if (out.every((o) => o.applied.done))
           this.pendingNotes.push(`took back the rename of ${change.from} to ${path} (${step.label})`);
         return out;
       });
     }
-    return this.asStep("takeback", `take-back in ${path}`, async () => {
+    return this.asStep("takeback", `take-back in ${path}`, async (self) => {
       const now = await this.now(path, live);
       const h = stepHunks(v);
       const all = back === "all" || !h || back.length >= h.hunks.length;
       const action = all ? planRewind([v], now) : planTakeback(v, h.hunks, back, now);
-      const applied = await applyRestore(join(this.cwd, path), action, live, check);
+      const applied = await applyRestore(join(this.cwd, path), action, live, check, kept(self, path));
       if (!applied.done && applied.overlap) this.conflicts.set(path, { overlap: applied.overlap, label: step.label });
       const what = all
         ? `${path} (the whole change of ${step.label})`
@@ -266,6 +267,9 @@ export class TurnCheckpoints {
     const later = this.steps.filter((s) => s.id >= from.id && s.end);
     const files = new Map<string, ChangeStep[]>();
     for (const s of later) {
+      // Files a step changed only in their buffers (unsaved edits there).
+      for (const b of s.buffers ?? [])
+        if (!s.changes.some((c) => c.path === b.path)) files.set(b.path, [...(files.get(b.path) ?? []), s]);
       for (const c of s.changes) {
         files.set(c.path, [...(files.get(c.path) ?? []), s]);
         // A rename: the old name comes back too.
@@ -277,10 +281,15 @@ export class TurnCheckpoints {
 
   async rewind(from: ChangeStep, live: LiveFiles, check: (abs: string) => void, label: string): Promise<FileOutcome[]> {
     this.idle();
-    return this.asStep("rewind", label, async () => {
+    return this.asStep("rewind", label, async (self) => {
       // Decided when its turn comes (a rewind queued behind another sees that one's step).
       const plan = this.rewindPlan(from);
       const out: FileOutcome[] = [];
+      // What steps changed in buffers only goes back first, newest first (as the disk's steps
+      // are undone): the files' plans below then start from those buffers as they were.
+      for (const s of this.steps.filter((x) => x.id >= from.id && x !== self && x.buffers).reverse())
+        for (const b of [...s.buffers!].reverse())
+          out.push({ path: b.path, applied: await this.unBuffer(b, live, check, self) });
       // Every file's action is decided first, then removals are carried out before the rest,
       // deepest first: a file that became a folder (or the reverse) comes back only once what
       // the agent put at its place is gone.
@@ -296,11 +305,14 @@ export class TurnCheckpoints {
         };
       }
       for (const { path, steps } of plan) {
+        // Steps that changed it on disk (those that changed only its buffer are undone above).
+        const onDisk = steps.filter((s) => s.changes.some((c) => c.path === path || c.from === path));
+        if (onDisk.length === 0) continue;
         try {
           planned.push({
             path,
             action: planRewind(
-              steps.map((s) => versionsOf(s, path)),
+              onDisk.map((s) => versionsOf(s, path)),
               await this.now(path, live),
             ),
           });
@@ -314,10 +326,11 @@ export class TurnCheckpoints {
         ...planned.filter((p) => !removal(p.action)),
       ];
       for (const { path, action } of order) {
-        const applied = await applyRestore(join(this.cwd, path), action, live, check);
+        const applied = await applyRestore(join(this.cwd, path), action, live, check, kept(self, path));
         if (!applied.done && applied.overlap) this.conflicts.set(path, { overlap: applied.overlap, label: from.label });
         out.push({ path, applied });
       }
+      oneEach(out);
       out.sort((a, b) => (a.path < b.path ? -1 : 1));
       const done = out.filter((o) => o.applied.done).map((o) => `${o.path}${waiting(o.applied)}`);
       if (done.length > 0)
@@ -358,7 +371,7 @@ export class TurnCheckpoints {
   private asStep(
     kind: "takeback" | "rewind",
     label: string,
-    run: () => Promise<FileOutcome[]>,
+    run: (step: ChangeStep) => Promise<FileOutcome[]>,
   ): Promise<FileOutcome[]> {
     const go = async (): Promise<FileOutcome[]> => {
       this.idle();
@@ -372,7 +385,7 @@ export class TurnCheckpoints {
       this.steps.push(step);
       await step.start;
       try {
-        return await run();
+        return await run(step);
       } finally {
         // Even when it failed half-way: what it did change is a step of its own (undoable).
         await this.finish(step);
@@ -382,6 +395,30 @@ export class TurnCheckpoints {
     const p = this.folder.restoring.then(go, go);
     this.folder.restoring = p.catch(() => undefined);
     return p;
+  }
+
+  /**
+   * Put back what a step changed in a buffer only: the step's change taken out of the buffer
+   * as it is now (a three-way merge, so what the user typed since stays).
+   */
+  private async unBuffer(
+    b: BufferChange,
+    live: LiveFiles,
+    check: (abs: string) => void,
+    self: ChangeStep,
+  ): Promise<Applied> {
+    const abs = join(this.cwd, b.path);
+    if (!(await live.buffer(abs)))
+      return { done: false, why: "its buffer was closed, and what was put back in it went with it" };
+    const now = await this.now(b.path, live);
+    const mode = now.disk?.kind === "file" ? now.disk.mode : "100644";
+    const at = (t: Text): FileAt => ({
+      kind: "file",
+      mode,
+      bytes: encodeText({ ...t, encoding: "utf-8", format: "unix", bom: false }),
+    });
+    const action = planRewind([{ start: at(b.before), end: at(b.after) }], now);
+    return applyRestore(abs, action, live, check, kept(self, b.path));
   }
 
   private async now(path: string, live: LiveFiles): Promise<Now> {
@@ -404,14 +441,6 @@ export class TurnCheckpoints {
   }
 }
 
-/** Files named in a note to the agent: the first ones by name, the rest counted (the note goes with a prompt, and in the transcript). */
-const NOTE_FILES = 30;
-
-function fewOf(paths: readonly string[]): string {
-  if (paths.length <= NOTE_FILES) return paths.join(", ");
-  return `${paths.slice(0, NOTE_FILES).join(", ")} and ${paths.length - NOTE_FILES} more (the user's :AcpChatChanges lists them)`;
-}
-
 interface Folder {
   running: Set<ChangeStep>;
   restoring: Promise<unknown>;
@@ -430,34 +459,4 @@ function folderOf(cwd: string): Folder {
   let f = folders.get(key);
   if (!f) folders.set(key, (f = { running: new Set(), restoring: Promise.resolve() }));
   return f;
-}
-
-/**
- * Said of a file whose take-back went into a buffer with the user's unsaved edits: an agent
- * that reads the disk itself still finds its own version there until the user saves.
- */
-function waiting(a: Applied): string {
-  return a.done && a.how === "merged into the buffer (unsaved)"
-    ? " (only in the user's unsaved buffer so far: the file on disk still has your version until they save)"
-    : "";
-}
-
-async function readNow(abs: string, maxFileBytes: number): Promise<FileAt | undefined> {
-  try {
-    const st = lstatSync(abs);
-    // Over the limit, as a snapshot records it: by size and time, never read whole (a rewind
-    // removes one the agent created when it is still as the agent left it).
-    if (st.isFile() && st.size > maxFileBytes) return { kind: "large" as const, size: st.size, mtimeMs: st.mtimeMs };
-    if (st.isSymbolicLink()) return { kind: "link" as const, target: readlinkSync(abs, "utf8") };
-    // A folder (or a fifo...) is not a file here, as a snapshot has no entry at its path: a file
-    // that became a folder reads as deleted, and comes back once the folder's files are gone.
-    if (!st.isFile()) return undefined;
-    return {
-      kind: "file" as const,
-      mode: st.mode & 0o111 ? ("100755" as const) : ("100644" as const),
-      bytes: readFileSync(abs),
-    };
-  } catch {
-    return undefined;
-  }
 }

@@ -59,6 +59,7 @@ export function statusOf(chat: Chat): StatusView {
       sessionId: chat.sessionId,
       cwd: chat.cwd,
       queued: chat.queue.view(),
+      waiting: chat.waitingFor,
       continuedBy: chat.continuedBy,
     },
     chat.state,

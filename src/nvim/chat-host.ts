@@ -11,6 +11,7 @@ import { errorMessage } from "../protocol/errors.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
 import { Bridge } from "./bridge.js";
 import { changesCalls } from "./calls/changes-calls.js";
+import { reviewCalls } from "./calls/review-calls.js";
 import { chatCalls } from "./calls/chat-calls.js";
 import { genericRedactor, hostCalls } from "./calls/host-calls.js";
 import { mediaCalls } from "./calls/media-calls.js";
@@ -92,6 +93,12 @@ export class ChatHost {
 
   private makeHandlers(): Handlers {
     const lookup = { get: (id: number) => this.get(id) };
+    const changes = {
+      ...lookup,
+      live: liveFiles(this.bridge),
+      // Withdrawn when the chat closes (Questions.withdrawAll).
+      review: (id: number, q: unknown) => this.questions.ask(id, "review", q, new AbortController().signal),
+    };
     return {
       open: (p) => {
         // `reopen`: the chat lived in a host that died; its transcript is on screen already.
@@ -111,12 +118,8 @@ export class ChatHost {
       ...chatCalls(lookup),
       ...mediaCalls(lookup),
       ...sessionCalls({ probe: (chat, fn) => this.probe(chat, fn), all: () => this.chats.values() }),
-      ...changesCalls({
-        ...lookup,
-        live: liveFiles(this.bridge),
-        // Withdrawn when the chat closes (Questions.withdrawAll).
-        review: (id, q) => this.questions.ask(id, "review", q, new AbortController().signal),
-      }),
+      ...changesCalls(changes),
+      ...reviewCalls(changes),
       ...hostCalls({
         entries: () => this.chats.entries(),
         find: (id) => this.chats.get(id),

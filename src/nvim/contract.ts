@@ -98,6 +98,20 @@ export interface QuickfixItem {
   text: string;
 }
 
+/** A file of :AcpChatReview: its change over the review's turns, and the steps that made it. */
+export interface ReviewFile {
+  /** Relative to the chat's folder. */
+  path: string;
+  abs: string;
+  status: "added" | "deleted" | "modified" | "renamed" | "type";
+  from?: string;
+  added: number;
+  removed: number;
+  binary?: boolean;
+  large?: boolean;
+  steps: string[];
+}
+
 /** A file a rewind puts back, and the steps whose changes it takes out. */
 export interface RewindFile {
   path: string;
@@ -242,6 +256,15 @@ export interface LuaToNode {
     params: ChatRef & { turn?: number; undo?: boolean; dryRun?: boolean };
     result: { title: string; files: RewindFile[]; outcome?: string; conflicts?: string[] };
   };
+  /** :AcpChatReview [N]: every file changed since turn N (default: after the approved baseline, else all), as one review. */
+  reviewList: {
+    params: ChatRef & { since?: number };
+    result: { title: string; from: number; label: string; files: ReviewFile[] };
+  };
+  /** One file of a review: its take-back review over the review's turns (asked with `ask`, `loop` set); what it did. */
+  reviewFile: { params: ChatRef & { from: number; path: string }; result: { outcome: string; conflicts?: string[] } };
+  /** :AcpChatReview approve: the next review starts after the last step recorded now. */
+  reviewApprove: { params: ChatRef; result: { label: string } };
   /** :AcpChatInstall: the registry's agents (`url`: https or a file; cached in `cacheFile`), each installable here or not, and which are installed in `dir`. */
   registryList: {
     params: RegistryParams;
@@ -250,7 +273,8 @@ export interface LuaToNode {
   /** Install (or update) one registry agent into `dir`; progress comes as `notify` events. */
   registryInstall: {
     params: RegistryParams & { id: string };
-    result: { id: string; name: string; version: string; command: string };
+    /** `sha256`: a binary agent's, of the archive installed. */
+    result: { id: string; name: string; version: string; command: string; sha256?: string };
   };
   /** Remove an installed agent. */
   registryRemove: { params: { dir: string; id: string }; result: boolean };
@@ -312,6 +336,9 @@ export const LUA_METHODS = [
   "changesReview",
   "changesConflict",
   "rewind",
+  "reviewList",
+  "reviewFile",
+  "reviewApprove",
   "logout",
   "registryList",
   "registryInstall",

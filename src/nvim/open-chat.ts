@@ -54,7 +54,14 @@ export function openChat(
   const index = new SessionIndex(p.sessionIndex);
   const view = new RestartView(restart, (ops) => bridge.emit("render", { chat: id, ops }));
   const touch = () => {
-    if (chat.sessionId) index.touch({ agent: agent.name, sessionId: chat.sessionId, cwd: chat.cwd, title: chat.title });
+    if (chat.sessionId)
+      index.touch({
+        agent: agent.name,
+        sessionId: chat.sessionId,
+        cwd: chat.cwd,
+        title: chat.title,
+        prompt: chat.firstPrompt,
+      });
   };
   const editor = editorChannel(deps, p, () => chat);
   const steering = editorFilesSteering(p, editor);

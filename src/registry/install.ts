@@ -7,21 +7,27 @@
  * says which version is in use and how to start it (Lua reads it to offer the agent).
  */
 import { execa } from "execa";
+import { createHash } from "node:crypto";
 import {
-  chmodSync,
+  closeSync,
+  constants,
   copyFileSync,
+  createReadStream,
   existsSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
   mkdirSync,
+  openSync,
   readFileSync,
   readdirSync,
-  renameSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { isAbsolute, join, resolve, sep } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { AgentPaths, ID, isVersion } from "./install-paths.js";
 import { installMethod, platformKey, type RegistryAgent } from "./registry.js";
 
 export interface Installed {
@@ -32,6 +38,8 @@ export interface Installed {
   command: string;
   args: string[];
   env: Record<string, string>;
+  /** A binary agent's: the SHA-256 of the archive it was unpacked from. */
+  sha256?: string;
   installedAt: string;
 }
 
@@ -66,15 +74,17 @@ export async function installAgent(
 ): Promise<Installed> {
   const how = installMethod(a, { npm: await commandExists("npm"), uv: await commandExists("uv") });
   if (how.kind === "none") throw new Error(`${a.name} cannot be installed here: ${how.why}`);
-  const base = join(dir, a.id);
-  mkdirSync(base, { recursive: true });
-  const staging = join(base, `.staging-${process.pid}-${Date.now()}`);
+  // Every path below comes from `at`: built from checked parts, inside <dir>/<id>/.
+  const at = new AgentPaths(dir, a.id);
+  const final = at.version(a.version);
+  mkdirSync(at.root, { recursive: true });
+  const staging = at.file(`.staging-${process.pid}-${Date.now()}`);
   mkdirSync(staging);
-  const final = join(base, a.version);
   try {
     let command: string;
     let args: string[];
     let env: Record<string, string>;
+    let sha256: string | undefined;
     if (how.kind === "npx") {
       const d = a.distribution.npx!;
       const spec = pinned(d.package, a.version);
@@ -86,7 +96,7 @@ export async function installAgent(
         signal,
       );
       const bin = npmBin(staging);
-      command = join(final, "node_modules", ".bin", bin);
+      command = at.inside(join(final, "node_modules", ".bin", bin));
       args = d.args ?? [];
       env = d.env ?? {};
     } else if (how.kind === "uvx") {
@@ -103,22 +113,23 @@ export async function installAgent(
       progress(`downloading ${d.archive}`);
       const file = join(staging, ".archive" + archiveExt(d.archive));
       await download(d.archive, file, signal);
+      sha256 = await fileSha256(file);
+      if (d.sha256 && d.sha256.toLowerCase() !== sha256)
+        throw new Error(
+          `the archive's sha256 is ${sha256}, the registry says ${d.sha256.toLowerCase()}: nothing installed (${d.archive})`,
+        );
       progress("unpacking");
       if (file.endsWith(".zip")) await run("unzip", ["-q", "-o", file, "-d", staging], progress, signal);
       else await run("tar", ["-xf", file, "-C", staging, "--no-same-owner"], progress, signal);
       rmSync(file, { force: true });
-      const exe = resolve(staging, d.cmd);
-      if (!exe.startsWith(staging + sep))
-        throw new Error(`the registry's cmd ${d.cmd} leads outside the agent's folder`);
-      if (!existsSync(exe) || !statSync(exe).isFile()) throw new Error(`the archive has no ${d.cmd}`);
-      chmodSync(exe, statSync(exe).mode | 0o755);
-      command = join(final, exe.slice(staging.length + 1));
+      const rel = makeExecutable(staging, d.cmd);
+      command = at.inside(join(final, rel));
       args = d.args ?? [];
       env = d.env ?? {};
     }
-    rmSync(final, { recursive: true, force: true });
-    renameSync(staging, final);
     const previous = installedAgents(dir).find((x) => x.id === a.id);
+    at.remove(final);
+    at.rename(staging, final);
     const installed: Installed = {
       id: a.id,
       name: a.name,
@@ -127,27 +138,71 @@ export async function installAgent(
       command,
       args,
       env,
+      ...(sha256 ? { sha256 } : {}),
       installedAt: new Date().toISOString(),
     };
-    await writeFile(join(base, "current.json.tmp"), JSON.stringify(installed, null, 2));
-    renameSync(join(base, "current.json.tmp"), join(base, "current.json"));
-    // An update leaves one version: the one in use.
-    if (previous && previous.version !== a.version)
-      rmSync(join(base, previous.version), { recursive: true, force: true });
+    const tmp = at.file("current.json.tmp");
+    await writeFile(tmp, JSON.stringify(installed, null, 2));
+    at.rename(tmp, at.file("current.json"));
+    // An update leaves one version: the one in use. current.json is data on disk: a previous
+    // "version" that is no version is left where it is.
+    const old = previous?.version;
+    if (typeof old === "string" && old !== a.version && isVersion(old)) at.remove(at.version(old));
     return installed;
   } catch (e) {
-    rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(join(base, "current.json"))) rmSync(base, { recursive: true, force: true });
+    at.remove(staging);
+    if (!existsSync(at.file("current.json"))) at.remove(at.root);
     throw e;
   }
 }
 
+/**
+ * Make the archive's `cmd` (relative to the unpacked `root`) executable; its path relative to
+ * `root`. Every component is lstat'ed: a symbolic link anywhere on the way (the file, or a folder
+ * above it) is refused, so only a regular file inside the folder is ever chmod'ed; the mode is
+ * set on the opened file (O_NOFOLLOW), not through a name.
+ */
+function makeExecutable(root: string, cmd: string): string {
+  const parts = cmd.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.length === 0 || parts.includes(".."))
+    throw new Error(`the registry's cmd ${cmd} leads outside the agent's folder`);
+  let p = root;
+  for (const [i, part] of parts.entries()) {
+    p = join(p, part);
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(p);
+    } catch {
+      throw new Error(`the archive has no ${cmd}`);
+    }
+    const shown = parts.slice(0, i + 1).join("/");
+    if (st.isSymbolicLink())
+      throw new Error(`the archive's ${shown} (on the way to cmd ${cmd}) is a symbolic link: refused`);
+    if (i < parts.length - 1 ? !st.isDirectory() : !st.isFile()) throw new Error(`the archive has no ${cmd}`);
+  }
+  const fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error(`the archive has no ${cmd}`);
+    fchmodSync(fd, (st.mode & 0o7777) | 0o755);
+  } finally {
+    closeSync(fd);
+  }
+  return parts.join("/");
+}
+
+async function fileSha256(file: string): Promise<string> {
+  const h = createHash("sha256");
+  for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
+  return h.digest("hex");
+}
+
 /** Remove an installed agent (every version of it). */
 export function removeAgent(dir: string, id: string): boolean {
-  if (!/^[a-z][a-z0-9-]*$/.test(id)) return false;
-  const base = join(dir, id);
-  if (!existsSync(base)) return false;
-  rmSync(base, { recursive: true, force: true });
+  if (!ID.test(id)) return false;
+  const at = new AgentPaths(dir, id);
+  if (!existsSync(at.root)) return false;
+  at.remove(at.root);
   return true;
 }
 

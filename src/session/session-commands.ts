@@ -31,6 +31,8 @@ export interface SessionsParams extends FeatureConfig {
 export interface SessionChoice {
   sessionId: string;
   title?: string;
+  /** The user's first words in it, as the client's index recorded them. */
+  prompt?: string;
   updatedAt?: string;
   cwd: string;
   source: "agent" | "index" | "both";
@@ -84,6 +86,7 @@ export async function listSessions(
     out.set(s.sessionId, {
       sessionId: s.sessionId,
       title: s.title,
+      prompt: s.prompt,
       updatedAt: s.updatedAt,
       cwd: s.cwd,
       source: "index",
@@ -95,6 +98,7 @@ export async function listSessions(
     out.set(s.sessionId, {
       sessionId: s.sessionId,
       title: s.title != null ? redactor.text(s.title) : known?.title,
+      prompt: known?.prompt,
       updatedAt: s.updatedAt ?? known?.updatedAt,
       cwd: s.cwd,
       source: known ? "both" : "agent",

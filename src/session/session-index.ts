@@ -11,6 +11,8 @@ export interface IndexedSession {
   sessionId: string;
   cwd: string;
   title?: string;
+  /** The user's own words of the first prompt (without context): the picker's title when the agent has none. */
+  prompt?: string;
   updatedAt: string;
 }
 
@@ -35,6 +37,8 @@ export class SessionIndex {
       ...prev,
       ...entry,
       title: entry.title ?? prev?.title,
+      // The session's first words: a resumed session keeps those of its first chat.
+      prompt: prev?.prompt ?? entry.prompt,
       updatedAt: entry.updatedAt ?? new Date().toISOString(),
     };
     if (i >= 0) all[i] = next;

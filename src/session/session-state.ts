@@ -19,7 +19,6 @@ import type {
   ToolCallUpdate,
 } from "../protocol/schema.js";
 import { applyTerminalMeta, clipTail } from "./tool-terminals.js";
-import type { FeatureBlock } from "./features/blocks.js";
 import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
 import {
@@ -30,6 +29,7 @@ import {
   promptText,
   toolBlockId,
   type Block,
+  type FeatureBlock,
   type ToolCallState,
   type TranscriptEvent,
   type TurnState,

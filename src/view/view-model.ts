@@ -11,7 +11,7 @@ import type { FileChange } from "../checkpoints/types.js";
 import { contentText } from "../session/blocks.js";
 import { commandLine } from "../session/permission-rules.js";
 import { summarizeDiff } from "./diff-summary.js";
-import { featureView, type FeatureBlockView } from "./features/index.js";
+import { featureView, type FeatureBlockView } from "./feature-views.js";
 import { decodedSize, type MediaBlock } from "../session/media.js";
 
 export type ToolContentView =
@@ -293,6 +293,21 @@ const COMMAND_FIELDS = new Set([
   "with_escalated_permissions",
 ]);
 
+/**
+ * An agent's bookkeeping, never what a user judges a call by (codex-acp's ids and flags): left
+ * out of every input line, kept in :AcpChatLog.
+ */
+const BOOKKEEPING = new Set([
+  "call_id",
+  "callId",
+  "turn_id",
+  "turnId",
+  "process_id",
+  "started_at_ms",
+  "auto_approved",
+  "parsed_cmd",
+]);
+
 export function compactInput(raw: unknown, max = INPUT_CHARS): string | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw === "string") return raw.trim() ? oneLine(raw, max) : undefined;
@@ -305,7 +320,16 @@ export function compactInput(raw: unknown, max = INPUT_CHARS): string | undefine
     parts.push(`$ ${cmd}`);
     for (const k of ["command", "cmd", "args"]) skip.add(k);
   }
+  // A patch (codex-acp: `changes` keyed by path) shows the files it touches; its diff is the
+  // call's own diff content (gd).
+  const changes = (raw as Record<string, unknown>).changes;
+  if (changes && typeof changes === "object" && !Array.isArray(changes)) {
+    const files = Object.keys(changes);
+    if (files.length > 0) parts.push(`files: ${files.join(", ")}`);
+    skip.add("changes");
+  }
   for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+    if (BOOKKEEPING.has(k)) continue;
     // A command shows with what the user needs to judge it; the agent's bookkeeping (codex-acp's
     // call_id, process_id, turn_id, started_at_ms, parsed_cmd...) stays in :AcpChatLog.
     if (cmd !== undefined && !COMMAND_FIELDS.has(k)) continue;
@@ -341,6 +365,8 @@ export interface ChatFacts {
   cwd: string;
   /** Prompts waiting for the agent, oldest first. */
   queued: { id: number; text: string }[];
+  /** What the queued prompts wait for besides the agent (the folder's first snapshot). */
+  waiting?: string;
   /** How an earlier session was continued (resume: nothing was replayed). */
   continuedBy?: "resume" | "load";
 }
@@ -362,6 +388,8 @@ export interface StatusView {
   sessionId?: string;
   cwd: string;
   queued: { id: number; text: string }[];
+  /** What the queued prompts wait for besides the agent (the folder's first snapshot). */
+  waiting?: string;
   continuedBy?: "resume" | "load";
   /** What the pickers and completion offer, held in Lua so that they need no round trip. */
   modes: { current?: string; available: { id: string; name: string; description?: string }[] };
@@ -406,6 +434,7 @@ export function statusView(f: ChatFacts, s: SessionState): StatusView {
     sessionId: f.sessionId,
     cwd: f.cwd,
     queued: f.queued,
+    waiting: f.waiting,
     continuedBy: f.continuedBy,
     modes: {
       current: s.modes?.currentModeId,

@@ -132,7 +132,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")).toBe(0);
   });
 
-  it("rejecting every hunk in the review rejects the tool call", async () => {
+  it("the winbar says what ZZ does; with nothing accepted ZZ asks, and only choosing reject rejects the tool call", async () => {
     const t = await nvim(bin);
     const p = join(t.dir, "work", "p.txt");
     writeFileSync(p, text(lines));
@@ -148,6 +148,29 @@ describe.each(bins)("Neovim $version", (bin) => {
       "the review tab",
     );
     await t.nvim.command("stopinsert");
+    const winbar = () =>
+      t.lua<string>(
+        "local k = next(require('acpchat.ask.review').open_reviews); return vim.wo[require('acpchat.ask.review').open_reviews[k].lw].winbar",
+      );
+    // The winbar says what ZZ does with what is accepted now.
+    expect(await winbar()).toContain("ZZ: allow 0 of 2 = reject");
+    await t.nvim.input("ga");
+    expect(await winbar()).toContain("ZZ: allow 1 of 2 ·");
+    await t.nvim.input("gR");
+    expect(await winbar()).toContain("ZZ: allow 0 of 2 = reject");
+    // ZZ with nothing accepted asks; closing that list keeps the review open, nothing answered.
+    await t.lua(
+      "_G.done_asked = {}; vim.ui.select = function(items, opts, cb) table.insert(_G.done_asked, { prompt = opts.prompt, items = items }); cb(nil) end",
+    );
+    await t.nvim.input("ZZ");
+    const asked = await t.lua<{ prompt: string; items: string[] }[]>("return _G.done_asked");
+    expect(asked[0]!.prompt).toBe("ZZ with nothing accepted rejects the change:");
+    expect(asked[0]!.items[0]).toBe("Reject the change: none of its 2 hunks accepted");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")).toBe(1);
+    expect(await c.text()).not.toContain('"optionId"');
+    // Choosing to reject does.
+    await t.lua("vim.ui.select = function(items, opts, cb) cb(items[1]) end");
     await t.nvim.input("ZZ");
     await c.turns(1, 20_000);
     expect(await c.text()).toContain('"optionId":"no"');

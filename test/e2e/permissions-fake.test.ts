@@ -101,7 +101,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       "Allow (this call)",
       "Reject (this call)",
       "Always Allow (this session; the agent may keep it too)",
-      "Always Allow (this project: the editor keeps it; the agent may keep it too)",
+      "Always allow in this project (the editor keeps it; the agent may keep it too)",
       "Show the diff first",
     ]);
     // The request's own title wins, flattened: it cannot draw an option of its own.

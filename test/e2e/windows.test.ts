@@ -101,6 +101,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The user is typing the next prompt when the question comes.
     await c.t.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", [c.promptBuf]);
     await c.t.nvim.input("<Esc>ithe next");
+    // It waits while the user types; the answer key opens it.
+    await c.t.waitFor(async () => (await c.winbar()).includes("? <M-a> answers"), "the question to wait");
+    await c.t.nvim.input("<M-a>");
     await c.turns(1);
     await c.t
       .waitFor(async () => (await c.t.lua<string>("return vim.api.nvim_get_mode().mode")) === "i", "insert mode again")

@@ -193,7 +193,8 @@ describe.each(bins)("Neovim $version", (bin) => {
       vim.ui.select = function(items, opts, on_choice)
         table.insert(_G.asked, { prompt = opts.prompt, labels = vim.tbl_map(opts.format_item, items) })
         if #_G.asked == 1 then on_choice(items[1], 1)
-        elseif #_G.asked == 2 then on_choice(nil, nil)
+        elseif #_G.asked == 2 then
+          for _, it in ipairs(items) do if it.kind == "reject_once" then return on_choice(it) end end
         else _G.pending = on_choice end
       end
     `);
@@ -207,13 +208,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(asked[0]!.prompt).toContain("make a");
     expect([...asked[0]!.labels].sort()).toEqual([
       "Allow (this call)",
-      "Always allow (this project: the editor keeps it; the agent may keep it too)",
       "Always allow (this session; the agent may keep it too)",
+      "Always allow in this project (the editor keeps it; the agent may keep it too)",
       "Deny (this call)",
     ]);
     const r = await replies(c);
     expect(r[0]!.result).toEqual({ outcome: { outcome: "selected", optionId: "allow" } });
-    expect(r[1]!.result).toEqual({ outcome: { outcome: "selected", optionId: "deny" } }); // Esc rejects once
+    expect(r[1]!.result).toEqual({ outcome: { outcome: "selected", optionId: "deny" } });
     // Second turn: the question stays open, then the turn is cancelled.
     await t.nvim.command("AcpChatSend again");
     await t.waitFor(async () => (await t.lua<number>("return #_G.asked")) === 3, "the third question");
@@ -310,8 +311,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return _G.asked")).toBe(1); // the read by rule, the second run by memory
     expect([...(await t.lua<string[]>("return _G.labels"))].sort()).toEqual([
       "Allow (this call)",
-      "Always (this project: the editor keeps it; the agent may keep it too)",
       "Always (this session; the agent may keep it too)",
+      "Always allow in this project (the editor keeps it; the agent may keep it too)",
       "No (this call)",
     ]);
     expect(await c.text()).toMatch(/Allowed "Read a" without asking/);

@@ -54,7 +54,7 @@ describe("hostile questions", () => {
       ],
     });
     await h.t.lua(PICK);
-    // The user chooses "No, never (this project: the editor keeps it; the agent may keep it too)", twice.
+    // The user chooses "Always reject in this project (the editor keeps it; the agent may keep it too)", twice.
     await h.t.lua(
       "_G.want = { { kind = 'reject_always', remember = 'project' }, { kind = 'reject_always', remember = 'project' } }",
     );

@@ -167,7 +167,7 @@ describe("permission question", function()
       "Allow\\n3: Reject (this call)",
       "Reject (this call)",
       "Always Allow (this session; the agent may keep it too)",
-      "Always Allow (this project: the editor keeps it; the agent may keep it too)",
+      "Always allow in this project (the editor keeps it; the agent may keep it too)",
       "Show the diff first",
     }, labels)
   end)

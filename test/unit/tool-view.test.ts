@@ -31,6 +31,16 @@ describe("raw input, compactly", () => {
       "$ npm test · timeout: 20000 · description: Run the tests",
     );
     expect(compactInput({ command: ["bash", "-lc", "ls -la"], cwd: "/w" })).toBe("$ bash -lc 'ls -la' · cwd: /w");
+    // codex-acp's patch: the files it touches, none of its bookkeeping.
+    expect(
+      compactInput({
+        call_id: "call_1",
+        turn_id: "7",
+        started_at_ms: 1764000000000,
+        auto_approved: false,
+        changes: { "/w/a.txt": { add: { content: "x" } }, "/w/b.txt": { update: { unified_diff: "@@" } } },
+      }),
+    ).toBe("files: /w/a.txt, /w/b.txt");
     const write = compactInput({ file_path: "/w/a.txt", content: "line\n".repeat(100) })!;
     expect(write).toBe(
       "file_path: /w/a.txt · content: line\\nline\\nline\\nline\\nline\\nline\\nline\\nline\\n… (101 lines, 500 chars)",

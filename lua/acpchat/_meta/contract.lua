@@ -218,6 +218,7 @@ error("Cannot require a meta file")
 ---@field session_id? string
 ---@field cwd string
 ---@field queued ({ id: number, text: string })[]
+---@field waiting? string What the queued prompts wait for besides the agent (the folder's first snapshot).
 ---@field continued_by? "resume"|"load"
 ---@field modes { current?: string, available: ({ id: string, name: string, description?: string })[] }
 ---@field options acpchat.wire.OptionView[]
@@ -298,6 +299,7 @@ error("Cannot require a meta file")
 ---@class acpchat.wire.SessionChoice
 ---@field session_id string
 ---@field title? string
+---@field prompt? string The user's first words in it, as the client's index recorded them.
 ---@field updated_at? string
 ---@field cwd string
 ---@field source "agent"|"index"|"both"
@@ -389,6 +391,18 @@ error("Cannot require a meta file")
 ---@field filename string
 ---@field lnum number
 ---@field text string
+
+--- A file of :AcpChatReview: its change over the review's turns, and the steps that made it.
+---@class acpchat.wire.ReviewFile
+---@field path string Relative to the chat's folder.
+---@field abs string
+---@field status "added"|"deleted"|"modified"|"renamed"|"type"
+---@field from? string
+---@field added number
+---@field removed number
+---@field binary? boolean
+---@field large? boolean
+---@field steps string[]
 
 --- A file a rewind puts back, and the steps whose changes it takes out.
 ---@class acpchat.wire.RewindFile
@@ -694,6 +708,36 @@ error("Cannot require a meta file")
 ---@field outcome? string
 ---@field conflicts? string[]
 
+--- `review_list`: :AcpChatReview [N]: every file changed since turn N (default: after the approved baseline, else all), as one review.
+---@class acpchat.call.ReviewList
+---@field chat number
+---@field since? number
+
+--- What `review_list` answers.
+---@class acpchat.reply.ReviewList
+---@field title string
+---@field from number
+---@field label string
+---@field files acpchat.wire.ReviewFile[]
+
+--- `review_file`: One file of a review: its take-back review over the review's turns (asked with `ask`, `loop` set); what it did.
+---@class acpchat.call.ReviewFile
+---@field chat number
+---@field from number
+---@field path string
+
+--- What `review_file` answers.
+---@class acpchat.reply.ReviewFile
+---@field outcome string
+---@field conflicts? string[]
+
+--- `review_approve`: :AcpChatReview approve: the next review starts after the last step recorded now.
+---@class acpchat.call.ReviewApprove : acpchat.wire.ChatRef
+
+--- What `review_approve` answers.
+---@class acpchat.reply.ReviewApprove
+---@field label string
+
 --- `registry_list`: :AcpChatInstall: the registry's agents (`url`: https or a file; cached in `cacheFile`), each installable here or not, and which are installed in `dir`.
 ---@class acpchat.call.RegistryList : acpchat.wire.RegistryParams
 
@@ -717,6 +761,7 @@ error("Cannot require a meta file")
 ---@field name string
 ---@field version string
 ---@field command string
+---@field sha256? string
 
 --- `registry_remove`: Remove an installed agent.
 ---@class acpchat.call.RegistryRemove

@@ -198,7 +198,8 @@ function M.close(r)
     r.restore_diffopt()
     pcall(api.nvim_del_augroup_by_name, "AcpChatReview" .. r.key)
   end
-  if r.tab and api.nvim_tabpage_is_valid(r.tab) and #api.nvim_list_tabpages() > 1 then
+  -- A review shown in a tab it does not own (the review loop's) leaves the tab open.
+  if r.tab and not r.keep_tab and api.nvim_tabpage_is_valid(r.tab) and #api.nvim_list_tabpages() > 1 then
     pcall(vim.api.nvim_command, "tabclose " .. api.nvim_tabpage_get_number(r.tab))
   end
 end

@@ -58,7 +58,7 @@ end
 local function label(kind, q)
   local flat = text.flat
   if kind == "permission" then
-    return "allow: " .. flat(q.title or q.tool_call_id or "a tool call", 80)
+    return permission.label(q)
   elseif kind == "review" then
     return "review the write to " .. flat(vim.fn.fnamemodify(q.path or "", ":t"), 80)
   elseif kind == "auth" then
@@ -106,9 +106,15 @@ function M.ask(chat_id, key, kind, question)
       mod.ask(chat_id, key, question, guard)
     end)()
   end
-  -- The user is typing: it waits, shown in the chat's winbar and transcript (waiting.lua).
+  -- The user is typing: it waits, shown in the chat's winbar and transcript (waiting.lua), and
+  -- opens when they stop or ask for it.
   if waiting.typing() then
-    return waiting.hold(key, chat_id, label(kind, question), run)
+    local choices = kind == "permission"
+        and vim.tbl_map(function(it)
+          return it.label
+        end, permission.choices(question))
+      or nil
+    return waiting.hold(key, chat_id, label(kind, question), run, { choices = choices })
   end
   run()
 end

@@ -12,8 +12,13 @@ local text = require("acpchat.transcript.text")
 local registry = require("acpchat.chat.registry")
 local layout = require("acpchat.chat.layout")
 local util = require("acpchat.util")
+local waiting = require("acpchat.ask.waiting")
 
 local M = {}
+
+local function unguarded(fn)
+  return fn
+end
 --- Open questions: key -> { chat, q, typeahead }.
 M.open = {}
 local open = M.open
@@ -22,7 +27,7 @@ local open = M.open
 --- gemini's "Allow for this session" next to "remember for this project" contradicted itself).
 local ONCE = "this call"
 local SESSION = "this session; the agent may keep it too"
-local PROJECT = "this project: the editor keeps it; the agent may keep it too"
+local PROJECT = "this project (the editor keeps it; the agent may keep it too)"
 
 local flat = text.flat
 
@@ -61,8 +66,10 @@ function M.choices(q)
     -- An "always" answer can also be remembered by the client, for the project.
     if is_always(o.kind) then
       items[#items].remember = "session"
+      -- Named for what it does (the agent's name may say "for this session", which this is not).
+      local verb = o.kind == "allow_always" and "allow" or "reject"
       items[#items + 1] =
-        { option = i, label = string.format("%s (%s)", name, PROJECT), kind = o.kind, remember = "project" }
+        { option = i, label = string.format("Always %s in %s", verb, PROJECT), kind = o.kind, remember = "project" }
     end
   end
   for i, o in ipairs(q.options or {}) do
@@ -74,6 +81,14 @@ function M.choices(q)
     if is_always(o.kind) then
       add(o, i)
     end
+  end
+  -- Rejecting stays one choice away, even when the agent offers no option for it.
+  local can_reject = vim.iter(q.options or {}):any(function(o)
+    return o.kind == "reject_once" or o.kind == "reject_always"
+  end)
+  if not can_reject then
+    items[#items + 1] =
+      { cancel = true, label = "Reject (the agent offered no reject option: its question is cancelled)" }
   end
   if q.diffs and #q.diffs > 0 then
     items[#items + 1] = { show_diff = true, label = "Show the diff first" }
@@ -124,18 +139,39 @@ local function answer(key, option, remember)
   questions.reply(key, option and { option = option, remember = remember } or nil)
 end
 
---- Esc or an empty choice rejects once when the agent offers that; else the turn's question is cancelled.
-local function dismissed(q)
-  for i, o in ipairs(q.options or {}) do
-    if o.kind == "reject_once" then
-      return i
-    end
+--- The list was closed without a choice (Esc, q, an empty answer): that is never an answer. The
+--- question waits, parked: shown in the winbar and the transcript until the user opens it again
+--- (waiting.lua), and the keys held back go where they were typed.
+local function park(key, q)
+  local o = open[key]
+  if o and o.typeahead and o.typeahead ~= "" then
+    local keys = o.typeahead
+    o.typeahead = nil
+    vim.schedule(function()
+      vim.api.nvim_feedkeys(keys, "t", false)
+    end)
   end
-  return nil
+  local labels = vim.tbl_map(function(it)
+    return it.label
+  end, M.choices(q))
+  waiting.hold(key, o.chat, M.label(q), function()
+    if not open[key] then
+      return
+    end
+    local t = questions.open[key]
+    if t then
+      -- Back to where the user is now, after the answer.
+      questions.track(key, t.chat, t.kind)
+    end
+    (o.guard or unguarded)(function()
+      M.select(key, q)
+    end)()
+  end, { choices = labels, parked = true })
 end
 
-local function unguarded(fn)
-  return fn
+--- The question in a few words (the winbar and the question block).
+function M.label(q)
+  return "allow " .. flat(q.title or q.tool_call_id or "a tool call", 80)
 end
 
 --- `guard` (ask.lua): wraps what runs later, so that a failure answers the question.
@@ -191,7 +227,14 @@ function M.select(key, q)
         questions.reply(key, { review = true })
         return
       end
-      answer(key, item and item.option or dismissed(q), item and item.remember)
+      if not item then
+        return park(key, q)
+      end
+      if item.cancel then
+        -- The agent offered no way to reject: the explicit choice cancels its question.
+        return answer(key, nil)
+      end
+      answer(key, item.option, item.remember)
     end)
   )
 end

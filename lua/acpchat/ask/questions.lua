@@ -2,6 +2,7 @@
 -- An answer goes back once with the `reply` call; a question Node withdrew is forgotten, and a
 -- late answer to it is dropped.
 local bridge = require("acpchat.host.bridge")
+local waiting = require("acpchat.ask.waiting")
 
 local M = {}
 
@@ -61,6 +62,10 @@ function M.reply(key, value)
     return
   end
   M.open[key] = nil
+  waiting.drop(key)
+  if value ~= nil then
+    waiting.answered()
+  end
   bridge.call("reply", { key = key, value = value })
   -- Back to where the user was (a review's tab closes by itself first).
   go_back(q.at, q.kind == "review")

@@ -76,10 +76,11 @@ local function winbars(r)
     -- A turn's change (changes.lua): the left is the file as the agent left it, the right as it
     -- was before; "accepting" a hunk from the right takes the agent's hunk back.
     local left = string.format(
-      "Now: %s · %d/%d to take back · gr/ga hunk · gR/gA all · ZZ apply · ZQ cancel",
+      "Now: %s · %d/%d to take back · gr/ga hunk · gR/gA all · ZZ apply · ZQ cancel%s",
       name,
       n,
-      #r.hunks
+      #r.hunks,
+      r.loop and " · ]f/[f file" or ""
     )
     local right = string.format("Before %s: %s", r.step or "the turn", name)
       .. diff_tab.size_notes(r.highlight_off, r.inline_off)
@@ -90,16 +91,14 @@ local function winbars(r)
     end
     return
   end
-  local left = string.format(
-    "Result: %s (%d/%d hunks accepted)  ga/gr hunk · gA/gR all · ZZ done · ZQ reject",
-    name,
-    n,
-    #r.hunks
-  )
+  -- What ZZ does now, given what is accepted (nothing accepted rejects; for a permission, ZZ asks first).
+  local verb = r.reason == "permission" and "allow" or "write"
+  local zz = string.format("ZZ: %s %d of %d%s", verb, n, #r.hunks, (n == 0 and #r.hunks > 0) and " = reject" or "")
+  -- ZZ first: a narrow window cuts the end (`%<`), never what ZZ does.
+  local ename = name:gsub("%%", "%%%%")
+  local left = string.format("%s · %%<Result: %s · ga/gr hunk · gA/gR all · ZQ reject", zz, ename)
   if r.reason == "permission" then
-    -- The permission question's own review: ZZ allows what is accepted (nothing accepted rejects).
-    left =
-      string.format("Allow? %s %d/%d accepted · ga/gr hunk · gA/gR all · ZZ allow · ZQ reject", name, n, #r.hunks)
+    left = string.format("%s · %%<Allow? %s · ga/gr hunk · gA/gR all · ZQ reject", zz, ename)
   end
   local right =
     string.format("%s: %s (+%d -%d)", r.reason == "disk" and "On disk" or "Proposed", name, r.added, r.removed)
@@ -117,7 +116,7 @@ local function winbars(r)
   right = right .. diff_tab.size_notes(r.highlight_off, r.inline_off)
   for _, w in ipairs({ r.lw, r.rw }) do
     if api.nvim_win_is_valid(w) then
-      vim.wo[w].winbar = ((w == r.lw and left or right):gsub("%%", "%%%%"))
+      vim.wo[w].winbar = w == r.lw and left or (right:gsub("%%", "%%%%"))
     end
   end
 end
@@ -189,6 +188,34 @@ local function finish(r, accept)
   diff_tab.close(r)
 end
 
+--- ZZ: write (or allow) what is accepted. In a permission question's review, nothing accepted
+--- rejects the agent's call (some agents end the turn on that), so it asks first; closing that
+--- list keeps the review open.
+function M.done(r)
+  if r.done then
+    return
+  end
+  local n = 0
+  for i = 1, #r.hunks do
+    if r.accepted[i] then
+      n = n + 1
+    end
+  end
+  if n > 0 or #r.hunks == 0 or r.reason ~= "permission" then
+    return finish(r, true)
+  end
+  local reject =
+    string.format("Reject the change: none of its %d hunk%s accepted", #r.hunks, #r.hunks == 1 and "" or "s")
+  vim.ui.select({ reject, "Keep reviewing (ga accepts the hunk under the cursor, gA all)" }, {
+    prompt = "ZZ with nothing accepted rejects the change:",
+    kind = "acpchat_review_done",
+  }, function(choice)
+    if choice == reject then
+      finish(r, true)
+    end
+  end)
+end
+
 --- Open a review (asked by Node). `req`: path, reason, current and proposed (texts, with
 --- current_lines and proposed_lines), hunks, added, removed, whole (no diff mode), eol_change.
 ---@param chat_id integer
@@ -207,6 +234,8 @@ function M.ask(chat_id, key, req)
     eol_change = req.eol_change,
     cut = req.cut,
     step = req.step,
+    -- A file of :AcpChatReview: shown in that review's tab (M.place), not a tab of its own.
+    loop = req.loop,
     accepted = {},
   }
   r.result_count = req.current_lines or 0
@@ -280,8 +309,19 @@ function M.show(r)
   run(1)
 end
 
+--- Set by the review loop (acpchat.editor.review_loop): puts a review into its tab's windows;
+--- returns tab, left and right windows, or nil when its tab is gone.
+---@type (fun(r: table): integer?, integer?, integer?)?
+M.place = nil
+
 function M.open_tab(r)
-  r.tab, r.lw, r.rw = diff_tab.open(r.left, r.right, r.whole)
+  if r.loop and M.place then
+    r.tab, r.lw, r.rw = M.place(r)
+    r.keep_tab = r.tab ~= nil
+  end
+  if not r.tab then
+    r.tab, r.lw, r.rw = diff_tab.open(r.left, r.right, r.whole)
+  end
   if
     not r.whole
     and (
@@ -341,8 +381,8 @@ function M.open_tab(r)
     map("gA", all(true), "accept every hunk")
     map("gR", all(false), "reject every hunk")
     map("ZZ", function()
-      finish(r, true)
-    end, "finish: write what was accepted")
+      M.done(r)
+    end, "finish: write what was accepted (nothing accepted: asks first)")
     map("ZQ", function()
       finish(r, false)
     end, "reject the change")

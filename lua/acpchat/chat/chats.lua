@@ -292,6 +292,7 @@ function M.send(chat, text, done)
   end
   local context = chat.context
   chat.context = {}
+  chat.refused = nil
   prompt.show_context(chat)
   -- The user's own prompt: the transcript follows its answer again.
   layout.follow_end(chat)
@@ -299,7 +300,7 @@ function M.send(chat, text, done)
   mentions.resolve(chat, text, function(named, refused)
     if refused then
       chat.context = vim.list_extend(context, chat.context)
-      prompt.show_context(chat)
+      prompt.refuse(chat, refused)
       util.notify("acpchat: not sent: " .. refused, vim.log.levels.ERROR)
       return done and done(false)
     end

@@ -62,7 +62,8 @@ function M.transcript(chat)
   if not chat.buf or not api.nvim_buf_is_valid(chat.buf) then
     return ""
   end
-  local text = table.concat(api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
+  -- As :AcpChatSave writes it: a line the buffer broke for its length (long_line.lua) whole.
+  local text = table.concat(require("acpchat.transcript.save").body(chat), "\n")
   if #text > M.max_bytes then
     text = "[… the conversation's start was left out]\n" .. text:sub(#text - M.max_bytes + 1):gsub("^[^\n]*\n", "")
   end

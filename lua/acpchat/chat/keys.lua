@@ -119,8 +119,10 @@ function M.setup(chat, actions)
   end
   for _, b in ipairs({ chat.buf, chat.prompt_buf }) do
     map(b, { "n", "i" }, k.answer, function()
-      waiting.release()
-    end, "open the question that waits")
+      if not waiting.answer(chat.id) then
+        util.notify("acpchat: no question waits for an answer")
+      end
+    end, "open the oldest question that waits")
   end
   map(chat.prompt_buf, { "n", "i" }, k.history_prev, function()
     prompt_history.step(chat, 1)

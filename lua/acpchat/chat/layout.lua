@@ -39,12 +39,21 @@ end
 ---@param chat acpchat.Chat
 function M.refresh_winbar(chat)
   local held = waiting.of_chat(chat.id)
-  -- A question waiting for the user to stop typing comes first (waiting.lua).
-  local ask = held and ("%#AcpChatAsk#" .. waiting.hint(held):gsub("%%", "%%%%") .. "%* │ ") or ""
   waiting.decorate(chat)
   for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
     local below = chat.unseen and not at_end(win, chat.buf)
     local width = api.nvim_win_get_width(win) - (below and 8 or 0)
+    -- A waiting question comes first (waiting.lua), cut to leave room for the state: the key
+    -- that answers it is at its start, so even a narrow window shows it.
+    local ask = ""
+    if held then
+      local hint = waiting.hint(held)
+      local room = math.max(20, width - 14)
+      if vim.fn.strdisplaywidth(hint) > room then
+        hint = vim.fn.strcharpart(hint, 0, room - 1) .. "…"
+      end
+      ask = "%#AcpChatAsk#" .. hint:gsub("%%", "%%%%") .. "%* │ "
+    end
     vim.wo[win].winbar = ask
       .. (ask ~= "" and "%<" or "")
       .. (below and "%#AcpChatNewBelow#↓ new ↓%* " or "")

@@ -27,13 +27,48 @@ function M.show_context(chat)
   if #queued > 0 then
     local first = text.flat(vim.split(queued[1].text or "", "\n", { plain = true })[1], 40)
     parts[#parts + 1] = string.format("⏳ %d queued (next: %s)", #queued, first)
+    if chat.status.waiting then
+      -- Not the agent: the folder's first snapshot, which a turn must not start before.
+      parts[#parts + 1] = "waiting for " .. chat.status.waiting
+    end
   end
   if #chat.context > 0 then
     parts[#parts + 1] = "context: " .. table.concat(vim.tbl_map(M.context_label, chat.context), ", ")
   end
-  local bar = table.concat(parts, " · ")
+  local bar = table.concat(parts, " · "):gsub("%%", "%%%%")
   for _, w in ipairs(vim.fn.win_findbuf(chat.prompt_buf)) do
-    vim.wo[w].winbar = (bar:gsub("%%", "%%%%"))
+    local wbar = bar
+    if chat.refused then
+      -- Where the user looks while typing: a refused prompt says why here (it stays in the
+      -- prompt), its start first however narrow the window.
+      local why = text.flat("✗ not sent: " .. chat.refused, 300)
+      local room = api.nvim_win_get_width(w) - 1
+      if vim.fn.strdisplaywidth(why) > room then
+        why = vim.fn.strcharpart(why, 0, room - 1) .. "…"
+      end
+      wbar = "%#ErrorMsg#" .. why:gsub("%%", "%%%%") .. "%*" .. (bar ~= "" and (" · %<" .. bar) or "")
+    end
+    vim.wo[w].winbar = wbar
+  end
+end
+
+--- The prompt was not sent (`why`): the prompt's winbar says so until the user edits the prompt
+--- or sends again.
+---@param chat acpchat.Chat
+---@param why string?
+function M.refuse(chat, why)
+  chat.refused = why
+  M.show_context(chat)
+  if why and api.nvim_buf_is_valid(chat.prompt_buf) then
+    api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
+      buffer = chat.prompt_buf,
+      once = true,
+      callback = function()
+        if chat.refused == why then
+          M.refuse(chat, nil)
+        end
+      end,
+    })
   end
 end
 

@@ -9,6 +9,7 @@ local util = require("acpchat.util")
 local chats = require("acpchat.chat.chats")
 local text = require("acpchat.transcript.text")
 local layout = require("acpchat.chat.layout")
+local picker = require("acpchat.chat.session_picker")
 
 local M = {}
 
@@ -45,6 +46,42 @@ local function list_sessions(spec, cwd, chat, cb)
   }, cb)
 end
 
+--- A session picked (`e`: name, spec, cwd, s): opened (the chat that has it, else a new one), or deleted.
+function M.chosen(e, delete)
+  if not delete then
+    local c = M.open_chat(e.s.session_id) or chats.create(e.name, { resume = e.s.session_id })
+    return c and layout.show(c)
+  end
+  local from = registry.current()
+  local call = { agent = e.spec, cwd = e.cwd, session_id = e.s.session_id, session_index = index_file() }
+  bridge.call("delete_session", vim.tbl_extend("force", call, { chat = from and from.id }), function(err)
+    local what = err and ("could not delete: " .. err) or ("deleted " .. (e.s.title or e.s.session_id))
+    util.notify("acpchat: " .. what, err and vim.log.levels.ERROR or nil)
+  end)
+end
+
+--- Neovim's own vim.ui.select: the live picker (chat/session_picker.lua) lists `names`' sessions.
+local function live(names, delete, chat)
+  return picker.pick(names, delete, {
+    spec = agent_spec,
+    list = function(spec, cwd, cb)
+      list_sessions(spec, cwd, chat, cb)
+    end,
+    label = M.label,
+    chosen = function(e)
+      M.chosen(e, delete)
+    end,
+    rename = function(e)
+      if not e.can_rename then
+        return util.notify("acpchat: " .. e.name .. " cannot rename sessions", vim.log.levels.WARN)
+      end
+      M.rename(e.name, e.spec, e.cwd, e.s)
+    end,
+    root = chats.root(),
+    index = index_file(),
+  })
+end
+
 --- :AcpChatSessions[!] [agent]: open (or with !, delete) one of the project's sessions.
 function M.pick(agent_name, delete)
   local chat = registry.current()
@@ -53,6 +90,9 @@ function M.pick(agent_name, delete)
     return M.pick_all(delete)
   end
   local name = agent_name or (chat and chat.agent) or config.default_agent()
+  if name and picker.wanted() and agent_spec(name) then
+    return live({ name }, delete, chat)
+  end
   local spec = name and agent_spec(name)
   if not spec then
     return util.notify("acpchat: no agent to list sessions of", vim.log.levels.WARN)
@@ -73,6 +113,9 @@ end
 function M.pick_all(delete)
   local chat = registry.current()
   local names = config.agent_names()
+  if picker.wanted() then
+    return live(names, delete, chat)
+  end
   local entries, pending, failed = {}, #names, {}
   util.notify("acpchat: asking " .. table.concat(names, ", ") .. " for their sessions…")
   local function done()
@@ -96,28 +139,8 @@ function M.pick_all(delete)
         return string.format("[%s]  %s", e.name, M.label(e.s, e.cwd))
       end,
     }, function(e)
-      if not e then
-        return
-      end
-      if delete then
-        local from = registry.current()
-        bridge.call("delete_session", {
-          agent = e.spec,
-          cwd = e.cwd,
-          session_id = e.s.session_id,
-          session_index = index_file(),
-          chat = from and from.id,
-        }, function(err)
-          util.notify(
-            err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (e.s.title or e.s.session_id)),
-            err and vim.log.levels.ERROR or nil
-          )
-        end)
-        return
-      end
-      local c = M.open_chat(e.s.session_id) or chats.create(e.name, { resume = e.s.session_id })
-      if c then
-        layout.show(c)
+      if e then
+        M.chosen(e, delete)
       end
     end)
   end
@@ -152,16 +175,14 @@ local function open_chat(session_id)
   end
 end
 
+--- Folders as the pickers show them (~ for home), each worked out once.
+local shown_dirs = {}
 --- How a session reads in the pickers.
 local function session_label(s, cwd)
   local open = open_chat(s.session_id) and "  [open]" or ""
-  return string.format(
-    "%s  %s  %s%s",
-    age(s.updated_at),
-    s.title or s.session_id,
-    vim.fn.fnamemodify(s.cwd or cwd, ":~"),
-    open
-  )
+  local dir = s.cwd or cwd
+  shown_dirs[dir] = shown_dirs[dir] or vim.fn.fnamemodify(dir, ":~")
+  return string.format("%s  %s  %s%s", age(s.updated_at), picker.title(s), shown_dirs[dir], open)
 end
 M.open_chat, M.label = open_chat, session_label
 
@@ -233,25 +254,8 @@ function M.choose(name, spec, cwd, res, delete)
         end
       end)
     end
-    if delete then
-      local from = registry.current()
-      bridge.call(
-        "delete_session",
-        { agent = spec, cwd = cwd, session_id = s.session_id, session_index = index_file(), chat = from and from.id },
-        function(err)
-          util.notify(
-            err and ("acpchat: could not delete: " .. err) or ("acpchat: deleted " .. (s.title or s.session_id)),
-            err and vim.log.levels.ERROR or nil
-          )
-        end
-      )
-      return
-    end
     -- Already open in a chat: go there.
-    local c = open_chat(s.session_id) or chats.create(name, { resume = s.session_id })
-    if c then
-      layout.show(c)
-    end
+    M.chosen({ name = name, spec = spec, cwd = cwd, s = s }, delete)
   end)
 end
 

@@ -26,6 +26,9 @@ local method_name = M.rplugin .. ":function:" .. contract.notify_function
 
 ---@type integer?
 M.channel = nil
+--- Sees every call as it goes out (events.lua: answers to questions, for the attention counts).
+---@type fun(method: string, params: table?)?
+M.on_call = nil
 --- Bumped each time a host starts: chats opened in an earlier host must be opened again.
 M.generation = 0
 local callbacks = {}
@@ -118,6 +121,9 @@ end
 ---@param cb fun(err: string?, result: any)?
 function M.call(method, params, cb)
   assert(allowed[method], "acpchat: not a contract method: " .. tostring(method))
+  if M.on_call then
+    M.on_call(method, params)
+  end
   -- These only make sense to the host that asked or holds the chat: never start one for them.
   if
     not M.channel

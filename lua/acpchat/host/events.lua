@@ -6,6 +6,7 @@ local prompt = require("acpchat.chat.prompt")
 local util = require("acpchat.util")
 local questions = require("acpchat.ask.questions")
 local layout = require("acpchat.chat.layout")
+local attention = require("acpchat.chat.attention")
 -- Not at the top, and not for a circle: the modules an event hands over to load with their
 -- first event, so opening a chat loads only what it draws first (the editor never blocks).
 
@@ -18,6 +19,12 @@ local handlers = {
   end,
   ---@param p { chat: integer, key: string, kind: string, question: table }
   ask = function(p)
+    -- Counted here, before any module shows it: the counts hold whoever asks and how. A
+    -- take-back review is one the user opened (gd, :AcpChatReview): not the agent waiting.
+    local q = type(p.question) == "table" and p.question or {}
+    if not (p.kind == "review" and q.reason == "changes") then
+      attention.asked(p.chat, p.key)
+    end
     require("acpchat.ask").ask(p.chat, p.key, p.kind, p.question)
   end,
   ---@param p { key: string, field: string, text: string }
@@ -26,6 +33,7 @@ local handlers = {
   end,
   ---@param p { key: string, kind: string }
   dismiss = function(p)
+    attention.answered(p.key)
     require("acpchat.ask").dismiss(p.key, p.kind)
   end,
   ---@param p { chat: integer, prompts: { text: string, context: table[] }[] }
@@ -68,6 +76,7 @@ local requests = {
 --- The host died: every chat it held shows as crashed, with the way back; prompts it had
 --- queued come back into the prompt buffer, and its open questions close.
 local function host_exited(why)
+  attention.reset()
   for key, q in pairs(questions.open) do
     require("acpchat.ask").dismiss(key, q.kind)
   end
@@ -94,6 +103,11 @@ function M.register()
     bridge.requests[name] = fn
   end
   bridge.on_exit = host_exited
+  bridge.on_call = function(method, params)
+    if method == "reply" and params then
+      attention.answered(params.key)
+    end
+  end
 end
 
 return M

@@ -12,6 +12,7 @@ local prompt = require("acpchat.chat.prompt")
 local util = require("acpchat.util")
 local history = require("acpchat.transcript.history")
 local registry = require("acpchat.chat.registry")
+local attention = require("acpchat.chat.attention")
 local bridge = require("acpchat.host.bridge")
 local follow_along = require("acpchat.editor.follow")
 local long_line = require("acpchat.transcript.long_line")
@@ -214,6 +215,7 @@ local handlers = {
     end
     -- A chat that crashed may be hidden: say so where the user looks.
     if op.status.state == "crashed" and before ~= "crashed" then
+      attention.errored(chat)
       util.notify(
         string.format("acpchat: %s stopped (the chat says why); :AcpChat restarts it", chat.agent or "the agent"),
         vim.log.levels.WARN
@@ -229,6 +231,7 @@ local handlers = {
   turn_end = function(chat, op)
     chat.last_stop = op.stop_reason
     chat.turn_ended = (chat.turn_ended or 0) + 1
+    attention.turn_ended(chat)
     history.save(chat)
     vim.schedule(function()
       api.nvim_exec_autocmds(

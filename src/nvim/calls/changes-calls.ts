@@ -25,7 +25,7 @@ export interface ChangesContext {
 }
 
 /** The chat's checkpoints, once the last turn's end snapshot is in (the turn ends before it). */
-async function need(c: ChangesContext): Promise<TurnCheckpoints> {
+export async function need(c: ChangesContext): Promise<TurnCheckpoints> {
   const cp = c.checkpoints;
   if (!cp) throw new Error("checkpoints are off (setup: checkpoints.enabled)");
   await cp.settled();
@@ -118,6 +118,21 @@ export async function changesReview(
   const cp = await need(c);
   const step = cp.stepById(stepId);
   if (!step?.end) throw new Error(`no recorded change ${stepId}`);
+  return takeBackReview(c, cp, step, path);
+}
+
+/**
+ * The take-back review of one file's change in `step` (a step of the chat's, or a range of
+ * them as one: :AcpChatReview); the hunks marked are taken out of the file as it is now.
+ * `extra`: fields added to the question (the review loop shows it in its own tab).
+ */
+export async function takeBackReview(
+  c: ChangesContext,
+  cp: TurnCheckpoints,
+  step: ChangeStep,
+  path: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ outcome: string; conflicts?: string[] }> {
   const change = step.changes.find((f) => f.path === path);
   if (!change) throw new Error(`${path} did not change in ${step.label}`);
   const h = await cp.hunks(step, path);
@@ -145,6 +160,7 @@ export async function changesReview(
     added: reverse.reduce((n, x) => n + x.newCount, 0),
     removed: reverse.reduce((n, x) => n + x.oldCount, 0),
     whole: h.after.lines.length + h.before.lines.length > WHOLE_FILE_LINES,
+    ...extra,
   });
   const back = acceptedHunks(reverse, answer);
   if (back.length === 0) return { outcome: "nothing taken back" };
@@ -191,7 +207,7 @@ export async function rewind(
 }
 
 /** Files left because the user's edits touch the agent's lines: the user is asked about each. */
-function conflictsOf(out: FileOutcome[]): string[] | undefined {
+export function conflictsOf(out: FileOutcome[]): string[] | undefined {
   const paths = out.filter((o) => !o.applied.done && o.applied.overlap).map((o) => o.path);
   return paths.length > 0 ? paths : undefined;
 }

@@ -30,10 +30,18 @@ export async function registryList(
 export async function registryInstall(
   p: RegistryParams & { id: string },
   notify: (message: string) => void,
-): Promise<{ id: string; name: string; version: string; command: string }> {
+): Promise<{ id: string; name: string; version: string; command: string; sha256?: string }> {
   const reg = await loadRegistry(p.url, p.cacheFile);
   const a = reg.agents.find((x) => x.id === p.id);
-  if (!a) throw new Error(`the registry has no agent "${p.id}"`);
+  if (!a) {
+    // An entry this client refused (a version that is no version, say) is said as such.
+    const refused = reg.skipped.find((s) => s.startsWith(`${p.id}: `));
+    throw new Error(
+      refused
+        ? `the registry's entry for ${p.id} cannot be installed: ${refused.slice(p.id.length + 2)}`
+        : `the registry has no agent "${p.id}"`,
+    );
+  }
   let last = 0;
   notify(`installing ${a.name} ${a.version}…`);
   const done = await installAgent(a, p.dir, (line) => {
@@ -42,5 +50,5 @@ export async function registryInstall(
     last = now;
     notify(`installing ${a.name}: ${line.slice(0, 120)}`);
   });
-  return { id: done.id, name: done.name, version: done.version, command: done.command };
+  return { id: done.id, name: done.name, version: done.version, command: done.command, sha256: done.sha256 };
 }

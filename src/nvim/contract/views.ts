@@ -152,6 +152,8 @@ export interface StatusView {
   sessionId?: string;
   cwd: string;
   queued: { id: number; text: string }[];
+  /** What the queued prompts wait for besides the agent (the folder's first snapshot). */
+  waiting?: string;
   continuedBy?: "resume" | "load";
   modes: { current?: string; available: { id: string; name: string; description?: string }[] };
   options: OptionView[];
@@ -189,6 +191,8 @@ export type ContextItem =
 export interface SessionChoice {
   sessionId: string;
   title?: string;
+  /** The user's first words in it, as the client's index recorded them. */
+  prompt?: string;
   updatedAt?: string;
   cwd: string;
   source: "agent" | "index" | "both";

@@ -156,6 +156,11 @@ export class Chat implements ChatCore {
     return this.state.title;
   }
 
+  /** The user's words of this chat's first prompt. */
+  get firstPrompt(): string | undefined {
+    return this.turns.firstText;
+  }
+
   /** The agent's process id, while it has one. */
   get pid(): number | undefined {
     return this.connection.agent?.pid;
@@ -172,6 +177,11 @@ export class Chat implements ChatCore {
   }
 
   /** Prompts waiting for the agent to be ready and idle. */
+  /** What queued prompts wait for besides the agent (the folder's first snapshot). */
+  get waitingFor(): string | undefined {
+    return this.turns.waitingFor;
+  }
+
   get queue() {
     return this.turns.queue;
   }

@@ -49,7 +49,19 @@ export class Turns {
   constructor(
     private readonly core: ChatCore,
     private readonly needs: TurnsNeeds,
-  ) {}
+  ) {
+    // Prompts sent before the folder's first snapshot was done waited in the queue for it.
+    void core.opts.checkpoints?.first.then(() => {
+      this.pump();
+      this.core.emit([{ type: "meta" }]);
+    });
+  }
+
+  /** What queued prompts wait for besides the agent (shown in the winbar). */
+  get waitingFor(): string | undefined {
+    const cp = this.core.opts.checkpoints;
+    return cp && !cp.firstDone && this.queue.view().length > 0 ? "the folder's first snapshot" : undefined;
+  }
 
   /** Aborted when the running turn is cancelled or ends. */
   get signal(): AbortSignal | undefined {
@@ -60,6 +72,9 @@ export class Turns {
   get running(): boolean {
     return this.settleTurn !== undefined;
   }
+
+  /** What the user typed as the chat's first prompt (context left out), for the session index. */
+  firstText: string | undefined;
 
   /** The agent hears this with the next prompt. */
   tellAgent(note: string): void {
@@ -83,6 +98,8 @@ export class Turns {
   /** Start the next queued prompt if the agent can take it; true when one was started. */
   pump(): boolean {
     if (!this.needs.canPrompt() || this.core.state.turnState !== "idle" || this.preparing) return false;
+    // Before the folder's first snapshot no turn starts: its changes would go unrecorded.
+    if (this.core.opts.checkpoints && !this.core.opts.checkpoints.firstDone) return false;
     const next = this.queue.shift();
     if (!next) return false;
     this.preparing = next;
@@ -107,6 +124,7 @@ export class Turns {
   }
 
   private async runQueued(p: QueuedPrompt): Promise<void> {
+    this.firstText ??= p.text.trim().slice(0, 200) || undefined;
     const { opts, state, boundary } = this.core;
     let blocks: ContentBlock[];
     let notes: string[];
@@ -151,7 +169,7 @@ export class Turns {
     }
     // Files whose buffers hold unsaved edits: an agent reading the disk would not see them.
     const unsaved = await this.unsavedNote();
-    // The folder as it is before the agent gets the prompt (waited for a moment at most).
+    // The folder as it is before the agent gets the prompt (waited for: the turn is recorded whole).
     const cp = opts.checkpoints;
     const step = cp?.on && this.preparing === p ? await cp.beginTurn(state.turn + 1) : undefined;
     // Turned off since the chat started (its first snapshot found the folder too large, say).
@@ -170,11 +188,6 @@ export class Turns {
     const before = [told, unsaved].filter(Boolean).join("\n");
     const turn = this.prompt(blocks, before ? [{ type: "text", text: `${before}\n\n` }] : []);
     if (told) this.core.notice(`Told the agent: ${told.replace(/\[acp-chat.nvim\] /g, "")}`);
-    if (step?.late)
-      this.core.notice(
-        "The snapshot of the folder before this turn was not done when the prompt went (a large folder's first snapshot takes a while): this turn's changes are counted from the last checkpoint taken, or may miss what the agent changed in its first moments.",
-        "warn",
-      );
     // Below the user's words (the turn began synchronously): an attachment sent as a link, say.
     for (const n of notes) this.core.notice(n, "warn");
     const stop = await turn;

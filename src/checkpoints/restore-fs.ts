@@ -1,0 +1,183 @@
+/**
+ * Every change a rewind or take-back makes on disk, in one place, so that none of them can
+ * write outside the session's folder or into someone else's file:
+ *
+ * - The folder an entry is in is opened first, and the folder that was opened is what is
+ *   checked against the boundary and written in (on Linux through /proc/self/fd/N, which does
+ *   not resolve the path again: a folder swapped for a link after the check is not followed).
+ *   Elsewhere the folder is resolved, checked, and used by its resolved path, with nothing
+ *   awaited between the check and the write.
+ * - A file is never written in place: a new file is written beside it and renamed over it, so
+ *   a hard link to a file outside (`rm f && ln ~/x f`) loses its name here and keeps its text.
+ *   The new file keeps the mode of the project's file it replaces (one with a single link).
+ */
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from "node:fs";
+import { randomBytes } from "node:crypto";
+import { basename, dirname, join } from "node:path";
+
+/** Throws unless the (resolved) path is inside the session's boundary. */
+export type BoundaryCheck = (abs: string) => void;
+
+const PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
+
+/** An opened folder, checked: `at(name)` names an entry in it without resolving its path again. */
+interface OpenFolder {
+  at(name: string): string;
+  close(): void;
+}
+
+function openFolder(dir: string, check: BoundaryCheck): OpenFolder {
+  if (PROC_FD) {
+    const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    try {
+      // The folder this descriptor is, wherever links led the open.
+      check(readlinkSync(`/proc/self/fd/${fd}`));
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+    return { at: (name) => `/proc/self/fd/${fd}/${name}`, close: () => closeSync(fd) };
+  }
+  const real = realpathSync(dir);
+  check(real);
+  return { at: (name) => join(real, name), close: () => undefined };
+}
+
+function inFolder<T>(abs: string, check: BoundaryCheck, run: (f: OpenFolder, name: string) => T): T {
+  const f = openFolder(dirname(abs), check);
+  try {
+    return run(f, basename(abs));
+  } finally {
+    f.close();
+  }
+}
+
+function lstatOr(p: string): Stats | undefined {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A name for a new entry beside `name` (short: a long name plus a suffix may not fit). */
+function tempName(): string {
+  return `.acpchat-restore-${process.pid}-${randomBytes(6).toString("hex")}`;
+}
+
+/** What is at `abs` now (not following a link there), after its folder is checked. */
+export function entryAt(abs: string, check: BoundaryCheck): Stats | undefined {
+  return inFolder(abs, check, (f, name) => lstatOr(f.at(name)));
+}
+
+/**
+ * The folders of `abs` made where missing, each inside a folder checked first (mkdir follows
+ * links on the way, so each existing folder is opened and checked before one is made in it).
+ */
+export function makeFolders(abs: string, check: BoundaryCheck): void {
+  const missing: string[] = [];
+  let d = dirname(abs);
+  while (!lstatOr(d) && dirname(d) !== d) {
+    missing.unshift(basename(d));
+    d = dirname(d);
+  }
+  for (const name of missing) {
+    inFolder(join(d, name), check, (f, n) => {
+      try {
+        mkdirSync(f.at(n));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      }
+    });
+    d = join(d, name);
+  }
+}
+
+/**
+ * Put `bytes` at `abs` as a new file renamed over whatever is there (a file, a link, a fifo).
+ * `exec`: the file's executable bits as git keeps them, or "keep" (a merge: as the file has them).
+ */
+export function replaceFile(abs: string, bytes: Uint8Array, exec: boolean | "keep", check: BoundaryCheck): void {
+  inFolder(abs, check, (f, name) => {
+    const old = lstatOr(f.at(name));
+    if (old?.isDirectory()) throw new Error("a folder is there now");
+    // The mode of the project's own file; a file with other links may be anyone's (not copied).
+    const own = old?.isFile() && old.nlink === 1 ? old.mode & 0o777 : undefined;
+    const tmp = tempName();
+    const fd = openSync(
+      f.at(tmp),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      own ?? 0o666,
+    );
+    try {
+      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+      // A file made anew gets the umask's bits (as open left them); git keeps only "executable
+      // or not", so the other bits stay as they are (a private 0600 file stays private).
+      const perm = own ?? fstatSync(fd).mode & 0o777;
+      const mode = exec === "keep" ? perm : exec ? perm | ((perm & 0o444) >> 2) : perm & ~0o111;
+      fchmodSync(fd, mode);
+    } catch (e) {
+      closeSync(fd);
+      unlinkSync(f.at(tmp));
+      throw e;
+    }
+    closeSync(fd);
+    try {
+      renameSync(f.at(tmp), f.at(name));
+    } catch (e) {
+      unlinkSync(f.at(tmp));
+      throw e;
+    }
+  });
+}
+
+/** Put a symbolic link to `target` at `abs`, renamed over whatever is there. */
+export function replaceWithLink(abs: string, target: string, check: BoundaryCheck): void {
+  inFolder(abs, check, (f, name) => {
+    if (lstatOr(f.at(name))?.isDirectory()) throw new Error("a folder is there now");
+    const tmp = tempName();
+    symlinkSync(target, f.at(tmp));
+    try {
+      renameSync(f.at(tmp), f.at(name));
+    } catch (e) {
+      unlinkSync(f.at(tmp));
+      throw e;
+    }
+  });
+}
+
+/** Remove the file or link at `abs` (never a folder, never what a link points to). */
+export function removeEntry(abs: string, check: BoundaryCheck): void {
+  inFolder(abs, check, (f, name) => {
+    const st = lstatOr(f.at(name));
+    if (!st || st.isDirectory()) return;
+    unlinkSync(f.at(name));
+  });
+}
+
+/** Remove the empty folder at `abs`; false when it holds anything. */
+export function removeEmptyFolder(abs: string, check: BoundaryCheck): boolean {
+  return inFolder(abs, check, (f, name) => {
+    if (readdirSync(f.at(name)).length > 0) return false;
+    rmdirSync(f.at(name));
+    return true;
+  });
+}
