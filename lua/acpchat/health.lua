@@ -209,6 +209,8 @@ function M.editor_tools(health, agents, names)
   for _, name in ipairs(names) do
     if agents[name].editor_tools == false then
       health.info(name .. ": off for this agent")
+    elseif agents[name].editor_files == false then
+      health.info(name .. ": keeps its own file tools (editor_files = false)")
     end
   end
   local script = bridge.root .. "/dist/acpchat-mcp.cjs"

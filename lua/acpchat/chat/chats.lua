@@ -55,6 +55,7 @@ function M.agent_params(name, agent)
     model = agent.model,
     options = options,
     protocol = agent.protocol,
+    editor_files = agent.editor_files,
   }
 end
 

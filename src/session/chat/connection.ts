@@ -112,6 +112,7 @@ export class AgentConnection {
     const setupOpts = {
       mcpServers: [...this.mcpServersToSend(), ...(await this.clientMcpServers())],
       additionalDirectories: opts.extraRoots,
+      meta: opts.sessionMeta,
     };
     const newSessionMs = opts.timeouts?.newSessionMs ?? 120_000;
     if (resume?.fork) {
