@@ -37,7 +37,10 @@ export interface ToolCallState {
   rawInput?: unknown;
   rawOutput?: unknown;
   /** Live output of a client terminal shown in this call, or streamed by the agent in `_meta`. */
-  terminals: Record<string, { tail: string; exit?: string; failed?: boolean; full?: string; dropped?: boolean }>;
+  terminals: Record<
+    string,
+    { tail: string; exit?: string; failed?: boolean; full?: string; dropped?: boolean; fromRaw?: boolean }
+  >;
   /** The user rejected (or dismissed) the permission question about it. */
   rejected?: boolean;
   turn: number;

@@ -18,7 +18,7 @@ import type {
   StopReason,
   ToolCallUpdate,
 } from "../protocol/schema.js";
-import { applyTerminalMeta, clipTail } from "./tool-terminals.js";
+import { applyTerminalMeta, clipTail, fillTerminalsFromRawOutput } from "./tool-terminals.js";
 import type { FeatureBlock } from "./features/blocks.js";
 import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
@@ -323,6 +323,7 @@ export class SessionState {
     const name = typeof u.name === "string" && u.name ? u.name : metaToolName(u._meta);
     if (name) call.toolName = name;
     applyTerminalMeta(call, u._meta);
+    fillTerminalsFromRawOutput(call);
     if (fresh && !isCreate && !call.title) call.title = call.toolCallId;
     // A subagent's tool call is drawn inside its Task's block (which then redraws), not apart.
     const parent = fresh ? this.nestUnder(call, u._meta) : undefined;

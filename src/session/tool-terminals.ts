@@ -24,6 +24,12 @@ export function applyTerminalMeta(call: ToolCallState, metaField: unknown): void
   if (!id) return;
   const t = (call.terminals[id] ??= { tail: "", full: "" });
   if (typeof m.terminal_output?.data === "string") {
+    // Streamed chunks win over a copy taken from rawOutput before them.
+    if (t.fromRaw) {
+      t.tail = "";
+      t.full = "";
+      t.fromRaw = undefined;
+    }
     t.tail = clipTail(t.tail + m.terminal_output.data);
     // The whole output too, for gt and :AcpChatTerminal (its start dropped past the limit).
     const full = (t.full ?? "") + m.terminal_output.data;
@@ -35,4 +41,35 @@ export function applyTerminalMeta(call: ToolCallState, metaField: unknown): void
     t.exit = describeTerminalExit(status);
     t.failed = exitFailed(status);
   }
+}
+
+/**
+ * codex-acp sometimes sends a command's output only in `rawOutput` (`aggregated_output`, or
+ * `stdout` and `stderr`, or `formatted_output`) beside `_meta.terminal_exit`, with no
+ * `terminal_output` chunk: that text becomes the output of the call's `_meta` terminals that got
+ * none, so the tail shows it and gt opens it.
+ */
+export function fillTerminalsFromRawOutput(call: ToolCallState): void {
+  const text = rawCommandOutput(call.rawOutput);
+  if (text === undefined) return;
+  for (const t of Object.values(call.terminals)) {
+    if (t.full === undefined || (t.full !== "" && !t.fromRaw)) continue;
+    const full = text.length > META_OUTPUT_CHARS ? text.slice(text.length - META_OUTPUT_CHARS) : text;
+    t.full = full;
+    t.tail = clipTail(full);
+    t.dropped = text.length > META_OUTPUT_CHARS || undefined;
+    t.fromRaw = true;
+  }
+}
+
+/** A command's output as codex-acp reports it in `rawOutput` (undefined: none there). */
+function rawCommandOutput(raw: unknown): string | undefined {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  const str = (k: string) => (typeof r[k] === "string" && r[k] !== "" ? (r[k] as string) : undefined);
+  const agg = str("aggregated_output");
+  if (agg !== undefined) return agg;
+  const parts = [str("stdout"), str("stderr")].filter((x): x is string => x !== undefined);
+  if (parts.length > 0) return parts.map((p) => (p.endsWith("\n") ? p : `${p}\n`)).join("");
+  return str("formatted_output");
 }
