@@ -73,3 +73,45 @@ function rawCommandOutput(raw: unknown): string | undefined {
   if (parts.length > 0) return parts.map((p) => (p.endsWith("\n") ? p : `${p}\n`)).join("");
   return str("formatted_output");
 }
+
+/** A `_meta` terminal's whole output, for gt and :AcpChatTerminal. */
+export interface MetaTerminal {
+  id: string;
+  output: string;
+  exit?: string;
+  failed?: boolean;
+  truncated?: boolean;
+}
+
+/** The terminals agents ran themselves and streamed in `_meta`, in the calls' order. */
+export function metaTerminalsOf(calls: Iterable<ToolCallState>): MetaTerminal[] {
+  const out: MetaTerminal[] = [];
+  for (const call of calls)
+    for (const [id, t] of Object.entries(call.terminals))
+      if (t.full !== undefined)
+        out.push({
+          id,
+          output: t.full,
+          exit: t.exit,
+          failed: t.failed || undefined,
+          truncated: t.dropped || undefined,
+        });
+  return out;
+}
+
+/** A client terminal's output, into the tool calls that show it; the calls changed. */
+export function showClientTerminal(
+  calls: Iterable<ToolCallState>,
+  terminalId: string,
+  tail: string,
+  exit?: string,
+  failed?: boolean,
+): ToolCallState[] {
+  const changed: ToolCallState[] = [];
+  for (const call of calls) {
+    if (!call.content.some((c) => c.type === "terminal" && c.terminalId === terminalId)) continue;
+    call.terminals[terminalId] = failed ? { tail: clipTail(tail), exit, failed } : { tail: clipTail(tail), exit };
+    changed.push(call);
+  }
+  return changed;
+}

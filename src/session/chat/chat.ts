@@ -130,6 +130,7 @@ export class Chat implements ChatCore {
   /** Events for the view. */
   readonly emit = (events: TranscriptEvent[]): void => {
     if (events.length > 0) this.opts.onEvents(events);
+    if (events.length > 0 && this.state.lateWork && !this.closing) this.turns.watchLateWork();
   };
 
   /** Visible to the user in the transcript, and in the trace. Secrets never reach either. */
@@ -298,6 +299,7 @@ export class Chat implements ChatCore {
 
   private async doClose(): Promise<void> {
     this.life.abort(new Error("chat closed"));
+    this.turns.dispose();
     this.opts.clientMcpServer?.close();
     const wasFailed = this.status === "failed";
     await this.connection.closeSession(this.sessionId);
