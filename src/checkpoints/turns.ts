@@ -67,6 +67,8 @@ export class TurnCheckpoints {
   private readonly folder: Folder;
   /** Take-backs that met the user's edits in the same lines, by path: offered as a merge with markers. */
   readonly conflicts = new Map<string, { overlap: Overlap; label: string }>();
+  /** Turns up to this one are local history shown after a resume: no checkpoint of them here. */
+  historyTurns = 0;
 
   constructor(
     readonly store: CheckpointStore,

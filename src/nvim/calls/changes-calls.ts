@@ -36,6 +36,7 @@ async function need(c: ChangesContext): Promise<TurnCheckpoints> {
 
 /** The step `turn` names: a turn number, "last" (default) or "all" (every step so far, as one). */
 function pick(cp: TurnCheckpoints, turn: number | "all" | undefined): ChangeStep[] {
+  if (typeof turn === "number") fromHistory(cp, turn);
   const done = cp.steps.filter((s) => s.end);
   if (done.length === 0) throw new Error("no turn has been recorded yet");
   if (turn === "all") return done;
@@ -50,6 +51,14 @@ function pick(cp: TurnCheckpoints, turn: number | "all" | undefined): ChangeStep
             .join(", ")})`,
     );
   return [s];
+}
+
+/** A turn of the local history shown after a resume: its checkpoints stayed with the chat that ran it. */
+function fromHistory(cp: TurnCheckpoints, turn: number): void {
+  if (turn >= 1 && turn <= cp.historyTurns)
+    throw new Error(
+      `turn ${turn} is local history from before the resume: its checkpoints stayed with the chat that ran it (this chat's turns start at ${cp.historyTurns + 1})`,
+    );
 }
 
 /** :AcpChatChanges: every hunk of a turn (or of all steps) as quickfix items. */
@@ -173,6 +182,7 @@ export async function rewind(
     from = [...cp.steps].reverse().find((s) => s.kind === "rewind" && s.end);
     if (!from) throw new Error("there is no rewind to undo");
   } else {
+    if (turn !== undefined) fromHistory(cp, turn);
     from = turn === undefined ? cp.turnStep() : cp.turnStep(turn);
     if (!from) throw new Error(turn === undefined ? "no turn has ended yet" : `there is no turn ${turn} in this chat`);
   }

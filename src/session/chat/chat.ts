@@ -248,7 +248,7 @@ export class Chat implements ChatCore {
    * with `resume` continue an earlier session: `session/resume` when advertised, else
    * `session/load` (which replays the conversation). Throws (after showing why) on failure.
    */
-  async start(resume?: { sessionId: string; fork?: boolean }): Promise<void> {
+  async start(resume?: { sessionId: string; fork?: boolean; historyTurns?: number }): Promise<void> {
     this.connection.open(this.requests.handlers(), (reason) => void this.onDisconnect(reason));
     try {
       const s = await this.connection.setUp(resume, (id) => (this.sessionId = id));
@@ -258,6 +258,11 @@ export class Chat implements ChatCore {
       if (s.continuedBy) {
         this.updates.flushHeld();
         this.continuedBy = s.continuedBy;
+      }
+      // Resumed with nothing replayed, below the local history's turns: numbers go on after them.
+      if (s.continuedBy === "resume" && resume?.historyTurns) {
+        this.state.continueTurnsFrom(Math.max(this.state.turn, resume.historyTurns));
+        if (this.opts.checkpoints) this.opts.checkpoints.historyTurns = resume.historyTurns;
       }
       this.status = "ready";
       this.updates.replayEarly();
