@@ -5,7 +5,17 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { answerKinds, nvim, openChat, sendAndWait, setAgents } from "../support/chat.js";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  answerKinds,
+  checkpointsReady,
+  nvim,
+  openChat,
+  sendAndWait,
+  sendAndWaitChanges,
+  setAgents,
+} from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -72,5 +82,32 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("AcpChatToggle");
     await t.waitFor(async () => (await c.windows()) === 1, "the chat shown again");
     expect(await width()).toBe(wanted);
+  });
+
+  it("a rewind's count agrees with the files its block lists", async () => {
+    const t = await nvim(bin);
+    const work = join(t.dir, "work");
+    for (const f of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(work, f), `${f} before\n`);
+    await setAgents(t, {
+      fake: {
+        turns: [[{ sh: "for f in a b c; do printf 'agent\\n' > $f.txt; done" }, { text: "edited" }]],
+      },
+    });
+    const c = await openChat(t);
+    await c.ready();
+    await checkpointsReady(t);
+    await sendAndWaitChanges(c, "edit three");
+    expect(await c.text()).toContain("◆ Turn 1 changed 3 files");
+    // The user puts two of them back by hand: the rewind has one file left to change.
+    for (const f of ["b.txt", "c.txt"]) writeFileSync(join(work, f), `${f} before\n`);
+    await t.nvim.command("AcpChatRewind! 1");
+    await t.waitFor(async () => (await c.text()).includes("Rewound to before turn 1"), "the rewind");
+    await t.waitFor(
+      async () => /changed 1 file/.test((await c.lines()).filter((l) => l.startsWith("◆ ")).pop() ?? ""),
+      "its block",
+    );
+    const text = await c.text();
+    expect(text).toContain("Rewound to before turn 1: 1 file changed.");
+    expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("a.txt before\n");
   });
 });

@@ -239,8 +239,12 @@ export async function changesConflict(c: ChangesContext, path: string): Promise<
 function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnCheckpoints): string {
   const done = out.filter((o) => o.applied.done);
   const failed = out.filter((o) => !o.applied.done);
+  // The count is the step's, which its changes block lists: a file that already was as it had
+  // been counts for nothing, and one merged into its buffer (unsaved) is said on its own line.
+  const step = cp.steps[cp.steps.length - 1];
+  const n = step?.changes.length ?? done.length;
   const lines = [
-    `${head}: ${done.length} file${done.length === 1 ? "" : "s"} changed${failed.length ? `, ${failed.length} left as they are` : ""}.`,
+    `${head}: ${n} file${n === 1 ? "" : "s"} changed${failed.length ? `, ${failed.length} left as they are` : ""}.`,
   ];
   for (const o of out) {
     if (o.applied.done) {
@@ -252,7 +256,6 @@ function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnChe
   }
   if (done.length > 0) lines.push("The agent is told with your next prompt.");
   c.chat.notice(lines.join("\n"), failed.length ? "warn" : "info");
-  const step = cp.steps[cp.steps.length - 1];
   if (step && step.changes.length > 0) c.chat.showStep(step);
   return lines[0]!;
 }
