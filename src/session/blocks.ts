@@ -15,7 +15,6 @@ import type {
 } from "../protocol/schema.js";
 import type { FileChange } from "../checkpoints/types.js";
 import type { MediaBlock } from "./media.js";
-import type { FeatureBlock } from "./features/blocks.js";
 
 /** `cancelled`: the turn was cancelled; `unfinished`: the turn ended without a final status. */
 export type DisplayToolStatus = ToolCallStatus | "cancelled" | "unfinished";
@@ -183,3 +182,57 @@ export const LATE_WORK = new Set<string>([
   "tool_call_update",
   "plan",
 ]);
+
+// The feature modules' blocks (src/session/features/): types only, so that session-state.ts can
+// name them without depending on the modules that make them.
+
+/** A child session's foreground state as the agent last reported it (running, idle, requires_action, unknown, …). */
+export interface SubagentStateView {
+  state: string;
+  stopReason?: string;
+}
+
+export type FeatureBlock =
+  /** A plan the agent keeps by id (`plan_update`): entries, markdown or a file; marked when removed. */
+  | {
+      id: string;
+      type: "plan_doc";
+      planId: string;
+      kind: "items" | "markdown" | "file";
+      entries: PlanEntry[];
+      markdown?: string;
+      /** A file plan: its path when the URI is a file:// one, else the URI. */
+      location?: string;
+      removed?: boolean;
+      turn: number;
+    }
+  /**
+   * A child session the agent created (`subagent_update`), with its own transcript: `blocks` are
+   * the child's SessionState blocks (typed loosely here; session-state.ts's Block).
+   */
+  | {
+      id: string;
+      type: "subagent";
+      sessionId: string;
+      title?: string;
+      description?: string;
+      state?: SubagentStateView;
+      /** The agent lets the client cancel the child's current work (its capabilities.cancel). */
+      canCancel?: boolean;
+      /** The child's transcript, live (the child SessionState's own array). */
+      blocks: readonly unknown[];
+      turn: number;
+    }
+  /** A message this session sent to, or received from, another session (`session_message`). */
+  | {
+      id: string;
+      type: "session_message";
+      messageId: string;
+      direction: "to" | "from" | "between";
+      /** The other session's title (or id) as known when the message arrived. */
+      peer?: string;
+      text: string;
+      /** Characters past the most kept (session-messages.ts MAX_MESSAGE_CHARS), not kept. */
+      omitted?: number;
+      turn: number;
+    };

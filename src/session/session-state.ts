@@ -25,7 +25,6 @@ import {
   showClientTerminal,
   type MetaTerminal,
 } from "./tool-terminals.js";
-import type { FeatureBlock } from "./features/blocks.js";
 import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
 import {
@@ -40,6 +39,7 @@ import {
   promptText,
   toolBlockId,
   type Block,
+  type FeatureBlock,
   type ToolCallState,
   type TranscriptEvent,
   type TurnState,

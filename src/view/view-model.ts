@@ -11,7 +11,7 @@ import type { FileChange } from "../checkpoints/types.js";
 import { contentText } from "../session/blocks.js";
 import { commandLine } from "../session/permission-rules.js";
 import { summarizeDiff } from "./diff-summary.js";
-import { featureView, type FeatureBlockView } from "./features/index.js";
+import { featureView, type FeatureBlockView } from "./feature-views.js";
 import { decodedSize, type MediaBlock } from "../session/media.js";
 
 export type ToolContentView =

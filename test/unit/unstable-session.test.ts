@@ -3,13 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseSessionUpdate } from "../../src/protocol/schema.js";
 import { parseUnstableUpdate, type UnstableSessionUpdate } from "../../src/protocol/unstable-schema.js";
 import { blockView } from "../../src/view/view-model.js";
-import {
-  INNER_BLOCKS,
-  INNER_LINES,
-  NESTED_BLOCKS,
-  NESTED_DEPTH,
-  NESTED_LINES,
-} from "../../src/view/features/subagents-view.js";
+import { INNER_BLOCKS, INNER_LINES, NESTED_BLOCKS, NESTED_DEPTH, NESTED_LINES } from "../../src/view/feature-views.js";
 import { SessionState } from "../../src/session/session-state.js";
 import { SessionFeatures, activeFeatures } from "../../src/session/features/index.js";
 import { fileLocation } from "../../src/session/features/plans.js";

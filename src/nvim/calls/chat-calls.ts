@@ -1,5 +1,5 @@
 /** Calls about one open chat: prompts, cancel, modes and options, permissions, logs, terminals, subagents. */
-import { subagentView } from "../../view/features/subagent-own-view.js";
+import { subagentView } from "../../view/subagent-view.js";
 import { takenBack, type ChatLookup, type Handlers } from "../chat-entry.js";
 
 type ChatCalls = Pick<

@@ -7,7 +7,7 @@
 import type { McpServerConfig } from "../../client/mcp-servers.js";
 import type { ToolName } from "../../editor-tools/tools.js";
 import type { RenderOp } from "../../view/render-queue.js";
-import type { FeatureBlockView } from "../../view/features/index.js";
+import type { FeatureBlockView } from "../../view/feature-views.js";
 import type {
   BlockView,
   ChatStateName,

@@ -5,9 +5,8 @@
  */
 import type { FeatureUpdate } from "../../client/client-feature.js";
 import { parseUnstableUpdate } from "../../protocol/unstable-schema.js";
-import type { TranscriptEvent } from "../blocks.js";
-import type { FeatureBlock } from "./blocks.js";
-import type { Feature, FeatureContext, FeatureHandler } from "./feature.js";
+import type { FeatureBlock, TranscriptEvent } from "../blocks.js";
+import type { Feature, FeatureContext, FeatureHandler } from "./session-features.js";
 
 type PlanBlock = Extract<FeatureBlock, { type: "plan_doc" }>;
 type PlanUpdate = Extract<FeatureUpdate, { sessionUpdate: "plan_update" }>;

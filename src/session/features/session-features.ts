@@ -4,20 +4,58 @@
  * own set also routes its children's updates (through the subagents feature, when on) and says
  * in its transcript what a child refused (a child's may be folded or too deep to see).
  * Pure: no I/O.
+ *
+ * A feature module (Feature: what it tells the ACP client, and its state in each session) is one
+ * small file, as vscode-languageclient's `StaticFeature`; index.ts lists them and gates them on
+ * the option `unstable`, in one place.
  */
-import type { FeatureUpdate } from "../../client/client-feature.js";
+import type { ClientFeature, FeatureUpdate } from "../../client/client-feature.js";
 import type { SessionUpdate } from "../../protocol/schema.js";
 import type { Redactor } from "../../trace/redact.js";
-import type { TranscriptEvent } from "../blocks.js";
+import type { FeatureBlock, TranscriptEvent } from "../blocks.js";
 import type { SessionState } from "../session-state.js";
-import type {
-  ChildSessions,
-  Feature,
-  FeatureContext,
-  FeatureHandler,
-  SessionFeatureSet,
-  SubagentBlock,
-} from "./feature.js";
+
+export type SubagentBlock = Extract<FeatureBlock, { type: "subagent" }>;
+
+/** A feature's state in one session: it applies the updates of its kinds, each returning events. */
+export interface FeatureHandler {
+  apply(update: FeatureUpdate): TranscriptEvent[];
+  /** Text held back comes out (the turn ended). */
+  flush?(): TranscriptEvent[];
+}
+
+/** The handler of the feature that holds child sessions (subagents.ts): the tree routes through it. */
+export interface ChildSessions extends FeatureHandler {
+  route(sessionId: string, update: SessionUpdate | FeatureUpdate): TranscriptEvent[] | undefined;
+  child(sessionId: string): { block: SubagentBlock; state: SessionState } | undefined;
+  /** A direct child's block (its title names it), or undefined when `sessionId` is none. */
+  direct(sessionId: string): SubagentBlock | undefined;
+  owns(sessionId: string): boolean;
+}
+
+/** What a feature's handler gets of its session and of the chat's tree of sessions. */
+export interface FeatureContext {
+  readonly state: SessionState;
+  /** Every text shown is redacted with the chat's Redactor before it is kept. */
+  readonly redactor: Redactor;
+  /** 0 for the chat's own session, 1 for its children, … */
+  readonly depth: number;
+  /** The session ids in the chat's tree, and the chat's own (no child may have it). */
+  readonly tree: { readonly ids: Set<string>; readonly rootId?: string };
+  /** A note in the chat's own transcript, once per chat for each `key` (a flood of refusals is one note). */
+  noteOnce(key: string, text: string): TranscriptEvent[];
+  /** This session's children, when the subagents feature is on. */
+  children(): ChildSessions | undefined;
+  /** The features of a new child session of this one (with `state`, one level deeper). */
+  spawn(state: SessionState): SessionFeatures;
+}
+
+export interface Feature extends ClientFeature {
+  /** Its state in one session; a feature without updates has none. */
+  session?(ctx: FeatureContext): FeatureHandler;
+  /** Why it is unavailable while off (shown to the user who asks for it). */
+  readonly offHint?: string;
+}
 
 /** Shared by a chat's whole tree of sessions: the ids in it and what was refused (each said once). */
 interface Tree {
@@ -31,7 +69,7 @@ interface Tree {
   rootId?: string;
 }
 
-export class SessionFeatures implements SessionFeatureSet {
+export class SessionFeatures {
   /** Each handler, in the features' order (a flush comes out in that order). */
   private readonly handlers: FeatureHandler[] = [];
   private readonly byKind = new Map<string, FeatureHandler>();

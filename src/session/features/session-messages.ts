@@ -6,9 +6,8 @@
  */
 import type { FeatureUpdate } from "../../client/client-feature.js";
 import { parseUnstableUpdate } from "../../protocol/unstable-schema.js";
-import { contentText, type TranscriptEvent } from "../blocks.js";
-import type { FeatureBlock } from "./blocks.js";
-import type { Feature, FeatureContext, FeatureHandler } from "./feature.js";
+import { contentText, type FeatureBlock, type TranscriptEvent } from "../blocks.js";
+import type { Feature, FeatureContext, FeatureHandler } from "./session-features.js";
 
 type MessageBlock = Extract<FeatureBlock, { type: "session_message" }>;
 type Message = Extract<FeatureUpdate, { sessionUpdate: "session_message" }>;

@@ -11,13 +11,13 @@ import { parseUnstableUpdate } from "../../protocol/unstable-schema.js";
 import type { TranscriptEvent } from "../blocks.js";
 import { ChunkRedactor } from "../chunk-redactor.js";
 import { SessionState } from "../session-state.js";
-import type { ChildSessions, Feature, FeatureContext, SessionFeatureSet, SubagentBlock } from "./feature.js";
+import type { ChildSessions, Feature, FeatureContext, SessionFeatures, SubagentBlock } from "./session-features.js";
 
 type SubagentUpdate = Extract<FeatureUpdate, { sessionUpdate: "subagent_update" }>;
 
 interface Child {
   state: SessionState;
-  features: SessionFeatureSet;
+  features: SessionFeatures;
   chunks: ChunkRedactor;
   block: SubagentBlock;
 }

@@ -1,10 +1,103 @@
 /**
- * A subagent's block as the transcript shows it (src/session/features/subagents.ts): its header
- * and the last of its child's blocks, nested; lua/acpchat/features/subagents.lua draws it.
+ * The feature modules' blocks as the transcript shows them (src/session/features/ makes them;
+ * lua/acpchat/features/ draws them): a plan by id, a child session nested under its block, and
+ * a message between sessions. view-model.ts hands each such block to featureView.
  */
-import { oneLine } from "../../session/one-line.js";
-import type { FeatureBlock } from "../../session/features/blocks.js";
-import type { ViewHelpers } from "./view-helpers.js";
+import { oneLine } from "../session/one-line.js";
+import type { FeatureBlock } from "../session/blocks.js";
+
+/**
+ * What the subagent view gets from view-model.ts: its blockView, for the blocks a subagent's
+ * block holds (the two recurse into each other, and this module does not import view-model.ts back).
+ */
+export interface ViewHelpers {
+  blockView: (b: never) => unknown;
+}
+
+export type FeatureBlockView = PlanDocView | SubagentView | SessionMessageView;
+
+export function featureView(b: FeatureBlock, h: ViewHelpers): FeatureBlockView {
+  switch (b.type) {
+    case "plan_doc":
+      return planDocView(b);
+    case "subagent":
+      return subagentBlockView(b, h);
+    case "session_message":
+      return sessionMessageView(b);
+  }
+}
+
+// A plan by id (src/session/features/plans.ts).
+
+export interface PlanDocView {
+  id: string;
+  type: "plan_doc";
+  planId: string;
+  kind: string;
+  entries: { content: string; status: string; priority: string }[];
+  markdown?: string;
+  location?: string;
+  removed?: boolean;
+  /** Entries (or markdown lines) past the most shown (PLAN_ROWS). */
+  more?: number;
+}
+
+/** The most plan entries (or markdown lines) drawn: a plan is redrawn whole at each update. */
+export const PLAN_ROWS = 200;
+
+export function planDocView(b: Extract<FeatureBlock, { type: "plan_doc" }>): PlanDocView {
+  const md = b.markdown === undefined ? undefined : firstLines(b.markdown, PLAN_ROWS);
+  const more = Math.max(0, b.entries.length - PLAN_ROWS) + (md?.more ?? 0);
+  return {
+    id: b.id,
+    type: "plan_doc",
+    planId: oneLine(b.planId, 80),
+    kind: b.kind,
+    entries: b.entries
+      .slice(0, PLAN_ROWS)
+      .map((e) => ({ content: oneLine(e.content, 500), status: e.status, priority: e.priority })),
+    markdown: md?.text,
+    location: b.location === undefined ? undefined : oneLine(b.location, 300),
+    removed: b.removed || undefined,
+    more: more > 0 ? more : undefined,
+  };
+}
+
+/** The first `max` lines of `s`, and how many more there were. */
+function firstLines(s: string, max: number): { text: string; more: number } {
+  let at = -1;
+  for (let n = 0; n < max; n++) {
+    at = s.indexOf("\n", at + 1);
+    if (at < 0) return { text: s, more: 0 };
+  }
+  let more = 1;
+  for (let i = s.indexOf("\n", at + 1); i >= 0; i = s.indexOf("\n", i + 1)) more++;
+  return { text: s.slice(0, at), more };
+}
+
+// A message between sessions (src/session/features/session-messages.ts).
+
+export interface SessionMessageView {
+  id: string;
+  type: "session_message";
+  direction: string;
+  peer?: string;
+  text: string;
+  omitted?: number;
+}
+
+export function sessionMessageView(b: Extract<FeatureBlock, { type: "session_message" }>): SessionMessageView {
+  return {
+    id: b.id,
+    type: "session_message",
+    direction: b.direction,
+    peer: b.peer === undefined ? undefined : oneLine(b.peer, 200),
+    text: b.text,
+    omitted: b.omitted,
+  };
+}
+
+// A child session (src/session/features/subagents.ts): its header and the last of its blocks, nested.
 
 export interface SubagentView {
   id: string;

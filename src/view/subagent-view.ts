@@ -1,11 +1,11 @@
 /**
  * A subagent's own view (`gs` on its block): every block of its child session, whole. Apart from
- * subagents-view.ts because it imports view-model.ts (which imports that one).
+ * feature-views.ts because it imports view-model.ts (which imports that one).
  */
-import type { SessionState } from "../../session/session-state.js";
-import type { FeatureBlock } from "../../session/features/blocks.js";
-import { blockView, type BlockView } from "../view-model.js";
-import { childViews } from "./subagents-view.js";
+import type { SessionState } from "../session/session-state.js";
+import type { FeatureBlock } from "../session/blocks.js";
+import { blockView, type BlockView } from "./view-model.js";
+import { childViews } from "./feature-views.js";
 
 type SubagentBlock = Extract<FeatureBlock, { type: "subagent" }>;
 
