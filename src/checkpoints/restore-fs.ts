@@ -15,7 +15,6 @@ import {
   fchmodSync,
   fstatSync,
   lstatSync,
-  mkdirSync,
   readdirSync,
   renameSync,
   rmdirSync,
@@ -23,10 +22,10 @@ import {
   unlinkSync,
   type Stats,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { type BoundaryCheck, inFolder, tempName, writeNewFile } from "../workspace/pinned-folder.js";
+import { type BoundaryCheck, inFolder, makeFolders, tempName, writeNewFile } from "../workspace/pinned-folder.js";
 
 export type { BoundaryCheck };
+export { makeFolders };
 
 function lstatOr(p: string): Stats | undefined {
   try {
@@ -39,29 +38,6 @@ function lstatOr(p: string): Stats | undefined {
 /** What is at `abs` now (not following a link there), after its folder is checked. */
 export function entryAt(abs: string, check: BoundaryCheck): Stats | undefined {
   return inFolder(abs, check, (f, name) => lstatOr(f.at(name)));
-}
-
-/**
- * The folders of `abs` made where missing, each inside a folder checked first (mkdir follows
- * links on the way, so each existing folder is opened and checked before one is made in it).
- */
-export function makeFolders(abs: string, check: BoundaryCheck): void {
-  const missing: string[] = [];
-  let d = dirname(abs);
-  while (!lstatOr(d) && dirname(d) !== d) {
-    missing.unshift(basename(d));
-    d = dirname(d);
-  }
-  for (const name of missing) {
-    inFolder(join(d, name), check, (f, n) => {
-      try {
-        mkdirSync(f.at(n));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-      }
-    });
-    d = join(d, name);
-  }
 }
 
 /**

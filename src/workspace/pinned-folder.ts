@@ -11,11 +11,14 @@ import {
   constants,
   existsSync,
   fsyncSync,
+  lstatSync,
+  mkdirSync,
   openSync,
   readlinkSync,
   realpathSync,
   unlinkSync,
   writeSync,
+  type Stats,
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
@@ -102,5 +105,36 @@ export function unlinkQuiet(p: string): void {
     unlinkSync(p);
   } catch {
     // already gone
+  }
+}
+
+function lstatOr(p: string): Stats | undefined {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The folders of `abs` made where missing, each inside a folder checked first (mkdir follows
+ * links on the way, so each existing folder is opened and checked before one is made in it).
+ */
+export function makeFolders(abs: string, check: BoundaryCheck): void {
+  const missing: string[] = [];
+  let d = dirname(abs);
+  while (!lstatOr(d) && dirname(d) !== d) {
+    missing.unshift(basename(d));
+    d = dirname(d);
+  }
+  for (const name of missing) {
+    inFolder(join(d, name), check, (f, n) => {
+      try {
+        mkdirSync(f.at(n));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      }
+    });
+    d = join(d, name);
   }
 }
