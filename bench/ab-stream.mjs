@@ -19,7 +19,7 @@ const say = (s) => process.stderr.write(s + "\n");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** The headline streams of issue 35: [chunks, tool call updates, one long line]. */
+/** The headline streams: chunks, tool call updates, one long line; the ratio each must stay within. */
 export const STREAMS = [
   { key: "2k-line-tools", chunks: 2000, tools: 20, long: true, goal: 1.5 },
   { key: "20k-line-tools", chunks: 20000, tools: 200, long: true, goal: 1.5 },

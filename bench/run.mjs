@@ -414,6 +414,14 @@ async function main() {
     join(root, "bench/RESULTS.md"),
     readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Editor tools (11)\n\n" + tools,
   );
+  // 11b. Reading through the editor's read_file tool against fs/read_text_file.
+  say("file reads: bench/file-read.mjs");
+  const reads = execFileSync(process.execPath, [join(root, "bench/file-read.mjs")], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, NVIM: bin },
+  });
+  writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n" + reads);
   // 12. Turn checkpoints: snapshot, prompt-delay, editor and rewind figures on a
   // generated 10,000-file project (bench/checkpoints.mjs, its own Neovims).
   say("checkpoints: bench/checkpoints.mjs");

@@ -99,6 +99,11 @@ M.editor_tool_names = {
   "open_buffers",
   "selection",
   "quickfix",
+  -- The file tools: the agent's reads see unsaved buffers, its writes go through your review.
+  "read_file",
+  "write_file",
+  "edit_file",
+  "list_files",
 }
 
 local editor_tools = record({
@@ -138,7 +143,7 @@ local editor_tools = record({
   },
 }, {
   tag = "acpchat-editor_tools",
-  desc = "The editor's own MCP server (|acpchat-editor-tools|): it lets agents ask what Neovim knows (diagnostics, definitions, references, hover, symbols, open files, the selection, the quickfix list), read-only and within the session's folders.",
+  desc = "The editor's own MCP server (|acpchat-editor-tools|): it lets agents ask what Neovim knows (diagnostics, definitions, references, hover, symbols, open files, the selection, the quickfix list) and read and write files as the editor sees them (|acpchat-editor-files|: writes go through your review), within the session's folders.",
 })
 
 local agent = record({
@@ -169,10 +174,24 @@ local agent = record({
     ),
   },
   {
+    "protocol",
+    one_of({ "v1", "v2-draft" }, {
+      tag = "acpchat-agents.protocol",
+      desc = '"v2-draft": offer this agent the ACP v2 draft (|acpchat-acp-v2|) and speak it when the agent accepts it; an agent that answers with version 1 is spoken to in v1 as usual. Off (v1) by default: the draft may change.',
+    }),
+  },
+  {
     "editor_tools",
     bool({
       tag = "acpchat-agents.editor_tools",
       desc = "false: this agent does not get the editor's tools (|acpchat-editor_tools|), whatever the global setting.",
+    }),
+  },
+  {
+    "editor_files",
+    bool({
+      tag = "acpchat-agents.editor_files",
+      desc = "false: the agent keeps its own file tools. By default an agent whose switch is known (claude-agent-acp, gemini-cli, codex-acp) is steered to the editor's read_file, write_file and edit_file (|acpchat-editor-files|).",
     }),
   },
   {

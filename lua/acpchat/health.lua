@@ -75,6 +75,14 @@ function M.check()
     else
       health.error(string.format("%s: `%s` not found on PATH", name, a.command))
     end
+    if a.protocol == "v2-draft" then
+      health.info(
+        string.format(
+          '%s: offered the ACP v2 draft (protocol = "v2-draft"); spoken only if the agent answers 2, else v1 (|acpchat-acp-v2|)',
+          name
+        )
+      )
+    end
   end
   local def = config.default_agent()
   if def then
@@ -201,6 +209,8 @@ function M.editor_tools(health, agents, names)
   for _, name in ipairs(names) do
     if agents[name].editor_tools == false then
       health.info(name .. ": off for this agent")
+    elseif agents[name].editor_files == false then
+      health.info(name .. ": keeps its own file tools (editor_files = false)")
     end
   end
   local script = bridge.root .. "/dist/acpchat-mcp.cjs"

@@ -38,6 +38,8 @@ interface Base {
 
 let base: Base | undefined;
 let next = 0;
+/** The tree cgroups this host made in its folder; any other folder there was made by someone else. */
+const trees = new Set<string>();
 
 /** The cgroup2 mount point, from /proc/self/mountinfo. */
 function cgroup2Mount(): string | undefined {
@@ -120,6 +122,7 @@ export function spawnInCgroup<T>(spawn: () => T): { value: T; cgroup?: string } 
   const dir = join(hostDir, `t${++next}`);
   try {
     mkdirSync(dir);
+    trees.add(dir);
     writeFileSync(join(dir, "cgroup.procs"), String(process.pid));
   } catch {
     if (stepBack(own, dir)) tryRmdir(dir);
@@ -202,7 +205,28 @@ export function killEscaped(again = true): void {
   if (!dir || !own) return;
   for (const pid of cgroupPids(dir)) kill(pid);
   for (const pid of cgroupPids(own)) if (pid !== process.pid && !descendsFromHost(pid)) kill(pid);
+  // A cgroup a process made itself, in the folder or under the host's leaf, is no tree's: all
+  // of it is killed and removed (cgroup.kill there would be the escape's own way out).
+  for (const f of [...subfolders(dir).filter((d) => d !== own && !trees.has(d)), ...subfolders(own)]) killTree(f);
   if (again) setTimeout(() => killEscaped(false), 300).unref();
+}
+
+/** The cgroup folders directly in `dir`. */
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
+}
+
+/** SIGKILL everything in cgroup `dir` and below it, then remove the folders that emptied (deepest first). */
+function killTree(dir: string): void {
+  for (const sub of subfolders(dir)) killTree(sub);
+  for (const pid of cgroupPids(dir)) if (pid !== process.pid) kill(pid);
+  tryRmdir(dir);
 }
 
 /** Whether `pid`'s chain of parents reaches this process. */
@@ -229,7 +253,10 @@ function kill(pid: number): void {
 
 /** Remove cgroup `dir` when it is empty (it cannot be removed before); whether it is gone. */
 export function removeCgroup(dir: string): boolean {
-  return tryRmdir(dir) || !existsSync(dir);
+  for (const sub of subfolders(dir)) killTree(sub);
+  const gone = tryRmdir(dir) || !existsSync(dir);
+  if (gone) trees.delete(dir);
+  return gone;
 }
 
 function tryRmdir(dir: string): boolean {
@@ -254,8 +281,9 @@ function removeAll(dir: string, start: string): void {
   for (;;) {
     let left = false;
     for (const pid of [...cgroupPids(dir), ...cgroupPids(leaf)]) if (pid !== process.pid) kill(pid);
-    for (const name of children(dir)) {
-      const t = join(dir, name);
+    for (const f of subfolders(leaf)) killTree(f);
+    // Every folder but the host's leaf: the trees, and any cgroup a process made there itself.
+    for (const t of subfolders(dir).filter((d) => d !== leaf)) {
       if (cgroupPopulated(t)) signalCgroup(t, "SIGKILL");
       if (!removeCgroup(t)) left = true;
     }
@@ -265,15 +293,6 @@ function removeAll(dir: string, start: string): void {
   stepBack(start, leaf);
   tryRmdir(leaf);
   tryRmdir(dir);
-}
-
-/** The tree cgroups in a host's folder. */
-function children(dir: string): string[] {
-  try {
-    return readdirSync(dir).filter((n) => /^t\d+$/.test(n));
-  } catch {
-    return [];
-  }
 }
 
 /**
@@ -295,11 +314,12 @@ function removeStale(parent: string): void {
       if ((e as NodeJS.ErrnoException).code !== "ESRCH") continue; // alive, another user's
     }
     const dir = join(parent, name);
-    for (const pid of [...cgroupPids(dir), ...cgroupPids(join(dir, "host"))]) kill(pid);
-    tryRmdir(join(dir, "host"));
-    for (const t of children(dir)) signalCgroup(join(dir, t), "SIGKILL");
-    for (const t of [...children(dir), "host"])
-      setTimeout(() => removeCgroup(join(dir, t)) && tryRmdir(dir), 100).unref();
+    for (const pid of cgroupPids(dir)) kill(pid);
+    // Every folder in it, the trees, the leaf and any a process made itself, with all below.
+    const all = subfolders(dir);
+    for (const t of all) if (cgroupPopulated(t)) signalCgroup(t, "SIGKILL");
+    for (const t of all) killTree(t);
+    for (const t of all) setTimeout(() => removeCgroup(t) && tryRmdir(dir), 100).unref();
     tryRmdir(dir);
   }
 }

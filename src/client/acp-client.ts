@@ -4,7 +4,7 @@
  * Spec: https://agentclientprotocol.com/protocol/v1/overview
  */
 import type { HandlerContext } from "../protocol/jsonrpc.js";
-import type { JsonRpcPeer } from "../protocol/jsonrpc.js";
+import type { AcpPeer } from "../protocol/jsonrpc.js";
 import { CapabilityError, ErrorCodes, RpcError } from "../protocol/errors.js";
 import {
   CompleteElicitationNotification,
@@ -109,7 +109,7 @@ export class AcpClient {
   private readonly featureKinds = new Map<string, ClientFeature>();
 
   constructor(
-    readonly peer: JsonRpcPeer,
+    readonly peer: AcpPeer,
     handlers: AgentRequestHandlers,
     private readonly features: ClientFeatures = {},
     private readonly onProblem: (message: string) => void = () => undefined,
@@ -263,16 +263,14 @@ export class AcpClient {
 
   /** What session/new, session/load and session/resume share: MCP servers (all of them are
    * passed: gate them with mcpServers() first) and, when advertised, additional directories. */
-  private setupParams(
-    cwd: string,
-    opts: SessionSetupOptions,
-  ): { cwd: string; mcpServers: out.McpServer[]; additionalDirectories?: string[] } {
-    const params: { cwd: string; mcpServers: out.McpServer[]; additionalDirectories?: string[] } = {
+  private setupParams(cwd: string, opts: SessionSetupOptions): out.NewSessionParams {
+    const params: out.NewSessionParams = {
       cwd,
       mcpServers: opts.mcpServers ?? [],
     };
     if (opts.additionalDirectories?.length && this.capabilities.sessionCapabilities?.additionalDirectories != null)
       params.additionalDirectories = opts.additionalDirectories;
+    if (opts.meta) params._meta = opts.meta;
     return params;
   }
 
@@ -391,6 +389,8 @@ export interface SessionSetupOptions {
   /** Gated already (AcpClient.mcpServers). */
   mcpServers?: out.McpServer[];
   additionalDirectories?: string[];
+  /** `_meta` for the agent (claude-agent-acp reads its options there: src/agent/file-steering.ts). */
+  meta?: Record<string, unknown>;
 }
 
 function methodName(feature: string): string {

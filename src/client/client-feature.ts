@@ -4,7 +4,7 @@
  * session/update kinds it owns and the agent's methods it answers. The modules themselves, and
  * the one place that decides which are on, are src/session/features/.
  */
-import type { HandlerContext, JsonRpcPeer } from "../protocol/jsonrpc.js";
+import type { HandlerContext, AcpPeer } from "../protocol/jsonrpc.js";
 import type { InitializeResponse, SessionUpdate, UnknownSessionUpdate } from "../protocol/schema.js";
 import type { AuthStatusUpdate, MessageMcpRequest, UnstableSessionUpdate } from "../protocol/unstable-schema.js";
 import type * as out from "../protocol/outgoing.js";
@@ -39,5 +39,5 @@ export interface ClientFeature {
   /** One of its kinds that the schema's parse left unknown, parsed (or unknown with the reason). */
   parseUpdate?(update: UnknownSessionUpdate): SessionUpdate | FeatureUpdate;
   /** The agent's methods it answers, registered on the connection. */
-  register?(peer: JsonRpcPeer, handlers: FeatureRequestHandlers): void;
+  register?(peer: AcpPeer, handlers: FeatureRequestHandlers): void;
 }

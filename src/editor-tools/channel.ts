@@ -4,7 +4,9 @@
  * agent starts (mcp-server.ts) is handed both in its environment, proves the token on its first
  * line, then asks for tools by name. The agent never gets Neovim's own RPC socket: every
  * question goes through this host, which checks paths against the session's folders, asks the
- * editor (`query`), and formats the answer (format.ts). Closing the channel ends the server.
+ * editor (`query`), and formats the answer (format.ts). The file tools go to the chat's own
+ * file path instead (`files`: fs/read_text_file and fs/write_text_file, file-tools.ts).
+ * Closing the channel ends the server.
  */
 import { timingSafeEqual, randomBytes } from "node:crypto";
 import { chmodSync, constants as fsc, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -15,9 +17,20 @@ import { join } from "node:path";
 import { errorMessage } from "../protocol/errors.js";
 import { PathBoundary } from "../workspace/path-boundary.js";
 import { readUpTo } from "../workspace/small-file.js";
+import { DEFAULT_READ_LINES, applyEdit, formatRead, listFiles, type EditorFiles } from "./file-tools.js";
 import { formatResult, shownPath, type RawResult } from "./format.js";
 import { readLines, writeLine } from "./lines.js";
-import { ENV_SOCKET, ENV_TOKEN, SERVER_NAME, TOOL_NAMES, isToolName, parseArgs, type ToolName } from "./tools.js";
+import {
+  ENV_SOCKET,
+  ENV_TOKEN,
+  SERVER_NAME,
+  TOOL_NAMES,
+  isFileTool,
+  isToolName,
+  parseArgs,
+  type FileToolName,
+  type ToolName,
+} from "./tools.js";
 
 export interface EditorChannelOptions {
   cwd: string;
@@ -27,6 +40,8 @@ export interface EditorChannelOptions {
   /** `node` and the bundled server script (dist/acpchat-mcp.cjs). */
   node: string;
   script: string;
+  /** The chat's file path for the file tools (without it they are not offered). */
+  files?: EditorFiles;
   /** Ask the editor; resolves with what lua/acpchat/editor/editor_tools.lua answered. */
   query: (tool: ToolName, args: Record<string, unknown>, signal: AbortSignal) => Promise<RawResult>;
   /** How long the editor (and its language servers) may take for one tool call. */
@@ -47,7 +62,8 @@ export interface StdioMcpServer {
   env: { name: string; value: string }[];
 }
 
-const MAX_LINE = 1 << 20;
+/** A call's line: a whole file crosses in write_file (16 MiB of content, escaped as JSON). */
+const MAX_LINE = 48 << 20;
 const HELLO_MS = 5_000;
 /** Calls of one channel run at once in the editor; more wait, up to MAX_WAITING, then are refused. */
 const MAX_RUNNING = 4;
@@ -85,7 +101,8 @@ export class EditorChannel {
 
   constructor(private readonly opts: EditorChannelOptions) {
     this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
-    this.tools = opts.tools ?? [...TOOL_NAMES];
+    // The file tools need the chat's file path: without one they are not offered.
+    this.tools = (opts.tools ?? [...TOOL_NAMES]).filter((t) => opts.files || !isFileTool(t));
     // mkdtemp makes the directory 0700: nobody else can reach the socket inside it. Its name
     // carries this host's pid, so that one left by a host that was killed can be swept.
     const base = socketBase();
@@ -119,6 +136,11 @@ export class EditorChannel {
   /** Values no trace, log or transcript may show. */
   get secrets(): string[] {
     return [this.token, this.socketPath, this.dir];
+  }
+
+  /** The tools offered to the agent. */
+  get offered(): readonly ToolName[] {
+    return this.tools;
   }
 
   get connections(): number {
@@ -209,6 +231,7 @@ export class EditorChannel {
     if (!isToolName(tool) || !this.tools.includes(tool))
       throw new Error(`unknown tool ${JSON.stringify(tool)}; this editor offers: ${this.tools.join(", ")}`);
     const args = parseArgs(tool, rawArgs);
+    if (isFileTool(tool)) return this.runFileTool(tool, args);
     if (typeof args.path === "string") {
       try {
         args.path = this.boundary.check(args.path, tool);
@@ -252,6 +275,60 @@ export class EditorChannel {
       );
     } finally {
       clearTimeout(timer);
+      this.inflight.delete(abort);
+    }
+  }
+
+  /**
+   * A file tool: the chat's file path checks the path (as fs/* do: the same boundary, the same
+   * note to the user when it is outside) and reads or writes. No time limit: a write waits for
+   * the user's review; closing the chat ends it.
+   */
+  private async runFileTool(tool: FileToolName, args: Record<string, unknown>): Promise<string> {
+    const files = this.opts.files!;
+    const abort = new AbortController();
+    this.inflight.add(abort);
+    const cwd = this.boundary.cwd;
+    try {
+      const path = args.path as string;
+      switch (tool) {
+        case "read_file": {
+          const first = (args.line as number | undefined) ?? 1;
+          const limit = (args.limit as number | undefined) ?? DEFAULT_READ_LINES;
+          // One line more than shown: whether the file goes on.
+          const r = await files.read(path, args.line as number | undefined, limit + 1, abort.signal);
+          return formatRead(cwd, r, first, limit);
+        }
+        case "write_file":
+          return await files.write(path, args.content as string, abort.signal);
+        case "edit_file": {
+          const r = await files.read(path, undefined, undefined, abort.signal);
+          const next = applyEdit(
+            shownPath(cwd, r.path),
+            r.content,
+            args.old_string as string,
+            args.new_string as string,
+            args.replace_all === true,
+          );
+          return await files.write(r.path, next, abort.signal);
+        }
+        case "list_files": {
+          let dir = cwd;
+          if (typeof args.path === "string") {
+            try {
+              dir = this.boundary.check(args.path, "list");
+            } catch {
+              throw new Error(
+                `${args.path} is outside the session's folders (${cwd}); list_files lists only inside them`,
+              );
+            }
+            const st = await stat(dir).catch(() => undefined);
+            if (!st?.isDirectory()) throw new Error(`${shownPath(cwd, dir)} is not a folder`);
+          }
+          return await listFiles(cwd, dir, args.pattern as string | undefined, abort.signal);
+        }
+      }
+    } finally {
       this.inflight.delete(abort);
     }
   }

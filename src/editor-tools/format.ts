@@ -238,5 +238,8 @@ export function formatResult(
       const head = raw.title ? `Quickfix list "${raw.title}":` : undefined;
       return finish(ctx, head, lines, outside, "The quickfix list is empty.");
     }
+    default:
+      // The file tools are answered by the chat's file path (file-tools.ts), never by the editor.
+      throw new Error(`${tool} is not answered by the editor`);
   }
 }

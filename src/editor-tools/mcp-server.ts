@@ -9,7 +9,16 @@ import { createConnection, type Socket } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { readLines, writeLine } from "./lines.js";
-import { ENV_SOCKET, ENV_TOKEN, SERVER_NAME, TOOLS, TOOL_NAMES, isToolName, type ToolName } from "./tools.js";
+import {
+  ENV_SOCKET,
+  ENV_TOKEN,
+  SERVER_NAME,
+  TOOLS,
+  TOOL_NAMES,
+  isToolName,
+  writesFiles,
+  type ToolName,
+} from "./tools.js";
 
 interface Answer {
   id?: number;
@@ -103,7 +112,10 @@ async function main(): Promise<void> {
         title: t.title,
         description: t.description,
         inputSchema: t.input,
-        annotations: { readOnlyHint: true, openWorldHint: false },
+        // write_file and edit_file change files (after the user's review); the rest only read.
+        annotations: writesFiles(name)
+          ? { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+          : { readOnlyHint: true, openWorldHint: false },
       },
       async (args: unknown) => {
         const r = await link.call(name, args);

@@ -2,7 +2,9 @@
  * The editor's tools as agents see them: names, descriptions written for a model, and
  * input shapes. Shared by the MCP server the agent starts (mcp-server.ts registers them) and by
  * the host's channel (channel.ts validates what arrives): one list, so the two cannot disagree.
- * Every tool is read-only and answers within the session's folders.
+ * Every tool answers within the session's folders. The file tools (read_file, write_file,
+ * edit_file, list_files) are the agent's file system through the editor: reads see unsaved
+ * buffers, writes take the client's write path (the user's review), as fs/* do.
  */
 import { z } from "zod";
 
@@ -88,6 +90,59 @@ export const TOOLS = {
       "The text the user selected in the editor (the current visual selection, or the last one), with its path and line/column range.",
     input: {},
   },
+  read_file: {
+    title: "Read file",
+    description:
+      "Read a text file as the editor sees it: when the file is open with unsaved changes, its buffer's text (the result says so), else the file on disk. Use this instead of reading files with other tools: the disk may be stale. Lines are numbered like `cat -n` (number, tab, text); at most 2000 lines unless `limit` says more. Give `line` and `limit` to read a part of a long file.",
+    input: {
+      path: position.path,
+      line: z.number().int().min(1).optional().describe("1-based line to start at (default 1)."),
+      limit: z.number().int().min(1).optional().describe("How many lines to read (default 2000)."),
+    },
+    writes: false,
+  },
+  write_file: {
+    title: "Write file",
+    description:
+      "Create a file or replace its whole content. The user reviews the change in the editor (they may accept only part of it) before it is written; the result says what was written. Prefer edit_file for changes to an existing file.",
+    input: {
+      path: position.path,
+      content: z
+        .string()
+        .max(16 * 1024 * 1024)
+        .describe("The file's new content, in full."),
+    },
+    writes: true,
+  },
+  edit_file: {
+    title: "Edit file",
+    description:
+      "Replace text in a file as the editor sees it (unsaved changes included). `old_string` must appear exactly once unless `replace_all` is true; include enough surrounding lines to make it unique. Give the text without the line numbers read_file shows. The user reviews the change in the editor before it is written; the result says what was written.",
+    input: {
+      path: position.path,
+      old_string: z
+        .string()
+        .min(1)
+        .max(4 * 1024 * 1024)
+        .describe("The exact text to replace."),
+      new_string: z
+        .string()
+        .max(4 * 1024 * 1024)
+        .describe("The text to put in its place (must differ)."),
+      replace_all: z.boolean().optional().describe("Replace every occurrence (default false)."),
+    },
+    writes: true,
+  },
+  list_files: {
+    title: "List files",
+    description:
+      "The project's files (those git does not ignore; every file when the folder is not a git repository), one path a line. Give `path` for a folder inside the project, `pattern` for a glob (`*.lua`, `src/**/*.ts`).",
+    input: {
+      path: z.string().min(1).max(4096).optional().describe("A folder inside the project (default: the project root)."),
+      pattern: z.string().min(1).max(500).optional().describe("A glob the paths must match, relative to `path`."),
+    },
+    writes: false,
+  },
   quickfix: {
     title: "Quickfix list",
     description:
@@ -98,6 +153,19 @@ export const TOOLS = {
 
 export type ToolName = keyof typeof TOOLS;
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
+
+/** The file tools: answered by the host itself (the chat's file path), not asked of Lua. */
+export const FILE_TOOLS = ["read_file", "write_file", "edit_file", "list_files"] as const satisfies readonly ToolName[];
+export type FileToolName = (typeof FILE_TOOLS)[number];
+
+export function isFileTool(t: ToolName): t is FileToolName {
+  return (FILE_TOOLS as readonly string[]).includes(t);
+}
+
+/** Whether a tool changes files (its MCP annotation says so; the rest are read-only). */
+export function writesFiles(t: ToolName): boolean {
+  return (TOOLS[t] as { writes?: boolean }).writes === true;
+}
 
 export function isToolName(s: unknown): s is ToolName {
   return typeof s === "string" && Object.hasOwn(TOOLS, s);

@@ -130,6 +130,10 @@ export interface AgentParams {
   mode?: string;
   model?: string;
   options?: { id: string; value: string | boolean }[];
+  /** `v2-draft`: speak the ACP v2 draft with this agent when it accepts it (v1 otherwise). */
+  protocol?: "v1" | "v2-draft";
+  /** false: the agent keeps its own file tools (not steered to the editor's read_file/write_file/edit_file). */
+  editorFiles?: boolean;
 }
 
 export interface ChatRef {

@@ -29,6 +29,7 @@ import type { Bridge } from "./bridge.js";
 import { readBuffer } from "./buffer-reader.js";
 import { liveFiles } from "./live-files.js";
 import { PartialEdits } from "./permission-review.js";
+import { permissionMeta } from "../protocol/v2/meta.js";
 import type { QuestionKind } from "./contract.js";
 import type { Questions } from "./questions.js";
 
@@ -197,8 +198,12 @@ export class NvimPort implements EditorPort {
     // diff first" is the per-hunk review, which gets them (a 16 MiB diff crossing twice, in
     // one event each time, would hold the editor).
     const diffs = resolved.map((c) => ({ path: c.path, ...summarizeDiff(c.oldText, c.newText, c.path) }));
+    // ACP v2: the request's own title and description; the tool call it is about, apart.
+    const own = permissionMeta(req._meta);
     const question = {
-      title: tc.title ?? tc.toolCallId,
+      title: own?.title ?? tc.title ?? tc.toolCallId,
+      ...(own?.title && tc.title && own.title !== tc.title ? { subject: tc.title } : {}),
+      ...(own?.description ? { description: own.description } : {}),
       kind: tc.kind ?? "other",
       tool_call_id: tc.toolCallId,
       locations: (tc.locations ?? []).map((l) => (l.line ? `${l.path}:${l.line}` : l.path)),

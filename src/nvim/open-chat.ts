@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CheckpointStore } from "../checkpoints/store.js";
 import { TurnCheckpoints } from "../checkpoints/turns.js";
+import { steerToEditorFiles, type FileSteering } from "../agent/file-steering.js";
 import { EditorChannel } from "../editor-tools/channel.js";
 import { errorMessage } from "../protocol/errors.js";
 import type { StopReason } from "../protocol/schema.js";
@@ -63,12 +64,21 @@ export function openChat(
       });
   };
   const editor = editorChannel(deps, p, () => chat);
+  const steering = editorFilesSteering(p, editor);
   const chat: Chat = new Chat({
     agentName: agent.name,
-    command: { command: agent.command, args: agent.args ?? [], env: agent.env ?? {}, cwd: agent.cwd },
+    command: {
+      command: agent.command,
+      args: steering?.args ?? agent.args ?? [],
+      env: steering?.env ?? agent.env ?? {},
+      cwd: agent.cwd,
+    },
+    sessionMeta: steering?.sessionMeta,
+    unsavedFiles: () => unsavedFiles(deps, p.chat, chat, editor),
     cwd: p.cwd,
     extraRoots: p.extraRoots,
     mcpServers: p.mcpServers,
+    protocol: agent.protocol,
     port,
     onEvents: (events) => queue.push(events),
     traceFile: p.logDir ? join(p.logDir, `${stamp}-chat${id}-${agent.name}.jsonl`) : undefined,
@@ -87,6 +97,7 @@ export function openChat(
     checkpoints,
     incarnation,
   });
+  if (steering) chat.lifetime.addEventListener("abort", () => steering.cleanup(), { once: true });
   // The agent's questions (forms, URLs, sign-in) are shown without the chat's secrets.
   port.redactor = chat.redactor;
   port.inside = (path) => chat.checkPath(path, "read");
@@ -134,6 +145,11 @@ function editorChannel(deps: OpenChatDeps, p: OpenParams, chat: () => Chat): Edi
       node: process.execPath,
       script: MCP_SCRIPT,
       query: (tool, args, signal) => deps.editorQueries.query(p.chat, tool, args, signal),
+      // The file tools take the chat's own fs/* path (its boundary, review and limits).
+      files: {
+        read: (path, line, limit, signal) => chat().editorFiles.read(path, line, limit, signal),
+        write: (path, content, signal) => chat().editorFiles.write(path, content, signal),
+      },
       onProblem: (m) => chat().traceNote("problem", m),
     });
   } catch (e) {
@@ -143,6 +159,55 @@ function editorChannel(deps: OpenChatDeps, p: OpenParams, chat: () => Chat): Edi
     });
     return undefined;
   }
+}
+
+/**
+ * The agent's own switches that make it read and write through the editor's file tools
+ * (src/agent/file-steering.ts): when the editor offers them and the agent's `editor_files` is
+ * not false.
+ */
+function editorFilesSteering(p: OpenParams, editor: EditorChannel | undefined): FileSteering | undefined {
+  if (p.agent.editorFiles === false || !editor) return undefined;
+  if (!(["read_file", "write_file", "edit_file"] as const).every((t) => editor.offered.includes(t))) return undefined;
+  const agent = agentSpec(p.agent);
+  try {
+    const s = steerToEditorFiles(agent.command, agent.args ?? [], agent.env ?? {});
+    return s.agent ? s : undefined;
+  } catch {
+    return undefined; // its settings file could not be written: the agent keeps its own tools
+  }
+}
+
+/**
+ * The project's files with unsaved edits in the editor (as the open_buffers tool sees them), and
+ * the editor's read tool when the agent has it.
+ */
+async function unsavedFiles(
+  deps: OpenChatDeps,
+  id: number,
+  chat: Chat,
+  editor: EditorChannel | undefined,
+): Promise<{ paths: string[]; readTool?: string }> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), 2000);
+  const r = await Promise.race([
+    deps.editorQueries.query(id, "open_buffers", {}, abort.signal),
+    new Promise<never>((_, reject) =>
+      abort.signal.addEventListener("abort", () => reject(new Error("the editor did not answer")), { once: true }),
+    ),
+  ]).finally(() => clearTimeout(timer));
+  const items = (r.items ?? []) as { path?: unknown; modified?: unknown }[];
+  const readTool = editor?.offered.includes("read_file") ? `${editor.mcpServer.name}__read_file` : undefined;
+  const paths = items.flatMap((b) => {
+    if (b.modified !== true || typeof b.path !== "string") return [];
+    try {
+      chat.checkPath(b.path, "read");
+      return [b.path];
+    } catch {
+      return [];
+    }
+  });
+  return { paths, readTool };
 }
 
 /** The chat's turn checkpoints when they are on; old sessions' are pruned in the background. */

@@ -73,6 +73,12 @@ interface Pending {
 
 const CANCEL_REQUEST = "$/cancel_request";
 
+/** What the ACP client uses of a peer (a protocol translation can stand in for it). */
+export type AcpPeer = Pick<
+  JsonRpcPeer,
+  "request" | "notify" | "onRequest" | "onNotification" | "coalesce" | "onClose" | "close" | "closed"
+>;
+
 export class JsonRpcPeer {
   private nextId = 0;
   private readonly pending = new Map<RequestId, Pending>();
@@ -489,7 +495,8 @@ export class JsonRpcPeer {
   }
 }
 
-function validate(method: string, schema: z.ZodType | undefined, params: unknown): unknown {
+/** Params checked against `schema` (none: as they are); a failure is an RpcError -32602. */
+export function validate(method: string, schema: z.ZodType | undefined, params: unknown): unknown {
   if (!schema) return params;
   const r = schema.safeParse(params);
   if (r.success) return r.data;

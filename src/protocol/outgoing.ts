@@ -54,6 +54,7 @@ export interface NewSessionParams {
   cwd: string;
   mcpServers: McpServer[];
   additionalDirectories?: string[];
+  _meta?: Record<string, unknown>;
 }
 /** `session/load` and `session/resume`. */
 export interface LoadSessionParams {
@@ -61,6 +62,7 @@ export interface LoadSessionParams {
   cwd: string;
   mcpServers: McpServer[];
   additionalDirectories?: string[];
+  _meta?: Record<string, unknown>;
 }
 export interface ListSessionsParams {
   cwd?: string;

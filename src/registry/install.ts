@@ -11,7 +11,6 @@ import { createHash } from "node:crypto";
 import {
   closeSync,
   constants,
-  copyFileSync,
   createReadStream,
   existsSync,
   fchmodSync,
@@ -22,9 +21,8 @@ import {
   readFileSync,
   readdirSync,
   rmSync,
-  writeFileSync,
 } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { copyFile, stat, writeFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentPaths, ID, isVersion } from "./install-paths.js";
@@ -236,13 +234,29 @@ function archiveExt(url: string): string {
   return m ? `.${m[1]!.toLowerCase()}` : ".tar";
 }
 
+/** The most bytes an archive may have (a download past it stops, and nothing is installed). */
+export const MAX_ARCHIVE_BYTES = 2 * 1024 ** 3;
+
 async function download(url: string, to: string, signal?: AbortSignal): Promise<void> {
-  if (url.startsWith("file://")) return copyFileSync(fileURLToPath(url), to);
-  if (isAbsolute(url)) return copyFileSync(url, to);
+  const local = url.startsWith("file://") ? fileURLToPath(url) : isAbsolute(url) ? url : undefined;
+  if (local !== undefined) {
+    // Only a regular file is read: a fifo there would hold the host for ever, a folder fails late.
+    const st = await stat(local);
+    if (!st.isFile()) throw new Error(`the archive ${local} is not a regular file`);
+    if (st.size > MAX_ARCHIVE_BYTES) throw new Error(`the archive ${local} is over ${MAX_ARCHIVE_BYTES} bytes`);
+    return copyFile(local, to);
+  }
   if (!url.startsWith("https://")) throw new Error(`will not download ${url}: only https`);
   const res = await fetch(url, { signal: signal ?? AbortSignal.timeout(600_000) });
   if (!res.ok) throw new Error(`downloading ${url}: HTTP ${res.status}`);
-  writeFileSync(to, Buffer.from(await res.arrayBuffer()));
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body ?? []) {
+    size += chunk.byteLength;
+    if (size > MAX_ARCHIVE_BYTES) throw new Error(`downloading ${url}: over ${MAX_ARCHIVE_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  await writeFile(to, Buffer.concat(chunks));
 }
 
 async function run(cmd: string, args: string[], progress: (line: string) => void, signal?: AbortSignal): Promise<void> {

@@ -10,6 +10,7 @@
  */
 import type { SessionUpdate } from "../protocol/schema.js";
 import type { Redactor } from "../trace/redact.js";
+import { messageMeta, REPLACE_META } from "../protocol/v2/meta.js";
 
 type ChunkKind = "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk";
 const CHUNKS = new Set<string>(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]);
@@ -24,7 +25,7 @@ const SHOWN = new Set<string>([
 ]);
 
 type TerminalMeta = {
-  terminal_output?: { terminal_id?: string; data?: unknown };
+  terminal_output?: { terminal_id?: string; data?: unknown; [REPLACE_META]?: unknown };
   terminal_exit?: { terminal_id?: string };
 };
 
@@ -40,7 +41,12 @@ export class ChunkRedactor {
     if (CHUNKS.has(update.sessionUpdate)) {
       const u = update as SessionUpdate & { sessionUpdate: ChunkKind; content: { type: string; text?: string } };
       if (u.content.type === "text" && typeof u.content.text === "string") {
-        const out = this.held && this.held.kind !== u.sessionUpdate ? this.flush() : [];
+        const message = messageMeta((u as { _meta?: unknown })._meta);
+        // A message's whole new text (v2) is redacted whole: nothing of it waits for a next piece.
+        if (message?.replace) return [...this.flush(), withText(u, this.redactor.text(u.content.text))];
+        // Held text belongs to its own message (v2 messages interleave by id).
+        const other = this.held && messageMeta((this.held.base as { _meta?: unknown })._meta)?.id !== message?.id;
+        const out = this.held && (this.held.kind !== u.sessionUpdate || other) ? this.flush() : [];
         const combined = (this.held?.text ?? "") + u.content.text;
         const { shown, held } = this.redactor.split(combined);
         this.held = held ? { kind: u.sessionUpdate, text: held, base: u } : undefined;
@@ -68,6 +74,8 @@ export class ChunkRedactor {
     const exit = meta.terminal_exit;
     const id = (out && typeof out.data === "string" ? out.terminal_id : undefined) ?? exit?.terminal_id;
     if (!id) return update;
+    // A snapshot (v2) replaces the output: what was held of the old one goes with it.
+    if (out?.[REPLACE_META] === true) this.heldTerminal.delete(id);
     const combined =
       (this.heldTerminal.get(id) ?? "") +
       (out && typeof out.data === "string" && out.terminal_id === id ? out.data : "");

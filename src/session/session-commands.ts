@@ -20,6 +20,8 @@ export interface AgentSpec {
   mode?: string;
   model?: string;
   options?: Record<string, string | boolean>;
+  /** `v2-draft`: speak the ACP v2 draft when the agent accepts it. */
+  protocol?: "v1" | "v2-draft";
 }
 
 export interface SessionsParams extends FeatureConfig {

@@ -19,6 +19,7 @@ import type {
   ToolCallUpdate,
 } from "../protocol/schema.js";
 import { applyTerminalMeta, clipTail } from "./tool-terminals.js";
+import { MessageBlocks } from "./message-blocks.js";
 import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
 import {
@@ -48,6 +49,7 @@ export class SessionState {
 
   readonly blocks: Block[] = [];
   private readonly byId = new Map<string, Block>();
+  private readonly messages = new MessageBlocks();
   readonly toolCalls = new Map<string, ToolCallState>();
   plan: PlanEntry[] = [];
   commands: AvailableCommand[] = [];
@@ -89,8 +91,7 @@ export class SessionState {
     this.turnState = "idle";
     this.lastStopReason = stopReason;
     this.pendingPermissions = 0;
-    // The reply is done growing: its text keeps no rope nodes (a rope of a few hundred pieces
-    // per turn adds up over a long session).
+    // The reply is done growing: its text keeps no rope nodes (they add up over a long session).
     for (let i = this.blocks.length - 1; i >= 0 && this.blocks[i]!.turn === this.turn; i--) {
       const b = this.blocks[i]!;
       if ((b.type === "agent" || b.type === "thought") && typeof b.text === "string") flatten(b.text);
@@ -123,10 +124,7 @@ export class SessionState {
     return events;
   }
 
-  /**
-   * ACP cancel: every unfinished tool call of this turn is marked cancelled at once; the turn
-   * stays open until the prompt's response arrives.
-   */
+  /** ACP cancel: this turn's unfinished tool calls are cancelled at once; the turn waits for its end. */
   beginCancel(): TranscriptEvent[] {
     if (this.turnState === "idle") return [];
     this.turnState = "cancelling";
@@ -209,11 +207,11 @@ export class SessionState {
   private applyKnown(u: KnownSessionUpdate): TranscriptEvent[] {
     switch (u.sessionUpdate) {
       case "user_message_chunk":
-        return this.chunk("user", u.content);
+        return this.chunk("user", u.content, u._meta);
       case "agent_message_chunk":
-        return this.chunk("agent", u.content);
+        return this.chunk("agent", u.content, u._meta);
       case "agent_thought_chunk":
-        return this.chunk("thought", u.content);
+        return this.chunk("thought", u.content, u._meta);
       case "tool_call":
         return this.upsertToolCall(u, true);
       case "tool_call_update":
@@ -241,16 +239,16 @@ export class SessionState {
   }
 
   /** Consecutive chunks of the same kind merge into one block; anything else starts a new one. */
-  private chunk(kind: "user" | "agent" | "thought", content: ContentBlock): TranscriptEvent[] {
+  private chunk(kind: "user" | "agent" | "thought", content: ContentBlock, meta?: unknown): TranscriptEvent[] {
     if (content.type === "image" || content.type === "audio") return this.mediaChunk(kind, content);
     const text = contentText(content);
     const last = this.blocks[this.blocks.length - 1];
-    if (last && last.type === kind) {
+    const routed = this.messages.route(kind, meta, text, last); // a known message's block (v2)
+    if (routed) return routed;
+    if (last && last.type === kind && this.messages.continues(kind, meta, last)) {
       last.text += text;
-      // `+=` builds a rope (V8 cons strings, ~60 bytes per piece): flatten it now and then, or
-      // 20,000 three-byte chunks would hold ~1 MB of rope nodes for 60 KB of text. Flattening
-      // copies the whole text, so the interval grows with it (a fixed one made a long reply cost
-      // the square of its length): the rope stays under about the text's own size.
+      // `+=` builds a rope (V8 cons strings, ~60 bytes a piece: 20,000 chunks hold ~1 MB for 60 KB
+      // of text): flatten it at an interval that grows with it, so the rope stays under its size.
       if (++this.appendsSinceFlatten >= Math.max(256, last.text.length >> 6)) {
         this.appendsSinceFlatten = 0;
         flatten(last.text);
@@ -270,6 +268,7 @@ export class SessionState {
     }
     if (kind !== "user") events.push(...this.replyHeader());
     events.push(this.addBlock({ type: kind, text, turn: this.turn }));
+    this.messages.remember(kind, meta, events[events.length - 1]!);
     return events;
   }
 

@@ -4,6 +4,7 @@
  */
 import { describeTerminalExit } from "../terminals/exit-status.js";
 import { exitFailed, type ToolCallState } from "./blocks.js";
+import { REPLACE_META } from "../protocol/v2/meta.js";
 
 const TAIL_CHARS = 4000;
 /** How much of a `_meta` terminal's output is kept whole (characters). */
@@ -23,6 +24,12 @@ export function applyTerminalMeta(call: ToolCallState, metaField: unknown): void
   const id = m.terminal_info?.terminal_id ?? m.terminal_output?.terminal_id ?? m.terminal_exit?.terminal_id;
   if (!id) return;
   const t = (call.terminals[id] ??= { tail: "", full: "" });
+  // An agent-owned terminal's snapshot (ACP v2 `terminal_update.output`) replaces its output.
+  if ((m.terminal_output as Record<string, unknown> | undefined)?.[REPLACE_META] === true) {
+    t.tail = "";
+    t.full = "";
+    t.dropped = false;
+  }
   if (typeof m.terminal_output?.data === "string") {
     t.tail = clipTail(t.tail + m.terminal_output.data);
     // The whole output too, for gt and :AcpChatTerminal (its start dropped past the limit).

@@ -125,10 +125,14 @@ export async function diskSnapshot(path: string, maxBytes = DEFAULT_MAX_READ_BYT
       },
     };
   }
+  // O_NONBLOCK: a FIFO put in its place since the stat opens at once (and is refused below)
+  // instead of holding a thread of the host's pool for ever.
   const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   let bytes: Buffer;
   try {
-    await assertUnmoved(path, (await fh.stat()).ino);
+    const opened = await fh.stat();
+    if (!opened.isFile()) throw new RpcError(ErrorCodes.InternalError, `${path} is not a regular file`);
+    await assertUnmoved(path, opened.ino);
     // At most maxBytes + 1: a file that grew since the stat is not read to its end.
     bytes = readUpTo(fh.fd, maxBytes);
   } finally {

@@ -27,12 +27,16 @@ describe.each(bins)("Neovim $version", (bin) => {
       "definition",
       "diagnostics",
       "document_symbols",
+      "edit_file",
       "hover",
+      "list_files",
       "open_buffers",
       "quickfix",
+      "read_file",
       "references",
       "selection",
       "workspace_symbols",
+      "write_file",
     ]);
 
     // A planted error in a buffer with unsaved changes.

@@ -100,6 +100,17 @@ describe("validation", function()
     }, problems({ agnets = {}, nonsense = true, layout = { sise = 1 }, timeouts = { reqest_ms = 1 } }))
   end)
 
+  it("checks an agent's protocol: v1 or v2-draft", function()
+    eq(
+      {},
+      problems({ agents = { a = { command = "a", protocol = "v2-draft" }, b = { command = "b", protocol = "v1" } } })
+    )
+    eq(
+      { 'agents.a.protocol: expected one of "v1", "v2-draft", got "v2"' },
+      problems({ agents = { a = { command = "a", protocol = "v2" } } })
+    )
+  end)
+
   it("checks list items, map entries and required fields", function()
     eq(
       {

@@ -1,4 +1,4 @@
-/** Running the real claude-code-acp agent against the fake model server. */
+/** Running the real claude-code-acp and claude-agent-acp agents against the fake model server. */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,10 @@ import { fileURLToPath } from "node:url";
 
 export const CLAUDE_ACP = fileURLToPath(
   new URL("../../node_modules/@zed-industries/claude-code-acp/dist/index.js", import.meta.url),
+);
+
+export const CLAUDE_AGENT_ACP = fileURLToPath(
+  new URL("../../node_modules/@zed-industries/claude-agent-acp/dist/index.js", import.meta.url),
 );
 
 /** The agent's environment: the fake server, a private HOME, no telemetry; root needs IS_SANDBOX. */

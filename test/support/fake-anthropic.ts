@@ -1,6 +1,6 @@
 /**
- * A fake Anthropic Messages API on 127.0.0.1 for driving the real claude-code-acp agent
- * without a network. The user's prompt is a small script, one command per turn:
+ * A fake Anthropic Messages API on 127.0.0.1 for driving the real claude-code-acp and
+ * claude-agent-acp agents without a network. The user's prompt is a small script, one command per turn:
  *   read <abs path>            -> tool_use mcp__acp__Read, then a reply quoting the result
  *   write <abs path> <text>    -> tool_use mcp__acp__Write, then a reply quoting the result
  *   run <command>              -> tool_use mcp__acp__Bash, then a reply quoting the result
@@ -41,9 +41,13 @@ function command(messages: Message[]): { text: string; results: Block[] } {
     if (m.role !== "user") continue;
     const bs = blocks(m);
     const tr = bs.filter((b) => b.type === "tool_result");
+    // The client's notes ("[acp-chat.nvim] Note: ...") go before the user's words, and
+    // claude-agent-acp adds the output of its own commands (`<local-command-stdout>`, ...):
+    // neither is the command.
     const texts = bs
       .filter((b) => b.type === "text" && b.text && !b.text.includes("<system-reminder>"))
-      .map((b) => b.text!);
+      .map((b) => b.text!.replace(/^\[acp-chat\.nvim\] .*$/gm, "").trim())
+      .filter((t) => t !== "" && !/^<(local-command|command-)/.test(t));
     if (tr.length > 0) results.push(...tr);
     else if (texts.length > 0) {
       text = texts.join("\n").trim();
@@ -130,7 +134,9 @@ function decide(body: { messages: Message[]; tools?: { name: string }[] }): {
   text?: string;
   tool?: { name: string; input: unknown };
 } {
-  const hasAcpTools = (body.tools ?? []).some((t) => t.name.startsWith("mcp__acp__"));
+  // The agent's turn offers tools (claude-code-acp's mcp__acp__*, claude-agent-acp's Bash); its
+  // side requests (a title) offer none.
+  const hasAcpTools = (body.tools ?? []).some((t) => t.name.startsWith("mcp__acp__") || t.name === "Bash");
   const { text, results } = command(body.messages ?? []);
   if (!hasAcpTools) return { text: "Fake title" };
   if (results.length > 0) {

@@ -1,5 +1,5 @@
 /**
- * The hostile classes of issue 32 against the real store and a real git: a folder swapped for a
+ * Hostile classes against the real store and a real git: a folder swapped for a
  * link between the check and the write, hard links, ignored files the agent un-ignores, the
  * first turn before the first snapshot is done, a slow git, a rewind's buffer half undone, and
  * FIFOs where the store reads small files.

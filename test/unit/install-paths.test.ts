@@ -3,12 +3,14 @@
  * is checked, and the remove/rename helpers refuse anything not inside `<agents>/<id>/` on the
  * real file system (a symbolic link on the way included), whoever built the path.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AgentPaths, isVersion, notAnNpmSpec, notAUvSpec } from "../../src/registry/install-paths.js";
-import { RegistryAgent } from "../../src/registry/registry.js";
+import { installAgent } from "../../src/registry/install.js";
+import { platformKey, RegistryAgent } from "../../src/registry/registry.js";
 
 function world() {
   const dir = mkdtempSync(join(tmpdir(), "acpchat-paths-"));
@@ -105,5 +107,28 @@ describe("AgentPaths", () => {
     expect(existsSync(join(victim, "precious"))).toBe(true);
     at.remove(join(agents, "x", "1.0.0"));
     expect(existsSync(join(agents, "x", "1.0.0"))).toBe(false);
+  });
+});
+
+describe("a binary archive the registry names", () => {
+  const agent = (archive: string) =>
+    RegistryAgent.parse({
+      id: "x",
+      name: "X",
+      version: "1.0.0",
+      distribution: { binary: { [platformKey()]: { archive, cmd: "./x" } } },
+    });
+
+  it("a fifo or a folder given as a local archive is refused at once, not read (a fifo hung the host)", async () => {
+    const { dir, agents } = world();
+    const fifo = join(dir, "archive.tar");
+    execFileSync("mkfifo", [fifo]);
+    const t0 = Date.now();
+    await expect(installAgent(agent(fifo), agents, () => undefined)).rejects.toThrow(/not a regular file/);
+    await expect(installAgent(agent(`file://${dir}`), agents, () => undefined)).rejects.toThrow(/not a regular file/);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    // Nothing was installed: no staging folder left, and no agent folder (none was there before).
+    expect(existsSync(join(agents, "x", ".staging"))).toBe(false);
+    expect(readdirSync(agents).filter((n) => n === "x" && existsSync(join(agents, n, "current.json")))).toEqual([]);
   });
 });

@@ -320,7 +320,7 @@ error("Cannot require a meta file")
 ---@field headers? acpchat.wire.NameValue[]
 
 --- The editor's tools an agent may call through the editor's MCP server.
----@alias acpchat.wire.ToolName "diagnostics"|"definition"|"references"|"hover"|"document_symbols"|"workspace_symbols"|"open_buffers"|"selection"|"quickfix"
+---@alias acpchat.wire.ToolName "diagnostics"|"definition"|"references"|"hover"|"document_symbols"|"workspace_symbols"|"open_buffers"|"selection"|"read_file"|"write_file"|"edit_file"|"list_files"|"quickfix"
 
 --- A trace entry; its payload is the agent's data, so it crosses as JSON text.
 ---@class acpchat.wire.TraceEntryWire
@@ -419,6 +419,8 @@ error("Cannot require a meta file")
 ---@field mode? string Applied when a session starts.
 ---@field model? string
 ---@field options? ({ id: string, value: string|boolean })[]
+---@field protocol? "v1"|"v2-draft" `v2-draft`: speak the ACP v2 draft with this agent when it accepts it (v1 otherwise).
+---@field editor_files? boolean false: the agent keeps its own file tools (not steered to the editor's read_file/write_file/edit_file).
 
 ---@class acpchat.wire.ChatRef
 ---@field chat number

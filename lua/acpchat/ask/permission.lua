@@ -36,6 +36,13 @@ local flat = text.flat
 function M.prompt_text(q)
   local lines =
     { string.format("%s [%s]", flat(q.title or q.tool_call_id or "tool call", 200), flat(q.kind or "other", 40)) }
+  -- ACP v2: the request's own description, and the tool call it is about when titled apart.
+  if type(q.description) == "string" and q.description ~= "" then
+    lines[#lines + 1] = "  " .. flat(q.description, 300)
+  end
+  if type(q.subject) == "string" and q.subject ~= "" then
+    lines[#lines + 1] = "  about: " .. flat(q.subject, 200)
+  end
   for _, loc in ipairs(q.locations or {}) do
     lines[#lines + 1] = "  " .. flat(loc, 300)
   end

@@ -54,6 +54,8 @@ function M.agent_params(name, agent)
     mode = agent.mode,
     model = agent.model,
     options = options,
+    protocol = agent.protocol,
+    editor_files = agent.editor_files,
   }
 end
 

@@ -225,6 +225,10 @@ export type ToolName =
   | "workspace_symbols"
   | "open_buffers"
   | "selection"
+  | "read_file"
+  | "write_file"
+  | "edit_file"
+  | "list_files"
   | "quickfix";
 
 /** A trace entry; its payload is the agent's data, so it crosses as JSON text. */

@@ -8,7 +8,9 @@ import { ErrorCodes, RpcError } from "../../protocol/errors.js";
 import type { HandlerContext } from "../../protocol/jsonrpc.js";
 import type { PermissionOutcome, RequestPermissionRequest, SessionUpdate } from "../../protocol/schema.js";
 import type { TerminalManager } from "../../terminals/terminal-manager.js";
+import { applyEdit } from "../../editor-tools/file-tools.js";
 import { abortable, linkedController } from "../abort.js";
+import { editorWrite } from "../editor-file-calls.js";
 import { PermissionQueue } from "../permission-queue.js";
 import type { SessionFeatures } from "../features/index.js";
 import type { ToolCallFollowUp } from "./after-tool-call.js";
@@ -54,7 +56,7 @@ export class AgentRequests {
     const { opts, boundary, trace } = core;
     return {
       sessionUpdate: (sessionId, update) => needs.updates.onUpdate(sessionId, update),
-      requestPermission: (req, ctx) => this.askPermission(req, ctx),
+      requestPermission: async (req, ctx) => this.askPermission(await this.withEditorDiff(req), ctx),
       readTextFile: async (req, ctx) => {
         const path = this.inside(req.path, "read");
         needs.followUp.readByClient(path);
@@ -62,21 +64,11 @@ export class AgentRequests {
       },
       writeTextFile: async (req, ctx) => {
         const path = this.inside(req.path, "write");
-        const result = await opts.port.writeTextFile({ ...req, path }, this.linked(ctx));
+        const result = await this.write(path, req.content, this.linked(ctx));
         if (!result) return {};
         // What was written (a review may have accepted part of it): the agent should know.
         const meta = { _meta: { "acp-chat.nvim/write": result } };
         if (result.written !== "buffer" || result.saved) return meta;
-        // Not on disk: the agent's next command would run on the old file. Said in words
-        // (agents read a result's text, not its _meta), and in the transcript.
-        core.notice(
-          `The change to ${path} waits in its buffer, unsaved: commands see the old file until it is saved (:w).`,
-          "warn",
-        );
-        // And again with the next prompt (the agent may not read a write's result text).
-        needs.tellAgent(
-          `your change to ${path} is in the editor's buffer but was not saved to disk when you wrote it; commands you ran since saw the old file unless the user saved it`,
-        );
         return { message: result.message, ...meta };
       },
       createTerminal: async (req) => {
@@ -135,6 +127,56 @@ export class AgentRequests {
     };
   }
 
+  /**
+   * fs/write_text_file's write, for the request and for the editor's write_file and edit_file
+   * tools alike: a change that waits unsaved in its buffer is said to the user and the agent.
+   */
+  private async write(path: string, content: string, signal: AbortSignal) {
+    const { core, needs } = this;
+    const result = await core.opts.port.writeTextFile({ sessionId: needs.sessionId() ?? "", path, content }, signal);
+    if (result?.written !== "buffer" || result.saved) return result;
+    // Not on disk: the agent's next command would run on the old file. Said in words
+    // (agents read a result's text, not its _meta), and in the transcript.
+    core.notice(
+      `The change to ${path} waits in its buffer, unsaved: commands see the old file until it is saved (:w).`,
+      "warn",
+    );
+    // And again with the next prompt (the agent may not read a write's result text).
+    needs.tellAgent(
+      `your change to ${path} is in the editor's buffer but was not saved to disk when you wrote it; commands you ran since saw the old file unless the user saved it`,
+    );
+    return result;
+  }
+
+  /**
+   * The editor's read_file tool: fs/read_text_file's read (the boundary, the buffer's unsaved
+   * edits, the limits), and whether the text came from a buffer with unsaved edits.
+   */
+  async toolRead(
+    path: string,
+    line: number | undefined,
+    limit: number | undefined,
+    signal: AbortSignal,
+  ): Promise<{ content: string; unsaved: boolean; path: string }> {
+    const { opts } = this.core;
+    const real = this.inside(path, "read");
+    this.needs.followUp.readByClient(real);
+    const controller = linkedController(signal, this.needs.turnSignal());
+    const r = await opts.port.readTextFile(
+      { sessionId: this.needs.sessionId() ?? "", path: real, line, limit },
+      controller.signal,
+    );
+    const unsaved = ((await opts.port.unsavedBuffers?.([real])) ?? []).length > 0;
+    return { content: r.content, unsaved, path: real };
+  }
+
+  /** The editor's write_file and edit_file tools: fs/write_text_file's path; what was written, in words. */
+  async toolWrite(path: string, content: string, signal: AbortSignal): Promise<string> {
+    const real = this.inside(path, "write");
+    const result = await this.write(real, content, linkedController(signal, this.needs.turnSignal()).signal);
+    return result?.message ?? `wrote ${real}`;
+  }
+
   private inside(path: string, operation: string): string {
     try {
       return this.core.boundary.check(path, operation);
@@ -145,6 +187,39 @@ export class AgentRequests {
       );
       throw e;
     }
+  }
+
+  /**
+   * A question about the editor's own write_file or edit_file carries no diff: it gets the one
+   * the call will write (the file as the editor sees it, changed), so the user sees and reviews
+   * it as an agent's own edit, and the write that follows is the one they allowed.
+   */
+  private async withEditorDiff(req: RequestPermissionRequest): Promise<RequestPermissionRequest> {
+    const known = this.core.state.permissionToolCall(req.toolCall);
+    if ((known.content ?? []).some((c) => c.type === "diff")) return req;
+    const call = editorWrite(known);
+    if (!call) return req;
+    let path: string;
+    try {
+      path = this.core.boundary.check(call.path, "write");
+    } catch {
+      return req; // refused when the write comes
+    }
+    let newText: string;
+    if (call.tool === "write_file") newText = call.content;
+    else {
+      try {
+        const { content } = await this.core.opts.port.readTextFile(
+          { sessionId: req.sessionId, path },
+          new AbortController().signal,
+        );
+        newText = applyEdit(path, content, call.oldString, call.newString, call.replaceAll);
+      } catch {
+        return req; // the edit fails when it runs, and says why
+      }
+    }
+    const diff = { type: "diff" as const, path, oldText: null, newText };
+    return { ...req, toolCall: { ...req.toolCall, content: [...(known.content ?? []), diff] } };
   }
 
   /** Queued behind earlier questions; a cancelled turn (or a withdrawn request) answers it `cancelled`. */

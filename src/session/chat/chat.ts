@@ -196,6 +196,16 @@ export class Chat implements ChatCore {
     return this.connection.client?.continuation();
   }
 
+  /**
+   * The editor's file tools (src/editor-tools/file-tools.ts): fs/read_text_file's and
+   * fs/write_text_file's path, for an agent that reads and writes through the editor's MCP server.
+   */
+  readonly editorFiles = {
+    read: (path: string, line: number | undefined, limit: number | undefined, signal: AbortSignal) =>
+      this.requests.toolRead(path, line, limit, signal),
+    write: (path: string, content: string, signal: AbortSignal) => this.requests.toolWrite(path, content, signal),
+  };
+
   /** `path` inside the session's boundary (resolved), or a throw that says why not. */
   checkPath(path: string, operation: string): string {
     return this.boundary.check(path, operation);

@@ -7,6 +7,7 @@ import { AcpClient, type AgentRequestHandlers } from "../../client/acp-client.js
 import type { resolveMcpServers } from "../../client/mcp-servers.js";
 import { ErrorCodes, RpcError, errorMessage } from "../../protocol/errors.js";
 import { JsonRpcPeer } from "../../protocol/jsonrpc.js";
+import { V2Peer } from "../../protocol/v2/peer.js";
 import type { SessionConfigOption, SessionModeState } from "../../protocol/schema.js";
 import { activeFeatures } from "../features/index.js";
 import type { ChatCore } from "./context.js";
@@ -56,7 +57,7 @@ export class AgentConnection {
     });
     this.peer = peer;
     const client = new AcpClient(
-      peer,
+      opts.protocol === "v2-draft" ? this.v2Peer(peer) : peer,
       handlers,
       { ...opts.features, modules: activeFeatures(opts.features) },
       (m) => trace.note("problem", m),
@@ -69,6 +70,29 @@ export class AgentConnection {
       setTimeout(() => peer.close(describeExit(command, exit, agent.stderr.lastLines(5))), 50);
     });
     return client;
+  }
+
+  /**
+   * The ACP v2 draft beside v1 (the agent's option `protocol = "v2-draft"`): spoken when the
+   * agent answers 2, v1 when it answers 1. Structured diffs read files as the agent's reads
+   * do: inside the session's boundary, the buffer when it is loaded.
+   */
+  private v2Peer(peer: JsonRpcPeer): V2Peer {
+    const { opts, trace, boundary, lifetime } = this.core;
+    return new V2Peer(peer, {
+      read: async (path) => {
+        if (!boundary.contains(path)) return undefined;
+        return opts.port
+          .readTextFile({ sessionId: "", path }, lifetime)
+          .then((r) => r.content)
+          .catch(() => undefined);
+      },
+      onVersion: (v) => {
+        trace.note("lifecycle", `ACP protocol version ${v}`);
+        if (v === 2) this.core.notice(`${opts.agentName} speaks the ACP v2 draft (option protocol = "v2-draft").`);
+      },
+      onProblem: (m) => trace.note("problem", m),
+    });
   }
 
   /**
@@ -88,6 +112,7 @@ export class AgentConnection {
     const setupOpts = {
       mcpServers: [...this.mcpServersToSend(), ...(await this.clientMcpServers())],
       additionalDirectories: opts.extraRoots,
+      meta: opts.sessionMeta,
     };
     const newSessionMs = opts.timeouts?.newSessionMs ?? 120_000;
     if (resume?.fork) {

@@ -17,6 +17,8 @@ export interface ChatOptions {
   cwd: string;
   /** More directories the user allows the agent to touch. */
   extraRoots?: string[];
+  /** `v2-draft`: speak the ACP v2 draft with an agent that accepts it (v1 with the others). */
+  protocol?: "v1" | "v2-draft";
   /** MCP servers for the agent, as configured (`$VAR`s expanded when the chat starts). */
   mcpServers?: McpServerConfig[];
   port: EditorPort;
@@ -40,6 +42,14 @@ export interface ChatOptions {
   onNotify?: (message: string, level: "info" | "warn" | "error") => void;
   /** An MCP server the client provides itself (the editor's tools), added to every session's servers. */
   clientMcpServer?: ClientMcpServer;
+  /** `_meta` of session/new, load and resume (the agent's own switches: src/agent/file-steering.ts). */
+  sessionMeta?: Record<string, unknown>;
+  /**
+   * The files of the project with unsaved edits in the editor, asked before each prompt: the
+   * agent hears which (its own read tools see the disk), and of the tool that reads them
+   * (`readTool`: the editor's read_file, as `<server>__read_file`). Undefined: not asked.
+   */
+  unsavedFiles?: () => Promise<{ paths: string[]; readTool?: string }>;
   /** Turn checkpoints (src/checkpoints/): kept by the host across restarts of the agent. */
   checkpoints?: TurnCheckpoints;
   /**

@@ -10,6 +10,7 @@ import type { ContentBlock, StopReason } from "../../protocol/schema.js";
 import { AttachmentError, DEFAULT_MAX_BYTES } from "../media.js";
 import { buildPrompt, type ContextItem } from "../prompt-builder.js";
 import { PromptQueue, type QueuedPrompt } from "../prompt-queue.js";
+import { relative } from "node:path";
 import type { ChatCore } from "./context.js";
 import { RESTART_HINT } from "./crash-text.js";
 
@@ -42,6 +43,8 @@ export class Turns {
   private readonly toolEnds = new Set<Promise<void>>();
   /** What the agent hears with the next prompt (besides what checkpoints add). */
   private readonly agentNotes: string[] = [];
+  /** The unsaved files last named to the agent (the user sees the note when they change). */
+  private unsavedTold = "";
 
   constructor(
     private readonly core: ChatCore,
@@ -164,6 +167,8 @@ export class Turns {
       this.pump();
       return;
     }
+    // Files whose buffers hold unsaved edits: an agent reading the disk would not see them.
+    const unsaved = await this.unsavedNote();
     // The folder as it is before the agent gets the prompt (waited for: the turn is recorded whole).
     const cp = opts.checkpoints;
     const step = cp?.on && this.preparing === p ? await cp.beginTurn(state.turn + 1) : undefined;
@@ -180,7 +185,8 @@ export class Turns {
       [...this.agentNotes.splice(0).map((n) => `[acp-chat.nvim] Note: ${n}.`), cp?.takeNotes()]
         .filter(Boolean)
         .join("\n") || undefined;
-    const turn = this.prompt(blocks, told ? [{ type: "text", text: `${told}\n\n` }] : []);
+    const before = [told, unsaved].filter(Boolean).join("\n");
+    const turn = this.prompt(blocks, before ? [{ type: "text", text: `${before}\n\n` }] : []);
     if (told) this.core.notice(`Told the agent: ${told.replace(/\[acp-chat.nvim\] /g, "")}`);
     // Below the user's words (the turn began synchronously): an attachment sent as a link, say.
     for (const n of notes) this.core.notice(n, "warn");
@@ -191,6 +197,35 @@ export class Turns {
     if (step) void this.showChanges(step);
     opts.onTurnEnd?.(stop);
     this.pump();
+  }
+
+  /**
+   * A line naming the project's files with unsaved edits in the editor (and the tool that reads
+   * them), for the prompt; the user sees it in the transcript when the list changed.
+   */
+  private async unsavedNote(): Promise<string | undefined> {
+    const ask = this.core.opts.unsavedFiles;
+    if (!ask) return undefined;
+    let r: { paths: string[]; readTool?: string };
+    try {
+      r = await ask();
+    } catch (e) {
+      this.core.trace.note("problem", `listing unsaved buffers: ${errorMessage(e)}`);
+      return undefined;
+    }
+    const shown = r.paths
+      .map((p) => (p.startsWith(this.core.boundary.cwd) ? relative(this.core.boundary.cwd, p) : p))
+      .sort();
+    const key = shown.join("\n");
+    const changed = key !== this.unsavedTold;
+    this.unsavedTold = key;
+    if (shown.length === 0) return undefined;
+    const how = r.readTool
+      ? `read them with the editor's ${r.readTool.split("__").at(-1)} tool (mcp__${r.readTool}) to see the user's text`
+      : "the disk does not have the user's text yet";
+    const note = `[acp-chat.nvim] Note: these files have unsaved edits in the editor, newer than the disk: ${shown.join(", ")}; ${how}.`;
+    if (changed) this.core.notice(`Told the agent: ${note.replace(/\[acp-chat.nvim\] /g, "")}`);
+    return note;
   }
 
   /** Send a prompt; resolves with the stop reason when the turn ends (never rejects). */

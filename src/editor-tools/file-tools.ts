@@ -1,0 +1,181 @@
+/**
+ * The editor's file tools (read_file, write_file, edit_file, list_files) on the host's side of
+ * the channel. Reads and writes are the chat's own fs/read_text_file and fs/write_text_file
+ * path (EditorFiles, given by the host): the buffer's text when it holds unsaved edits, writes
+ * reviewed by the user, the session's boundary, the same limits. This module shapes what the
+ * model reads: numbered lines like the agents' own read tools, and edits in the shape of theirs
+ * (an `old_string` that must be found exactly once).
+ */
+import { execFile } from "node:child_process";
+import { readdir, stat } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import { shownPath } from "./format.js";
+
+/** The chat's file path, as fs/* take it (paths are checked there, against the session's folders). */
+export interface EditorFiles {
+  /** Lines [line, line+limit) (1-based; all when neither is given) as fs/read_text_file reads them, and whether they are a buffer's unsaved edits. */
+  read(
+    path: string,
+    line: number | undefined,
+    limit: number | undefined,
+    signal: AbortSignal,
+  ): Promise<{ content: string; unsaved: boolean; path: string }>;
+  /** fs/write_text_file: the user's review, then the buffer and the disk; what was written, in words. */
+  write(path: string, content: string, signal: AbortSignal): Promise<string>;
+}
+
+/** Lines a read shows when the model gives no limit (as Claude's own Read does). */
+export const DEFAULT_READ_LINES = 2000;
+
+/** A read's answer: the lines numbered like `cat -n`, and notes on what was left out or where the text came from. */
+export function formatRead(
+  cwd: string,
+  r: { content: string; unsaved: boolean; path: string },
+  first: number,
+  limit: number,
+): string {
+  const shown = shownPath(cwd, r.path);
+  // The read asked for one line more than `limit`: its presence says the file goes on.
+  const lines = r.content === "" ? [] : r.content.split("\n");
+  if (lines.length > 0 && lines.at(-1) === "" && r.content.endsWith("\n")) lines.pop();
+  const more = lines.length > limit;
+  const body = lines.slice(0, limit).map((l, i) => `${String(first + i).padStart(6)}\t${l}`);
+  const out: string[] = [];
+  if (r.unsaved)
+    out.push(
+      `[${shown} is open in the editor with unsaved changes: this is the buffer's text, which the file on disk does not have yet.]`,
+    );
+  if (body.length === 0) out.push(first > 1 ? `[${shown} has fewer than ${first} lines.]` : `[${shown} is empty.]`);
+  out.push(...body);
+  if (more)
+    out.push(
+      `[Lines ${first}-${first + limit - 1} shown; the file goes on: read_file with line=${first + limit} reads the rest.]`,
+    );
+  return out.join("\n");
+}
+
+/** The text after an edit_file, or an Error whose message tells the model what to do instead. */
+export function applyEdit(
+  shown: string,
+  text: string,
+  oldString: string,
+  newString: string,
+  replaceAll: boolean,
+): string {
+  if (oldString === newString) throw new Error("old_string and new_string are the same; nothing to change");
+  let count = 0;
+  for (let at = text.indexOf(oldString); at >= 0; at = text.indexOf(oldString, at + oldString.length)) count++;
+  if (count === 0)
+    throw new Error(
+      `old_string was not found in ${shown}. Read the file again with read_file (the user's unsaved edits count) and copy the text exactly, without the line numbers.`,
+    );
+  if (count > 1 && !replaceAll)
+    throw new Error(
+      `old_string appears ${count} times in ${shown}. Include more of the surrounding lines to make it unique, or set replace_all to change every occurrence.`,
+    );
+  return replaceAll ? text.split(oldString).join(newString) : text.replace(oldString, () => newString);
+}
+
+/** How many paths list_files shows at most. */
+const MAX_LISTED = 2000;
+/** How many entries a walk of a folder that git does not know looks at, at most. */
+const MAX_WALKED = 50_000;
+
+/** A glob (`*`, `**`, `?`, `{a,b}`) as a regular expression over "/"-separated relative paths; a pattern without "/" matches the file's name anywhere. */
+export function globRegExp(glob: string): RegExp {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        i++;
+        if (glob[i + 1] === "/") {
+          i++;
+          re += "(?:.*/)?";
+        } else re += ".*";
+      } else re += "[^/]*";
+    } else if (c === "?") re += "[^/]";
+    else if (c === "{") {
+      const end = glob.indexOf("}", i);
+      if (end < 0) re += "\\{";
+      else {
+        re += `(?:${glob
+          .slice(i + 1, end)
+          .split(",")
+          .map((p) => p.replace(/[.+^$()|[\]\\*?]/g, "\\$&"))
+          .join("|")})`;
+        i = end;
+      }
+    } else re += c.replace(/[.+^$()|[\]\\{}]/g, "\\$&");
+  }
+  return new RegExp(glob.includes("/") ? `^${re}$` : `(?:^|/)${re}$`);
+}
+
+/**
+ * The files under `dir` (inside the session's folders, checked by the caller), relative to it:
+ * what `git ls-files` lists (tracked and untracked, .gitignore honoured), or a walk of the folder
+ * when it is not in a git repository.
+ */
+export async function listFiles(
+  cwd: string,
+  dir: string,
+  pattern: string | undefined,
+  signal: AbortSignal,
+): Promise<string> {
+  let files = await gitFiles(dir, signal);
+  const fromGit = files !== undefined;
+  files ??= await walk(dir);
+  const re = pattern ? globRegExp(pattern) : undefined;
+  const matched = re ? files.filter((f) => re.test(f)) : files;
+  matched.sort();
+  const where = dir === cwd ? "." : shownPath(cwd, dir);
+  const out = matched.slice(0, MAX_LISTED);
+  const head =
+    matched.length === 0
+      ? `No files${pattern ? ` match ${pattern}` : ""} in ${where}.`
+      : `${matched.length} file${matched.length === 1 ? "" : "s"} in ${where}${pattern ? ` matching ${pattern}` : ""}${fromGit ? " (.gitignore honoured)" : ""}:`;
+  const tail =
+    matched.length > MAX_LISTED
+      ? [`… ${matched.length - MAX_LISTED} more not shown; narrow the request with path or pattern.`]
+      : [];
+  return [head, ...out, ...tail].join("\n");
+}
+
+function gitFiles(dir: string, signal: AbortSignal): Promise<string[] | undefined> {
+  return new Promise((resolve) => {
+    execFile(
+      "git",
+      ["ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", "."],
+      { cwd: dir, signal, maxBuffer: 64 << 20, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } },
+      (err, stdout) => {
+        if (err) return resolve(undefined);
+        resolve([...new Set(stdout.split("\0").filter(Boolean))]);
+      },
+    );
+  });
+}
+
+async function walk(root: string): Promise<string[]> {
+  const out: string[] = [];
+  const queue = [root];
+  let seen = 0;
+  while (queue.length > 0 && seen < MAX_WALKED) {
+    const dir = queue.shift()!;
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (++seen > MAX_WALKED) break;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== ".git" && e.name !== "node_modules") queue.push(p);
+      } else if (e.isFile() || (e.isSymbolicLink() && (await stat(p).catch(() => undefined))?.isFile())) {
+        out.push(relative(root, p).split(sep).join("/"));
+      }
+    }
+  }
+  return out;
+}

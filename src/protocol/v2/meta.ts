@@ -1,0 +1,37 @@
+/**
+ * What the ACP v2 translation tells the session layer beyond v1's shapes, carried in `_meta`
+ * under the client's own keys (no agent sends them): which message an update belongs to and
+ * whether it replaces its content, a terminal snapshot that replaces the output, and a
+ * permission request's own title and description.
+ */
+
+/** On a v1 message chunk made from v2: `{ id, replace? }` (messages patched by id). */
+export const MESSAGE_META = "acp-chat.nvim/message";
+/** On a `_meta.terminal_output` made from v2's `terminal_update.output`: the data replaces the output. */
+export const REPLACE_META = "acp-chat.nvim/replace";
+/** On a v1 permission request made from v2: `{ title, description? }`. */
+export const PERMISSION_META = "acp-chat.nvim/permission";
+
+export interface MessageMeta {
+  id: string;
+  replace?: boolean;
+}
+
+/** The message an update belongs to, when the v2 translation said so. */
+export function messageMeta(meta: unknown): MessageMeta | undefined {
+  const m = meta && typeof meta === "object" ? (meta as Record<string, unknown>)[MESSAGE_META] : undefined;
+  if (!m || typeof m !== "object") return undefined;
+  const { id, replace } = m as { id?: unknown; replace?: unknown };
+  return typeof id === "string" ? { id, replace: replace === true } : undefined;
+}
+
+/** A permission request's own words (v2), when the translation carried them. */
+export function permissionMeta(meta: unknown): { title?: string; description?: string } | undefined {
+  const m = meta && typeof meta === "object" ? (meta as Record<string, unknown>)[PERMISSION_META] : undefined;
+  if (!m || typeof m !== "object") return undefined;
+  const { title, description } = m as { title?: unknown; description?: unknown };
+  return {
+    title: typeof title === "string" ? title : undefined,
+    description: typeof description === "string" ? description : undefined,
+  };
+}

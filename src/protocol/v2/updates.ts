@@ -1,0 +1,323 @@
+/**
+ * ACP v2 `session/update` as the v1 updates the session already applies, one session's state
+ * at a time: messages, tool calls and terminals are upserts by id in v2 (omitted = unchanged,
+ * null = clears, chunks append), so this keeps what v1's shapes need to say the same (a tool
+ * call's content for the chunks that append to it, which terminals a tool call shows, each
+ * terminal's decoded output). `_`-prefixed values (extensions) are tolerated everywhere: an
+ * unknown update kind, status or content is left out, never an error.
+ * Spec: the v2 draft (schema/v2/schema.json of @agentclientprotocol/sdk 2.4).
+ */
+import { StringDecoder } from "node:string_decoder";
+import { diffContents, type FileReader, type V1Content } from "./diffs.js";
+import { MESSAGE_META, REPLACE_META } from "./meta.js";
+
+export type V1Update = Record<string, unknown> & { sessionUpdate: string };
+type Obj = Record<string, unknown>;
+
+/** What a `state_update` says: the agent works, or is idle (with why its work stopped, when it says). */
+export type StateChange = { state: "running" } | { state: "idle"; stopReason?: string; error?: string };
+
+export interface Translated {
+  updates: V1Update[];
+  state?: StateChange;
+}
+
+const V1_KINDS = new Set([
+  "read",
+  "edit",
+  "delete",
+  "move",
+  "search",
+  "execute",
+  "think",
+  "fetch",
+  "switch_mode",
+  "other",
+]);
+const V1_STATUS = new Set(["pending", "in_progress", "completed", "failed"]);
+/** Updates whose v2 shape is v1's. */
+const SAME = new Set([
+  "available_commands_update",
+  "config_option_update",
+  "session_info_update",
+  "usage_update",
+  "notice",
+  "compaction_update",
+  "compaction_summary_chunk",
+]);
+const CONTENT_BLOCKS = new Set(["text", "image", "audio", "resource_link", "resource"]);
+/** A terminal's output kept whole (characters), as for terminals streamed in v1 `_meta`. */
+const TERMINAL_CHARS = 1_000_000;
+
+const obj = (v: unknown): Obj | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined);
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+interface TerminalState {
+  text: string;
+  decoder: StringDecoder;
+  command?: string;
+  exit?: { exit_code: number | null; signal: string | null };
+  toolCalls: Set<string>;
+}
+
+/** One v2 session's translation state. */
+export class V2Session {
+  /** Each tool call's content as last sent (v1 replaces the whole array; v2 chunks append to it). */
+  private readonly toolCalls = new Map<string, { content: V1Content[] }>();
+  private readonly terminals = new Map<string, TerminalState>();
+  /** User messages that are the client's own prompts, echoed: shown already when sent. */
+  readonly echoes = new Set<string>();
+  /** A prompt was sent and not acknowledged yet: the first user message is its echo. */
+  awaitingEcho = false;
+
+  constructor(private readonly read: FileReader) {}
+
+  async translate(update: unknown): Promise<Translated> {
+    const u = obj(update) ?? {};
+    const kind = str(u.sessionUpdate) ?? "";
+    switch (kind) {
+      case "user_message_chunk":
+      case "user_message":
+        return { updates: this.userMessage(u, kind === "user_message") };
+      case "agent_message_chunk":
+      case "agent_thought_chunk":
+        return { updates: this.chunk(kind, u) };
+      case "agent_message":
+        return { updates: this.whole("agent_message_chunk", u) };
+      case "agent_thought":
+        return { updates: this.whole("agent_thought_chunk", u) };
+      case "tool_call_update":
+        return { updates: await this.toolCall(u) };
+      case "tool_call_content_chunk":
+        return { updates: await this.toolCallChunk(u) };
+      case "terminal_update":
+        return { updates: this.terminalUpdate(u) };
+      case "terminal_output_chunk":
+        return { updates: this.terminalChunk(u) };
+      case "state_update":
+        return { updates: [], state: stateChange(u) };
+      case "plan_update": {
+        const plan = obj(u.plan);
+        // Plans by id (`items`) as v1's whole plan; another kind of plan content is an extension.
+        return {
+          updates:
+            plan?.type === "items" && Array.isArray(plan.entries)
+              ? [{ sessionUpdate: "plan", entries: plan.entries }]
+              : [],
+        };
+      }
+      default:
+        if (SAME.has(kind)) return { updates: [u as V1Update] };
+        // `_`-prefixed: an extension this client does not know, left out quietly; any other
+        // unknown kind goes on, so that the session notes it as unknown.
+        return { updates: kind.startsWith("_") || kind === "" ? [] : [u as V1Update] };
+    }
+  }
+
+  // ---------- messages ----------
+
+  private userMessage(u: Obj, whole: boolean): V1Update[] {
+    const id = str(u.messageId);
+    if (id === undefined) return [];
+    if (this.awaitingEcho && !this.echoes.has(id)) {
+      this.awaitingEcho = false;
+      this.echoes.add(id);
+    }
+    if (this.echoes.has(id)) return [];
+    return whole ? this.whole("user_message_chunk", u) : this.chunk("user_message_chunk", u);
+  }
+
+  private chunk(sessionUpdate: string, u: Obj): V1Update[] {
+    const id = str(u.messageId);
+    const content = obj(u.content);
+    if (id === undefined || !content || !CONTENT_BLOCKS.has(str(content.type) ?? "")) return [];
+    return [{ sessionUpdate, content, _meta: { [MESSAGE_META]: { id } } }];
+  }
+
+  /** A whole message (v2 `agent_message` …): its content replaces what the message showed. */
+  private whole(sessionUpdate: string, u: Obj): V1Update[] {
+    const id = str(u.messageId);
+    if (id === undefined || !("content" in u)) return [];
+    const blocks = (Array.isArray(u.content) ? u.content : []).map(obj).filter((b): b is Obj => !!b);
+    const text = blocks.map((b) => (b.type === "text" ? (str(b.text) ?? "") : "")).join("");
+    const out: V1Update[] = [
+      { sessionUpdate, content: { type: "text", text }, _meta: { [MESSAGE_META]: { id, replace: true } } },
+    ];
+    for (const b of blocks)
+      if (b.type !== "text" && CONTENT_BLOCKS.has(str(b.type) ?? ""))
+        out.push({ sessionUpdate, content: b, _meta: { [MESSAGE_META]: { id } } });
+    return out;
+  }
+
+  // ---------- tool calls ----------
+
+  private async toolCall(u: Obj): Promise<V1Update[]> {
+    const id = str(u.toolCallId);
+    if (id === undefined) return [];
+    const known = this.toolCalls.get(id);
+    const state = known ?? { content: [] };
+    this.toolCalls.set(id, state);
+    const fields = await this.fields(u);
+    const out: V1Update = { sessionUpdate: known ? "tool_call_update" : "tool_call", toolCallId: id, ...fields.v1 };
+    if (!known) out.title = str(u.title) ?? str(u.name) ?? id;
+    if (fields.content) state.content = fields.content;
+    return [out, ...fields.links.flatMap((t) => this.link(id, t))];
+  }
+
+  private async toolCallChunk(u: Obj): Promise<V1Update[]> {
+    const id = str(u.toolCallId);
+    if (id === undefined) return [];
+    const known = this.toolCalls.has(id);
+    const state = this.toolCalls.get(id) ?? { content: [] };
+    this.toolCalls.set(id, state);
+    const item = obj(u.content);
+    const terminal = item?.type === "terminal" ? str(item.terminalId) : undefined;
+    if (terminal !== undefined) {
+      const head: V1Update[] = known ? [] : [{ sessionUpdate: "tool_call", toolCallId: id, title: id }];
+      return [...head, ...this.link(id, terminal)];
+    }
+    state.content = [...state.content, ...(await this.content(item))];
+    return [
+      {
+        sessionUpdate: known ? "tool_call_update" : "tool_call",
+        toolCallId: id,
+        ...(known ? {} : { title: id }),
+        content: state.content,
+      },
+    ];
+  }
+
+  /**
+   * A v2 tool call's fields as v1's: null clears (to what v1 shows as empty), an unknown status
+   * leaves it as it was, an unknown kind is `other`; terminal content is shown through the
+   * tool call's terminals (`links`), the rest as v1 content.
+   */
+  async fields(u: Obj): Promise<{ v1: Obj; content?: V1Content[]; links: string[] }> {
+    const v1: Obj = {};
+    const links: string[] = [];
+    if ("title" in u && u.title !== undefined) v1.title = str(u.title) ?? "";
+    if (typeof u.name === "string") v1.name = u.name;
+    if ("kind" in u && u.kind !== undefined) v1.kind = V1_KINDS.has(str(u.kind) ?? "") ? u.kind : "other";
+    if ("status" in u && u.status !== undefined) {
+      const s = str(u.status);
+      if (s === null || u.status === null || s === "paused") v1.status = "pending";
+      else if (s && V1_STATUS.has(s)) v1.status = s;
+      // `cancelled` is the client's own display state: the turn settles it.
+      else if (s === "cancelled") v1.status = "failed";
+    }
+    if ("locations" in u && u.locations !== undefined)
+      v1.locations = (Array.isArray(u.locations) ? u.locations : [])
+        .map(obj)
+        .filter((l): l is Obj => typeof l?.path === "string")
+        .map((l) => (typeof l.line === "number" ? { path: l.path, line: l.line } : { path: l.path }));
+    if ("rawInput" in u) v1.rawInput = u.rawInput;
+    if ("rawOutput" in u) v1.rawOutput = u.rawOutput;
+    const meta = obj(u._meta);
+    if (meta) v1._meta = meta;
+    let content: V1Content[] | undefined;
+    if ("content" in u && u.content !== undefined) {
+      content = [];
+      for (const raw of Array.isArray(u.content) ? u.content : []) {
+        const item = obj(raw);
+        const terminal = item?.type === "terminal" ? str(item.terminalId) : undefined;
+        if (terminal !== undefined) links.push(terminal);
+        else content.push(...(await this.content(item)));
+      }
+      v1.content = content;
+    }
+    return { v1, content, links };
+  }
+
+  private async content(item: Obj | undefined): Promise<V1Content[]> {
+    if (!item) return [];
+    if (item.type === "diff") return diffContents(item, this.read);
+    if (item.type === "content") {
+      const block = obj(item.content);
+      if (block && CONTENT_BLOCKS.has(str(block.type) ?? "")) return [{ type: "content", content: block } as V1Content];
+    }
+    return [];
+  }
+
+  // ---------- terminals (agent-owned, display only) ----------
+
+  private terminal(id: string): TerminalState {
+    let t = this.terminals.get(id);
+    if (!t) {
+      t = { text: "", decoder: new StringDecoder("utf8"), toolCalls: new Set() };
+      this.terminals.set(id, t);
+    }
+    return t;
+  }
+
+  /** A tool call shows terminal `id`: what it has so far (command, output, exit) goes to it. */
+  private link(toolCallId: string, id: string): V1Update[] {
+    const t = this.terminal(id);
+    if (t.toolCalls.has(toolCallId)) return [];
+    t.toolCalls.add(toolCallId);
+    const out = [
+      meta(toolCallId, { terminal_info: { terminal_id: id, ...(t.command ? { command: t.command } : {}) } }),
+    ];
+    if (t.text)
+      out.push(meta(toolCallId, { terminal_output: { terminal_id: id, data: t.text, [REPLACE_META]: true } }));
+    if (t.exit) out.push(meta(toolCallId, { terminal_exit: { terminal_id: id, ...t.exit } }));
+    return out;
+  }
+
+  private terminalUpdate(u: Obj): V1Update[] {
+    const id = str(u.terminalId);
+    if (id === undefined) return [];
+    const t = this.terminal(id);
+    const out: Obj[] = [];
+    if ("command" in u && u.command !== undefined) t.command = str(u.command);
+    if ("output" in u && u.output !== undefined) {
+      // An authoritative snapshot: it replaces the output (a multibyte character split at the
+      // end of it waits for the next chunk, as in a stream).
+      t.decoder = new StringDecoder("utf8");
+      const data = str(obj(u.output)?.data);
+      t.text = clip(data ? t.decoder.write(Buffer.from(data, "base64")) : "");
+      out.push({ terminal_output: { terminal_id: id, data: t.text, [REPLACE_META]: true } });
+    }
+    if ("exitStatus" in u && u.exitStatus !== undefined) {
+      const e = obj(u.exitStatus);
+      if (e) {
+        t.exit = {
+          exit_code: typeof e.exitCode === "number" ? e.exitCode : null,
+          signal: str(e.signal) ?? null,
+        };
+        out.push({ terminal_exit: { terminal_id: id, ...t.exit } });
+      } else t.exit = undefined;
+    }
+    return [...t.toolCalls].flatMap((tc) => out.map((m) => meta(tc, m)));
+  }
+
+  private terminalChunk(u: Obj): V1Update[] {
+    const id = str(u.terminalId);
+    const data = str(u.data);
+    if (id === undefined || data === undefined) return [];
+    const t = this.terminal(id);
+    const text = t.decoder.write(Buffer.from(data, "base64"));
+    if (!text) return [];
+    t.text = clip(t.text + text);
+    return [...t.toolCalls].map((tc) => meta(tc, { terminal_output: { terminal_id: id, data: text } }));
+  }
+}
+
+function clip(s: string): string {
+  return s.length > TERMINAL_CHARS ? s.slice(s.length - TERMINAL_CHARS) : s;
+}
+
+function meta(toolCallId: string, m: Obj): V1Update {
+  return { sessionUpdate: "tool_call_update", toolCallId, _meta: m };
+}
+
+function stateChange(u: Obj): StateChange | undefined {
+  if (u.state === "running" || u.state === "requires_action") return { state: "running" };
+  if (u.state !== "idle") return undefined; // an extension's state: nothing this client acts on
+  const stop = str(u.stopReason);
+  const error = obj(u.error);
+  return {
+    state: "idle",
+    stopReason: stop,
+    error: stop === "error" ? (str(error?.message) ?? "the agent reported an error") : undefined,
+  };
+}

@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// An ACP v2 (draft) agent built on the official SDK's `experimental/v2` app: its protocol code is
+// none of ours. It answers `session/prompt` at once (the acknowledgment) and works afterwards,
+// ending with an idle state. The prompt's text is a path inside the session's cwd (a file whose
+// second line the agent upper-cases); a prompt "plain <words>" only streams a reply.
+// A turn: the user message echoed, two agent messages interleaved by id and one replaced, a
+// thought, an agent-owned terminal (a stale snapshot, a replacing snapshot, base64 chunks split
+// inside a UTF-8 character, an exit), an unknown `_`-prefixed update, a structured diff (modify
+// with a git_patch) asked about in a permission request with its own title and description,
+// written by the agent itself when allowed, and idle.
+// V2_AGENT_LOG=<file>: every notification and request the agent sends, and the permission
+// outcome, as JSON lines (the tests read it).
+import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
+import { Readable, Writable } from "node:stream";
+
+const log = (entry) => {
+  if (process.env.V2_AGENT_LOG) appendFileSync(process.env.V2_AGENT_LOG, `${JSON.stringify(entry)}\n`);
+};
+const b64 = (x) => Buffer.from(x).toString("base64");
+const sessions = new Map();
+let messages = 0;
+
+const app = acp
+  .agent({ name: "v2-test-agent" })
+  .onRequest(acp.methods.agent.initialize, ({ params }) => {
+    log({ initialize: params });
+    return {
+      protocolVersion: 2,
+      info: { name: "v2-test-agent", version: "2.0.0" },
+      capabilities: { session: { prompt: {}, mcp: { http: {} } } },
+    };
+  })
+  .onRequest(acp.methods.agent.session.new, ({ params }) => {
+    log({ sessionNew: params });
+    const sessionId = `v2-${sessions.size + 1}`;
+    sessions.set(sessionId, { cwd: params.cwd, cancelled: false });
+    return {
+      sessionId,
+      availableCommands: [{ name: "sparkle", description: "a v2 command from session/new" }],
+    };
+  })
+  .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (s) s.cancelled = true;
+  })
+  .onRequest(acp.methods.agent.session.prompt, ({ params, client }) => {
+    const { sessionId } = params;
+    const s = sessions.get(sessionId);
+    s.cancelled = false;
+    const text = params.prompt
+      .filter((b) => b.type === "text")
+      .map((b) => b.text)
+      .join("")
+      .trim();
+    const messageId = `user-${++messages}`;
+    // The work goes on after the answer: the answer only says the prompt was inserted.
+    setTimeout(() => {
+      turn(client, sessionId, s, messageId, params.prompt, text).catch((e) => {
+        log({ error: String(e) });
+        update(client, sessionId, {
+          sessionUpdate: "state_update",
+          state: "idle",
+          stopReason: "error",
+          error: { code: -32603, message: String(e) },
+        });
+      });
+    }, 20);
+    return { messageId };
+  });
+
+function update(client, sessionId, u) {
+  log({ update: u });
+  return client.notify(acp.methods.client.session.update, { sessionId, update: u });
+}
+
+async function turn(client, sessionId, s, userId, prompt, text) {
+  const up = (u) => update(client, sessionId, u);
+  await up({ sessionUpdate: "state_update", state: "running" });
+  await up({ sessionUpdate: "user_message", messageId: userId, content: prompt });
+  if (text.startsWith("plain")) {
+    await up({ sessionUpdate: "agent_message_chunk", messageId: "a1", content: { type: "text", text: "plain reply" } });
+    await up({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
+    return;
+  }
+  const a = `a-${userId}`;
+  const b = `b-${userId}`;
+  await up({ sessionUpdate: "agent_message_chunk", messageId: a, content: { type: "text", text: "First " } });
+  await up({ sessionUpdate: "agent_message_chunk", messageId: b, content: { type: "text", text: "Second draft" } });
+  await up({ sessionUpdate: "agent_message_chunk", messageId: a, content: { type: "text", text: "message." } });
+  await up({
+    sessionUpdate: "agent_message",
+    messageId: b,
+    content: [{ type: "text", text: "Second message, replaced." }],
+  });
+  await up({
+    sessionUpdate: "agent_thought_chunk",
+    messageId: `t-${userId}`,
+    content: { type: "text", text: "thinking by id" },
+  });
+  // An agent-owned terminal, shown in a tool call.
+  await up({
+    sessionUpdate: "tool_call_update",
+    toolCallId: "run1",
+    title: "Run printf",
+    kind: "execute",
+    status: "in_progress",
+    content: [{ type: "terminal", terminalId: "term1" }],
+  });
+  await up({
+    sessionUpdate: "terminal_update",
+    terminalId: "term1",
+    command: "printf",
+    output: { data: b64("stale output\n") },
+  });
+  await up({ sessionUpdate: "terminal_update", terminalId: "term1", output: { data: b64("line one\n") } });
+  const bytes = Buffer.from("line two é\n");
+  const cut = bytes.indexOf(0xc3) + 1; // inside the two bytes of "é"
+  await up({
+    sessionUpdate: "terminal_output_chunk",
+    terminalId: "term1",
+    data: bytes.subarray(0, cut).toString("base64"),
+  });
+  await up({
+    sessionUpdate: "terminal_output_chunk",
+    terminalId: "term1",
+    data: bytes.subarray(cut).toString("base64"),
+  });
+  await up({ sessionUpdate: "terminal_update", terminalId: "term1", exitStatus: { exitCode: 0 } });
+  await up({ sessionUpdate: "tool_call_update", toolCallId: "run1", status: "completed" });
+  // Extensions a client must tolerate.
+  await up({ sessionUpdate: "_acme/sparkle", sparkle: true });
+  await up({ sessionUpdate: "tool_call_update", toolCallId: "run1", status: "_acme_status" });
+  // A structured diff, asked about.
+  const path = isAbsolute(text) ? text : join(s.cwd, text);
+  const old = readFileSync(path, "utf8");
+  const lines = old.split("\n");
+  const rel = relative(s.cwd, path);
+  const patch = [
+    `diff --git a/${rel} b/${rel}`,
+    `--- a/${rel}`,
+    `+++ b/${rel}`,
+    "@@ -1,3 +1,3 @@",
+    ` ${lines[0]}`,
+    `-${lines[1]}`,
+    `+${lines[1].toUpperCase()}`,
+    ` ${lines[2]}`,
+    "",
+  ].join("\n");
+  const diff = {
+    type: "diff",
+    changes: [{ operation: "modify", path, fileType: "text" }],
+    patch: { format: "git_patch", text: patch },
+  };
+  await up({
+    sessionUpdate: "tool_call_update",
+    toolCallId: "edit1",
+    title: `Edit ${rel}`,
+    kind: "edit",
+    status: "pending",
+    locations: [{ path }],
+    content: [diff],
+  });
+  log({ request: "session/request_permission" });
+  const perm = await client.request(acp.methods.client.session.requestPermission, {
+    sessionId,
+    title: `Allow the change to ${rel}?`,
+    description: "It upper-cases the second line.",
+    subject: { type: "tool_call", toolCall: { toolCallId: "edit1" } },
+    options: [
+      { optionId: "yes", name: "Allow", kind: "allow_once" },
+      { optionId: "no", name: "Reject", kind: "reject_once" },
+      { optionId: "sparkle", name: "Sparkle", kind: "_acme_sparkle" },
+    ],
+  });
+  log({ permission: perm });
+  const allowed = perm.outcome.outcome === "selected" && perm.outcome.optionId === "yes";
+  if (allowed) {
+    lines[1] = lines[1].toUpperCase();
+    writeFileSync(path, lines.join("\n"));
+  }
+  await up({ sessionUpdate: "tool_call_update", toolCallId: "edit1", status: allowed ? "completed" : "failed" });
+  await up({
+    sessionUpdate: "agent_message_chunk",
+    messageId: `c-${userId}`,
+    content: { type: "text", text: allowed ? "Edited." : "Not edited." },
+  });
+  await up({ sessionUpdate: "state_update", state: "idle", stopReason: s.cancelled ? "cancelled" : "end_turn" });
+}
+
+app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));

@@ -1,0 +1,63 @@
+/** The file tools' pure parts (numbering, edits, globs) and each agent's steering switch. */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { applyEdit, formatRead, globRegExp } from "../../src/editor-tools/file-tools.js";
+import { steerToEditorFiles, steeredAgent } from "../../src/agent/file-steering.js";
+import { editorWrite } from "../../src/session/editor-file-calls.js";
+
+describe("file tools", () => {
+  it("number lines like cat -n and say when the file goes on or is unsaved", () => {
+    expect(formatRead("/p", { content: "a\nb\nc", unsaved: false, path: "/p/f" }, 5, 2)).toBe(
+      "     5\ta\n     6\tb\n[Lines 5-6 shown; the file goes on: read_file with line=7 reads the rest.]",
+    );
+    expect(formatRead("/p", { content: "", unsaved: true, path: "/p/f" }, 1, 10)).toContain("unsaved changes");
+    expect(formatRead("/p", { content: "", unsaved: false, path: "/p/f" }, 1, 10)).toBe("[f is empty.]");
+  });
+  it("edit: missing and repeated old_string refused; replace_all replaces each", () => {
+    expect(() => applyEdit("f", "abc", "x", "y", false)).toThrow(/not found in f/);
+    expect(() => applyEdit("f", "a a", "a", "b", false)).toThrow(/appears 2 times/);
+    expect(applyEdit("f", "a a", "a", "b", true)).toBe("b b");
+    expect(applyEdit("f", "a$b", "$", "$&", false)).toBe("a$&b");
+  });
+  it("globs", () => {
+    expect(globRegExp("*.lua").test("src/a.lua")).toBe(true);
+    expect(globRegExp("src/**/*.ts").test("src/x/y.ts")).toBe(true);
+    expect(globRegExp("src/*.ts").test("src/x/y.ts")).toBe(false);
+  });
+});
+
+describe("steering", () => {
+  it("knows each agent by its command", () => {
+    expect(steeredAgent("claude-agent-acp", [])).toBe("claude-agent-acp");
+    expect(steeredAgent("/usr/bin/node", ["/x/claude-agent-acp/dist/index.js"])).toBe("claude-agent-acp");
+    expect(steeredAgent("gemini", ["--acp"])).toBe("gemini-cli");
+    expect(steeredAgent("codex-acp", [])).toBe("codex-acp");
+    expect(steeredAgent("claude-code-acp", [])).toBeUndefined();
+  });
+  it("claude: _meta; codex: -c developer_instructions; gemini: a defaults file that keeps the user's", () => {
+    const c = steerToEditorFiles("claude-agent-acp", [], {});
+    expect(c.sessionMeta).toMatchObject({
+      claudeCode: { options: { disallowedTools: expect.arrayContaining(["Read", "Edit"]) } },
+    });
+    expect(steerToEditorFiles("codex-acp", [], {}).args[0]).toBe("-c");
+    const dir = mkdtempSync(join(tmpdir(), "acpchat-steer-"));
+    writeFileSync(join(dir, "d.json"), JSON.stringify({ tools: { exclude: ["web_fetch"] }, ui: { theme: "x" } }));
+    const g = steerToEditorFiles("gemini", ["--acp"], { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: join(dir, "d.json") });
+    const file = g.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH!;
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
+      ui: { theme: "x" },
+      tools: { exclude: ["web_fetch", "ReadFileTool", "ReadManyFilesTool", "WriteFileTool", "EditTool"] },
+    });
+    g.cleanup();
+    expect(existsSync(file)).toBe(false);
+  });
+  it("recognises a permission question about the editor's write_file / edit_file", () => {
+    expect(editorWrite({ title: "mcp__nvim__write_file", rawInput: { path: "a", content: "x" } })).toMatchObject({
+      tool: "write_file",
+    });
+    expect(editorWrite({ title: "mcp__other__write_file", rawInput: { path: "a", content: "x" } })).toBeUndefined();
+    expect(editorWrite({ title: "Write", rawInput: { file_path: "a", content: "x" } })).toBeUndefined();
+  });
+});
