@@ -202,17 +202,24 @@ function putInPlace(path: string, bytes: Uint8Array, expected: Fingerprint, maxB
     // The mode and owner of the project's own file; one with other links may be anyone's.
     const own = now.st?.nlink === 1 ? now.st : undefined;
     const tmp = tempName();
-    writeNewFile(f, tmp, bytes, own ? own.mode & 0o7777 : 0o666, (fd) => {
-      if (!own) return;
-      fchmodSync(fd, own.mode & 0o7777); // open() applied the umask
-      if (process.getuid?.() === 0 && (own.uid !== 0 || own.gid !== 0)) {
-        try {
-          fchownSync(fd, own.uid, own.gid);
-        } catch {
-          // kept as root's
+    writeNewFile(
+      f,
+      tmp,
+      bytes,
+      own ? own.mode & 0o7777 : 0o666,
+      (fd) => {
+        if (!own) return;
+        fchmodSync(fd, own.mode & 0o7777); // open() applied the umask
+        if (process.getuid?.() === 0 && (own.uid !== 0 || own.gid !== 0)) {
+          try {
+            fchownSync(fd, own.uid, own.gid);
+          } catch {
+            // kept as root's
+          }
         }
-      }
-    });
+      },
+      true,
+    );
     try {
       if (!expected.exists) {
         // link() never replaces: a file created by anyone meanwhile is left alone.

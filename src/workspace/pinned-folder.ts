@@ -68,7 +68,7 @@ export function tempName(): string {
 
 /**
  * A new file `tmp` in `f` holding `bytes`, made with O_EXCL|O_NOFOLLOW (never an existing file
- * or a link's target); `prepare` runs on its descriptor before it is closed (chmod, chown).
+ * or a link's target); `sync`: flushed to disk before it is closed; `prepare` runs on its descriptor before it is closed (chmod, chown).
  * Removed again when anything fails.
  */
 export function writeNewFile(
@@ -77,6 +77,7 @@ export function writeNewFile(
   bytes: Uint8Array,
   mode: number,
   prepare?: (fd: number) => void,
+  sync = false,
 ): void {
   const fd = openSync(
     f.at(tmp),
@@ -91,7 +92,8 @@ export function writeNewFile(
       off += n;
     }
     prepare?.(fd);
-    fsyncSync(fd);
+    // The agent's writes are flushed as Vim's are; a rewind of many files is not held up by it.
+    if (sync) fsyncSync(fd);
   } catch (e) {
     closeSync(fd);
     unlinkQuiet(f.at(tmp));
