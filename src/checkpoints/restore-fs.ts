@@ -12,63 +12,20 @@
  *   The new file keeps the mode of the project's file it replaces (one with a single link).
  */
 import {
-  closeSync,
-  constants,
-  existsSync,
   fchmodSync,
   fstatSync,
   lstatSync,
-  mkdirSync,
-  openSync,
   readdirSync,
-  readlinkSync,
-  realpathSync,
   renameSync,
   rmdirSync,
   symlinkSync,
   unlinkSync,
-  writeSync,
   type Stats,
 } from "node:fs";
-import { randomBytes } from "node:crypto";
-import { basename, dirname, join } from "node:path";
+import { type BoundaryCheck, inFolder, makeFolders, tempName, writeNewFile } from "../workspace/pinned-folder.js";
 
-/** Throws unless the (resolved) path is inside the session's boundary. */
-export type BoundaryCheck = (abs: string) => void;
-
-const PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
-
-/** An opened folder, checked: `at(name)` names an entry in it without resolving its path again. */
-interface OpenFolder {
-  at(name: string): string;
-  close(): void;
-}
-
-function openFolder(dir: string, check: BoundaryCheck): OpenFolder {
-  if (PROC_FD) {
-    const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-    try {
-      // The folder this descriptor is, wherever links led the open.
-      check(readlinkSync(`/proc/self/fd/${fd}`));
-    } catch (e) {
-      closeSync(fd);
-      throw e;
-    }
-    return { at: (name) => `/proc/self/fd/${fd}/${name}`, close: () => closeSync(fd) };
-  }
-  const real = realpathSync(dir);
-  check(real);
-  return { at: (name) => join(real, name), close: () => undefined };
-}
-
-function inFolder<T>(abs: string, check: BoundaryCheck, run: (f: OpenFolder, name: string) => T): T {
-  const f = openFolder(dirname(abs), check);
-  try {
-    return run(f, basename(abs));
-  } finally {
-    f.close();
-  }
-}
+export type { BoundaryCheck };
+export { makeFolders };
 
 function lstatOr(p: string): Stats | undefined {
   try {
@@ -78,37 +35,9 @@ function lstatOr(p: string): Stats | undefined {
   }
 }
 
-/** A name for a new entry beside `name` (short: a long name plus a suffix may not fit). */
-function tempName(): string {
-  return `.acpchat-restore-${process.pid}-${randomBytes(6).toString("hex")}`;
-}
-
 /** What is at `abs` now (not following a link there), after its folder is checked. */
 export function entryAt(abs: string, check: BoundaryCheck): Stats | undefined {
   return inFolder(abs, check, (f, name) => lstatOr(f.at(name)));
-}
-
-/**
- * The folders of `abs` made where missing, each inside a folder checked first (mkdir follows
- * links on the way, so each existing folder is opened and checked before one is made in it).
- */
-export function makeFolders(abs: string, check: BoundaryCheck): void {
-  const missing: string[] = [];
-  let d = dirname(abs);
-  while (!lstatOr(d) && dirname(d) !== d) {
-    missing.unshift(basename(d));
-    d = dirname(d);
-  }
-  for (const name of missing) {
-    inFolder(join(d, name), check, (f, n) => {
-      try {
-        mkdirSync(f.at(n));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-      }
-    });
-    d = join(d, name);
-  }
 }
 
 /**
@@ -122,24 +51,13 @@ export function replaceFile(abs: string, bytes: Uint8Array, exec: boolean | "kee
     // The mode of the project's own file; a file with other links may be anyone's (not copied).
     const own = old?.isFile() && old.nlink === 1 ? old.mode & 0o777 : undefined;
     const tmp = tempName();
-    const fd = openSync(
-      f.at(tmp),
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      own ?? 0o666,
-    );
-    try {
-      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+    writeNewFile(f, tmp, bytes, own ?? 0o666, (fd) => {
       // A file made anew gets the umask's bits (as open left them); git keeps only "executable
       // or not", so the other bits stay as they are (a private 0600 file stays private).
       const perm = own ?? fstatSync(fd).mode & 0o777;
       const mode = exec === "keep" ? perm : exec ? perm | ((perm & 0o444) >> 2) : perm & ~0o111;
       fchmodSync(fd, mode);
-    } catch (e) {
-      closeSync(fd);
-      unlinkSync(f.at(tmp));
-      throw e;
-    }
-    closeSync(fd);
+    });
     try {
       renameSync(f.at(tmp), f.at(name));
     } catch (e) {

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorMessage } from "../protocol/errors.js";
 import { PathBoundary } from "../workspace/path-boundary.js";
+import { readUpTo } from "../workspace/small-file.js";
 import { DEFAULT_READ_LINES, applyEdit, formatRead, listFiles, type EditorFiles } from "./file-tools.js";
 import { formatResult, shownPath, type RawResult } from "./format.js";
 import { readLines, writeLine } from "./lines.js";
@@ -428,8 +429,9 @@ async function readLinesOf(path: string): Promise<string[] | undefined> {
     fh = await open(path, fsc.O_RDONLY | fsc.O_NONBLOCK);
     const st = await fh.stat();
     if (!st.isFile() || st.size > MAX_LINE_FILE) return undefined;
-    const bytes = await fh.readFile();
-    if (bytes.includes(0)) return undefined;
+    // At most MAX_LINE_FILE + 1 bytes: the file may have grown since the stat.
+    const bytes = readUpTo(fh.fd, MAX_LINE_FILE);
+    if (bytes.length > MAX_LINE_FILE || bytes.includes(0)) return undefined;
     return new TextDecoder("utf-8", { fatal: false }).decode(bytes).split(/\r?\n/);
   } catch {
     return undefined;

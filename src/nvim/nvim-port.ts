@@ -49,7 +49,7 @@ export class NvimPort implements EditorPort {
   /** Writes and syncs over the editor's buffers (src/workspace/write-loop.ts). */
   private readonly writer: WriteLoop;
   /** Edits reviewed hunk by hunk in a permission question, waiting for their write or their tool call's end. */
-  private readonly partials = new PartialEdits();
+  private readonly partials: PartialEdits;
   /** Hides secrets in the agent's questions: the chat's (set by its host), else key-like values only. */
   redactor = new Redactor();
   /**
@@ -68,6 +68,7 @@ export class NvimPort implements EditorPort {
     private readonly maxReadBytes = DEFAULT_MAX_READ_BYTES,
     private readonly writeMode: WriteMode = "review",
   ) {
+    this.partials = new PartialEdits(maxReadBytes);
     this.writer = new WriteLoop(
       nvimBuffers(bridge, (q, signal) => this.ask("review", q, signal)),
       writeMode,

@@ -9,7 +9,7 @@
  * - an agent that writes itself: right after its tool call ends, the rejected hunks are put
  *   back in the file (PartialEdits.afterToolCall), as a three-way merge, so nothing else is lost.
  */
-import { diskSnapshot } from "../workspace/disk.js";
+import { DEFAULT_MAX_READ_BYTES, diskSnapshot } from "../workspace/disk.js";
 import type { PermissionOutcome, RequestPermissionRequest } from "../protocol/schema.js";
 import { compose, diffTexts, type Hunk } from "../workspace/hunks.js";
 import { joinText, sameText, splitText, type Text, type TextFile } from "../workspace/text-codec.js";
@@ -45,15 +45,19 @@ export type AskReview = (question: unknown) => Promise<unknown>;
  * The file's current text: its buffer when it holds unsaved edits, else the disk (a buffer
  * without edits may not have reloaded yet what the agent just wrote); `like`: how it is encoded.
  */
-async function currentText(path: string, live: LiveFiles): Promise<{ text: Text; like?: TextFile } | undefined> {
+async function currentText(
+  path: string,
+  live: LiveFiles,
+  maxBytes: number,
+): Promise<{ text: Text; like?: TextFile } | undefined> {
   const b = await live.buffer(path);
   if (b?.modified) return { text: b.text };
-  return diskText(path);
+  return diskText(path, maxBytes);
 }
 
 /** The file on disk, decoded (a missing or unreadable file reads as no text; undefined: not a text file). */
-async function diskText(path: string): Promise<{ text: Text; like?: TextFile } | undefined> {
-  const d = await diskSnapshot(path, Number.MAX_SAFE_INTEGER).catch(() => undefined);
+async function diskText(path: string, maxBytes: number): Promise<{ text: Text; like?: TextFile } | undefined> {
+  const d = await diskSnapshot(path, maxBytes).catch(() => undefined);
   if (!d?.exists) return { text: { lines: [], eol: false } };
   return d.file ? { text: { lines: d.file.lines, eol: d.file.eol }, like: d.file } : undefined;
 }
@@ -81,6 +85,9 @@ export function wholeFile(
 export class PartialEdits {
   private readonly pending: PartialEdit[] = [];
 
+  /** `maxBytes`: the session's read limit (fs.max_read_bytes); a larger file is not read. */
+  constructor(private readonly maxBytes = DEFAULT_MAX_READ_BYTES) {}
+
   /**
    * Review each diff of the tool call hunk by hunk; the answer to give the agent (an option of
    * its own), and the partial edits to carry out.
@@ -89,10 +96,10 @@ export class PartialEdits {
     const proposals: Proposal[] = [];
     for (const c of req.toolCall.content ?? []) {
       if (c.type !== "diff") continue;
-      const { before, after } = wholeFile((await currentText(c.path, live))?.text, c.oldText, c.newText);
+      const { before, after } = wholeFile((await currentText(c.path, live, this.maxBytes))?.text, c.oldText, c.newText);
       proposals.push({
         path: c.path,
-        disk: (await diskText(c.path))?.text,
+        disk: (await diskText(c.path, this.maxBytes))?.text,
         before,
         after,
         hunks: diffTexts(before, after).hunks,
@@ -172,7 +179,7 @@ export class PartialEdits {
       if (e.accepted === e.hunks) continue;
       // An agent that writes itself writes the disk: that is where its hunks are (a buffer with
       // the user's unsaved edits never had them).
-      const cur = await diskText(e.path);
+      const cur = await diskText(e.path, this.maxBytes);
       const now = cur?.text;
       // The tool call wrote nothing there (it failed, or wrote elsewhere): nothing to take out,
       // and nothing to tell (saying "the other hunks are still in it" would be untrue).

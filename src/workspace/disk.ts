@@ -3,28 +3,34 @@
  * snapshot: its bytes decoded like Vim would, with a fingerprint to compare later), and a write
  * that lands only if the file is still what the decision was made against.
  *
- * Writes keep the file's mode (and owner, when allowed), write in place when the file has
- * several hard links (like Vim's 'backupcopy' "auto": every name sees the new content), and are
- * atomic otherwise (a temporary file renamed over the old one). The path comes resolved through
- * its symlinks from the session's boundary, so a symlink keeps pointing at the written file.
+ * Writes are atomic (a new file written in the file's folder and renamed over the old one, or
+ * linked in place of a missing one) and keep the file's mode (and owner, when allowed). The last
+ * step is one synchronous block in the folder opened by descriptor (workspace/pinned-folder.ts):
+ * the opened folder is checked, the file's fingerprint compared again, and the file put in
+ * place, with nothing awaited in between, so a folder swapped for a link is never written in.
+ * A file is never written in place: a hard link to a file outside gets a file of its own here
+ * and the outside file keeps its text (its mode is not copied: it may be anyone's). The path
+ * comes resolved through its symlinks from the session's boundary, so a symlink keeps pointing
+ * at the written file.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { createHash } from "node:crypto";
 import {
-  access,
-  chown,
-  link,
-  lstat,
-  mkdir,
-  open,
-  realpath,
-  rename,
-  stat,
-  unlink,
-  type FileHandle,
-} from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  type Stats,
+} from "node:fs";
+import { access, open, realpath, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
+import { inFolder, makeFolders, tempName, unlinkQuiet, writeNewFile } from "./pinned-folder.js";
+import { readUpTo } from "./small-file.js";
 import { decodeBytes, type TextFile } from "./text-codec.js";
 
 export const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024;
@@ -69,31 +75,15 @@ export async function assertUnmoved(path: string, ino?: number): Promise<void> {
   }
 }
 
-/**
- * Create `dir` and its missing parents one at a time, each under a parent that is still where
- * the boundary check saw it (a parent swapped for a symlink meanwhile would lead outside).
- */
-async function makeParents(dir: string): Promise<void> {
-  const missing: string[] = [];
-  let cur = dir;
-  while (
-    !(await access(cur).then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    const parent = dirname(cur);
-    if (parent === cur) break;
-    missing.unshift(cur);
-    cur = parent;
-  }
-  await assertUnmoved(cur);
-  for (const d of missing) {
-    await mkdir(d).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== "EEXIST") throw e;
-    });
-    await assertUnmoved(d);
-  }
+/** Throws unless the folder that was opened is `dir` itself or a folder above it. */
+function sameFolder(dir: string): (real: string) => void {
+  return (real) => {
+    if (real !== dir && !dir.startsWith(real.endsWith("/") ? real : `${real}/`))
+      throw new RpcError(
+        ErrorCodes.InvalidParams,
+        `Access denied: ${dir} changed (a symlink was swapped in) after it was checked`,
+      );
+  };
 }
 
 /** The file as it is now. Missing files are `{ exists: false }`; other failures throw. */
@@ -143,10 +133,17 @@ export async function diskSnapshot(path: string, maxBytes = DEFAULT_MAX_READ_BYT
     const opened = await fh.stat();
     if (!opened.isFile()) throw new RpcError(ErrorCodes.InternalError, `${path} is not a regular file`);
     await assertUnmoved(path, opened.ino);
-    bytes = await fh.readFile();
+    // At most maxBytes + 1: a file that grew since the stat is not read to its end.
+    bytes = readUpTo(fh.fd, maxBytes);
   } finally {
     await fh.close();
   }
+  if (bytes.length > maxBytes)
+    return {
+      ...base,
+      fingerprint: { exists: true, hash: `size:${st.size}:${st.mtimeMs}` },
+      refused: { why: "too-large", message: `${path} is over the ${maxBytes}-byte read limit (fs.max_read_bytes)` },
+    };
   const fingerprint = { exists: true, hash: hashBytes(bytes) };
   const d = decodeBytes(bytes);
   if (!d.ok) return { ...base, fingerprint, refused: { why: "binary", message: `${path} ${d.message}` } };
@@ -174,11 +171,11 @@ export async function stillIs(
   return now.fingerprint.exists === expected.exists && now.fingerprint.hash === expected.hash;
 }
 
-export type DiskWriteResult = { result: "written"; how: "created" | "replaced" | "in place" } | { result: "changed" };
+export type DiskWriteResult = { result: "written"; how: "created" | "replaced" } | { result: "changed" };
 
 /**
- * Write `bytes` to `path` if the file is still `expected` (compared right before, and for a
- * replace once more right before the rename). Nothing is written when it changed.
+ * Write `bytes` to `path` if the file is still `expected`: compared once ahead, and again in
+ * the same synchronous block that puts the new file in place. Nothing is written when it changed.
  */
 export async function writeIfUnchanged(
   path: string,
@@ -187,89 +184,77 @@ export async function writeIfUnchanged(
   maxBytes = DEFAULT_MAX_READ_BYTES,
 ): Promise<DiskWriteResult> {
   const dir = dirname(path);
-  if (!expected.exists) await makeParents(dir);
-  await assertUnmoved(dir);
-  if (!(await stillIs(path, expected, maxBytes))) return { result: "changed" };
-  const fail = (e: unknown): never => {
+  try {
+    if (!expected.exists) makeFolders(path, sameFolder(dir));
+    if (!(await stillIs(path, expected, maxBytes))) return { result: "changed" };
+    return putInPlace(path, bytes, expected, maxBytes);
+  } catch (e) {
     if (e instanceof RpcError) throw e;
     throw new RpcError(ErrorCodes.InternalError, `could not write ${path}: ${(e as Error).message}`);
-  };
-  if (!expected.exists) {
-    // A new file: created only if nobody created it meanwhile (link() never replaces).
-    const tmp = tempName(path);
+  }
+}
+
+/** The last step, synchronous from the folder's check to the link or rename. */
+function putInPlace(path: string, bytes: Uint8Array, expected: Fingerprint, maxBytes: number): DiskWriteResult {
+  return inFolder(path, sameFolder(dirname(path)), (f, name) => {
+    const now = fingerprintAt(f.at(name), maxBytes);
+    if (now.exists !== expected.exists || now.hash !== expected.hash) return { result: "changed" };
+    // The mode and owner of the project's own file; one with other links may be anyone's.
+    const own = now.st?.nlink === 1 ? now.st : undefined;
+    const tmp = tempName();
+    writeNewFile(
+      f,
+      tmp,
+      bytes,
+      own ? own.mode & 0o7777 : 0o666,
+      (fd) => {
+        if (!own) return;
+        fchmodSync(fd, own.mode & 0o7777); // open() applied the umask
+        if (process.getuid?.() === 0 && (own.uid !== 0 || own.gid !== 0)) {
+          try {
+            fchownSync(fd, own.uid, own.gid);
+          } catch {
+            // kept as root's
+          }
+        }
+      },
+      true,
+    );
     try {
-      await writeSynced(tmp, bytes);
-      await link(tmp, path);
-      return { result: "written", how: "created" };
+      if (!expected.exists) {
+        // link() never replaces: a file created by anyone meanwhile is left alone.
+        linkSync(f.at(tmp), f.at(name));
+        return { result: "written", how: "created" };
+      }
+      renameSync(f.at(tmp), f.at(name));
+      return { result: "written", how: "replaced" };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST") return { result: "changed" };
-      return fail(e);
+      throw e;
     } finally {
-      await unlink(tmp).catch(() => undefined);
+      unlinkQuiet(f.at(tmp));
     }
-  }
-  const st = await lstat(path);
-  if (st.nlink > 1) {
-    // Every name of the file must see the new content: write in place, as Vim does.
-    try {
-      const fh = await open(path, "r+");
-      try {
-        await writeAll(fh, bytes);
-        await fh.truncate(bytes.length);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      return { result: "written", how: "in place" };
-    } catch (e) {
-      return fail(e);
-    }
-  }
-  const tmp = tempName(path);
+  });
+}
+
+/** The fingerprint of the entry at `p` (not following a link there), read with at most maxBytes + 1 bytes. */
+function fingerprintAt(p: string, maxBytes: number): Fingerprint & { st?: Stats } {
+  let st: Stats;
   try {
-    await writeSynced(tmp, bytes, st.mode & 0o7777);
-    if (process.getuid?.() === 0 && (st.uid !== 0 || st.gid !== 0))
-      await chown(tmp, st.uid, st.gid).catch(() => undefined);
-    // Checked again right before the rename: the window for a change or a swap is minimal.
-    await assertUnmoved(dir);
-    if (!(await stillIs(path, expected, maxBytes))) {
-      await unlink(tmp).catch(() => undefined);
-      return { result: "changed" };
-    }
-    await rename(tmp, path);
-    return { result: "written", how: "replaced" };
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    return fail(e);
+    st = lstatSync(p);
+  } catch {
+    return { exists: false };
   }
-}
-
-function tempName(path: string): string {
-  return join(dirname(path), `.${basename(path)}.acpchat-${randomBytes(4).toString("hex")}.tmp`);
-}
-
-/** Write a new file; with `mode` (the old file's), exactly that mode, else the umask's default. */
-/**
- * Every byte, or an error: one write() may write only part (a full disk answers with a short
- * count first, and ENOSPC only on the next call), which must never pass for success.
- */
-async function writeAll(fh: FileHandle, bytes: Uint8Array): Promise<void> {
-  let done = 0;
-  while (done < bytes.length) {
-    const { bytesWritten } = await fh.write(bytes, done, bytes.length - done, done);
-    if (bytesWritten <= 0) throw new Error(`wrote ${done} of ${bytes.length} bytes`);
-    done += bytesWritten;
-  }
-}
-
-async function writeSynced(file: string, bytes: Uint8Array, mode?: number): Promise<void> {
-  const fh = await open(file, "wx", mode ?? 0o666);
+  // A link or anything but a file here now: not what the decision was made against.
+  if (!st.isFile()) return { exists: true, hash: "not-a-file" };
+  const fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    await writeAll(fh, bytes);
-    // open() applies the umask: the old file's mode is set exactly.
-    if (mode !== undefined) await fh.chmod(mode);
-    await fh.sync();
+    const fst = fstatSync(fd);
+    if (!fst.isFile()) return { exists: true, hash: "not-a-file" };
+    const bytes = readUpTo(fd, maxBytes);
+    if (bytes.length > maxBytes) return { exists: true, hash: `size:${fst.size}:${fst.mtimeMs}`, st: fst };
+    return { exists: true, hash: hashBytes(bytes), st: fst };
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }

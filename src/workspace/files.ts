@@ -45,9 +45,9 @@ export async function readFileWindow(
 }
 
 /** Write `content` (UTF-8) to `path` atomically, keeping the file's mode, creating parent directories. */
-export async function writeFileAtomic(path: string, content: string): Promise<void> {
-  const snap = await diskSnapshot(path, Number.MAX_SAFE_INTEGER);
-  const r = await writeIfUnchanged(path, Buffer.from(content, "utf8"), snap.fingerprint, Number.MAX_SAFE_INTEGER);
+export async function writeFileAtomic(path: string, content: string, maxBytes = DEFAULT_MAX_READ_BYTES): Promise<void> {
+  const snap = await diskSnapshot(path, maxBytes);
+  const r = await writeIfUnchanged(path, Buffer.from(content, "utf8"), snap.fingerprint, maxBytes);
   if (r.result === "changed")
     throw new RpcError(ErrorCodes.InternalError, `${path} changed while it was being written; nothing was written`);
 }

@@ -44,3 +44,20 @@ export function readSmallFile(path: string, maxBytes: number, opts: { follow?: b
 export function readSmallText(path: string, maxBytes: number): string {
   return readSmallFile(path, maxBytes)?.toString("utf8") ?? "";
 }
+
+/**
+ * At most `limit + 1` bytes from `fd` (from its start): more than `limit` means "too large",
+ * whatever a stat said before (a file may grow while it is read; /proc files say size 0).
+ */
+export function readUpTo(fd: number, limit: number): Buffer {
+  const chunks: Buffer[] = [];
+  let got = 0;
+  while (got <= limit) {
+    const buf = Buffer.alloc(Math.min(1 << 16, limit + 1 - got));
+    const n = readSync(fd, buf, 0, buf.length, got);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    got += n;
+  }
+  return Buffer.concat(chunks, got);
+}

@@ -2,6 +2,7 @@
 import {
   chmodSync,
   linkSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
@@ -10,6 +11,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -37,13 +39,16 @@ describe("disk writes", () => {
     expect(readdirSync(d).sort()).toEqual(["a", "x.sh"]);
   });
 
-  it("a hard-linked file is written in place: both names see the new content", async () => {
+  it("a hard link to a file outside loses its name here: the outside file keeps its text", async () => {
     const d = root();
-    writeFileSync(join(d, "one"), "old\n");
-    linkSync(join(d, "one"), join(d, "two"));
-    expect(await plannedWrite(join(d, "one"), "new\n")).toEqual({ result: "written", how: "in place" });
-    expect(readFileSync(join(d, "two"), "utf8")).toBe("new\n");
-    expect(statSync(join(d, "one")).ino).toBe(statSync(join(d, "two")).ino);
+    const outside = root();
+    writeFileSync(join(outside, "bashrc"), "user's\n");
+    linkSync(join(outside, "bashrc"), join(d, "notes.txt"));
+    expect(await plannedWrite(join(d, "notes.txt"), "agent\n")).toEqual({ result: "written", how: "replaced" });
+    expect(readFileSync(join(outside, "bashrc"), "utf8")).toBe("user's\n");
+    expect(readFileSync(join(d, "notes.txt"), "utf8")).toBe("agent\n");
+    expect(statSync(join(d, "notes.txt")).nlink).toBe(1);
+    expect(readdirSync(d)).toEqual(["notes.txt"]);
   });
 
   it("a symlink keeps pointing at the file (the boundary resolves the path; the target is written)", async () => {
@@ -92,6 +97,38 @@ describe("disk writes", () => {
     expect(await writeIfUnchanged(g, Buffer.from("agent\n"), missing.fingerprint)).toEqual({ result: "changed" });
     expect(readFileSync(g, "utf8")).toBe("created meanwhile\n");
   });
+
+  it("a file that grows past the limit after its stat is not read to its end (/proc: size 0, many bytes)", async () => {
+    const snap = await diskSnapshot(`/proc/${process.pid}/maps`, 10);
+    expect(snap).toMatchObject({ exists: true, refused: { why: "too-large" } });
+  });
+
+  it("a folder flipped to a link to outside, again and again, while new files are written: nothing lands outside", async () => {
+    const d = root();
+    const outside = root();
+    mkdirSync(join(d, "sub"));
+    // The agent's daemon, as fast as renames go: sub is a link to outside half of the time.
+    symlinkSync(outside, join(d, "sub.link"));
+    // (A write that makes "sub" while it is away stops a rename for a moment, not the loop.)
+    const flip = `const fs = require("fs"); process.chdir(process.argv[1]);
+      const mv = (a, b) => { try { fs.renameSync(a, b); } catch {} };
+      for (;;) { mv("sub", "sub.real"); mv("sub.link", "sub"); mv("sub", "sub.link"); mv("sub.real", "sub"); }`;
+    const flipper = spawn(process.execPath, ["-e", flip, d], { stdio: "ignore" });
+    try {
+      await new Promise((r) => setTimeout(r, 50));
+      const until = Date.now() + 6000;
+      for (let i = 0; i < 1000 && Date.now() < until; i++) {
+        await writeIfUnchanged(join(d, "sub", `n${i}`), Buffer.from(`${i}\n`), { exists: false }).catch(
+          () => undefined,
+        );
+      }
+    } finally {
+      const exited = new Promise((r) => flipper.once("exit", r));
+      flipper.kill("SIGKILL");
+      await exited;
+    }
+    expect(readdirSync(outside)).toEqual([]);
+  }, 60_000);
 
   it("round trips Latin-1, CP1252, UTF-16 with BOM, UTF-8 with BOM, CRLF and no final newline byte for byte", async () => {
     const d = root();

@@ -266,9 +266,18 @@ function M.save(p)
   end
   -- `write!`: Node checked the disk right before (Vim's own check would ask y/n and stop the
   -- editor when only the file's time changed).
+  -- 'writebackup' with 'backupcopy' "no": the file is renamed aside and a new one written, so
+  -- a hard link (maybe to a file outside the project) keeps its text; "auto" or no backup at
+  -- all would write into it; the backup goes beside the file (a rename, never across disks), and
+  -- 'backupskip' (/tmp/* by default) would skip it. All are put back after.
+  local wb, bsk, bdir, bkc = vim.o.writebackup, vim.o.backupskip, vim.o.backupdir, vim.bo[b].backupcopy
+  vim.o.writebackup, vim.o.backupskip, vim.o.backupdir = true, "", "."
+  vim.bo[b].backupcopy = "no"
   local ok, err = pcall(api.nvim_buf_call, b, function()
     vim.cmd("silent write!")
   end)
+  vim.o.writebackup, vim.o.backupskip, vim.o.backupdir = wb, bsk, bdir
+  vim.bo[b].backupcopy = bkc
   if not ok then
     return { result = "not_saved", error = (tostring(err):gsub("^.-Vim[^:]*:", "")) }
   end
