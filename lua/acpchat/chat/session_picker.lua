@@ -4,6 +4,8 @@
 -- inputlist that waits for every agent and prints thousands of lines); a picker the user
 -- installed (telescope, fzf-lua, dressing) gets the whole list through vim.ui.select instead.
 
+local util = require("acpchat.util")
+
 local api = vim.api
 local M = {}
 
@@ -252,6 +254,8 @@ function M.pick(names, delete, d)
         waiting[name] = nil
         if err then
           failed[#failed + 1] = name
+          -- The whole error (redacted by the host) in :messages; the title only names the agent.
+          util.notify("acpchat: could not list the sessions of " .. name .. ": " .. err, vim.log.levels.ERROR)
         elseif delete and not res.can_delete or not delete and not res.can_open then
           failed[#failed + 1] = name .. (delete and " (cannot delete)" or " (cannot open)")
         else
