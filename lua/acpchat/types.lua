@@ -9,6 +9,7 @@
 ---@field agent string               the agent's name (a key of config.agents())
 ---@field spec acpchat.AgentSpec     the agent's resolved configuration, sent to Node on open
 ---@field tab integer                the tabpage it was last shown in (registry.mark_shown)
+---@field split_size integer|nil     its split's width (or height) when it was last hidden (layout.hide)
 ---@field cwd string                 the session's folder
 ---@field buf integer                the transcript buffer
 ---@field prompt_buf integer         the prompt buffer

@@ -74,6 +74,9 @@ export class TurnCheckpoints {
   readonly first: Promise<Checkpoint | undefined>;
   private firstTaken = false;
 
+  /** Turns up to this one are local history shown after a resume: no checkpoint of them here. */
+  historyTurns = 0;
+
   constructor(
     readonly store: CheckpointStore,
     readonly cwd: string,

@@ -51,6 +51,8 @@ export interface OpenParams {
   sessionIndex?: string;
   /** Continue this earlier session instead of starting a new one. */
   resume?: string;
+  /** With `resume`: the turns of the local history shown if the agent replays nothing (numbers go on after them). */
+  historyTurns?: number;
   /** The chat lived in a Node host that died: its transcript is on screen already. */
   reopen?: boolean;
   /** Option `unstable`: advertise and handle the unstable additions of ACP v1. */

@@ -104,7 +104,12 @@ export function openChat(
   const queue = new RenderQueue({ frameMs: p.frameMs, send: (ops) => view.send(ops), status: () => statusOf(chat) });
   // The view shows "starting" at once (a crashed chat's view must not look crashed meanwhile).
   queue.push([{ type: "meta" }]);
-  chat.start(p.fork ? { sessionId: p.fork, fork: true } : p.resume ? { sessionId: p.resume } : undefined).then(
+  const from = p.fork
+    ? { sessionId: p.fork, fork: true }
+    : p.resume
+      ? { sessionId: p.resume, historyTurns: p.historyTurns }
+      : undefined;
+  chat.start(from).then(
     async () => {
       touch();
       void checkpoints?.store.ready.then(() => chat.sayCheckpointsOff());

@@ -5,10 +5,13 @@
  */
 import type {
   ContentBlock,
+  KnownSessionUpdate,
+  OptInSessionUpdate,
   PlanEntry,
   SessionConfigOption,
   ToolCallContent,
   ToolCallStatus,
+  ToolCallUpdate,
 } from "../protocol/schema.js";
 import type { FileChange } from "../checkpoints/types.js";
 import type { MediaBlock } from "./media.js";
@@ -36,7 +39,10 @@ export interface ToolCallState {
   rawInput?: unknown;
   rawOutput?: unknown;
   /** Live output of a client terminal shown in this call, or streamed by the agent in `_meta`. */
-  terminals: Record<string, { tail: string; exit?: string; failed?: boolean; full?: string; dropped?: boolean }>;
+  terminals: Record<
+    string,
+    { tail: string; exit?: string; failed?: boolean; full?: string; dropped?: boolean; fromRaw?: boolean }
+  >;
   /** The user rejected (or dismissed) the permission question about it. */
   rejected?: boolean;
   turn: number;
@@ -137,6 +143,45 @@ export function optionName(opt: SessionConfigOption & { type: "select" }, value:
   );
   return flat.find((o) => o.value === value)?.name ?? value;
 }
+
+/**
+ * The tool call a permission question is about, as complete as the client knows it: the
+ * request's own fields (often only the id) over what the agent announced for that id in this
+ * turn (title, kind, locations, raw input, content with its diffs).
+ */
+export function mergeKnownToolCall(tc: ToolCallUpdate, known: ToolCallState | undefined): ToolCallUpdate {
+  if (!known) return tc;
+  const merged: ToolCallUpdate = { ...tc };
+  const has = (v: unknown) => v !== undefined && v !== null;
+  if (!has(tc.title) && known.title && known.title !== known.toolCallId) merged.title = known.title;
+  if (!has(tc.kind) && known.kind) merged.kind = known.kind;
+  if (!has(tc.name) && known.toolName) merged.name = known.toolName;
+  if (!has(tc.locations) && known.locations.length > 0) merged.locations = known.locations;
+  if (!has(tc.content) && known.content.length > 0) merged.content = known.content;
+  if (tc.rawInput === undefined && known.rawInput !== undefined) merged.rawInput = known.rawInput;
+  return merged;
+}
+
+/** The variants the client opted in to (`clientCapabilities.session`). */
+export function isOptIn(u: KnownSessionUpdate | OptInSessionUpdate): u is OptInSessionUpdate {
+  return (
+    u.sessionUpdate === "notice" ||
+    u.sessionUpdate === "compaction_update" ||
+    u.sessionUpdate === "compaction_summary_chunk"
+  );
+}
+
+/** What the agent says of a call it ended (cancelled and unfinished are the client's words). */
+export const ENDED = new Set<string>(["completed", "failed"]);
+
+/** Updates that are the agent's work: arriving after the turn's end, they are late work. */
+export const LATE_WORK = new Set<string>([
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "tool_call",
+  "tool_call_update",
+  "plan",
+]);
 
 // The feature modules' blocks (src/session/features/): types only, so that session-state.ts can
 // name them without depending on the modules that make them.

@@ -18,12 +18,22 @@ import type {
   StopReason,
   ToolCallUpdate,
 } from "../protocol/schema.js";
-import { applyTerminalMeta, clipTail } from "./tool-terminals.js";
+import {
+  applyTerminalMeta,
+  fillTerminalsFromRawOutput,
+  metaTerminalsOf,
+  showClientTerminal,
+  type MetaTerminal,
+} from "./tool-terminals.js";
 import { MessageBlocks } from "./message-blocks.js";
 import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
 import {
   contentText,
+  ENDED,
+  isOptIn,
+  LATE_WORK,
+  mergeKnownToolCall,
   metaToolName,
   noticeLevel,
   optionName,
@@ -65,6 +75,9 @@ export class SessionState {
   turn = 0;
   lastStopReason: StopReason | undefined;
   private pendingPermissions = 0;
+  /** Work after the turn's end (claude-agent-acp, after a cancel): the chat says it is working. */
+  lateWork = false;
+  private turnsEnded = 0;
   private appendsSinceFlatten = 0;
   private nextBlock = 0;
   /** Number of unknown or invalid updates seen, by variant name (shown once each in the log). */
@@ -76,6 +89,7 @@ export class SessionState {
   beginTurn(prompt: ContentBlock[]): TranscriptEvent[] {
     this.turn++;
     this.turnState = "prompting";
+    this.lateWork = false;
     const ev = [
       this.addBlock({ type: "turn", turn: this.turn }),
       this.addBlock({ type: "user", text: promptText(prompt), turn: this.turn }),
@@ -89,6 +103,8 @@ export class SessionState {
   /** The `session/prompt` response arrived (or the turn failed). */
   endTurn(stopReason: StopReason | undefined): TranscriptEvent[] {
     this.turnState = "idle";
+    this.turnsEnded++;
+    this.lateWork = false;
     this.lastStopReason = stopReason;
     this.pendingPermissions = 0;
     // The reply is done growing: its text keeps no rope nodes (they add up over a long session).
@@ -113,10 +129,10 @@ export class SessionState {
   }
 
   /** Tool calls of `turn` still pending or running are marked `how`; their blocks redraw. */
-  private settleToolCalls(turn: number, how: "cancelled" | "unfinished"): TranscriptEvent[] {
+  private settleToolCalls(turn: number | undefined, how: "cancelled" | "unfinished"): TranscriptEvent[] {
     const events: TranscriptEvent[] = [];
     for (const call of this.toolCalls.values()) {
-      if (call.turn === turn && (call.status === "pending" || call.status === "in_progress")) {
+      if ((turn === undefined || call.turn === turn) && (call.status === "pending" || call.status === "in_progress")) {
         call.status = how;
         events.push({ type: "update", block: this.byId.get(call.blockId)! });
       }
@@ -133,7 +149,8 @@ export class SessionState {
 
   permissionAsked(): TranscriptEvent[] {
     this.pendingPermissions++;
-    if (this.turnState === "cancelling" || this.turnState === "idle") return [];
+    if (this.turnState === "idle") return this.noteLateWork();
+    if (this.turnState === "cancelling") return [];
     this.turnState = "waiting_permission";
     return [{ type: "meta" }];
   }
@@ -143,6 +160,21 @@ export class SessionState {
     if (this.turnState !== "waiting_permission" || this.pendingPermissions > 0) return [];
     this.turnState = "streaming";
     return [{ type: "meta" }];
+  }
+
+  /** Work arrived after the turn's end (not a replay: a turn of this chat has ended). */
+  private noteLateWork(): TranscriptEvent[] {
+    if (this.turnState !== "idle" || this.turnsEnded === 0 || this.lateWork) return [];
+    this.lateWork = true;
+    return [{ type: "meta" }];
+  }
+
+  /** Late work is over when no tool call is open and no question waits, or when cancelled. */
+  settleLateWork(cancel = false): TranscriptEvent[] {
+    const open = [...this.toolCalls.values()].some((c) => c.status === "pending" || c.status === "in_progress");
+    if (!this.lateWork || (!cancel && (open || this.pendingPermissions > 0))) return [];
+    this.lateWork = false;
+    return [...(cancel ? this.settleToolCalls(undefined, "cancelled") : []), { type: "meta" }];
   }
 
   /** A block of the files a step changed (src/checkpoints/turns.ts). */
@@ -157,7 +189,7 @@ export class SessionState {
   // ---------- session/update ----------
 
   apply(update: SessionUpdate): TranscriptEvent[] {
-    const events: TranscriptEvent[] = [];
+    const events: TranscriptEvent[] = LATE_WORK.has(update.sessionUpdate) ? this.noteLateWork() : [];
     if (this.turnState === "prompting") {
       this.turnState = "streaming";
       events.push({ type: "meta" });
@@ -293,7 +325,9 @@ export class SessionState {
   /** `tool_call` may arrive twice (upsert); `tool_call_update` replaces only the fields present. */
   private upsertToolCall(u: Record<string, unknown> & { toolCallId: string }, isCreate: boolean): TranscriptEvent[] {
     // An id reused in a later turn is a new tool call: the earlier turn's block stays as it was.
-    let call = this.currentToolCall(u.toolCallId);
+    // An update for an earlier turn's call the agent never ended (it goes on after a cancel) is drawn there.
+    const earlier = isCreate ? undefined : this.toolCalls.get(u.toolCallId);
+    let call = this.currentToolCall(u.toolCallId) ?? (earlier && !ENDED.has(earlier.status) ? earlier : undefined);
     const fresh = !call;
     if (!call) {
       call = {
@@ -322,6 +356,7 @@ export class SessionState {
     const name = typeof u.name === "string" && u.name ? u.name : metaToolName(u._meta);
     if (name) call.toolName = name;
     applyTerminalMeta(call, u._meta);
+    fillTerminalsFromRawOutput(call);
     if (fresh && !isCreate && !call.title) call.title = call.toolCallId;
     // A subagent's tool call is drawn inside its Task's block (which then redraws), not apart.
     const parent = fresh ? this.nestUnder(call, u._meta) : undefined;
@@ -375,47 +410,18 @@ export class SessionState {
    * turn (title, kind, locations, raw input, content with its diffs).
    */
   permissionToolCall(tc: ToolCallUpdate): ToolCallUpdate {
-    const known = this.currentToolCall(tc.toolCallId);
-    if (!known) return tc;
-    const merged: ToolCallUpdate = { ...tc };
-    const has = (v: unknown) => v !== undefined && v !== null;
-    if (!has(tc.title) && known.title && known.title !== known.toolCallId) merged.title = known.title;
-    if (!has(tc.kind) && known.kind) merged.kind = known.kind;
-    if (!has(tc.name) && known.toolName) merged.name = known.toolName;
-    if (!has(tc.locations) && known.locations.length > 0) merged.locations = known.locations;
-    if (!has(tc.content) && known.content.length > 0) merged.content = known.content;
-    if (tc.rawInput === undefined && known.rawInput !== undefined) merged.rawInput = known.rawInput;
-    return merged;
+    return mergeKnownToolCall(tc, this.currentToolCall(tc.toolCallId));
   }
 
-  /** claude-agent-acp / codex-acp stream terminal output through `_meta` (terminal_info/output/exit). */
   /** The terminals an agent ran itself and streamed in `_meta` (claude-agent-acp, codex-acp), in order. */
-  metaTerminals(): { id: string; output: string; exit?: string; failed?: boolean; truncated?: boolean }[] {
-    const out: { id: string; output: string; exit?: string; failed?: boolean; truncated?: boolean }[] = [];
-    for (const call of this.toolCalls.values()) {
-      for (const [id, t] of Object.entries(call.terminals)) {
-        if (t.full !== undefined)
-          out.push({
-            id,
-            output: t.full,
-            exit: t.exit,
-            failed: t.failed || undefined,
-            truncated: t.dropped || undefined,
-          });
-      }
-    }
-    return out;
+  metaTerminals(): MetaTerminal[] {
+    return metaTerminalsOf(this.toolCalls.values());
   }
 
   /** Output of a client-side terminal shown in a tool call. */
   terminalOutput(terminalId: string, tail: string, exit?: string, failed?: boolean): TranscriptEvent[] {
-    const events: TranscriptEvent[] = [];
-    for (const call of this.toolCalls.values()) {
-      if (!call.content.some((c) => c.type === "terminal" && c.terminalId === terminalId)) continue;
-      call.terminals[terminalId] = failed ? { tail: clipTail(tail), exit, failed } : { tail: clipTail(tail), exit };
-      events.push({ type: "update", block: this.byId.get(call.blockId)! });
-    }
-    return events;
+    const changed = showClientTerminal(this.toolCalls.values(), terminalId, tail, exit, failed);
+    return changed.map((call) => ({ type: "update", block: this.byId.get(call.blockId)! }));
   }
 
   /** The plan is replaced whole; it is drawn once per turn and redrawn in place. */
@@ -531,14 +537,6 @@ export class SessionState {
     this.byId.set(key, block);
     return { type: "add", block };
   }
-}
-
-function isOptIn(u: KnownSessionUpdate | OptInSessionUpdate): u is OptInSessionUpdate {
-  return (
-    u.sessionUpdate === "notice" ||
-    u.sessionUpdate === "compaction_update" ||
-    u.sessionUpdate === "compaction_summary_chunk"
-  );
 }
 
 /** Make V8 flatten a cons string in place (ToNumber needs the flat characters). */

@@ -411,7 +411,7 @@ export function stateName(f: ChatFacts, s: SessionState): ChatStateName {
     case "failed":
       return "crashed";
     case "ready":
-      return s.turnState === "idle" ? "ready" : s.turnState === "cancelling" ? "cancelling" : "running";
+      return s.turnState === "idle" && !s.lateWork ? "ready" : s.turnState === "cancelling" ? "cancelling" : "running";
     default:
       return f.lifecycle;
   }
@@ -422,7 +422,8 @@ export function statusView(f: ChatFacts, s: SessionState): StatusView {
   return {
     agent: f.agent,
     state,
-    activity: s.turnState,
+    // After the turn's end the agent may go on (late work): it says so.
+    activity: s.turnState === "idle" && s.lateWork ? "still_working" : s.turnState,
     reason: state === "crashed" ? f.failure : undefined,
     title: s.title,
     mode: s.currentMode,

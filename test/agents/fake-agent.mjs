@@ -24,6 +24,8 @@
 //   {"sleep": ms}  {"raw": "line"} ($sessionId in it: the session's id)  {"exit": code}  {"signal": "SIGKILL"}  {"closeStdout": true}
 //   {"sh": "command"}  run a shell command in the agent's cwd (it writes files itself)
 //   {"hang": true}  never answer this prompt;  {"stop": "end_turn"}  the stop reason (default end_turn)
+//   {"answer": "end_turn"}  answer the prompt now with that stop reason and go on with the steps
+//     (claude-agent-acp after a cancel: the next prompt ends at once, its work arrives afterwards)
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 
@@ -98,7 +100,7 @@ function substitute(v, last) {
   return v;
 }
 
-async function runSteps(sessionId, steps, token) {
+async function runSteps(sessionId, steps, token, answer) {
   // "$last.sessionId" before any reply names it: the session the steps run in.
   let last = { sessionId };
   let stop = "end_turn";
@@ -197,6 +199,7 @@ async function runSteps(sessionId, steps, token) {
     }
     if (step.hang) await new Promise(() => setTimeout(() => undefined, 1 << 30));
     if (step.stop) stop = step.stop;
+    if (step.answer) answer?.(step.answer);
   }
   return token && cancelled.has(token) ? "cancelled" : stop;
 }
@@ -331,9 +334,13 @@ async function handle(msg) {
         if (scenario.title && !s.title) s.title = scenario.title;
         saveStore();
       }
-      const stop = await runSteps(params.sessionId, steps, token);
       // `usage`: the turn's tokens in the answer (unstable PromptResponse.usage).
-      return reply(scenario.usage ? { stopReason: stop, usage: scenario.usage } : { stopReason: stop });
+      let answered = false;
+      const answer = (stop) => {
+        if (!answered) reply(scenario.usage ? { stopReason: stop, usage: scenario.usage } : { stopReason: stop });
+        answered = true;
+      };
+      return answer(await runSteps(params.sessionId, steps, token, answer));
     }
     default:
       if (id !== undefined) return fail(-32601, `Method not found: ${method}`);

@@ -81,4 +81,57 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.waitFor(async () => (await c.text()).includes("│ peer-ran-42"), "the output's last chunk", 5000);
     expect(await c.text()).toContain("│ first line");
   });
+
+  it("output only in rawOutput (stdout, aggregated_output) beside terminal_exit: inline and in gt", async () => {
+    const t = await nvim(bin);
+    await setAgents(t, {
+      fake: {
+        turns: [
+          [
+            {
+              update: {
+                sessionUpdate: "tool_call",
+                toolCallId: "x3",
+                title: "ls",
+                kind: "execute",
+                status: "in_progress",
+                _meta: { terminal_info: { terminal_id: "x3" } },
+              },
+            },
+            {
+              update: {
+                sessionUpdate: "tool_call_update",
+                toolCallId: "x3",
+                status: "completed",
+                rawOutput: {
+                  call_id: "x3",
+                  exit_code: 0,
+                  stdout: "alpha.txt\nbeta.txt\n",
+                  stderr: "",
+                  aggregated_output: "alpha.txt\nbeta.txt\n",
+                  formatted_output: "alpha.txt\nbeta.txt\n",
+                },
+                _meta: { terminal_exit: { terminal_id: "x3", exit_code: 0, signal: null } },
+              },
+            },
+            { text: "listed" },
+          ],
+        ],
+      },
+    });
+    const c = await openChat(t);
+    await c.ready();
+    await sendAndWait(c, "list");
+    const lines = await c.lines();
+    const at = lines.findIndex((l) => l.includes("│ beta.txt"));
+    expect(lines[at - 1]).toContain("│ alpha.txt");
+    expect(lines[at + 1]).toContain("[exit 0]");
+    await t.nvim.command("AcpChatTerminal");
+    await t.waitFor(
+      async () => /terminal/.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the output window",
+    );
+    await t.waitFor(async () => (await t.lines(0))[0] === "alpha.txt", "the output in gt's view");
+    expect((await t.lines(0)).slice(0, 2)).toEqual(["alpha.txt", "beta.txt"]);
+  });
 });

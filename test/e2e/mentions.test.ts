@@ -239,6 +239,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     const offered = await ask(second, "@session:");
     const token = offered.find((l) => l.startsWith("@session:"));
     expect(token).toBeDefined();
+    // A chat with no title is named by its first prompt's words, not a piece of its id.
+    expect(token).toBe("@session:what-is-the-answer?-my-key");
     await sendAndWait(second, `continue from ${token}`);
     const p = prompt(t, 1);
     const res = p.find((b) => b.type === "resource") as { resource: { uri: string; text: string } } | undefined;

@@ -53,7 +53,7 @@ describe("block", function()
       "  │ one",
       "  │ two",
       "  │ [exit 0]  (gt: full output)",
-      "  │ [running]  (gt: full output)",
+      "  │ [failed]  (gt: full output)",
       "  note",
     }, lines)
     eq({

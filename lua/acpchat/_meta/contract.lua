@@ -364,6 +364,7 @@ error("Cannot require a meta file")
 ---@field permissions? { rules?: ({ action: "allow"|"reject", tool: string, kind?: string })[], store?: string }
 ---@field session_index? string The client's session index file.
 ---@field resume? string Continue this earlier session instead of starting a new one.
+---@field history_turns? number With `resume`: the turns of the local history shown if the agent replays nothing (numbers go on after them).
 ---@field reopen? boolean The chat lived in a Node host that died: its transcript is on screen already.
 ---@field unstable? boolean Option `unstable`: advertise and handle the unstable additions of ACP v1.
 ---@field fork? string `:AcpChatFork`: start with session/fork of this session (instead of session/new).

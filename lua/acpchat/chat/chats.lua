@@ -137,6 +137,8 @@ local function open_params(chat, agent, resume, reopen, fork)
     fork = fork,
     agent = M.agent_params(chat.agent, agent),
     resume = resume,
+    -- Shown above a resume that replays nothing: the new turns are numbered after its turns.
+    history_turns = resume and require("acpchat.transcript.history").turns(resume) or nil,
     session_index = index_file(),
     cwd = chat.cwd,
     log_dir = config.log_dir(),

@@ -177,6 +177,13 @@ function M.setup(chat, actions)
       return
     end
     local b = tool_at_cursor(chat)
+    local history_end = require("acpchat.transcript.history").end_row(chat)
+    if not b and history_end and api.nvim_win_get_cursor(0)[1] - 1 <= history_end then
+      return util.notify(
+        "acpchat: this is local history from before the resume: its tool calls and checkpoints stayed with the chat that ran them (gd works on the turns below it)",
+        vim.log.levels.WARN
+      )
+    end
     if not b then
       return util.notify("acpchat: no tool call under the cursor", vim.log.levels.WARN)
     end

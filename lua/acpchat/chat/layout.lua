@@ -142,12 +142,14 @@ api.nvim_create_autocmd({ "BufWinEnter", "WinNew" }, {
   end,
 })
 
---- Sizes the layout asks for, given the editor's size now.
-function M.sizes()
+--- Sizes the layout asks for, given the editor's size now (and `chat`'s own, when it has one).
+---@param chat acpchat.Chat|nil
+function M.sizes(chat)
   local layout = config.options.layout
   local vertical = layout.position == "right" or layout.position == "left"
   local total = vertical and vim.o.columns or vim.o.lines
-  local size = size_of(total, layout.size)
+  -- A chat shown again keeps the size its split had when it was hidden.
+  local size = chat and chat.split_size or size_of(total, layout.size)
   -- Never more than the editor minus room for one other window, never less than usable.
   size = math.max(vertical and 20 or 6, math.min(size, total - (vertical and 20 or 6)))
   local prompt_size = math.max(1, math.min(layout.prompt_height, math.floor(vim.o.lines / 4)))
@@ -301,7 +303,7 @@ function M.show(chat)
       border = "rounded",
     })
   else
-    local vertical, size, prompt_size = M.sizes()
+    local vertical, size, prompt_size = M.sizes(chat)
     local mods = ({ right = "botright vertical", left = "topleft vertical", top = "topleft", bottom = "botright" })[layout.position]
     vim.cmd(string.format("%s %dsplit", mods, size))
     tw = api.nvim_get_current_win()
@@ -334,7 +336,7 @@ function M.resize(chat)
   if layout.position == "float" then
     return
   end
-  local vertical, size, prompt_size = M.sizes()
+  local vertical, size, prompt_size = M.sizes(chat)
   for _, w in ipairs(wins_of(chat.buf)) do
     if api.nvim_win_get_config(w).relative == "" then
       if vertical then
@@ -385,6 +387,13 @@ end
 
 ---@param chat acpchat.Chat
 function M.hide(chat)
+  -- The size the user gave the transcript's split comes back when the chat is shown again.
+  local vertical = M.sizes()
+  for _, w in ipairs(wins_of(chat.buf)) do
+    if api.nvim_win_get_config(w).relative == "" then
+      chat.split_size = vertical and api.nvim_win_get_width(w) or api.nvim_win_get_height(w)
+    end
+  end
   close_wins(chat_wins(chat))
 end
 

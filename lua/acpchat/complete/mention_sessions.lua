@@ -18,6 +18,26 @@ local function history_file(sid)
   return history.dir() .. "/" .. sid:gsub("[^%w%-_.]", "_") .. ".md"
 end
 
+-- First prompts by session id: a history's start never changes, and completion asks at every key.
+local first_prompts = {}
+
+--- A session with no title reads as its first prompt (the first "> " line of its local
+--- history, redacted as it was drawn), not as a piece of its id.
+local function first_prompt(sid)
+  if first_prompts[sid] == nil then
+    local f = io.open(history_file(sid), "rb")
+    local head = f and f:read(4096) or ""
+    if f then
+      f:close()
+    end
+    local line = ("\n" .. head):match("\n> ([^\n]+)")
+    -- Its first words name it well enough, and keep the token short.
+    local words = line and vim.split(vim.trim(line), "%s+", { trimempty = true }) or {}
+    first_prompts[sid] = #words > 0 and table.concat(vim.list_slice(words, 1, 6), " ") or false
+  end
+  return first_prompts[sid] or nil
+end
+
 -- The index as last read, and the file's mtime then: completion asks at every key.
 local index_cache = { mtime = -1, all = {} }
 
@@ -56,13 +76,21 @@ function M.sessions(chat)
       and s.sessionId ~= mine
       and vim.fn.filereadable(history_file(s.sessionId)) == 1
     then
-      local slug = M.slug(s.title ~= nil and s.title ~= "" and s.title or s.sessionId:sub(1, 12))
-      if slug == "" or seen[slug] then
+      local title = type(s.title) == "string" and s.title ~= "" and s.title or first_prompt(s.sessionId)
+      local slug = M.slug(title or "")
+      if slug == "" then
+        slug = (s.agent or "chat") .. "-" .. tostring(s.updatedAt or ""):sub(1, 16):gsub("[^%w]+", "-")
+      end
+      -- Two chats of the same name: the later one (older) gets its date after the name.
+      if seen[slug] then
+        slug = slug .. "-" .. tostring(s.updatedAt or s.sessionId):sub(1, 16):gsub("[^%w]+", "-")
+      end
+      if seen[slug] then
         slug = s.sessionId:sub(1, 12)
       end
       seen[slug] = true
       out[#out + 1] =
-        { slug = slug, title = s.title, agent = s.agent, session_id = s.sessionId, updated = s.updatedAt, cwd = s.cwd }
+        { slug = slug, title = title, agent = s.agent, session_id = s.sessionId, updated = s.updatedAt, cwd = s.cwd }
     end
   end
   return out

@@ -141,6 +141,34 @@ function M.save(chat)
   end)
 end
 
+--- The last turn number in a session's local history (0: none), so that a resume with nothing
+--- replayed numbers its turns after the ones shown above it.
+---@param session_id string
+---@return integer
+function M.turns(session_id)
+  local f = file(session_id)
+  if vim.fn.filereadable(f) == 0 then
+    return 0
+  end
+  local last = 0
+  for _, l in ipairs(vim.fn.readfile(f)) do
+    local n = l:match("^## You · turn (%d+)$")
+    if n then
+      last = math.max(last, tonumber(n))
+    end
+  end
+  return last
+end
+
+--- The row (0-based) of the local history's last line in the chat's transcript, or nil.
+---@param chat acpchat.Chat
+---@return integer|nil
+function M.end_row(chat)
+  local ns = api.nvim_create_namespace("acpchat_history")
+  local marks = api.nvim_buf_get_extmarks(chat.buf, ns, -1, 0, { limit = 1 })
+  return marks[1] and marks[1][2] or nil
+end
+
 M.header =
   "── local history: what this chat showed before; the agent resumed the session without replaying it ──"
 M.footer = "── end of local history ──"

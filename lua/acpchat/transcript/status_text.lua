@@ -24,6 +24,7 @@ M.activity_word = {
   prompting = "thinking…",
   streaming = "streaming…",
   waiting_permission = "needs permission",
+  still_working = "still working…",
 }
 
 --- The state in a word or two ("streaming…", "crashed: exit 1").

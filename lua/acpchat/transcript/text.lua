@@ -230,7 +230,10 @@ local function tool_lines(v)
           b.add("  │ " .. l, "AcpChatTerminal")
         end
       end
-      local exit = c.exit and ("[" .. M.flat(c.exit, 60) .. "]") or "[running]"
+      -- No exit status: running only while the call is; a rejected or cancelled call's says so.
+      local open = v.status == "pending" or v.status == "in_progress"
+      local said = c.exit or (open and "running") or (M.status[v.status] or {})[2] or "ended"
+      local exit = "[" .. M.flat(said, 60) .. "]"
       local r = b.add("  │ " .. exit .. "  (gt: full output)", "AcpChatTerminalStatus")
       if c.failed then
         -- A non-zero exit or a signal: the command failed.

@@ -36,6 +36,7 @@ export async function need(c: ChangesContext): Promise<TurnCheckpoints> {
 
 /** The step `turn` names: a turn number, "last" (default) or "all" (every step so far, as one). */
 function pick(cp: TurnCheckpoints, turn: number | "all" | undefined): ChangeStep[] {
+  if (typeof turn === "number") fromHistory(cp, turn);
   const done = cp.steps.filter((s) => s.end);
   if (done.length === 0) throw new Error("no turn has been recorded yet");
   if (turn === "all") return done;
@@ -50,6 +51,14 @@ function pick(cp: TurnCheckpoints, turn: number | "all" | undefined): ChangeStep
             .join(", ")})`,
     );
   return [s];
+}
+
+/** A turn of the local history shown after a resume: its checkpoints stayed with the chat that ran it. */
+function fromHistory(cp: TurnCheckpoints, turn: number): void {
+  if (turn >= 1 && turn <= cp.historyTurns)
+    throw new Error(
+      `turn ${turn} is local history from before the resume: its checkpoints stayed with the chat that ran it (this chat's turns start at ${cp.historyTurns + 1})`,
+    );
 }
 
 /** :AcpChatChanges: every hunk of a turn (or of all steps) as quickfix items. */
@@ -189,6 +198,7 @@ export async function rewind(
     from = [...cp.steps].reverse().find((s) => s.kind === "rewind" && s.end);
     if (!from) throw new Error("there is no rewind to undo");
   } else {
+    if (turn !== undefined) fromHistory(cp, turn);
     from = turn === undefined ? cp.turnStep() : cp.turnStep(turn);
     if (!from) throw new Error(turn === undefined ? "no turn has ended yet" : `there is no turn ${turn} in this chat`);
   }
@@ -245,8 +255,12 @@ export async function changesConflict(c: ChangesContext, path: string): Promise<
 function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnCheckpoints): string {
   const done = out.filter((o) => o.applied.done);
   const failed = out.filter((o) => !o.applied.done);
+  // The count is the step's, which its changes block lists: a file that already was as it had
+  // been counts for nothing, and one merged into its buffer (unsaved) is said on its own line.
+  const step = cp.steps[cp.steps.length - 1];
+  const n = step?.changes.length ?? done.length;
   const lines = [
-    `${head}: ${done.length} file${done.length === 1 ? "" : "s"} changed${failed.length ? `, ${failed.length} left as they are` : ""}.`,
+    `${head}: ${n} file${n === 1 ? "" : "s"} changed${failed.length ? `, ${failed.length} left as they are` : ""}.`,
   ];
   for (const o of out) {
     if (o.applied.done) {
@@ -258,7 +272,6 @@ function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnChe
   }
   if (done.length > 0) lines.push("The agent is told with your next prompt.");
   c.chat.notice(lines.join("\n"), failed.length ? "warn" : "info");
-  const step = cp.steps[cp.steps.length - 1];
   if (step && step.changes.length > 0) c.chat.showStep(step);
   return lines[0]!;
 }

@@ -130,6 +130,7 @@ export class Chat implements ChatCore {
   /** Events for the view. */
   readonly emit = (events: TranscriptEvent[]): void => {
     if (events.length > 0) this.opts.onEvents(events);
+    if (events.length > 0 && this.state.lateWork && !this.closing) this.turns.watchLateWork();
   };
 
   /** Visible to the user in the transcript, and in the trace. Secrets never reach either. */
@@ -267,7 +268,7 @@ export class Chat implements ChatCore {
    * with `resume` continue an earlier session: `session/resume` when advertised, else
    * `session/load` (which replays the conversation). Throws (after showing why) on failure.
    */
-  async start(resume?: { sessionId: string; fork?: boolean }): Promise<void> {
+  async start(resume?: { sessionId: string; fork?: boolean; historyTurns?: number }): Promise<void> {
     this.connection.open(this.requests.handlers(), (reason) => void this.onDisconnect(reason));
     try {
       const s = await this.connection.setUp(resume, (id) => (this.sessionId = id));
@@ -277,6 +278,11 @@ export class Chat implements ChatCore {
       if (s.continuedBy) {
         this.updates.flushHeld();
         this.continuedBy = s.continuedBy;
+      }
+      // Resumed with nothing replayed, below the local history's turns: numbers go on after them.
+      if (s.continuedBy === "resume" && resume?.historyTurns) {
+        this.state.continueTurnsFrom(Math.max(this.state.turn, resume.historyTurns));
+        if (this.opts.checkpoints) this.opts.checkpoints.historyTurns = resume.historyTurns;
       }
       this.status = "ready";
       this.updates.replayEarly();
@@ -318,6 +324,7 @@ export class Chat implements ChatCore {
 
   private async doClose(): Promise<void> {
     this.life.abort(new Error("chat closed"));
+    this.turns.dispose();
     this.opts.clientMcpServer?.close();
     const wasFailed = this.status === "failed";
     await this.connection.closeSession(this.sessionId);

@@ -14,6 +14,9 @@ import { relative } from "node:path";
 import type { ChatCore } from "./context.js";
 import { RESTART_HINT } from "./crash-text.js";
 
+/** How long an agent working after its turn's end must be quiet before the chat says it is done. */
+const LATE_QUIET_MS = 2000;
+
 /** What the turns need of the rest of the chat. */
 export interface TurnsNeeds {
   /** The agent can take a prompt now (the chat is ready). */
@@ -38,6 +41,7 @@ export class Turns {
   private preparing: QueuedPrompt | undefined;
   private turnAbort: AbortController | undefined;
   private cancelTimer: NodeJS.Timeout | undefined;
+  private lateTimer: NodeJS.Timeout | undefined;
   private settleTurn: ((r: StopReason | "error") => void) | undefined;
   /** Work after tool calls that the turn's end waits for (partial edits put back). */
   private readonly toolEnds = new Set<Promise<void>>();
@@ -97,7 +101,9 @@ export class Turns {
 
   /** Start the next queued prompt if the agent can take it; true when one was started. */
   pump(): boolean {
-    if (!this.needs.canPrompt() || this.core.state.turnState !== "idle" || this.preparing) return false;
+    const { state } = this.core;
+    // An agent still working after its turn's end would answer a prompt at once and mix the two.
+    if (!this.needs.canPrompt() || state.turnState !== "idle" || state.lateWork || this.preparing) return false;
     // Before the folder's first snapshot no turn starts: its changes would go unrecorded.
     if (this.core.opts.checkpoints && !this.core.opts.checkpoints.firstDone) return false;
     const next = this.queue.shift();
@@ -293,6 +299,15 @@ export class Turns {
     const { state } = this.core;
     const client = this.needs.client();
     const sessionId = this.needs.sessionId();
+    if (client && sessionId && state.turnState === "idle" && state.lateWork) {
+      // Work after the turn's end has no turn to cancel: the agent hears the cancel, its open
+      // tool calls and questions end here.
+      this.needs.abortPermissions("cancelled");
+      client.cancel(sessionId);
+      this.core.emit(state.settleLateWork(true));
+      this.pump();
+      return;
+    }
     if (!client || !sessionId || state.turnState === "idle" || state.turnState === "cancelling") return;
     this.core.emit(state.beginCancel());
     this.turnAbort?.abort(new Error("turn cancelled"));
@@ -307,6 +322,27 @@ export class Turns {
       );
       this.settleTurn?.("cancelled");
     }, ms);
+  }
+
+  /**
+   * Something was shown while the agent works after its turn's end: once it has been quiet for
+   * LATE_QUIET_MS with no tool call open and no question waiting, it is done (and the queue goes on).
+   */
+  watchLateWork(): void {
+    if (this.lateTimer) clearTimeout(this.lateTimer);
+    this.lateTimer = setTimeout(() => {
+      this.lateTimer = undefined;
+      this.core.emit(this.core.state.settleLateWork());
+      if (this.core.state.lateWork) this.watchLateWork();
+      else this.pump();
+    }, LATE_QUIET_MS);
+    this.lateTimer.unref?.();
+  }
+
+  /** The chat closes: no timer outlives it. */
+  dispose(): void {
+    if (this.lateTimer) clearTimeout(this.lateTimer);
+    this.lateTimer = undefined;
   }
 
   /** The turn's tokens (PromptResponse.usage, the usage feature): a line at its end, and in status(). */
