@@ -204,7 +204,8 @@ describe.each(bins)("Neovim $version: what the agent is told", (bin) => {
 
 /**
  * Every permission question is answered "Show the diff first" (its last choice); ZZ with no hunk
- * accepted asks before it rejects (issue 34), and is answered with its reject (the first choice).
+ * accepted asks before it rejects (closing that list keeps the review open), and is answered
+ * with its reject (the first choice).
  */
 const SHOW_DIFF_THEN_REJECT_EMPTY = `vim.ui.select = function(items, opts, on_choice)
   on_choice(opts.kind == "acpchat_review_done" and items[1] or items[#items])
