@@ -202,6 +202,15 @@ describe.each(bins)("Neovim $version: what the agent is told", (bin) => {
   });
 });
 
+/**
+ * Every permission question is answered "Show the diff first" (its last choice); ZZ with no hunk
+ * accepted asks before it rejects (closing that list keeps the review open), and is answered
+ * with its reject (the first choice).
+ */
+const SHOW_DIFF_THEN_REJECT_EMPTY = `vim.ui.select = function(items, opts, on_choice)
+  on_choice(opts.kind == "acpchat_review_done" and items[1] or items[#items])
+end`;
+
 describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
   it("two files in one tool call, one accepted and one rejected whole: the agent's own write of the rejected file is put back", async () => {
     const t = await nvim(bin);
@@ -229,7 +238,7 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     const c = await openChat(t);
     await c.ready();
     await checkpointsReady(t);
-    await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
+    await t.lua(SHOW_DIFF_THEN_REJECT_EMPTY);
     await c.send("patch");
     const la = await reviewWindow(t, "a.txt");
     await t.nvim.command("stopinsert");
@@ -275,7 +284,7 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     const c = await openChat(t);
     await c.ready();
     await checkpointsReady(t);
-    await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
+    await t.lua(SHOW_DIFF_THEN_REJECT_EMPTY);
     await c.send("patch");
     const la = await reviewWindow(t, "a.txt");
     await t.nvim.command("stopinsert");
@@ -312,7 +321,7 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     await t.nvim.command(`edit ${a}`);
     await t.lua("vim.api.nvim_buf_set_lines(0, 9, 10, false, { 'USER 10' })");
     const ab = await t.lua<number>("return vim.api.nvim_get_current_buf()");
-    await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
+    await t.lua(SHOW_DIFF_THEN_REJECT_EMPTY);
     await c.send("patch");
     const la = await reviewWindow(t, "a.txt");
     await t.nvim.command("stopinsert");
@@ -359,7 +368,7 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     const c = await openChat(t);
     await c.ready();
     await checkpointsReady(t);
-    await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
+    await t.lua(SHOW_DIFF_THEN_REJECT_EMPTY);
     await c.send("patch");
     const la = await reviewWindow(t, "a.txt");
     await t.nvim.command("stopinsert");
@@ -411,7 +420,7 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     const c = await openChat(t);
     await c.ready();
     await checkpointsReady(t);
-    await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
+    await t.lua(SHOW_DIFF_THEN_REJECT_EMPTY);
     await c.send("patch");
     const la = await reviewWindow(t, "a.txt");
     await t.nvim.command("stopinsert");

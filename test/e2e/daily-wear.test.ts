@@ -264,7 +264,7 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
           { update: { sessionUpdate: "tool_call_update", toolCallId: "a", status: "failed" } },
           call("b"),
           ask("b", both),
-          // Dismissed with no reject option offered: the question is answered cancelled.
+          // No reject option offered: the editor's own "Reject" choice cancels the question.
           call("c"),
           ask("c", [{ optionId: "ok", name: "Allow", kind: "allow_once" }]),
           call("d"),
@@ -273,7 +273,7 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
         ],
       ],
     });
-    await answerKinds(c.t, ["reject_once", "reject_once", "none", "allow_once"]);
+    await answerKinds(c.t, ["reject_once", "reject_once", "cancel", "allow_once"]);
     await c.ready();
     await c.send("go");
     await c.turns(1);

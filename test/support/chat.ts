@@ -103,14 +103,18 @@ export function answers(t: TestNvim, labels: string[]): Promise<unknown> {
 
 /**
  * Permission questions answered by option kind (allow_once, reject_once, ...), in order; once
- * the list runs out, `otherwise`. Options that would be remembered are never picked.
+ * the list runs out, `otherwise`. Options that would be remembered are never picked. "cancel"
+ * picks the explicit reject the editor adds when the agent offers none (its question is
+ * cancelled); a kind no item has closes the list (dismissing, which answers nothing).
  */
 export function answerKinds(t: TestNvim, kinds: string[], otherwise = "allow_once"): Promise<unknown> {
   return t.lua(
     `_G.answers, _G.otherwise = ...
      vim.ui.select = function(items, opts, on_choice)
        local want = table.remove(_G.answers, 1) or _G.otherwise
-       for _, it in ipairs(items) do if it.kind == want and not it.remember then return on_choice(it) end end
+       for _, it in ipairs(items) do
+         if (want == "cancel" and it.cancel) or (it.kind == want and not it.remember) then return on_choice(it) end
+       end
        on_choice(nil)
      end`,
     [kinds, otherwise],
@@ -306,7 +310,9 @@ export function recordQuestions(t: TestNvim, kinds: string[] = [], otherwise = "
        for i, it in ipairs(items) do labels[i] = opts.format_item(it) end
        table.insert(_G.asked, { prompt = opts.prompt, labels = labels })
        local want = table.remove(_G.answers, 1) or _G.otherwise
-       for _, it in ipairs(items) do if it.kind == want and not it.remember then return on_choice(it) end end
+       for _, it in ipairs(items) do
+         if (want == "cancel" and it.cancel) or (it.kind == want and not it.remember) then return on_choice(it) end
+       end
        on_choice(nil)
      end`,
     [kinds, otherwise],

@@ -35,7 +35,12 @@ local timer
 --- Keys typed so far, and how many when the user last entered Insert, Replace or Terminal mode.
 local keys, entered = 0, 0
 
-vim.on_key(function()
+vim.on_key(function(_, typed)
+  -- Only keys the user typed: the plugin's own `:normal!` (a subagent block's folds redrawn)
+  -- comes through here too, with nothing typed, and is not the user typing.
+  if typed == "" then
+    return
+  end
   last_key = uv.now()
   keys = keys + 1
 end, ns)
