@@ -64,6 +64,8 @@ export interface StdioMcpServer {
 
 /** A call's line: a whole file crosses in write_file (16 MiB of content, escaped as JSON). */
 const MAX_LINE = 48 << 20;
+/** Before the token is proven, only a short line is read: a stranger cannot make the host hold 48 MiB. */
+const MAX_HELLO_LINE = 64 << 10;
 const HELLO_MS = 5_000;
 /** Calls of one channel run at once in the editor; more wait, up to MAX_WAITING, then are refused. */
 const MAX_RUNNING = 4;
@@ -168,7 +170,7 @@ export class EditorChannel {
     socket.on("close", () => clearTimeout(hello));
     readLines(
       socket,
-      MAX_LINE,
+      () => (authed ? MAX_LINE : MAX_HELLO_LINE),
       (msg) => {
         if (refused) return;
         if (!authed) {

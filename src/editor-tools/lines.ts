@@ -7,7 +7,8 @@ import type { Socket } from "node:net";
 
 export function readLines(
   socket: Socket,
-  maxBytes: number,
+  /** The longest line taken; a function when it depends on what came before (a handshake). */
+  maxBytes: number | (() => number),
   onLine: (value: unknown) => void,
   onFault: (why: string) => void,
 ): void {
@@ -37,7 +38,8 @@ export function readLines(
       onLine(value);
       if (broken) return;
     }
-    if (Buffer.byteLength(pending) > maxBytes) fault(`a line longer than ${maxBytes} bytes`);
+    const max = typeof maxBytes === "number" ? maxBytes : maxBytes();
+    if (Buffer.byteLength(pending) > max) fault(`a line longer than ${max} bytes`);
   });
 }
 

@@ -106,8 +106,16 @@ describe.each(bins)("Neovim $version", (bin) => {
       c,
       "look: @diagnostics @diagnostics:all @quickfix @buffers @selection @src/deep/ and @#M.check:src/permission.lua:3.",
     );
-    const p = prompt(t);
+    const all = prompt(t);
     const uri = pathToFileURL(join(work, "src", "permission.lua")).href;
+    // The buffer holds unsaved edits: the prompt opens with the note that names it.
+    expect(all[0]).toEqual({
+      type: "text",
+      text: expect.stringMatching(
+        /^\[acp-chat\.nvim\] Note: these files have unsaved edits in the editor, newer than the disk: src\/permission\.lua;/,
+      ),
+    });
+    const p = all.slice(1);
     expect(p[0]).toEqual({
       type: "text",
       text: "look: @diagnostics @diagnostics:all @quickfix @buffers @selection @src/deep/ and @#M.check:src/permission.lua:3.",
