@@ -239,7 +239,10 @@ describe.each(bins)("Neovim $version", (bin) => {
       writeFileSync(join(binDir, name), "#!/bin/sh\nexit 0\n");
       chmodSync(join(binDir, name), 0o755);
     }
-    const t = await nvim(bin, {}, { PATH: `${binDir}:${process.env.PATH}` });
+    // Only the planted commands: the dev dependencies' node_modules/.bin (npm puts it on PATH)
+    // holds real adapters (claude-agent-acp would win the claude preset).
+    const system = (process.env.PATH ?? "").split(":").filter((d) => !d.includes("node_modules"));
+    const t = await nvim(bin, {}, { PATH: [binDir, ...system].join(":") });
     expect(await t.lua("return require('acpchat.config').agent_names()")).toEqual(["claude", "goose"]);
     expect(await t.lua("return require('acpchat.config').agents().claude.command")).toBe("claude-code-acp");
     expect(await t.lua("return require('acpchat.config').agents().goose.args")).toEqual(["acp"]);
