@@ -4,7 +4,7 @@
  * through the files (]f) opens each review at once, even right after typing (the review is
  * the answer to the key, not a question to hold while the user types).
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins, type TestNvim } from "../support/nvim.js";
@@ -69,5 +69,23 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("]f");
     await t.waitFor(() => shownReview(t, "b.txt"), "b.txt's review after ]f, not held as a question");
     expect(await t.lua("return #require('acpchat.ask.waiting').held")).toBe(0);
+
+    // From the list: gR and ZZ act on the shown review (Vim's ZZ would close the list's window):
+    // b.txt's change taken back, merged with the user's line added since.
+    await t.lua("vim.api.nvim_set_current_win(select(2, next(require('acpchat.editor.review_loop').loops)).list_win)");
+    await t.nvim.input("gR");
+    await t.nvim.input("ZZ");
+    await t.waitFor(
+      async () => readFileSync(join(work, "b.txt"), "utf8") === "one\ntwo\nthree\nfour\n",
+      "b.txt taken back, the user's line kept",
+    );
+    // :q on the list closes the whole review, not just its window.
+    const tabs = await t.lua<number>("return #vim.api.nvim_list_tabpages()");
+    await t.nvim.command("quit");
+    await t.waitFor(
+      async () => (await t.lua<number>("return #vim.api.nvim_list_tabpages()")) === tabs - 1,
+      "the review's tab closed",
+    );
+    expect(await t.lua("return next(require('acpchat.editor.review_loop').loops) == nil")).toBe(true);
   });
 });

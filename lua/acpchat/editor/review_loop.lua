@@ -233,6 +233,37 @@ local function list_keys(loop)
   map("q", function()
     M.close(loop)
   end, "close the review")
+  map("ZQ", function()
+    M.close(loop)
+  end, "close the review")
+  -- The shown file's review keys work from the list too (Vim's ZZ would close the list's
+  -- window and leave the tab without it); gr/ga need a hunk under the cursor.
+  for _, lhs in ipairs({ "ZZ", "gR", "gA" }) do
+    map(lhs, function()
+      if loop.shown and api.nvim_win_is_valid(loop.lw) then
+        api.nvim_win_call(loop.lw, function()
+          vim.cmd("normal " .. lhs)
+        end)
+      end
+    end, "the shown file's " .. lhs)
+  end
+  for _, lhs in ipairs({ "gr", "ga" }) do
+    map(lhs, function()
+      util.notify("acpchat: " .. lhs .. " marks the hunk under the cursor: in the diff windows (<C-w>l)")
+    end, "hint")
+  end
+  -- The list closed some other way (:q, <C-w>c): the whole review goes with it.
+  api.nvim_create_autocmd("WinClosed", {
+    pattern = tostring(loop.list_win),
+    once = true,
+    callback = function()
+      if M.loops[loop.tab] == loop then
+        vim.schedule(function()
+          M.close(loop)
+        end)
+      end
+    end,
+  })
   api.nvim_create_autocmd("CursorMoved", {
     buffer = b,
     callback = function()
