@@ -8,7 +8,7 @@
 -- and one note says what failed.
 local questions = require("acpchat.ask.questions")
 local bridge = require("acpchat.host.bridge")
-local waiting = require("acpchat.ask.waiting")
+local waiting = require("acpchat.chat.waiting")
 local text = require("acpchat.transcript.text")
 local permission = require("acpchat.ask.permission")
 local review = require("acpchat.ask.review")

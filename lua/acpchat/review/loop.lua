@@ -8,8 +8,8 @@ local registry = require("acpchat.chat.registry")
 local util = require("acpchat.util")
 local text = require("acpchat.transcript.text")
 local review = require("acpchat.ask.review")
-local comments = require("acpchat.editor.comments")
-local diff_tab = require("acpchat.ask.diff_tab")
+local comments = require("acpchat.review.comments")
+local diff_tab = require("acpchat.diff.tab")
 
 local api = vim.api
 local M = {}
@@ -143,7 +143,7 @@ local function show_file(loop, f)
     util.notify("acpchat: " .. r.outcome)
     local chat = registry.get(loop.chat)
     if chat then
-      require("acpchat.editor.changes").ask_conflicts(chat, r.conflicts)
+      require("acpchat.checkpoints.changes").ask_conflicts(chat, r.conflicts)
     end
     -- The files as they are now: the list again, and the same file's review.
     loop.shown = nil
