@@ -19,7 +19,7 @@ const done = (id: string) => ({ update: { sessionUpdate: "tool_call_update", too
 
 async function listLines(t: TestNvim): Promise<string[]> {
   return t.lua<string[]>(
-    "local _, loop = next(require('acpchat.editor.review_loop').loops); return loop and vim.api.nvim_buf_get_lines(loop.list_buf, 0, -1, false) or {}",
+    "local _, loop = next(require('acpchat.review.loop').loops); return loop and vim.api.nvim_buf_get_lines(loop.list_buf, 0, -1, false) or {}",
   );
 }
 
@@ -65,14 +65,14 @@ describe.each(bins)("Neovim $version", (bin) => {
 
     // ]f typed (keys count as typing; a long typing pause): b.txt's review still opens.
     await t.waitFor(() => shownReview(t, "a.txt"), "a.txt's review");
-    await t.lua("require('acpchat.ask.waiting').pause_ms = 600000");
+    await t.lua("require('acpchat.chat.waiting').pause_ms = 600000");
     await t.nvim.input("]f");
     await t.waitFor(() => shownReview(t, "b.txt"), "b.txt's review after ]f, not held as a question");
-    expect(await t.lua("return #require('acpchat.ask.waiting').held")).toBe(0);
+    expect(await t.lua("return #require('acpchat.chat.waiting').held")).toBe(0);
 
     // From the list: gR and ZZ act on the shown review (Vim's ZZ would close the list's window):
     // b.txt's change taken back, merged with the user's line added since.
-    await t.lua("vim.api.nvim_set_current_win(select(2, next(require('acpchat.editor.review_loop').loops)).list_win)");
+    await t.lua("vim.api.nvim_set_current_win(select(2, next(require('acpchat.review.loop').loops)).list_win)");
     await t.nvim.input("gR");
     await t.nvim.input("ZZ");
     await t.waitFor(
@@ -86,6 +86,6 @@ describe.each(bins)("Neovim $version", (bin) => {
       async () => (await t.lua<number>("return #vim.api.nvim_list_tabpages()")) === tabs - 1,
       "the review's tab closed",
     );
-    expect(await t.lua("return next(require('acpchat.editor.review_loop').loops) == nil")).toBe(true);
+    expect(await t.lua("return next(require('acpchat.review.loop').loops) == nil")).toBe(true);
   });
 });
