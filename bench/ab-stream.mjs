@@ -200,7 +200,12 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop()
     rounds,
     nocp: process.env.AB_NOCP === "1",
     // AB_ALSO=name=/path/to/checkout[,name2=/path]: builds besides this one (a branch's base, say).
-    also: Object.fromEntries((process.env.AB_ALSO ?? "").split(",").filter(Boolean).map((x) => x.split("="))),
+    also: Object.fromEntries(
+      (process.env.AB_ALSO ?? "")
+        .split(",")
+        .filter(Boolean)
+        .map((x) => x.split("=")),
+    ),
     streams: only ? STREAMS.filter((s) => s.key === only) : STREAMS,
   }).then(
     () => process.exit(0),
