@@ -456,6 +456,18 @@ async function main() {
     join(root, "bench/RESULTS.md"),
     readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Redaction of hostile text (13)\n\n" + redaction,
   );
+  // 18. :AcpChatReview of 200 changed files: open, first diff, ]f, the editor's longest gap
+  // (bench/review.mjs, its own Neovim with a UI attached).
+  say("review: bench/review.mjs");
+  const reviewed = execFileSync(process.execPath, [join(root, "bench/review.mjs")], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, NVIM: bin },
+  });
+  writeFileSync(
+    join(root, "bench/RESULTS.md"),
+    readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## The review loop (18)\n\n" + reviewed,
+  );
   // 17. The user's clock against the pinned earlier build (bench/user-clock.mjs): the README's
   // table; a headline more than 15% worse than that build's fails the bench.
   say("user clock: bench/user-clock.mjs");
