@@ -28,7 +28,7 @@ import { WriteLoop, type BufferPort, type WriteOutcome } from "../workspace/writ
 import type { Bridge } from "./bridge.js";
 import { readBuffer } from "./buffer-reader.js";
 import { liveFiles } from "./live-files.js";
-import { PartialEdits } from "./permission-review.js";
+import { PartialEdits } from "../session/permission/review.js";
 import { permissionMeta } from "../protocol/v2/meta.js";
 import type { QuestionKind } from "./contract.js";
 import type { Questions } from "./questions.js";
@@ -212,7 +212,7 @@ export class NvimPort implements EditorPort {
       options: req.options.map((o) => ({ id: o.optionId, name: o.name, kind: o.kind })),
     };
     // The answer names the chosen option by its position in `options` (1-based, as Lua counts),
-    // or asks for the per-hunk review, which then is the answer (src/nvim/permission-review.ts).
+    // or asks for the per-hunk review, which then is the answer (src/session/permission/review.ts).
     const a = await this.ask<{ option?: unknown; remember?: unknown; review?: unknown }>(
       "permission",
       question,

@@ -11,7 +11,7 @@ import type { TerminalManager } from "../../terminals/terminal-manager.js";
 import { applyEdit } from "../../editor-tools/file-tools.js";
 import { abortable, linkedController } from "../abort.js";
 import { editorWrite } from "../editor-file-calls.js";
-import { PermissionQueue } from "../permission-queue.js";
+import { PermissionQueue } from "../permission/queue.js";
 import type { SessionFeatures } from "../features/index.js";
 import type { ToolCallFollowUp } from "./after-tool-call.js";
 import type { ChatCore } from "./context.js";
