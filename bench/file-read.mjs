@@ -91,6 +91,6 @@ async function main() {
 }
 
 main().catch((e) => {
-  console.error(e);
-  process.exit(1);
+  // Not console.error: the neovim client library takes over `console`.
+  process.stderr.write(`${e?.stack ?? e}\n`, () => process.exit(1));
 });
