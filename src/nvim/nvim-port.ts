@@ -81,12 +81,13 @@ export class NvimPort implements EditorPort {
   }
 
   /** fs/read_text_file: the buffer (unsaved edits included) when the file is loaded, else the disk. */
-  async readTextFile(req: ReadTextFileRequest): Promise<{ content: string }> {
+  async readTextFile(req: ReadTextFileRequest): Promise<{ content: string; unsaved?: boolean }> {
     const first = req.line ? Math.max(0, req.line - 1) : 0;
     const last = req.limit ? first + req.limit : undefined;
     const r = await readBuffer(this.bridge, req.path, { first, last });
-    if (!r.loaded) return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes) };
-    if (r.empty) return { content: "" };
+    if (!r.loaded)
+      return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes), unsaved: false };
+    if (r.empty) return { content: "", unsaved: r.modified };
     if (hasNul(r.lines))
       throw new RpcError(
         ErrorCodes.InvalidParams,
@@ -95,7 +96,7 @@ export class NvimPort implements EditorPort {
     // The window as a text of its own: it ends with the buffer's final newline if it reaches the end.
     const reachesEnd = first + r.lines.length >= r.lineCount;
     const eol = reachesEnd && bufferText(r).eol;
-    return { content: textWindow({ lines: r.lines, eol }, req.line ? 1 : null, req.limit) };
+    return { content: textWindow({ lines: r.lines, eol }, req.line ? 1 : null, req.limit), unsaved: r.modified };
   }
 
   /**
