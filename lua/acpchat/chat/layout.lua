@@ -256,6 +256,8 @@ end
 function M.show(chat)
   local tab = api.nvim_get_current_tabpage()
   registry.mark_shown(chat, tab)
+  -- Readable tab labels, unless a 'tabline' of the user's draws them.
+  require("acpchat.chat.tabline").install()
   for _, other in ipairs(registry.visible_in(tab)) do
     if other ~= chat then
       close_wins(chat_wins(other, tab))
