@@ -15,7 +15,7 @@ local M = {}
 local handlers = {
   ---@param p { chat: integer, ops: table[] }
   render = function(p)
-    require("acpchat.transcript.render").apply(p.chat, p.ops)
+    require("acpchat.chat.render").apply(p.chat, p.ops)
   end,
   ---@param p { chat: integer, key: string, kind: string, question: table }
   ask = function(p)
