@@ -41,11 +41,15 @@ describe.each(bins)("Neovim $version", (bin) => {
     const sent = Date.now();
     await t.nvim.input(":e notes.txt<CR>");
     await t.waitFor(async () => seen > 0, "the file drawn", 5000);
-    const { lateMs } = await stop();
+    const { busyMs, lateMs } = await stop();
     expect(await t.lua<string>("return vim.fn.expand('%:t')")).toBe("notes.txt");
     expect(
       await t.lua<boolean>(`return require('acpchat.chat.registry').get(${c.id}).status.state == 'starting'`),
     ).toBe(true);
-    expect(seen - sent).toBeLessThan(100 + lateMs);
+    // Nothing held the editor's loop, and the screen showed the file long before the agent was
+    // ready (6 s): within 100 ms, plus what the machine's load made the editor late (twice: the
+    // keys' way in and the screen's way out).
+    expect(busyMs).toBeLessThan(100);
+    expect(seen - sent).toBeLessThan(100 + 2 * lateMs);
   });
 });
