@@ -116,7 +116,12 @@ export class NvimPort implements EditorPort {
         ErrorCodes.InternalError,
         `The user rejected the change to ${path} in the permission review; nothing was written`,
       );
-    const outcome = await this.writer.write(path, req.content, partial, signal);
+    const outcome = await this.writer.write(
+      path,
+      req.content,
+      partial && { content: partial.content, exact: partial.exact, before: partial.edit.before },
+      signal,
+    );
     // Truthful: content the agent asked to save that is not on disk is not a success.
     // With "review", an accepted change that could not be saved waits in the buffer (said in words).
     if (outcome.saved === false && this.writeMode === "save")
@@ -225,10 +230,8 @@ export class NvimPort implements EditorPort {
     const chosen = req.options[index];
     if (!chosen) return { outcome: "cancelled" };
     const remember = a?.remember === "session" || a?.remember === "project" ? a.remember : undefined;
-    // The user saw these diffs and allowed them: the writes that carry out exactly these edits
-    // are not asked about again.
-    const kind = chosen.kind;
-    if (kind === "allow_once" || kind === "allow_always") this.writer.approve(resolved);
+    // "Allow" saw counts, not the diff: the write that follows is decided as any other
+    // (reviewed in write mode "review" and over unsaved edits; write-plan.ts).
     return { outcome: "selected", optionId: chosen.optionId, index, remember };
   }
 
