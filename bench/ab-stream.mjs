@@ -4,7 +4,7 @@
 // same flood agent. Time runs from the prompt sent (in Neovim) to the turn's end drawn
 // (AcpChatTurnEnd, after its last chunk); the bare parse from its prompt sent to the response
 // parsed. Rounds interleave: pinned, this checkout, bare. Figures are medians.
-//   node bench/ab-stream.mjs [rounds] [pinned-root]
+//   node bench/ab-stream.mjs [rounds] [pinned-root]   (env: AB_ONLY=<stream key>, AB_NOCP=1, AB_ALSO=name=dir)
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -133,7 +133,15 @@ export async function openBare() {
 }
 
 /** Every stream, `rounds` times, interleaved: pinned, candidate, bare. */
-export async function abStreams({ pinnedRoot, rounds = 3, streams = STREAMS, bin = nvimBin(), nocp = false }) {
+export async function abStreams({
+  pinnedRoot,
+  rounds = 3,
+  streams = STREAMS,
+  bin = nvimBin(),
+  nocp = false,
+  /** More builds timed in the same rounds, by name: { before: "/path/to/checkout" }. */
+  also = {},
+}) {
   const sides = {
     pinned: await openStreamer(pinnedRoot, bin),
     now: await openStreamer(root, bin),
@@ -144,6 +152,10 @@ export async function abStreams({ pinnedRoot, rounds = 3, streams = STREAMS, bin
   if (nocp) {
     sides.nocp = await openStreamer(root, bin, { checkpoints: { enabled: false } });
     names.push("nocp");
+  }
+  for (const [name, dir] of Object.entries(also)) {
+    sides[name] = await openStreamer(dir, bin);
+    names.push(name);
   }
   // Warm-up: the JIT on both sides, tool call updates included.
   for (let i = 0; i < 4; i++) for (const s of Object.values(sides)) await s.flood(4000, 40, i % 2 === 1);
@@ -187,6 +199,13 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop()
     pinnedRoot,
     rounds,
     nocp: process.env.AB_NOCP === "1",
+    // AB_ALSO=name=/path/to/checkout[,name2=/path]: builds besides this one (a branch's base, say).
+    also: Object.fromEntries(
+      (process.env.AB_ALSO ?? "")
+        .split(",")
+        .filter(Boolean)
+        .map((x) => x.split("=")),
+    ),
     streams: only ? STREAMS.filter((s) => s.key === only) : STREAMS,
   }).then(
     () => process.exit(0),

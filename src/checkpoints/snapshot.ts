@@ -19,6 +19,7 @@ import { lstat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { readSmallText } from "../workspace/small-file.js";
 import type { PrivateGit } from "./git.js";
+import { unchangedSince } from "./quiet.js";
 
 export class TooLargeError extends Error {}
 
@@ -35,6 +36,8 @@ export interface Snapshot {
   large: Record<string, LargeFile>;
   /** When it was taken. */
   at: number;
+  /** Date.now() before its listing began: nothing changed after this is in it (quiet.ts). */
+  began: number;
 }
 
 export interface SnapshotLimits {
@@ -69,6 +72,8 @@ export class Snapshotter {
   private first = true;
   /** Files listed so far by the first snapshot, nested repositories' included (against maxFiles). */
   private listedFirst = 0;
+  /** The folder has too many entries for quietSince to be cheaper than git. */
+  private tooLargeToWalk = false;
 
   /**
    * `root`: the session's folder; `dataDir`: this chat's folder in the private repository
@@ -85,12 +90,36 @@ export class Snapshotter {
 
   /** Take a snapshot of the folder as it is now. */
   async take(): Promise<Snapshot> {
+    const began = Date.now();
     const wt = this.workTree("");
     const tree = await this.snapshotTree(wt, 0);
     this.first = false;
     const large: Record<string, LargeFile> = {};
     for (const t of this.trees.values()) for (const [p, f] of t.large) large[join(t.prefix, p)] = f;
-    return { tree, large, at: Date.now() };
+    return { tree, large, at: Date.now(), began };
+  }
+
+  /**
+   * Whether nothing a snapshot stores changed after `since` (then a snapshot now is the last
+   * one again): an in-process walk, no git run. False when unsure (see quiet.ts).
+   */
+  async quietSince(since: number): Promise<boolean> {
+    if (this.first || this.tooLargeToWalk) return false;
+    const r = await unchangedSince({ root: this.root, skip: (rel) => this.skipped(rel) }, since);
+    if (r === "large") this.tooLargeToWalk = true;
+    return r === "unchanged";
+  }
+
+  /** A path (a folder ends in "/") no snapshot of this chat stores: ignored, or the plugin's own. */
+  private skipped(rel: string): boolean {
+    for (const o of this.own) if (rel === `${o}/`) return true;
+    for (const t of this.trees.values()) {
+      if (t.ignored.size === 0) continue;
+      if (t.prefix === "") {
+        if (t.ignored.has(rel)) return true;
+      } else if (rel.startsWith(`${t.prefix}/`) && t.ignored.has(rel.slice(t.prefix.length + 1))) return true;
+    }
+    return false;
   }
 
   private workTree(prefix: string): WorkTree {

@@ -142,6 +142,15 @@ export class CheckpointStore {
       const s = await this.ready;
       if (!s.on) return undefined;
       try {
+        // Nothing changed since the last snapshot began (the everyday case of a prompt after
+        // the turn before it, or a tool call that wrote nothing): it is this one too, no git run.
+        const last = this.list[this.list.length - 1];
+        const began = Date.now();
+        if (last && (await this.snapshotter.quietSince(last.began))) {
+          const cp: Checkpoint = { ...last, n: this.list.length, label, at: Date.now(), began };
+          this.list.push(cp);
+          return cp;
+        }
         const snap = await this.snapshotter.take();
         const cp: Checkpoint = { ...snap, n: this.list.length, label };
         // A ref keeps the tree's objects from being pruned; off the waiting path (nothing prunes
