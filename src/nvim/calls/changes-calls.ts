@@ -12,6 +12,7 @@ import { oneLine } from "../../session/one-line.js";
 import { acceptedHunks, WHOLE_FILE_LINES } from "../../workspace/write-plan.js";
 import type { LiveFiles } from "../../checkpoints/apply.js";
 import type { QuickfixItem, RewindFile } from "../contract.js";
+import type { ReviewAnswer, ReviewQuestion } from "../../wire/index.js";
 import type { ChatLookup, Handlers } from "../chat-entry.js";
 import { mergeWithMarkers } from "../../checkpoints/git.js";
 import { joinText, splitText } from "../../workspace/text-codec.js";
@@ -21,7 +22,7 @@ export interface ChangesContext {
   checkpoints: TurnCheckpoints | undefined;
   live: LiveFiles;
   /** Ask the user (a review), answered later; undefined when withdrawn. */
-  review: (question: unknown) => Promise<unknown>;
+  review: (question: ReviewQuestion) => Promise<ReviewAnswer | undefined>;
 }
 
 /** The chat's checkpoints, once the last turn's end snapshot is in (the turn ends before it). */
@@ -140,7 +141,7 @@ export async function takeBackReview(
   cp: TurnCheckpoints,
   step: ChangeStep,
   path: string,
-  extra: Record<string, unknown> = {},
+  extra: Partial<ReviewQuestion> = {},
 ): Promise<{ outcome: string; conflicts?: string[] }> {
   const change = step.changes.find((f) => f.path === path);
   if (!change) throw new Error(`${path} did not change in ${step.label}`);
@@ -280,7 +281,7 @@ function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnChe
 export interface ChangesView extends ChatLookup {
   live: LiveFiles;
   /** Ask the user on chat `id`'s behalf (withdrawn when it closes). */
-  review(id: number, question: unknown): Promise<unknown>;
+  review(id: number, question: ReviewQuestion): Promise<ReviewAnswer | undefined>;
 }
 
 export function changesCalls(
