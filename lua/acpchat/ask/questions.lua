@@ -6,7 +6,7 @@ local waiting = require("acpchat.ask.waiting")
 
 local M = {}
 
----@type table<string, { chat: integer, kind: string, at: table }>
+---@type table<string, { chat: integer, kind: acpchat.wire.QuestionKind, at: table }>
 M.open = {}
 
 --- Where the user was when the question came: they are put back there after answering.
@@ -41,7 +41,7 @@ end
 
 ---@param key string
 ---@param chat_id integer
----@param kind string
+---@param kind acpchat.wire.QuestionKind
 function M.track(key, chat_id, kind)
   M.open[key] = { chat = chat_id, kind = kind, at = here() }
 end
@@ -55,7 +55,7 @@ end
 
 --- Answer a question (value nil: dismissed). Only the first answer counts.
 ---@param key string
----@param value any
+---@param value acpchat.answer.Any?
 function M.reply(key, value)
   local q = M.open[key]
   if q == nil then
