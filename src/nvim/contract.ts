@@ -23,6 +23,7 @@ import type {
   AnyAnswer,
   AnyQuestion,
   BufferStateWire,
+  ChangedFileView,
   ContextItem,
   McpServerConfig,
   QuestionKind,
@@ -103,19 +104,11 @@ export interface QuickfixItem {
   text: string;
 }
 
-/** A file of :AcpChatReview: its change over the review's turns, and the steps that made it. */
-export interface ReviewFile {
-  /** Relative to the chat's folder. */
-  path: string;
+/** A file of :AcpChatReview: its change over the review's turns (`path` relative to the chat's folder), and the steps that made it. */
+export type ReviewFile = Omit<ChangedFileView, "link" | "modeChange"> & {
   abs: string;
-  status: "added" | "deleted" | "modified" | "renamed" | "type";
-  from?: string;
-  added: number;
-  removed: number;
-  binary?: boolean;
-  large?: boolean;
   steps: string[];
-}
+};
 
 /** A file a rewind puts back, and the steps whose changes it takes out. */
 export interface RewindFile {

@@ -528,7 +528,7 @@ error("Cannot require a meta file")
 ---@field name string
 ---@field version string
 ---@field description string
----@field method "npx"|"uvx"|"binary"|"none" How it would be installed here, or why it cannot be.
+---@field method "binary"|"npx"|"uvx"|"none" How it would be installed here, or why it cannot be.
 ---@field why? string
 ---@field installed? string The version installed, if any.
 
@@ -538,16 +538,16 @@ error("Cannot require a meta file")
 ---@field lnum number
 ---@field text string
 
---- A file of :AcpChatReview: its change over the review's turns, and the steps that made it.
+--- A file of :AcpChatReview: its change over the review's turns (`path` relative to the chat's folder), and the steps that made it.
 ---@class acpchat.wire.ReviewFile
----@field path string Relative to the chat's folder.
----@field abs string
+---@field path string
 ---@field status "added"|"deleted"|"modified"|"renamed"|"type"
----@field from? string
+---@field from? string For a rename: where it was.
 ---@field added number
 ---@field removed number
 ---@field binary? boolean
----@field large? boolean
+---@field large? boolean Over the size limit: known to have changed, not stored.
+---@field abs string
 ---@field steps string[]
 
 --- A file a rewind puts back, and the steps whose changes it takes out.
