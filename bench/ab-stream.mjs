@@ -32,7 +32,7 @@ export const STREAMS = [
 const either = (now, old) =>
   `(function() local ok, r = pcall(require, "${now}"); if ok then return r end; return require("acpchat" .. ".${old}") end)()`;
 const REG = either("acpchat.chat.registry", "registry");
-const CHATS = either("acpchat.chat.chats", "chats");
+const CHATS = either("acpchat.app.chats", "chats");
 
 /** One Neovim with the plugin of `pluginRoot`, a UI attached, a chat ready; `flood()` times one reply. */
 export async function openStreamer(pluginRoot, bin = nvimBin(), extra = {}) {

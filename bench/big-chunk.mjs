@@ -87,7 +87,7 @@ export async function bigChunkBench({
   for (let i = 0; i < sizes.length; i++) {
     const stopPinging = pinger(pingClient);
     await nvim.lua(
-      `_G.bb.done = nil; _G.bb.sent = vim.uv.hrtime(); require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "go")`,
+      `_G.bb.done = nil; _G.bb.sent = vim.uv.hrtime(); require("acpchat.app.chats").send(require("acpchat.chat.registry").get(...), "go")`,
       [chat],
     );
     await waitLua(nvim, "_G.bb.done", 120_000, 20);

@@ -332,7 +332,7 @@ export async function nvimPart(bin, dir, work, paths, checkpoints = true) {
   const turn = async () => {
     rmSync(stamp, { force: true });
     await nvim.lua(
-      "local id, text = ...; _G.turn_end = nil; _G.sent = vim.uv.hrtime(); require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(id), text)",
+      "local id, text = ...; _G.turn_end = nil; _G.sent = vim.uv.hrtime(); require('acpchat.app.chats').send(require('acpchat.chat.registry').get(id), text)",
       [chatId, `bench ${stamp} ${agentEdit()}`],
     );
     await waitLua("_G.turn_end");

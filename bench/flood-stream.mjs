@@ -132,7 +132,7 @@ export async function streamBench({ bin = nvimBin(), ui = true, rounds = 3, case
   })();
   const flood = async (chunks, long, tools = 0) => {
     await nvim.lua(
-      `_G.fb.done = nil; require("acpchat.chat.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long ? " long" : ""}")`,
+      `_G.fb.done = nil; require("acpchat.app.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long ? " long" : ""}")`,
       [chat],
     );
     await waitLua("_G.fb.done");

@@ -107,7 +107,7 @@ export async function replayBench({
       end })
       local s, us = vim.uv.gettimeofday()
       _G.rp.start = s * 1000 + us / 1000
-      local c = require("acpchat.chat.chats").create("flood", { resume = "stored-session" })
+      local c = require("acpchat.app.chats").create("flood", { resume = "stored-session" })
       require("acpchat.chat.layout").show(c) -- as the sessions picker does
     `,
       [lastLine],

@@ -79,7 +79,7 @@ async function main() {
     const files = paths.slice(t * (CHANGED / 2), (t + 1) * (CHANGED / 2)).filter((_, i) => i < CHANGED / 2);
     const cmd = `sed -i 's/= 3;/= 33;/; s/v20 = /v20 = 1 + /; s/v39 = /v39 = 2 * /' ${files.map((p) => p).join(" ")}`;
     await nvim.lua(
-      "local id, text = ...; _G.turn_end = nil; require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(id), text)",
+      "local id, text = ...; _G.turn_end = nil; require('acpchat.app.chats').send(require('acpchat.chat.registry').get(id), text)",
       [chatId, `bench ${join(dir, "stamp")} ${cmd}`],
     );
     await waitLua("_G.turn_end");
@@ -87,7 +87,7 @@ async function main() {
       `#vim.tbl_filter(function(l) return l:match('^◆ ') end, vim.api.nvim_buf_get_lines(require('acpchat.chat.registry').get(${chatId}).buf, 0, -1, false)) >= ${t + 1}`,
     );
   }
-  const listShown = `(function() local _, l = next(require('acpchat.editor.review_loop').loops); return l and #l.files > 0 and vim.api.nvim_buf_line_count(l.list_buf) >= #l.files and #l.files end)()`;
+  const listShown = `(function() local _, l = next(require('acpchat.review.loop').loops); return l and #l.files > 0 and vim.api.nvim_buf_line_count(l.list_buf) >= #l.files and #l.files end)()`;
   const diffShown =
     "(function() for _, r in pairs(require('acpchat.ask.review').open_reviews) do if r.lw and vim.api.nvim_win_is_valid(r.lw) and vim.wo[r.lw].diff then return r.path end end end)()";
   // The noise floor: the same timer with nothing running.
@@ -115,7 +115,7 @@ async function main() {
     );
     if (i < RUNS - 1)
       await nvim.lua(
-        "local _, l = next(require('acpchat.editor.review_loop').loops); require('acpchat.editor.review_loop').close(l)",
+        "local _, l = next(require('acpchat.review.loop').loops); require('acpchat.review.loop').close(l)",
       );
   }
   // ]f through 20 files: each file's diff in the tab.

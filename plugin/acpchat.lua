@@ -31,7 +31,7 @@ local function cmd(name, desc, fn, opts)
   opts = opts or {}
   opts.desc = desc
   vim.api.nvim_create_user_command(name, function(o)
-    require("acpchat.util").guard(":" .. name, fn)(o)
+    require("acpchat.chat.guard").guard(":" .. name, fn)(o)
   end, opts)
 end
 local function acp()
@@ -46,18 +46,18 @@ local function need()
 end
 
 cmd("AcpChat", "Open (or focus) the chat; ! starts a new one; from hands this chat's conversation over", function(o)
-  local agent, from, err = require("acpchat.chat.handoff").parse(o.fargs)
+  local agent, from, err = require("acpchat.app.handoff").parse(o.fargs)
   if err then
     return vim.notify("acpchat: " .. err, vim.log.levels.ERROR)
   elseif from then
-    return require("acpchat.chat.handoff").open(agent, from)
+    return require("acpchat.app.handoff").open(agent, from)
   end
   acp().open(agent, o.bang)
 end, {
   nargs = "*",
   bang = true,
   complete = function(lead, line)
-    return require("acpchat.chat.handoff").complete(lead, line)
+    return require("acpchat.app.handoff").complete(lead, line)
   end,
 })
 cmd("AcpChatList", "Pick one of every live chat (agent, title, state, tab) and show it here", function()
@@ -104,7 +104,7 @@ cmd(
   "AcpChatChanges",
   "Put every hunk of a turn (default: the last; all: since the chat started) in the quickfix list",
   function(o)
-    require("acpchat.editor.changes").quickfix(o.args)
+    require("acpchat.checkpoints.changes").quickfix(o.args)
   end,
   {
     nargs = "?",
@@ -117,7 +117,7 @@ cmd(
   "AcpChatRewind",
   "Put every file changed since a turn began back as it was (! does not ask; undo: take the last rewind back)",
   function(o)
-    require("acpchat.editor.changes").rewind(o.args, o.bang)
+    require("acpchat.checkpoints.changes").rewind(o.args, o.bang)
   end,
   {
     nargs = "?",
@@ -131,7 +131,7 @@ cmd(
   "AcpChatReview",
   "Review every file changed since turn N (default: since you approved) in one tab; send: the comments; approve: start the next review here",
   function(o)
-    require("acpchat.editor.review_loop").command(o.args)
+    require("acpchat.review.loop").command(o.args)
   end,
   {
     nargs = "?",
@@ -141,33 +141,33 @@ cmd(
   }
 )
 cmd("AcpChatComment", "Comment on these lines for the agent (:AcpChatReview send sends them; ! removes)", function(o)
-  require("acpchat.editor.comments").command(o)
+  require("acpchat.review.comments").command(o)
 end, { nargs = "*", range = true, bang = true })
 cmd("AcpChatSessions", "Open a past session (! deletes one)", function(o)
-  require("acpchat.chat.sessions").pick(o.args ~= "" and o.args or nil, o.bang)
+  require("acpchat.app.sessions").pick(o.args ~= "" and o.args or nil, o.bang)
 end, { nargs = "?", bang = true, complete = agents })
 cmd("AcpChatMode", "Pick or set the session mode", function(o)
-  require("acpchat.chat.sessions").mode(o.args)
+  require("acpchat.app.settings").mode(o.args)
 end, {
   nargs = "?",
   complete = function(...)
-    return require("acpchat.chat.sessions").complete("mode")(...)
+    return require("acpchat.app.settings").complete("mode")(...)
   end,
 })
 cmd("AcpChatModel", "Pick or set the model", function(o)
-  require("acpchat.chat.sessions").model(o.args)
+  require("acpchat.app.settings").model(o.args)
 end, {
   nargs = "?",
   complete = function(...)
-    return require("acpchat.chat.sessions").complete("model")(...)
+    return require("acpchat.app.settings").complete("model")(...)
   end,
 })
 cmd("AcpChatOption", "Pick or set a session option", function(o)
-  require("acpchat.chat.sessions").option(o.fargs[1], o.fargs[2])
+  require("acpchat.app.settings").option(o.fargs[1], o.fargs[2])
 end, {
   nargs = "*",
   complete = function(...)
-    return require("acpchat.chat.sessions").complete("option")(...)
+    return require("acpchat.app.settings").complete("option")(...)
   end,
 })
 cmd("AcpChatFork", "Start a new chat branched from this one (unstable session/fork)", function()
@@ -180,7 +180,7 @@ cmd("AcpChatSave", "Save the transcript as markdown (! replaces an existing file
   end
 end, { nargs = "?", complete = "file", bang = true })
 cmd("AcpChatLog", "Show the JSON-RPC trace of this chat (optionally filtered by method)", function(o)
-  require("acpchat.host.log").open(o.args)
+  require("acpchat.app.log").open(o.args)
 end, { nargs = "?" })
 cmd("AcpChatPermissions", "List the permission rules remembered for this chat, and remove them", function()
   local c = need()
@@ -190,7 +190,7 @@ cmd("AcpChatPermissions", "List the permission rules remembered for this chat, a
 end)
 cmd("AcpChatAnswer", "Open the oldest question that waits for your answer (this chat's first)", function()
   local c = require("acpchat.chat.registry").current()
-  if not require("acpchat.ask.waiting").answer(c and c.id) then
+  if not require("acpchat.chat.waiting").answer(c and c.id) then
     require("acpchat.util").notify("acpchat: no question waits for an answer")
   end
 end)

@@ -1,11 +1,11 @@
 -- :checkhealth acpchat
 local complete = require("acpchat.complete")
-local media = require("acpchat.transcript.media")
-local changes = require("acpchat.editor.changes")
+local media = require("acpchat.chat.media")
+local changes = require("acpchat.checkpoints.changes")
 local install = require("acpchat.install")
 local bridge = require("acpchat.host.bridge")
 local config = require("acpchat.config")
-local chats = require("acpchat.chat.chats")
+local chats = require("acpchat.app.chats")
 local project = require("acpchat.chat.project")
 
 local M = {}

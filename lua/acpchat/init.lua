@@ -19,7 +19,7 @@ function M.setup(opts)
 end
 
 local function chats()
-  return require("acpchat.chat.chats")
+  return require("acpchat.app.chats")
 end
 local function registry()
   return require("acpchat.chat.registry")
@@ -95,7 +95,7 @@ end
 --- :AcpChatFork: a new chat that starts from a fork of this chat's session (session/fork, the
 --- fork feature; needs `unstable = true` and an agent that advertises sessionCapabilities.fork).
 function M.fork()
-  require("acpchat.features.fork").fork()
+  require("acpchat.app.fork").fork()
 end
 
 function M.close()
@@ -182,13 +182,13 @@ function M.add(opts)
     return
   end
   -- Images and audio (and the clipboard's image: `+`, or `*` for the primary selection) are
-  -- checked by Node: inside the session's folder, under media.max_bytes (lua/acpchat/transcript/media.lua).
+  -- checked by Node: inside the session's folder, under media.max_bytes (lua/acpchat/chat/media.lua).
   if opts.file == "+" or opts.file == "*" then
-    return require("acpchat.transcript.media").add_clipboard(c, opts.file == "*")
+    return require("acpchat.chat.media").add_clipboard(c, opts.file == "*")
   end
   local item
-  if opts.file and opts.file ~= "" and require("acpchat.transcript.media").is_media(opts.file) then
-    return require("acpchat.transcript.media").add_file(c, vim.fn.fnamemodify(opts.file, ":p"))
+  if opts.file and opts.file ~= "" and require("acpchat.chat.media").is_media(opts.file) then
+    return require("acpchat.chat.media").add_file(c, vim.fn.fnamemodify(opts.file, ":p"))
   elseif opts.file and opts.file ~= "" then
     item = { type = "file", path = vim.fn.fnamemodify(opts.file, ":p") }
   else

@@ -3,7 +3,7 @@
 -- stdpath("data")/acpchat/agents/<id>/, each with a current.json that config.agents() reads.
 local bridge = require("acpchat.host.bridge")
 local config = require("acpchat.config")
-local events = require("acpchat.host.events")
+local events = require("acpchat.app.events")
 local text = require("acpchat.transcript.text")
 local util = require("acpchat.util")
 -- Node's events (the install's progress notes) are handled even before any chat opened.

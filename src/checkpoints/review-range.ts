@@ -4,8 +4,11 @@
  * were), with the steps that touched each file. The take-back review and take-backs work on it
  * as on any step; the baseline (approve) says where the next review starts.
  */
+import { lstatSync, readlinkSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import { readSmallFile } from "../workspace/small-file.js";
 import type { Checkpoint } from "./store.js";
-import type { FileChange } from "./types.js";
+import type { FileAt, FileChange } from "./types.js";
 import type { ChangeStep, TurnCheckpoints } from "./turns.js";
 
 /** One file of a review: its change over the whole range, and which steps made it. */
@@ -101,4 +104,57 @@ function changesBetween(cp: TurnCheckpoints, a: Checkpoint, b: Checkpoint): Prom
     map.set(key, p);
   }
   return p;
+}
+
+/**
+ * The paths of a range's files that are no longer as its last step left them: changed since by
+ * the user (or anyone) on disk. The review marks them: a take-back there is merged three-way.
+ * `check` refuses a path out of the session's folder (it is left unmarked, not read).
+ */
+export async function editedSince(
+  cp: TurnCheckpoints,
+  step: ChangeStep,
+  paths: readonly string[],
+  check: (abs: string) => void,
+): Promise<string[]> {
+  if (!step.end || paths.length === 0) return [];
+  const at = await cp.store.filesAt(step.end, paths);
+  const max = cp.store.maxFileBytes;
+  return paths.filter((p) => {
+    const abs = join(cp.cwd, p);
+    try {
+      check(abs);
+    } catch {
+      return false;
+    }
+    return !sameOnDisk(at.get(p), abs, max);
+  });
+}
+
+/** Whether the file at `abs` is what a checkpoint holds (undefined: that it is not there). */
+function sameOnDisk(f: FileAt | undefined, abs: string, max: number): boolean {
+  let st: Stats;
+  try {
+    st = lstatSync(abs);
+  } catch {
+    return f === undefined;
+  }
+  if (!f) return false;
+  switch (f.kind) {
+    case "file": {
+      if (!st.isFile() || st.size !== f.bytes.length) return false;
+      const now = readSmallFile(abs, max, { follow: false });
+      return now?.equals(f.bytes) === true;
+    }
+    case "link":
+      try {
+        return st.isSymbolicLink() && readlinkSync(abs) === f.target;
+      } catch {
+        return false;
+      }
+    case "large":
+      return st.isFile() && st.size === f.size && (f.mtimeMs === undefined || st.mtimeMs === f.mtimeMs);
+    default:
+      return true;
+  }
 }

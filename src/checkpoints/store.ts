@@ -172,12 +172,22 @@ export class CheckpointStore {
   async changes(a: Checkpoint, b: Checkpoint): Promise<FileChange[]> {
     const out: FileChange[] = [];
     if (a.tree !== b.tree) {
-      const [raw, num] = await Promise.all([
-        this.git.list(["diff-tree", "-r", "-z", "-M", "--raw", "--no-commit-id", a.tree, b.tree]),
-        this.git.list(["diff-tree", "-r", "-z", "-M", "--numstat", "--no-commit-id", a.tree, b.tree]),
+      // One git run: the raw entries (":modes oids status\0path\0"), then the numstat ones.
+      const raw = await this.git.list([
+        "diff-tree",
+        "-r",
+        "-z",
+        "-M",
+        "--raw",
+        "--numstat",
+        "--no-commit-id",
+        a.tree,
+        b.tree,
       ]);
-      const counts = parseNumstat(num);
-      for (let i = 0; i < raw.length; i++) {
+      let end = 0;
+      while (end < raw.length && raw[end]!.startsWith(":")) end += /^:\S+ \S+ \S+ \S+ [RC]/.test(raw[end]!) ? 3 : 2;
+      const counts = parseNumstat(raw.slice(end));
+      for (let i = 0; i < end; i++) {
         const head = raw[i]!;
         const m = /^:(\d+) (\d+) [0-9a-f]+ [0-9a-f]+ ([ACDMRTUX])\d*$/.exec(head);
         if (!m) continue;

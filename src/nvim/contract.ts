@@ -256,6 +256,8 @@ export interface LuaToNode {
   };
   /** One file of a review: its take-back review over the review's turns (asked with `ask`, `loop` set); what it did. */
   reviewFile: { params: ChatRef & { from: number; path: string }; result: { outcome: string; conflicts?: string[] } };
+  /** The review's files (of the range from step `from`) changed on disk since the range's last step. */
+  reviewEdited: { params: ChatRef & { from: number; paths: string[] }; result: { paths: string[] } };
   /** :AcpChatReview approve: the next review starts after the last step recorded now. */
   reviewApprove: { params: ChatRef; result: { label: string } };
   /** :AcpChatInstall: the registry's agents (`url`: https or a file; cached in `cacheFile`), each installable here or not, and which are installed in `dir`. */
@@ -331,6 +333,7 @@ export const LUA_METHODS = [
   "rewind",
   "reviewList",
   "reviewFile",
+  "reviewEdited",
   "reviewApprove",
   "logout",
   "registryList",

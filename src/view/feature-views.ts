@@ -1,6 +1,6 @@
 /**
  * The feature modules' blocks as the transcript shows them (src/session/features/ makes them;
- * lua/acpchat/features/ draws them): a plan by id, a child session nested under its block, and
+ * lua/acpchat/transcript/features/ draws them): a plan by id, a child session nested under its block, and
  * a message between sessions. view-model.ts hands each such block to featureView.
  */
 import { oneLine } from "../session/one-line.js";

@@ -79,7 +79,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWait(c, "hello");
     const sessionId = (received(t.dir, "session/prompt")[0] as { sessionId: string }).sessionId;
     await t.nvim.command("AcpChatClose");
-    await t.lua("require('acpchat.chat.chats').create('fake', { resume = ... })", [sessionId]);
+    await t.lua("require('acpchat.app.chats').create('fake', { resume = ... })", [sessionId]);
     await t.waitFor(async () => (await chatCount(t)) === 1, "the loaded chat");
     const d = await chatHandle(t);
     await d.ready();
@@ -113,7 +113,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWait(c, "hello");
     const sessionId = (received(t.dir, "session/prompt")[0] as { sessionId: string }).sessionId;
     await t.nvim.command("AcpChatClose");
-    await t.lua("require('acpchat.chat.chats').create('fake', { resume = ... })", [sessionId]);
+    await t.lua("require('acpchat.app.chats').create('fake', { resume = ... })", [sessionId]);
     await t.waitFor(async () => (await chatCount(t)) === 1, "the resumed chat");
     await (await chatHandle(t)).ready();
     expect(received(t.dir, "session/resume")[0]).toEqual({

@@ -114,7 +114,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     ]);
     // One block extmark per block: updates redrew in place.
     const marks = await t.lua<number>(
-      "return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_blocks, 0, -1, {})",
+      "return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.chat.render').ns_blocks, 0, -1, {})",
       [c.buf],
     );
     expect(marks).toBe(6);

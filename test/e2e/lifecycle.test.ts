@@ -207,7 +207,7 @@ describe.each(bins)("Neovim $version: chats never get lost", (bin) => {
       },
     });
     await t.nvim.command("AcpChat");
-    // Out of the prompt's Insert mode: the review opens by itself (ask/waiting.lua).
+    // Out of the prompt's Insert mode: the review opens by itself (chat/waiting.lua).
     await t.nvim.command("stopinsert");
     const c = await chatHandle(t);
     await c.ready();

@@ -20,7 +20,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       checkpoints: { enabled: false },
     });
     await t.lua(
-      "local c = require('acpchat.chat.chats').create('flood', { resume = 'stored' }); require('acpchat.chat.layout').show(c)",
+      "local c = require('acpchat.app.chats').create('flood', { resume = 'stored' }); require('acpchat.chat.layout').show(c)",
     );
     const last = `w${UPDATES - 2} line ${UPDATES - 1} of the reply`;
     await t.waitFor(

@@ -71,7 +71,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       expect(
         JSON.stringify(
           await t.lua(
-            "return vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_queue, 0, -1, { details = true })",
+            "return vim.api.nvim_buf_get_extmarks(..., require('acpchat.chat.render').ns_queue, 0, -1, { details = true })",
             [c.buf],
           ),
         ),
@@ -166,7 +166,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.t.nvim.command("AcpChat");
     await c.ready();
     expect(await c.promptLines()).toEqual(["again"]);
-    await c.t.lua("require('acpchat.chat.chats').send_prompt(require('acpchat.chat.registry').get(...))", [c.id]);
+    await c.t.lua("require('acpchat.app.chats').send_prompt(require('acpchat.chat.registry').get(...))", [c.id]);
     await c.t.waitFor(async () => (await c.text()).includes("back again"), "the answer after the restart");
     expect(await c.promptLines()).toEqual([""]);
   });

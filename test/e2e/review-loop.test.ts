@@ -24,7 +24,7 @@ const turn = (id: string, sh: string) => [tool(id), { sh }, done(id), { text: "d
 async function reviewList(t: TestNvim, n: number): Promise<string[]> {
   return t.waitFor(async () => {
     const l = await t.lua<string[] | null>(
-      "local _, loop = next(require('acpchat.editor.review_loop').loops); return loop and vim.api.nvim_buf_get_lines(loop.list_buf, 0, -1, false)",
+      "local _, loop = next(require('acpchat.review.loop').loops); return loop and vim.api.nvim_buf_get_lines(loop.list_buf, 0, -1, false)",
     );
     return l && l.filter((x) => /^[AMDRT] /.test(x)).length === n && l;
   }, `the review to list ${n} files`);
@@ -120,7 +120,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     // the next review shows only its change.
     await t.nvim.command("AcpChatReview approve");
     await t.waitFor(
-      async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.editor.review_loop').loops)")) === 0,
+      async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.review.loop').loops)")) === 0,
       "the review closed on approve",
     );
     await c.send("boom");

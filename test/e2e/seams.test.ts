@@ -109,7 +109,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     );
     await c.t.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'never sent' })", [c.promptBuf]);
     await c.t.lua(
-      "local c = require('acpchat.chat.registry').get(...); require('acpchat.chat.chats').send_prompt(c); require('acpchat.chat.chats').cancel(c)",
+      "local c = require('acpchat.chat.registry').get(...); require('acpchat.app.chats').send_prompt(c); require('acpchat.app.chats').cancel(c)",
       [c.id],
     );
     await c.t.waitFor(async () => (await c.promptLines()).join("\n").includes("never sent"), "the prompt back");

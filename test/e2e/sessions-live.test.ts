@@ -37,7 +37,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       },
     });
     // What the plugin recorded of alpha's two sessions: the user's own first words.
-    const index = await t.lua<string>("return require('acpchat.chat.chats').index_file()");
+    const index = await t.lua<string>("return require('acpchat.app.chats').index_file()");
     mkdirSync(dirname(index), { recursive: true });
     writeFileSync(
       index,

@@ -231,7 +231,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await chat.turns(1, 30_000);
     expect(readFileSync(f, "utf8")).toBe(newText);
     // The read-only diff of the same change (gd on a tool call) is filled in slices too, complete.
-    await t.lua("require('acpchat.ask.diff_view').show_readonly(...)", [f, old.join("\n") + "\n", newText]);
+    await t.lua("require('acpchat.diff.view').show_readonly(...)", [f, old.join("\n") + "\n", newText]);
     await t.waitFor(
       async () => /acpchat:\/\/diff\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
       "the read-only diff",

@@ -69,7 +69,7 @@ describe("agent death", () => {
     const pid = (
       await h.t.lua<{ chat: number; pid: number }[]>("return require('acpchat.host.bridge').call_sync('chats', {})")
     ).find((c) => c.chat === id)!.pid;
-    await h.t.lua("require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(...), 'write')", [id]);
+    await h.t.lua("require('acpchat.app.chats').send(require('acpchat.chat.registry').get(...), 'write')", [id]);
     await h.t.waitFor(
       async () => (await h.t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1,
       "the review",

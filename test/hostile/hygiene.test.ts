@@ -112,7 +112,7 @@ describe("process hygiene", () => {
     const runTurns = async (from: number, to: number) => {
       for (let n = from; n <= to; n++) {
         await h.t.lua(
-          "for _, id in ipairs(...) do require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(id), 'soak') end",
+          "for _, id in ipairs(...) do require('acpchat.app.chats').send(require('acpchat.chat.registry').get(id), 'soak') end",
           [ids],
         );
         for (const id of ids)
@@ -135,7 +135,7 @@ describe("process hygiene", () => {
     expect(end.heap - warm.heap).toBeLessThan(1.5 * 1024 * 1024);
     expect(end.nvim - warm.nvim).toBeLessThan(8 * 1024);
     for (const id of ids)
-      await h.t.lua("require('acpchat.chat.chats').close(require('acpchat.chat.registry').get(...))", [id]);
+      await h.t.lua("require('acpchat.app.chats').close(require('acpchat.chat.registry').get(...))", [id]);
     await h.t.waitFor(
       async () =>
         (await h.t.lua<unknown[]>("return require('acpchat.host.bridge').call_sync('chats', {})")).length === 0,

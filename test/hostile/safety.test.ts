@@ -57,7 +57,7 @@ describe("data safety", () => {
         (await h.t.lua<string>("return require('acpchat.chat.registry').get(...).status.state", [id])) === "ready",
       "ready",
     );
-    await h.t.lua("require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(...), 'go')", [id]);
+    await h.t.lua("require('acpchat.app.chats').send(require('acpchat.chat.registry').get(...), 'go')", [id]);
     await h.t.waitFor(async () => (await h.t.lua<number>("return vim.fn.tabpagenr('$')")) === 2, "the review");
     // The swap: sub/ becomes a link to a folder outside the cwd.
     renameSync(join(work, "sub"), join(work, "sub-old"));

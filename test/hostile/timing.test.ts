@@ -68,7 +68,7 @@ describe("timing", () => {
     await h.send("go");
     await h.turns(1);
     const marks = await h.t.lua<number>(
-      "return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.transcript.render').ns_blocks, 0, -1, {})",
+      "return #vim.api.nvim_buf_get_extmarks(..., require('acpchat.chat.render').ns_blocks, 0, -1, {})",
       [h.buf],
     );
     expect(marks).toBe(1000 + 3); // the tool calls, the turn header, the prompt, the reply header

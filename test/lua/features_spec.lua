@@ -1,7 +1,7 @@
--- lua/acpchat/features/: the blocks of the feature modules (a plan by id, a
+-- lua/acpchat/transcript/features/: the blocks of the feature modules (a plan by id, a
 -- subagent with its nested transcript, a message between sessions) as lines and highlights.
-local features = require("acpchat.features")
-local subagents = require("acpchat.features.subagents")
+local features = require("acpchat.transcript.features")
+local subagents = require("acpchat.transcript.features.subagents")
 local text = require("acpchat.transcript.text")
 local config = require("acpchat.config")
 

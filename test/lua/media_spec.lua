@@ -1,7 +1,7 @@
--- Images and audio as the transcript shows them (lua/acpchat/transcript/text.lua, lua/acpchat/transcript/media.lua):
+-- Images and audio as the transcript shows them (lua/acpchat/transcript/text.lua, lua/acpchat/chat/media.lua):
 -- one line with type, name, mimeType and size, the keys on it, and which clip a row holds.
 local text = require("acpchat.transcript.text")
-local media = require("acpchat.transcript.media")
+local media = require("acpchat.chat.media")
 
 describe("media lines", function()
   it("a clip of the agent: type, mimeType, size and the keys; never more than one line", function()

@@ -169,7 +169,7 @@ export async function chatHandle(t: TestNvim, id?: number) {
     promptLines: () => t.lines(info.prompt_buf),
     /** Send as :AcpChatSend does (queued when the agent is not ready). */
     send: (text: string) =>
-      t.lua("require('acpchat.chat.chats').send(require('acpchat.chat.registry').get(...), select(2, ...))", [
+      t.lua("require('acpchat.app.chats').send(require('acpchat.chat.registry').get(...), select(2, ...))", [
         info.id,
         text,
       ]),
@@ -179,7 +179,7 @@ export async function chatHandle(t: TestNvim, id?: number) {
         info.prompt_buf,
         text,
       ]);
-      await t.lua("require('acpchat.chat.chats').send_prompt(require('acpchat.chat.registry').get(...))", [info.id]);
+      await t.lua("require('acpchat.app.chats').send_prompt(require('acpchat.chat.registry').get(...))", [info.id]);
     },
     lastStop: () => get("c.last_stop") as Promise<string>,
     /** Render batches applied to the transcript so far. */

@@ -2,7 +2,8 @@
  * The house's shape, checked: only src/nvim/ speaks to Neovim, session state does not depend on
  * process spawning, the layers import one way (wire/ at the bottom, then the lower folders,
  * session/ below view/ below nvim/), no file grows past 500 lines, and neither the TypeScript
- * modules nor the Lua modules import in circles.
+ * modules nor the Lua modules import in circles. The folders of lua/acpchat/ are layers too:
+ * LUA_LAYERS orders them, and none requires one above it.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -50,6 +51,43 @@ function luaGraph(): Map<string, string[]> {
     g.set(name, deps);
   }
   return g;
+}
+
+/**
+ * The layers of lua/acpchat/, bottom first: a folder, or a file at its root (its leaves at the
+ * bottom; the public API, :checkhealth and the installer on top). A module requires only its own
+ * layer or those below; a folder or root file not named here fails the test until it is placed.
+ */
+const LUA_LAYERS: string[][] = [
+  // Leaves every layer may use: options, notifications, types, highlight groups.
+  ["notify", "util", "config_schema", "config", "types", "highlights", "_meta"],
+  // The pipe to Node (the bridge and the generated contract names).
+  ["host"],
+  // The user's buffers and language servers for the agent's tools; two buffers in diff mode.
+  ["editor", "diff"],
+  // A transcript's text: blocks as lines and highlights, the feature blocks, history, saving.
+  ["transcript"],
+  // One chat's buffers and windows: the registry, layout, prompt, render batches, waiting questions.
+  ["chat"],
+  // What asks the user or helps the prompt: questions, completion, checkpoints.
+  ["ask", "complete", "checkpoints"],
+  // A chat's life and commands: open/send/close, keys, sessions, settings, Node's events.
+  ["app"],
+  // The review loop (:AcpChatReview, comments), which sends through a chat.
+  ["review"],
+  // require("acpchat"), :checkhealth acpchat, the installer.
+  ["init", "health", "install"],
+];
+
+/** lua/acpchat module -> its group: the folder it is in, or its own name for a root file. */
+function luaGroups(): Map<string, string> {
+  const groups = new Map<string, string>();
+  for (const f of files(join(ROOT, "lua/acpchat"), ".lua")) {
+    const rel = relative(join(ROOT, "lua/acpchat"), f);
+    const name = `acpchat.${rel.replace(/\.lua$/, "").replaceAll("/", ".")}`.replace(/\.init$/, "");
+    groups.set(name, rel.includes("/") ? rel.split("/")[0]! : rel.replace(/\.lua$/, ""));
+  }
+  return groups;
 }
 
 function cycles(g: Map<string, string[]>): string[][] {
@@ -190,6 +228,31 @@ describe("the house", () => {
     }
     expect(g.size).toBeGreaterThan(5);
     expect(cycles(g)).toEqual([]);
+  });
+
+  it("every Lua folder and root file has its place in the layers", () => {
+    const placed = new Set(LUA_LAYERS.flat());
+    expect([...new Set(luaGroups().values())].filter((g) => !placed.has(g))).toEqual([]);
+  });
+
+  it("the folders of lua/acpchat/ require in no circle, and no layer requires one above it", () => {
+    const lua = luaGraph();
+    const group = luaGroups();
+    const layer = (g: string) => LUA_LAYERS.findIndex((l) => l.includes(g));
+    const g = new Map<string, string[]>();
+    const up: string[] = [];
+    for (const [m, deps] of lua) {
+      const from = group.get(m)!;
+      for (const d of deps) {
+        const to = group.get(d);
+        if (to === undefined || to === from) continue;
+        g.set(from, [...new Set([...(g.get(from) ?? []), to])]);
+        if (layer(to) > layer(from)) up.push(`${m} (${from}) -> ${d} (${to})`);
+      }
+    }
+    expect(g.size).toBeGreaterThan(8);
+    expect(cycles(g)).toEqual([]);
+    expect(up).toEqual([]);
   });
 
   it("Lua modules require in no circle", () => {

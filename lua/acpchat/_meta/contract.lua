@@ -870,6 +870,16 @@ error("Cannot require a meta file")
 ---@field outcome string
 ---@field conflicts? string[]
 
+--- `review_edited`: The review's files (of the range from step `from`) changed on disk since the range's last step.
+---@class acpchat.call.ReviewEdited
+---@field chat number
+---@field from number
+---@field paths string[]
+
+--- What `review_edited` answers.
+---@class acpchat.reply.ReviewEdited
+---@field paths string[]
+
 --- `review_approve`: :AcpChatReview approve: the next review starts after the last step recorded now.
 ---@class acpchat.call.ReviewApprove : acpchat.wire.ChatRef
 

@@ -8,7 +8,7 @@
 -- and one note says what failed.
 local questions = require("acpchat.ask.questions")
 local bridge = require("acpchat.host.bridge")
-local waiting = require("acpchat.ask.waiting")
+local waiting = require("acpchat.chat.waiting")
 local text = require("acpchat.transcript.text")
 local permission = require("acpchat.ask.permission")
 local review = require("acpchat.ask.review")
@@ -113,8 +113,10 @@ function M.ask(chat_id, key, kind, question)
     end)()
   end
   -- The user is typing: it waits, shown in the chat's winbar and transcript (waiting.lua), and
-  -- opens when they stop or ask for it.
-  if waiting.typing() then
+  -- opens when they stop or ask for it. A take-back review (gd, ]f in :AcpChatReview) is not
+  -- the agent's question but the answer to the key just typed: it opens at once.
+  local asked_for = kind == "review" and type(question) == "table" and question.reason == "changes"
+  if not asked_for and waiting.typing() then
     local choices = kind == "permission"
         and vim.tbl_map(function(it)
           return it.label

@@ -12,7 +12,7 @@ local text = require("acpchat.transcript.text")
 local registry = require("acpchat.chat.registry")
 local layout = require("acpchat.chat.layout")
 local util = require("acpchat.util")
-local waiting = require("acpchat.ask.waiting")
+local waiting = require("acpchat.chat.waiting")
 
 local M = {}
 

@@ -2,12 +2,20 @@
 -- An answer goes back once with the `reply` call; a question Node withdrew is forgotten, and a
 -- late answer to it is dropped.
 local bridge = require("acpchat.host.bridge")
-local waiting = require("acpchat.ask.waiting")
+local waiting = require("acpchat.chat.waiting")
+local registry = require("acpchat.chat.registry")
 
 local M = {}
 
 ---@type table<string, { chat: integer, kind: acpchat.wire.QuestionKind, at: table }>
 M.open = {}
+
+-- The registry finds a review tab's chat through its question; it requires nothing above it.
+---@diagnostic disable-next-line: duplicate-set-field
+registry.question_chat = function(key)
+  local q = M.open[key]
+  return q and q.chat
+end
 
 --- Where the user was when the question came: they are put back there after answering.
 local function here()

@@ -8,7 +8,7 @@
 --   ZQ or closing the tab: reject the whole change
 local questions = require("acpchat.ask.questions")
 local util = require("acpchat.util")
-local diff_tab = require("acpchat.ask.diff_tab")
+local diff_tab = require("acpchat.diff.tab")
 
 local api = vim.api
 local M = {}
@@ -311,7 +311,7 @@ function M.show(r)
   run(1)
 end
 
---- Set by the review loop (acpchat.editor.review_loop): puts a review into its tab's windows;
+--- Set by the review loop (acpchat.review.loop): puts a review into its tab's windows;
 --- returns tab, left and right windows, or nil when its tab is gone.
 ---@type (fun(r: table): integer?, integer?, integer?)?
 M.place = nil

@@ -4,7 +4,7 @@ local config = require("acpchat.config")
 local blocks = require("acpchat.transcript.blocks")
 local status_text = require("acpchat.transcript.status_text")
 local registry = require("acpchat.chat.registry")
-local waiting = require("acpchat.ask.waiting")
+local waiting = require("acpchat.chat.waiting")
 local prompt = require("acpchat.chat.prompt")
 local follow = require("acpchat.editor.follow")
 

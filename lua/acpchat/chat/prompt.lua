@@ -12,7 +12,7 @@ local ns_hint = api.nvim_create_namespace("acpchat_prompt_hint")
 function M.context_label(item)
   local name = item.label or vim.fn.fnamemodify(item.path, ":~:.")
   if item.media then
-    -- An image or audio file: its type and size too (lua/acpchat/transcript/media.lua).
+    -- An image or audio file: its type and size too (lua/acpchat/chat/media.lua).
     return string.format("%s (%s, %s)", name, item.media.mime, text.human_size(item.media.size))
   end
   return item.type == "range" and string.format("%s:%d-%d", name, item.start, item["end"]) or name

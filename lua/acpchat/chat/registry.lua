@@ -1,6 +1,5 @@
 -- The chats of this Neovim, as Lua knows them: their buffers, windows and the last status Node
 -- sent. Protocol and session state live in Node.
-local questions = require("acpchat.ask.questions")
 
 local api = vim.api
 
@@ -66,17 +65,24 @@ function M.of_tab(tab, agent)
   return best
 end
 
+--- The chat that asked the open question `key`, if it still waits. The questions (ask/, a
+--- layer above this one) set it when they load; until then no question is open.
+---@type fun(key: string): integer?
+function M.question_chat(_)
+  return nil
+end
+
 --- The chat that owns the review (or diff) shown in the current tab, if it is one.
 ---@return acpchat.Chat?
 function M.owner_of_tab()
   local id = vim.t.acpchat_chat
   if not id then
     -- A review's buffers are named acpchat://review/<question key>/... (review.lua).
-    local open = questions.open
     for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
       local key = api.nvim_buf_get_name(api.nvim_win_get_buf(w)):match("^acpchat://review/([^/]+)/")
-      if key and open[key] then
-        id = open[key].chat
+      local chat = key and M.question_chat(key)
+      if chat then
+        id = chat
       end
     end
   end

@@ -37,6 +37,7 @@ return {
     "rewind",
     "review_list",
     "review_file",
+    "review_edited",
     "review_approve",
     "logout",
     "registry_list",

@@ -20,7 +20,7 @@ M.status = {
 local plan_icon = { pending = "○", in_progress = "◐", completed = "✓" }
 
 local tb = require("acpchat.transcript.text_builder")
-local features = require("acpchat.features")
+local features = require("acpchat.transcript.features")
 local split = tb.split
 
 local ctrl = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }

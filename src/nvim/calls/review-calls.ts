@@ -4,7 +4,7 @@
  * the baseline the next review starts after (approve).
  */
 import { join } from "node:path";
-import { rangeStart, reviewRange } from "../../checkpoints/review-range.js";
+import { editedSince, rangeStart, reviewRange } from "../../checkpoints/review-range.js";
 import type { ChatLookup, Handlers } from "../chat-entry.js";
 import type { ReviewFile } from "../contract.js";
 import { type ChangesContext, type ChangesView, need, takeBackReview } from "./changes-calls.js";
@@ -60,6 +60,15 @@ export async function reviewFile(
   return takeBackReview(c, cp, r.step, path, { loop: true });
 }
 
+/** Which of a review's files were changed on disk since its last step (the list marks them). */
+export async function reviewEdited(c: ChangesContext, from: number, paths: string[]): Promise<{ paths: string[] }> {
+  const cp = await need(c);
+  const step = cp.stepById(from);
+  if (!step?.end) throw new Error(`no recorded change ${from}`);
+  const r = await reviewRange(cp, step);
+  return { paths: await editedSince(cp, r.step, paths, (abs) => c.chat.checkPath(abs, "review")) };
+}
+
 /** :AcpChatReview approve: the next review starts after the last step recorded now. */
 export async function reviewApprove(c: ChangesContext): Promise<{ label: string }> {
   const cp = await need(c);
@@ -72,7 +81,7 @@ export async function reviewApprove(c: ChangesContext): Promise<{ label: string 
 
 export function reviewCalls(
   host: ChangesView & ChatLookup,
-): Pick<Handlers, "reviewList" | "reviewFile" | "reviewApprove"> {
+): Pick<Handlers, "reviewList" | "reviewFile" | "reviewEdited" | "reviewApprove"> {
   const context = (id: number): ChangesContext => {
     const e = host.get(id);
     return { chat: e.chat, checkpoints: e.checkpoints, live: host.live, review: (q) => host.review(id, q) };
@@ -80,6 +89,7 @@ export function reviewCalls(
   return {
     reviewList: (p) => reviewList(context(p.chat), p.since),
     reviewFile: (p) => reviewFile(context(p.chat), p.from, p.path),
+    reviewEdited: (p) => reviewEdited(context(p.chat), p.from, p.paths),
     reviewApprove: (p) => reviewApprove(context(p.chat)),
   };
 }

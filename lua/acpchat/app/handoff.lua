@@ -6,7 +6,6 @@ local util = require("acpchat.util")
 local config = require("acpchat.config")
 local registry = require("acpchat.chat.registry")
 local prompt = require("acpchat.chat.prompt")
--- The public API (require("acpchat")) is required where it is used: it is the module above this one.
 
 local api = vim.api
 local M = {}
@@ -87,10 +86,13 @@ function M.open(agent, from)
     return util.notify("acpchat: chat " .. source.id .. " has no conversation yet to hand over", vim.log.levels.WARN)
   end
   local title = source.status and source.status.title
-  local chat = require("acpchat").open(agent or source.agent, true)
+  -- A new chat, shown here with the cursor in its prompt (as :AcpChat! does).
+  local chat = require("acpchat.app.chats").create(agent or source.agent)
   if not chat then
     return
   end
+  require("acpchat.chat.layout").show(chat)
+  vim.cmd("startinsert!")
   if chat.cwd ~= source.cwd then
     -- Another project's conversation stays in its project.
     return util.notify(

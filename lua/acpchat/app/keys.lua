@@ -3,8 +3,9 @@
 local config = require("acpchat.config")
 local blocks = require("acpchat.transcript.blocks")
 local util = require("acpchat.util")
+local guard = require("acpchat.chat.guard").guard
 local follow = require("acpchat.editor.follow")
-local waiting = require("acpchat.ask.waiting")
+local waiting = require("acpchat.chat.waiting")
 local prompt_history = require("acpchat.complete.prompt_history")
 local text = require("acpchat.transcript.text")
 -- Not at the top, and not for a circle: what a key opens loads when the key is first used,
@@ -18,7 +19,7 @@ local function map(buf, mode, lhs, rhs, desc)
     vim.keymap.set(
       mode,
       lhs,
-      util.guard(desc, rhs),
+      guard(desc, rhs),
       { buffer = buf, desc = "acpchat: " .. desc, nowait = true, silent = true }
     )
   end
@@ -165,15 +166,15 @@ function M.setup(chat, actions)
       return vim.cmd("normal! " .. vim.v.count1 .. "za")
     end
     text.toggle_expanded(b.view)
-    require("acpchat.transcript.render").apply(chat.id, { { op = "update", block = b.view } })
+    require("acpchat.chat.render").apply(chat.id, { { op = "update", block = b.view } })
   end, "show or fold the tool call's output")
   map(chat.buf, "n", k.open_subagent, function()
     local b = blocks.at(chat, api.nvim_win_get_cursor(0)[1] - 1)
-    require("acpchat.features.subagent_view").open_at(chat, b)
+    require("acpchat.transcript.subagent_view").open_at(chat, b)
   end, "open the subagent's session in its own view")
   map(chat.buf, "n", k.show_diff, function()
     -- On a file of a turn's changes: its take-back review.
-    if require("acpchat.editor.changes").review_at_cursor(chat) then
+    if require("acpchat.checkpoints.changes").review_at_cursor(chat) then
       return
     end
     local b = tool_at_cursor(chat)
@@ -187,13 +188,13 @@ function M.setup(chat, actions)
     if not b then
       return util.notify("acpchat: no tool call under the cursor", vim.log.levels.WARN)
     end
-    require("acpchat.ask.diff_view").show_tool_diff(chat, b.tool_call_id)
+    require("acpchat.diff.view").show_tool_diff(chat, b.tool_call_id)
   end, "show the tool call's diff")
   map(chat.buf, "n", k.open_media, function()
-    require("acpchat.transcript.media").open(chat)
+    require("acpchat.chat.media").open(chat)
   end, "open the image or audio under the cursor")
   map(chat.buf, "n", k.save_media, function()
-    require("acpchat.transcript.media").save(chat)
+    require("acpchat.chat.media").save(chat)
   end, "save the image or audio under the cursor")
 end
 

@@ -3,12 +3,12 @@
 -- like every chat; what the source chat showed is kept above it, marked as such.
 local api = vim.api
 local bridge = require("acpchat.host.bridge")
-local features = require("acpchat.features")
+local features = require("acpchat.transcript.features")
 local registry = require("acpchat.chat.registry")
 local util = require("acpchat.util")
 local text = require("acpchat.transcript.text")
 local layout = require("acpchat.chat.layout")
-local chats = require("acpchat.chat.chats")
+local chats = require("acpchat.app.chats")
 
 local M = {}
 

@@ -7,7 +7,7 @@ local api = vim.api
 local blocks = require("acpchat.transcript.blocks")
 local bridge = require("acpchat.host.bridge")
 local util = require("acpchat.util")
-local subagents = require("acpchat.features.subagents")
+local subagents = require("acpchat.transcript.features.subagents")
 local text = require("acpchat.transcript.text")
 
 local M = {}

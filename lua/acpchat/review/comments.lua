@@ -227,7 +227,7 @@ function M.send(chat)
   if #list == 0 then
     return util.notify("acpchat: no pending comments (add one with :AcpChatComment {text})")
   end
-  require("acpchat.chat.chats").send(chat, M.prompt(chat, list), function(ok)
+  require("acpchat.app.chats").send(chat, M.prompt(chat, list), function(ok)
     if not ok then
       return
     end

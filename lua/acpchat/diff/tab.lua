@@ -1,6 +1,6 @@
 -- A tab of two scratch buffers side by side, in vim's diff mode unless too large: what the
 -- review of a write (acpchat.ask.review) and the read-only diff of a tool call
--- (acpchat.ask.diff_view) are built on. The buffers are filled a slice per turn of the
+-- (acpchat.diff.view) are built on. The buffers are filled a slice per turn of the
 -- editor's loop, and whatever is too large for the editor to do in a frame is left off
 -- (highlighting, inline diffs, diff mode itself), with a note saying so.
 local api = vim.api

@@ -7,7 +7,7 @@ local M = {}
 
 local blocks = require("acpchat.transcript.blocks")
 local layout = require("acpchat.chat.layout")
-local subagent_view = require("acpchat.features.subagent_view")
+local subagent_view = require("acpchat.transcript.subagent_view")
 local prompt = require("acpchat.chat.prompt")
 local util = require("acpchat.util")
 local history = require("acpchat.transcript.history")

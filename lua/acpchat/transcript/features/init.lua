@@ -3,14 +3,14 @@
 -- `unstable` that Lua sends with each call (`option`); only fork.lua asks it too, to refuse at once.
 --   plans.lua             a plan by id (block plan_doc)
 --   subagents.lua         a subagent's block (subagent): header and nested transcript;
---                         subagent_view.lua folds it and opens its own view (gs)
+--                         transcript/subagent_view.lua folds it and opens its own view (gs)
 --   session_messages.lua  a message between sessions (session_message)
---   fork.lua              :AcpChatFork
---   (renaming a session is the last entry of :AcpChatSessions' picker, chat/sessions.lua)
+--   app/fork.lua          :AcpChatFork
+--   (renaming a session is the last entry of :AcpChatSessions' picker, app/sessions.lua)
 local config = require("acpchat.config")
-local plans = require("acpchat.features.plans")
-local subagents = require("acpchat.features.subagents")
-local session_messages = require("acpchat.features.session_messages")
+local plans = require("acpchat.transcript.features.plans")
+local subagents = require("acpchat.transcript.features.subagents")
+local session_messages = require("acpchat.transcript.features.session_messages")
 
 local M = {}
 

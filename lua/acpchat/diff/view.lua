@@ -1,7 +1,7 @@
 -- Read-only diffs: a tool call's diffs (gd on its block), shown in a diff tab
--- (acpchat.ask.diff_tab) that q closes.
+-- (acpchat.diff.tab) that q closes.
 local bridge = require("acpchat.host.bridge")
-local diff_tab = require("acpchat.ask.diff_tab")
+local diff_tab = require("acpchat.diff.tab")
 local util = require("acpchat.util")
 
 local api = vim.api

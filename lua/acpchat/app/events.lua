@@ -15,7 +15,7 @@ local M = {}
 local handlers = {
   ---@param p acpchat.event.Render
   render = function(p)
-    require("acpchat.transcript.render").apply(p.chat, p.ops)
+    require("acpchat.chat.render").apply(p.chat, p.ops)
   end,
   ---@param p acpchat.event.Ask
   ask = function(p)

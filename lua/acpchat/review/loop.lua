@@ -8,8 +8,8 @@ local registry = require("acpchat.chat.registry")
 local util = require("acpchat.util")
 local text = require("acpchat.transcript.text")
 local review = require("acpchat.ask.review")
-local comments = require("acpchat.editor.comments")
-local diff_tab = require("acpchat.ask.diff_tab")
+local comments = require("acpchat.review.comments")
+local diff_tab = require("acpchat.diff.tab")
 
 local api = vim.api
 local M = {}
@@ -34,6 +34,17 @@ M.loops = {}
 
 local status_letter = { added = "A", deleted = "D", modified = "M", renamed = "R", type = "T" }
 
+--- Whether the user changed `f` since the range's last turn: unsaved edits in its buffer, or
+--- a change on disk (Node compares with the checkpoint: review_edited). A take-back there is
+--- merged with those changes, so the list says so before one is made.
+local function edited_mark(loop, f)
+  local buf = vim.fn.bufnr(f.abs)
+  if buf > 0 and api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified then
+    return "  ✎ unsaved edits"
+  end
+  return loop.edited and loop.edited[f.path] and "  ✎ changed since" or ""
+end
+
 --- The list's lines: one per file (line i is file i), then the comments.
 local function list_lines(loop)
   local lines = {}
@@ -46,7 +57,7 @@ local function list_lines(loop)
       f.from and (" ← " .. text.flat(f.from, 100)) or "",
       figures,
       text.flat(table.concat(f.steps or {}, ", "), 100)
-    )
+    ) .. edited_mark(loop, f)
   end
   loop.comment_rows = {}
   local all = comments.by_chat[loop.chat] or {}
@@ -85,6 +96,27 @@ local function draw(loop)
   end
 end
 
+--- Ask Node which files changed on disk since the range's last turn; redraw with the marks.
+local function ask_edited(loop)
+  local paths = vim.tbl_map(function(f)
+    return f.path
+  end, loop.files)
+  if #paths == 0 then
+    return
+  end
+  local from = loop.from
+  bridge.call("review_edited", { chat = loop.chat, from = from, paths = paths }, function(err, r)
+    if err or loop.from ~= from then
+      return
+    end
+    loop.edited = {}
+    for _, p in ipairs(r.paths) do
+      loop.edited[p] = true
+    end
+    draw(loop)
+  end)
+end
+
 --- The file on list row `row` (1-based), if it is a file's row.
 local function file_at(loop, row)
   return loop.files[row]
@@ -112,7 +144,7 @@ local function show_file(loop, f)
     util.notify("acpchat: " .. r.outcome)
     local chat = registry.get(loop.chat)
     if chat then
-      require("acpchat.editor.changes").ask_conflicts(chat, r.conflicts)
+      require("acpchat.checkpoints.changes").ask_conflicts(chat, r.conflicts)
     end
     -- The files as they are now: the list again, and the same file's review.
     loop.shown = nil
@@ -202,6 +234,37 @@ local function list_keys(loop)
   map("q", function()
     M.close(loop)
   end, "close the review")
+  map("ZQ", function()
+    M.close(loop)
+  end, "close the review")
+  -- The shown file's review keys work from the list too (Vim's ZZ would close the list's
+  -- window and leave the tab without it); gr/ga need a hunk under the cursor.
+  for _, lhs in ipairs({ "ZZ", "gR", "gA" }) do
+    map(lhs, function()
+      if loop.shown and api.nvim_win_is_valid(loop.lw) then
+        api.nvim_win_call(loop.lw, function()
+          vim.cmd("normal " .. lhs)
+        end)
+      end
+    end, "the shown file's " .. lhs)
+  end
+  for _, lhs in ipairs({ "gr", "ga" }) do
+    map(lhs, function()
+      util.notify("acpchat: " .. lhs .. " marks the hunk under the cursor: in the diff windows (<C-w>l)")
+    end, "hint")
+  end
+  -- The list closed some other way (:q, <C-w>c): the whole review goes with it.
+  api.nvim_create_autocmd("WinClosed", {
+    pattern = tostring(loop.list_win),
+    once = true,
+    callback = function()
+      if M.loops[loop.tab] == loop then
+        vim.schedule(function()
+          M.close(loop)
+        end)
+      end
+    end,
+  })
   api.nvim_create_autocmd("CursorMoved", {
     buffer = b,
     callback = function()
@@ -284,6 +347,7 @@ function M.refresh(loop, path)
     end
     loop.from, loop.title, loop.files = r.from, r.title, r.files
     draw(loop)
+    ask_edited(loop)
     for i, f in ipairs(loop.files) do
       if f.path == path then
         api.nvim_win_set_cursor(loop.list_win, { i, 0 })
@@ -339,6 +403,7 @@ function M.command(arg)
     end
     loop.since, loop.from, loop.title, loop.files, loop.shown = since, r.from, r.title, r.files, nil
     draw(loop)
+    ask_edited(loop)
     api.nvim_win_set_cursor(loop.list_win, { 1, 0 })
     show_file(loop, loop.files[1])
   end)
