@@ -8,7 +8,7 @@ import { statusView } from "../view/view-model.js";
 import type { StatusView } from "../wire/index.js";
 import type { MediaFiles } from "../session/attachments.js";
 import type { Chat } from "../session/chat/chat.js";
-import type { PermissionRules } from "../session/permission-rules.js";
+import type { PermissionRules } from "../session/permission/rules.js";
 import type { QueuedPrompt } from "../session/prompt-queue.js";
 import type { AgentSpec } from "../session/session-commands.js";
 import type { AgentParams, LuaMethod, LuaToNode, OpenParams, TakenBack } from "./contract.js";

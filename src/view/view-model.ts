@@ -18,7 +18,7 @@ import type {
   ToolContentView,
 } from "../wire/index.js";
 import { contentText } from "../session/blocks.js";
-import { commandLine } from "../session/permission-rules.js";
+import { commandLine } from "../session/permission/rules.js";
 import { summarizeDiff } from "./diff-summary.js";
 import { featureView } from "./feature-views.js";
 import { decodedSize, type MediaBlock } from "../session/media.js";
