@@ -41,7 +41,7 @@ export interface PermissionQuestion {
 /**
  * The chosen option by its position in `options` (1-based, as Lua counts) and, for an "always"
  * answer, what the editor remembers it for; or `review`: the per-hunk review is the answer
- * (src/nvim/permission-review.ts asks it). Absent (nil): dismissed.
+ * (src/session/permission/review.ts asks it). Absent (nil): dismissed.
  */
 export interface PermissionAnswer {
   option?: number;

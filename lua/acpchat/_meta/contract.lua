@@ -386,7 +386,7 @@ error("Cannot require a meta file")
 ---@field diffs acpchat.wire.DiffFigures[]
 ---@field options ({ id: string, name: string, kind: "allow_once"|"allow_always"|"reject_once"|"reject_always" })[] The agent's options, in its order; the answer names one by position.
 
---- The chosen option by its position in `options` (1-based, as Lua counts) and, for an "always" answer, what the editor remembers it for; or `review`: the per-hunk review is the answer (src/nvim/permission-review.ts asks it). Absent (nil): dismissed.
+--- The chosen option by its position in `options` (1-based, as Lua counts) and, for an "always" answer, what the editor remembers it for; or `review`: the per-hunk review is the answer (src/session/permission/review.ts asks it). Absent (nil): dismissed.
 ---@class acpchat.answer.Permission
 ---@field option? number
 ---@field remember? "session"|"project"
