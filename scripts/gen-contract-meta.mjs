@@ -1,9 +1,11 @@
 // The Lua side of the contract, generated from its TypeScript types (src/nvim/contract.ts and
-// src/nvim/contract/views.ts) with the TypeScript compiler's own checker, as Neovim generates
+// the shapes of src/wire/) with the TypeScript compiler's own checker, as Neovim generates
 // vim/lsp/_meta/protocol.lua from the LSP's model: a LuaCATS class for every call's parameters
 // (acpchat.call.<Name>), every reply (acpchat.reply.<Name>), every event (acpchat.event.<Name>),
-// every buffer request and its answer (acpchat.request.<Name>, acpchat.response.<Name>) and every
-// named shape they use (acpchat.wire.<Name>). Keys are in their wire form (snake_case, as
+// every buffer request and its answer (acpchat.request.<Name>, acpchat.response.<Name>), every
+// kind of question and its answer (acpchat.question.<Kind>, acpchat.answer.<Kind>: the map of
+// src/wire/questions.ts; `.Any` for any kind) and every other named shape they use
+// (acpchat.wire.<Name>). Keys are in their wire form (snake_case, as
 // src/nvim/wire.ts converts them) and nulls are dropped there, so a nullable field is optional.
 // The build writes it; test/unit/contract-meta.test.ts fails when the file on disk is stale.
 // TypeScript is a dev dependency: a user's build (`npm ci --omit=dev`) has none, and keeps the
@@ -23,9 +25,19 @@ export const LUA_OUT = {
 };
 
 const CONTRACT = "src/nvim/contract.ts";
-const VIEWS = "src/nvim/contract/views.ts";
-/** The method tables: they become calls, events and requests, not shapes. */
-const TABLES = new Set(["LuaToNode", "NodeEvents", "NodeRequests", "LuaMethod", "NodeEvent", "NodeRequest"]);
+const VIEWS = "src/wire/index.ts";
+/** The method tables and the question map: they become calls, events, requests, questions and answers, not shapes. */
+const TABLES = new Set([
+  "LuaToNode",
+  "NodeEvents",
+  "NodeRequests",
+  "LuaMethod",
+  "NodeEvent",
+  "NodeRequest",
+  "QuestionMap",
+]);
+/** The question map (src/wire/questions.ts) and its unions of every kind's question and answer. */
+const QUESTIONS = { map: "QuestionMap", anyQuestion: "AnyQuestion", anyAnswer: "AnyAnswer" };
 
 const snake = (k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const pascal = (k) => k[0].toUpperCase() + k.slice(1);
@@ -62,22 +74,62 @@ export function contractMeta(root = ROOT) {
   const contract = file(CONTRACT);
   const views = file(VIEWS);
 
-  // The named shapes: every type exported by the two files, by its declaring symbol.
+  // The named shapes: every type exported by the two files, by its declaring symbol, with its Lua name.
+  const wireName = (name) => `acpchat.wire.${name}`;
   const named = new Map();
+  let questionMap;
   for (const sf of [views, contract]) {
     for (let sym of checker.getExportsOfModule(checker.getSymbolAtLocation(sf))) {
       if (sym.flags & ts.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
+      if (sym.name === QUESTIONS.map) questionMap = sym;
       if (!(sym.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeAlias)) || TABLES.has(sym.name)) continue;
-      named.set(sym, sym.name);
+      named.set(sym, wireName(sym.name));
     }
   }
-  const wireName = (name) => `acpchat.wire.${name}`;
+  // Each kind's question and answer by the kind's name; AnyQuestion and AnyAnswer as `.Any`.
+  if (!questionMap) throw new Error(`gen-contract-meta: no ${QUESTIONS.map} among the shapes`);
+  const kinds = checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(questionMap)).map((p) => p.name);
+  const byName = new Map([...named.keys()].map((s) => [s.name, s]));
+  const rename = (name, lua) => {
+    const sym = byName.get(name);
+    if (!sym) throw new Error(`gen-contract-meta: ${QUESTIONS.map} names ${name}, which is not exported`);
+    named.set(sym, lua);
+  };
+  for (const kind of kinds) {
+    const entry = checker.getTypeOfSymbol(
+      checker.getPropertyOfType(checker.getDeclaredTypeOfSymbol(questionMap), kind),
+    );
+    for (const [part, ns] of [
+      ["question", "acpchat.question"],
+      ["answer", "acpchat.answer"],
+    ]) {
+      const decl = checker.getPropertyOfType(entry, part).declarations[0];
+      if (!decl.type || !ts.isTypeReferenceNode(decl.type))
+        throw new Error(`gen-contract-meta: ${QUESTIONS.map}.${kind}.${part} must name an exported type`);
+      rename(decl.type.typeName.getText(), `${ns}.${pascal(kind)}`);
+    }
+  }
+  rename(QUESTIONS.anyQuestion, "acpchat.question.Any");
+  rename(QUESTIONS.anyAnswer, "acpchat.answer.Any");
+  /** The named unions by their members (a union written out again, or one with nil added, keeps its name). */
+  const membersKey = (type) =>
+    type.types
+      .filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)))
+      .map((t) => t.id)
+      .sort((a, b) => a - b)
+      .join(",");
+  const unions = new Map();
+  for (const [sym, name] of named) {
+    const t = checker.getDeclaredTypeOfSymbol(sym);
+    if (t.isUnion() && !unions.has(membersKey(t))) unions.set(membersKey(t), name);
+  }
   const namedRef = (type) => {
     const sym =
       type.aliasSymbol ??
       (type.flags & ts.TypeFlags.Object && type.objectFlags & ts.ObjectFlags.Interface ? type.symbol : undefined);
     const name = sym && named.get(sym);
-    return name && !type.aliasTypeArguments ? wireName(name) : undefined;
+    if (name && !type.aliasTypeArguments) return name;
+    return type.isUnion() ? unions.get(membersKey(type)) : undefined;
   };
 
   const docOf = (sym) => oneLine(ts.displayPartsToString(sym.getDocumentationComment(checker)));
@@ -115,7 +167,9 @@ export function contractMeta(root = ROOT) {
     if (f & ts.TypeFlags.Never) return "nil";
     if (type.isUnion()) {
       const parts = [
-        ...new Set(type.types.filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined))).map(lua)),
+        ...new Set(
+          type.types.filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined))).map((t) => lua(t)),
+        ),
       ];
       if (parts.length === 0) return "nil";
       if (parts.includes("true") && parts.includes("false"))
@@ -183,7 +237,7 @@ export function contractMeta(root = ROOT) {
 
   /** The discriminant of a union member (`type` or `op`), for its class name. */
   const variantName = (type) => {
-    for (const key of ["type", "op", "result", "loaded"]) {
+    for (const key of ["type", "op", "result", "loaded", "how", "mode"]) {
       const p = checker.getPropertyOfType(type, key);
       if (!p) continue;
       const t = checker.getTypeOfSymbol(p);
@@ -216,15 +270,19 @@ export function contractMeta(root = ROOT) {
           members.push(ref ?? lua(t));
           continue;
         }
-        const member = `${wireName(name)}.${v}`;
+        const member = `${name}.${v}`;
         klass(member, t, leadingDoc(node, before));
         members.push(member);
       }
-      out.push(...comment(doc), `---@alias ${wireName(name)}`, ...members.map((m) => `---| ${m}`), "");
+      out.push(...comment(doc), `---@alias ${name}`, ...members.map((m) => `---| ${m}`), "");
+    } else if (name.endsWith(".Any")) {
+      // Every kind's question (or answer), by name.
+      const ns = name.slice(0, -".Any".length);
+      out.push(...comment(doc), `---@alias ${name}`, ...kinds.map((k) => `---| ${ns}.${pascal(k)}`), "");
     } else if (isObject(type)) {
-      klass(wireName(name), type, doc);
+      klass(name, type, doc);
     } else {
-      out.push(...comment(doc), `---@alias ${wireName(name)} ${lua(type, true)}`, "");
+      out.push(...comment(doc), `---@alias ${name} ${lua(type, true)}`, "");
     }
   }
 

@@ -48,6 +48,7 @@ end
 
 local function install(a)
   bridge.call("registry_install", params({ id = a.id }), function(err, r)
+    ---@cast r acpchat.reply.RegistryInstall
     if err then
       return util.notify("acpchat: installing " .. text.flat(a.name, 60) .. " failed: " .. err, vim.log.levels.ERROR)
     end
@@ -112,6 +113,7 @@ end
 --- :AcpChatInstall[!] [id]: the registry's agents to pick from (or `id` directly); ! updates.
 function M.pick(id, update)
   bridge.call("registry_list", params(), function(err, r)
+    ---@cast r acpchat.reply.RegistryList
     if err then
       return util.notify("acpchat: " .. err, vim.log.levels.ERROR)
     end

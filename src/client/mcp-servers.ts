@@ -6,17 +6,7 @@
 import { accessSync, constants as fsConstants } from "node:fs";
 import { delimiter, isAbsolute, join, resolve as resolvePath } from "node:path";
 import type * as out from "../protocol/outgoing.js";
-
-/** An MCP server as the user configured it (config.lua's `mcp_servers`), before `$VAR`s are expanded. */
-export interface McpServerConfig {
-  name: string;
-  type?: "stdio" | "http" | "sse";
-  command?: string;
-  args?: string[];
-  env?: out.NameValue[];
-  url?: string;
-  headers?: out.NameValue[];
-}
+import type { McpServerConfig } from "../wire/index.js";
 
 /** stdio always; http and sse when `mcpCapabilities` has them true. */
 export function gateMcpServers(

@@ -7,6 +7,7 @@
  * buffers, writes take the client's write path (the user's review), as fs/* do.
  */
 import { z } from "zod";
+import type { ToolName } from "../wire/index.js";
 
 /** Where in a file: the line, and either the identifier on it or a column. */
 const position = {
@@ -149,9 +150,10 @@ export const TOOLS = {
       "The editor's current quickfix list (compiler errors, grep results, ...): its title and each entry as path:line:column: type: text.",
     input: {},
   },
-} as const;
+} as const satisfies Record<ToolName, unknown>;
 
-export type ToolName = keyof typeof TOOLS;
+// The names are the wire's (the config names them): TOOLS has each, and no other.
+export type { ToolName };
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 
 /** The file tools: answered by the host itself (the chat's file path), not asked of Lua. */

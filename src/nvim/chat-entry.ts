@@ -4,7 +4,8 @@
  */
 import type { TurnCheckpoints } from "../checkpoints/turns.js";
 import type { RenderQueue } from "../view/render-queue.js";
-import { statusView, type StatusView } from "../view/view-model.js";
+import { statusView } from "../view/view-model.js";
+import type { StatusView } from "../wire/index.js";
 import type { MediaFiles } from "../session/attachments.js";
 import type { Chat } from "../session/chat/chat.js";
 import type { PermissionRules } from "../session/permission/rules.js";

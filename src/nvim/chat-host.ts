@@ -24,6 +24,7 @@ import { openChat, type OpenChatDeps } from "./open-chat.js";
 import { Questions } from "./questions.js";
 import { restartChat } from "./restart-policy.js";
 import { fromWire, localName } from "./wire.js";
+import type { ReviewQuestion } from "../wire/index.js";
 
 export class ChatHost {
   private readonly chats = new Map<number, Entry>();
@@ -97,7 +98,7 @@ export class ChatHost {
       ...lookup,
       live: liveFiles(this.bridge),
       // Withdrawn when the chat closes (Questions.withdrawAll).
-      review: (id: number, q: unknown) => this.questions.ask(id, "review", q, new AbortController().signal),
+      review: (id: number, q: ReviewQuestion) => this.questions.ask(id, "review", q, new AbortController().signal),
     };
     return {
       open: (p) => {

@@ -1,7 +1,7 @@
 /**
  * The contract between the Lua glue and this Node host: every method that crosses, with its
- * parameters and result. The contract owns its shapes (./contract/views.ts; ./contract/checks.ts
- * holds the modules that build them to it). The build mirrors it in Lua: the method names in
+ * parameters and result. The shapes they carry are owned once, at the bottom (src/wire/: the
+ * modules that build them import them from there, as this file does). The build mirrors it in Lua: the method names in
  * lua/acpchat/host/contract.lua and a LuaCATS class for every call, reply and event in
  * lua/acpchat/_meta/contract.lua (scripts/gen-contract-meta.mjs).
  *
@@ -20,17 +20,21 @@
  *    JSON string (`*_json`).
  */
 import type {
-  BlockView,
+  AnyAnswer,
+  AnyQuestion,
   BufferStateWire,
+  ChangedFileView,
   ContextItem,
   McpServerConfig,
+  QuestionKind,
   RenderOp,
   SessionChoice,
+  SubagentTranscript,
   ToolName,
   TraceEntryWire,
-} from "./contract/views.js";
+} from "../wire/index.js";
 
-export type * from "./contract/views.js";
+export type * from "../wire/index.js";
 
 /** What Lua says when it opens a chat (snake_case on the wire; camelCase here). */
 export interface OpenParams {
@@ -100,19 +104,11 @@ export interface QuickfixItem {
   text: string;
 }
 
-/** A file of :AcpChatReview: its change over the review's turns, and the steps that made it. */
-export interface ReviewFile {
-  /** Relative to the chat's folder. */
-  path: string;
+/** A file of :AcpChatReview: its change over the review's turns (`path` relative to the chat's folder), and the steps that made it. */
+export type ReviewFile = Omit<ChangedFileView, "link" | "modeChange"> & {
   abs: string;
-  status: "added" | "deleted" | "modified" | "renamed" | "type";
-  from?: string;
-  added: number;
-  removed: number;
-  binary?: boolean;
-  large?: boolean;
   steps: string[];
-}
+};
 
 /** A file a rewind puts back, and the steps whose changes it takes out. */
 export interface RewindFile {
@@ -191,7 +187,7 @@ export interface LuaToNode {
    */
   restart: { params: ChatRef & { fresh?: boolean }; result: { how: "resume" | "load" | "new" | "running" } };
   /** The answer to a question asked with the `ask` event. */
-  reply: { params: { key: string; value?: unknown }; result: null };
+  reply: { params: { key: string; value?: AnyAnswer }; result: null };
   setMode: { params: ChatRef & { mode: string }; result: null };
   setOption: { params: ChatRef & { option: string; value: string | boolean }; result: null };
   permissions: {
@@ -230,14 +226,7 @@ export interface LuaToNode {
   /** A child session (subagent) of the chat, whole, for its own view. */
   subagent: {
     params: ChatRef & { sessionId: string };
-    result: {
-      title?: string;
-      description?: string;
-      state?: string;
-      stopReason?: string;
-      canCancel?: boolean;
-      blocks: BlockView[];
-    };
+    result: SubagentTranscript;
   };
   /** The session :AcpChatFork would fork (an error says why it cannot). */
   forkSource: { params: ChatRef; result: { sessionId: string; title?: string } };
@@ -352,16 +341,17 @@ export const LUA_METHODS = [
   "registryRemove",
 ] as const satisfies readonly LuaMethod[];
 
-export type QuestionKind = "permission" | "review" | "auth" | "elicitation";
-
 /** Node -> Lua events (notifications: Lua draws them, nothing waits). */
 export interface NodeEvents {
   /** A render batch for one chat (at most one per frame). */
   render: { chat: number; ops: RenderOp[] };
   /** The answer to a Lua call that carried `ref`. */
   result: { ref: number; ok: boolean; value?: unknown; error?: string };
-  /** A question for the user; answered with `reply` and the same key. */
-  ask: { chat: number; key: string; kind: QuestionKind; question: unknown };
+  /**
+   * A question for the user (of `kind`: src/wire/questions.ts); answered with `reply` and the
+   * same key. Its long texts come ahead as `askPart` events, their fields named in `parts`.
+   */
+  ask: { chat: number; key: string; kind: QuestionKind; question: AnyQuestion };
   /** A part of a long text of question `key`, sent ahead of its `ask` (src/nvim/questions.ts): joined in order into its field. */
   askPart: { key: string; field: string; text: string };
   /** A question withdrawn (turn cancelled, chat closed, agent gone): close its window. */

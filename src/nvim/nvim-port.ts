@@ -30,7 +30,7 @@ import { readBuffer } from "./buffer-reader.js";
 import { liveFiles } from "./live-files.js";
 import { PartialEdits } from "../session/permission/review.js";
 import { permissionMeta } from "../protocol/v2/meta.js";
-import type { QuestionKind } from "./contract.js";
+import type { PermissionQuestion, QuestionKind, QuestionMap, ReviewAnswer, ReviewQuestion } from "../wire/index.js";
 import type { Questions } from "./questions.js";
 
 export type { WriteMode, WriteOutcome };
@@ -76,8 +76,12 @@ export class NvimPort implements EditorPort {
     );
   }
 
-  private ask<T>(kind: QuestionKind, question: unknown, signal: AbortSignal): Promise<T | undefined> {
-    return this.questions.ask<T>(this.chatId, kind, question, signal);
+  private ask<K extends QuestionKind>(
+    kind: K,
+    question: QuestionMap[K]["question"],
+    signal: AbortSignal,
+  ): Promise<QuestionMap[K]["answer"] | undefined> {
+    return this.questions.ask(this.chatId, kind, question, signal);
   }
 
   /** fs/read_text_file: the buffer (unsaved edits included) when the file is loaded, else the disk. */
@@ -206,12 +210,12 @@ export class NvimPort implements EditorPort {
     const diffs = resolved.map((c) => ({ path: c.path, ...summarizeDiff(c.oldText, c.newText, c.path) }));
     // ACP v2: the request's own title and description; the tool call it is about, apart.
     const own = permissionMeta(req._meta);
-    const question = {
+    const question: PermissionQuestion = {
       title: own?.title ?? tc.title ?? tc.toolCallId,
       ...(own?.title && tc.title && own.title !== tc.title ? { subject: tc.title } : {}),
       ...(own?.description ? { description: own.description } : {}),
       kind: tc.kind ?? "other",
-      tool_call_id: tc.toolCallId,
+      toolCallId: tc.toolCallId,
       locations: (tc.locations ?? []).map((l) => (l.line ? `${l.path}:${l.line}` : l.path)),
       input: compactInput(tc.rawInput),
       diffs,
@@ -219,11 +223,7 @@ export class NvimPort implements EditorPort {
     };
     // The answer names the chosen option by its position in `options` (1-based, as Lua counts),
     // or asks for the per-hunk review, which then is the answer (src/session/permission/review.ts).
-    const a = await this.ask<{ option?: unknown; remember?: unknown; review?: unknown }>(
-      "permission",
-      question,
-      signal,
-    );
+    const a = await this.ask("permission", question, signal);
     if (a?.review === true)
       return this.partials.review(req, liveFiles(this.bridge), (q) => this.ask("review", q, signal));
     const index = typeof a?.option === "number" && Number.isInteger(a.option) ? a.option - 1 : -1;
@@ -242,7 +242,7 @@ export class NvimPort implements EditorPort {
 
   async chooseAuthMethod(methods: AuthMethod[], signal: AbortSignal): Promise<string | undefined> {
     // Shown redacted, one line each; the answer is the method's position (1-based).
-    const i = await this.ask<unknown>("auth", { how: "choose", methods: authChoices(methods, this.redactor) }, signal);
+    const i = await this.ask("auth", { how: "choose", methods: authChoices(methods, this.redactor) }, signal);
     return typeof i === "number" && Number.isInteger(i) ? methods[i - 1]?.id : undefined;
   }
 
@@ -252,7 +252,7 @@ export class NvimPort implements EditorPort {
   ): Promise<void> {
     // The title is the method's name, shown as the terminal's buffer name: redacted, one line.
     const title = oneLine(this.redactor.text(spec.title), 80);
-    await this.ask<number>(
+    await this.ask(
       "auth",
       { how: "terminal", ...spec, title, env: Object.entries(spec.env).map(([name, value]) => ({ name, value })) },
       signal,
@@ -265,7 +265,7 @@ export class NvimPort implements EditorPort {
    * the answer comes back by position and the agent gets the values it offered.
    */
   async elicit(req: CreateElicitationRequest, signal: AbortSignal): Promise<ElicitationResponse> {
-    let question: ReturnType<typeof urlView> | FormView["shown"] | { mode: "other" };
+    let question: QuestionMap["elicitation"]["question"];
     let form: FormView | undefined;
     try {
       if (req.mode === "url") question = urlView(req, this.redactor);
@@ -278,7 +278,7 @@ export class NvimPort implements EditorPort {
       });
       throw e;
     }
-    const a = await this.ask<{ action?: unknown; answers?: unknown }>("elicitation", question, signal);
+    const a = await this.ask("elicitation", question, signal);
     if (a?.action === "decline") return { action: "decline" };
     if (a?.action !== "accept") return { action: "cancel" };
     if (!form) return { action: "accept" };
@@ -288,7 +288,10 @@ export class NvimPort implements EditorPort {
 }
 
 /** The write loop's BufferPort over Neovim's buffers: the bridge's buffer primitives (contract.ts). */
-function nvimBuffers(bridge: Bridge, review: (question: unknown, signal: AbortSignal) => Promise<unknown>): BufferPort {
+function nvimBuffers(
+  bridge: Bridge,
+  review: (question: ReviewQuestion, signal: AbortSignal) => Promise<ReviewAnswer | undefined>,
+): BufferPort {
   return {
     // Whole buffers are read in slices (buffer-reader.ts); a one-line probe is one request.
     state: ({ path, ...opts }) =>

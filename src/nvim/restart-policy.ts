@@ -5,7 +5,7 @@
  * back; a load's replay then replaces the transcript, anything else is added below it, and a
  * failure leaves it as it was.
  */
-import type { RenderOp } from "../view/render-queue.js";
+import type { RenderOp } from "../wire/index.js";
 import type { Chat } from "../session/chat/chat.js";
 import type { Entry } from "./chat-entry.js";
 import type { OpenParams } from "./contract.js";

@@ -11,25 +11,7 @@ import type { ContentBlock } from "../protocol/schema.js";
 import type { PathBoundary } from "../workspace/path-boundary.js";
 import { mediaBlock } from "./attachments.js";
 import { AttachmentError, DEFAULT_MAX_BYTES, mediaType, type MediaPolicy } from "./media.js";
-
-export type ContextItem =
-  /** `label`: how the prompt names it (a clipboard image has no name of its own); `media`: what the prompt shows of an image or audio file (checked by `attach`). */
-  | {
-      type: "file";
-      path: string;
-      label?: string;
-      media?: { kind: "image" | "audio"; mime: string; size: number };
-      mention?: string;
-    }
-  | { type: "range"; path: string; start: number; end: number; text: string; filetype?: string; mention?: string }
-  /**
-   * What a mention names that is no file (`@diagnostics`, `@quickfix`, `@session:…`): `mention`
-   * the token as typed, `uri` where it comes from (a file's, or the plugin's own scheme),
-   * `text` its content; `path`, when it belongs to one file, is held to the session's cwd.
-   */
-  | { type: "text"; mention?: string; uri: string; text: string; path?: string; title?: string; label?: string }
-  /** A file a mention lists (`@folder/`): always a link, held to the session's cwd. */
-  | { type: "link"; path: string; mention: string };
+import type { ContextItem } from "../wire/index.js";
 
 const MENTION = /(?:^|\s)@([^\s@]+)/g;
 const EMBED_LIMIT = 256 * 1024;

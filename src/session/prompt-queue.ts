@@ -3,7 +3,7 @@
  * turn): kept in order, sent one at a time when the agent is ready, and given back whole when
  * they cannot be sent (cancel, crash) so that nothing typed is lost.
  */
-import type { ContextItem } from "./prompt-builder.js";
+import type { ContextItem } from "../wire/index.js";
 
 export interface QueuedPrompt {
   id: number;

@@ -9,6 +9,7 @@ import { SessionIndex } from "../session/session-index.js";
 import { activeFeatures, featureOn, requireFeature, type FeatureConfig } from "./features/index.js";
 import { Redactor, commandSecrets } from "../trace/redact.js";
 import { oneLine } from "./one-line.js";
+import type { SessionChoice } from "../wire/index.js";
 
 export interface AgentSpec {
   name: string;
@@ -28,16 +29,6 @@ export interface SessionsParams extends FeatureConfig {
   agent: AgentSpec;
   cwd: string;
   sessionIndex?: string;
-}
-
-export interface SessionChoice {
-  sessionId: string;
-  title?: string;
-  /** The user's first words in it, as the client's index recorded them. */
-  prompt?: string;
-  updatedAt?: string;
-  cwd: string;
-  source: "agent" | "index" | "both";
 }
 
 type Client = NonNullable<Chat["client"]>;

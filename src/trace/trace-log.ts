@@ -13,16 +13,10 @@ import { dirname, join } from "node:path";
 import type { Frame } from "../protocol/jsonrpc.js";
 import { hasSecretHint, PieceRedactor, type Redactor } from "./redact.js";
 import { elideMedia, mayHoldMedia } from "./media-elide.js";
+import type { TraceEntryWire } from "../wire/index.js";
 
-export interface TraceEntry {
-  time: string;
-  dir: "in" | "out" | "note";
-  kind: string;
-  id?: number | string | null;
-  method?: string;
-  size: number;
-  payload: unknown;
-}
+/** A trace entry as the log keeps it: the wire's, with its payload as data (it crosses as JSON text). */
+export type TraceEntry = Omit<TraceEntryWire, "payloadJson"> & { payload: unknown };
 
 /** Payloads above this are cut in the trace (a 50 MB line must not become a 50 MB log entry). */
 const MAX_PAYLOAD_CHARS = 16 * 1024;

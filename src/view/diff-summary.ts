@@ -7,13 +7,10 @@
 import { existsSync } from "node:fs";
 import { diffTexts } from "../workspace/hunks.js";
 import { splitText } from "../workspace/text-codec.js";
+import type { DiffFigures } from "../wire/index.js";
 
-export interface DiffSummary {
-  added: number;
-  removed: number;
-  /** The file did not exist when this diff was first seen (agents send no old text for edits too). */
-  isNew: boolean;
-}
+/** A diff's figures (`isNew`: the file did not exist when this diff was first seen; agents send no old text for edits too). */
+export type DiffSummary = Omit<DiffFigures, "path">;
 
 const MAX_ENTRIES = 64;
 const cache = new Map<string, Map<string, DiffSummary>>();

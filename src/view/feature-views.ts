@@ -5,16 +5,15 @@
  */
 import { oneLine } from "../session/one-line.js";
 import type { FeatureBlock } from "../session/blocks.js";
+import type { BlockView, FeatureBlockView } from "../wire/index.js";
 
 /**
  * What the subagent view gets from view-model.ts: its blockView, for the blocks a subagent's
  * block holds (the two recurse into each other, and this module does not import view-model.ts back).
  */
 export interface ViewHelpers {
-  blockView: (b: never) => unknown;
+  blockView: (b: never) => BlockView;
 }
-
-export type FeatureBlockView = PlanDocView | SubagentView | SessionMessageView;
 
 export function featureView(b: FeatureBlock, h: ViewHelpers): FeatureBlockView {
   switch (b.type) {
@@ -29,18 +28,7 @@ export function featureView(b: FeatureBlock, h: ViewHelpers): FeatureBlockView {
 
 // A plan by id (src/session/features/plans.ts).
 
-export interface PlanDocView {
-  id: string;
-  type: "plan_doc";
-  planId: string;
-  kind: string;
-  entries: { content: string; status: string; priority: string }[];
-  markdown?: string;
-  location?: string;
-  removed?: boolean;
-  /** Entries (or markdown lines) past the most shown (PLAN_ROWS). */
-  more?: number;
-}
+export type PlanDocView = Extract<FeatureBlockView, { type: "plan_doc" }>;
 
 /** The most plan entries (or markdown lines) drawn: a plan is redrawn whole at each update. */
 export const PLAN_ROWS = 200;
@@ -77,14 +65,7 @@ function firstLines(s: string, max: number): { text: string; more: number } {
 
 // A message between sessions (src/session/features/session-messages.ts).
 
-export interface SessionMessageView {
-  id: string;
-  type: "session_message";
-  direction: string;
-  peer?: string;
-  text: string;
-  omitted?: number;
-}
+export type SessionMessageView = Extract<FeatureBlockView, { type: "session_message" }>;
 
 export function sessionMessageView(b: Extract<FeatureBlock, { type: "session_message" }>): SessionMessageView {
   return {
@@ -99,23 +80,7 @@ export function sessionMessageView(b: Extract<FeatureBlock, { type: "session_mes
 
 // A child session (src/session/features/subagents.ts): its header and the last of its blocks, nested.
 
-export interface SubagentView {
-  id: string;
-  type: "subagent";
-  sessionId: string;
-  title?: string;
-  description?: string;
-  state?: string;
-  stopReason?: string;
-  /** The client may cancel the child's work (session/cancel with its id). */
-  canCancel?: boolean;
-  /** The child's transcript, as block views (turn and reply headers left out: the child has no "You"). */
-  blocks: unknown[];
-  /** Earlier blocks of the child not sent here (its own view shows them). */
-  hidden?: number;
-  /** Drawn inside another subagent's block (gs there opens the outer one: no hint of it). */
-  nested?: boolean;
-}
+export type SubagentView = Extract<FeatureBlockView, { type: "subagent" }>;
 
 /** The child's blocks shown nested in the parent's transcript; its own view shows them all. */
 export const NESTED_BLOCKS = 30;
@@ -138,7 +103,7 @@ export const NESTED_DEPTH = 3;
 let nesting = 0;
 
 /** A nested text view cut to its last `max` lines, saying how many came before. */
-function tailView(v: unknown, max: number): unknown {
+function tailView(v: BlockView, max: number): BlockView {
   const t = v as { text?: unknown };
   if (typeof t.text !== "string") return v;
   // Only the end matters: find the start of the last `max` lines from the end.
@@ -149,7 +114,7 @@ function tailView(v: unknown, max: number): unknown {
   }
   let earlier = 1;
   for (let i = t.text.indexOf("\n"); i >= 0 && i < at; i = t.text.indexOf("\n", i + 1)) earlier++;
-  return { ...t, text: `… (${earlier} earlier line${earlier === 1 ? "" : "s"})${t.text.slice(at)}` };
+  return { ...v, text: `… (${earlier} earlier line${earlier === 1 ? "" : "s"})${t.text.slice(at)}` } as BlockView;
 }
 
 /** A child transcript's blocks as views, without the turn and reply headers; the last `max` when given. */
@@ -157,14 +122,14 @@ export function childViews(
   blocks: readonly unknown[],
   h: ViewHelpers,
   max?: number,
-): { views: unknown[]; hidden: number } {
+): { views: BlockView[]; hidden: number } {
   const shown = blocks.filter((b) => {
     const t = (b as { type: string }).type;
     return t !== "turn" && t !== "reply";
   });
   const from = max === undefined ? 0 : Math.max(0, shown.length - max);
   nesting++;
-  let views: unknown[];
+  let views: BlockView[];
   try {
     views = shown.slice(from).map((b) => h.blockView(b as never));
   } finally {

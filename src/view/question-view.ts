@@ -11,6 +11,7 @@ import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import type { AuthMethod, CreateElicitationRequest } from "../protocol/schema.js";
 import type { Redactor } from "../trace/redact.js";
 import { oneLine } from "../session/one-line.js";
+import type { AuthQuestion, ElicitationQuestion, FieldAnswer, ShownField } from "../wire/index.js";
 
 type Value = string | number | boolean;
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
@@ -32,29 +33,11 @@ const FormSchema = z.looseObject({
   required: z.array(z.string()).nullish(),
 });
 
-/** A field as the editor asks it: labels only; `choices` are labels of values kept in FormView. */
-export interface ShownField {
-  label: string;
-  description?: string;
-  required: boolean;
-  /** "choice": pick one of `choices`; otherwise typed text (a number for number and integer). */
-  type: "choice" | "string" | "number" | "integer";
-  default?: string;
-  choices?: string[];
-}
-
 export interface FormView {
-  shown: { mode: "form"; message: string; fields: ShownField[] };
+  shown: Extract<ElicitationQuestion, { mode: "form" }>;
   /** Per field: its name in the agent's schema, and the values behind its choices. */
   names: string[];
   values: (Value[] | undefined)[];
-}
-
-/** One answered field: `field` and `choice` count from 1 (the editor's positions). */
-export interface FieldAnswer {
-  field: number;
-  choice?: number;
-  text?: string;
 }
 
 function refuse(why: string): never {
@@ -126,10 +109,11 @@ export function formView(req: CreateElicitationRequest, redactor: Redactor): For
  * The content of an accepted form from the editor's answers (by position); undefined when they
  * do not fill the form (a required field missing, a choice or number out of place).
  */
-export function formContent(view: FormView, answers: unknown): Record<string, unknown> | undefined {
+export function formContent(view: FormView, answers: FieldAnswer[] | undefined): Record<string, unknown> | undefined {
+  // From Lua: each answer is checked (a form the answers do not fill is not sent).
   if (!Array.isArray(answers)) return undefined;
   const content: Record<string, unknown> = {};
-  for (const a of answers as FieldAnswer[]) {
+  for (const a of answers) {
     const i = typeof a?.field === "number" ? a.field - 1 : -1;
     const field = view.shown.fields[i];
     if (!field) return undefined;
@@ -167,7 +151,7 @@ const MAX_URL = 2000;
 export function urlView(
   req: CreateElicitationRequest,
   redactor: Redactor,
-): { mode: "url"; message: string; url: string; shown: string; hidden: boolean } {
+): Extract<ElicitationQuestion, { mode: "url" }> {
   const raw = req.url;
   if (typeof raw !== "string" || raw === "") refuse("url: a URL question needs a url");
   if (HIDDEN.test(raw))
@@ -191,7 +175,7 @@ export function urlView(
 export function authChoices(
   methods: AuthMethod[],
   redactor: Redactor,
-): { name: string; description?: string; terminal: boolean }[] {
+): Extract<AuthQuestion, { how: "choose" }>["methods"] {
   return methods.map((m) => ({
     name: safe(redactor, m.name, 120),
     description: m.description ? safe(redactor, m.description, 300) : undefined,

@@ -24,17 +24,9 @@
  *   {op:"reset"}                 a reloaded session replays the transcript: clear the view
  */
 import type { Block, TranscriptEvent } from "../session/blocks.js";
-import { blockView, type BlockView, type StatusView } from "./view-model.js";
+import type { BlockView, RenderOp, StatusView } from "../wire/index.js";
+import { blockView } from "./view-model.js";
 import { cut, fullBudget, LINE_MAX_BYTES } from "./text-slice.js";
-
-export type RenderOp =
-  | { op: "add"; block: BlockView }
-  | { op: "append"; id: string; text: string }
-  | { op: "update"; block: BlockView }
-  | { op: "meta"; status: StatusView }
-  | { op: "turn_end"; stopReason: string }
-  /** A reloaded session replaces the transcript: clear it, the replay follows. */
-  | { op: "reset" };
 
 type Pending =
   | { kind: "add"; block: Block }

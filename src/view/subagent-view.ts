@@ -4,7 +4,8 @@
  */
 import type { SessionState } from "../session/session-state.js";
 import type { FeatureBlock } from "../session/blocks.js";
-import { blockView, type BlockView } from "./view-model.js";
+import type { BlockView, SubagentTranscript } from "../wire/index.js";
+import { blockView } from "./view-model.js";
 import { childViews } from "./feature-views.js";
 
 type SubagentBlock = Extract<FeatureBlock, { type: "subagent" }>;
@@ -12,16 +13,9 @@ type SubagentBlock = Extract<FeatureBlock, { type: "subagent" }>;
 export function subagentView(
   found: { block: SubagentBlock; state: SessionState } | undefined,
   sessionId: string,
-): {
-  title?: string;
-  description?: string;
-  state?: string;
-  stopReason?: string;
-  canCancel?: boolean;
-  blocks: BlockView[];
-} {
+): SubagentTranscript {
   if (!found) throw new Error(`no subagent ${sessionId} in this chat`);
-  const { views } = childViews(found.state.blocks, { blockView: blockView as (b: never) => unknown });
+  const { views } = childViews(found.state.blocks, { blockView: blockView as (b: never) => BlockView });
   const b = found.block;
   return {
     title: b.title,
@@ -29,6 +23,6 @@ export function subagentView(
     state: b.state?.state,
     stopReason: b.state?.stopReason,
     canCancel: b.canCancel,
-    blocks: views as BlockView[],
+    blocks: views,
   };
 }

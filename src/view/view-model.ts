@@ -8,65 +8,20 @@ import { oneLine } from "../session/one-line.js";
 import type { SessionState } from "../session/session-state.js";
 import type { Block, ToolCallState } from "../session/blocks.js";
 import type { FileChange } from "../checkpoints/types.js";
+import type {
+  BlockView,
+  ChangedFileView,
+  ChatStateName,
+  MediaView,
+  OptionView,
+  StatusView,
+  ToolContentView,
+} from "../wire/index.js";
 import { contentText } from "../session/blocks.js";
 import { commandLine } from "../session/permission/rules.js";
 import { summarizeDiff } from "./diff-summary.js";
-import { featureView, type FeatureBlockView } from "./feature-views.js";
+import { featureView } from "./feature-views.js";
 import { decodedSize, type MediaBlock } from "../session/media.js";
-
-export type ToolContentView =
-  /** Output text; `fold`: the lines shown while folded (more follow: Lua offers to expand). */
-  | { type: "text"; text: string; fold?: number }
-  | { type: "diff"; path: string; added: number; removed: number; isNew: boolean }
-  | { type: "terminal"; id: string; tail: string; exit?: string; failed?: boolean }
-  /** An image or audio clip in the output; `index`: its place in the call's content (to open it). */
-  | ({ type: "media"; index: number } & MediaView);
-
-/** An image or audio clip as one line: its kind, mimeType, decoded size and name (never its data). */
-export interface MediaView {
-  kind: "image" | "audio";
-  mime: string;
-  size: number;
-  name?: string;
-}
-
-export type BlockView =
-  | { id: string; type: "turn"; turn: number }
-  | { id: string; type: "reply"; agent: string; turn: number }
-  | { id: string; type: "end"; reason: string }
-  | { id: string; type: "user" | "agent" | "thought"; text: string }
-  | {
-      id: string;
-      type: "tool";
-      toolCallId: string;
-      title: string;
-      kind: string;
-      status: string;
-      locations: { path: string; line?: number | null }[];
-      content: ToolContentView[];
-      input?: string;
-      /** The tool calls of the subagent this Task started (claude-agent-acp's parentToolUseId). */
-      children?: { title: string; kind: string; status: string }[];
-      moreChildren?: number;
-    }
-  | { id: string; type: "plan"; entries: { content: string; status: string; priority: string }[] }
-  | { id: string; type: "note"; text: string; level: string }
-  /** An image or audio clip: opened or saved by its block id (the `mediaOpen`/`mediaSave` calls). */
-  | ({ id: string; type: "media"; role: string } & MediaView)
-  /** A context compaction: its status, the error if it failed, the summary as far as it came (capped like tool output). */
-  | { id: string; type: "compaction"; status: string; error?: string; summary: string }
-  /** What a step (a turn, a take-back, a rewind) changed: its number (for gd and :AcpChatRewind) and one entry per file. */
-  | {
-      id: string;
-      type: "changes";
-      step: number;
-      title: string;
-      files: ChangedFileView[];
-      more?: number;
-      rewindTurn?: number;
-    }
-  /** The feature modules' blocks (plans by id, subagents, session messages): src/view/features/. */
-  | FeatureBlockView;
 
 const TAIL_LINES = 8;
 const INPUT_CHARS = 200;
@@ -122,12 +77,9 @@ export function blockView(b: Block): BlockView {
     case "plan_doc":
     case "subagent":
     case "session_message":
-      return featureView(b, { blockView: blockView as (b: never) => unknown });
+      return featureView(b, { blockView: blockView as (b: never) => BlockView });
   }
 }
-
-/** One changed file as the changes block draws it (its paths on one line). */
-export type ChangedFileView = FileChange;
 
 /** A block lists this many files at most (the quickfix list of :AcpChatChanges has them all). */
 const MAX_CHANGED_FILES = 200;
@@ -352,9 +304,6 @@ function value(v: unknown): string {
   return json.length <= 80 ? json : `${json.slice(0, 60)}… (${json.length} chars)`;
 }
 
-/** The one visible state of a chat (winbar, statusline, and what the keys do). */
-export type ChatStateName = "starting" | "signing_in" | "ready" | "running" | "cancelling" | "crashed" | "closed";
-
 export interface ChatFacts {
   agent: string;
   /** The chat's lifecycle (src/session/chat/chat.ts). */
@@ -369,41 +318,6 @@ export interface ChatFacts {
   waiting?: string;
   /** How an earlier session was continued (resume: nothing was replayed). */
   continuedBy?: "resume" | "load";
-}
-
-export interface StatusView {
-  agent: string;
-  state: ChatStateName;
-  /** What a running turn is doing (prompting, streaming, waiting_permission). */
-  activity: string;
-  reason?: string;
-  title?: string;
-  mode?: string;
-  model?: string;
-  usage?: { used: number; size: number; cost?: { amount: number; currency: string } | null };
-  /** The last turn's tokens (PromptResponse.usage, the usage feature): inputTokens, outputTokens, ... */
-  turnUsage?: Record<string, number>;
-  stopReason?: string;
-  commands: { name: string; description: string; hint?: string }[];
-  sessionId?: string;
-  cwd: string;
-  queued: { id: number; text: string }[];
-  /** What the queued prompts wait for besides the agent (the folder's first snapshot). */
-  waiting?: string;
-  continuedBy?: "resume" | "load";
-  /** What the pickers and completion offer, held in Lua so that they need no round trip. */
-  modes: { current?: string; available: { id: string; name: string; description?: string }[] };
-  options: OptionView[];
-  legacyModels?: { current: string; values: { value: string; name: string }[] };
-}
-
-export interface OptionView {
-  id: string;
-  name: string;
-  category?: string;
-  type: string;
-  current: unknown;
-  values: { value: string | boolean; name: string }[];
 }
 
 export function stateName(f: ChatFacts, s: SessionState): ChatStateName {

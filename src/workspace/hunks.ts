@@ -18,13 +18,9 @@
  * correct, only coarser.
  */
 import type { Text } from "./text-codec.js";
+import type { Hunk } from "../wire/index.js";
 
-export interface Hunk {
-  oldStart: number;
-  oldCount: number;
-  newStart: number;
-  newCount: number;
-}
+export type { Hunk };
 
 export interface LineDiff {
   hunks: Hunk[];

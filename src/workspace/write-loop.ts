@@ -10,6 +10,7 @@
 import { basename } from "node:path";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import { diskSnapshot, stillIs, writeIfUnchanged, type DiskSnapshot } from "./disk.js";
+import type { ReviewAnswer, ReviewQuestion } from "../wire/index.js";
 import { joinText, sameText, type Text } from "./text-codec.js";
 import {
   acceptedHunks,
@@ -51,7 +52,7 @@ export interface BufferPort {
   /** The file was written on disk: buffers of it reload (not waited for). */
   diskChanged(path: string): void;
   /** A review of hunks, answered by the user later (undefined: withdrawn). */
-  review(question: unknown, signal: AbortSignal): Promise<unknown>;
+  review(question: ReviewQuestion, signal: AbortSignal): Promise<ReviewAnswer | undefined>;
   /** A warning for the user. */
   warn(message: string): void;
 }

@@ -20,6 +20,7 @@
  */
 import { hashBytes as hashOf, type DiskSnapshot, type Fingerprint } from "./disk.js";
 import { compose, diffTexts, editsFor, type DiffLimits, type Hunk, type LineDiff, type LineEdit } from "./hunks.js";
+import type { BufferStateWire, ReviewAnswer, ReviewQuestion } from "../wire/index.js";
 import {
   encodeText,
   encodingFromVim,
@@ -35,23 +36,7 @@ import {
 export type WriteMode = "review" | "buffer" | "save";
 
 /** A loaded buffer, as lua/acpchat/editor/workspace.lua reports it. */
-export interface BufferState {
-  tick: number;
-  modified: boolean;
-  lines: string[];
-  /** Vim's empty buffer (no line at all; it shows one empty line). */
-  empty: boolean;
-  eol: boolean;
-  fixeol: boolean;
-  binary: boolean;
-  fileformat: string;
-  fileencoding: string;
-  bomb: boolean;
-  readonly: boolean;
-  modifiable: boolean;
-  /** Vim saw the file change on disk since it read or wrote it (asked for by a sync only). */
-  diskChanged?: boolean;
-}
+export type BufferState = BufferStateWire;
 
 export type Current =
   | { kind: "buffer"; buffer: BufferState; disk?: DiskSnapshot }
@@ -317,8 +302,9 @@ export function commitFor(p: Prepared, accepted: readonly number[]): Commit {
 }
 
 /** The indices of the hunks a review's answer accepted (anything else is dropped). */
-export function acceptedHunks(hunks: readonly Hunk[], answer: unknown): number[] {
-  const list = (answer as { accepted?: unknown } | undefined)?.accepted;
+export function acceptedHunks(hunks: readonly Hunk[], answer: ReviewAnswer | undefined): number[] {
+  // From Lua: each entry is checked (anything else is dropped).
+  const list: unknown = answer?.accepted;
   if (!Array.isArray(list)) return [];
   return [...new Set(list.filter((i): i is number => Number.isInteger(i) && i >= 0 && i < hunks.length))].sort(
     (a, b) => a - b,
@@ -367,29 +353,6 @@ export function rebase(base: Text, result: Text, now: Text, limits?: DiffLimits)
   }
   for (let k = pos; k < base.lines.length; k++) lines.push(base.lines[k]!);
   return { lines, eol: lines.length > 0 && eol };
-}
-
-/** The review question's payload (lines cross as lists; hunks in the one convention). */
-export interface ReviewQuestion {
-  path: string;
-  /** review: the write mode asks; conflict: the buffer has unsaved edits; refresh: the text
-   * changed under an answered review; disk: the file changed on disk behind unsaved edits. */
-  reason: "review" | "conflict" | "refresh" | "disk";
-  /** The current and proposed lines, each joined with "\n" (one string crosses to Lua far
-   * faster than thousands), and how many lines each has ("" is zero lines or one empty line). */
-  current: string;
-  currentLines: number;
-  proposed: string;
-  proposedLines: number;
-  hunks: Hunk[];
-  added: number;
-  removed: number;
-  /** The diff gave up at its bound, or the file is too large for Vim's diff mode: show it whole. */
-  whole: boolean;
-  /** Only the final newline differs in the last hunk: say so (a diff view cannot show it). */
-  eolChange?: "added" | "removed";
-  /** Lines cut for the view (longer than SHOWN_LINE_CHARS), both sides. */
-  cut?: number;
 }
 
 /** Above this many lines (both sides), the review shows the files side by side without diff mode. */

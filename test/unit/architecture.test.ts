@@ -1,8 +1,9 @@
 /**
  * The house's shape, checked: only src/nvim/ speaks to Neovim, session state does not depend on
- * process spawning, the layers import one way (session/ below view/ below nvim/), no file grows
- * past 500 lines, and neither the TypeScript modules nor the Lua modules import in circles. The
- * folders of lua/acpchat/ are layers too: LUA_LAYERS orders them, and none requires one above it.
+ * process spawning, the layers import one way (wire/ at the bottom, then the lower folders,
+ * session/ below view/ below nvim/), no file grows past 500 lines, and neither the TypeScript
+ * modules nor the Lua modules import in circles. The folders of lua/acpchat/ are layers too:
+ * LUA_LAYERS orders them, and none requires one above it.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -151,6 +152,20 @@ describe("the house", () => {
       f.startsWith("src/view/") ? deps.filter((d) => d.startsWith("src/nvim/")).map((d) => `${f} -> ${d}`) : [],
     );
     expect(up).toEqual([]);
+  });
+
+  it("wire/ is the bottom: it imports nothing (no other folder of src/, no package)", () => {
+    const wire = [...ts].filter(([f]) => f.startsWith("src/wire/"));
+    expect(wire.length).toBeGreaterThan(3);
+    const out = wire.flatMap(([f, deps]) => deps.filter((d) => !d.startsWith("src/wire/")).map((d) => `${f} -> ${d}`));
+    expect(out).toEqual([]);
+  });
+
+  it("the contract's shapes are owned by wire/: src/nvim/ has no folder of them beside contract.ts", () => {
+    const shapes = files(join(ROOT, "src/nvim"), ".ts").filter((f) =>
+      relative(ROOT, f).startsWith("src/nvim/contract/"),
+    );
+    expect(shapes.map((f) => relative(ROOT, f))).toEqual([]);
   });
 
   it("the lower folders import neither session/, the view nor nvim/", () => {

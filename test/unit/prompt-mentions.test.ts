@@ -8,13 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  buildPrompt,
-  capText,
-  MENTION_TEXT_LIMIT,
-  MentionError,
-  type ContextItem,
-} from "../../src/session/prompt-builder.js";
+import { buildPrompt, capText, MENTION_TEXT_LIMIT, MentionError } from "../../src/session/prompt-builder.js";
+import type { ContextItem } from "../../src/wire/index.js";
 import { PathBoundary } from "../../src/workspace/path-boundary.js";
 import { Redactor } from "../../src/trace/redact.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { RenderQueue, type RenderOp } from "../../src/view/render-queue.js";
+import { RenderQueue } from "../../src/view/render-queue.js";
+import type { RenderOp } from "../../src/wire/index.js";
 import { parseSessionUpdate } from "../../src/protocol/schema.js";
 import { SessionState } from "../../src/session/session-state.js";
 import { statusView } from "../../src/view/view-model.js";

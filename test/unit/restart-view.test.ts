@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { RestartView } from "../../src/nvim/restart-policy.js";
-import type { RenderOp } from "../../src/view/render-queue.js";
+import type { RenderOp } from "../../src/wire/index.js";
 
 const append = (text: string): RenderOp => ({ op: "append", id: "b1", text });
 const meta = { op: "meta", status: {} } as unknown as RenderOp;

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Bridge } from "../../src/nvim/bridge.js";
 import type { NodeRequests } from "../../src/nvim/contract.js";
+import type { ReviewAnswer } from "../../src/wire/index.js";
 import { NvimPort } from "../../src/nvim/nvim-port.js";
 import { Questions } from "../../src/nvim/questions.js";
 
@@ -19,7 +20,10 @@ interface Buf {
 }
 
 /** The buffer primitives of lua/acpchat/editor/workspace.lua, in memory; questions answered by `answer`. */
-function fakeBridge(buffers: Map<string, Buf>, answer: (question: Record<string, unknown>) => unknown) {
+function fakeBridge(
+  buffers: Map<string, Buf>,
+  answer: (question: Record<string, unknown>) => ReviewAnswer | undefined,
+) {
   const calls: { method: string; params: Record<string, unknown> }[] = [];
   let questions: Questions;
   const bridge = {

@@ -86,7 +86,7 @@ error("Cannot require a meta file")
 ---@field state? string
 ---@field stop_reason? string
 ---@field can_cancel? boolean The client may cancel the child's work (session/cancel with its id).
----@field blocks acpchat.wire.BlockView[] The child's transcript, as block views (turn and reply headers left out); `unknown` in TypeScript because the module that builds it cannot name BlockView without a cycle.
+---@field blocks acpchat.wire.BlockView[] The child's transcript, as block views (turn and reply headers left out: the child has no "You").
 ---@field hidden? number Earlier blocks of the child not sent here (its own view shows them).
 ---@field nested? boolean Drawn inside another subagent's block.
 
@@ -103,6 +103,15 @@ error("Cannot require a meta file")
 ---| acpchat.wire.FeatureBlockView.plan_doc
 ---| acpchat.wire.FeatureBlockView.subagent
 ---| acpchat.wire.FeatureBlockView.session_message
+
+--- A child session (subagent): its header and its transcript (nested in its block, or whole in its own view).
+---@class acpchat.wire.SubagentTranscript
+---@field title? string
+---@field description? string
+---@field state? string
+---@field stop_reason? string
+---@field can_cancel? boolean The client may cancel the child's work (session/cancel with its id).
+---@field blocks acpchat.wire.BlockView[] The child's transcript, as block views (turn and reply headers left out: the child has no "You").
 
 ---@class acpchat.wire.BlockView.turn
 ---@field id string
@@ -135,7 +144,7 @@ error("Cannot require a meta file")
 ---@field locations ({ path: string, line?: number })[]
 ---@field content acpchat.wire.ToolContentView[]
 ---@field input? string
----@field children? ({ title: string, kind: string, status: string })[] The tool calls of the subagent this Task started.
+---@field children? ({ title: string, kind: string, status: string })[] The tool calls of the subagent this Task started (claude-agent-acp's parentToolUseId).
 ---@field more_children? number
 
 ---@class acpchat.wire.BlockView.plan
@@ -258,6 +267,7 @@ error("Cannot require a meta file")
 ---| acpchat.wire.RenderOp.turn_end
 ---| acpchat.wire.RenderOp.reset
 
+--- `label`: how the prompt names it (a clipboard image has no name of its own); `media`: what the prompt shows of an image or audio file (checked by `attach`).
 ---@class acpchat.wire.ContextItem.file
 ---@field type "file"
 ---@field path string
@@ -274,6 +284,7 @@ error("Cannot require a meta file")
 ---@field filetype? string
 ---@field mention? string
 
+--- What a mention names that is no file (`@diagnostics`, `@quickfix`, `@session:…`): `mention` the token as typed, `uri` where it comes from (a file's, or the plugin's own scheme), `text` its content; `path`, when it belongs to one file, is held to the session's cwd.
 ---@class acpchat.wire.ContextItem.text
 ---@field type "text"
 ---@field mention? string
@@ -283,6 +294,7 @@ error("Cannot require a meta file")
 ---@field title? string
 ---@field label? string
 
+--- A file a mention lists (`@folder/`): always a link, held to the session's cwd.
 ---@class acpchat.wire.ContextItem.link
 ---@field type "link"
 ---@field path string
@@ -309,7 +321,7 @@ error("Cannot require a meta file")
 ---@field name string
 ---@field value string
 
---- An MCP server from the config, for the session.
+--- An MCP server as the user configured it (config.lua's `mcp_servers`), before `$VAR`s are expanded.
 ---@class acpchat.wire.McpServerConfig
 ---@field name string
 ---@field type? "stdio"|"http"|"sse"
@@ -348,6 +360,139 @@ error("Cannot require a meta file")
 ---@field modifiable boolean
 ---@field disk_changed? boolean Vim saw the file change on disk since it read or wrote it (asked for by a sync only).
 
+--- A hunk of a line diff (src/workspace/hunks.ts): old lines [oldStart, oldStart + oldCount) become new lines [newStart, newStart + newCount), 0-based.
+---@class acpchat.wire.Hunk
+---@field old_start number
+---@field old_count number
+---@field new_start number
+---@field new_count number
+
+--- How the diff of a file the tool call would write reads, in figures (its texts stay in Node).
+---@class acpchat.wire.DiffFigures
+---@field path string
+---@field added number
+---@field removed number
+---@field is_new boolean The file did not exist when this diff was first seen (agents send no old text for edits too).
+
+--- session/request_permission as the user is asked it: every text one line already.
+---@class acpchat.question.Permission
+---@field title string The request's own title (ACP v2), else the tool call's, else its id.
+---@field subject? string The tool call's title, when the request is titled apart from it.
+---@field description? string
+---@field kind string The tool call's kind (read, edit, execute, ...; "other" when it has none).
+---@field tool_call_id string
+---@field locations string[] `path` or `path:line`.
+---@field input? string The tool call's raw input, compacted to one line.
+---@field diffs acpchat.wire.DiffFigures[]
+---@field options ({ id: string, name: string, kind: "allow_once"|"allow_always"|"reject_once"|"reject_always" })[] The agent's options, in its order; the answer names one by position.
+
+--- The chosen option by its position in `options` (1-based, as Lua counts) and, for an "always" answer, what the editor remembers it for; or `review`: the per-hunk review is the answer (src/session/permission/review.ts asks it). Absent (nil): dismissed.
+---@class acpchat.answer.Permission
+---@field option? number
+---@field remember? "session"|"project"
+---@field review? boolean
+
+--- A review of hunks in a diff tab: the current text on the left, the proposal on the right.
+---@class acpchat.question.Review
+---@field path string
+---@field reason "permission"|"review"|"changes"|"conflict"|"refresh"|"disk" review: the write mode asks; conflict: the buffer has unsaved edits; refresh: the text changed under an answered review; disk: the file changed on disk behind unsaved edits; permission: "Show the diff first" in a permission question; changes: a take-back of a recorded change (gd, :AcpChatReview), its hunks reversed.
+---@field current string The current and proposed lines, each joined with "\n" (one string crosses to Lua far faster than thousands), and how many lines each has ("" is zero lines or one empty line).
+---@field current_lines number
+---@field proposed string
+---@field proposed_lines number
+---@field hunks acpchat.wire.Hunk[]
+---@field added number
+---@field removed number
+---@field whole boolean The diff gave up at its bound, or the file is too large for Vim's diff mode: show it whole.
+---@field eol_change? "added"|"removed" Only the final newline differs in the last hunk: say so (a diff view cannot show it).
+---@field cut? number Lines cut for the view (longer than SHOWN_LINE_CHARS), both sides.
+---@field step? string changes: the step whose change it takes back, as the transcript names it.
+---@field loop? boolean changes: one file of :AcpChatReview's loop (shown in the loop's own tab).
+
+--- The hunks accepted, by their 0-based positions in `hunks` (a take-back: the hunks taken back); `done`: the review closed. Absent (nil): dismissed.
+---@class acpchat.answer.Review
+---@field accepted? number[]
+---@field done? boolean
+
+--- A form field as the editor asks it: labels only; `choices` are labels of values kept in Node.
+---@class acpchat.wire.ShownField
+---@field label string
+---@field description? string
+---@field required boolean
+---@field type "string"|"number"|"choice"|"integer" "choice": pick one of `choices`; otherwise typed text (a number for number and integer).
+---@field default? string
+---@field choices? string[]
+
+---@class acpchat.question.Auth.choose
+---@field how "choose"
+---@field methods ({ name: string, description?: string, terminal: boolean })[]
+
+--- `title`: the method's name, for the terminal's buffer (one line, redacted).
+---@class acpchat.question.Auth.terminal
+---@field how "terminal"
+---@field command string
+---@field args string[]
+---@field env acpchat.wire.NameValue[]
+---@field cwd string
+---@field title string
+
+--- Sign-in: pick a method (the answer is its position), or run a terminal sign-in (the answer is its exit code).
+---@alias acpchat.question.Auth
+---| acpchat.question.Auth.choose
+---| acpchat.question.Auth.terminal
+
+--- choose: the method's position (1-based); terminal: the exit code (-1: it could not start). Absent (nil): dismissed.
+---@alias acpchat.answer.Auth number
+
+--- `url` is opened and `shown` is what the user sees of it (a secret in it redacted: `hidden`).
+---@class acpchat.question.Elicitation.url
+---@field mode "url"
+---@field message string
+---@field url string
+---@field shown string
+---@field hidden boolean
+
+---@class acpchat.question.Elicitation.form
+---@field mode "form"
+---@field message string
+---@field fields acpchat.wire.ShownField[]
+
+---@class acpchat.question.Elicitation.other
+---@field mode "other"
+
+--- elicitation/create as the user is asked it: a form field by field, a URL opened after the user agrees, or a mode the editor does not know.
+---@alias acpchat.question.Elicitation
+---| acpchat.question.Elicitation.url
+---| acpchat.question.Elicitation.form
+---| acpchat.question.Elicitation.other
+
+--- One answered form field: `field` and `choice` count from 1 (the editor's positions).
+---@class acpchat.wire.FieldAnswer
+---@field field number
+---@field choice? number
+---@field text? string
+
+--- What the user did; `answers`: the form's fields (accept). Absent (nil): dismissed.
+---@class acpchat.answer.Elicitation
+---@field action "accept"|"decline"|"cancel"
+---@field answers? acpchat.wire.FieldAnswer[]
+
+---@alias acpchat.wire.QuestionKind "permission"|"review"|"auth"|"elicitation"
+
+--- A question of any kind, as the `ask` event carries it.
+---@alias acpchat.question.Any
+---| acpchat.question.Permission
+---| acpchat.question.Review
+---| acpchat.question.Auth
+---| acpchat.question.Elicitation
+
+--- An answer of any kind, as the `reply` call carries it.
+---@alias acpchat.answer.Any
+---| acpchat.answer.Permission
+---| acpchat.answer.Review
+---| acpchat.answer.Auth
+---| acpchat.answer.Elicitation
+
 --- What Lua says when it opens a chat (snake_case on the wire; camelCase here).
 ---@class acpchat.wire.OpenParams
 ---@field chat number
@@ -383,7 +528,7 @@ error("Cannot require a meta file")
 ---@field name string
 ---@field version string
 ---@field description string
----@field method "npx"|"uvx"|"binary"|"none" How it would be installed here, or why it cannot be.
+---@field method "binary"|"npx"|"uvx"|"none" How it would be installed here, or why it cannot be.
 ---@field why? string
 ---@field installed? string The version installed, if any.
 
@@ -393,16 +538,16 @@ error("Cannot require a meta file")
 ---@field lnum number
 ---@field text string
 
---- A file of :AcpChatReview: its change over the review's turns, and the steps that made it.
+--- A file of :AcpChatReview: its change over the review's turns (`path` relative to the chat's folder), and the steps that made it.
 ---@class acpchat.wire.ReviewFile
----@field path string Relative to the chat's folder.
----@field abs string
+---@field path string
 ---@field status "added"|"deleted"|"modified"|"renamed"|"type"
----@field from? string
+---@field from? string For a rename: where it was.
 ---@field added number
 ---@field removed number
 ---@field binary? boolean
----@field large? boolean
+---@field large? boolean Over the size limit: known to have changed, not stored.
+---@field abs string
 ---@field steps string[]
 
 --- A file a rewind puts back, and the steps whose changes it takes out.
@@ -454,8 +599,6 @@ error("Cannot require a meta file")
 ---@field failed? boolean
 ---@field truncated? boolean The start of the output was dropped (over the byte limit): its first line may be cut.
 
----@alias acpchat.wire.QuestionKind "review"|"permission"|"auth"|"elicitation"
-
 -- Lua -> Node calls (RPC notifications): their parameters, and the value the `result` event carries back.
 
 --- `open`
@@ -499,7 +642,7 @@ error("Cannot require a meta file")
 --- `reply`: The answer to a question asked with the `ask` event.
 ---@class acpchat.call.Reply
 ---@field key string
----@field value? any
+---@field value? acpchat.answer.Any
 
 --- What `reply` answers.
 ---@alias acpchat.reply.Reply nil
@@ -623,13 +766,7 @@ error("Cannot require a meta file")
 ---@field session_id string
 
 --- What `subagent` answers.
----@class acpchat.reply.Subagent
----@field title? string
----@field description? string
----@field state? string
----@field stop_reason? string
----@field can_cancel? boolean
----@field blocks acpchat.wire.BlockView[]
+---@class acpchat.reply.Subagent : acpchat.wire.SubagentTranscript
 
 --- `fork_source`: The session :AcpChatFork would fork (an error says why it cannot).
 ---@class acpchat.call.ForkSource : acpchat.wire.ChatRef
@@ -852,12 +989,12 @@ error("Cannot require a meta file")
 ---@field value? any
 ---@field error? string
 
---- `ask`: A question for the user; answered with `reply` and the same key.
+--- `ask`: A question for the user (of `kind`: src/wire/questions.ts); answered with `reply` and the same key. Its long texts come ahead as `askPart` events, their fields named in `parts`.
 ---@class acpchat.event.Ask
 ---@field chat number
 ---@field key string
 ---@field kind acpchat.wire.QuestionKind
----@field question any
+---@field question acpchat.question.Any
 
 --- `ask_part`: A part of a long text of question `key`, sent ahead of its `ask` (src/nvim/questions.ts): joined in order into its field.
 ---@class acpchat.event.AskPart

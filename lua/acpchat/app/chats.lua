@@ -351,6 +351,7 @@ end
 ---@param chat acpchat.Chat
 function M.cancel(chat)
   bridge.call("cancel", { chat = chat.id }, function(err, res)
+    ---@cast res acpchat.reply.Cancel
     if not err and res and res.taken_back and #res.taken_back > 0 then
       prompt.take_back(chat, res.taken_back)
       util.notify(
@@ -381,6 +382,7 @@ function M.restart(chat)
   local fresh = chat.continuing ~= nil
   chat.continuing = nil
   bridge.call("restart", { chat = chat.id, fresh = fresh or nil }, function(err, res)
+    ---@cast res acpchat.reply.Restart
     if err then
       return util.notify("acpchat: could not restart: " .. err, vim.log.levels.ERROR)
     end

@@ -13,11 +13,11 @@ local attention = require("acpchat.chat.attention")
 local M = {}
 
 local handlers = {
-  ---@param p { chat: integer, ops: table[] }
+  ---@param p acpchat.event.Render
   render = function(p)
     require("acpchat.chat.render").apply(p.chat, p.ops)
   end,
-  ---@param p { chat: integer, key: string, kind: string, question: table }
+  ---@param p acpchat.event.Ask
   ask = function(p)
     -- Counted here, before any module shows it: the counts hold whoever asks and how. A
     -- take-back review is one the user opened (gd, :AcpChatReview): not the agent waiting.
@@ -27,31 +27,31 @@ local handlers = {
     end
     require("acpchat.ask").ask(p.chat, p.key, p.kind, p.question)
   end,
-  ---@param p { key: string, field: string, text: string }
+  ---@param p acpchat.event.AskPart
   ask_part = function(p)
     require("acpchat.ask").part(p.key, p.field, p.text)
   end,
-  ---@param p { key: string, kind: string }
+  ---@param p acpchat.event.Dismiss
   dismiss = function(p)
     attention.answered(p.key)
     require("acpchat.ask").dismiss(p.key, p.kind)
   end,
-  ---@param p { chat: integer, prompts: { text: string, context: table[] }[] }
+  ---@param p acpchat.event.TakeBack
   take_back = function(p)
     local chat = registry.get(p.chat)
     if chat then
       prompt.take_back(chat, p.prompts)
     end
   end,
-  ---@param p { message: string, level: string }
+  ---@param p acpchat.event.Notify
   notify = function(p)
     util.notify(p.message, p.level)
   end,
-  ---@param p { path: string }
+  ---@param p acpchat.event.Reload
   reload = function(p)
     require("acpchat.editor.workspace").reload(p.path)
   end,
-  ---@param p { chat: integer, key: string, tool: string, args_json: string }
+  ---@param p acpchat.event.EditorQuery
   editor_query = function(p)
     require("acpchat.editor.editor_tools").query(p)
   end,
@@ -59,15 +59,23 @@ local handlers = {
 
 local requests = {
   -- Buffer primitives for the agent's reads and writes (lua/acpchat/editor/workspace.lua).
+  ---@param p acpchat.request.BufferState
+  ---@return acpchat.response.BufferState
   buffer_state = function(p)
     return require("acpchat.editor.workspace").state(p)
   end,
+  ---@param p acpchat.request.BufferApply
+  ---@return acpchat.response.BufferApply
   buffer_apply = function(p)
     return require("acpchat.editor.workspace").apply(p)
   end,
+  ---@param p acpchat.request.BufferSave
+  ---@return acpchat.response.BufferSave
   buffer_save = function(p)
     return require("acpchat.editor.workspace").save(p)
   end,
+  ---@param p acpchat.request.BufferReload
+  ---@return acpchat.response.BufferReload
   buffer_reload = function(p)
     return require("acpchat.editor.workspace").reload_unmodified(p)
   end,

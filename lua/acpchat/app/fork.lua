@@ -31,6 +31,7 @@ function M.fork()
     )
   end
   bridge.call("fork_source", { chat = c.id }, function(err, res)
+    ---@cast res acpchat.reply.ForkSource
     if err then
       return util.notify("acpchat: cannot fork: " .. err, vim.log.levels.WARN)
     end

@@ -52,6 +52,7 @@ function M.open(filter)
     return
   end
   bridge.call("trace", { chat = c.id, filter = filter ~= "" and filter or nil }, function(err, entries)
+    ---@cast entries acpchat.reply.Trace
     if err then
       return util.notify("acpchat: " .. err, vim.log.levels.ERROR)
     end

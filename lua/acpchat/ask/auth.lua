@@ -15,6 +15,9 @@ local function unguarded(fn)
 end
 
 ---@param chat_id integer
+---@param key string
+---@param q acpchat.question.Auth
+---@param guard? fun(fn: function): function  ask.lua's: a failure answers the question
 function M.ask(chat_id, key, q, guard)
   guard = guard or unguarded
   if q.how == "terminal" then
@@ -25,6 +28,9 @@ end
 
 --- The agent's methods, redacted by Node and drawn on one line each; the answer is a position.
 ---@param chat_id integer
+---@param key string
+---@param methods { name: string, description?: string, terminal: boolean }[] acpchat.question.Auth.choose.methods
+---@param guard? fun(fn: function): function  ask.lua's: a failure answers the question
 function M.choose(chat_id, key, methods, guard)
   guard = guard or unguarded
   local items = {}
@@ -51,6 +57,9 @@ function M.choose(chat_id, key, methods, guard)
 end
 
 --- Run the sign-in command in a terminal tab; answer with its exit code when it ends.
+---@param key string
+---@param spec acpchat.question.Auth.terminal
+---@param guard? fun(fn: function): function  ask.lua's: a failure answers the question
 function M.terminal(_, key, spec, guard)
   vim.schedule((guard or unguarded)(function()
     vim.cmd("tabnew")

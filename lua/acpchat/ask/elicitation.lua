@@ -11,26 +11,14 @@ local registry = require("acpchat.chat.registry")
 local flat = text.flat
 local M = {}
 
----@class acpchat.FormField
----@field label string
----@field description? string
----@field required boolean
----@field type "choice"|"string"|"number"|"integer"
----@field default? string
----@field choices? string[]
-
----@class acpchat.Elicitation
----@field mode "form"|"url"|"other"
----@field message? string
----@field fields? acpchat.FormField[]  form: asked in this order
----@field url? string                  url: what is opened
----@field shown? string                url: what is shown (url, a secret in it redacted)
----@field hidden? boolean              url: a secret in it is hidden
-
 local function prompt_of(who, message, label)
   return who .. " " .. flat(message, 300) .. "\n" .. label
 end
 
+---@param who string
+---@param key string
+---@param q acpchat.question.Elicitation.form
+---@param guard fun(fn: function): function
 local function ask_form(who, key, q, guard)
   local fields = q.fields or {}
   local answers = {}
@@ -93,6 +81,10 @@ local function ask_form(who, key, q, guard)
 end
 
 --- The URL shown is the one opened (Node's normal form of it); only a secret in it is hidden.
+---@param who string
+---@param key string
+---@param q acpchat.question.Elicitation.url
+---@param guard fun(fn: function): function
 local function ask_url(who, key, q, guard)
   local shown = flat(q.shown, 2000) .. (q.hidden and "  (a secret in it is hidden here)" or "")
   vim.ui.select(
@@ -114,9 +106,10 @@ local function ask_url(who, key, q, guard)
   )
 end
 
----@param q acpchat.Elicitation
----@param guard? fun(fn: function): function  ask.lua's: a failure answers the question
 ---@param chat_id integer
+---@param key string
+---@param q acpchat.question.Elicitation
+---@param guard? fun(fn: function): function  ask.lua's: a failure answers the question
 function M.ask(chat_id, key, q, guard)
   guard = guard or function(fn)
     return fn

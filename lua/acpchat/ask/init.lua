@@ -17,7 +17,9 @@ local elicitation = require("acpchat.ask.elicitation")
 
 local M = {}
 
--- Each kind's module: ask(chat_id, key, question, guard) and close(key).
+-- Each kind's module: ask(chat_id, key, question, guard) and close(key); its question is
+-- acpchat.question.<Kind> and its answer (questions.reply) acpchat.answer.<Kind>
+-- (lua/acpchat/_meta/contract.lua, generated from src/wire/questions.ts).
 local kinds = { permission = permission, review = review, auth = auth, elicitation = elicitation }
 
 local names =
@@ -80,7 +82,11 @@ function M.part(key, field, piece)
   list[#list + 1] = piece
 end
 
+--- `question` may carry `parts`: the names of its long text fields, sent ahead (M.part).
 ---@param chat_id integer
+---@param key string
+---@param kind acpchat.wire.QuestionKind
+---@param question acpchat.question.Any|{ parts?: string[] }
 function M.ask(chat_id, key, kind, question)
   if type(question) == "table" and question.parts then
     for _, field in ipairs(question.parts) do
@@ -122,6 +128,8 @@ function M.ask(chat_id, key, kind, question)
 end
 
 --- Node withdrew the question (turn cancelled, chat closed, agent gone): close its window.
+---@param key string
+---@param kind acpchat.wire.QuestionKind
 function M.dismiss(key, kind)
   questions.forget(key)
   waiting.drop(key)

@@ -33,6 +33,8 @@ local flat = text.flat
 
 --- The question's text: tool call title, kind, locations and a compact view of its input,
 --- each on a line of its own.
+---@param q acpchat.question.Permission
+---@return string
 function M.prompt_text(q)
   local lines =
     { string.format("%s [%s]", flat(q.title or q.tool_call_id or "tool call", 200), flat(q.kind or "other", 40)) }
@@ -62,6 +64,7 @@ end
 
 --- The choices: the agent's "once" options first, then its "always" options (each also offered
 --- remembered for the project), then "show the diff first" when there is one.
+---@param q acpchat.question.Permission
 function M.choices(q)
   local items = {}
   local function add(o, i)
@@ -141,6 +144,9 @@ end
 
 --- The answer names the option by its position in the agent's list (`option`, 1-based), never
 --- by its id: an agent may give two options one id.
+---@param key string
+---@param option integer?
+---@param remember? "session"|"project"
 local function answer(key, option, remember)
   release(key)
   questions.reply(key, option and { option = option, remember = remember } or nil)
@@ -149,6 +155,8 @@ end
 --- The list was closed without a choice (Esc, q, an empty answer): that is never an answer. The
 --- question waits, parked: shown in the winbar and the transcript until the user opens it again
 --- (waiting.lua), and the keys held back go where they were typed.
+---@param key string
+---@param q acpchat.question.Permission
 local function park(key, q)
   local o = open[key]
   if o and o.typeahead and o.typeahead ~= "" then
@@ -177,12 +185,17 @@ local function park(key, q)
 end
 
 --- The question in a few words (the winbar and the question block).
+---@param q acpchat.question.Permission
+---@return string
 function M.label(q)
   return "allow " .. flat(q.title or q.tool_call_id or "a tool call", 80)
 end
 
 --- `guard` (ask.lua): wraps what runs later, so that a failure answers the question.
 ---@param chat_id integer
+---@param key string
+---@param q acpchat.question.Permission
+---@param guard? fun(fn: function): function  ask.lua's: a failure answers the question
 function M.ask(chat_id, key, q, guard)
   guard = guard or unguarded
   open[key] = { chat = chat_id, q = q, guard = guard }
@@ -193,6 +206,8 @@ function M.ask(chat_id, key, q, guard)
   end))
 end
 
+---@param key string
+---@param q acpchat.question.Permission
 function M.select(key, q)
   if not open[key] then
     return
@@ -276,6 +291,7 @@ end
 ---@param chat acpchat.Chat
 function M.manage(chat)
   bridge.call("permissions", { chat = chat.id }, function(err, rules)
+    ---@cast rules acpchat.reply.Permissions
     if err then
       return util.notify("acpchat: " .. err, vim.log.levels.ERROR)
     end

@@ -7,7 +7,7 @@ local registry = require("acpchat.chat.registry")
 
 local M = {}
 
----@type table<string, { chat: integer, kind: string, at: table }>
+---@type table<string, { chat: integer, kind: acpchat.wire.QuestionKind, at: table }>
 M.open = {}
 
 -- The registry finds a review tab's chat through its question; it requires nothing above it.
@@ -49,7 +49,7 @@ end
 
 ---@param key string
 ---@param chat_id integer
----@param kind string
+---@param kind acpchat.wire.QuestionKind
 function M.track(key, chat_id, kind)
   M.open[key] = { chat = chat_id, kind = kind, at = here() }
 end
@@ -63,7 +63,7 @@ end
 
 --- Answer a question (value nil: dismissed). Only the first answer counts.
 ---@param key string
----@param value any
+---@param value acpchat.answer.Any?
 function M.reply(key, value)
   local q = M.open[key]
   if q == nil then

@@ -219,6 +219,8 @@ end
 --- Open a review (asked by Node). `req`: path, reason, current and proposed (texts, with
 --- current_lines and proposed_lines), hunks, added, removed, whole (no diff mode), eol_change.
 ---@param chat_id integer
+---@param key string
+---@param req acpchat.question.Review
 function M.ask(chat_id, key, req)
   local r = {
     key = key,

@@ -56,6 +56,7 @@ function M.open(chat)
     return util.notify("acpchat: no image or audio under the cursor", vim.log.levels.WARN)
   end
   bridge.call("media_open", { chat = chat.id, block = ref.block, index = ref.index }, function(err, res)
+    ---@cast res acpchat.reply.MediaOpen
     if gone(chat) then
       return
     end
@@ -226,6 +227,7 @@ function M.add_file(chat, path)
   table.insert(chat.context, item)
   show(chat)
   bridge.call("attach", { chat = chat.id, path = path }, function(err, a)
+    ---@cast a acpchat.reply.Attach
     if gone(chat) then
       return
     end
@@ -251,6 +253,7 @@ end
 ---@param chat acpchat.Chat
 function M.add_clipboard(chat, primary)
   bridge.call("attach", { chat = chat.id, clipboard = primary and "primary" or "clipboard" }, function(err, a)
+    ---@cast a acpchat.reply.Attach
     if gone(chat) then
       return
     end

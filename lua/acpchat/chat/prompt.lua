@@ -129,6 +129,7 @@ end
 --- Prompts given back: their text goes to the top of the prompt (above what is there), their
 --- context back to the next prompt's.
 ---@param chat acpchat.Chat
+---@param prompts { text: string, context?: acpchat.wire.ContextItem[] }[] acpchat.wire.TakenBack[], or the status's queued prompts
 function M.take_back(chat, prompts)
   if #prompts == 0 or not api.nvim_buf_is_valid(chat.prompt_buf) then
     return

@@ -247,6 +247,8 @@ local draw
 
 --- Apply one batch of ops to chat `id` (the `render` event). Each op is drawn on its own: one
 --- that fails is reported and the rest of the batch (and the turn's end) still happen.
+---@param id integer
+---@param ops acpchat.wire.RenderOp[]
 function M.apply(id, ops)
   local chat = registry.get(id)
   if not chat or not api.nvim_buf_is_valid(chat.buf) then

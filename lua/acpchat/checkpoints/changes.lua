@@ -37,6 +37,7 @@ function M.quickfix(arg)
   end
   local turn = turn_arg(arg)
   bridge.call("changes", { chat = chat.id, turn = turn }, function(err, r)
+    ---@cast r acpchat.reply.Changes
     if err then
       return util.notify("acpchat: " .. err, vim.log.levels.WARN)
     end
@@ -91,6 +92,7 @@ function M.ask_conflicts(chat, paths, i)
       local b = vim.fn.bufadd(abs)
       vim.fn.bufload(b)
       bridge.call("changes_conflict", { chat = chat.id, path = path }, function(err, r)
+        ---@cast r acpchat.reply.ChangesConflict
         if err then
           util.notify("acpchat: " .. err, vim.log.levels.WARN)
         else
@@ -127,6 +129,7 @@ function M.review_at_cursor(chat)
     return true
   end
   bridge.call("changes_review", { chat = chat.id, step = v.step, path = f.path }, function(err, r)
+    ---@cast r acpchat.reply.ChangesReview
     if err then
       return util.notify("acpchat: " .. err, vim.log.levels.WARN)
     end
@@ -149,6 +152,7 @@ function M.rewind(arg, bang)
   local params = { chat = chat.id, turn = type(turn) == "number" and turn or nil, undo = turn == "undo" or nil }
   local function run()
     bridge.call("rewind", params, function(err, r)
+      ---@cast r acpchat.reply.Rewind
       if err then
         return util.notify("acpchat: " .. err, vim.log.levels.WARN)
       end
@@ -160,6 +164,7 @@ function M.rewind(arg, bang)
     return run()
   end
   bridge.call("rewind", vim.tbl_extend("force", params, { dry_run = true }), function(err, r)
+    ---@cast r acpchat.reply.Rewind
     if err then
       return util.notify("acpchat: " .. err, vim.log.levels.WARN)
     end

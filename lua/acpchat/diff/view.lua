@@ -98,6 +98,7 @@ end
 ---@param chat acpchat.Chat
 function M.show_tool_diff(chat, tool_call_id)
   bridge.call("tool_diffs", { chat = chat.id, tool_call_id = tool_call_id }, function(err, diffs)
+    ---@cast diffs acpchat.reply.ToolDiffs
     if err or #diffs == 0 then
       return util.notify("acpchat: this tool call has no diff", vim.log.levels.WARN)
     end

@@ -184,7 +184,7 @@ local tools = {
 }
 
 --- Node's `editor_query` event.
----@param p { chat: integer, key: string, tool: string, args_json: string }
+---@param p acpchat.event.EditorQuery
 function M.query(p)
   local answered = false
   local function done(value, err)

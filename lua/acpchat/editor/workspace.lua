@@ -27,7 +27,8 @@ end
 
 --- A buffer's state: its options that decide how it is written, its change tick, and its
 --- lines [first, last) (0-based, end exclusive; all by default).
----@param p { path: string, first: integer?, last: integer?, probe_disk: boolean? }
+---@param p acpchat.request.BufferState
+---@return acpchat.response.BufferState
 function M.state(p)
   local b = M.find_buf(p.path)
   if not b then
@@ -206,7 +207,8 @@ end
 --- computed them) as one undo step of their own, if the buffer is still at change tick `tick`.
 --- `eol`: set 'endofline' (and, when false, 'nofixendofline'). Cursors and marks in every
 --- window move with the lines around them (set_lines adjusts them).
----@param p { path: string, tick: integer, edits: { start: integer, ["end"]: integer, lines: string[] }[], eol: boolean?, acknowledge_disk: boolean?, mark_saved: boolean? }
+---@param p acpchat.request.BufferApply
+---@return acpchat.response.BufferApply
 function M.apply(p)
   local b, why = at_tick(p)
   if not b then
@@ -258,7 +260,8 @@ end
 
 --- :write the buffer if it is still at change tick `tick`. Truthful: "saved" only when the
 --- buffer is written and no longer modified (an error, or "no" to Vim's question, is not).
----@param p { path: string, tick: integer }
+---@param p acpchat.request.BufferSave
+---@return acpchat.response.BufferSave
 function M.save(p)
   local b, why = at_tick(p)
   if not b then
@@ -289,7 +292,8 @@ end
 
 --- Reload an unmodified buffer from disk (the file changed behind it), keeping its view and
 --- undo history like :checktime does.
----@param p { path: string }
+---@param p acpchat.request.BufferReload
+---@return acpchat.response.BufferReload
 function M.reload_unmodified(p)
   local b = M.find_buf(p.path)
   if not b then

@@ -196,7 +196,7 @@ M.on_exit = nil
 
 -- The answers to calls; the other events come from M.handlers.
 local events = {
-  ---@param p { ref: integer, ok: boolean, value: any, error: string? }
+  ---@param p acpchat.event.Result
   result = function(p)
     local cb = callbacks[p.ref]
     callbacks[p.ref] = nil

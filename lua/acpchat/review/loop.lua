@@ -134,6 +134,7 @@ local function show_file(loop, f)
     )
   end
   bridge.call("review_file", { chat = loop.chat, from = loop.from, path = f.path }, function(err, r)
+    ---@cast r acpchat.reply.ReviewFile
     if err then
       return util.notify("acpchat: " .. err, vim.log.levels.WARN)
     end
@@ -338,6 +339,7 @@ end
 --- The list again (after a take-back, or a comment); `path`: show that file's review.
 function M.refresh(loop, path)
   bridge.call("review_list", { chat = loop.chat, since = loop.since }, function(err, r)
+    ---@cast r acpchat.reply.ReviewList
     if err then
       loop.files = {}
       draw(loop)
@@ -366,6 +368,7 @@ function M.command(arg)
     return comments.send(chat)
   elseif arg == "approve" then
     return bridge.call("review_approve", { chat = chat.id }, function(err, r)
+      ---@cast r acpchat.reply.ReviewApprove
       if err then
         return util.notify("acpchat: " .. err, vim.log.levels.WARN)
       end
@@ -384,6 +387,7 @@ function M.command(arg)
     end
   end
   bridge.call("review_list", { chat = chat.id, since = since }, function(err, r)
+    ---@cast r acpchat.reply.ReviewList
     if err then
       return util.notify("acpchat: " .. err, vim.log.levels.WARN)
     end

@@ -173,6 +173,7 @@ function M.refresh(view)
   end
   view.busy = true
   bridge.call("subagent", { chat = view.chat, session_id = view.session_id }, function(err, res)
+    ---@cast res acpchat.reply.Subagent
     view.busy = false
     if err then
       return util.notify("acpchat: " .. err, vim.log.levels.WARN)

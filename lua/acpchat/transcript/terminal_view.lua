@@ -9,6 +9,7 @@ local M = {}
 ---@param chat acpchat.Chat
 function M.show(chat, terminal_id)
   bridge.call("terminal", { chat = chat.id, terminal = terminal_id }, function(err, terms)
+    ---@cast terms acpchat.reply.Terminal
     if err or #terms == 0 then
       return util.notify("acpchat: no terminal output" .. (err and (": " .. err) or ""), vim.log.levels.WARN)
     end

@@ -13,6 +13,7 @@ import { oneLine } from "../../session/one-line.js";
 import { acceptedHunks, WHOLE_FILE_LINES } from "../../workspace/write-plan.js";
 import type { LiveFiles } from "../../checkpoints/apply.js";
 import type { QuickfixItem, RewindFile } from "../contract.js";
+import type { ReviewAnswer, ReviewQuestion } from "../../wire/index.js";
 import type { ChatLookup, Handlers } from "../chat-entry.js";
 import {
   chooseRewind,
@@ -29,7 +30,7 @@ export interface ChangesContext {
   checkpoints: TurnCheckpoints | undefined;
   live: LiveFiles;
   /** Ask the user (a review), answered later; undefined when withdrawn. */
-  review: (question: unknown) => Promise<unknown>;
+  review: (question: ReviewQuestion) => Promise<ReviewAnswer | undefined>;
 }
 
 /** The chat's checkpoints, once the last turn's end snapshot is in (the turn ends before it). */
@@ -116,7 +117,7 @@ export async function takeBackReview(
   cp: TurnCheckpoints,
   step: ChangeStep,
   path: string,
-  extra: Record<string, unknown> = {},
+  extra: Partial<ReviewQuestion> = {},
 ): Promise<{ outcome: string; conflicts?: string[] }> {
   const change = step.changes.find((f) => f.path === path);
   if (!change) throw new Error(`${path} did not change in ${step.label}`);
@@ -200,7 +201,7 @@ export async function changesConflict(c: ChangesContext, path: string): Promise<
 export interface ChangesView extends ChatLookup {
   live: LiveFiles;
   /** Ask the user on chat `id`'s behalf (withdrawn when it closes). */
-  review(id: number, question: unknown): Promise<unknown>;
+  review(id: number, question: ReviewQuestion): Promise<ReviewAnswer | undefined>;
 }
 
 export function changesCalls(

@@ -9,13 +9,14 @@ import { removeAgent } from "../../registry/install.js";
 import { Redactor } from "../../trace/redact.js";
 import { statusOf, type Entry, type Handlers } from "../chat-entry.js";
 import { registryInstall, registryList } from "./registry-calls.js";
+import type { AnyAnswer } from "../../wire/index.js";
 
 /** What the host calls need of the host. */
 export interface HostCallsView {
   /** The open chats with their ids; `find` is undefined for a closed one. */
   entries(): Iterable<[number, Entry]>;
   find(id: number): Entry | undefined;
-  answerQuestion(key: string, value: unknown): void;
+  answerQuestion(key: string, value: AnyAnswer | undefined): void;
   answerEditor(key: string, valueJson?: string, error?: string): void;
   notify(message: string, level: "info" | "warn" | "error"): void;
 }

@@ -14,7 +14,7 @@ import { Redactor, commandSecrets } from "../../trace/redact.js";
 import { TraceLog, type TraceEntry } from "../../trace/trace-log.js";
 import { PathBoundary } from "../../workspace/path-boundary.js";
 import type { ChangeStep } from "../../checkpoints/turns.js";
-import type { ContextItem } from "../prompt-builder.js";
+import type { ContextItem } from "../../wire/index.js";
 import type { QueuedPrompt } from "../prompt-queue.js";
 import { SessionState } from "../session-state.js";
 import type { TranscriptEvent } from "../blocks.js";

@@ -1,7 +1,7 @@
 /** What a chat is made with: its agent, its folder, its editor, and the host's callbacks. */
 import type { AgentCommand } from "../../agent/agent-process.js";
 import type { ClientFeatures } from "../../client/acp-client.js";
-import type { McpServerConfig } from "../../client/mcp-servers.js";
+import type { McpServerConfig } from "../../wire/index.js";
 import type { EditorPort } from "../../client/editor-port.js";
 import type { StopReason } from "../../protocol/schema.js";
 import type { TurnCheckpoints } from "../../checkpoints/turns.js";

@@ -15,6 +15,7 @@ import { compose, diffTexts, type Hunk } from "../../workspace/hunks.js";
 import { joinText, sameText, splitText, type Text, type TextFile } from "../../workspace/text-codec.js";
 import { acceptedHunks, rebase, shownLines, tooLargeToCompare } from "../../workspace/write-plan.js";
 import { applyRestore, type LiveFiles } from "../../checkpoints/apply.js";
+import type { ReviewAnswer, ReviewQuestion } from "../../wire/index.js";
 
 /** One diff of a tool call as the user saw it: the whole file before and after, its hunks. */
 interface Proposal {
@@ -39,7 +40,7 @@ export interface PartialEdit {
   hunks: number;
 }
 
-export type AskReview = (question: unknown) => Promise<unknown>;
+export type AskReview = (question: ReviewQuestion) => Promise<ReviewAnswer | undefined>;
 
 /**
  * The file's current text: its buffer when it holds unsaved edits, else the disk (a buffer

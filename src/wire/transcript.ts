@@ -1,9 +1,9 @@
 /**
- * The contract's data shapes (camelCase here, snake_case on the wire): what the transcript, the
- * status line, prompts and buffers look like when they cross. The contract owns them; the
- * modules that build or read these values are checked against them at compile time
- * (./checks.ts), so a field renamed on one side fails the typecheck, not an end-to-end test.
- * scripts/gen-contract-meta.mjs turns them into LuaCATS classes (`acpchat.wire.<Name>`).
+ * The transcript and the status line as they cross to Lua (camelCase here, snake_case on the
+ * wire: src/nvim/wire.ts): the view (src/view/) builds these values, the contract
+ * (src/nvim/contract.ts) names them in its events, and scripts/gen-contract-meta.mjs turns each
+ * into a LuaCATS class (`acpchat.wire.<Name>`). Like every file of src/wire/, it imports nothing:
+ * the shapes have one owner at the bottom, and the modules above build to them.
  */
 
 /** An image or audio clip as one line: its kind, mimeType, decoded size and name (never its data). */
@@ -61,28 +61,25 @@ export type FeatureBlockView =
       /** Entries (or markdown lines) past the most shown. */
       more?: number;
     }
-  | {
-      id: string;
-      type: "subagent";
-      sessionId: string;
-      title?: string;
-      description?: string;
-      state?: string;
-      stopReason?: string;
-      /** The client may cancel the child's work (session/cancel with its id). */
-      canCancel?: boolean;
-      /**
-       * The child's transcript, as block views (turn and reply headers left out); `unknown` in
-       * TypeScript because the module that builds it cannot name BlockView without a cycle.
-       * @lua acpchat.wire.BlockView[]
-       */
-      blocks: unknown[];
-      /** Earlier blocks of the child not sent here (its own view shows them). */
-      hidden?: number;
-      /** Drawn inside another subagent's block. */
-      nested?: boolean;
-    }
+  | ({ id: string; type: "subagent"; sessionId: string } & SubagentTranscript & {
+        /** Earlier blocks of the child not sent here (its own view shows them). */
+        hidden?: number;
+        /** Drawn inside another subagent's block. */
+        nested?: boolean;
+      })
   | { id: string; type: "session_message"; direction: string; peer?: string; text: string; omitted?: number };
+
+/** A child session (subagent): its header and its transcript (nested in its block, or whole in its own view). */
+export interface SubagentTranscript {
+  title?: string;
+  description?: string;
+  state?: string;
+  stopReason?: string;
+  /** The client may cancel the child's work (session/cancel with its id). */
+  canCancel?: boolean;
+  /** The child's transcript, as block views (turn and reply headers left out: the child has no "You"). */
+  blocks: BlockView[];
+}
 
 /** One block of the transcript, as Lua draws it. */
 export type BlockView =
@@ -100,7 +97,7 @@ export type BlockView =
       locations: { path: string; line?: number | null }[];
       content: ToolContentView[];
       input?: string;
-      /** The tool calls of the subagent this Task started. */
+      /** The tool calls of the subagent this Task started (claude-agent-acp's parentToolUseId). */
       children?: { title: string; kind: string; status: string }[];
       moreChildren?: number;
     }
@@ -169,94 +166,3 @@ export type RenderOp =
   | { op: "turn_end"; stopReason: string }
   /** A reloaded session replaces the transcript: clear it, the replay follows. */
   | { op: "reset" };
-
-/**
- * What a prompt carries besides its text: a file (an image or audio clip: `media`), a range of
- * lines, what a mention names that is no file (`text`: diagnostics, quickfix, a past session) or
- * a file a mention lists (`link`). `mention`: the token as the prompt shows it.
- */
-export type ContextItem =
-  | {
-      type: "file";
-      path: string;
-      label?: string;
-      media?: { kind: "image" | "audio"; mime: string; size: number };
-      mention?: string;
-    }
-  | { type: "range"; path: string; start: number; end: number; text: string; filetype?: string; mention?: string }
-  | { type: "text"; mention?: string; uri: string; text: string; path?: string; title?: string; label?: string }
-  | { type: "link"; path: string; mention: string };
-
-/** An agent's session as the session picker lists it. */
-export interface SessionChoice {
-  sessionId: string;
-  title?: string;
-  /** The user's first words in it, as the client's index recorded them. */
-  prompt?: string;
-  updatedAt?: string;
-  cwd: string;
-  source: "agent" | "index" | "both";
-}
-
-/** A name and value (environments and headers cross as pairs: data keys never become object keys). */
-export interface NameValue {
-  name: string;
-  value: string;
-}
-
-/** An MCP server from the config, for the session. */
-export interface McpServerConfig {
-  name: string;
-  type?: "stdio" | "http" | "sse";
-  command?: string;
-  args?: string[];
-  env?: NameValue[];
-  url?: string;
-  headers?: NameValue[];
-}
-
-/** The editor's tools an agent may call through the editor's MCP server. */
-export type ToolName =
-  | "diagnostics"
-  | "definition"
-  | "references"
-  | "hover"
-  | "document_symbols"
-  | "workspace_symbols"
-  | "open_buffers"
-  | "selection"
-  | "read_file"
-  | "write_file"
-  | "edit_file"
-  | "list_files"
-  | "quickfix";
-
-/** A trace entry; its payload is the agent's data, so it crosses as JSON text. */
-export interface TraceEntryWire {
-  time: string;
-  dir: "in" | "out" | "note";
-  kind: string;
-  id?: number | string | null;
-  method?: string;
-  size: number;
-  payloadJson: string;
-}
-
-/** A loaded buffer as Lua reports it, with the options that decide how it is written. */
-export interface BufferStateWire {
-  tick: number;
-  modified: boolean;
-  lines: string[];
-  /** Vim's empty buffer (no line at all; it shows one empty line). */
-  empty: boolean;
-  eol: boolean;
-  fixeol: boolean;
-  binary: boolean;
-  fileformat: string;
-  fileencoding: string;
-  bomb: boolean;
-  readonly: boolean;
-  modifiable: boolean;
-  /** Vim saw the file change on disk since it read or wrote it (asked for by a sync only). */
-  diskChanged?: boolean;
-}
