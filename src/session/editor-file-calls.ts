@@ -12,16 +12,18 @@ export type EditorWrite =
 
 /**
  * The call's input when it is the editor's write_file or edit_file: named so in its title or
- * tool name (claude-agent-acp: `mcp__nvim__write_file`; others show the server and the tool).
+ * tool name (claude-agent-acp: `mcp__nvim__write_file`; gemini-cli: `write_file (nvim MCP Server)`,
+ * with the input only as the JSON text of its content, no rawInput).
  */
 export function editorWrite(tc: {
   title?: string | null;
   name?: string | null;
   rawInput?: unknown;
+  content?: readonly { type: string; content?: { type: string; text?: string } }[] | null;
 }): EditorWrite | undefined {
   const label = `${tc.name ?? ""} ${tc.title ?? ""}`;
   if (!label.includes(SERVER_NAME)) return undefined;
-  const input = tc.rawInput;
+  const input = tc.rawInput ?? shownInput(tc.content);
   if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
   const i = input as Record<string, unknown>;
   if (typeof i.path !== "string" || i.path === "") return undefined;
@@ -36,4 +38,17 @@ export function editorWrite(tc: {
       replaceAll: i.replace_all === true,
     };
   return undefined;
+}
+
+/** gemini-cli's way: the call's arguments shown as one JSON text block. */
+function shownInput(
+  content: readonly { type: string; content?: { type: string; text?: string } }[] | null | undefined,
+) {
+  const text = content?.find((c) => c.type === "content" && c.content?.type === "text")?.content?.text;
+  if (!text?.startsWith("{")) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
