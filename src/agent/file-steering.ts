@@ -10,7 +10,8 @@
  *     settings' `tools.exclude`: a system-defaults file is skipped unless root owns it, and an
  *     excluded `read_file` also takes away the editor's MCP tool of that name.
  *   - codex-acp: `-c developer_instructions=...` (codex reads with shell commands and edits with
- *     apply_patch, which have no switch of their own that keeps its shell: it is told instead).
+ *     apply_patch, which have no switch of their own that keeps its shell: it is told instead;
+ *     codex-acp 0.16 behind a fake model: the text reaches the model as a developer message).
  * Any other agent is left as it is (its reads of files with unsaved edits are pointed out).
  */
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";

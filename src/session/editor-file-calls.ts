@@ -13,7 +13,8 @@ export type EditorWrite =
 /**
  * The call's input when it is the editor's write_file or edit_file: named so in its title or
  * tool name (claude-agent-acp: `mcp__nvim__write_file`; gemini-cli: `write_file (nvim MCP Server)`,
- * with the input only as the JSON text of its content, no rawInput).
+ * with the input only as the JSON text of its content, no rawInput; codex-acp: "Approve MCP tool
+ * call", the server, tool and input in rawInput's approval request).
  */
 export function editorWrite(tc: {
   title?: string | null;
@@ -21,9 +22,10 @@ export function editorWrite(tc: {
   rawInput?: unknown;
   content?: readonly { type: string; content?: { type: string; text?: string } }[] | null;
 }): EditorWrite | undefined {
-  const label = `${tc.name ?? ""} ${tc.title ?? ""}`;
+  const codex = codexApproval(tc.rawInput);
+  const label = `${tc.name ?? ""} ${tc.title ?? ""} ${codex?.label ?? ""}`;
   if (!label.includes(SERVER_NAME)) return undefined;
-  const input = tc.rawInput ?? shownInput(tc.content);
+  const input = codex ? codex.input : (tc.rawInput ?? shownInput(tc.content));
   if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
   const i = input as Record<string, unknown>;
   if (typeof i.path !== "string" || i.path === "") return undefined;
@@ -51,4 +53,12 @@ function shownInput(
   } catch {
     return undefined;
   }
+}
+
+/** codex-acp's MCP approval (0.16): `{server_name, request: {message, _meta: {tool_params}}}`. */
+function codexApproval(raw: unknown): { label: string; input: unknown } | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const r = raw as { server_name?: unknown; request?: { message?: unknown; _meta?: { tool_params?: unknown } } };
+  if (typeof r.server_name !== "string" || r.request?._meta?.tool_params === undefined) return undefined;
+  return { label: `${r.server_name} ${String(r.request.message ?? "")}`, input: r.request._meta.tool_params };
 }

@@ -65,7 +65,7 @@ describe("steering", () => {
     expect(geminiTrusts(home, { ...env, GEMINI_CLI_TRUST_WORKSPACE: "true" })).toBe(true);
     expect(geminiTrusts(project, { ...env, GEMINI_RESTRICTED_MODE: "true" })).toBe(false);
   });
-  it("reads gemini's MCP call input from the JSON text it shows", () => {
+  it("reads gemini's and codex's MCP call input, as each shows it", () => {
     expect(
       editorWrite({
         title: "edit_file (nvim MCP Server)",
@@ -74,6 +74,22 @@ describe("steering", () => {
         ],
       }),
     ).toMatchObject({ tool: "edit_file", path: "a", oldString: "x", newString: "y" });
+    // codex-acp 0.16's approval of an MCP tool call (as it sent it, run behind a fake model).
+    const codex = (server: string) => ({
+      title: "Approve MCP tool call",
+      rawInput: {
+        turn_id: "t",
+        server_name: server,
+        id: "mcp_tool_call_approval_call_1",
+        request: {
+          mode: "form",
+          _meta: { codex_approval_kind: "mcp_tool_call", tool_params: { path: "a", content: "z" } },
+          message: 'Allow the nvim MCP server to run tool "write_file"?',
+        },
+      },
+    });
+    expect(editorWrite(codex("nvim"))).toMatchObject({ tool: "write_file", path: "a", content: "z" });
+    expect(editorWrite({ ...codex("other"), rawInput: { ...codex("other").rawInput, request: {} } })).toBeUndefined();
   });
   it("recognises a permission question about the editor's write_file / edit_file", () => {
     expect(editorWrite({ title: "mcp__nvim__write_file", rawInput: { path: "a", content: "x" } })).toMatchObject({
