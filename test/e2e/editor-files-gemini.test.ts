@@ -87,6 +87,10 @@ describe.each(nvimBins())("gemini-cli with the editor's file tools in Neovim $ve
     expect(names).not.toContain("replace");
     expect(names).not.toContain("read_many_files");
     expect(names).toContain("run_shell_command");
+    // The prompt named the unsaved file and the editor's server, whatever gemini calls the tool.
+    const contents = JSON.stringify(turnRequests(from)[0]!.body.contents);
+    expect(contents).toContain("these files have unsaved edits in the editor, newer than the disk: notes.txt");
+    expect(contents).toContain('read_file tool of the editor\'s \\"nvim\\" MCP server');
     await t.nvim.command(`AcpChatSend tool read_file {"file_path":"${notes}"}`);
     await c.turns(2, 60_000);
     // (gemini's ACP mode drops the policy's deny_message: the model reads "denied by policy".)
