@@ -12,7 +12,7 @@ import { nvimBin, root, startBenchNvim } from "./nvim.mjs";
 
 const LINES = 10_000;
 const READS = Number(process.env.BENCH_CALLS ?? 60);
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -91,6 +91,6 @@ async function main() {
 }
 
 main().catch((e) => {
-  console.error(e);
-  process.exit(1);
+  // Not console.error: the neovim client library takes over `console`.
+  process.stderr.write(`${e?.stack ?? e}\n`, () => process.exit(1));
 });

@@ -359,7 +359,7 @@ M.schema = record({
     "write",
     one_of({ "review", "buffer", "save" }, {
       default = "review",
-      desc = 'How the agent\'s writes reach your files. "review": every write opens in review first (|acpchat-review|); what you accept is saved before the agent is answered when the buffer held no unsaved edits of yours. "buffer": into the buffer as one undoable change; you save. "save": into the buffer, and written. A buffer with your unsaved edits is always reviewed. A change left unsaved is said in the transcript and, in words, to the agent.',
+      desc = 'How the agent\'s writes reach your files. "review": every write opens in review first (|acpchat-review|), also after you answered its permission question "Allow" or "Allow always" (those show the diff\'s line counts, not the diff); the one exception is a write you already accepted hunk by hunk in that question\'s "Show the diff first", which is not shown twice. What you accept is saved before the agent is answered when the buffer held no unsaved edits of yours. "buffer": into the buffer as one undoable change; you save. "save": into the buffer, and written. With "buffer" and "save", "Allow" (or no question at all) is the approval. A buffer with your unsaved edits is always reviewed, in every mode and whatever the permission answer (Allow, Allow always, a remembered rule); only a "Show the diff first" made against those very edits counts as that review. A change left unsaved is said in the transcript and, in words, to the agent.',
     }),
   },
   {

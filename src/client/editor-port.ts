@@ -38,8 +38,11 @@ export interface EditorPort {
    * user may also ask the client to remember the choice (`remember`).
    */
   requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionAnswer>;
-  /** Read a text file, preferring the editor's buffer (with unsaved changes) to the disk. */
-  readTextFile(req: ReadTextFileRequest, signal: AbortSignal): Promise<{ content: string }>;
+  /**
+   * Read a text file, preferring the editor's buffer (with unsaved changes) to the disk.
+   * `unsaved`: the text is a buffer's with unsaved edits, when the port can tell from the read itself.
+   */
+  readTextFile(req: ReadTextFileRequest, signal: AbortSignal): Promise<{ content: string; unsaved?: boolean }>;
   /**
    * Write a text file; resolves when the content is in place (or rejects if the user refused),
    * with what was written when the port can say (it goes back to the agent).

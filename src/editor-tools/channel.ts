@@ -19,7 +19,7 @@ import { PathBoundary } from "../workspace/path-boundary.js";
 import { readUpTo } from "../workspace/small-file.js";
 import { DEFAULT_READ_LINES, applyEdit, formatRead, listFiles, type EditorFiles } from "./file-tools.js";
 import { formatResult, shownPath, type RawResult } from "./format.js";
-import { readLines, writeLine } from "./lines.js";
+import { readLines, writeAnswer, writeLine } from "./lines.js";
 import {
   ENV_SOCKET,
   ENV_TOKEN,
@@ -209,19 +209,19 @@ export class EditorChannel {
     const id = msg.id;
     // A client flooding calls must not flood the editor: a few run, some wait, the rest are refused.
     if (this.running >= MAX_RUNNING && this.waiting.length >= MAX_WAITING) {
-      return writeLine(socket, {
-        id,
-        text: `the editor is busy with ${this.running + this.waiting.length} calls of this server; call again once they have answered`,
-        error: true,
-      });
+      return writeAnswer(
+        socket,
+        { id, error: true },
+        `the editor is busy with ${this.running + this.waiting.length} calls of this server; call again once they have answered`,
+      );
     }
     if (this.running >= MAX_RUNNING) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.running++;
     try {
       const text = this.closed || socket.destroyed ? "the chat closed" : await this.run(msg.tool, msg.args);
-      writeLine(socket, { id, text });
+      writeAnswer(socket, { id }, text);
     } catch (e) {
-      writeLine(socket, { id, text: errorMessage(e), error: true });
+      writeAnswer(socket, { id, error: true }, errorMessage(e));
     } finally {
       this.running--;
       this.waiting.shift()?.();

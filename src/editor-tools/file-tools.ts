@@ -35,18 +35,31 @@ export function formatRead(
   limit: number,
 ): string {
   const shown = shownPath(cwd, r.path);
-  // The read asked for one line more than `limit`: its presence says the file goes on.
-  const lines = r.content === "" ? [] : r.content.split("\n");
-  if (lines.length > 0 && lines.at(-1) === "" && r.content.endsWith("\n")) lines.pop();
-  const more = lines.length > limit;
-  const body = lines.slice(0, limit).map((l, i) => `${String(first + i).padStart(6)}\t${l}`);
+  // One pass over the text (no split, map and join of every line: a whole file is read in one
+  // call). The read asked for one line more than `limit`: its presence says the file goes on.
+  const text = r.content;
+  let body = "";
+  let shownLines = 0;
+  let more = false;
+  for (let at = 0; at < text.length; ) {
+    let nl = text.indexOf("\n", at);
+    if (nl < 0) nl = text.length;
+    if (shownLines === limit) {
+      more = true;
+      break;
+    }
+    const n = String(first + shownLines);
+    body += `${shownLines === 0 ? "" : "\n"}${n.length < 6 ? "      ".slice(n.length) : ""}${n}\t${text.slice(at, nl)}`;
+    shownLines++;
+    at = nl + 1;
+  }
   const out: string[] = [];
   if (r.unsaved)
     out.push(
       `[${shown} is open in the editor with unsaved changes: this is the buffer's text, which the file on disk does not have yet.]`,
     );
-  if (body.length === 0) out.push(first > 1 ? `[${shown} has fewer than ${first} lines.]` : `[${shown} is empty.]`);
-  out.push(...body);
+  if (shownLines === 0) out.push(first > 1 ? `[${shown} has fewer than ${first} lines.]` : `[${shown} is empty.]`);
+  else out.push(body);
   if (more)
     out.push(
       `[Lines ${first}-${first + limit - 1} shown; the file goes on: read_file with line=${first + limit} reads the rest.]`,

@@ -2,47 +2,108 @@
  * Newline-delimited JSON over a socket, for the editor channel (channel.ts on the host side,
  * mcp-server.ts on the agent's side). A line longer than `maxBytes` ends the connection: neither
  * side sends such lines, so one is a fault, not data to buffer without end.
+ *
+ * Read as bytes and joined once per line: a whole file crosses in one line (read_file's answer),
+ * in dozens of socket chunks, and searching or measuring the whole pending text on every chunk
+ * cost more than the rest of the hop (quadratic in the line's length). A newline byte never
+ * occurs inside a UTF-8 character, so lines are split on bytes and decoded whole.
  */
 import type { Socket } from "node:net";
 
+const NEWLINE = 0x0a;
+
 export function readLines(
   socket: Socket,
-  /** The longest line taken; a function when it depends on what came before (a handshake). */
+  /** The longest line (or body) taken; a function when it depends on what came before (a handshake). */
   maxBytes: number | (() => number),
-  onLine: (value: unknown) => void,
+  /** A line's value, and the raw body that followed it when `bodyBytes` named one. */
+  onLine: (value: unknown, body?: Buffer) => void,
   onFault: (why: string) => void,
+  /** How many raw bytes follow this line (writeAnswer's framing); undefined: none. */
+  bodyBytes?: (value: unknown) => number | undefined,
 ): void {
-  let pending = "";
+  let parts: Buffer[] = [];
+  let size = 0;
   let broken = false;
+  // A header whose body is being read, and the body's length.
+  let header: unknown;
+  let want: number | undefined;
+  const max = () => (typeof maxBytes === "number" ? maxBytes : maxBytes());
   const fault = (why: string) => {
-    // Once: what follows a fault is not read (a flood after it must not keep growing `pending`).
+    // Once: what follows a fault is not read (a flood after it must not keep growing `parts`).
     broken = true;
-    pending = "";
+    parts = [];
+    size = 0;
     onFault(why);
   };
-  socket.setEncoding("utf8");
-  socket.on("data", (chunk: string) => {
+  const take = (): Buffer => {
+    const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+    parts = [];
+    size = 0;
+    return all;
+  };
+  socket.on("data", (chunk: Buffer | string) => {
     if (broken) return;
-    pending += chunk;
-    let nl: number;
-    while ((nl = pending.indexOf("\n")) >= 0) {
-      const line = pending.slice(0, nl);
-      pending = pending.slice(nl + 1);
-      if (line.trim() === "") continue;
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    let start = 0;
+    while (start < bytes.length) {
+      if (want !== undefined) {
+        const n = Math.min(want - size, bytes.length - start);
+        parts.push(bytes.subarray(start, start + n));
+        size += n;
+        start += n;
+        if (size < want) break;
+        want = undefined;
+        onLine(header, take());
+        if (broken) return;
+        continue;
+      }
+      const nl = bytes.indexOf(NEWLINE, start);
+      if (nl < 0) {
+        parts.push(bytes.subarray(start));
+        size += bytes.length - start;
+        break;
+      }
+      parts.push(bytes.subarray(start, nl));
+      size += nl - start;
+      start = nl + 1;
+      if (size > max()) return fault(`a line longer than ${max()} bytes`);
+      const text = take().toString("utf8");
+      if (text.trim() === "") continue;
       let value: unknown;
       try {
-        value = JSON.parse(line);
+        value = JSON.parse(text);
       } catch {
         return fault("a line that is not JSON");
       }
-      onLine(value);
+      const body = bodyBytes?.(value);
+      if (body !== undefined) {
+        if (!Number.isSafeInteger(body) || body < 0 || body > max())
+          return fault(`a body of ${body} bytes (at most ${max()})`);
+        if (body > 0) {
+          header = value;
+          want = body;
+          continue;
+        }
+        onLine(value, Buffer.alloc(0));
+      } else onLine(value);
       if (broken) return;
     }
-    const max = typeof maxBytes === "number" ? maxBytes : maxBytes();
-    if (Buffer.byteLength(pending) > max) fault(`a line longer than ${max} bytes`);
+    if (want === undefined && size > max()) fault(`a line longer than ${max()} bytes`);
   });
 }
 
 export function writeLine(socket: Socket, value: unknown): void {
   if (!socket.destroyed && socket.writable) socket.write(`${JSON.stringify(value)}\n`);
+}
+
+/**
+ * An answer whose text follows its line as raw UTF-8 (`bytes` long): a whole file's text is
+ * neither escaped as JSON here nor parsed again on the other side.
+ */
+export function writeAnswer(socket: Socket, head: Record<string, unknown>, text: string): void {
+  if (socket.destroyed || !socket.writable) return;
+  const body = Buffer.from(text, "utf8");
+  socket.write(`${JSON.stringify({ ...head, bytes: body.length })}\n`);
+  socket.write(body);
 }

@@ -42,17 +42,23 @@ class EditorLink {
       readLines(
         this.socket,
         64 << 20,
-        (msg) => {
+        (msg, body) => {
           const a = msg as Answer;
           if (a.ok === true) return resolve();
           if (a.id === undefined) {
             this.failure = String(a.error ?? "the editor closed the channel");
             return resolve();
           }
+          if (body) a.text = body.toString("utf8");
           this.pending.get(a.id)?.(a);
           this.pending.delete(a.id);
         },
         (why) => this.fail(`the channel to the editor broke (${why})`),
+        // An answer's text follows its line as raw bytes (lines.ts writeAnswer).
+        (msg) => {
+          const n = (msg as { bytes?: unknown } | null)?.bytes;
+          return typeof n === "number" ? n : undefined;
+        },
       );
     });
     this.socket.on("error", (e: NodeJS.ErrnoException) =>

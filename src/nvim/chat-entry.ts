@@ -7,7 +7,7 @@ import type { RenderQueue } from "../view/render-queue.js";
 import { statusView, type StatusView } from "../view/view-model.js";
 import type { MediaFiles } from "../session/attachments.js";
 import type { Chat } from "../session/chat/chat.js";
-import type { PermissionRules } from "../session/permission-rules.js";
+import type { PermissionRules } from "../session/permission/rules.js";
 import type { QueuedPrompt } from "../session/prompt-queue.js";
 import type { AgentSpec } from "../session/session-commands.js";
 import type { AgentParams, LuaMethod, LuaToNode, OpenParams, TakenBack } from "./contract.js";

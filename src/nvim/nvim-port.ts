@@ -28,7 +28,7 @@ import { WriteLoop, type BufferPort, type WriteOutcome } from "../workspace/writ
 import type { Bridge } from "./bridge.js";
 import { readBuffer } from "./buffer-reader.js";
 import { liveFiles } from "./live-files.js";
-import { PartialEdits } from "./permission-review.js";
+import { PartialEdits } from "../session/permission/review.js";
 import { permissionMeta } from "../protocol/v2/meta.js";
 import type { QuestionKind } from "./contract.js";
 import type { Questions } from "./questions.js";
@@ -81,12 +81,13 @@ export class NvimPort implements EditorPort {
   }
 
   /** fs/read_text_file: the buffer (unsaved edits included) when the file is loaded, else the disk. */
-  async readTextFile(req: ReadTextFileRequest): Promise<{ content: string }> {
+  async readTextFile(req: ReadTextFileRequest): Promise<{ content: string; unsaved?: boolean }> {
     const first = req.line ? Math.max(0, req.line - 1) : 0;
     const last = req.limit ? first + req.limit : undefined;
     const r = await readBuffer(this.bridge, req.path, { first, last });
-    if (!r.loaded) return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes) };
-    if (r.empty) return { content: "" };
+    if (!r.loaded)
+      return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes), unsaved: false };
+    if (r.empty) return { content: "", unsaved: r.modified };
     if (hasNul(r.lines))
       throw new RpcError(
         ErrorCodes.InvalidParams,
@@ -95,7 +96,7 @@ export class NvimPort implements EditorPort {
     // The window as a text of its own: it ends with the buffer's final newline if it reaches the end.
     const reachesEnd = first + r.lines.length >= r.lineCount;
     const eol = reachesEnd && bufferText(r).eol;
-    return { content: textWindow({ lines: r.lines, eol }, req.line ? 1 : null, req.limit) };
+    return { content: textWindow({ lines: r.lines, eol }, req.line ? 1 : null, req.limit), unsaved: r.modified };
   }
 
   /**
@@ -115,7 +116,12 @@ export class NvimPort implements EditorPort {
         ErrorCodes.InternalError,
         `The user rejected the change to ${path} in the permission review; nothing was written`,
       );
-    const outcome = await this.writer.write(path, req.content, partial, signal);
+    const outcome = await this.writer.write(
+      path,
+      req.content,
+      partial && { content: partial.content, exact: partial.exact, before: partial.edit.before },
+      signal,
+    );
     // Truthful: content the agent asked to save that is not on disk is not a success.
     // With "review", an accepted change that could not be saved waits in the buffer (said in words).
     if (outcome.saved === false && this.writeMode === "save")
@@ -212,7 +218,7 @@ export class NvimPort implements EditorPort {
       options: req.options.map((o) => ({ id: o.optionId, name: o.name, kind: o.kind })),
     };
     // The answer names the chosen option by its position in `options` (1-based, as Lua counts),
-    // or asks for the per-hunk review, which then is the answer (src/nvim/permission-review.ts).
+    // or asks for the per-hunk review, which then is the answer (src/session/permission/review.ts).
     const a = await this.ask<{ option?: unknown; remember?: unknown; review?: unknown }>(
       "permission",
       question,
@@ -224,10 +230,8 @@ export class NvimPort implements EditorPort {
     const chosen = req.options[index];
     if (!chosen) return { outcome: "cancelled" };
     const remember = a?.remember === "session" || a?.remember === "project" ? a.remember : undefined;
-    // The user saw these diffs and allowed them: the writes that carry out exactly these edits
-    // are not asked about again.
-    const kind = chosen.kind;
-    if (kind === "allow_once" || kind === "allow_always") this.writer.approve(resolved);
+    // "Allow" saw counts, not the diff: the write that follows is decided as any other
+    // (reviewed in write mode "review" and over unsaved edits; write-plan.ts).
     return { outcome: "selected", optionId: chosen.optionId, index, remember };
   }
 

@@ -13,7 +13,7 @@ import type { StopReason } from "../protocol/schema.js";
 import { RenderQueue } from "../view/render-queue.js";
 import { MediaFiles } from "../session/attachments.js";
 import { Chat } from "../session/chat/chat.js";
-import { PermissionRules } from "../session/permission-rules.js";
+import { PermissionRules } from "../session/permission/rules.js";
 import { SessionIndex } from "../session/session-index.js";
 import { pruneTraces } from "../trace/trace-log.js";
 import type { Bridge } from "./bridge.js";

@@ -6,6 +6,7 @@ import { AgentProcess, describeExit, type AgentCommand } from "../agent/agent-pr
 import { AcpClient, type ClientFeatures } from "../client/acp-client.js";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import { JsonRpcPeer } from "../protocol/jsonrpc.js";
+import { V2Peer } from "../protocol/v2/peer.js";
 
 const refuse = async (): Promise<never> => {
   throw new RpcError(ErrorCodes.MethodNotFound, "not available while listing sessions");
@@ -22,6 +23,8 @@ export async function withAgent<T>(
   timeoutMs = 30_000,
   features: ClientFeatures = {},
   signal?: AbortSignal,
+  /** The agent's option: "v2-draft" speaks ACP v2 when the agent answers 2 (listing needs no file reads). */
+  protocol?: "v1" | "v2-draft",
 ): Promise<T> {
   if (signal?.aborted) throw new Error("cancelled");
   const agent = new AgentProcess(cmd);
@@ -32,7 +35,7 @@ export async function withAgent<T>(
   };
   signal?.addEventListener("abort", onAbort, { once: true });
   const client = new AcpClient(
-    peer,
+    protocol === "v2-draft" ? new V2Peer(peer, { read: async () => undefined }) : peer,
     {
       sessionUpdate: () => undefined,
       requestPermission: refuse,

@@ -58,7 +58,7 @@ function withClient<T>(
 ): Promise<T> {
   return live?.client
     ? fn(live.client)
-    : withAgent(command(p.agent, p.cwd), fn, undefined, { modules: activeFeatures(p) }, signal);
+    : withAgent(command(p.agent, p.cwd), fn, undefined, { modules: activeFeatures(p) }, signal, p.agent.protocol);
 }
 
 /**

@@ -75,8 +75,10 @@ export class SessionState {
   turn = 0;
   lastStopReason: StopReason | undefined;
   private pendingPermissions = 0;
-  /** Work after the turn's end (claude-agent-acp, after a cancel): the chat says it is working. */
+  /** Work after the turn's end (claude-agent-acp, after a cancel; v2 work with no prompt): the chat says it is working. */
   lateWork = false;
+  /** ACP v2: the agent said it works without a prompt; it ends when the agent says idle. */
+  private agentRuns = false;
   private turnsEnded = 0;
   private appendsSinceFlatten = 0;
   private nextBlock = 0;
@@ -169,11 +171,20 @@ export class SessionState {
     return [{ type: "meta" }];
   }
 
-  /** Late work is over when no tool call is open and no question waits, or when cancelled. */
+  /** ACP v2's state_update without a prompt: `running` shows the chat working until `idle`. */
+  agentWorking(on: boolean): TranscriptEvent[] {
+    this.agentRuns = on && this.turnState === "idle";
+    if (this.turnState !== "idle" || this.lateWork === on) return [];
+    this.lateWork = on;
+    return [...(on ? [] : this.settleToolCalls(undefined, "unfinished")), { type: "meta" }];
+  }
+
+  /** Late work is over when no tool call is open, no question waits and the agent did not say it runs, or when cancelled. */
   settleLateWork(cancel = false): TranscriptEvent[] {
     const open = [...this.toolCalls.values()].some((c) => c.status === "pending" || c.status === "in_progress");
-    if (!this.lateWork || (!cancel && (open || this.pendingPermissions > 0))) return [];
+    if (!this.lateWork || (!cancel && (open || this.pendingPermissions > 0 || this.agentRuns))) return [];
     this.lateWork = false;
+    this.agentRuns = false;
     return [...(cancel ? this.settleToolCalls(undefined, "cancelled") : []), { type: "meta" }];
   }
 
@@ -365,11 +376,8 @@ export class SessionState {
     return [{ type: "update", block: this.byId.get(call.blockId)! }];
   }
 
-  /**
-   * claude-agent-acp marks its subagents' tool calls with the Task's id: such a call joins the
-   * Task's block (its blockId becomes the Task's, so every update redraws that block). Only a
-   * Task of this turn that is not itself nested, and never the call itself.
-   */
+  // claude-agent-acp marks its subagents' tool calls with the Task's id: such a call joins the Task's
+  // block (updates redraw it). Only a Task of this turn that is not itself nested, never the call itself.
   private nestUnder(call: ToolCallState, metaField: unknown): ToolCallState | undefined {
     const id = (metaField as { claudeCode?: { parentToolUseId?: unknown } } | undefined)?.claudeCode?.parentToolUseId;
     if (typeof id !== "string" || id === call.toolCallId) return undefined;
@@ -381,11 +389,7 @@ export class SessionState {
     return parent;
   }
 
-  /** The tool call with this id in the current turn (an earlier turn's is another call). */
-  /**
-   * The user rejected (or dismissed) the permission question about `toolCallId`: it reads as
-   * rejected, not "failed" or "not finished", however the agent then ends it.
-   */
+  /** The user rejected (or dismissed) the question about `toolCallId`: it reads as rejected, however it ends. */
   markRejected(toolCallId: string): TranscriptEvent[] {
     const call = this.currentToolCall(toolCallId);
     if (!call || call.rejected) return [];
@@ -393,6 +397,7 @@ export class SessionState {
     return [{ type: "update", block: this.byId.get(call.blockId)! }];
   }
 
+  /** The tool call with this id in the current turn (an earlier turn's is another call). */
   currentToolCall(toolCallId: string): ToolCallState | undefined {
     const call = this.toolCalls.get(toolCallId);
     return call && call.turn === this.turn ? call : undefined;
@@ -404,11 +409,8 @@ export class SessionState {
     for (let i = this.turn; ; i++) if (!this.byId.has(`${base}#${i}`)) return `${base}#${i}`;
   }
 
-  /**
-   * The tool call a permission question is about, as complete as the client knows it: the
-   * request's own fields (often only the id) over what the agent announced for that id in this
-   * turn (title, kind, locations, raw input, content with its diffs).
-   */
+  /** The tool call a question is about: the request's own fields (often only the id) over what the agent
+   *  announced for that id in this turn (title, kind, locations, raw input, content with its diffs). */
   permissionToolCall(tc: ToolCallUpdate): ToolCallUpdate {
     return mergeKnownToolCall(tc, this.currentToolCall(tc.toolCallId));
   }

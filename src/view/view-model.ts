@@ -9,7 +9,7 @@ import type { SessionState } from "../session/session-state.js";
 import type { Block, ToolCallState } from "../session/blocks.js";
 import type { FileChange } from "../checkpoints/types.js";
 import { contentText } from "../session/blocks.js";
-import { commandLine } from "../session/permission-rules.js";
+import { commandLine } from "../session/permission/rules.js";
 import { summarizeDiff } from "./diff-summary.js";
 import { featureView, type FeatureBlockView } from "./feature-views.js";
 import { decodedSize, type MediaBlock } from "../session/media.js";

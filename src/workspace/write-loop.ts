@@ -10,11 +10,9 @@
 import { basename } from "node:path";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import { diskSnapshot, stillIs, writeIfUnchanged, type DiskSnapshot } from "./disk.js";
-import { resolveThroughLinks } from "./path-boundary.js";
-import { joinText, sameText } from "./text-codec.js";
+import { joinText, sameText, type Text } from "./text-codec.js";
 import {
   acceptedHunks,
-  approvalCovers,
   commitFor,
   currentText,
   decideSync,
@@ -69,41 +67,15 @@ export interface WriteOutcome {
   message: string;
 }
 
-/** Edits the user approved in a permission prompt's diff, waiting for their write. */
-interface Approval {
-  path: string;
-  oldText?: string | null;
-  newText: string;
-}
-
 /** How many answered rounds a write may take (a review shown again after a concurrent change). */
 const MAX_ROUNDS = 4;
 
-/** How many approvals are kept (the most recent). */
-const MAX_APPROVALS = 32;
-
 export class WriteLoop {
-  private readonly approvals: Approval[] = [];
-
   constructor(
     private readonly buffers: BufferPort,
     private readonly mode: WriteMode,
     private readonly maxReadBytes: number,
   ) {}
-
-  /** The user allowed a tool call with these diffs: writes that carry out exactly these edits are not asked about again. */
-  approve(diffs: readonly { path: string; oldText?: string | null; newText: string }[]): void {
-    for (const c of diffs) {
-      let path = c.path;
-      try {
-        path = resolveThroughLinks(c.path);
-      } catch {
-        // keep the path as the agent gave it
-      }
-      this.approvals.push({ path, oldText: c.oldText, newText: c.newText });
-    }
-    if (this.approvals.length > MAX_APPROVALS) this.approvals.splice(0, this.approvals.length - MAX_APPROVALS);
-  }
 
   /** What the file is now: its buffer when loaded (with the disk too, for "save"), else the disk. */
   private async current(path: string, withDisk: boolean): Promise<Current> {
@@ -118,24 +90,22 @@ export class WriteLoop {
 
   /**
    * A write, with what it did. `partial`: the write as cut down to the hunks the user accepted
-   * in a permission review (`exact`: it is what the review showed, so it is approved).
+   * in a permission review (`exact`: it is what the review showed, against `before`, so it is
+   * approved while the file still holds `before`).
    */
   async write(
     path: string,
     content: string,
-    partial: { content: string; exact: boolean } | undefined,
+    partial: { content: string; exact: boolean; before: Text } | undefined,
     signal: AbortSignal,
   ): Promise<WriteOutcome> {
     let refresh = false;
     if (partial) content = partial.content;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const current = await this.current(path, this.mode !== "buffer");
-      const now = currentText(current);
       // Approved in the permission review only when the write is what was shown there.
-      const approved =
-        (partial?.exact === true && round === 0) ||
-        (!refresh && now !== undefined && this.takeApproval(path, now, content));
-      const plan = decideWrite({ path, content, current, mode: this.mode, approved, refresh });
+      const reviewedAgainst = partial?.exact === true && round === 0 ? partial.before : undefined;
+      const plan = decideWrite({ path, content, current, mode: this.mode, reviewedAgainst, refresh });
       if (plan.action === "refuse") throw new RpcError(ErrorCodes.InternalError, plan.message);
       if (plan.action === "unchanged")
         return { written: "nothing", message: `${path} already has this content; nothing to write` };
@@ -219,14 +189,6 @@ export class WriteLoop {
     if (w.result === "changed") return undefined;
     this.buffers.diskChanged(c.path);
     return { written: "disk" };
-  }
-
-  /** Take (once) an approval that covers exactly this write. */
-  private takeApproval(path: string, now: ReturnType<typeof currentText> & object, content: string): boolean {
-    const i = this.approvals.findIndex((a) => a.path === path && approvalCovers(a, now, content));
-    if (i < 0) return false;
-    this.approvals.splice(i, 1);
-    return true;
   }
 
   /**

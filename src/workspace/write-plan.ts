@@ -5,8 +5,12 @@
  *     'fileformat', 'fileencoding', 'bomb', 'endofline'...) or as the disk has it (bytes
  *     decoded like Vim, size, mode, link count, a fingerprint of the content),
  *   - the write mode ("review", "buffer", "save"),
- *   - earlier answers (the user approved this very edit in the permission prompt; a review
- *     that has to be shown again because the text changed under it).
+ *   - earlier answers (the user accepted this very write hunk by hunk in the permission
+ *     question's review, against the text there is now; a review that has to be shown again
+ *     because the text changed under it).
+ * An "Allow" answer alone is never the approval of a write: the question shows counts, not the
+ * diff, so a write that must be reviewed (write mode "review", or a buffer holding the user's
+ * unsaved edits) is reviewed after it too.
  * It returns an action: refuse (with the reason for the agent), nothing to do, review, or a
  * commit (apply line edits to the buffer as one undo step, or write bytes to disk), each
  * carrying what it was computed against, so the effect lands only if that is still the text.
@@ -19,7 +23,6 @@ import { compose, diffTexts, editsFor, type DiffLimits, type Hunk, type LineDiff
 import {
   encodeText,
   encodingFromVim,
-  joinText,
   proposalText,
   sameText,
   splitText,
@@ -134,8 +137,11 @@ export interface WriteRequest {
   content: string;
   current: Current;
   mode: WriteMode;
-  /** The user approved exactly this edit already (the permission prompt's diff): no second question. */
-  approved?: boolean;
+  /**
+   * The text the user accepted exactly this write against, hunk by hunk, in the permission
+   * question's review ("Show the diff first"): no second review while it is still the text.
+   */
+  reviewedAgainst?: Text;
   /** The text changed under an answered review: show it again, whatever the mode. */
   refresh?: boolean;
   limits?: DiffLimits;
@@ -258,7 +264,10 @@ function bufferIsDisk(b: BufferState, disk: DiskSnapshot | undefined): boolean {
 
 function finishDecision(req: WriteRequest, prepared: Prepared, reason: "review" | "conflict" | undefined): WritePlan {
   if (req.refresh) return { action: "review", reason: "refresh", prepared };
-  if (reason && !req.approved) return { action: "review", reason, prepared };
+  // Only a review of this very write against this very text approves it: an edit the user made
+  // since (or unsaved edits the question never showed) is reviewed again, never overwritten.
+  const approved = req.reviewedAgainst !== undefined && sameText(req.reviewedAgainst, prepared.base.text);
+  if (reason && !approved) return { action: "review", reason, prepared };
   return {
     action: "commit",
     prepared,
@@ -358,24 +367,6 @@ export function rebase(base: Text, result: Text, now: Text, limits?: DiffLimits)
   }
   for (let k = pos; k < base.lines.length; k++) lines.push(base.lines[k]!);
   return { lines, eol: lines.length > 0 && eol };
-}
-
-/**
- * Whether an edit the user approved in a permission prompt (a diff: old and new text, where
- * agents send either the whole file or the replaced snippet) is exactly this write.
- */
-export function approvalCovers(
-  approval: { oldText?: string | null; newText: string },
-  now: Text,
-  content: string,
-): boolean {
-  const current = joinText(now);
-  const old = approval.oldText ?? "";
-  if (old === "") return approval.newText === content && current === "";
-  if (old === current) return approval.newText === content;
-  const at = current.indexOf(old);
-  if (at < 0 || current.indexOf(old, at + 1) >= 0) return false;
-  return current.slice(0, at) + approval.newText + current.slice(at + old.length) === content;
 }
 
 /** The review question's payload (lines cross as lists; hunks in the one convention). */

@@ -11,10 +11,20 @@
 // V2_AGENT_LOG=<file>: every notification and request the agent sends, and the permission
 // outcome, as JSON lines (the tests read it).
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { Readable, Writable } from "node:stream";
 
+// V2_AGENT_STORE=<file>: the sessions (cwd, title, conversation) kept across processes, for
+// session/list and session/resume (a replay from the start when asked).
+const storePath = process.env.V2_AGENT_STORE;
+const stored = () => (storePath && existsSync(storePath) ? JSON.parse(readFileSync(storePath, "utf8")) : {});
+const keep = (id, s) => {
+  if (!storePath) return;
+  const all = stored();
+  all[id] = { cwd: s.cwd, title: s.title, history: s.history };
+  writeFileSync(storePath, JSON.stringify(all));
+};
 const log = (entry) => {
   if (process.env.V2_AGENT_LOG) appendFileSync(process.env.V2_AGENT_LOG, `${JSON.stringify(entry)}\n`);
 };
@@ -34,12 +44,39 @@ const app = acp
   })
   .onRequest(acp.methods.agent.session.new, ({ params }) => {
     log({ sessionNew: params });
-    const sessionId = `v2-${sessions.size + 1}`;
-    sessions.set(sessionId, { cwd: params.cwd, cancelled: false });
+    const sessionId = `v2-${process.pid}-${sessions.size + 1}`;
+    sessions.set(sessionId, { cwd: params.cwd, cancelled: false, history: [] });
     return {
       sessionId,
       availableCommands: [{ name: "sparkle", description: "a v2 command from session/new" }],
     };
+  })
+  .onRequest(acp.methods.agent.session.list, ({ params }) => {
+    log({ sessionList: params });
+    const sessions = Object.entries(stored())
+      .filter(([, s]) => !params.cwd || s.cwd === params.cwd)
+      .map(([sessionId, s]) => ({ sessionId, cwd: s.cwd, title: s.title ?? null }));
+    return { sessions };
+  })
+  .onRequest(acp.methods.agent.session.resume, async ({ params, client }) => {
+    log({ sessionResume: params });
+    const s = stored()[params.sessionId];
+    if (!s) throw acp.RequestError.invalidParams(undefined, `no session ${params.sessionId}`);
+    const live = { cwd: s.cwd, title: s.title, history: s.history, cancelled: false };
+    sessions.set(params.sessionId, live);
+    if (params.replayFrom?.type === "start")
+      for (const m of s.history)
+        await update(client, params.sessionId, {
+          sessionUpdate: m.role === "user" ? "user_message" : "agent_message",
+          messageId: m.id,
+          content: [{ type: "text", text: m.text }],
+        });
+    return { availableCommands: [{ name: "resumed", description: "a command from session/resume" }] };
+  })
+  .onRequest(acp.methods.agent.session.close, ({ params }) => {
+    log({ sessionClose: params });
+    sessions.delete(params.sessionId);
+    return {};
   })
   .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
     const s = sessions.get(params.sessionId);
@@ -81,7 +118,56 @@ async function turn(client, sessionId, s, userId, prompt, text) {
   await up({ sessionUpdate: "user_message", messageId: userId, content: prompt });
   if (text.startsWith("plain")) {
     await up({ sessionUpdate: "agent_message_chunk", messageId: "a1", content: { type: "text", text: "plain reply" } });
+    s.title = text;
+    s.history.push({ role: "user", id: userId, text }, { role: "agent", id: `r-${userId}`, text: "plain reply" });
+    keep(sessionId, s);
     await up({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
+    return;
+  }
+  if (text.startsWith("background")) {
+    await up({
+      sessionUpdate: "agent_message_chunk",
+      messageId: `a-${userId}`,
+      content: { type: "text", text: "I will go on." },
+    });
+    await up({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
+    // Agent-initiated work, with no prompt: running, a tool call patched by name and _meta, a
+    // terminal no tool call shows, a message; idle only after a quiet spell longer than the
+    // chat's 2 s for late work.
+    setTimeout(async () => {
+      await up({ sessionUpdate: "state_update", state: "running" });
+      await up({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "bg1",
+        name: "scan_tree",
+        kind: "search",
+        status: "in_progress",
+        rawInput: { depth: 2 },
+        _meta: { acme: { a: 1 } },
+      });
+      await up({ sessionUpdate: "tool_call_update", toolCallId: "bg1", name: "scan_tree_v2", _meta: { zeta: 1 } });
+      await up({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "bg1",
+        rawInput: null,
+        _meta: { acme: null },
+        status: "completed",
+      });
+      await up({
+        sessionUpdate: "terminal_update",
+        terminalId: "bgterm",
+        command: "make watch",
+        output: { data: b64("watching 3 files\n") },
+      });
+      await up({ sessionUpdate: "terminal_update", terminalId: "bgterm", exitStatus: { exitCode: 0 } });
+      await up({
+        sessionUpdate: "agent_message_chunk",
+        messageId: `bg-${userId}`,
+        content: { type: "text", text: "Background work done." },
+      });
+      await new Promise((r) => setTimeout(r, Number(process.env.V2_AGENT_QUIET_MS ?? 3000)));
+      await up({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
+    }, 300);
     return;
   }
   const a = `a-${userId}`;

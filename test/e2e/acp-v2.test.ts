@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { nvim, openChat } from "../support/chat.js";
+import { answers, chatCount, chatHandle, nvim, openChat } from "../support/chat.js";
 
 const V2_AGENT = fileURLToPath(new URL("../agents/v2-agent.mjs", import.meta.url));
 const bins = nvimBins();
@@ -87,5 +87,54 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("checkhealth acpchat");
     const health = (await t.nvim.buffer.lines).join("\n");
     expect(health).toContain('v2: offered the ACP v2 draft (protocol = "v2-draft")');
+  });
+
+  it("agent-initiated work shows the chat working until idle; a terminal no tool call shows is drawn; list, load (replay) and close", async () => {
+    const t = await nvim(bin);
+    const log = join(t.dir, "v2-agent.jsonl");
+    const env = { V2_AGENT_LOG: log, V2_AGENT_STORE: join(t.dir, "v2-store.json") };
+    await t.lua("require('acpchat').setup(...)", [
+      {
+        agents: { v2: { command: process.execPath, args: [V2_AGENT], env, protocol: "v2-draft" } },
+        default_agent: "v2",
+      },
+    ]);
+    const c = await openChat(t);
+    await c.ready();
+    await c.send("background please");
+    await c.turns(1);
+    // The agent works with no prompt: the chat says it is working, past the 2 s quiet spell
+    // that ends v1's late work, and is ready when the agent says idle.
+    await t.waitFor(async () => (await c.text()).includes("Background work done."), "the agent's own work", 20_000);
+    expect(await c.state()).toBe("running");
+    await new Promise((r) => setTimeout(r, 2300));
+    expect(await c.state()).toBe("running");
+    await c.ready(20_000);
+    const text = await c.text();
+    // The terminal no tool call showed: a block of its own with its command, output and exit.
+    expect(text).toContain("make watch");
+    expect(text).toContain("watching 3 files");
+    // The tool call named by its tool's name (patched), its input cleared by null.
+    expect(text).toContain("scan_tree_v2");
+    expect(text).not.toContain("depth");
+    // A prompt after it goes as usual, and is kept by the agent for a later load.
+    await c.send("plain hello");
+    await c.turns(2);
+    await t.nvim.command("AcpChatClose");
+    await t.waitFor(async () => readFileSync(log, "utf8").includes('"sessionClose"'), "session/close");
+    // Listed, then continued in a new chat: v1's session/load as v2's resume with a replay.
+    await answers(t, ["plain hello"]);
+    await t.nvim.command("AcpChatSessions");
+    await t.waitFor(async () => (await chatCount(t)) === 1, "a chat to open");
+    const b = await chatHandle(t);
+    await b.ready();
+    await t.waitFor(async () => (await b.text()).includes("plain reply"), "the replayed conversation");
+    expect(await b.text()).toContain("plain hello");
+    const sent = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(sent.find((e) => e.sessionList)).toBeTruthy();
+    expect(sent.find((e) => e.sessionResume).sessionResume.replayFrom).toEqual({ type: "start" });
   });
 });

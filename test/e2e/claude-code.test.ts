@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { nvimBins } from "../support/nvim.js";
 import { CLAUDE_ACP, claudeEnv } from "../support/claude.js";
-import { answerKinds, call, nvim, openChat } from "../support/chat.js";
+import { answerKinds, call, nvim, openChat, reviews } from "../support/chat.js";
 
 // One Neovim version is enough here: the agent is what is under test.
 const bin = nvimBins().at(-1)!;
@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 describe(`claude-code-acp in Neovim ${bin.version}`, () => {
-  it("reads an unsaved buffer, writes once approved (one confirmation per edit), runs a terminal, is denied once", async () => {
+  it("reads an unsaved buffer, writes once allowed and accepted in its review, runs a terminal, is denied once", async () => {
     const t = await nvim(bin, {
       agents: { claude: { command: process.execPath, args: [CLAUDE_ACP], env: claudeEnv(server.url) } },
       default_agent: "claude",
@@ -41,9 +41,16 @@ describe(`claude-code-acp in Neovim ${bin.version}`, () => {
     await c.turns(1, 60_000);
     expect(await c.text()).toContain("UNSAVED EDIT");
 
-    // The permission question carried the diff and was allowed: the write that follows with the
-    // same content is not reviewed a second time.
+    // The permission question (counts, not the diff) was allowed: with write = "review" the
+    // write that follows opens in review, and lands once accepted there.
     await t.nvim.command(`AcpChatSend write ${join(work, "new.txt")} from claude`);
+    await t.waitFor(async () => (await reviews(t)) === 1, "the write's review to open", 60_000);
+    expect(existsSync(join(work, "new.txt"))).toBe(false);
+    await t.waitFor(
+      async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the write's review tab",
+    );
+    await t.nvim.input("gAZZ");
     await c.turns(2, 60_000);
     expect(readFileSync(join(work, "new.txt"), "utf8")).toBe("from claude");
     expect(await t.lua<number>("return vim.fn.tabpagenr('$')")).toBe(1);

@@ -96,11 +96,19 @@ describe.each(nvimBins())("claude-agent-acp with the editor's file tools in Neov
     expect(JSON.stringify(req.messages)).toContain("these files have unsaved edits in the editor");
     expect(await c.text()).toContain("notes.txt");
 
-    // A new file: asked with its diff, allowed, on disk.
+    // A new file: asked with its diff, allowed; "Allow" showed counts, not the diff, so with
+    // write = "review" the write opens in review; accepted, on disk.
     const fresh = join(work, "fresh.txt");
     await t.nvim.command(
       `AcpChatSend tool mcp__nvim__write_file {"path":"fresh.txt","content":"hello from the model\\n"}`,
     );
+    await t.waitFor(async () => (await reviews(t)) === 1, "the write's review to open", 90_000);
+    expect(existsSync(fresh)).toBe(false);
+    await t.waitFor(
+      async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the write's review tab",
+    );
+    await t.nvim.input("gAZZ");
     await c.turns(2, 90_000);
     const asked = await t.lua<{ prompt: string }[]>("return _G.asked");
     const q = asked.find((a) => a.prompt.includes("write_file"));

@@ -172,13 +172,17 @@ describe.each(bins)("Neovim $version", (bin) => {
     // A hostile agent skips the MCP server and talks to the channel itself, with the token.
     const sock = createConnection(envOf(server, "ACPCHAT_EDITOR_SOCKET"));
     const answers: { id?: number; text?: string; error?: boolean }[] = [];
-    let buf = "";
-    sock.setEncoding("utf8");
-    sock.on("data", (d: string) => {
-      buf += d;
-      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
-        answers.push(JSON.parse(buf.slice(0, nl)));
-        buf = buf.slice(nl + 1);
+    // Answers as the channel frames them: a JSON line, then `bytes` of raw text (lines.ts).
+    let buf = Buffer.alloc(0);
+    sock.on("data", (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10)) {
+        const head = JSON.parse(buf.subarray(0, nl).toString()) as { bytes?: number; text?: string };
+        const end = nl + 1 + (head.bytes ?? 0);
+        if (buf.length < end) break;
+        if (head.bytes !== undefined) head.text = buf.subarray(nl + 1, end).toString();
+        answers.push(head);
+        buf = buf.subarray(end);
       }
     });
     await new Promise((r) => sock.once("connect", r));

@@ -195,7 +195,36 @@ describe("upserts by id", () => {
       },
     ]);
     const c = cleared.toolCalls.get("t")!;
-    expect([c.title, c.locations, c.content, c.status]).toEqual(["", [], [], "completed"]);
+    // A cleared title reads as the tool call's id (nothing else names it).
+    expect([c.title, c.locations, c.content, c.status]).toEqual(["t", [], [], "completed"]);
+  });
+
+  it("tool calls: name stands in for a missing title and null clears it; rawInput null clears; _meta patches by key", async () => {
+    const s = new V2Session(read);
+    const state = new SessionState();
+    state.beginTurn([{ type: "text", text: "hi" }]);
+    const metas: unknown[] = [];
+    const apply = async (u: Record<string, unknown>) => {
+      for (const v1 of (await s.translate({ sessionUpdate: "tool_call_update", toolCallId: "n", ...u })).updates) {
+        if ("_meta" in v1) metas.push(v1._meta);
+        state.apply(v1 as unknown as SessionUpdate);
+      }
+      return state.toolCalls.get("n")!;
+    };
+    let t = await apply({ name: "grep", rawInput: { pattern: "x" }, _meta: { a: 1, b: { deep: 1 } } });
+    expect([t.title, t.toolName, t.rawInput]).toEqual(["grep", "grep", { pattern: "x" }]);
+    t = await apply({ name: "ripgrep", _meta: { b: { other: 2 }, c: 3 } });
+    expect(t.title).toBe("ripgrep");
+    t = await apply({ title: "Search the tree" });
+    expect(t.title).toBe("Search the tree");
+    t = await apply({ name: null, rawInput: null, _meta: { a: null } });
+    expect([t.title, t.rawInput]).toEqual(["Search the tree", null]);
+    t = await apply({ title: null });
+    expect(t.title).toBe("n");
+    await apply({ _meta: null });
+    await apply({ status: "completed" });
+    // Patches by top-level key (nested objects replaced, not merged); null removes a key or all.
+    expect(metas).toEqual([{ a: 1, b: { deep: 1 } }, { a: 1, b: { other: 2 }, c: 3 }, { b: { other: 2 }, c: 3 }, {}]);
   });
 
   it("terminals: base64 decoded across chunks, a snapshot replaces, output before the tool call shows it is kept", async () => {
@@ -235,6 +264,36 @@ describe("upserts by id", () => {
     expect((await s.translate({ sessionUpdate: "_acme/sparkle" })).updates).toEqual([]);
     expect((await s.translate({ sessionUpdate: "future_thing" })).updates).toHaveLength(1);
   });
+
+  it("a terminal no tool call showed gets a block of its own when the agent goes idle, once", async () => {
+    const s = new V2Session(read);
+    const state = new SessionState();
+    state.beginTurn([{ type: "text", text: "hi" }]);
+    const apply = async (u: Record<string, unknown>) => {
+      for (const v1 of (await s.translate(u)).updates) state.apply(v1 as unknown as SessionUpdate);
+    };
+    await apply({
+      sessionUpdate: "terminal_update",
+      terminalId: "x",
+      command: "make",
+      output: { data: b64("built\n") },
+    });
+    await apply({ sessionUpdate: "terminal_update", terminalId: "x", exitStatus: { exitCode: 2 } });
+    await apply({ sessionUpdate: "terminal_update", terminalId: "shown", command: "ls" });
+    await apply({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "t",
+      content: [{ type: "terminal", terminalId: "shown" }],
+    });
+    expect(state.toolCalls.has("terminal:x")).toBe(false);
+    await apply({ sessionUpdate: "state_update", state: "idle" });
+    const t = state.toolCalls.get("terminal:x")!;
+    expect([t.title, t.kind, t.status]).toEqual(["make", "execute", "failed"]);
+    expect(JSON.stringify(t.terminals)).toContain("built");
+    expect(state.toolCalls.has("terminal:shown")).toBe(false);
+    await apply({ sessionUpdate: "state_update", state: "idle" });
+    expect([...state.toolCalls.keys()].filter((k) => k.startsWith("terminal:"))).toEqual(["terminal:x"]);
+  });
 });
 
 describe("requests", () => {
@@ -261,10 +320,11 @@ describe("requests", () => {
       protocolVersion: 1,
       agentInfo: { name: "a" },
       agentCapabilities: {
-        loadSession: false,
+        // v2's resume (replayed) as v1's load; list and close are v2's for every agent.
+        loadSession: true,
         promptCapabilities: { image: true, audio: false },
         mcpCapabilities: { http: true },
-        sessionCapabilities: { delete: {} },
+        sessionCapabilities: { delete: {}, list: {}, close: {} },
         auth: { logout: {} },
       },
     });

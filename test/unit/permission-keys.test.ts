@@ -13,7 +13,7 @@ import {
   PermissionRules,
   stableJson,
   toolPaths,
-} from "../../src/session/permission-rules.js";
+} from "../../src/session/permission/rules.js";
 import type { RequestPermissionRequest, ToolCallUpdate } from "../../src/protocol/schema.js";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-keys-")));

@@ -1,12 +1,12 @@
 /**
- * The per-hunk review of a permission question's diff (src/nvim/permission-review.ts): the
+ * The per-hunk review of a permission question's diff (src/session/permission/review.ts): the
  * whole-file sides of what agents send, and a partly accepted edit cut down for the write.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PartialEdits, wholeFile } from "../../src/nvim/permission-review.js";
+import { PartialEdits, wholeFile } from "../../src/session/permission/review.js";
 import type { LiveFiles } from "../../src/checkpoints/apply.js";
 import { splitText } from "../../src/workspace/text-codec.js";
 

@@ -2,7 +2,7 @@ import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { globToRegExp, optionFor, PermissionRules } from "../../src/session/permission-rules.js";
+import { globToRegExp, optionFor, PermissionRules } from "../../src/session/permission/rules.js";
 import type { RequestPermissionRequest } from "../../src/protocol/schema.js";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-rules-")));

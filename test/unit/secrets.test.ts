@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseSessionUpdate, type RequestPermissionRequest, type SessionUpdate } from "../../src/protocol/schema.js";
 import { ChunkRedactor } from "../../src/session/chunk-redactor.js";
-import { PermissionQueue } from "../../src/session/permission-queue.js";
-import { PermissionRules } from "../../src/session/permission-rules.js";
+import { PermissionQueue } from "../../src/session/permission/queue.js";
+import { PermissionRules } from "../../src/session/permission/rules.js";
 import { commandSecrets, PieceRedactor, Redactor, redactKeyLike, REDACTED } from "../../src/trace/redact.js";
 import { isTraceFile, pruneTraces, TraceLog } from "../../src/trace/trace-log.js";
 

@@ -4,7 +4,6 @@ import type { DiskSnapshot } from "../../src/workspace/disk.js";
 import { hashBytes } from "../../src/workspace/disk.js";
 import { decodeBytes, encodeText, joinText } from "../../src/workspace/text-codec.js";
 import {
-  approvalCovers,
   commitFor,
   decideSync,
   decideWrite,
@@ -85,7 +84,7 @@ describe("decideWrite", () => {
     });
   });
 
-  it("unsaved edits of the user's are reviewed (conflict); review mode reviews; approved edits are not asked again", () => {
+  it("unsaved edits of the user's are reviewed (conflict); review mode reviews; only a per-hunk review of this very text approves", () => {
     const modified = { kind: "buffer" as const, buffer: buffer(["mine", "b"], { modified: true }) };
     expect(decideWrite(req("agent\nb\n", modified))).toMatchObject({ action: "review", reason: "conflict" });
     expect(decideWrite(req("agent\nb\n", { kind: "buffer", buffer: buffer(["a"]) }, "review"))).toMatchObject({
@@ -96,7 +95,19 @@ describe("decideWrite", () => {
       action: "review",
       reason: "review",
     });
-    expect(decideWrite(req("agent\nb\n", modified, "review", { approved: true }))).toMatchObject({ action: "commit" });
+    const mine = { lines: ["mine", "b"], eol: true };
+    expect(decideWrite(req("agent\nb\n", modified, "review", { reviewedAgainst: mine }))).toMatchObject({
+      action: "commit",
+    });
+    // Reviewed against other text (the user typed since, or the question showed no diff): reviewed again.
+    const before = { lines: ["a", "b"], eol: true };
+    for (const mode of ["review", "buffer", "save"] as const) {
+      expect(decideWrite(req("agent\nb\n", modified, mode, { reviewedAgainst: before }))).toMatchObject({
+        action: "review",
+        reason: "conflict",
+      });
+      expect(decideWrite(req("agent\nb\n", modified, mode))).toMatchObject({ action: "review", reason: "conflict" });
+    }
     expect(decideWrite(req("agent\nb\n", modified, "buffer", { refresh: true }))).toMatchObject({
       action: "review",
       reason: "refresh",
@@ -123,7 +134,7 @@ describe("decideWrite", () => {
     ).toMatchObject({ action: "commit" });
     const plan = decideWrite(
       req("a\nB\n", { kind: "buffer", buffer: buffer(["a", "b"], { modified: true }), disk: disk("a\nb\n") }, "save", {
-        approved: true,
+        reviewedAgainst: { lines: ["a", "b"], eol: true },
       }),
     );
     expect(plan).toMatchObject({ action: "commit", commit: { save: false } });
@@ -228,18 +239,6 @@ describe("rebase: a change under an open review", () => {
     expect(joinText(rebase(base, result, now)!)).toBe("1\nTWO\n3\n4\n5\nSIX\nseven\n");
     expect(rebase(base, result, t("1\nmine\n3\n4\n5\n6\n"))).toBeUndefined();
     expect(joinText(rebase(base, t("1\n2\n3\n4\n5\n6"), t("0\n1\n2\n3\n4\n5\n6\n"))!)).toBe("0\n1\n2\n3\n4\n5\n6");
-  });
-});
-
-describe("approvals from the permission prompt", () => {
-  it("cover exactly the approved edit: whole-file or a snippet found once", () => {
-    const now = splitText("a\nb\nc\n");
-    expect(approvalCovers({ oldText: "a\nb\nc\n", newText: "a\nB\nc\n" }, now, "a\nB\nc\n")).toBe(true);
-    expect(approvalCovers({ oldText: "b", newText: "B" }, now, "a\nB\nc\n")).toBe(true);
-    expect(approvalCovers({ oldText: "b", newText: "B" }, now, "a\nB\nC\n")).toBe(false);
-    expect(approvalCovers({ oldText: "\n", newText: "" }, now, "abc")).toBe(false); // found more than once
-    expect(approvalCovers({ oldText: null, newText: "new\n" }, splitText(""), "new\n")).toBe(true);
-    expect(approvalCovers({ oldText: null, newText: "new\n" }, now, "new\n")).toBe(false);
   });
 });
 

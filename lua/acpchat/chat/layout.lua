@@ -89,23 +89,29 @@ end
 
 local FOLDTEXT = "v:lua.require'acpchat.chat.layout'.foldtext()"
 
+--- A window option set for `w` alone, as :setlocal does. (vim.wo[w].x = v is :set: it also
+--- sets the window's own copy of the global value, which every window split from it, or opened
+--- from it with :tabnew, inherits as its global value too: the chat's fold text in a diff.)
+local function setlocal(w, name, value)
+  api.nvim_set_option_value(name, value, { scope = "local", win = w })
+end
+
 --- Window options of a transcript window (set with the window: they never leak into others).
 ---@param chat acpchat.Chat
 local function transcript_options(chat, w)
-  local wo = vim.wo[w]
-  wo.wrap = true
-  wo.linebreak = true
+  setlocal(w, "wrap", true)
+  setlocal(w, "linebreak", true)
   -- Wrapped tool lines start under their text, not at column 0.
-  wo.breakindent = true
-  wo.number = false
-  wo.relativenumber = false
-  wo.signcolumn = "no"
-  wo.foldmethod = "manual"
-  wo.foldtext = FOLDTEXT
-  wo.foldenable = true
-  wo.fillchars = "fold: "
-  wo.conceallevel = 2
-  wo.winfixwidth = true
+  setlocal(w, "breakindent", true)
+  setlocal(w, "number", false)
+  setlocal(w, "relativenumber", false)
+  setlocal(w, "signcolumn", "no")
+  setlocal(w, "foldmethod", "manual")
+  setlocal(w, "foldtext", FOLDTEXT)
+  setlocal(w, "foldenable", true)
+  setlocal(w, "fillchars", "fold: ")
+  setlocal(w, "conceallevel", 2)
+  setlocal(w, "winfixwidth", true)
   blocks.refold(chat, w)
 end
 
@@ -250,6 +256,8 @@ end
 function M.show(chat)
   local tab = api.nvim_get_current_tabpage()
   registry.mark_shown(chat, tab)
+  -- Readable tab labels, unless a 'tabline' of the user's draws them.
+  require("acpchat.chat.tabline").install()
   for _, other in ipairs(registry.visible_in(tab)) do
     if other ~= chat then
       close_wins(chat_wins(other, tab))
@@ -270,7 +278,7 @@ function M.show(chat)
       api.nvim_set_current_win(shown[1])
       vim.cmd(string.format("belowright %dsplit", select(3, M.sizes())))
       api.nvim_win_set_buf(0, chat.prompt_buf)
-      vim.wo.winfixheight = true
+      setlocal(0, "winfixheight", true)
       fix_buf(api.nvim_get_current_win(), chat.prompt_buf)
       return
     end
@@ -310,9 +318,9 @@ function M.show(chat)
     api.nvim_win_set_buf(tw, chat.buf)
     vim.cmd(string.format("belowright %dsplit", prompt_size))
     api.nvim_win_set_buf(0, chat.prompt_buf)
-    vim.wo.winfixheight = true
+    setlocal(0, "winfixheight", true)
     if not vertical then
-      vim.wo[tw].winfixheight = true
+      setlocal(tw, "winfixheight", true)
     end
   end
   transcript_options(chat, tw)
@@ -320,9 +328,9 @@ function M.show(chat)
   local pw = api.nvim_get_current_win()
   fix_buf(pw, chat.prompt_buf)
   -- The prompt is text to type, not a file: no line numbers from the window it was split from.
-  vim.wo[pw].number = false
-  vim.wo[pw].relativenumber = false
-  vim.wo[pw].signcolumn = "no"
+  setlocal(pw, "number", false)
+  setlocal(pw, "relativenumber", false)
+  setlocal(pw, "signcolumn", "no")
   M.fit_prompt(chat)
   api.nvim_win_set_cursor(tw, { api.nvim_buf_line_count(chat.buf), 0 })
   M.refresh_winbar(chat)

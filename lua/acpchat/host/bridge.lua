@@ -69,6 +69,9 @@ function M.start()
   local stderr = {}
   local ok, chan = pcall(vim.fn.jobstart, cmd, {
     rpc = true,
+    -- The node client logs at "debug" unless told otherwise: it then copies every answer from
+    -- Neovim for a log line nobody reads (a whole buffer's lines on each read). Kept when set.
+    env = { NVIM_NODE_LOG_LEVEL = vim.env.NVIM_NODE_LOG_LEVEL or "info" },
     on_stderr = function(_, data)
       for _, l in ipairs(data or {}) do
         if l ~= "" then

@@ -113,7 +113,7 @@ function M.follow_view(chat, follow)
   if M.continued(buf) then
     for _, win in ipairs(follow) do
       if api.nvim_win_is_valid(win) and vim.wo[win].wrap then
-        vim.wo[win].wrap = false
+        vim.api.nvim_set_option_value("wrap", false, { scope = "local", win = win })
         chat.no_wrap = chat.no_wrap or {}
         chat.no_wrap[win] = true
       end
@@ -121,7 +121,7 @@ function M.follow_view(chat, follow)
   elseif chat.no_wrap then
     for win in pairs(chat.no_wrap) do
       if api.nvim_win_is_valid(win) and api.nvim_win_get_buf(win) == buf then
-        vim.wo[win].wrap = true
+        vim.api.nvim_set_option_value("wrap", true, { scope = "local", win = win })
       end
     end
     chat.no_wrap = nil

@@ -2,10 +2,11 @@
  * The commands over a chat's turn checkpoints (src/checkpoints/): the quickfix list of a turn's
  * hunks (:AcpChatChanges), the per-hunk take-back review (gd on a changed file), and rewinds
  * (:AcpChatRewind). What they change is said in the transcript, and to the agent with the next
- * prompt (TurnCheckpoints.takeNotes).
+ * prompt (TurnCheckpoints.takeNotes). What they decide is checkpoints/rewind.ts; this asks the
+ * user and reads and writes the editor's buffers.
  */
 import { join } from "node:path";
-import type { ChangeStep, FileOutcome, TurnCheckpoints } from "../../checkpoints/turns.js";
+import type { ChangeStep, TurnCheckpoints } from "../../checkpoints/turns.js";
 import type { Chat } from "../../session/chat/chat.js";
 import type { Hunk } from "../../workspace/hunks.js";
 import { oneLine } from "../../session/one-line.js";
@@ -13,8 +14,15 @@ import { acceptedHunks, WHOLE_FILE_LINES } from "../../workspace/write-plan.js";
 import type { LiveFiles } from "../../checkpoints/apply.js";
 import type { QuickfixItem, RewindFile } from "../contract.js";
 import type { ChatLookup, Handlers } from "../chat-entry.js";
-import { mergeWithMarkers } from "../../checkpoints/git.js";
-import { joinText, splitText } from "../../workspace/text-codec.js";
+import {
+  chooseRewind,
+  conflictsOf,
+  markConflict,
+  pickSteps,
+  reportStep,
+  settledCheckpoints,
+  waitingConflict,
+} from "../../checkpoints/rewind.js";
 
 export interface ChangesContext {
   chat: Pick<Chat, "checkPath" | "notice" | "showStep">;
@@ -25,40 +33,8 @@ export interface ChangesContext {
 }
 
 /** The chat's checkpoints, once the last turn's end snapshot is in (the turn ends before it). */
-export async function need(c: ChangesContext): Promise<TurnCheckpoints> {
-  const cp = c.checkpoints;
-  if (!cp) throw new Error("checkpoints are off (setup: checkpoints.enabled)");
-  await cp.settled();
-  const s = cp.store.state;
-  if (s && !s.on) throw new Error(`checkpoints are off for this chat: ${s.why}`);
-  return cp;
-}
-
-/** The step `turn` names: a turn number, "last" (default) or "all" (every step so far, as one). */
-function pick(cp: TurnCheckpoints, turn: number | "all" | undefined): ChangeStep[] {
-  if (typeof turn === "number") fromHistory(cp, turn);
-  const done = cp.steps.filter((s) => s.end);
-  if (done.length === 0) throw new Error("no turn has been recorded yet");
-  if (turn === "all") return done;
-  const s = cp.turnStep(turn);
-  if (!s)
-    throw new Error(
-      turn === undefined
-        ? "no turn has ended yet"
-        : `there is no turn ${turn} in this chat (turns: ${done
-            .filter((x) => x.kind === "turn")
-            .map((x) => x.turn)
-            .join(", ")})`,
-    );
-  return [s];
-}
-
-/** A turn of the local history shown after a resume: its checkpoints stayed with the chat that ran it. */
-function fromHistory(cp: TurnCheckpoints, turn: number): void {
-  if (turn >= 1 && turn <= cp.historyTurns)
-    throw new Error(
-      `turn ${turn} is local history from before the resume: its checkpoints stayed with the chat that ran it (this chat's turns start at ${cp.historyTurns + 1})`,
-    );
+export function need(c: ChangesContext): Promise<TurnCheckpoints> {
+  return settledCheckpoints(c.checkpoints);
 }
 
 /** :AcpChatChanges: every hunk of a turn (or of all steps) as quickfix items. */
@@ -67,7 +43,7 @@ export async function changesQuickfix(
   turn: number | "all" | undefined,
 ): Promise<{ title: string; items: QuickfixItem[] }> {
   const cp = await need(c);
-  const steps = pick(cp, turn);
+  const steps = pickSteps(cp, turn);
   const items: QuickfixItem[] = [];
   for (const step of steps) {
     for (const f of step.changes) {
@@ -175,8 +151,8 @@ export async function takeBackReview(
   if (back.length === 0) return { outcome: "nothing taken back" };
   const out = await cp.takeBack(step, path, back, c.live, (abs) => c.chat.checkPath(abs, "take back"));
   return {
-    outcome: report(
-      c,
+    outcome: reportStep(
+      c.chat,
       out,
       `Took back ${back.length} of ${h.hunks.length} hunk${h.hunks.length === 1 ? "" : "s"} of ${step.label} in ${path}`,
       cp,
@@ -193,33 +169,10 @@ export async function rewind(
   dryRun: boolean,
 ): Promise<{ title: string; files: RewindFile[]; outcome?: string; conflicts?: string[] }> {
   const cp = await need(c);
-  let from: ChangeStep | undefined;
-  if (undo) {
-    from = [...cp.steps].reverse().find((s) => s.kind === "rewind" && s.end);
-    if (!from) throw new Error("there is no rewind to undo");
-  } else {
-    if (turn !== undefined) fromHistory(cp, turn);
-    from = turn === undefined ? cp.turnStep() : cp.turnStep(turn);
-    if (!from) throw new Error(turn === undefined ? "no turn has ended yet" : `there is no turn ${turn} in this chat`);
-  }
-  const title = undo ? `Undo the ${from.label}` : `Rewind to before ${from.label}`;
-  const plan = cp.rewindPlan(from);
-  const files: RewindFile[] = plan.map((p) => ({ path: p.path, steps: p.steps.map((s) => s.label) }));
+  const { from, title, label, done, files } = chooseRewind(cp, turn, undo);
   if (dryRun || files.length === 0) return { title, files };
-  const label = undo ? `undo of the ${from.label}` : `rewind to before ${from.label}`;
   const out = await cp.rewind(from, c.live, (abs) => c.chat.checkPath(abs, "rewind"), label);
-  return {
-    title,
-    files,
-    outcome: report(c, out, undo ? `Undid the ${from.label}` : `Rewound to before ${from.label}`, cp),
-    conflicts: conflictsOf(out),
-  };
-}
-
-/** Files left because the user's edits touch the agent's lines: the user is asked about each. */
-export function conflictsOf(out: FileOutcome[]): string[] | undefined {
-  const paths = out.filter((o) => !o.applied.done && o.applied.overlap).map((o) => o.path);
-  return paths.length > 0 ? paths : undefined;
+  return { title, files, outcome: reportStep(c.chat, out, done, cp), conflicts: conflictsOf(out) };
 }
 
 /**
@@ -228,52 +181,19 @@ export function conflictsOf(out: FileOutcome[]): string[] | undefined {
  */
 export async function changesConflict(c: ChangesContext, path: string): Promise<{ path: string; conflicts: number }> {
   const cp = await need(c);
-  const conflict = cp.conflicts.get(path);
-  if (!conflict) throw new Error(`no conflict is waiting for ${path}`);
+  const conflict = waitingConflict(cp, path);
   const abs = join(cp.cwd, path);
   const buf = await c.live.buffer(abs);
   if (!buf) throw new Error(`${path} is not loaded in a buffer`);
-  const { overlap } = conflict;
-  const merged = await mergeWithMarkers(
-    { ours: joinText(buf.text), base: joinText(overlap.base), theirs: joinText(overlap.theirs) },
-    { ours: "yours (now)", base: "the agent's change", theirs: `before ${conflict.label}` },
-    cp.store.gitProgram,
-  );
-  const text = splitText(merged);
+  const { text, count } = await markConflict(cp, conflict, buf.text);
   const r = await c.live.setBuffer(abs, buf.tick, buf.text, { lines: text.lines, eol: text.eol }, false);
   if (r === "changed") throw new Error(`${path} changed meanwhile; nothing was put in it`);
   cp.conflicts.delete(path);
-  const count = text.lines.filter((l) => l.startsWith("<<<<<<< ")).length;
   c.chat.notice(
     `${path}: ${count} conflict${count === 1 ? "" : "s"} marked in its buffer (yours, the agent's, and before ${conflict.label}); resolve and :write, or u to undo.`,
     "warn",
   );
   return { path: abs, conflicts: count };
-}
-
-/** The transcript's account of a take-back or rewind: a note, and the step's changes block. */
-function report(c: ChangesContext, out: FileOutcome[], head: string, cp: TurnCheckpoints): string {
-  const done = out.filter((o) => o.applied.done);
-  const failed = out.filter((o) => !o.applied.done);
-  // The count is the step's, which its changes block lists: a file that already was as it had
-  // been counts for nothing, and one merged into its buffer (unsaved) is said on its own line.
-  const step = cp.steps[cp.steps.length - 1];
-  const n = step?.changes.length ?? done.length;
-  const lines = [
-    `${head}: ${n} file${n === 1 ? "" : "s"} changed${failed.length ? `, ${failed.length} left as they are` : ""}.`,
-  ];
-  for (const o of out) {
-    if (o.applied.done) {
-      // Said only when it is not what was asked for plainly: the change waits in the buffer.
-      if (o.applied.how === "merged into the buffer (unsaved)") lines.push(`  ${o.path}: ${o.applied.how}`);
-    } else {
-      lines.push(`  ${o.path}: left as it is: ${o.applied.why}`);
-    }
-  }
-  if (done.length > 0) lines.push("The agent is told with your next prompt.");
-  c.chat.notice(lines.join("\n"), failed.length ? "warn" : "info");
-  if (step && step.changes.length > 0) c.chat.showStep(step);
-  return lines[0]!;
 }
 
 /** What the change calls need of the host. */

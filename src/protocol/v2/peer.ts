@@ -43,6 +43,8 @@ export interface V2PeerOptions {
   /** The version the agent chose (1 or 2), once it answered `initialize`. */
   onVersion?: (version: number) => void;
   onProblem?: (message: string) => void;
+  /** The agent works without a prompt (`running` outside a turn: agent-initiated work), or is idle again. */
+  onAgentWork?: (sessionId: string, running: boolean) => void;
 }
 
 export class V2Peer implements AcpPeer {
@@ -107,7 +109,13 @@ export class V2Peer implements AcpPeer {
       case "session/new":
         return this.newSession(params, opts) as Promise<R>;
       case "session/resume":
-        return this.inner.request<R>(method, sessionParams(params), opts);
+        return this.withCommands(await this.inner.request(method, sessionParams(params), opts), params) as R;
+      case "session/load":
+        // v2 has no session/load: a resume that replays the conversation from its start.
+        return this.withCommands(
+          await this.inner.request("session/resume", { ...sessionParams(params), replayFrom: { type: "start" } }, opts),
+          params,
+        ) as R;
       case "authenticate":
         return this.inner.request<R>("auth/login", params, opts);
       case "logout":
@@ -188,7 +196,7 @@ export class V2Peer implements AcpPeer {
   /** `running` marks the turn as begun; `idle` ends it (the prompt request is answered). */
   private stateChanged(sessionId: string, state: StateChange): void {
     const turn = this.turns.get(sessionId);
-    if (!turn) return;
+    if (!turn) return this.opts.onAgentWork?.(sessionId, state.state === "running");
     if (state.state === "running") {
       turn.running = true;
       return;
@@ -235,11 +243,14 @@ export class V2Peer implements AcpPeer {
   }
 
   private async newSession(params: unknown, opts: { timeoutMs?: number }): Promise<unknown> {
-    const res = (await this.inner.request("session/new", sessionParams(params), opts)) as Record<string, unknown>;
-    const { availableCommands, ...rest } = res ?? {};
-    // v2 gives the commands in the answer; the session reads them as v1's update, after it.
-    if (Array.isArray(availableCommands) && typeof rest.sessionId === "string") {
-      const sessionId = rest.sessionId;
+    return this.withCommands(await this.inner.request("session/new", sessionParams(params), opts));
+  }
+
+  /** A session/new or session/resume answer: its commands (v2 gives them there) as v1's update, after it. */
+  private withCommands(res: unknown, params?: unknown): unknown {
+    const { availableCommands, ...rest } = (res ?? {}) as Record<string, unknown>;
+    const sessionId = rest.sessionId ?? (params as { sessionId?: unknown } | undefined)?.sessionId;
+    if (Array.isArray(availableCommands) && typeof sessionId === "string") {
       this.enqueue(
         () =>
           new Promise<void>((resolve) =>

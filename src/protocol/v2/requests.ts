@@ -38,6 +38,11 @@ export function initializeResult(v2: unknown): Obj {
   const prompt = obj(session.prompt);
   const authMethods = Array.isArray(r.authMethods) ? r.authMethods : [];
   const sessionCapabilities: Obj = {};
+  // v2 has session/list, session/resume and session/close for every agent, with no flag. A resume
+  // is offered as v1's session/load (peer.ts: a resume that replays from the start), so that a
+  // session continued in a new chat shows its conversation.
+  sessionCapabilities.list = {};
+  sessionCapabilities.close = {};
   if (session.delete != null) sessionCapabilities.delete = {};
   if (session.additionalDirectories != null) sessionCapabilities.additionalDirectories = {};
   return {
@@ -45,7 +50,7 @@ export function initializeResult(v2: unknown): Obj {
     agentInfo: r.info,
     authMethods,
     agentCapabilities: {
-      loadSession: false,
+      loadSession: true,
       promptCapabilities: {
         image: prompt.image != null,
         audio: prompt.audio != null,
@@ -83,7 +88,7 @@ export async function permissionRequest(v2: unknown, session: V2Session, seq: nu
   if (subject.type === "tool_call" && typeof obj(subject.toolCall).toolCallId === "string") {
     const tc = obj(subject.toolCall);
     const { v1 } = await session.fields(tc);
-    toolCall = { toolCallId: tc.toolCallId, ...v1 };
+    toolCall = { toolCallId: tc.toolCallId, ...v1, ...(typeof tc.name === "string" ? { name: tc.name } : {}) };
   } else if (subject.type === "command" && typeof subject.command === "string") {
     toolCall = {
       toolCallId: typeof subject.toolCallId === "string" ? subject.toolCallId : `permission-${seq}`,

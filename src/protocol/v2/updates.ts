@@ -52,6 +52,13 @@ const TERMINAL_CHARS = 1_000_000;
 const obj = (v: unknown): Obj | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
+interface ToolCallKept {
+  content: V1Content[];
+  title?: string;
+  name?: string;
+  meta?: Obj;
+}
+
 interface TerminalState {
   text: string;
   decoder: StringDecoder;
@@ -62,8 +69,8 @@ interface TerminalState {
 
 /** One v2 session's translation state. */
 export class V2Session {
-  /** Each tool call's content as last sent (v1 replaces the whole array; v2 chunks append to it). */
-  private readonly toolCalls = new Map<string, { content: V1Content[] }>();
+  /** Each tool call as last sent: content (v1 replaces the whole array; v2 chunks append to it), title, name, `_meta`. */
+  private readonly toolCalls = new Map<string, ToolCallKept>();
   private readonly terminals = new Map<string, TerminalState>();
   /** User messages that are the client's own prompts, echoed: shown already when sent. */
   readonly echoes = new Set<string>();
@@ -94,8 +101,10 @@ export class V2Session {
         return { updates: this.terminalUpdate(u) };
       case "terminal_output_chunk":
         return { updates: this.terminalChunk(u) };
-      case "state_update":
-        return { updates: [], state: stateChange(u) };
+      case "state_update": {
+        const state = stateChange(u);
+        return { updates: state?.state === "idle" ? this.unshownTerminals() : [], state };
+      }
       case "plan_update": {
         const plan = obj(u.plan);
         // Plans by id (`items`) as v1's whole plan; another kind of plan content is an extension.
@@ -159,7 +168,21 @@ export class V2Session {
     this.toolCalls.set(id, state);
     const fields = await this.fields(u);
     const out: V1Update = { sessionUpdate: known ? "tool_call_update" : "tool_call", toolCallId: id, ...fields.v1 };
-    if (!known) out.title = str(u.title) ?? str(u.name) ?? id;
+    // What the tool call is called: its title, else its tool's name, else its id (null clears either).
+    if ("title" in u && u.title !== undefined) state.title = str(u.title) || undefined;
+    if ("name" in u && u.name !== undefined) state.name = str(u.name) || undefined;
+    if (!known || "title" in out || "name" in u) out.title = state.title ?? state.name ?? id;
+    if (typeof u.name === "string") out.name = u.name;
+    // `_meta` is a patch by top-level key: null clears it all, a key set to null is removed.
+    if ("_meta" in u && u._meta !== undefined) {
+      const patch = obj(u._meta);
+      const merged: Obj = patch ? { ...state.meta } : {};
+      for (const [k, v] of Object.entries(patch ?? {}))
+        if (v === null) delete merged[k];
+        else merged[k] = v;
+      state.meta = merged;
+      out._meta = merged;
+    }
     if (fields.content) state.content = fields.content;
     return [out, ...fields.links.flatMap((t) => this.link(id, t))];
   }
@@ -196,7 +219,6 @@ export class V2Session {
     const v1: Obj = {};
     const links: string[] = [];
     if ("title" in u && u.title !== undefined) v1.title = str(u.title) ?? "";
-    if (typeof u.name === "string") v1.name = u.name;
     if ("kind" in u && u.kind !== undefined) v1.kind = V1_KINDS.has(str(u.kind) ?? "") ? u.kind : "other";
     if ("status" in u && u.status !== undefined) {
       const s = str(u.status);
@@ -212,8 +234,6 @@ export class V2Session {
         .map((l) => (typeof l.line === "number" ? { path: l.path, line: l.line } : { path: l.path }));
     if ("rawInput" in u) v1.rawInput = u.rawInput;
     if ("rawOutput" in u) v1.rawOutput = u.rawOutput;
-    const meta = obj(u._meta);
-    if (meta) v1._meta = meta;
     let content: V1Content[] | undefined;
     if ("content" in u && u.content !== undefined) {
       content = [];
@@ -260,6 +280,25 @@ export class V2Session {
     if (t.text)
       out.push(meta(toolCallId, { terminal_output: { terminal_id: id, data: t.text, [REPLACE_META]: true } }));
     if (t.exit) out.push(meta(toolCallId, { terminal_exit: { terminal_id: id, ...t.exit } }));
+    return out;
+  }
+
+  /**
+   * Terminals no tool call showed by the time the agent went idle: each gets a block of its own
+   * (an execute tool call named for its command), so no output the agent streamed goes unseen.
+   */
+  private unshownTerminals(): V1Update[] {
+    const out: V1Update[] = [];
+    for (const [id, t] of this.terminals) {
+      if (t.toolCalls.size > 0) continue;
+      const toolCallId = `terminal:${id}`;
+      const status = !t.exit ? "in_progress" : t.exit.exit_code === 0 ? "completed" : "failed";
+      this.toolCalls.set(toolCallId, { content: [] });
+      out.push(
+        { sessionUpdate: "tool_call", toolCallId, title: t.command ?? `Terminal ${id}`, kind: "execute", status },
+        ...this.link(toolCallId, id),
+      );
+    }
     return out;
   }
 

@@ -11,7 +11,7 @@ import type { TerminalManager } from "../../terminals/terminal-manager.js";
 import { applyEdit } from "../../editor-tools/file-tools.js";
 import { abortable, linkedController } from "../abort.js";
 import { editorWrite } from "../editor-file-calls.js";
-import { PermissionQueue } from "../permission-queue.js";
+import { PermissionQueue } from "../permission/queue.js";
 import type { SessionFeatures } from "../features/index.js";
 import type { ToolCallFollowUp } from "./after-tool-call.js";
 import type { ChatCore } from "./context.js";
@@ -60,7 +60,9 @@ export class AgentRequests {
       readTextFile: async (req, ctx) => {
         const path = this.inside(req.path, "read");
         needs.followUp.readByClient(path);
-        return opts.port.readTextFile({ ...req, path }, this.linked(ctx));
+        // Only the text goes to the agent (`unsaved` is for the editor's own read_file).
+        const { content } = await opts.port.readTextFile({ ...req, path }, this.linked(ctx));
+        return { content };
       },
       writeTextFile: async (req, ctx) => {
         const path = this.inside(req.path, "write");
@@ -166,7 +168,8 @@ export class AgentRequests {
       { sessionId: this.needs.sessionId() ?? "", path: real, line, limit },
       controller.signal,
     );
-    const unsaved = ((await opts.port.unsavedBuffers?.([real])) ?? []).length > 0;
+    // Told by the read itself when the port can (one request less to the editor per read).
+    const unsaved = r.unsaved ?? ((await opts.port.unsavedBuffers?.([real])) ?? []).length > 0;
     return { content: r.content, unsaved, path: real };
   }
 

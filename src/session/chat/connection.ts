@@ -92,6 +92,8 @@ export class AgentConnection {
         if (v === 2) this.core.notice(`${opts.agentName} speaks the ACP v2 draft (option protocol = "v2-draft").`);
       },
       onProblem: (m) => trace.note("problem", m),
+      // Agent-initiated work shows as work after a turn: the chat says it is working until idle.
+      onAgentWork: (_sessionId, running) => this.core.emit(this.core.state.agentWorking(running)),
     });
   }
 

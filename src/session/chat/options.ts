@@ -6,7 +6,7 @@ import type { EditorPort } from "../../client/editor-port.js";
 import type { StopReason } from "../../protocol/schema.js";
 import type { TurnCheckpoints } from "../../checkpoints/turns.js";
 import type { FeatureConfig } from "../features/index.js";
-import type { PermissionRules } from "../permission-rules.js";
+import type { PermissionRules } from "../permission/rules.js";
 import type { QueuedPrompt } from "../prompt-queue.js";
 import type { TranscriptEvent } from "../blocks.js";
 

@@ -6,13 +6,13 @@
  * id only. The user's answer is tied to the option's position, and what is remembered is the
  * kind of that option.
  */
-import type { EditorPort, PermissionAnswer } from "../client/editor-port.js";
-import { ErrorCodes, RpcError } from "../protocol/errors.js";
-import type { PermissionOutcome, RequestPermissionRequest } from "../protocol/schema.js";
-import type { Redactor } from "../trace/redact.js";
-import { abortable } from "./abort.js";
-import { optionFor, type PermissionRules } from "./permission-rules.js";
-import { oneLine } from "./one-line.js";
+import type { EditorPort, PermissionAnswer } from "../../client/editor-port.js";
+import { ErrorCodes, RpcError } from "../../protocol/errors.js";
+import type { PermissionOutcome, RequestPermissionRequest } from "../../protocol/schema.js";
+import type { Redactor } from "../../trace/redact.js";
+import { abortable } from "../abort.js";
+import { optionFor, type PermissionRules } from "./rules.js";
+import { oneLine } from "../one-line.js";
 
 export interface PermissionQueueDeps {
   port: EditorPort;

@@ -9,12 +9,12 @@
  * - an agent that writes itself: right after its tool call ends, the rejected hunks are put
  *   back in the file (PartialEdits.afterToolCall), as a three-way merge, so nothing else is lost.
  */
-import { DEFAULT_MAX_READ_BYTES, diskSnapshot } from "../workspace/disk.js";
-import type { PermissionOutcome, RequestPermissionRequest } from "../protocol/schema.js";
-import { compose, diffTexts, type Hunk } from "../workspace/hunks.js";
-import { joinText, sameText, splitText, type Text, type TextFile } from "../workspace/text-codec.js";
-import { acceptedHunks, rebase, shownLines, tooLargeToCompare } from "../workspace/write-plan.js";
-import { applyRestore, type LiveFiles } from "../checkpoints/apply.js";
+import { DEFAULT_MAX_READ_BYTES, diskSnapshot } from "../../workspace/disk.js";
+import type { PermissionOutcome, RequestPermissionRequest } from "../../protocol/schema.js";
+import { compose, diffTexts, type Hunk } from "../../workspace/hunks.js";
+import { joinText, sameText, splitText, type Text, type TextFile } from "../../workspace/text-codec.js";
+import { acceptedHunks, rebase, shownLines, tooLargeToCompare } from "../../workspace/write-plan.js";
+import { applyRestore, type LiveFiles } from "../../checkpoints/apply.js";
 
 /** One diff of a tool call as the user saw it: the whole file before and after, its hunks. */
 interface Proposal {

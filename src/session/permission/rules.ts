@@ -15,8 +15,8 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
-import type { PermissionOption, RequestPermissionRequest, ToolCallUpdate } from "../protocol/schema.js";
-import { resolveThroughLinks } from "../workspace/path-boundary.js";
+import type { PermissionOption, RequestPermissionRequest, ToolCallUpdate } from "../../protocol/schema.js";
+import { resolveThroughLinks } from "../../workspace/path-boundary.js";
 
 export type RuleAction = "allow" | "reject";
 
