@@ -5,18 +5,18 @@
  * own switch, found in its source:
  *   - claude-agent-acp: session/new `_meta.claudeCode.options.disallowedTools` (its Read, Write,
  *     Edit, MultiEdit, NotebookEdit; its Bash stays) and `_meta.systemPrompt.append`.
- *   - gemini-cli: the settings' `tools.exclude` (a union over its settings files), given in a
- *     system-defaults file of its own (GEMINI_CLI_SYSTEM_DEFAULTS_PATH, the lowest layer: the
- *     user's, the project's and the administrator's settings still apply). Built-in tools are
- *     named by class (ReadFileTool, ...): their tool names (read_file, write_file) would also
- *     exclude the editor's MCP tools of the same name.
+ *   - gemini-cli (0.61, run behind a fake model server): a policy file of its own (`--policy`,
+ *     see geminiPolicy), only in a folder it trusts (elsewhere it starts no MCP server). Not its
+ *     settings' `tools.exclude`: a system-defaults file is skipped unless root owns it, and an
+ *     excluded `read_file` also takes away the editor's MCP tool of that name.
  *   - codex-acp: `-c developer_instructions=...` (codex reads with shell commands and edits with
- *     apply_patch, which have no switch of their own that keeps its shell: it is told instead).
+ *     apply_patch, which have no switch of their own that keeps its shell: it is told instead;
+ *     codex-acp 0.16 behind a fake model: the text reaches the model as a developer message).
  * Any other agent is left as it is (its reads of files with unsaved edits are pointed out).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { basename, dirname, join, resolve, sep } from "node:path";
 
 export type SteeredAgent = "claude-agent-acp" | "gemini-cli" | "codex-acp";
 
@@ -37,8 +37,8 @@ export const EDITOR_FILES_INSTRUCTION =
 
 /** claude-agent-acp's built-in tools that read or write files. */
 export const CLAUDE_FILE_TOOLS = ["Read", "Write", "Edit", "MultiEdit", "NotebookEdit"];
-/** gemini-cli's built-in file tools, by class name (see above). */
-export const GEMINI_FILE_TOOLS = ["ReadFileTool", "ReadManyFilesTool", "WriteFileTool", "EditTool"];
+/** gemini-cli's built-in file tools it can do without (see geminiPolicy). */
+export const GEMINI_FILE_TOOLS = ["replace", "read_many_files"];
 
 /** Which agent this command line starts (its program, or the script node runs). */
 export function steeredAgent(command: string, args: readonly string[]): SteeredAgent | undefined {
@@ -54,6 +54,7 @@ export function steerToEditorFiles(
   command: string,
   args: readonly string[],
   env: Record<string, string>,
+  cwd: string = process.cwd(),
   baseEnv: NodeJS.ProcessEnv = process.env,
 ): FileSteering {
   const agent = steeredAgent(command, args);
@@ -70,17 +71,17 @@ export function steerToEditorFiles(
     case "codex-acp":
       return { ...none, args: [...args, "-c", `developer_instructions=${JSON.stringify(EDITOR_FILES_INSTRUCTION)}`] };
     case "gemini-cli": {
-      const own = env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH ?? baseEnv.GEMINI_CLI_SYSTEM_DEFAULTS_PATH;
-      const settings = readSettings(own ?? "/etc/gemini-cli/system-defaults.json");
-      if (!settings) return none; // a defaults file it cannot read: left as it is
-      const tools = (settings.tools ?? {}) as { exclude?: unknown };
-      const exclude = [...(Array.isArray(tools.exclude) ? tools.exclude : []), ...GEMINI_FILE_TOOLS];
+      const all = { ...baseEnv, ...env };
+      if (!geminiTrusts(cwd, all)) return none; // it starts no MCP server there: it keeps its own tools
       const dir = mkdtempSync(join(tmpdir(), "acpchat-gemini-"));
-      const path = join(dir, "system-defaults.json");
-      writeFileSync(path, JSON.stringify({ ...settings, tools: { ...tools, exclude } }, null, 2), { mode: 0o600 });
+      const path = join(dir, "editor-files.toml");
+      writeFileSync(path, geminiPolicy(), { mode: 0o600 });
+      // --policy replaces the user's policy folder: it is given back beside this file.
+      const own = join(geminiHome(all), ".gemini", "policies");
+      const keep = !args.includes("--policy") && existsSync(own) ? ["--policy", own] : [];
       return {
         ...none,
-        env: { ...env, GEMINI_CLI_SYSTEM_DEFAULTS_PATH: path },
+        args: [...args, "--policy", path, ...keep],
         cleanup: () => rmSync(dir, { recursive: true, force: true }),
       };
     }
@@ -89,18 +90,63 @@ export function steerToEditorFiles(
   }
 }
 
-/** A settings file's object: {} when there is none, undefined when it cannot be read as one. */
-function readSettings(path: string): Record<string, unknown> | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "ENOENT" ? {} : undefined;
+/**
+ * gemini-cli's policy (TOML, user tier): `replace` and `read_many_files` are taken away; `read_file`
+ * and `write_file` are refused when called, with the editor's tool to use instead. They cannot be
+ * taken away: gemini matches an MCP tool's unprefixed name too, so excluding `read_file` would also
+ * take away the editor's `mcp_nvim_read_file`.
+ */
+export function geminiPolicy(): string {
+  const refuse = (tool: string, instead: string) =>
+    `[[rule]]\ntoolName = "${tool}"\nargsPattern = "[\\\\s\\\\S]*"\ndecision = "deny"\npriority = 990\n` +
+    `deny_message = ${JSON.stringify(`Use ${instead} instead: the editor's tool reads the user's unsaved buffers and puts changes through their review.`)}\n`;
+  return [
+    `[[rule]]\ntoolName = ${JSON.stringify(GEMINI_FILE_TOOLS)}\ndecision = "deny"\npriority = 990\n`,
+    refuse("read_file", "mcp_nvim_read_file"),
+    refuse("write_file", "mcp_nvim_write_file"),
+  ].join("\n");
+}
+
+/** The home gemini-cli reads its settings, policies and trusted folders from. */
+function geminiHome(env: NodeJS.ProcessEnv): string {
+  return env.GEMINI_CLI_HOME || env.HOME || homedir();
+}
+
+/**
+ * Whether gemini-cli trusts the folder (its folder trust, as its checkPathTrust decides): in a
+ * folder it does not trust it starts no MCP server, the editor's among them.
+ */
+export function geminiTrusts(cwd: string, env: NodeJS.ProcessEnv): boolean {
+  if (env.GEMINI_RESTRICTED_MODE === "true" || env.GEMINI_CLI_TRUST_WORKSPACE === "false") return false;
+  if (env.GEMINI_CLI_TRUST_WORKSPACE === "true") return true;
+  const home = join(geminiHome(env), ".gemini");
+  const settings = readJson(join(home, "settings.json")) as { security?: { folderTrust?: { enabled?: unknown } } };
+  if (settings?.security?.folderTrust?.enabled === false) return true;
+  const folders = readJson(env.GEMINI_CLI_TRUSTED_FOLDERS_PATH || join(home, "trustedFolders.json"));
+  const at = realOr(cwd);
+  let best: [number, unknown] = [-1, undefined];
+  for (const [rule, level] of Object.entries(folders ?? {})) {
+    const root = realOr(level === "TRUST_PARENT" ? dirname(rule) : rule);
+    const inside = at === root || at.startsWith(root.endsWith(sep) ? root : root + sep);
+    if (inside && rule.length > best[0]) best = [rule.length, level];
   }
+  return best[1] === "TRUST_FOLDER" || best[1] === "TRUST_PARENT";
+}
+
+function realOr(path: string): string {
   try {
-    const v = JSON.parse(text) as unknown;
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** A JSON object file, or undefined (missing, unreadable, not an object, comments). */
+function readJson(path: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(readFileSync(path, "utf8")) as unknown;
     return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   } catch {
-    return undefined; // gemini's settings allow comments; such a file is left to gemini
+    return undefined;
   }
 }

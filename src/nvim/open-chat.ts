@@ -176,7 +176,7 @@ function editorFilesSteering(p: OpenParams, editor: EditorChannel | undefined): 
   if (!(["read_file", "write_file", "edit_file"] as const).every((t) => editor.offered.includes(t))) return undefined;
   const agent = agentSpec(p.agent);
   try {
-    const s = steerToEditorFiles(agent.command, agent.args ?? [], agent.env ?? {});
+    const s = steerToEditorFiles(agent.command, agent.args ?? [], agent.env ?? {}, p.cwd);
     return s.agent ? s : undefined;
   } catch {
     return undefined; // its settings file could not be written: the agent keeps its own tools

@@ -1,10 +1,10 @@
 /** The file tools' pure parts (numbering, edits, globs) and each agent's steering switch. */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyEdit, formatRead, globRegExp } from "../../src/editor-tools/file-tools.js";
-import { steerToEditorFiles, steeredAgent } from "../../src/agent/file-steering.js";
+import { geminiPolicy, geminiTrusts, steerToEditorFiles, steeredAgent } from "../../src/agent/file-steering.js";
 import { editorWrite } from "../../src/session/editor-file-calls.js";
 
 describe("file tools", () => {
@@ -36,22 +36,60 @@ describe("steering", () => {
     expect(steeredAgent("codex-acp", [])).toBe("codex-acp");
     expect(steeredAgent("claude-code-acp", [])).toBeUndefined();
   });
-  it("claude: _meta; codex: -c developer_instructions; gemini: a defaults file that keeps the user's", () => {
+  it("claude: _meta; codex: -c developer_instructions; gemini: a policy file, kept with the user's", () => {
     const c = steerToEditorFiles("claude-agent-acp", [], {});
     expect(c.sessionMeta).toMatchObject({
       claudeCode: { options: { disallowedTools: expect.arrayContaining(["Read", "Edit"]) } },
     });
     expect(steerToEditorFiles("codex-acp", [], {}).args[0]).toBe("-c");
-    const dir = mkdtempSync(join(tmpdir(), "acpchat-steer-"));
-    writeFileSync(join(dir, "d.json"), JSON.stringify({ tools: { exclude: ["web_fetch"] }, ui: { theme: "x" } }));
-    const g = steerToEditorFiles("gemini", ["--acp"], { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: join(dir, "d.json") });
-    const file = g.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH!;
-    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
-      ui: { theme: "x" },
-      tools: { exclude: ["web_fetch", "ReadFileTool", "ReadManyFilesTool", "WriteFileTool", "EditTool"] },
-    });
+    const home = mkdtempSync(join(tmpdir(), "acpchat-steer-"));
+    const project = join(home, "project");
+    mkdirSync(join(home, ".gemini", "policies"), { recursive: true });
+    mkdirSync(project);
+    const env = { HOME: home };
+    // A folder gemini does not trust: it starts no MCP server there, so it keeps its own tools.
+    expect(steerToEditorFiles("gemini", ["--acp"], env, project, {}).args).toEqual(["--acp"]);
+    writeFileSync(join(home, ".gemini", "trustedFolders.json"), JSON.stringify({ [project]: "TRUST_FOLDER" }));
+    const g = steerToEditorFiles("gemini", ["--acp"], env, project, {});
+    expect(g.args.slice(0, 2)).toEqual(["--acp", "--policy"]);
+    const file = g.args[2]!;
+    // The user's policies, which --policy would otherwise replace, come back beside it.
+    expect(g.args.slice(3)).toEqual(["--policy", join(home, ".gemini", "policies")]);
+    expect(readFileSync(file, "utf8")).toBe(geminiPolicy());
+    expect(geminiPolicy()).toMatch(/toolName = \["replace","read_many_files"\]\ndecision = "deny"/);
+    expect(geminiPolicy()).toMatch(/toolName = "read_file"\nargsPattern = /);
     g.cleanup();
     expect(existsSync(file)).toBe(false);
+    expect(geminiTrusts(join(project, "sub"), env)).toBe(true);
+    expect(geminiTrusts(home, env)).toBe(false);
+    expect(geminiTrusts(home, { ...env, GEMINI_CLI_TRUST_WORKSPACE: "true" })).toBe(true);
+    expect(geminiTrusts(project, { ...env, GEMINI_RESTRICTED_MODE: "true" })).toBe(false);
+  });
+  it("reads gemini's and codex's MCP call input, as each shows it", () => {
+    expect(
+      editorWrite({
+        title: "edit_file (nvim MCP Server)",
+        content: [
+          { type: "content", content: { type: "text", text: '{"path":"a","old_string":"x","new_string":"y"}' } },
+        ],
+      }),
+    ).toMatchObject({ tool: "edit_file", path: "a", oldString: "x", newString: "y" });
+    // codex-acp 0.16's approval of an MCP tool call (as it sent it, run behind a fake model).
+    const codex = (server: string) => ({
+      title: "Approve MCP tool call",
+      rawInput: {
+        turn_id: "t",
+        server_name: server,
+        id: "mcp_tool_call_approval_call_1",
+        request: {
+          mode: "form",
+          _meta: { codex_approval_kind: "mcp_tool_call", tool_params: { path: "a", content: "z" } },
+          message: 'Allow the nvim MCP server to run tool "write_file"?',
+        },
+      },
+    });
+    expect(editorWrite(codex("nvim"))).toMatchObject({ tool: "write_file", path: "a", content: "z" });
+    expect(editorWrite({ ...codex("other"), rawInput: { ...codex("other").rawInput, request: {} } })).toBeUndefined();
   });
   it("recognises a permission question about the editor's write_file / edit_file", () => {
     expect(editorWrite({ title: "mcp__nvim__write_file", rawInput: { path: "a", content: "x" } })).toMatchObject({

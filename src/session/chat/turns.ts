@@ -228,7 +228,8 @@ export class Turns {
     this.unsavedTold = key;
     if (shown.length === 0) return undefined;
     const how = r.readTool
-      ? `read them with the editor's ${r.readTool.split("__").at(-1)} tool (mcp__${r.readTool}) to see the user's text`
+      ? // Each agent spells an MCP tool its own way (claude mcp__nvim__read_file, gemini mcp_nvim_read_file).
+        `read them with the ${r.readTool.split("__").at(-1)} tool of the editor's "${r.readTool.split("__")[0]}" MCP server (mcp__${r.readTool}) to see the user's text`
       : "the disk does not have the user's text yet";
     const note = `[acp-chat.nvim] Note: these files have unsaved edits in the editor, newer than the disk: ${shown.join(", ")}; ${how}.`;
     if (changed) this.core.notice(`Told the agent: ${note.replace(/\[acp-chat.nvim\] /g, "")}`);
