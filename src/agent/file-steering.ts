@@ -78,7 +78,8 @@ export function steerToEditorFiles(
       writeFileSync(path, geminiPolicy(), { mode: 0o600 });
       // --policy replaces the user's policy folder: it is given back beside this file.
       const own = join(geminiHome(all), ".gemini", "policies");
-      const keep = !args.includes("--policy") && existsSync(own) ? ["--policy", own] : [];
+      const given = args.some((a) => a === "--policy" || a.startsWith("--policy="));
+      const keep = !given && existsSync(own) ? ["--policy", own] : [];
       return {
         ...none,
         args: [...args, "--policy", path, ...keep],

@@ -143,6 +143,8 @@ function sameOnDisk(f: FileAt | undefined, abs: string, max: number): boolean {
   switch (f.kind) {
     case "file": {
       if (!st.isFile() || st.size !== f.bytes.length) return false;
+      // A chmod since is a change too (a take-back puts the mode back); git keeps the owner's x bit.
+      if (((st.mode & 0o100) !== 0) !== (f.mode === "100755")) return false;
       const now = readSmallFile(abs, max, { follow: false });
       return now?.equals(f.bytes) === true;
     }

@@ -80,6 +80,11 @@ export interface ReviewQuestion {
   step?: string;
   /** changes: one file of :AcpChatReview's loop (shown in the loop's own tab). */
   loop?: boolean;
+  /**
+   * permission: the left side is a buffer with unsaved edits of the user's, and an agent that
+   * read the disk may propose hunks that undo them: say so before anything is accepted.
+   */
+  unsaved?: boolean;
 }
 
 /**

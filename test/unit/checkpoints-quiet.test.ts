@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CheckpointStore, type Checkpoint } from "../../src/checkpoints/store.js";
-import { QUIET_MAX_ENTRIES, QUIET_SLACK_MS } from "../../src/checkpoints/quiet.js";
+import { QUIET_MAX_ENTRIES, QUIET_SLACK_MS, unchangedSince } from "../../src/checkpoints/quiet.js";
 
 const made: string[] = [];
 afterAll(() => {
@@ -147,5 +147,19 @@ describe("checkpoints of an unchanged folder", () => {
     before = s.runs();
     expect((await take(store)).tree).toBe(first.tree);
     expect(s.runs()).toBeGreaterThan(before);
+  });
+});
+
+describe("when ctimes cannot be trusted, the walk says changed", () => {
+  it("a wall clock set back since the last snapshot began (NTP, a restored VM): changed, not unchanged", async () => {
+    const d = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-cpquiet-")));
+    made.push(d);
+    writeFileSync(join(d, "a.txt"), "a\n");
+    const walk = { root: d, skip: () => false };
+    // Long after every ctime here, and not in the future: unchanged.
+    await new Promise((r) => setTimeout(r, QUIET_SLACK_MS + 50));
+    expect(await unchangedSince(walk, Date.now())).toBe("unchanged");
+    // "Since" a moment the clock has not reached yet: the clock stepped back.
+    expect(await unchangedSince(walk, Date.now() + 60_000)).toBe("changed");
   });
 });

@@ -60,6 +60,10 @@ describe("steering", () => {
     expect(geminiPolicy()).toMatch(/toolName = "read_file"\nargsPattern = /);
     g.cleanup();
     expect(existsSync(file)).toBe(false);
+    // The user's own --policy (either spelling) is theirs: not added a second time.
+    const mine = steerToEditorFiles("gemini", ["--acp", "--policy=/mine"], env, project, {});
+    expect(mine.args.filter((a) => a.startsWith("--policy"))).toEqual(["--policy=/mine", "--policy"]);
+    mine.cleanup();
     expect(geminiTrusts(join(project, "sub"), env)).toBe(true);
     expect(geminiTrusts(home, env)).toBe(false);
     expect(geminiTrusts(home, { ...env, GEMINI_CLI_TRUST_WORKSPACE: "true" })).toBe(true);

@@ -408,6 +408,7 @@ error("Cannot require a meta file")
 ---@field cut? number Lines cut for the view (longer than SHOWN_LINE_CHARS), both sides.
 ---@field step? string changes: the step whose change it takes back, as the transcript names it.
 ---@field loop? boolean changes: one file of :AcpChatReview's loop (shown in the loop's own tab).
+---@field unsaved? boolean permission: the left side is a buffer with unsaved edits of the user's, and an agent that read the disk may propose hunks that undo them: say so before anything is accepted.
 
 --- The hunks accepted, by their 0-based positions in `hunks` (a take-back: the hunks taken back); `done`: the review closed. Absent (nil): dismissed.
 ---@class acpchat.answer.Review

@@ -235,6 +235,7 @@ function M.ask(chat_id, key, req)
     whole = req.whole,
     eol_change = req.eol_change,
     cut = req.cut,
+    unsaved = req.unsaved,
     step = req.step,
     -- A file of :AcpChatReview: shown in that review's tab (M.place), not a tab of its own.
     loop = req.loop,
@@ -337,6 +338,13 @@ function M.open_tab(r)
   winbars(r)
   if reasons[r.reason] then
     util.notify("acpchat: " .. r.path .. " " .. reasons[r.reason], vim.log.levels.WARN)
+  elseif r.unsaved then
+    util.notify(
+      "acpchat: "
+        .. vim.fn.fnamemodify(r.path, ":t")
+        .. " has unsaved edits: gr keeps your lines where a hunk takes them out (the left side is your buffer; the agent did not see it)",
+      vim.log.levels.WARN
+    )
   end
   local function map(lhs, fn, desc)
     for _, b in ipairs({ r.left, r.right }) do

@@ -27,6 +27,7 @@ local M = {}
 ---@field files table[]
 ---@field shown string? the path whose review is shown (or asked for)
 ---@field shown_abs string?
+---@field placed string? the path whose review is in the diff windows now
 ---@field comment_rows table<integer, acpchat.Comment>
 
 ---@type table<integer, acpchat.ReviewLoop> by tab
@@ -127,7 +128,7 @@ local function show_file(loop, f)
   if not f or loop.shown == f.path then
     return
   end
-  loop.shown, loop.shown_abs = f.path, f.abs
+  loop.shown, loop.shown_abs, loop.placed = f.path, f.abs, nil
   if f.binary or f.large then
     return util.notify(
       string.format("acpchat: %s is %s: no hunks to show", f.path, f.binary and "binary" or "over the size limit")
@@ -173,6 +174,7 @@ function M.place(r)
         vim.wo[w].wrap = false
       end
       M.keys(loop, { r.left, r.right })
+      loop.placed = loop.shown
       return loop.tab, loop.lw, loop.rw
     end
   end
@@ -241,7 +243,16 @@ local function list_keys(loop)
   -- window and leave the tab without it); gr/ga need a hunk under the cursor.
   for _, lhs in ipairs({ "ZZ", "gR", "gA" }) do
     map(lhs, function()
-      if loop.shown and api.nvim_win_is_valid(loop.lw) then
+      -- Only on the review of the file under the cursor: one still on its way (the cursor
+      -- moved a moment ago) would leave the previous file's review in the windows.
+      local f = file_at(loop, api.nvim_win_get_cursor(0)[1])
+      if not f or f.path ~= loop.placed then
+        return util.notify("acpchat: " .. lhs .. ": the review of the file under the cursor is not shown yet")
+      end
+      if api.nvim_win_is_valid(loop.lw) then
+        if lhs == "ZZ" then
+          loop.placed = nil -- that review ends here; the next is placed after the take-back
+        end
         api.nvim_win_call(loop.lw, function()
           vim.cmd("normal " .. lhs)
         end)

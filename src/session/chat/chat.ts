@@ -90,7 +90,12 @@ export class Chat implements ChatCore {
       outputCapBytes: opts.terminal?.outputLimitBytes,
     });
     this.features = new SessionFeatures(this.state, this.redactor, activeFeatures(opts.features));
-    this.connection = new AgentConnection(this, mcp, { get: () => this.status, set: (s) => this.setStatus(s) });
+    this.connection = new AgentConnection(
+      this,
+      mcp,
+      { get: () => this.status, set: (s) => this.setStatus(s) },
+      () => this.sessionId,
+    );
     this.turns = new Turns(this, {
       canPrompt: () => this.status === "ready",
       ready: () => this.ready(),

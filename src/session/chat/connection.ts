@@ -33,6 +33,8 @@ export class AgentConnection {
     /** The configured MCP servers, expanded; and what to tell the user about them. */
     private readonly mcp: ReturnType<typeof resolveMcpServers>,
     private readonly status: { get(): ChatStatus; set(s: ChatStatus): void },
+    /** The chat's own session (agent-initiated work of another, a subagent's, is not the chat's). */
+    private readonly sessionId: () => string | undefined,
   ) {}
 
   /** The connection is closed (or was never opened). */
@@ -93,7 +95,10 @@ export class AgentConnection {
       },
       onProblem: (m) => trace.note("problem", m),
       // Agent-initiated work shows as work after a turn: the chat says it is working until idle.
-      onAgentWork: (_sessionId, running) => this.core.emit(this.core.state.agentWorking(running)),
+      onAgentWork: (sessionId, running) => {
+        if (sessionId === this.sessionId()) this.core.emit(this.core.state.agentWorking(running));
+        else trace.note("lifecycle", `agent work ${running ? "began" : "ended"} in another session, ${sessionId}`);
+      },
     });
   }
 

@@ -24,6 +24,8 @@ interface Proposal {
   before: Text;
   after: Text;
   hunks: Hunk[];
+  /** `before` is a buffer with unsaved edits of the user's. */
+  unsaved?: true;
 }
 
 /** A diff the user accepted only in part. */
@@ -50,9 +52,9 @@ async function currentText(
   path: string,
   live: LiveFiles,
   maxBytes: number,
-): Promise<{ text: Text; like?: TextFile } | undefined> {
+): Promise<{ text: Text; like?: TextFile; unsaved?: true } | undefined> {
   const b = await live.buffer(path);
-  if (b?.modified) return { text: b.text };
+  if (b?.modified) return { text: b.text, unsaved: true };
   return diskText(path, maxBytes);
 }
 
@@ -97,9 +99,11 @@ export class PartialEdits {
     const proposals: Proposal[] = [];
     for (const c of req.toolCall.content ?? []) {
       if (c.type !== "diff") continue;
-      const { before, after } = wholeFile((await currentText(c.path, live, this.maxBytes))?.text, c.oldText, c.newText);
+      const now = await currentText(c.path, live, this.maxBytes);
+      const { before, after } = wholeFile(now?.text, c.oldText, c.newText);
       proposals.push({
         path: c.path,
+        unsaved: now?.unsaved,
         disk: (await diskText(c.path, this.maxBytes))?.text,
         before,
         after,
@@ -124,6 +128,7 @@ export class PartialEdits {
         added: p.hunks.reduce((n, h) => n + h.newCount, 0),
         removed: p.hunks.reduce((n, h) => n + h.oldCount, 0),
         whole: tooLargeToCompare(p.before, p.after),
+        ...(p.unsaved ? { unsaved: true } : {}),
       });
       if (answer === undefined) return { outcome: "cancelled" };
       const chosen = acceptedHunks(p.hunks, answer);
