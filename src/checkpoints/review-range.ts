@@ -4,11 +4,11 @@
  * were), with the steps that touched each file. The take-back review and take-backs work on it
  * as on any step; the baseline (approve) says where the next review starts.
  */
-import { lstatSync, readlinkSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { readSmallFile } from "../workspace/small-file.js";
+import { readNow } from "./outcomes.js";
+import { sameVersion } from "./restore-plan.js";
 import type { Checkpoint } from "./store.js";
-import type { FileAt, FileChange } from "./types.js";
+import type { FileChange } from "./types.js";
 import type { ChangeStep, TurnCheckpoints } from "./turns.js";
 
 /** One file of a review: its change over the whole range, and which steps made it. */
@@ -120,43 +120,19 @@ export async function editedSince(
   if (!step.end || paths.length === 0) return [];
   const at = await cp.store.filesAt(step.end, paths);
   const max = cp.store.maxFileBytes;
-  return paths.filter((p) => {
+  const edited: string[] = [];
+  for (const p of paths) {
     const abs = join(cp.cwd, p);
     try {
       check(abs);
     } catch {
-      return false;
+      continue;
     }
-    return !sameOnDisk(at.get(p), abs, max);
-  });
-}
-
-/** Whether the file at `abs` is what a checkpoint holds (undefined: that it is not there). */
-function sameOnDisk(f: FileAt | undefined, abs: string, max: number): boolean {
-  let st: Stats;
-  try {
-    st = lstatSync(abs);
-  } catch {
-    return f === undefined;
+    const then = at.get(p);
+    // Not a file, link or large file there (a gitlink, say): nothing a take-back would merge.
+    if (then?.kind === "other") continue;
+    // Read and compared the way a rewind reads the file now and compares it with a version.
+    if (!sameVersion(then, await readNow(abs, max))) edited.push(p);
   }
-  if (!f) return false;
-  switch (f.kind) {
-    case "file": {
-      if (!st.isFile() || st.size !== f.bytes.length) return false;
-      // A chmod since is a change too (a take-back puts the mode back); git keeps the owner's x bit.
-      if (((st.mode & 0o100) !== 0) !== (f.mode === "100755")) return false;
-      const now = readSmallFile(abs, max, { follow: false });
-      return now?.equals(f.bytes) === true;
-    }
-    case "link":
-      try {
-        return st.isSymbolicLink() && readlinkSync(abs) === f.target;
-      } catch {
-        return false;
-      }
-    case "large":
-      return st.isFile() && st.size === f.size && (f.mtimeMs === undefined || st.mtimeMs === f.mtimeMs);
-    default:
-      return true;
-  }
+  return edited;
 }
