@@ -9,7 +9,7 @@
  * user's own edits in between are kept by three-way merges, and is itself a step (undoable).
  */
 import { realpathSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { applyRestore, type Applied, type LiveFiles } from "./apply.js";
 import { type BufferChange, type FileOutcome, fewOf, kept, oneEach, readNow, waiting } from "./outcomes.js";
 
@@ -159,11 +159,21 @@ export class TurnCheckpoints {
     const list = this.store.checkpoints;
     const cp = list[list.length - 1];
     return async (abs) => {
-      const rel = relative(this.cwd, abs);
-      if (!cp || rel.startsWith("..")) return undefined;
+      // Paths come resolved (the boundary's realpath); the folder may be reached through a link.
+      const rel = relative(this.realCwd(), abs);
+      if (!cp || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
       const f = await this.store.fileAt(cp, rel).catch(() => undefined);
       return f?.kind === "file" ? f.bytes : undefined;
     };
+  }
+
+  private resolvedCwd: string | undefined;
+  private realCwd(): string {
+    try {
+      return (this.resolvedCwd ??= realpathSync(this.cwd));
+    } catch {
+      return this.cwd;
+    }
   }
 
   /**

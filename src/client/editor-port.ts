@@ -42,7 +42,12 @@ export interface EditorPort {
    * Read a text file, preferring the editor's buffer (with unsaved changes) to the disk.
    * `unsaved`: the text is a buffer's with unsaved edits, when the port can tell from the read itself.
    */
-  readTextFile(req: ReadTextFileRequest, signal: AbortSignal): Promise<{ content: string; unsaved?: boolean }>;
+  readTextFile(
+    req: ReadTextFileRequest,
+    signal: AbortSignal,
+    /** `agent`: the agent's own read (fs/read_text_file, read_file), not the client's for a question's diff. */
+    by?: { agent: boolean },
+  ): Promise<{ content: string; unsaved?: boolean }>;
   /**
    * Write a text file; resolves when the content is in place (or rejects if the user refused),
    * with what was written when the port can say (it goes back to the agent).

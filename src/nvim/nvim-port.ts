@@ -22,7 +22,8 @@ import { authChoices, formContent, formView, urlView, type FormView } from "../v
 import { Redactor } from "../trace/redact.js";
 import { DEFAULT_MAX_READ_BYTES, diskSnapshot } from "../workspace/disk.js";
 import { readFileWindow, textWindow } from "../workspace/files.js";
-import { joinText } from "../workspace/text-codec.js";
+import { joinText, type Text } from "../workspace/text-codec.js";
+import { AgentSeen } from "../workspace/agent-seen.js";
 import { bufferText, hasNul, type BufferState, type WriteMode } from "../workspace/write-plan.js";
 import { WriteLoop, type BufferPort, type WriteOutcome } from "../workspace/write-loop.js";
 import type { Bridge } from "./bridge.js";
@@ -50,6 +51,8 @@ export class NvimPort implements EditorPort {
   private readonly writer: WriteLoop;
   /** Edits reviewed hunk by hunk in a permission question, waiting for their write or their tool call's end. */
   private readonly partials: PartialEdits;
+  /** What the agent last read or wrote of each file (a write over unsaved edits builds from it). */
+  private readonly seen = new AgentSeen();
   /** Hides secrets in the agent's questions: the chat's (set by its host), else key-like values only. */
   redactor = new Redactor();
   /**
@@ -85,17 +88,25 @@ export class NvimPort implements EditorPort {
   }
 
   /** fs/read_text_file: the buffer (unsaved edits included) when the file is loaded, else the disk. */
-  async readTextFile(req: ReadTextFileRequest): Promise<{ content: string; unsaved?: boolean }> {
+  async readTextFile(
+    req: ReadTextFileRequest,
+    _signal?: AbortSignal,
+    by?: { agent: boolean },
+  ): Promise<{ content: string; unsaved?: boolean }> {
+    // The agent's own reads (not the client's, for a question's diff) say what it builds on.
+    const saw = (modified: boolean, text: Text | null) => {
+      if (by?.agent) this.seen.read(req.sessionId, req.path, { modified, text });
+    };
     const first = req.line ? Math.max(0, req.line - 1) : 0;
     const last = req.limit ? first + req.limit : undefined;
     const r = await readBuffer(this.bridge, req.path, { first, last });
     if (!r.loaded) {
       const content = await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes);
-      this.writer.agentRead(req.path, { modified: false, text: null });
+      saw(false, null);
       return { content, unsaved: false };
     }
     if (r.empty) {
-      this.writer.agentRead(req.path, { modified: r.modified, text: first === 0 ? { lines: [], eol: false } : null });
+      saw(r.modified, first === 0 ? { lines: [], eol: false } : null);
       return { content: "", unsaved: r.modified };
     }
     if (hasNul(r.lines))
@@ -107,10 +118,7 @@ export class NvimPort implements EditorPort {
     const reachesEnd = first + r.lines.length >= r.lineCount;
     const eol = reachesEnd && bufferText(r).eol;
     // What the agent builds on: a later write over the user's edits is put on top of them.
-    this.writer.agentRead(req.path, {
-      modified: r.modified,
-      text: first === 0 && reachesEnd ? { lines: r.lines, eol } : null,
-    });
+    saw(r.modified, first === 0 && reachesEnd ? { lines: r.lines, eol } : null);
     return { content: textWindow({ lines: r.lines, eol }, req.line ? 1 : null, req.limit), unsaved: r.modified };
   }
 
@@ -136,6 +144,10 @@ export class NvimPort implements EditorPort {
       req.content,
       partial && { content: partial.content, exact: partial.exact, before: partial.edit.before },
       signal,
+      {
+        saw: this.seen.get(req.sessionId, path),
+        wrote: (text) => this.seen.wrote(req.sessionId, path, text),
+      },
     );
     // Truthful: content the agent asked to save that is not on disk is not a success.
     // With "review", an accepted change that could not be saved waits in the buffer (said in words).

@@ -12,7 +12,7 @@ import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import { diskSnapshot, stillIs, writeIfUnchanged, type DiskSnapshot } from "./disk.js";
 import type { ReviewAnswer, ReviewQuestion } from "../wire/index.js";
 import { rebase } from "./three-way.js";
-import { decodeBytes, joinText, sameText, splitText, type Text } from "./text-codec.js";
+import { decodeBytes, joinText, sameText, type Text } from "./text-codec.js";
 import {
   acceptedHunks,
   commitFor,
@@ -71,27 +71,18 @@ export interface WriteOutcome {
 /** How many answered rounds a write may take (a review shown again after a concurrent change). */
 const MAX_ROUNDS = 4;
 
-/** Above this many lines, what the agent read is not kept (a write over it is shown as it is). */
-const SEEN_MAX_LINES = 50_000;
+/** What the agent knew of the file (agent-seen.ts): read before the write, told what it wrote. */
+export interface AgentKnows {
+  saw: Text | null | undefined;
+  wrote(text: Text): void;
+}
 
 export class WriteLoop {
-  /** What the agent last knew of each file through the client (write-plan.ts `agentSaw`). */
-  private readonly seen = new Map<string, Text | null>();
-
   constructor(
     private readonly buffers: BufferPort,
     private readonly mode: WriteMode,
     private readonly maxReadBytes: number,
   ) {}
-
-  /**
-   * The agent read `path` through the client: a buffer holding unsaved edits, whole (`text`)
-   * or in part (null); anything else (a clean buffer, the disk) is what the disk holds.
-   */
-  agentRead(path: string, read: { modified: boolean; text: Text | null }): void {
-    if (!read.modified) this.seen.delete(path);
-    else this.seen.set(path, read.text && read.text.lines.length <= SEEN_MAX_LINES ? read.text : null);
-  }
 
   /** What the file is now: its buffer when loaded (with the disk too, for "save" and unsaved edits), else the disk. */
   private async current(path: string, withDisk: boolean): Promise<Current> {
@@ -115,19 +106,25 @@ export class WriteLoop {
     content: string,
     partial: { content: string; exact: boolean; before: Text } | undefined,
     signal: AbortSignal,
+    knows?: AgentKnows,
   ): Promise<WriteOutcome> {
     let refresh = false;
-    const proposal = content;
     if (partial) content = partial.content;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const current = await this.current(path, this.mode !== "buffer");
       // Approved in the permission review only when the write is what was shown there.
       const reviewedAgainst = partial?.exact === true && round === 0 ? partial.before : undefined;
-      const agentSaw = this.seen.get(path);
+      // Cut down in a permission review: built on the text that review showed.
+      const agentSaw = partial && round === 0 ? partial.before : knows?.saw;
       const plan = decideWrite({ path, content, current, mode: this.mode, reviewedAgainst, refresh, agentSaw });
       if (plan.action === "refuse") throw new RpcError(ErrorCodes.InternalError, plan.message);
       if (plan.action === "unchanged")
-        return { written: "nothing", message: `${path} already has this content; nothing to write` };
+        return {
+          written: "nothing",
+          message: plan.kept
+            ? `${path} was not changed: its buffer holds unsaved edits of the user's that your text did not have, and your change put on top of them changes nothing. Read the file again to see the user's text.`
+            : `${path} already has this content; nothing to write`,
+        };
       let commit: Commit;
       let accepted: number | undefined;
       const total = plan.prepared.diff.hunks.length;
@@ -149,8 +146,8 @@ export class WriteLoop {
           : this.mode === "buffer"
             ? 'the client writes to buffers only (write = "buffer")'
             : "the file changed on disk behind its buffer";
-      // From now on the agent takes the file to hold what it wrote.
-      if (done) this.seen.set(path, splitText(proposal));
+      // From now on the agent takes the file to hold what it wrote (a buffer's text, as its lines hold it).
+      if (done && current.kind === "buffer" && plan.prepared.agentText) knows?.wrote(plan.prepared.agentText);
       if (done)
         return {
           ...done,
@@ -241,7 +238,7 @@ export class WriteLoop {
       const plan = decideSync(path, b, disk, undefined, was);
       if (plan.action === "reload") await this.buffers.reload({ path });
       if (plan.action !== "review") continue;
-      const answer = await this.buffers.review(reviewQuestion(plan.prepared, plan.merged ? "merged" : "disk"), signal);
+      const answer = await this.buffers.review(reviewQuestion(plan.prepared, plan.reason), signal);
       if (answer === undefined || signal.aborted) continue;
       const chosen = acceptedHunks(plan.prepared.diff.hunks, answer);
       const c = commitFor(plan.prepared, chosen);

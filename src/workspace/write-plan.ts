@@ -21,7 +21,7 @@
 import { hashBytes as hashOf, type DiskSnapshot, type Fingerprint } from "./disk.js";
 import { compose, diffTexts, editsFor, type DiffLimits, type Hunk, type LineDiff, type LineEdit } from "./hunks.js";
 import type { BufferStateWire, ReviewAnswer, ReviewQuestion } from "../wire/index.js";
-import { rebase } from "./three-way.js";
+import { mergeOnTop } from "./three-way.js";
 import {
   encodeText,
   encodingFromVim,
@@ -96,6 +96,8 @@ export interface Prepared {
   save: boolean;
   /** Buffer with save: the disk as it was when this was decided (the save lands only on it). */
   disk?: Fingerprint;
+  /** Buffer: the agent's own text as its lines would hold it (before any merge with the user's edits). */
+  agentText?: Text;
 }
 
 export type Commit =
@@ -114,7 +116,8 @@ export type Commit =
 
 export type WritePlan =
   | { action: "refuse"; message: string }
-  | { action: "unchanged"; where: "buffer" | "disk" }
+  /** `kept`: the agent's change, put on top of the user's unsaved edits, changed nothing. */
+  | { action: "unchanged"; where: "buffer" | "disk"; kept?: boolean }
   | { action: "review"; reason: "review" | "conflict" | "merged" | "refresh"; prepared: Prepared }
   | { action: "commit"; commit: Commit; prepared: Prepared };
 
@@ -217,12 +220,10 @@ function decideBuffer(req: WriteRequest, b: BufferState, disk: DiskSnapshot | un
     if (bad) return { action: "refuse", message: encodingMessage(path, encoding, bad) };
   }
   const text = bufferText(b);
-  const merged =
-    b.modified && req.reviewedAgainst === undefined && !req.refresh
-      ? onTopOfUserEdits(req, text, next, disk)
-      : undefined;
-  if (merged) next = merged;
-  if (sameText(text, next)) return { action: "unchanged", where: "buffer" };
+  const agentText = next;
+  const merged = b.modified && !req.refresh ? onTopOfUserEdits(req, text, next, disk) : undefined;
+  if (merged) next = merged.text;
+  if (sameText(text, next)) return { action: "unchanged", where: "buffer", ...(merged ? { kept: true } : {}) };
   if (mode === "save" && !b.modified && disk?.exists && disk.fingerprint.hash) {
     // The buffer was saved, so it should be the disk: if it is not, someone wrote the file
     // behind it, and saving over that would lose their change.
@@ -246,21 +247,34 @@ function decideBuffer(req: WriteRequest, b: BufferState, disk: DiskSnapshot | un
     diff: diffTexts(text, next, req.limits),
     save,
     disk: save && disk?.exists ? disk.fingerprint : undefined,
+    agentText,
   };
   // Unsaved edits of the user's are never overwritten without their say.
-  const reason = b.modified ? (merged ? "merged" : "conflict") : mode === "review" ? "review" : undefined;
+  const reason = b.modified
+    ? merged?.conflicts === 0
+      ? "merged"
+      : "conflict"
+    : mode === "review"
+      ? "review"
+      : undefined;
   return finishDecision(req, prepared, reason);
 }
 
 /**
  * A write over a buffer holding the user's unsaved edits, made from a text without them (the
- * agent read the disk, or the buffer before the user typed): a whole-file write would take
- * their lines out. The agent's change (what it knew -> its text) is put on top of the buffer
- * instead, three-way, so the review offers only the agent's own hunks. Undefined when the two
- * touch the same lines (the review then shows the agent's text as it is: a conflict), or when
- * what the agent built on is unknown.
+ * agent read the disk, or the buffer before the user typed, or its text was cut down in a
+ * permission review of an older buffer): a whole-file write would take their lines out. The
+ * agent's change (what it built on -> its text) is put on top of the buffer instead, region by
+ * region (three-way.ts), so the review offers the agent's own hunks; where both changed the same
+ * lines (a conflict) the agent's lines are shown against the user's. Undefined when the agent
+ * built on the buffer as it is, or what it built on is unknown (its text is shown as it is).
  */
-function onTopOfUserEdits(req: WriteRequest, text: Text, next: Text, disk: DiskSnapshot | undefined): Text | undefined {
+function onTopOfUserEdits(
+  req: WriteRequest,
+  text: Text,
+  next: Text,
+  disk: DiskSnapshot | undefined,
+): { text: Text; conflicts: number } | undefined {
   const known =
     req.agentSaw !== undefined
       ? req.agentSaw
@@ -268,8 +282,8 @@ function onTopOfUserEdits(req: WriteRequest, text: Text, next: Text, disk: DiskS
         ? { lines: disk.file.lines, eol: disk.file.eol }
         : undefined;
   if (!known || sameText(known, text)) return undefined;
-  const merged = rebase(known, next, text, req.limits);
-  return merged && !sameText(merged, next) ? merged : undefined;
+  const merged = mergeOnTop(known, next, text, req.limits);
+  return sameText(merged.text, next) ? undefined : merged;
 }
 
 /** The disk holds what the buffer was read from (or no file yet); false when unknown. */
@@ -421,7 +435,7 @@ export function reviewQuestion(p: Prepared, reason: ReviewQuestion["reason"]): R
 export type SyncPlan =
   | { action: "none" }
   | { action: "reload" }
-  | { action: "review"; prepared: Prepared; merged: boolean };
+  | { action: "review"; prepared: Prepared; reason: "merged" | "conflict" | "disk" };
 
 /**
  * After the agent touched a file (a tool call ended): a buffer that fell behind the disk is
@@ -448,13 +462,13 @@ export function decideSync(
   let next: Text = { lines: disk.file.lines, eol: disk.file.eol };
   // Known what the file held before the agent wrote it: its change (was -> disk) goes on top of
   // the user's edits, so the review offers only the agent's hunks (unless they touch the same lines).
-  const merged = was && !sameText(was, text) && !sameText(was, next) ? rebase(was, next, text, limits) : undefined;
-  if (merged) next = merged;
+  const merged = was && !sameText(was, text) && !sameText(was, next) ? mergeOnTop(was, next, text, limits) : undefined;
+  if (merged) next = merged.text;
   if (sameText(text, next)) return { action: "none" };
   const base: Base = { kind: "buffer", tick: b.tick, empty: b.empty, text };
   return {
     action: "review",
     prepared: { path, base, next, diff: diffTexts(text, next, limits), save: false },
-    merged: merged !== undefined,
+    reason: !merged ? "disk" : merged.conflicts === 0 ? "merged" : "conflict",
   };
 }

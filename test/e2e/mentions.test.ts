@@ -117,6 +117,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     });
     // The user sees it under their words, as what this turn told the agent.
     const shown = await c.text();
+    expect(shown).toContain("## You · turn 1");
     expect(shown.indexOf("Told the agent: Note: these files have unsaved edits")).toBeGreaterThan(
       shown.indexOf("## You · turn 1"),
     );

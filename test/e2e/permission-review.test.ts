@@ -177,11 +177,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(readFileSync(p, "utf8")).toBe(text(lines));
   });
 
-  it("over a buffer with unsaved edits, the review says its left side is the user's, and gr keeps their line", async () => {
+  it("over a buffer with unsaved edits, the agent's text made from the disk is shown against the disk: no hunk takes the user's line out, and its write goes on top of it", async () => {
     const t = await nvim(bin);
     const p = join(t.dir, "work", "p.txt");
     writeFileSync(p, text(lines));
-    await setAgents(t, { fake: { turns: [askEdit(p)] } });
+    const write = { request: "fs/write_text_file", params: { path: p, content: text(agentLines) }, echo: true };
+    await setAgents(t, { fake: { turns: [[...askEdit(p), write]] } });
     // The user's unsaved edit on line 8, which the agent (it read the disk) knows nothing of.
     await t.lua(
       "local b = vim.fn.bufadd(...); vim.fn.bufload(b); vim.bo[b].buflisted = true; vim.api.nvim_buf_set_lines(b, 7, 8, false, { 'MINE 8' })",
@@ -191,28 +192,35 @@ describe.each(bins)("Neovim $version", (bin) => {
     await c.ready();
     await t.lua(`vim.ui.select = function(items, opts, on_choice) on_choice(items[#items]) end`);
     await c.send("edit p");
-    await t.waitFor(
-      async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1,
-      "the review",
-    );
+    const open = () => t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)");
+    await t.waitFor(async () => (await open()) === 1, "the review");
     const said = await t.waitFor(async () => {
       const m = await t.lua<string>("return vim.fn.execute('messages')");
-      return m.includes("p.txt has unsaved edits: gr keeps your lines") && m;
-    }, "the warning that the left side is the user's");
+      return m.includes("p.txt has unsaved edits of yours: they stay") && m;
+    }, "the warning that the user's edits stay");
     expect(said).toContain("acpchat: p.txt");
-    // Three hunks: the agent's two, and one that takes MINE 8 out; all but that one accepted.
+    const shown = () =>
+      t.lua<{ lw: number; n: number; reason: string }>(
+        "local k = next(require('acpchat.ask.review').open_reviews); local r = require('acpchat.ask.review').open_reviews[k]; return { lw = r.lw, n = #r.hunks, reason = r.reason }",
+      );
+    // The agent's two hunks only (before, a third took MINE 8 out).
     await t.nvim.command("stopinsert");
-    const r = await t.lua<{ lw: number; n: number }>(
-      "local k = next(require('acpchat.ask.review').open_reviews); local r = require('acpchat.ask.review').open_reviews[k]; return { lw = r.lw, n = #r.hunks }",
-    );
-    expect(r.n).toBe(3);
+    const r = await shown();
+    expect(r).toMatchObject({ n: 2, reason: "permission" });
     await t.lua("vim.api.nvim_set_current_win(...)", [r.lw]);
     await t.nvim.input("gA");
-    await t.lua("vim.api.nvim_win_set_cursor(0, { 8, 0 })");
-    await t.nvim.input("gr");
+    await t.nvim.input("ZZ");
+    // The write that follows was made from the disk: put on top of the user's line, shown again.
+    await t.waitFor(async () => (await open()) === 1 && (await shown()).reason === "merged", "the write's review");
+    const w = await shown();
+    expect(w.n).toBe(2);
+    await t.lua("vim.api.nvim_set_current_win(...)", [w.lw]);
+    await t.nvim.command("stopinsert");
+    await t.nvim.input("gA");
     await t.nvim.input("ZZ");
     await c.turns(1, 20_000);
     const buf = await t.lua<string[]>("return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, -1, false)", [p]);
-    expect(buf[7]).toBe("MINE 8");
+    expect(buf).toEqual(agentLines.map((l, i) => (i === 7 ? "MINE 8" : l)));
+    expect(readFileSync(p, "utf8")).toBe(text(lines));
   });
 });

@@ -142,9 +142,20 @@ describe("decideWrite", () => {
       reason: "conflict",
       prepared: { next: { lines: ["a", "b", "c", "AGENT"] } },
     });
-    // Its change is already in the buffer (the user typed the same): nothing to do.
+    // Its change is already in the buffer (the user typed the same): nothing to do, said so.
     const same = { ...modified, buffer: buffer(["a", "B", "c", "MINE"], { modified: true }) };
-    expect(decideWrite(req("a\nB\nc\n", same, "buffer"))).toEqual({ action: "unchanged", where: "buffer" });
+    expect(decideWrite(req("a\nB\nc\n", same, "buffer"))).toEqual({ action: "unchanged", where: "buffer", kept: true });
+    // A conflict in one place takes the agent's lines there only: the user's edit elsewhere stays.
+    const two = { ...modified, buffer: buffer(["MINE1", "b", "c", "MINE"], { modified: true }) };
+    const c = decideWrite(req("a\nb\nc\nAGENT\n", two, "buffer"));
+    expect(c).toMatchObject({ action: "review", reason: "conflict" });
+    if (c.action !== "review") throw new Error("unreachable");
+    expect(c.prepared.next.lines).toEqual(["MINE1", "b", "c", "AGENT"]);
+    // Cut down in a permission review of an older buffer: built on that text, put on top of the new one.
+    const older = { lines: ["a", "b", "c"], eol: true };
+    expect(
+      decideWrite(req("a\nB\nc\n", modified, "buffer", { reviewedAgainst: older, agentSaw: older })),
+    ).toMatchObject({ reason: "merged", prepared: { next: { lines: ["a", "B", "c", "MINE"] } } });
   });
 
   it("save: only a buffer without the user's edits is saved; a disk that changed behind the buffer is not overwritten", () => {
@@ -281,7 +292,20 @@ describe("decideSync: the disk changed behind a buffer", () => {
     expect(decideSync("/p/f", buffer(["a"], { eol: false }), disk("a"))).toEqual({ action: "none" });
     expect(decideSync("/p/f", buffer(["a"]), disk("b\n"))).toEqual({ action: "reload" });
     const r = decideSync("/p/f", buffer(["mine", "a"], { modified: true }), disk("a\nagent\n"));
-    expect(r).toMatchObject({ action: "review", prepared: { next: { lines: ["a", "agent"] } } });
+    expect(r).toMatchObject({ action: "review", reason: "disk", prepared: { next: { lines: ["a", "agent"] } } });
+    // Known what the file held before the agent wrote it: its change only, on top of the user's.
+    const was = { lines: ["a"], eol: true };
+    const m = decideSync("/p/f", buffer(["mine", "a"], { modified: true }), disk("a\nagent\n"), undefined, was);
+    expect(m).toMatchObject({
+      action: "review",
+      reason: "merged",
+      prepared: { next: { lines: ["mine", "a", "agent"] } },
+    });
+    if (m.action !== "review") throw new Error("unreachable");
+    expect(m.prepared.diff.hunks).toHaveLength(1);
+    // Both changed the same line: a conflict there, the agent's lines against the user's.
+    const c = decideSync("/p/f", buffer(["mine"], { modified: true }), disk("agent\n"), undefined, was);
+    expect(c).toMatchObject({ action: "review", reason: "conflict", prepared: { next: { lines: ["agent"] } } });
     expect(encodeText({ lines: ["x"], eol: true, encoding: "utf-8", format: "unix", bom: false }).toString()).toBe(
       "x\n",
     );

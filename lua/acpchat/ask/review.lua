@@ -58,8 +58,8 @@ local function set_hunk(r, i, accept, rows)
 end
 
 local reasons = {
-  conflict = "has unsaved edits of yours, in the lines the agent changed: its text is shown as it is, for review",
-  merged = "has unsaved edits of yours: they stay; the agent's change, made without them, is shown on top of them",
+  conflict = "has unsaved edits of yours: the agent's change is shown for review instead of being applied (a hunk may take your lines out: gr keeps them)",
+  merged = "has unsaved edits of yours: they stay; the agent's change, made without them, is shown on top of them (ZQ keeps your buffer as it is)",
   refresh = "changed while you reviewed it: the hunks you accepted are shown again, against the new text",
   disk = "changed on disk while it has unsaved edits of yours: the right side is the file on disk (ga/gA take its changes, ZQ keeps your buffer)",
 }
@@ -343,7 +343,7 @@ function M.open_tab(r)
     util.notify(
       "acpchat: "
         .. vim.fn.fnamemodify(r.path, ":t")
-        .. " has unsaved edits: gr keeps your lines where a hunk takes them out (the left side is your buffer; the agent did not see it)",
+        .. " has unsaved edits of yours: they stay (what you accept is put on top of them, and shown again if they are in its way)",
       vim.log.levels.WARN
     )
   end

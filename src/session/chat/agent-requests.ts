@@ -61,7 +61,7 @@ export class AgentRequests {
         const path = this.inside(req.path, "read");
         needs.followUp.readByClient(path);
         // Only the text goes to the agent (`unsaved` is for the editor's own read_file).
-        const { content } = await opts.port.readTextFile({ ...req, path }, this.linked(ctx));
+        const { content } = await opts.port.readTextFile({ ...req, path }, this.linked(ctx), { agent: true });
         return { content };
       },
       writeTextFile: async (req, ctx) => {
@@ -167,6 +167,7 @@ export class AgentRequests {
     const r = await opts.port.readTextFile(
       { sessionId: this.needs.sessionId() ?? "", path: real, line, limit },
       controller.signal,
+      { agent: true },
     );
     // Told by the read itself when the port can (one request less to the editor per read).
     const unsaved = r.unsaved ?? ((await opts.port.unsavedBuffers?.([real])) ?? []).length > 0;

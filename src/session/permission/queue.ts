@@ -82,14 +82,17 @@ export class PermissionQueue {
           `Not remembered: "${oneLine(safe.toolCall.title ?? safe.toolCall.toolCallId, 120)}" reaches outside the working directory, so it is asked every time.`,
         );
     }
-    // The question's block leaves the transcript once answered: what was chosen stays, in a line.
+    // The question's block leaves the transcript once answered: what was chosen stays, in a line
+    // (an answer from its per-hunk review says so; what it kept is said when the call ends).
     const verb = chosen.kind.startsWith("allow")
       ? "Allowed"
       : chosen.kind.startsWith("reject")
         ? "Rejected"
         : "Answered";
+    const title = oneLine(safe.toolCall.title ?? safe.toolCall.toolCallId, 120);
+    const name = oneLine(safe.options[answer.index ?? -1]?.name ?? "", 80);
     this.deps.notice(
-      `${verb} "${oneLine(safe.toolCall.title ?? safe.toolCall.toolCallId, 120)}": you chose "${oneLine(safe.options[answer.index ?? req.options.indexOf(chosen)]?.name ?? chosen.name, 80)}".`,
+      answer.index === undefined ? `${verb} "${title}" in its review.` : `${verb} "${title}": you chose "${name}".`,
     );
     return { outcome: { outcome: "selected", optionId: chosen.optionId } };
   }

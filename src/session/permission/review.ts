@@ -101,11 +101,16 @@ export class PartialEdits {
     for (const c of req.toolCall.content ?? []) {
       if (c.type !== "diff") continue;
       const now = await currentText(c.path, live, this.maxBytes);
-      const { before, after } = wholeFile(now?.text, c.oldText, c.newText);
+      const disk = (await diskText(c.path, this.maxBytes))?.text;
+      // A whole new text over a buffer with the user's unsaved edits was made from the disk
+      // (the agent never saw them): shown against the disk, so no hunk takes the user's lines
+      // out; the write then goes on top of them (write-plan.ts), reviewed there again.
+      const fromDisk = now?.unsaved && (c.oldText ?? "") === "" && disk !== undefined;
+      const { before, after } = wholeFile(fromDisk ? disk : now?.text, c.oldText, c.newText);
       proposals.push({
         path: c.path,
         unsaved: now?.unsaved,
-        disk: (await diskText(c.path, this.maxBytes))?.text,
+        disk,
         before,
         after,
         hunks: diffTexts(before, after).hunks,
