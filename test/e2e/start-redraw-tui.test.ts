@@ -8,7 +8,7 @@
  * The agent is the fake agent installed as `claude-agent-acp` on PATH (the claude preset, for
  * try.sh's isolated path) or set up as `claude` by a user config (its other path). The editor's
  * loop is watched for work and for calls that wait (loop-watch.ts). Skipped, saying so, where
- * tmux is not installed. Issue 34: the stale screen was not reproduced; this guards it.
+ * tmux is not installed. The stale screen reported was not reproduced; this guards it.
  */
 import { execFile, spawnSync } from "node:child_process";
 import {
