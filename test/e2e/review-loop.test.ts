@@ -20,13 +20,30 @@ const tool = (id: string) => ({
 const done = (id: string) => ({ update: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" } });
 const turn = (id: string, sh: string) => [tool(id), { sh }, done(id), { text: "done" }];
 
+/** Row `r` of the screen as drawn last (a UI attached). */
+function screenRow(t: TestNvim, r: number): () => string {
+  const row: string[] = [];
+  t.nvim.on("notification", (method: string, args: unknown[]) => {
+    if (method !== "redraw") return;
+    for (const ev of args as unknown[][]) {
+      if (ev[0] !== "grid_line") continue;
+      for (const [, at, col, cells] of ev.slice(1) as [number, number, number, [string, number?, number?][]][]) {
+        if (at !== r) continue;
+        let c = col;
+        for (const cell of cells) for (let k = 0; k < (cell[2] ?? 1); k++) row[c++] = cell[0];
+      }
+    }
+  });
+  return () => row.join("");
+}
+
 /** The review tab's list, once it shows `n` files. */
 async function reviewList(t: TestNvim, n: number): Promise<string[]> {
   return t.waitFor(async () => {
     const l = await t.lua<string[] | null>(
       "local _, loop = next(require('acpchat.review.loop').loops); return loop and vim.api.nvim_buf_get_lines(loop.list_buf, 0, -1, false)",
     );
-    return l && l.filter((x) => /^[AMDRT] /.test(x)).length === n && l;
+    return l && l.filter((x) => /^[AMDRT][ ✎] /.test(x)).length === n && l;
   }, `the review to list ${n} files`);
 }
 
@@ -55,6 +72,8 @@ describe.each(bins)("Neovim $version", (bin) => {
         turns: [[{ text: "I will fix it" }]],
       },
     });
+    const tabLine = screenRow(t, 0);
+    await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
     const c = await openChat(t);
     await c.ready();
     await checkpointsReady(t);
@@ -64,9 +83,12 @@ describe.each(bins)("Neovim $version", (bin) => {
     // :AcpChatReview 1: one tab, the three files, with their figures and turns.
     await t.nvim.command("AcpChatReview 1");
     const list = await reviewList(t, 3);
-    expect(list[0]).toMatch(/^M a\.txt {2}\+3 -3 {2}turn 1, turn 2$/);
-    expect(list[1]).toMatch(/^M b\.txt {2}\+1 -1 {2}turn 1$/);
-    expect(list[2]).toMatch(/^A c\.txt {2}\+2 -0 {2}turn 2$/);
+    expect(list[0]).toMatch(/^M {2}a\.txt {2}\+3 -3 {2}turn 1, turn 2$/);
+    expect(list[1]).toMatch(/^M {2}b\.txt {2}\+1 -1 {2}turn 1$/);
+    expect(list[2]).toMatch(/^A {2}c\.txt {2}\+2 -0 {2}turn 2$/);
+    // The tab reads by the range and the file shown (not by the list's buffer, `acpchat: 1`).
+    await t.waitFor(async () => tabLine().includes("review turns 1-2: a.txt"), "the review tab's label", 5000);
+    expect(tabLine()).not.toContain("acpchat: 1");
     // The first file's diff is shown in the same tab, in diff mode.
     const r = await t.waitFor(
       () =>
@@ -130,7 +152,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWaitChanges(c, "four");
     await t.nvim.command("AcpChatReview");
     const next = await reviewList(t, 1);
-    expect(next[0]).toMatch(/^M c\.txt {2}\+1 -0 {2}turn 5$/);
+    expect(next[0]).toMatch(/^M {2}c\.txt {2}\+1 -0 {2}turn 5$/);
     expect(await t.lua("return vim.wo.winbar")).toContain("(since you approved)");
   });
 });

@@ -3,8 +3,9 @@
 -- 'tabline' of their own (nor a plugin that draws one), the plugin sets one that draws every
 -- tab as Vim does (window count, `+` for a modified buffer, the shortened name, the close
 -- button), except that a tab whose window in use is a chat's reads `claude: <title>` (or
--- `claude #1`) and one of the plugin's own views (a review, a terminal's output) reads by its
--- file name. A 'tabline' set by anyone else is never touched.
+-- `claude #1`), one of the plugin's own views (a review, a terminal's output) reads by its
+-- file name, and a tab that names itself (t:acpchat_label: :AcpChatReview's, `review turns
+-- 1-2: a.txt`) by that name. A 'tabline' set by anyone else is never touched.
 local api = vim.api
 
 local M = {}
@@ -75,7 +76,10 @@ local function tab_label(tab)
     end
   end
   local prefix = (#normal > 1 and tostring(#normal) or "") .. (modified and "+" or "")
-  local label = M.buffer_label(api.nvim_win_get_buf(api.nvim_tabpage_get_win(tab)))
+  -- A view of the plugin's that names its own tab (the review loop: its range and file).
+  local own = vim.t[tab].acpchat_label
+  local label = type(own) == "string" and own ~= "" and cut(own, 40)
+    or M.buffer_label(api.nvim_win_get_buf(api.nvim_tabpage_get_win(tab)))
   return (prefix ~= "" and (prefix .. " ") or "") .. label
 end
 

@@ -24,6 +24,8 @@ local M = {}
 ---@field since integer?
 ---@field from integer
 ---@field title string
+---@field label string? the range ("turns 1-2"), for the tab's label
+---@field label_file string? the path last shown, for the tab's label
 ---@field files table[]
 ---@field shown string? the path whose review is shown (or asked for)
 ---@field shown_abs string?
@@ -38,12 +40,13 @@ local status_letter = { added = "A", deleted = "D", modified = "M", renamed = "R
 --- Whether the user changed `f` since the range's last turn: unsaved edits in its buffer, or
 --- a change on disk (Node compares with the checkpoint: review_edited). A take-back there is
 --- merged with those changes, so the list says so before one is made.
-local function edited_mark(loop, f)
+---@return string? why
+local function edited(loop, f)
   local buf = vim.fn.bufnr(f.abs)
   if buf > 0 and api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified then
-    return "  ✎ unsaved edits"
+    return "unsaved edits"
   end
-  return loop.edited and loop.edited[f.path] and "  ✎ changed since" or ""
+  return loop.edited and loop.edited[f.path] and "changed since" or nil
 end
 
 --- The list's lines: one per file (line i is file i), then the comments.
@@ -51,14 +54,17 @@ local function list_lines(loop)
   local lines = {}
   for _, f in ipairs(loop.files) do
     local figures = f.binary and "(binary)" or f.large and "(large)" or string.format("+%d -%d", f.added, f.removed)
+    -- The mark also goes next to the status letter: the line's end is cut in a narrow list.
+    local why = edited(loop, f)
     lines[#lines + 1] = string.format(
-      "%s %s%s  %s  %s",
+      "%s%s %s%s  %s  %s",
       status_letter[f.status] or "?",
+      why and "✎" or " ",
       text.flat(f.path, 200),
       f.from and (" ← " .. text.flat(f.from, 100)) or "",
       figures,
       text.flat(table.concat(f.steps or {}, ", "), 100)
-    ) .. edited_mark(loop, f)
+    ) .. (why and ("  ✎ " .. why) or "")
   end
   loop.comment_rows = {}
   local all = comments.by_chat[loop.chat] or {}
@@ -82,7 +88,18 @@ local function list_lines(loop)
   return lines
 end
 
+--- The tab's label (chat/tabline.lua draws it): the range and the file shown, not the list's
+--- buffer name (`acpchat: 1`).
+local function label(loop)
+  if api.nvim_tabpage_is_valid(loop.tab) then
+    local file = loop.label_file and vim.fn.fnamemodify(loop.label_file, ":t")
+    vim.t[loop.tab].acpchat_label = "review " .. (loop.label or "") .. (file and (": " .. file) or "")
+    vim.cmd.redrawtabline()
+  end
+end
+
 local function draw(loop)
+  label(loop)
   if not api.nvim_buf_is_valid(loop.list_buf) then
     return
   end
@@ -128,7 +145,8 @@ local function show_file(loop, f)
   if not f or loop.shown == f.path then
     return
   end
-  loop.shown, loop.shown_abs, loop.placed = f.path, f.abs, nil
+  loop.shown, loop.shown_abs, loop.placed, loop.label_file = f.path, f.abs, nil, f.path
+  label(loop)
   if f.binary or f.large then
     return util.notify(
       string.format("acpchat: %s is %s: no hunks to show", f.path, f.binary and "binary" or "over the size limit")
@@ -356,7 +374,7 @@ function M.refresh(loop, path)
       draw(loop)
       return util.notify("acpchat: " .. err)
     end
-    loop.from, loop.title, loop.files = r.from, r.title, r.files
+    loop.from, loop.title, loop.label, loop.files = r.from, r.title, r.label, r.files
     draw(loop)
     ask_edited(loop)
     for i, f in ipairs(loop.files) do
@@ -412,7 +430,8 @@ function M.command(arg)
     else
       loop = open_tab(chat)
     end
-    loop.since, loop.from, loop.title, loop.files, loop.shown = since, r.from, r.title, r.files, nil
+    loop.since, loop.from, loop.title, loop.label, loop.files, loop.shown =
+      since, r.from, r.title, r.label, r.files, nil
     draw(loop)
     ask_edited(loop)
     api.nvim_win_set_cursor(loop.list_win, { 1, 0 })
