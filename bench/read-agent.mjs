@@ -1,5 +1,5 @@
 // A minimal ACP agent for bench/file-read.mjs: it records the MCP servers session/new offers
-// (BENCH_OUT.servers.json) and, on each prompt, reads BENCH_READ_PATH through
+// (BENCH_OUT.servers.json, or .servers-http.json when BENCH_HTTP says it takes http servers) and, on each prompt, reads BENCH_READ_PATH through
 // fs/read_text_file BENCH_READS times, timing each round trip (BENCH_OUT.fs-N.json).
 import { writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -7,6 +7,7 @@ import { createInterface } from "node:readline";
 const out = process.env.BENCH_OUT;
 const path = process.env.BENCH_READ_PATH;
 const reads = Number(process.env.BENCH_READS ?? 60);
+const http = process.env.BENCH_HTTP === "1";
 let next = 1;
 let prompts = 0;
 const waiting = new Map();
@@ -22,9 +23,16 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
   const m = JSON.parse(line);
   if (m.id !== undefined && !m.method) return waiting.get(m.id)?.(m);
   if (m.method === "initialize")
-    return send({ id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
+    return send({
+      id: m.id,
+      result: {
+        protocolVersion: 1,
+        agentCapabilities: http ? { mcpCapabilities: { http: true } } : {},
+        authMethods: [],
+      },
+    });
   if (m.method === "session/new") {
-    writeFileSync(`${out}.servers.json`, JSON.stringify(m.params.mcpServers));
+    writeFileSync(`${out}.servers${http ? "-http" : ""}.json`, JSON.stringify(m.params.mcpServers));
     return send({ id: m.id, result: { sessionId: "bench" } });
   }
   if (m.method === "session/prompt") {
