@@ -1,13 +1,13 @@
 // Reading through the editor's MCP tool (read_file) against fs/read_text_file, both of a
-// 10,000-line file whose buffer holds unsaved edits (so both read the buffer). fs: the agent
-// (bench/read-agent.mjs) asks the host over ACP; MCP: the official MCP client asks the editor's
-// MCP server, which asks the host over its private socket, which takes the same read path and
-// numbers the lines. Rounds alternate in one run. Prints a markdown section.
+// 10,000-line file whose buffer holds unsaved edits (so both read the buffer). Two chats: one
+// whose agent takes only stdio MCP servers (it starts the editor's server process, which asks the
+// host over its private socket) and one whose agent takes http servers (it calls the host's own
+// endpoint). Each agent (bench/read-agent.mjs) times both ways itself, fs/read_text_file over ACP
+// and read_file over MCP, alternating call by call, so each pair sees the same load and the same
+// client process. Rounds alternate between the chats. Prints a markdown section.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { nvimBin, root, startBenchNvim } from "./nvim.mjs";
 
 const LINES = 10_000;
@@ -33,58 +33,67 @@ async function main() {
     Array.from({ length: LINES }, (_, i) => `line ${i + 1} of the file, some text to read`).join("\n") + "\n",
   );
   const out = join(dir, "bench");
-  const agent = {
+  const agent = (http) => ({
     command: process.execPath,
     args: [join(root, "bench/read-agent.mjs")],
-    env: { BENCH_OUT: out, BENCH_READ_PATH: file, BENCH_READS: String(READS) },
-  };
-  const { nvim, proc } = startBenchNvim(nvimBin(), dir, { agents: { reader: agent }, default_agent: "reader" }, work);
+    env: {
+      BENCH_OUT: out,
+      BENCH_READ_PATH: file,
+      BENCH_READS: String(READS),
+      BENCH_LINES: String(LINES),
+      BENCH_HTTP: http ? "1" : "0",
+    },
+  });
+  const { nvim, proc } = startBenchNvim(
+    nvimBin(),
+    dir,
+    { agents: { reader: agent(false), reader_http: agent(true) }, default_agent: "reader" },
+    work,
+  );
   await nvim.eval("1");
   await nvim.command("edit big.txt");
   await nvim.call("setline", [1, "line 1 EDITED in the buffer, unsaved"]);
-  await nvim.command("AcpChat");
-  await until("session/new", () => existsSync(`${out}.servers.json`));
-  const server = JSON.parse(readFileSync(`${out}.servers.json`, "utf8")).find((s) => s.name === "nvim");
-  const client = new Client({ name: "bench", version: "1" });
-  await client.connect(
-    new StdioClientTransport({
-      command: server.command,
-      args: server.args,
-      env: { PATH: process.env.PATH, ...Object.fromEntries(server.env.map((e) => [e.name, e.value])) },
-    }),
-  );
-  const mcpRead = () => client.callTool({ name: "read_file", arguments: { path: "big.txt", limit: LINES } });
-  for (let i = 0; i < 5; i++) await mcpRead();
-  const mcp = [];
-  const fs = [];
-  let text = "";
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < READS; i++) {
-      const s = performance.now();
-      const r = await mcpRead();
-      mcp.push(performance.now() - s);
-      text = r.content[0].text;
-    }
-    await nvim.command("AcpChatSend go");
-    await until("the agent's reads", () => existsSync(`${out}.fs-${round}.json`), 120_000);
-    fs.push(...JSON.parse(readFileSync(`${out}.fs-${round}.json`, "utf8")).times);
+  const chats = { stdio: "reader", http: "reader_http" };
+  for (const [way, name] of Object.entries(chats)) {
+    await nvim.command(`AcpChat ${name}`);
+    await until(`session/new (${way})`, () => existsSync(`${out}.${way}.servers.json`));
   }
-  // Closing the client would wait on the server's exit; the editor going ends it.
+  const offered = (way) =>
+    JSON.parse(readFileSync(`${out}.${way}.servers.json`, "utf8")).find((s) => s.name === "nvim");
+  if (offered("http")?.type !== "http" || offered("stdio")?.type !== undefined)
+    throw new Error("the agents were not offered the editor's tools the expected ways");
+  const t = { stdio: { fs: [], tool: [], text: "" }, http: { fs: [], tool: [], text: "" } };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [way, name] of Object.entries(chats)) {
+      await nvim.command(`AcpChat ${name}`);
+      await nvim.command("AcpChatSend go");
+      const f = `${out}.${way}-${round}.json`;
+      await until(`the ${way} agent's reads`, () => existsSync(f), 300_000);
+      const r = JSON.parse(readFileSync(f, "utf8"));
+      t[way].fs.push(...r.fs);
+      t[way].tool.push(...r.tool);
+      t[way].text = r.text;
+    }
+  }
   proc.kill("SIGKILL");
-  const ok = text.includes("line 1 EDITED in the buffer, unsaved") && text.includes(`${LINES}\tline ${LINES} of`);
+  const good = (x) => x.includes("line 1 EDITED in the buffer, unsaved") && x.includes(`${LINES}\tline ${LINES} of`);
+  const ok = good(t.stdio.text) && good(t.http.text) && t.stdio.text === t.http.text;
   const f = (x) => x.toFixed(1);
   const row = (name, xs) => `| ${name} | ${xs.length} | ${f(pct(xs, 50))} | ${f(pct(xs, 90))} | ${f(pct(xs, 99))} |`;
+  const ratio = (a, b, p) => (pct(a, p) / pct(b, p)).toFixed(2);
   const report = [
     "## Reading a file through the editor: read_file (MCP) vs fs/read_text_file",
     "",
-    `A ${LINES.toLocaleString("en")}-line file whose buffer holds unsaved edits, read whole ${READS * ROUNDS} times each way, in ${ROUNDS} alternating rounds (bench/file-read.mjs). Times in ms, round trip as the agent sees it.`,
+    `A ${LINES.toLocaleString("en")}-line file whose buffer holds unsaved edits, read whole ${READS * ROUNDS} times each way in each of two chats, alternating call by call, timed in the agent (bench/file-read.mjs). Times in ms, round trip as the agent sees it.`,
     "",
     "| path | reads | p50 | p90 | p99 |",
     "| --- | ---: | ---: | ---: | ---: |",
-    row("fs/read_text_file (ACP)", fs),
-    row("read_file (editor's MCP server)", mcp),
+    row("fs/read_text_file (ACP), stdio agent", t.stdio.fs),
+    row("read_file over MCP stdio (the server process)", t.stdio.tool),
+    row("fs/read_text_file (ACP), http agent", t.http.fs),
+    row("read_file over MCP http (the host itself)", t.http.tool),
     "",
-    `read_file returned the buffer's text, numbered: ${ok ? "yes" : "NO"}. p99 ratio MCP / fs: ${(pct(mcp, 99) / pct(fs, 99)).toFixed(2)}.`,
+    `read_file returned the buffer's text, numbered, the same both ways: ${ok ? "yes" : "NO"}. MCP / fs in the same agent: stdio p50 ${ratio(t.stdio.tool, t.stdio.fs, 50)}, p99 ${ratio(t.stdio.tool, t.stdio.fs, 99)}; http p50 ${ratio(t.http.tool, t.http.fs, 50)}, p99 ${ratio(t.http.tool, t.http.fs, 99)}.`,
     "",
   ].join("\n");
   process.stdout.write(`${report}\n`, () => process.exit(ok ? 0 : 1));

@@ -9,7 +9,7 @@ import { execa, type ResultPromise } from "execa";
 import type { Readable, Writable } from "node:stream";
 import { TextRing } from "./ring-buffer.js";
 import { killTrees, killTreesNow, trackTree, type ProcessTree } from "./process-group.js";
-import { childEnv, cookieIn } from "./child-env.js";
+import { childEnv, loopbackUnproxied, cookieIn } from "./child-env.js";
 import { spawnInCgroup } from "./cgroup.js";
 
 export interface AgentCommand {
@@ -41,7 +41,7 @@ export class AgentProcess {
     readonly spec: AgentCommand,
     onStderr?: (text: string) => void,
   ) {
-    const env = childEnv(spec.env);
+    const env = loopbackUnproxied(childEnv(spec.env));
     const { value: child, cgroup } = spawnInCgroup(() =>
       execa(spec.command, spec.args ?? [], {
         cwd: spec.cwd,

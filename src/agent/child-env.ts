@@ -41,3 +41,20 @@ export function cookieIn(env: Record<string, string>): string {
   if (!last) throw new Error(`${COOKIE_VAR} is missing: build the environment with childEnv()`);
   return last;
 }
+
+const PROXY_VARS = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"];
+
+/**
+ * An agent's environment with 127.0.0.1 in NO_PROXY (both spellings) when a proxy is set: the
+ * editor's tools may be served on the loopback address with a bearer token (editor-tools/
+ * http-front.ts), which must not travel to a proxy. Unchanged when no proxy is set.
+ */
+export function loopbackUnproxied(env: Record<string, string>): Record<string, string> {
+  if (!PROXY_VARS.some((k) => env[k])) return env;
+  const list = (env.NO_PROXY ?? env.no_proxy ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const merged = [...new Set([...list, "127.0.0.1"])].join(",");
+  return { ...env, NO_PROXY: merged, no_proxy: merged };
+}

@@ -261,6 +261,11 @@ export class AcpClient {
     return gateMcpServers(servers, this.capabilities.mcpCapabilities);
   }
 
+  /** Whether the agent takes MCP servers of this transport (`mcpCapabilities.http` / `.sse`). */
+  acceptsMcp(type: "http" | "sse"): boolean {
+    return this.capabilities.mcpCapabilities?.[type] === true;
+  }
+
   /** What session/new, session/load and session/resume share: MCP servers (all of them are
    * passed: gate them with mcpServers() first) and, when advertised, additional directories. */
   private setupParams(cwd: string, opts: SessionSetupOptions): out.NewSessionParams {

@@ -19,6 +19,8 @@ import { PathBoundary } from "../workspace/path-boundary.js";
 import { readUpTo } from "../workspace/small-file.js";
 import { DEFAULT_READ_LINES, applyEdit, formatRead, listFiles, type EditorFiles } from "./file-tools.js";
 import { formatResult, shownPath, type RawResult } from "./format.js";
+import { EditorHttpFront, type HttpMcpServer } from "./http-front.js";
+import type { ToolAnswer } from "./mcp-tools.js";
 import { readLines, writeAnswer, writeLine } from "./lines.js";
 import {
   ENV_SOCKET,
@@ -100,11 +102,19 @@ export class EditorChannel {
   private closed = false;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
+  /** The same tools over HTTP, served here, for agents that take http MCP servers. */
+  private readonly http: EditorHttpFront;
 
   constructor(private readonly opts: EditorChannelOptions) {
     this.boundary = new PathBoundary(opts.cwd, opts.extraRoots);
     // The file tools need the chat's file path: without one they are not offered.
     this.tools = (opts.tools ?? [...TOOL_NAMES]).filter((t) => opts.files || !isFileTool(t));
+    this.http = new EditorHttpFront({
+      tools: this.tools,
+      answer: (tool, args) => this.answer(tool, args),
+      maxBodyBytes: MAX_LINE,
+      onProblem: opts.onProblem,
+    });
     // mkdtemp makes the directory 0700: nobody else can reach the socket inside it. Its name
     // carries this host's pid, so that one left by a host that was killed can be swept.
     const base = socketBase();
@@ -135,9 +145,17 @@ export class EditorChannel {
     };
   }
 
+  /**
+   * The server as an http entry of session/new, for an agent that advertises
+   * `mcpCapabilities.http`: served by this host, with no process between the agent and the editor.
+   */
+  httpMcpServer(): Promise<HttpMcpServer> {
+    return this.http.entry();
+  }
+
   /** Values no trace, log or transcript may show. */
   get secrets(): string[] {
-    return [this.token, this.socketPath, this.dir];
+    return [this.token, this.http.token, this.socketPath, this.dir];
   }
 
   /** The tools offered to the agent. */
@@ -152,6 +170,7 @@ export class EditorChannel {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.http.close();
     for (const c of this.inflight) c.abort();
     for (const w of this.waiting.splice(0)) w();
     for (const s of this.sockets) s.destroy();
@@ -206,22 +225,28 @@ export class EditorChannel {
   }
 
   private async call(socket: Socket, msg: { id?: unknown; tool?: unknown; args?: unknown }): Promise<void> {
-    const id = msg.id;
-    // A client flooding calls must not flood the editor: a few run, some wait, the rest are refused.
-    if (this.running >= MAX_RUNNING && this.waiting.length >= MAX_WAITING) {
-      return writeAnswer(
-        socket,
-        { id, error: true },
-        `the editor is busy with ${this.running + this.waiting.length} calls of this server; call again once they have answered`,
-      );
-    }
+    const a = await this.answer(msg.tool, msg.args, () => socket.destroyed);
+    writeAnswer(socket, a.error ? { id: msg.id, error: true } : { id: msg.id }, a.text);
+  }
+
+  /**
+   * One tool call from either way in (this socket, or the HTTP endpoint), within the channel's
+   * limits: a client flooding calls must not flood the editor, so a few run, some wait, the rest
+   * are refused. `gone`: the caller left while it waited.
+   */
+  async answer(tool: unknown, args: unknown, gone: () => boolean = () => false): Promise<ToolAnswer> {
+    if (this.running >= MAX_RUNNING && this.waiting.length >= MAX_WAITING)
+      return {
+        text: `the editor is busy with ${this.running + this.waiting.length} calls of this server; call again once they have answered`,
+        error: true,
+      };
     if (this.running >= MAX_RUNNING) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.running++;
     try {
-      const text = this.closed || socket.destroyed ? "the chat closed" : await this.run(msg.tool, msg.args);
-      writeAnswer(socket, { id }, text);
+      if (this.closed || gone()) return { text: "the chat closed", error: false };
+      return { text: await this.run(tool, args), error: false };
     } catch (e) {
-      writeAnswer(socket, { id, error: true }, errorMessage(e));
+      return { text: errorMessage(e), error: true };
     } finally {
       this.running--;
       this.waiting.shift()?.();

@@ -6,19 +6,10 @@
  * exited) or the agent closes stdin, it exits.
  */
 import { createConnection, type Socket } from "node:net";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { readLines, writeLine } from "./lines.js";
-import {
-  ENV_SOCKET,
-  ENV_TOKEN,
-  SERVER_NAME,
-  TOOLS,
-  TOOL_NAMES,
-  isToolName,
-  writesFiles,
-  type ToolName,
-} from "./tools.js";
+import { editorMcpServer } from "./mcp-tools.js";
+import { ENV_SOCKET, ENV_TOKEN, TOOL_NAMES, isToolName, type ToolName } from "./tools.js";
 
 interface Answer {
   id?: number;
@@ -109,26 +100,7 @@ async function main(): Promise<void> {
   // Nothing this process starts should inherit the token.
   delete process.env[ENV_TOKEN];
   const link = new EditorLink(path, token, () => setTimeout(() => process.exit(0), 50));
-  const server = new McpServer({ name: SERVER_NAME, version: "0.1.0", title: "Neovim (acp-chat.nvim)" });
-  for (const name of offered(process.argv)) {
-    const t = TOOLS[name];
-    server.registerTool(
-      name,
-      {
-        title: t.title,
-        description: t.description,
-        inputSchema: t.input,
-        // write_file and edit_file change files (after the user's review); the rest only read.
-        annotations: writesFiles(name)
-          ? { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }
-          : { readOnlyHint: true, openWorldHint: false },
-      },
-      async (args: unknown) => {
-        const r = await link.call(name, args);
-        return { content: [{ type: "text" as const, text: r.text }], isError: r.error };
-      },
-    );
-  }
+  const server = editorMcpServer(offered(process.argv), (name, args) => link.call(name, args));
   process.stdin.on("end", () => process.exit(0));
   await server.connect(new StdioServerTransport());
 }

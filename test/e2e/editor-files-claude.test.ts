@@ -74,6 +74,14 @@ describe.each(nvimBins())("claude-agent-acp with the editor's file tools in Neov
     );
     const c = await openChat(t);
     await c.ready(60_000);
+    // claude-agent-acp takes http MCP servers: the editor's tools are served by the host itself.
+    const setup = (await c.trace()).find((e) => e.dir === "out" && e.method === "session/new")!;
+    const offered = (JSON.parse(setup.payload_json) as { params: { mcpServers: { name: string; type?: string }[] } })
+      .params.mcpServers;
+    expect(offered.find((s) => s.name === "nvim")).toMatchObject({
+      type: "http",
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:/),
+    });
 
     // A read: the model gets the buffer's text, numbered, and is told it is unsaved.
     await t.nvim.command(`AcpChatSend tool mcp__nvim__read_file {"path":"notes.txt"}`);

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach } from "vitest";
 import type { TestNvim } from "./nvim.js";
 import { fakeAgent, openChat, received, type Chat } from "./chat.js";
@@ -17,6 +18,14 @@ export interface Server {
   command: string;
   args: string[];
   env: { name: string; value: string }[];
+}
+
+/** The editor's tools as offered to an agent that takes http MCP servers (served by the host). */
+export interface HttpServer {
+  type: "http";
+  name: string;
+  url: string;
+  headers: { name: string; value: string }[];
 }
 
 const clients: Client[] = [];
@@ -42,6 +51,18 @@ export async function connect(
   await client.connect(transport);
   clients.push(client);
   return { client, transport, closed };
+}
+
+/** The official MCP client on the host's http endpoint, as an agent reaches it (its headers as given). */
+export async function connectHttp(
+  s: HttpServer,
+  headers: Record<string, string> = Object.fromEntries(s.headers.map((h) => [h.name, h.value])),
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers } });
+  const client = new Client({ name: "test-agent", version: "1.0.0" });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, transport };
 }
 
 export async function tool(
@@ -120,7 +141,7 @@ export async function setupChat(
   t: TestNvim,
   extra: Record<string, unknown> = {},
   scenario: Record<string, unknown> = {},
-): Promise<{ c: Chat; server: Server; work: string }> {
+): Promise<{ c: Chat; server: Server; work: string; offered: (Server | HttpServer)[] }> {
   const work = join(t.dir, "work");
   mkdirSync(join(work, "src"), { recursive: true });
   writeFileSync(join(work, "src/a.lua"), "local b = require('b')\nlocal x = b.greet('you')\nreturn x\n");
@@ -133,6 +154,6 @@ export async function setupChat(
   ]);
   const c = await openChat(t);
   await c.ready();
-  const servers = received(t.dir, "session/new")[0]!.mcpServers as Server[];
-  return { c, server: servers.find((s) => s.name === "nvim")!, work };
+  const servers = received(t.dir, "session/new")[0]!.mcpServers as (Server | HttpServer)[];
+  return { c, server: servers.find((s) => s.name === "nvim") as Server, work, offered: servers };
 }

@@ -1,6 +1,6 @@
 /** The environment every spawned process gets: no editor address, a cookie of its own. */
 import { afterEach, describe, expect, it } from "vitest";
-import { COOKIE_VAR, childEnv, cookieIn } from "../../src/agent/child-env.js";
+import { COOKIE_VAR, childEnv, cookieIn, loopbackUnproxied } from "../../src/agent/child-env.js";
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -40,5 +40,21 @@ describe("childEnv", () => {
     const env = childEnv();
     expect(env[COOKIE_VAR]).toMatch(/^outer [0-9a-f]{24}$/);
     expect(cookieIn(env)).not.toBe("outer");
+  });
+});
+
+describe("loopbackUnproxied", () => {
+  it("adds 127.0.0.1 to NO_PROXY (both spellings) when a proxy is set, keeping the user's entries", () => {
+    expect(loopbackUnproxied({ HTTPS_PROXY: "http://proxy:3128", no_proxy: "corp.example, .internal" })).toEqual({
+      HTTPS_PROXY: "http://proxy:3128",
+      NO_PROXY: "corp.example,.internal,127.0.0.1",
+      no_proxy: "corp.example,.internal,127.0.0.1",
+    });
+    expect(loopbackUnproxied({ http_proxy: "http://p", NO_PROXY: "127.0.0.1" }).no_proxy).toBe("127.0.0.1");
+  });
+
+  it("leaves an environment without a proxy as it is", () => {
+    const env = { PATH: "/bin", NO_PROXY: "x" };
+    expect(loopbackUnproxied(env)).toBe(env);
   });
 });

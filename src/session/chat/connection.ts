@@ -180,6 +180,14 @@ export class AgentConnection {
       );
       return [];
     }
+    // An agent that takes http MCP servers reaches the host directly: one process hop less per call.
+    if (own.httpMcpServer && this.client!.acceptsMcp("http")) {
+      try {
+        return [await own.httpMcpServer()];
+      } catch (e) {
+        this.core.trace.note("problem", `the editor's tools over http: ${errorMessage(e)}; offered over stdio`);
+      }
+    }
     try {
       await own.ready;
       return [own.mcpServer];

@@ -62,6 +62,8 @@ export interface ChatOptions {
 /** An MCP server of the client's own (src/editor-tools/channel.ts): closed with the chat. */
 export interface ClientMcpServer {
   readonly mcpServer: { name: string; command: string; args: string[]; env: { name: string; value: string }[] };
+  /** The same server over HTTP, for agents that advertise `mcpCapabilities.http` (no process in between). */
+  httpMcpServer?(): Promise<{ type: "http"; name: string; url: string; headers: { name: string; value: string }[] }>;
   /** Values that no trace, log or transcript may show (its token, its socket's path). */
   readonly secrets: string[];
   readonly ready: Promise<void>;
