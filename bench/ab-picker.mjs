@@ -91,7 +91,8 @@ async function round(pluginRoot, live, sessions, bin) {
     "return { shown = (_G.pk.shown - _G.pk.t0) / 1e6, all = (_G.pk.all - _G.pk.t0) / 1e6, items = _G.pk.items }",
   );
   proc.kill("SIGTERM");
-  if (process.env.AR_SERIES) say(`${live ? "now" : "pinned"}: slow answers (ms from the command:ms): ${slow.join(" ")}`);
+  if (process.env.AR_SERIES)
+    say(`${live ? "now" : "pinned"}: slow answers (ms from the command:ms): ${slow.join(" ")}`);
   return { ...r, max: editor.max };
 }
 
