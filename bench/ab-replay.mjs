@@ -157,6 +157,8 @@ async function round(pluginRoot, live, { sessions, updates, bin }) {
       local buf = vim.api.nvim_get_current_buf()
       local p = vim.uv.new_timer()
       p:start(1, 1, vim.schedule_wrap(function()
+        -- (A tick queued before the stop may run after the pick wiped the picker.)
+        if _G.ar.shown or not vim.api.nvim_buf_is_valid(buf) then return p:stop() end
         local l = vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1]
         if l and l:find("session", 1, true) then _G.ar.shown = ms(); p:stop() end
       end))
