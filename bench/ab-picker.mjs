@@ -53,7 +53,10 @@ async function round(pluginRoot, live, sessions, bin) {
   );
   const ping = attach({ socket: sock });
   await ping.eval("1");
-  const stop = pinger(ping);
+  // AR_SERIES=1: the editor's answers over 40 ms, by when they were asked (ms from the start of the command).
+  const slow = [];
+  const t0 = performance.timeOrigin + performance.now();
+  const stop = pinger(ping, (at, d) => d > 40 && slow.push(`${(at - t0).toFixed(0)}:${d.toFixed(0)}`));
   await nvim.lua(
     `
     _G.pk = {}
@@ -88,6 +91,8 @@ async function round(pluginRoot, live, sessions, bin) {
     "return { shown = (_G.pk.shown - _G.pk.t0) / 1e6, all = (_G.pk.all - _G.pk.t0) / 1e6, items = _G.pk.items }",
   );
   proc.kill("SIGTERM");
+  if (process.env.AR_SERIES)
+    say(`${live ? "now" : "pinned"}: slow answers (ms from the command:ms): ${slow.join(" ")}`);
   return { ...r, max: editor.max };
 }
 

@@ -7,7 +7,7 @@
 // flood's first byte to that file before writing it, so a reader can time from that byte.
 // `--dump` writes the same stream to stdout without any protocol.
 import { createInterface } from "node:readline";
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 
 const CHUNKS = Number(process.env.FLOOD_CHUNKS ?? 20000);
 const TOOL_UPDATES = Number(process.env.FLOOD_TOOL_UPDATES ?? 200);
@@ -103,9 +103,15 @@ if (process.argv.includes("--dump")) {
   let n = 0;
   let turns = 0;
   const rl = createInterface({ input: process.stdin });
+  // FLOOD_LOG: when this agent started and heard each request (epoch ms), for a timeline.
+  const log = (what) =>
+    process.env.FLOOD_LOG &&
+    appendFileSync(process.env.FLOOD_LOG, `${performance.timeOrigin + performance.now()} ${process.pid} ${what}\n`);
+  log(`started (process began ${performance.timeOrigin})`);
   rl.on("line", (line) => {
     const msg = JSON.parse(line);
     const { id, method, params } = msg;
+    log(method ?? "answer");
     const stored = Number(process.env.FLOOD_SESSIONS ?? 0);
     if (method === "initialize")
       out({
@@ -136,8 +142,10 @@ if (process.argv.includes("--dump")) {
     } else if (method === "session/load") {
       // FLOOD_REPLAY updates replayed (bench/replay.mjs), then the answer.
       const lines = replayLines(params.sessionId, Number(process.env.FLOOD_REPLAY ?? 0));
+      log(`load built ${lines.length}`);
       if (lines.length > 0) process.stdout.write(lines.join("\n") + "\n");
       out({ jsonrpc: "2.0", id, result: {} });
+      log("load written");
     } else if (method === "session/new") out({ jsonrpc: "2.0", id, result: { sessionId: `flood-${n++}` } });
     else if (method === "session/prompt") {
       const text = params.prompt.map((b) => b.text ?? "").join("");

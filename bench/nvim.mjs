@@ -58,8 +58,8 @@ export async function waitLua(nvim, expr, ms = 120_000, pollMs = 5) {
   }
 }
 
-/** Ping `c` (a second client) every 2 ms until stopped: the longest and the 99th percentile round trip. */
-export function pinger(c) {
+/** Ping `c` (a second client) every 2 ms until stopped: the longest and the 99th percentile round trip (`each(start, ms)`: every answer, when asked and how long it took). */
+export function pinger(c, each) {
   let running = true;
   const samples = [];
   const loop = (async () => {
@@ -67,6 +67,7 @@ export function pinger(c) {
       const t0 = performance.now();
       await c.eval("1");
       samples.push(performance.now() - t0);
+      each?.(performance.timeOrigin + t0, samples.at(-1));
       await new Promise((r) => setTimeout(r, 2));
     }
   })();

@@ -247,28 +247,39 @@ function M.pick(names, delete, d)
     end
   end
   say()
-  for _, name in ipairs(names) do
-    local spec = specs[name]
-    if spec then
-      d.list(spec, cwds[name], function(err, res)
-        waiting[name] = nil
-        if err then
-          failed[#failed + 1] = name
-          -- The whole error (redacted by the host) in :messages; the title only names the agent.
-          util.notify("acpchat: could not list the sessions of " .. name .. ": " .. err, vim.log.levels.ERROR)
-        elseif delete and not res.can_delete or not delete and not res.can_open then
-          failed[#failed + 1] = name .. (delete and " (cannot delete)" or " (cannot open)")
-        else
-          local list = {}
-          for _, x in ipairs(res.sessions) do
-            list[#list + 1] = { name = name, spec = spec, cwd = cwds[name], s = x, can_rename = res.can_rename }
+  --- Each agent asked for its sessions; each answer merged.
+  local function ask()
+    for _, name in ipairs(names) do
+      local spec = specs[name]
+      if spec then
+        d.list(spec, cwds[name], function(err, res)
+          waiting[name] = nil
+          if err then
+            failed[#failed + 1] = name
+            -- The whole error (redacted by the host) in :messages; the title only names the agent.
+            util.notify("acpchat: could not list the sessions of " .. name .. ": " .. err, vim.log.levels.ERROR)
+          elseif delete and not res.can_delete or not delete and not res.can_open then
+            failed[#failed + 1] = name .. (delete and " (cannot delete)" or " (cannot open)")
+          else
+            local list = {}
+            for _, x in ipairs(res.sessions) do
+              list[#list + 1] = { name = name, spec = spec, cwd = cwds[name], s = x, can_rename = res.can_rename }
+            end
+            return p.add(list, say)
           end
-          return p.add(list, say)
-        end
-        say()
-      end)
+          say()
+        end)
+      end
     end
   end
+  -- Asked on the next turn of the loop, once the picker is drawn: the first call starts the
+  -- Node host, and starting a process forks the editor (on Neovim 0.10, tens to hundreds of
+  -- milliseconds for a large editor on a loaded machine). A picker closed by then asks nobody.
+  vim.schedule(function()
+    if api.nvim_win_is_valid(p.win) then
+      ask()
+    end
+  end)
   return p
 end
 
