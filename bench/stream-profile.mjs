@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Where a streamed reply's time goes, on both sides (issue 35): one Neovim with the plugin of
+// Where a streamed reply's time goes, on both sides: one Neovim with the plugin of
 // this checkout (or argv[4]), a 160x50 UI attached, the flood agent; for each reply a timeline
 // on Neovim's clock (vim.uv.hrtime, the same monotonic clock as the agent's and the host's
 // process.hrtime): the prompt sent, the agent's first byte (FLOOD_STAMP), every render batch
