@@ -5,7 +5,7 @@
 // (AcpChatTurnEnd, after its last chunk); the bare parse from its prompt sent to the response
 // parsed. Rounds interleave: pinned, this checkout, bare. Figures are medians.
 //   node bench/ab-stream.mjs [rounds] [pinned-root]   (env: AB_ONLY=<stream key>, AB_NOCP=1, AB_ALSO=name=dir)
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attach } from "neovim";
@@ -49,11 +49,24 @@ export async function openStreamer(pluginRoot, bin = nvimBin(), extra = {}) {
   const ui = attach({ socket: sock });
   ui.on("notification", () => undefined);
   await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
-  await nvim.lua(`
-    _G.ab = {}
-    vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function() _G.ab.done = vim.uv.hrtime() end })
+  // The turn's end is told to this client (a notification), not polled for: asking Neovim every
+  // few ms would load the editor (and the machine's two cores) while it draws the reply.
+  const [chan] = await nvim.apiInfo;
+  let ended;
+  nvim.on("notification", (method) => {
+    if (method === "ab_done") ended?.();
+  });
+  await nvim.lua(
+    `
+    _G.ab = { chan = ... }
+    vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function()
+      _G.ab.done = vim.uv.hrtime()
+      vim.rpcnotify(_G.ab.chan, "ab_done")
+    end })
     vim.cmd("AcpChat")
-  `);
+  `,
+    [chan],
+  );
   await waitLua(
     nvim,
     `(function() local c = ${REG}.current(); return c and c.status and c.status.state == 'ready' end)()`,
@@ -78,11 +91,15 @@ export async function openStreamer(pluginRoot, bin = nvimBin(), extra = {}) {
     })();
     const c0 = cpuMs(nvimPid);
     const h0 = cpuMs(host);
+    const done = new Promise((resolve) => {
+      ended = resolve;
+    });
     await nvim.lua(
       `_G.ab.done = nil; _G.ab.send = vim.uv.hrtime(); ${CHATS}.send(${REG}.get(...), "flood ${chunks} ${tools}${long ? " long" : ""}")`,
       [chat],
     );
-    await waitLua(nvim, "_G.ab.done", 300_000, 2);
+    await Promise.race([done, sleep(300_000)]);
+    await waitLua(nvim, "_G.ab.done", 10_000, 2);
     on = false;
     await loop;
     samples = samples.sort((a, b) => a - b);
@@ -208,7 +225,11 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop()
     ),
     streams: only ? STREAMS.filter((s) => s.key === only) : STREAMS,
   }).then(
-    () => process.exit(0),
+    (out) => {
+      // AB_JSON=<file>: every figure, for a table of one's own.
+      if (process.env.AB_JSON) writeFileSync(process.env.AB_JSON, JSON.stringify(out, null, 1));
+      process.exit(0);
+    },
     (e) => {
       say(`ab-stream failed: ${e.stack ?? e}`);
       process.exit(1);

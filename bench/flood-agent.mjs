@@ -148,6 +148,9 @@ if (process.argv.includes("--dump")) {
       log("load written");
     } else if (method === "session/new") out({ jsonrpc: "2.0", id, result: { sessionId: `flood-${n++}` } });
     else if (method === "session/prompt") {
+      // FLOOD_STAMP_RECV: the wall clock at which the prompt arrived (bench/stream-profile.mjs).
+      if (process.env.FLOOD_STAMP_RECV)
+        writeFileSync(process.env.FLOOD_STAMP_RECV, String(performance.timeOrigin + performance.now()));
       const text = params.prompt.map((b) => b.text ?? "").join("");
       const m = text.match(/^flood (\d+) (\d+)( long)?( key)?$/);
       const { lines } = floodLines(

@@ -18,7 +18,7 @@ import { benchStart } from "./start.mjs";
 import { nvimBin, startBenchNvim } from "./nvim.mjs";
 import { readFrames } from "./flood-baseline.mjs";
 import { heapParts } from "./heap-snapshot.mjs";
-import { userClockBench } from "./user-clock.mjs";
+import { userClockChecked } from "./user-clock.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FLOOD = join(root, "bench/flood-agent.mjs");
@@ -471,7 +471,7 @@ async function main() {
   // 17. The user's clock against the pinned earlier build (bench/user-clock.mjs): the README's
   // table; a headline more than 15% worse than that build's fails the bench.
   say("user clock: bench/user-clock.mjs");
-  const clock = await userClockBench({ bin });
+  const clock = await userClockChecked({ bin });
   writeFileSync(
     join(root, "bench/RESULTS.md"),
     readFileSync(join(root, "bench/RESULTS.md"), "utf8") +

@@ -31,7 +31,10 @@ createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", async 
     return out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
   if (m.method === "session/new") return out({ jsonrpc: "2.0", id: m.id, result: { sessionId: "bench" } });
   if (m.method === "session/prompt") {
-    const text = m.params.prompt.map((b) => b.text ?? "").join("");
+    // The command is the user's words; a block before them may be the plugin's note (the
+    // buffer read below is modified and unsaved, which the prompt tells the agent).
+    const words = m.params.prompt.map((b) => b.text ?? "");
+    const text = words.find((t) => /^(write|permit|read) /.test(t)) ?? words.join("");
     const [what, path, a, b, line, limit] = text.split(" ");
     if (what === "write") {
       const content = readFileSync(a, "utf8");

@@ -7,7 +7,7 @@
 // README's table between its user-clock markers and fails (exit 1) when a headline ratio of
 // this checkout is more than 15% worse than the pinned build's.
 //   node bench/user-clock.mjs [rounds]
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { abPicker } from "./ab-picker.mjs";
@@ -68,8 +68,63 @@ export async function userClockBench({ bin = nvimBin(), rounds = 3 } = {}) {
   return { streams, picker, replay, slips, md };
 }
 
+/**
+ * The stored figures (a run that passed, with `--store` or BENCH_STORE=1): per stream, this
+ * build's ratio and the pinned build's. A headline also fails when this build's ratio over the
+ * pinned build's is more than SLIP worse than the stored one: the machine's load, which moves
+ * both builds, cancels out of that ratio.
+ */
+export const STORED = join(root, "bench/user-clock.json");
+const stored = () => (existsSync(STORED) ? JSON.parse(readFileSync(STORED, "utf8")) : { streams: {} });
+
+/** Headlines more than SLIP worse than the stored figures, taken over the pinned build's. */
+export function slipsVsStored(streams, before = stored()) {
+  const out = [];
+  for (const r of streams) {
+    const was = before.streams?.[r.key];
+    if (was && r.nowRatio / r.pinnedRatio > (was.nowRatio / was.pinnedRatio) * SLIP)
+      out.push(
+        `${r.key}: x${f(r.nowRatio, 2)} (x${f(r.nowRatio / r.pinnedRatio, 2)} of the pinned build's) vs stored x${f(was.nowRatio, 2)} (x${f(was.nowRatio / was.pinnedRatio, 2)})`,
+      );
+  }
+  return out;
+}
+
+/**
+ * userClockBench, then the stored figures: their check joins the slips and the README's table;
+ * a run that passes with `store` becomes them.
+ */
+export async function userClockChecked({
+  store = process.argv.includes("--store") || process.env.BENCH_STORE === "1",
+  ...opts
+} = {}) {
+  const r = await userClockBench(opts);
+  const before = stored();
+  const stale = slipsVsStored(r.streams, before);
+  r.slips.push(...stale);
+  r.md += `\n\nAgainst the stored figures (bench/user-clock.json${before.measured ? `, measured ${before.measured.slice(0, 10)} at load ${f(before.load, 1)}` : ": none stored yet"}), each ratio taken over the pinned build's: ${stale.length > 0 ? `**failed**: ${stale.join("; ")}` : "ok"}.`;
+  const readme = join(root, "README.md");
+  const text = readFileSync(readme, "utf8");
+  const a = text.indexOf("<!-- user-clock:start -->");
+  const b = text.indexOf("<!-- user-clock:end -->");
+  if (a >= 0 && b > a)
+    writeFileSync(
+      readme,
+      `${text.slice(0, b).trimEnd()}\n\n${r.md.slice(r.md.lastIndexOf("\n") + 1)}\n${text.slice(b)}`,
+    );
+  if (stale.length > 0) say(`user clock: slipped more than 15% against the stored figures: ${stale.join("; ")}`);
+  if (r.slips.length === 0 && store) {
+    const figures = { measured: new Date().toISOString(), load: loadavg()[0], pinned: PINNED, streams: {} };
+    for (const s of r.streams)
+      figures.streams[s.key] = { nowRatio: s.nowRatio, pinnedRatio: s.pinnedRatio, bareMs: s.bareMs };
+    writeFileSync(STORED, `${JSON.stringify(figures, null, 2)}\n`);
+    say(`user clock: stored as the figures to hold (${STORED})`);
+  }
+  return r;
+}
+
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) {
-  userClockBench({ rounds: Number(process.argv[2] ?? 3) }).then(
+  userClockChecked({ rounds: Number(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? 3) }).then(
     (r) => process.exit(r.slips.length > 0 ? 1 : 0),
     (e) => {
       say(`user-clock failed: ${e.stack ?? e}`);

@@ -4,6 +4,13 @@
  * one message per frame that appends their concatenation, and redraws a tool call once however
  * many updates it had in that frame.
  *
+ * Coalescing is for load only: when the editor is idle (no batch for a frame), what arrives goes
+ * out as soon as the reads at hand are handled (setImmediate: after the rest of the pipe's data
+ * already there, not a timer tick later), and a light batch (the status, the user's words, the
+ * first chunks: a small share of a frame's work) does not hold the next one a whole frame: that
+ * one follows QUICK_MS later. Only from the third batch of a burst on does the frame rate pace
+ * them, so a small reply is on screen in the frame it arrives.
+ *
  * A reply line that grows very long (an agent streaming minified text) costs Neovim its whole
  * length to redraw after every batch, and its end is out of view anyway (the window shows the
  * line from its start): while only such appends (and redraws of blocks already drawn: a tool
@@ -44,6 +51,11 @@ export interface RenderQueueOptions {
 const LONG_LINE = 32 * 1024;
 /** The longest wait between batches, however long the line. */
 const MAX_WAIT_MS = 1000;
+/** After a light batch that began a burst, the next one waits this long at most. */
+const QUICK_MS = 2;
+/** A batch is light when it carries at most this share of a batch's text budget and few blocks. */
+const LIGHT_SHARE = 1 / 16;
+const LIGHT_BLOCKS = 4;
 
 export class RenderQueue {
   private pending: Pending[] = [];
@@ -51,12 +63,16 @@ export class RenderQueue {
   private updatedIds = new Set<string>();
   private meta = false;
   private turnEnd: string | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: { cancel: () => void } | undefined;
   /** When the timer fires. */
   private due = Infinity;
   /** Characters in the transcript's last line as far as the adds and appends tell. */
   private lastLine = 0;
   private lastFlush = -Infinity;
+  /** What is pending arrived with the queue idle (nothing pending or due, no batch for a frame). */
+  private fromIdle = false;
+  /** The last batch began a burst and was light: the next one need not wait a frame. */
+  private quickNext = false;
   /** The last batch left text for the next one (sent at the frame rate, whatever the line). */
   private sliced = false;
   private readonly frameMs: number;
@@ -70,6 +86,8 @@ export class RenderQueue {
   }
 
   push(events: TranscriptEvent[]): void {
+    if (this.pending.length === 0 && !this.meta && !this.timer && this.now() - this.lastFlush > this.frameMs)
+      this.fromIdle = true;
     for (const e of events) this.take(e);
     this.schedule();
   }
@@ -83,7 +101,7 @@ export class RenderQueue {
 
   /** Send what is pending now, up to a batch's budget of text (also used on close). */
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     this.due = Infinity;
     const ops: RenderOp[] = [];
@@ -137,6 +155,15 @@ export class RenderQueue {
     this.sliced = !done;
     if (ops.length > 0) {
       this.lastFlush = this.now();
+      const blocks = ops.reduce((n, o) => n + (o.op === "add" || o.op === "update" ? 1 : 0), 0);
+      const full = fullBudget();
+      this.quickNext =
+        this.fromIdle &&
+        done &&
+        blocks <= LIGHT_BLOCKS &&
+        full.bytes - budget.bytes <= full.bytes * LIGHT_SHARE &&
+        full.lines - budget.lines <= full.lines * LIGHT_SHARE;
+      this.fromIdle = false;
       this.batches++;
     }
     // The rest of the text: next frame.
@@ -145,7 +172,7 @@ export class RenderQueue {
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
   }
 
@@ -192,18 +219,26 @@ export class RenderQueue {
     ) {
       interval = Math.min(MAX_WAIT_MS, (this.frameMs * lastLine) / LONG_LINE);
     }
+    // A light batch that began a burst does not hold the next one a frame.
+    if (this.quickNext) interval = Math.min(interval, QUICK_MS);
     const due = this.lastFlush + interval;
     if (this.timer) {
       if (due >= this.due) return;
-      clearTimeout(this.timer);
+      this.timer.cancel();
     }
     this.due = due;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.flush();
-      },
-      Math.max(0, due - this.now()),
-    );
+    const fire = () => {
+      this.timer = undefined;
+      this.flush();
+    };
+    const wait = due - this.now();
+    // Due already (the editor idle): once the reads at hand are handled, not a timer tick later.
+    if (wait <= 0) {
+      const h = setImmediate(fire);
+      this.timer = { cancel: () => clearImmediate(h) };
+    } else {
+      const h = setTimeout(fire, wait);
+      this.timer = { cancel: () => clearTimeout(h) };
+    }
   }
 }

@@ -64,12 +64,62 @@ describe("RenderQueue", () => {
     q.flush();
     text("a");
     q.flush(); // a flush forced now (turn end) goes out at once
-    expect(sent).toHaveLength(1);
+    text("a");
+    q.flush(); // twice: the quick follow-up of a burst's light first batch is spent
+    expect(sent).toHaveLength(2);
     text("b");
     await new Promise((r) => setTimeout(r, 30));
-    expect(sent).toHaveLength(1); // still inside the 1000 ms frame
+    expect(sent).toHaveLength(2); // still inside the 1000 ms frame
     tick(1000);
     q.dispose();
+  });
+
+  it("idle, a batch goes out as soon as the reads at hand are handled; after a light one that began a burst the next follows within QUICK_MS; then the frame rate", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "clearImmediate", "Date"] });
+    try {
+      const sent: RenderOp[][] = [];
+      const state = new SessionState();
+      const q = new RenderQueue({
+        frameMs: 16,
+        send: (ops) => sent.push(ops),
+        status: () => statusView({ agent: "a", lifecycle: "ready", sessionId: "s", cwd: "/", queued: [] }, state),
+        now: () => Date.now(),
+      });
+      const text = (t: string) =>
+        q.push(
+          state.apply(parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } })),
+        );
+      vi.advanceTimersByTime(100);
+      // The status as the prompt goes (light): on the next turn of the loop, no timer tick.
+      q.push([{ type: "meta" }]);
+      expect(sent).toHaveLength(0);
+      vi.advanceTimersByTime(0);
+      expect(sent).toHaveLength(1);
+      // The user's words right after: not a frame later.
+      vi.advanceTimersByTime(1);
+      q.push(state.beginTurn([{ type: "text", text: "hi" }]));
+      vi.advanceTimersByTime(1);
+      expect(sent).toHaveLength(2);
+      // A burst is on: the next batch waits for the frame (16 ms after the last).
+      text("a");
+      vi.advanceTimersByTime(15);
+      expect(sent).toHaveLength(2);
+      vi.advanceTimersByTime(1);
+      expect(sent).toHaveLength(3);
+      // A heavy batch that begins a burst holds the next one its frame.
+      vi.advanceTimersByTime(100);
+      text("b\n".repeat(SLICE_LINES / 8));
+      vi.advanceTimersByTime(0);
+      expect(sent).toHaveLength(4);
+      text("c");
+      vi.advanceTimersByTime(15);
+      expect(sent).toHaveLength(4);
+      vi.advanceTimersByTime(1);
+      expect(sent).toHaveLength(5);
+      q.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("the turn's end goes out at once with the stop reason", () => {
@@ -82,7 +132,7 @@ describe("RenderQueue", () => {
   });
 
   it("sends appends to a very long last line (and tool call progress) less often, in proportion to its length; anything else at the frame rate", () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "clearImmediate", "Date"] });
     try {
       const sent: RenderOp[][] = [];
       const state = new SessionState();
@@ -99,7 +149,10 @@ describe("RenderQueue", () => {
       q.push(state.beginTurn([]));
       text("start ");
       q.flush();
-      const batches = () => sent.length - 1;
+      // A second batch at once: the burst's quick follow-up (see the test below) is spent.
+      text("s");
+      q.flush();
+      const batches = () => sent.length - 2;
       // A short line: one batch a frame.
       text("x".repeat(1000));
       vi.advanceTimersByTime(16);
@@ -154,7 +207,7 @@ describe("RenderQueue", () => {
           o.op === "append" ? [o.text] : o.op === "add" && o.block.type === "agent" ? [o.block.text] : [],
         );
       expect(appended.join("")).toBe(
-        `start ${"x".repeat(1000)}${"y".repeat(60 * 1024)}z${"w".repeat(60 * 1024)}vuz\nshort`,
+        `start s${"x".repeat(1000)}${"y".repeat(60 * 1024)}z${"w".repeat(60 * 1024)}vuz\nshort`,
       );
       q.dispose();
     } finally {

@@ -79,8 +79,9 @@ end
 local writing = {}
 
 --- Bytes of transcript read into one save: a turn that drew megabytes is saved in parts, one
---- per turn of the editor's loop (reading 15 MB of lines at once held it for 100 ms).
-local SAVE_BYTES = 1024 * 1024
+--- per turn of the editor's loop (reading 15 MB of lines at once held it for 100 ms; 1 MiB of
+--- short lines, 20-80 ms on a busy machine).
+local SAVE_BYTES = 256 * 1024
 
 --- Keep the chat's transcript for its session (a turn ended): what changed since the last
 --- save is written, in the background.

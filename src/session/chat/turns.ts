@@ -174,11 +174,15 @@ export class Turns {
       this.pump();
       return;
     }
-    // Files whose buffers hold unsaved edits: an agent reading the disk would not see them.
-    const unsaved = await this.unsavedNote();
-    // The folder as it is before the agent gets the prompt (waited for: the turn is recorded whole).
+    // Files whose buffers hold unsaved edits (an agent reading the disk would not see them), and
+    // the folder as it is before the agent gets the prompt (waited for: the turn is recorded
+    // whole). Asked together: the editor's answer is a round trip through two processes, which
+    // on a busy machine costs more than the snapshot, and neither needs the other.
     const cp = opts.checkpoints;
-    const step = cp?.on && this.preparing === p ? await cp.beginTurn(state.turn + 1) : undefined;
+    const [unsaved, step] = await Promise.all([
+      this.unsavedNote(),
+      cp?.on && this.preparing === p ? cp.beginTurn(state.turn + 1) : undefined,
+    ]);
     // Turned off since the chat started (its first snapshot found the folder too large, say).
     if (cp && !step) this.sayCheckpointsOff();
     // Cancelled, or the agent died, while its files were read: it was given back already.

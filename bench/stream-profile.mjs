@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// Where a streamed reply's time goes, on both sides: one Neovim with the plugin of
+// this checkout (or argv[4]), a 160x50 UI attached, the flood agent; for each reply a timeline
+// on Neovim's clock (vim.uv.hrtime, the same monotonic clock as the agent's and the host's
+// process.hrtime): the prompt sent, the agent's first byte (FLOOD_STAMP), every render batch
+// arriving in Lua (its ops, bytes and the time it took), every UI flush, the turn's end drawn.
+//   node bench/stream-profile.mjs <chunks> <tools> <long 0|1> [plugin-root]
+// env: PROF_ROUNDS (default 5, the first two warm-up), PROF_CPU=<dir> (the host under
+// `node --cpu-prof`, profiles written there when it exits), PROF_JIT=<file> (LuaJIT's sampling
+// profiler, jit.profile, over the measured rounds: the heaviest stacks, 1 ms samples).
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { attach } from "neovim";
+import { nvimBin, root, startBenchNvim, waitLua } from "./nvim.mjs";
+
+const say = (s) => process.stderr.write(`${s}\n`);
+const [chunks = "2000", tools = "20", long = "1", pluginRoot = root] = process.argv.slice(2);
+const rounds = Number(process.env.PROF_ROUNDS ?? 5);
+
+const dir = mkdtempSync(join(tmpdir(), "acpchat-prof-"));
+const stamp = join(dir, "stamp");
+process.env.FLOOD_STAMP = stamp;
+process.env.FLOOD_STAMP_RECV = `${stamp}-recv`;
+const setup = {
+  agents: { flood: { command: process.execPath, args: [join(root, "bench/flood-agent.mjs")] } },
+  default_agent: "flood",
+};
+const { nvim, proc, sock } = startBenchNvim(nvimBin(), dir, setup, join(dir, "work"), pluginRoot);
+await nvim.eval("1");
+if (process.env.PROF_CPU) {
+  const wrap = join(dir, "node-prof.sh");
+  writeFileSync(
+    wrap,
+    `#!/bin/sh\nexec ${process.execPath} --cpu-prof --cpu-prof-interval 100 --cpu-prof-dir ${process.env.PROF_CPU} "$@"\n`,
+  );
+  chmodSync(wrap, 0o755);
+  await nvim.lua("vim.g.acpchat_node = ...", [wrap]);
+}
+const ui = attach({ socket: sock });
+const flushes = [];
+ui.on("notification", (method, args) => {
+  if (method !== "redraw") return;
+  for (const ev of args) if (ev[0] === "flush") flushes.push(process.hrtime.bigint());
+});
+await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
+await nvim.lua(`
+  _G.prof = { batches = {} }
+  local render = require("acpchat.chat.render")
+  local apply = render.apply
+  render.apply = function(id, ops)
+    local t0 = vim.uv.hrtime()
+    apply(id, ops)
+    local t1 = vim.uv.hrtime()
+    local kinds, bytes = {}, 0
+    for _, op in ipairs(ops) do
+      kinds[op.op] = (kinds[op.op] or 0) + 1
+      if op.op == "append" then bytes = bytes + #op.text end
+    end
+    local k = {}
+    for name, n in pairs(kinds) do k[#k + 1] = name .. "=" .. n end
+    table.sort(k)
+    table.insert(_G.prof.batches, { t0, t1, table.concat(k, ","), bytes })
+  end
+  vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function() _G.prof.done = vim.uv.hrtime() end })
+  vim.cmd("AcpChat")
+`);
+await waitLua(
+  nvim,
+  "(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()",
+  60_000,
+  10,
+);
+const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
+const ms = (a, b) => (Number(BigInt(a) - BigInt(b)) / 1e6).toFixed(1);
+for (let r = 0; r < rounds; r++) {
+  const measured = r >= 2;
+  if (measured && r === 2 && process.env.PROF_JIT)
+    await nvim.lua(`
+      _G.prof.samples = {}
+      require("jit.profile").start("fi1", function(th, n, vmstate)
+        local k = vmstate .. " " .. require("jit.profile").dumpstack(th, "pl;", -6)
+        _G.prof.samples[k] = (_G.prof.samples[k] or 0) + n
+      end)`);
+  flushes.length = 0;
+  await nvim.lua(
+    `_G.prof.batches = {}; _G.prof.done = nil; _G.prof.send = vim.uv.hrtime(); local sec, usec = vim.uv.gettimeofday(); _G.prof.wall = sec * 1e3 + usec / 1e3; require("acpchat.app.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long === "1" ? " long" : ""}")`,
+    [chat],
+  );
+  await waitLua(nvim, "_G.prof.done", 120_000, 2);
+  await new Promise((res) => setTimeout(res, 100));
+  const p = await nvim.lua(
+    "return { wall = _G.prof.wall, send = tostring(_G.prof.send), done = tostring(_G.prof.done), b = vim.tbl_map(function(b) return { tostring(b[1]), tostring(b[2]), b[3], b[4] } end, _G.prof.batches) }",
+  );
+  // The agent's clock is performance.timeOrigin + now (wall): only the gap to the send is used.
+  const send = BigInt(p.send);
+  say(
+    `round ${r}${measured ? "" : " (warm-up)"} (send at ${(Number(send) / 1e6).toFixed(1)} ms monotonic): send → turn end drawn ${ms(p.done, send)} ms, ${p.b.length} batches, ${flushes.length} UI flushes`,
+  );
+  say(`  the agent got the prompt at +${(Number(readFileSync(`${stamp}-recv`, "utf8")) - p.wall).toFixed(1)} ms`);
+  say(`  the agent's first byte at +${(Number(readFileSync(stamp, "utf8")) - p.wall).toFixed(1)} ms (wall clocks)`);
+  for (const b of p.b) say(`  batch at +${ms(b[0], send)} ms, ${ms(b[1], b[0])} ms in Lua: ${b[2]} (${b[3]} bytes)`);
+  const fl = flushes.filter((t) => t >= send).map((t) => `+${ms(t, send)}`);
+  say(`  UI flushes: ${fl.slice(0, 40).join(" ")}${fl.length > 40 ? " ..." : ""}`);
+  await new Promise((res) => setTimeout(res, 100));
+}
+if (process.env.PROF_JIT) {
+  const top = await nvim.lua(`
+    require("jit.profile").stop()
+    local t = {}
+    for k, n in pairs(_G.prof.samples) do t[#t + 1] = { k, n } end
+    table.sort(t, function(a, b) return a[2] > b[2] end)
+    local out = {}
+    for i = 1, math.min(#t, 60) do out[i] = string.format("%5d %s", t[i][2], t[i][1]) end
+    return table.concat(out, "\\n")`);
+  writeFileSync(process.env.PROF_JIT, top);
+}
+await nvim.command("AcpChatClose").catch(() => undefined);
+await new Promise((res) => setTimeout(res, 300));
+nvim.quit();
+proc.kill("SIGTERM");
+if (process.env.PROF_JIT) say(readFileSync(process.env.PROF_JIT, "utf8"));
+process.exit(0);
