@@ -77,6 +77,11 @@ describe.each(bins)("Neovim $version", (bin) => {
       "the comparison",
     );
     expect(await t.lines(buf)).toEqual(["my unsaved words"]);
+    // Its tab drawn and focused (the keys below go to it).
+    await t.waitFor(
+      async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the review tab",
+    );
     // Keeping the buffer (rejecting the disk's version) loses nothing of the user's.
     await t.nvim.input("<Esc>ZQ");
     await c.turns(2);
@@ -108,6 +113,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     );
     // The file before the agent wrote it is in the turn's snapshot: its change goes on top of the user's line.
     expect(r).toEqual({ reason: "merged", hunks: 1 });
+    await t.waitFor(
+      async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the review tab",
+    );
     await t.nvim.input("<Esc>gA");
     await t.nvim.input("ZZ");
     await t.waitFor(

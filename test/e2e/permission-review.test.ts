@@ -199,9 +199,14 @@ describe.each(bins)("Neovim $version", (bin) => {
       return m.includes("p.txt has unsaved edits of yours: they stay") && m;
     }, "the warning that the user's edits stay");
     expect(said).toContain("acpchat: p.txt");
+    // The open review, once its tab is drawn (its left window exists).
     const shown = () =>
-      t.lua<{ lw: number; n: number; reason: string }>(
-        "local k = next(require('acpchat.ask.review').open_reviews); local r = require('acpchat.ask.review').open_reviews[k]; return { lw = r.lw, n = #r.hunks, reason = r.reason }",
+      t.waitFor(
+        () =>
+          t.lua<{ lw: number; n: number; reason: string } | null>(
+            "local k = next(require('acpchat.ask.review').open_reviews); local r = k and require('acpchat.ask.review').open_reviews[k]; return r and r.lw and vim.api.nvim_win_is_valid(r.lw) and { lw = r.lw, n = #r.hunks, reason = r.reason } or vim.NIL",
+          ),
+        "the review's tab",
       );
     // The agent's two hunks only (before, a third took MINE 8 out).
     await t.nvim.command("stopinsert");
@@ -212,6 +217,10 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.input("ZZ");
     // The write that follows was made from the disk: put on top of the user's line, shown again.
     await t.waitFor(async () => (await open()) === 1 && (await shown()).reason === "merged", "the write's review");
+    await t.waitFor(
+      async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the review tab",
+    );
     const w = await shown();
     expect(w.n).toBe(2);
     await t.lua("vim.api.nvim_set_current_win(...)", [w.lw]);
