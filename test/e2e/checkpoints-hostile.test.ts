@@ -332,14 +332,34 @@ describe.each(bins)("Neovim $version: per-hunk permission review", (bin) => {
     await t.lua("vim.api.nvim_set_current_win(...)", [lb]);
     await t.nvim.input("ZZ");
     await c.turns(1, 20_000);
-    // Against the buffer the review showed, the agent's whole-file write also undid the user's
-    // line 10: a hunk of its own, rejected with the other, so the result keeps the user's line.
-    await t.waitFor(async () => (await c.text()).includes("The user kept 1 of the 3 hunks"), "the note");
+    // The agent's whole-file text was made from the disk: the review showed it against the disk
+    // (two hunks, none about the user's line 10), and the disk gets only the accepted one.
+    await t.waitFor(async () => (await c.text()).includes("The user kept 1 of the 2 hunks"), "the note");
     const disk = readFileSync(a, "utf8").split("\n");
     expect(disk[2]).toBe("AGENT a3");
     expect(disk[14]).toBe("a 15");
-    expect(disk[9]).toBe("USER 10");
+    expect(disk[9]).toBe("a 10");
+    // The buffer keeps the user's line; the agent's accepted change is offered on top of it
+    // (a question held while the user types: opened with :AcpChatAnswer).
     expect((await t.lines(ab))[9]).toBe("USER 10");
+    const merged = await t.waitFor(async () => {
+      // Held while the user types (the prompt is in Insert mode): opened as a user would.
+      if ((await t.lua<number>("return #require('acpchat.chat.waiting').held")) > 0) {
+        await t.nvim.command("stopinsert");
+        await t.nvim.command("AcpChatAnswer");
+      }
+      return t.lua<{ lw: number; n: number; reason: string } | null>(
+        "for _, r in pairs(require('acpchat.ask.review').open_reviews) do if r.reason == 'merged' and r.lw and vim.api.nvim_win_is_valid(r.lw) then return { lw = r.lw, n = #r.hunks, reason = r.reason } end end return vim.NIL",
+      );
+    }, "the buffer's review");
+    expect(merged).toMatchObject({ n: 1, reason: "merged" });
+    await t.lua("vim.api.nvim_set_current_win(...)", [merged.lw]);
+    await t.nvim.command("stopinsert");
+    await t.nvim.input("gA");
+    await t.nvim.input("ZZ");
+    await t.waitFor(async () => (await t.lines(ab))[2] === "AGENT a3", "the agent's line in the buffer");
+    expect((await t.lines(ab))[9]).toBe("USER 10");
+    expect((await t.lines(ab))[14]).toBe("a 15");
     expect(await t.lua("return vim.bo[...].modified", [ab])).toBe(true);
   });
 

@@ -20,6 +20,8 @@ export class ToolCallFollowUp {
   private readonly checkpointed = new WeakSet<object>();
   /** Tool calls whose files were checked against the disk. */
   private readonly synced = new WeakSet<object>();
+  /** Tool calls' hunks rejected in a permission review, being taken out of the files again. */
+  private readonly cutBacks = new WeakMap<object, Promise<unknown>>();
   /** Files the agent read through fs/read_text_file (path: when, a counter) and read tool calls
    * (when first seen; -1 once checked): an agent's own reads are told apart from the client's. */
   private readonly reads = { seq: 0, byClient: new Map<string, number>(), calls: new WeakMap<object, number>() };
@@ -38,15 +40,21 @@ export class ToolCallFollowUp {
   changed(toolCallId: string): void {
     const call = this.core.state.toolCalls.get(toolCallId);
     if (!call) return;
-    this.syncAfter(call);
-    this.checkpointAfter(call);
+    // The file before the call is read from the newest snapshot now, before the call's own.
+    const before = this.core.opts.checkpoints?.on ? this.core.opts.checkpoints.filesBefore() : undefined;
+    const cutBack = this.checkpointAfter(call);
+    this.syncAfter(call, cutBack, before);
   }
 
   /**
    * A tool call that touched files (an edit, delete or move, or one with a diff) ended: buffers
    * of those files are checked against the disk, as agents may write with their own file system.
    */
-  private syncAfter(call: ToolCallState): void {
+  private syncAfter(
+    call: ToolCallState,
+    cutBack: Promise<unknown> | undefined,
+    before: ((abs: string) => Promise<Uint8Array | undefined>) | undefined,
+  ): void {
     const { port } = this.core.opts;
     // Diffs without old text: the file as it is now (before the agent writes) is their old side.
     if (call.status === "pending" || call.status === "in_progress")
@@ -69,12 +77,10 @@ export class ToolCallFollowUp {
       }
     }
     if (paths.length === 0) return;
-    // The files before this call wrote them (its own snapshot is taken after this).
-    const cp = this.core.opts.checkpoints;
-    const before = cp?.on ? cp.filesBefore() : undefined;
     // Not tied to the turn: the user may answer after it ended; closing the chat withdraws it.
-    port
-      .syncBuffers(paths, this.core.lifetime, before)
+    // After the hunks the user rejected in its permission review are out of the files again.
+    void (cutBack ?? Promise.resolve())
+      .then(() => port.syncBuffers!(paths, this.core.lifetime, before))
       .catch((e) => this.core.trace.note("problem", `checking buffers against disk: ${errorMessage(e)}`));
   }
 
@@ -83,11 +89,11 @@ export class ToolCallFollowUp {
    * review are taken out again (when the agent wrote them itself), then a checkpoint, in the
    * background.
    */
-  private checkpointAfter(call: ToolCallState): void {
+  private checkpointAfter(call: ToolCallState): Promise<unknown> | undefined {
     const { core } = this;
     const toolCallId = call.toolCallId;
-    if (this.checkpointed.has(call)) return;
-    if (call.status !== "completed" && call.status !== "failed") return;
+    if (this.checkpointed.has(call)) return this.cutBacks.get(call);
+    if (call.status !== "completed" && call.status !== "failed") return undefined;
     this.checkpointed.add(call);
     const cp = core.opts.checkpoints;
     const port = core.opts.port;
@@ -103,7 +109,8 @@ export class ToolCallFollowUp {
       (e: unknown) => core.trace.note("problem", `after tool call ${toolCallId}: ${errorMessage(e)}`),
     );
     this.needs.waitFor(done);
-    if (!cp?.on || ["read", "search", "think", "fetch"].includes(call.kind)) return;
+    this.cutBacks.set(call, done);
+    if (!cp?.on || ["read", "search", "think", "fetch"].includes(call.kind)) return done;
     // Files the tool changed (a command's `sed -i`, the agent's own writes): their buffers
     // reload when they hold no edits of the user's, else the user compares (syncBuffers).
     // (Edits and calls with a diff are synced by syncAfter already.)
@@ -114,6 +121,7 @@ export class ToolCallFollowUp {
         paths.length > 0 && !synced && port.syncBuffers ? port.syncBuffers(paths, core.lifetime, before) : undefined,
       )
       .catch((e: unknown) => core.trace.note("problem", `after tool call ${toolCallId}: ${errorMessage(e)}`));
+    return done;
   }
 
   /**
