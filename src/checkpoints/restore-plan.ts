@@ -13,7 +13,7 @@
 import type { FileAt } from "./store.js";
 import { compose, diffTexts, type Hunk } from "../workspace/hunks.js";
 import { decodeBytes, sameText, type Text, type TextFile } from "../workspace/text-codec.js";
-import { rebase } from "../workspace/write-plan.js";
+import { rebase } from "../workspace/three-way.js";
 
 /** A file at a checkpoint, or undefined for "did not exist". */
 export type Version = FileAt | undefined;

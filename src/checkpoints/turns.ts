@@ -44,6 +44,9 @@ export interface ChangeStep {
   buffers?: BufferChange[];
 }
 
+/** A file's bytes as a snapshot has them (absolute path; undefined: not a file there, or unknown). */
+export type FileBefore = (abs: string) => Promise<Uint8Array | undefined>;
+
 export class TurnCheckpoints {
   readonly steps: ChangeStep[] = [];
   /** Said to the agent with the next prompt: what the user took back. */
@@ -134,13 +137,33 @@ export class TurnCheckpoints {
    * A tool call ended: a snapshot (its changes are the turn's). Resolves with the files it
    * changed since the snapshot before it (absolute paths), so buffers showing them can follow.
    */
-  async toolEnded(label: string): Promise<string[]> {
+  async toolEnded(label: string): Promise<{ paths: string[]; before: FileBefore }> {
+    const before = this.filesBefore();
     const list = this.store.checkpoints;
     const prev = list[list.length - 1];
     const cp = await this.store.take(label);
-    if (!prev || !cp || prev.tree === cp.tree) return [];
+    if (!prev || !cp || prev.tree === cp.tree) return { paths: [], before };
     const changes = await this.store.changes(prev, cp);
-    return changes.filter((c) => c.status !== "deleted" && !c.large && !c.binary).map((c) => join(this.cwd, c.path));
+    const paths = changes
+      .filter((c) => c.status !== "deleted" && !c.large && !c.binary)
+      .map((c) => join(this.cwd, c.path));
+    return { paths, before };
+  }
+
+  /**
+   * The files as the newest snapshot has them: before the tool call that just ended wrote them
+   * (taken now, before its own snapshot lands). A buffer holding the user's edits then gets the
+   * agent's change on top of them (write-plan.ts decideSync) rather than the file whole.
+   */
+  filesBefore(): FileBefore {
+    const list = this.store.checkpoints;
+    const cp = list[list.length - 1];
+    return async (abs) => {
+      const rel = relative(this.cwd, abs);
+      if (!cp || rel.startsWith("..")) return undefined;
+      const f = await this.store.fileAt(cp, rel).catch(() => undefined);
+      return f?.kind === "file" ? f.bytes : undefined;
+    };
   }
 
   /**

@@ -53,7 +53,11 @@ export interface EditorPort {
    * A tool call that touched these files ended: buffers that fell behind the disk (the agent
    * wrote with its own file system) are reloaded, or the user is asked when they hold edits.
    */
-  syncBuffers?(paths: readonly string[], signal: AbortSignal): Promise<void>;
+  syncBuffers?(
+    paths: readonly string[],
+    signal: AbortSignal,
+    before?: (abs: string) => Promise<Uint8Array | undefined>,
+  ): Promise<void>;
   /**
    * A tool call ended (before its checkpoint): edits the user accepted only in part in its
    * permission review are cut back to what was accepted. Notes for the transcript and the agent.

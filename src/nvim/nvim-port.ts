@@ -89,9 +89,15 @@ export class NvimPort implements EditorPort {
     const first = req.line ? Math.max(0, req.line - 1) : 0;
     const last = req.limit ? first + req.limit : undefined;
     const r = await readBuffer(this.bridge, req.path, { first, last });
-    if (!r.loaded)
-      return { content: await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes), unsaved: false };
-    if (r.empty) return { content: "", unsaved: r.modified };
+    if (!r.loaded) {
+      const content = await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes);
+      this.writer.agentRead(req.path, { modified: false, text: null });
+      return { content, unsaved: false };
+    }
+    if (r.empty) {
+      this.writer.agentRead(req.path, { modified: r.modified, text: first === 0 ? { lines: [], eol: false } : null });
+      return { content: "", unsaved: r.modified };
+    }
     if (hasNul(r.lines))
       throw new RpcError(
         ErrorCodes.InvalidParams,
@@ -100,6 +106,11 @@ export class NvimPort implements EditorPort {
     // The window as a text of its own: it ends with the buffer's final newline if it reaches the end.
     const reachesEnd = first + r.lines.length >= r.lineCount;
     const eol = reachesEnd && bufferText(r).eol;
+    // What the agent builds on: a later write over the user's edits is put on top of them.
+    this.writer.agentRead(req.path, {
+      modified: r.modified,
+      text: first === 0 && reachesEnd ? { lines: r.lines, eol } : null,
+    });
     return { content: textWindow({ lines: r.lines, eol }, req.line ? 1 : null, req.limit), unsaved: r.modified };
   }
 
@@ -138,8 +149,12 @@ export class NvimPort implements EditorPort {
    * agent wrote the file itself) are reloaded when they hold no edits of the user's; with
    * edits, the user gets one review of their buffer against the disk and chooses.
    */
-  syncBuffers(paths: readonly string[], signal: AbortSignal): Promise<void> {
-    return this.writer.syncBuffers(paths, signal);
+  syncBuffers(
+    paths: readonly string[],
+    signal: AbortSignal,
+    before?: (abs: string) => Promise<Uint8Array | undefined>,
+  ): Promise<void> {
+    return this.writer.syncBuffers(paths, signal, before);
   }
 
   /** The text of a file as the editor sees it: its buffer (unsaved edits too) when loaded, else the disk; undefined when there is no such text file. */

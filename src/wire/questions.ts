@@ -53,12 +53,13 @@ export interface PermissionAnswer {
 export interface ReviewQuestion {
   path: string;
   /**
-   * review: the write mode asks; conflict: the buffer has unsaved edits; refresh: the text
+   * review: the write mode asks; conflict: the buffer has unsaved edits; merged: the buffer has
+   * unsaved edits, kept, and the agent's change (made without them) is shown on top; refresh: the text
    * changed under an answered review; disk: the file changed on disk behind unsaved edits;
    * permission: "Show the diff first" in a permission question; changes: a take-back of a
    * recorded change (gd, :AcpChatReview), its hunks reversed.
    */
-  reason: "review" | "conflict" | "refresh" | "disk" | "permission" | "changes";
+  reason: "review" | "conflict" | "merged" | "refresh" | "disk" | "permission" | "changes";
   /**
    * The current and proposed lines, each joined with "\n" (one string crosses to Lua far
    * faster than thousands), and how many lines each has ("" is zero lines or one empty line).

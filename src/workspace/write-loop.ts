@@ -11,14 +11,14 @@ import { basename } from "node:path";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
 import { diskSnapshot, stillIs, writeIfUnchanged, type DiskSnapshot } from "./disk.js";
 import type { ReviewAnswer, ReviewQuestion } from "../wire/index.js";
-import { joinText, sameText, type Text } from "./text-codec.js";
+import { rebase } from "./three-way.js";
+import { decodeBytes, joinText, sameText, splitText, type Text } from "./text-codec.js";
 import {
   acceptedHunks,
   commitFor,
   currentText,
   decideSync,
   decideWrite,
-  rebase,
   reviewQuestion,
   type BufferState,
   type Commit,
@@ -71,19 +71,35 @@ export interface WriteOutcome {
 /** How many answered rounds a write may take (a review shown again after a concurrent change). */
 const MAX_ROUNDS = 4;
 
+/** Above this many lines, what the agent read is not kept (a write over it is shown as it is). */
+const SEEN_MAX_LINES = 50_000;
+
 export class WriteLoop {
+  /** What the agent last knew of each file through the client (write-plan.ts `agentSaw`). */
+  private readonly seen = new Map<string, Text | null>();
+
   constructor(
     private readonly buffers: BufferPort,
     private readonly mode: WriteMode,
     private readonly maxReadBytes: number,
   ) {}
 
-  /** What the file is now: its buffer when loaded (with the disk too, for "save"), else the disk. */
+  /**
+   * The agent read `path` through the client: a buffer holding unsaved edits, whole (`text`)
+   * or in part (null); anything else (a clean buffer, the disk) is what the disk holds.
+   */
+  agentRead(path: string, read: { modified: boolean; text: Text | null }): void {
+    if (!read.modified) this.seen.delete(path);
+    else this.seen.set(path, read.text && read.text.lines.length <= SEEN_MAX_LINES ? read.text : null);
+  }
+
+  /** What the file is now: its buffer when loaded (with the disk too, for "save" and unsaved edits), else the disk. */
   private async current(path: string, withDisk: boolean): Promise<Current> {
     const r = await this.buffers.state({ path });
     if (r.loaded) {
       const { loaded: _, lineCount: __, ...buffer } = r;
-      const disk = withDisk ? await diskSnapshot(path, this.maxReadBytes).catch(() => undefined) : undefined;
+      const disk =
+        withDisk || r.modified ? await diskSnapshot(path, this.maxReadBytes).catch(() => undefined) : undefined;
       return { kind: "buffer", buffer: buffer as BufferState, disk };
     }
     return { kind: "disk", disk: await diskSnapshot(path, this.maxReadBytes) };
@@ -101,12 +117,14 @@ export class WriteLoop {
     signal: AbortSignal,
   ): Promise<WriteOutcome> {
     let refresh = false;
+    const proposal = content;
     if (partial) content = partial.content;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const current = await this.current(path, this.mode !== "buffer");
       // Approved in the permission review only when the write is what was shown there.
       const reviewedAgainst = partial?.exact === true && round === 0 ? partial.before : undefined;
-      const plan = decideWrite({ path, content, current, mode: this.mode, reviewedAgainst, refresh });
+      const agentSaw = this.seen.get(path);
+      const plan = decideWrite({ path, content, current, mode: this.mode, reviewedAgainst, refresh, agentSaw });
       if (plan.action === "refuse") throw new RpcError(ErrorCodes.InternalError, plan.message);
       if (plan.action === "unchanged")
         return { written: "nothing", message: `${path} already has this content; nothing to write` };
@@ -131,6 +149,8 @@ export class WriteLoop {
           : this.mode === "buffer"
             ? 'the client writes to buffers only (write = "buffer")'
             : "the file changed on disk behind its buffer";
+      // From now on the agent takes the file to hold what it wrote.
+      if (done) this.seen.set(path, splitText(proposal));
       if (done)
         return {
           ...done,
@@ -198,7 +218,11 @@ export class WriteLoop {
    * edits, the user gets one review of their buffer against the disk and chooses. Resolves
    * when every file is settled (a question answered, or withdrawn by `signal`).
    */
-  async syncBuffers(paths: readonly string[], signal: AbortSignal): Promise<void> {
+  async syncBuffers(
+    paths: readonly string[],
+    signal: AbortSignal,
+    before?: (path: string) => Promise<Uint8Array | undefined>,
+  ): Promise<void> {
     for (const path of new Set(paths)) {
       const st = await this.buffers.state({ path, probeDisk: true });
       if (!st.loaded) continue;
@@ -209,15 +233,21 @@ export class WriteLoop {
         continue;
       }
       const { loaded: _, lineCount: __, ...buffer } = st;
-      const plan = decideSync(path, buffer as BufferState, disk);
+      const b = buffer as BufferState;
+      // What the file held before the agent wrote it: its change goes on top of the user's edits.
+      const old = b.modified && before ? await before(path).catch(() => undefined) : undefined;
+      const decoded = old && decodeBytes(old);
+      const was = decoded?.ok ? { lines: decoded.file.lines, eol: decoded.file.eol } : undefined;
+      const plan = decideSync(path, b, disk, undefined, was);
       if (plan.action === "reload") await this.buffers.reload({ path });
       if (plan.action !== "review") continue;
-      const answer = await this.buffers.review(reviewQuestion(plan.prepared, "disk"), signal);
+      const answer = await this.buffers.review(reviewQuestion(plan.prepared, plan.merged ? "merged" : "disk"), signal);
       if (answer === undefined || signal.aborted) continue;
       const chosen = acceptedHunks(plan.prepared.diff.hunks, answer);
       const c = commitFor(plan.prepared, chosen);
       if (c.to !== "buffer") continue;
-      const markSaved = sameText(c.result, plan.prepared.next);
+      // Unmodified again only when the buffer now is the file on disk (not its edits plus the agent's).
+      const markSaved = disk.exists && disk.file !== undefined && sameText(c.result, disk.file);
       const r = await this.buffers.apply({
         path,
         tick: c.tick,

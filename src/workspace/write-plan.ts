@@ -21,6 +21,7 @@
 import { hashBytes as hashOf, type DiskSnapshot, type Fingerprint } from "./disk.js";
 import { compose, diffTexts, editsFor, type DiffLimits, type Hunk, type LineDiff, type LineEdit } from "./hunks.js";
 import type { BufferStateWire, ReviewAnswer, ReviewQuestion } from "../wire/index.js";
+import { rebase } from "./three-way.js";
 import {
   encodeText,
   encodingFromVim,
@@ -114,7 +115,7 @@ export type Commit =
 export type WritePlan =
   | { action: "refuse"; message: string }
   | { action: "unchanged"; where: "buffer" | "disk" }
-  | { action: "review"; reason: "review" | "conflict" | "refresh"; prepared: Prepared }
+  | { action: "review"; reason: "review" | "conflict" | "merged" | "refresh"; prepared: Prepared }
   | { action: "commit"; commit: Commit; prepared: Prepared };
 
 export interface WriteRequest {
@@ -129,6 +130,13 @@ export interface WriteRequest {
   reviewedAgainst?: Text;
   /** The text changed under an answered review: show it again, whatever the mode. */
   refresh?: boolean;
+  /**
+   * What the agent last knew of the file through the client: the text of a whole read of its
+   * buffer, or of its own last write; null when it read only part of a buffer with unsaved
+   * edits (what it built on is unknown); undefined when it read nothing through the client
+   * (it read the disk itself, if at all).
+   */
+  agentSaw?: Text | null;
   limits?: DiffLimits;
 }
 
@@ -202,13 +210,18 @@ function decideBuffer(req: WriteRequest, b: BufferState, disk: DiskSnapshot | un
       message: `${path} looks binary (its buffer holds NUL bytes); binary files are not overwritten`,
     };
   const format: FileFormat = b.fileformat === "dos" ? "dos" : "unix";
-  const next = proposalText(req.content, { format, bom: b.bomb });
+  let next: Text = proposalText(req.content, { format, bom: b.bomb });
   const encoding = encodingFromVim(b.fileencoding);
   if (encoding) {
     const bad = unencodable(next.lines, encoding);
     if (bad) return { action: "refuse", message: encodingMessage(path, encoding, bad) };
   }
   const text = bufferText(b);
+  const merged =
+    b.modified && req.reviewedAgainst === undefined && !req.refresh
+      ? onTopOfUserEdits(req, text, next, disk)
+      : undefined;
+  if (merged) next = merged;
   if (sameText(text, next)) return { action: "unchanged", where: "buffer" };
   if (mode === "save" && !b.modified && disk?.exists && disk.fingerprint.hash) {
     // The buffer was saved, so it should be the disk: if it is not, someone wrote the file
@@ -235,8 +248,28 @@ function decideBuffer(req: WriteRequest, b: BufferState, disk: DiskSnapshot | un
     disk: save && disk?.exists ? disk.fingerprint : undefined,
   };
   // Unsaved edits of the user's are never overwritten without their say.
-  const reason = b.modified ? "conflict" : mode === "review" ? "review" : undefined;
+  const reason = b.modified ? (merged ? "merged" : "conflict") : mode === "review" ? "review" : undefined;
   return finishDecision(req, prepared, reason);
+}
+
+/**
+ * A write over a buffer holding the user's unsaved edits, made from a text without them (the
+ * agent read the disk, or the buffer before the user typed): a whole-file write would take
+ * their lines out. The agent's change (what it knew -> its text) is put on top of the buffer
+ * instead, three-way, so the review offers only the agent's own hunks. Undefined when the two
+ * touch the same lines (the review then shows the agent's text as it is: a conflict), or when
+ * what the agent built on is unknown.
+ */
+function onTopOfUserEdits(req: WriteRequest, text: Text, next: Text, disk: DiskSnapshot | undefined): Text | undefined {
+  const known =
+    req.agentSaw !== undefined
+      ? req.agentSaw
+      : disk?.exists && disk.file
+        ? { lines: disk.file.lines, eol: disk.file.eol }
+        : undefined;
+  if (!known || sameText(known, text)) return undefined;
+  const merged = rebase(known, next, text, req.limits);
+  return merged && !sameText(merged, next) ? merged : undefined;
 }
 
 /** The disk holds what the buffer was read from (or no file yet); false when unknown. */
@@ -247,7 +280,11 @@ function bufferIsDisk(b: BufferState, disk: DiskSnapshot | undefined): boolean {
   return bytes !== undefined && hashOf(bytes) === disk.fingerprint.hash;
 }
 
-function finishDecision(req: WriteRequest, prepared: Prepared, reason: "review" | "conflict" | undefined): WritePlan {
+function finishDecision(
+  req: WriteRequest,
+  prepared: Prepared,
+  reason: "review" | "conflict" | "merged" | undefined,
+): WritePlan {
   if (req.refresh) return { action: "review", reason: "refresh", prepared };
   // Only a review of this very write against this very text approves it: an edit the user made
   // since (or unsaved edits the question never showed) is reviewed again, never overwritten.
@@ -309,50 +346,6 @@ export function acceptedHunks(hunks: readonly Hunk[], answer: ReviewAnswer | und
   return [...new Set(list.filter((i): i is number => Number.isInteger(i) && i >= 0 && i < hunks.length))].sort(
     (a, b) => a - b,
   );
-}
-
-/**
- * The text changed under an answered review (the user typed in the buffer, or the disk
- * changed): carry the accepted changes (base -> result) over to the new text (base -> now),
- * like a merge. Undefined when both touched the same lines (or lines next to each other),
- * unless both made the very same change there.
- */
-export function rebase(base: Text, result: Text, now: Text, limits?: DiffLimits): Text | undefined {
-  const mine = diffTexts(base, result, limits).hunks;
-  const theirs = diffTexts(base, now, limits).hunks;
-  // Both sides made the very same change (the user undid an agent's hunk by hand, and a rewind
-  // undoes it too): no conflict, it is taken once, as diff3 does.
-  const same = (a: Hunk, b: Hunk) =>
-    a.oldStart === b.oldStart &&
-    a.oldCount === b.oldCount &&
-    a.newCount === b.newCount &&
-    result.lines.slice(a.newStart, a.newStart + a.newCount).every((l, k) => l === now.lines[b.newStart + k]);
-  const twice = new Set<Hunk>();
-  for (const a of mine) {
-    for (const b of theirs) {
-      if (a.oldStart <= b.oldStart + b.oldCount && b.oldStart <= a.oldStart + a.oldCount) {
-        if (!same(a, b)) return undefined;
-        twice.add(b);
-      }
-    }
-  }
-  // Walk the base once, taking each changed range from whichever side changed it.
-  type Take = { h: Hunk; from: Text };
-  const takes: Take[] = [
-    ...mine.map((h) => ({ h, from: result })),
-    ...theirs.filter((h) => !twice.has(h)).map((h) => ({ h, from: now })),
-  ].sort((x, y) => x.h.oldStart - y.h.oldStart);
-  const lines: string[] = [];
-  let pos = 0;
-  let eol = base.eol;
-  for (const { h, from } of takes) {
-    for (let k = pos; k < h.oldStart; k++) lines.push(base.lines[k]!);
-    for (let k = 0; k < h.newCount; k++) lines.push(from.lines[h.newStart + k]!);
-    pos = h.oldStart + h.oldCount;
-    if (pos === base.lines.length && h.newStart + h.newCount === from.lines.length) eol = from.eol;
-  }
-  for (let k = pos; k < base.lines.length; k++) lines.push(base.lines[k]!);
-  return { lines, eol: lines.length > 0 && eol };
 }
 
 /** Above this many lines (both sides), the review shows the files side by side without diff mode. */
@@ -425,14 +418,24 @@ export function reviewQuestion(p: Prepared, reason: ReviewQuestion["reason"]): R
   };
 }
 
-export type SyncPlan = { action: "none" } | { action: "reload" } | { action: "review"; prepared: Prepared };
+export type SyncPlan =
+  | { action: "none" }
+  | { action: "reload" }
+  | { action: "review"; prepared: Prepared; merged: boolean };
 
 /**
  * After the agent touched a file (a tool call ended): a buffer that fell behind the disk is
  * reloaded when it has no edits of the user's; with edits, the user compares and chooses
- * (a review of the buffer against the disk). Like :checktime, decided here.
+ * (a review of the buffer against the disk, or against the agent's change put on top of the
+ * buffer when `was`, the file before the agent wrote it, is known). Like :checktime, decided here.
  */
-export function decideSync(path: string, b: BufferState, disk: DiskSnapshot, limits?: DiffLimits): SyncPlan {
+export function decideSync(
+  path: string,
+  b: BufferState,
+  disk: DiskSnapshot,
+  limits?: DiffLimits,
+  was?: Text,
+): SyncPlan {
   if (!disk.exists || !disk.file) return { action: "none" };
   const raw = bufferBytes({ ...b, fixeol: false });
   const same = raw ? hashOf(raw) === disk.fingerprint.hash : sameText(bufferText(b), disk.file);
@@ -442,8 +445,16 @@ export function decideSync(path: string, b: BufferState, disk: DiskSnapshot, lim
   // the file change behind it (the agent wrote it). Only then is there something to compare.
   if (b.diskChanged === false) return { action: "none" };
   const text = bufferText(b);
-  const next = { lines: disk.file.lines, eol: disk.file.eol };
+  let next: Text = { lines: disk.file.lines, eol: disk.file.eol };
+  // Known what the file held before the agent wrote it: its change (was -> disk) goes on top of
+  // the user's edits, so the review offers only the agent's hunks (unless they touch the same lines).
+  const merged = was && !sameText(was, text) && !sameText(was, next) ? rebase(was, next, text, limits) : undefined;
+  if (merged) next = merged;
   if (sameText(text, next)) return { action: "none" };
   const base: Base = { kind: "buffer", tick: b.tick, empty: b.empty, text };
-  return { action: "review", prepared: { path, base, next, diff: diffTexts(text, next, limits), save: false } };
+  return {
+    action: "review",
+    prepared: { path, base, next, diff: diffTexts(text, next, limits), save: false },
+    merged: merged !== undefined,
+  };
 }

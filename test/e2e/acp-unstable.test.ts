@@ -235,7 +235,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).toContain("⑂ subagent · Researcher · idle  (gs: open)\n  reads the docs\n");
     // The subagent's permission question: its tool call is in its transcript, answered allow.
     expect(text).toContain("  │ ○ pending · edit · Write notes");
-    expect(text.split("\n").filter((l) => l.includes("Write notes"))).toHaveLength(1);
+    // Once (the answer's own line aside).
+    expect(text.split("\n").filter((l) => l.includes("Write notes") && !l.includes("you chose"))).toHaveLength(1);
+    expect(text).toContain('Allowed "Write notes": you chose');
     expect(await replies(c)).toEqual([
       { jsonrpc: "2.0", id: expect.any(Number), result: { outcome: { outcome: "selected", optionId: "ok" } } },
     ]);

@@ -88,6 +88,38 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(readFileSync(f, "utf8")).toBe("again\n");
   });
 
+  it("a file the agent wrote itself over a buffer with the user's edits elsewhere: only the agent's change is offered, both stay", async () => {
+    const t = await nvim(bin);
+    const f = join(t.dir, "work/h.txt");
+    writeFileSync(f, "one\ntwo\nthree\nfour\nfive\n");
+    await t.nvim.command(`edit ${f}`);
+    const buf = await t.lua<number>("return vim.api.nvim_get_current_buf()");
+    await t.lua("vim.api.nvim_buf_set_lines(..., 4, 5, false, { 'MINE' })", [buf]);
+    await setAgents(t, { fake: { turns: [agentWritesItself(f, "ONE\ntwo\nthree\nfour\nfive\n")] } });
+    const c = await openChat(t);
+    await c.ready();
+    await c.send("go");
+    await t.waitFor(
+      async () => (await t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")) === 1,
+      "the comparison",
+    );
+    const r = await t.lua<{ reason: string; hunks: number }>(
+      "local r = select(2, next(require('acpchat.ask.review').open_reviews)); return { reason = r.reason, hunks = #r.hunks }",
+    );
+    // The file before the agent wrote it is in the turn's snapshot: its change goes on top of the user's line.
+    expect(r).toEqual({ reason: "merged", hunks: 1 });
+    await t.nvim.input("<Esc>gA");
+    await t.nvim.input("ZZ");
+    await t.waitFor(
+      async () => (await t.lines(buf)).join(",") === "ONE,two,three,four,MINE",
+      "the agent's change on top of the user's",
+    );
+    // Still the user's to save: the buffer is not the disk.
+    expect(await t.lua("return vim.bo[...].modified", [buf])).toBe(true);
+    expect(readFileSync(f, "utf8")).toBe("ONE\ntwo\nthree\nfour\nfive\n");
+    await c.turns(1);
+  });
+
   it("an edit that did not touch the disk asks nothing, even with the user's unsaved edits in the buffer", async () => {
     const t = await nvim(bin);
     const f = join(t.dir, "work/g.txt");

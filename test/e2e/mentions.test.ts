@@ -115,6 +115,11 @@ describe.each(bins)("Neovim $version", (bin) => {
         /^\[acp-chat\.nvim\] Note: these files have unsaved edits in the editor, newer than the disk: src\/permission\.lua;/,
       ),
     });
+    // The user sees it under their words, as what this turn told the agent.
+    const shown = await c.text();
+    expect(shown.indexOf("Told the agent: Note: these files have unsaved edits")).toBeGreaterThan(
+      shown.indexOf("## You · turn 1"),
+    );
     const p = all.slice(1);
     expect(p[0]).toEqual({
       type: "text",

@@ -52,23 +52,37 @@ describe.each(bins)("Neovim $version", (bin) => {
         },
       ]),
     );
-    const shown = await t.lua<{ ms: number; ft: string; lines: string[]; title: string }>(`
+    const shown = await t.lua<{
+      ms: number;
+      host_before: boolean;
+      host_started: boolean;
+      ft: string;
+      lines: string[];
+      title: string;
+    }>(`
       -- The editor's own time (CPU: a loaded machine's waits for a core are not the command's).
       local function cpu()
         local r = vim.uv.getrusage()
         return (r.utime.sec + r.stime.sec) * 1e3 + (r.utime.usec + r.stime.usec) / 1e3
       end
+      local bridge = require("acpchat.host.bridge")
+      local host_before = bridge.channel ~= nil
       local c0 = cpu()
       vim.cmd("AcpChatSessions")
       local ms = cpu() - c0
+      -- Whether the command started the Node host (a fork of the editor) before returning.
+      local host_started = not host_before and bridge.channel ~= nil
       local win = vim.api.nvim_get_current_win()
       local buf = vim.api.nvim_win_get_buf(win)
       local title = vim.api.nvim_win_get_config(win).title
       if type(title) == "table" then title = table.concat(vim.tbl_map(function(c) return c[1] end, title)) end
-      return { ms = ms, ft = vim.bo[buf].filetype, lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false), title = title }
+      return { ms = ms, host_before = host_before, host_started = host_started, ft = vim.bo[buf].filetype, lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false), title = title }
     `);
     // At once: the command returns with the picker open on the index's sessions.
     expect(shown.ms).toBeLessThan(200);
+    // ... without starting the Node host first: the agents are asked once the picker is drawn.
+    expect(shown.host_before).toBe(false);
+    expect(shown.host_started).toBe(false);
     expect(shown.ft).toBe("acpchat_sessions");
     expect(shown.title).toContain("asking alpha, beta");
     expect(shown.lines).toHaveLength(2);

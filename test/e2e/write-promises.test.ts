@@ -10,8 +10,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins, type TestNvim } from "../support/nvim.js";
-import { agentTurn, editsNvim, reviewShown, write, type Step } from "./edits-support.js";
-import { bufnr, replies, reviews } from "../support/chat.js";
+import { agentTurn, editsNvim, read, reviewShown, write, type Step } from "./edits-support.js";
+import { bufnr, openChat, replies, reviews, setScenario } from "../support/chat.js";
 
 const bins = nvimBins();
 
@@ -72,19 +72,20 @@ describe.each(bins)("Neovim $version", (bin) => {
       await t.nvim.command(`edit ${f}`);
       const b = await bufnr(t, f);
       await t.lua("vim.api.nvim_buf_set_lines(..., 9, 10, false, { 'MINE' })", [b]);
-      // The agent read the buffer (unsaved edits included) and rewrote the file whole: the
-      // question's diff is exactly the write, yet "Allow" showed only its counts.
+      // The agent read the buffer (unsaved edits included) and rewrote the file whole, without
+      // the user's line: the question's diff is exactly the write, yet "Allow" showed only its
+      // counts. It saw that line, so leaving it out is its change, shown as it is.
       const mine = text(withLine(9, "MINE"));
       const agent = text(withLine(1, "AGENT"));
       await answerWith(t, label);
-      const chat = await agentTurn(t, [ask(f, mine, agent, always), write(f, agent)]);
+      const chat = await agentTurn(t, [read(f), ask(f, mine, agent, always), write(f, agent)]);
       await reviewShown(t);
       expect(await reviewReason(t)).toBe("conflict");
       expect(await t.lines(b)).toEqual(withLine(9, "MINE"));
       // Rejected in the review: the user's buffer is as they left it, the agent is told.
       await t.nvim.command("tabclose");
       await chat.turns(1, 15_000);
-      const r = await replies(chat);
+      const r = (await replies(chat)).slice(1);
       expect(r[0]!.result).toEqual({ outcome: { outcome: "selected", optionId: always ? "always" : "once" } });
       expect(JSON.stringify(r[1]!.error)).toContain("rejected");
       expect(await t.lines(b)).toEqual(withLine(9, "MINE"));
@@ -111,5 +112,39 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lines(b)).toEqual(withLine(1, "AGENT"));
     expect(readFileSync(f, "utf8")).toBe(agent);
     expect(await reviews(t)).toBe(0);
+  });
+
+  it("a write made from the disk over a buffer with unsaved edits: the user's lines stay, only the agent's change is offered", async () => {
+    const { t, work } = await editsNvim(bin, { write: "buffer" });
+    const f = join(work, "m.txt");
+    writeFileSync(f, text(lines));
+    await t.nvim.command(`edit ${f}`);
+    const b = await bufnr(t, f);
+    await t.lua("vim.api.nvim_buf_set_lines(..., 9, 10, false, { 'MINE' })", [b]);
+    // The agent read the disk itself (claude-agent-acp, gemini): its whole-file text lacks the
+    // user's line. Accepting all of it must not take that line out. Its second write builds on
+    // its first (it still has not seen the user's line).
+    const first = text(withLine(1, "AGENT"));
+    const second = text(withLine(3, "MORE", withLine(1, "AGENT")));
+    await setScenario(t, { turns: [[write(f, first)], [write(f, second)]] });
+    const chat = await openChat(t, "AcpChat!");
+    await chat.ready();
+    for (const [turn, want] of [
+      [1, withLine(9, "MINE", withLine(1, "AGENT"))],
+      [2, withLine(9, "MINE", withLine(3, "MORE", withLine(1, "AGENT")))],
+    ] as const) {
+      await t.nvim.command("AcpChatSend go");
+      await reviewShown(t);
+      expect(await reviewReason(t)).toBe("merged");
+      const hunks = await t.lua<number>(
+        "local r = select(2, next(require('acpchat.ask.review').open_reviews)); return #r.hunks",
+      );
+      expect(hunks).toBe(1);
+      await t.nvim.input("gA");
+      await t.nvim.input("ZZ");
+      await chat.turns(turn, 15_000);
+      expect(await t.lines(b)).toEqual([...want]);
+    }
+    expect(readFileSync(f, "utf8")).toBe(text(lines));
   });
 });

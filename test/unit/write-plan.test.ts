@@ -7,12 +7,12 @@ import {
   commitFor,
   decideSync,
   decideWrite,
-  rebase,
   reviewQuestion,
   type BufferState,
   type WriteRequest,
 } from "../../src/workspace/write-plan.js";
 import { splitText } from "../../src/workspace/text-codec.js";
+import { rebase } from "../../src/workspace/three-way.js";
 
 function disk(
   bytes: Buffer | string | undefined,
@@ -112,6 +112,39 @@ describe("decideWrite", () => {
       action: "review",
       reason: "refresh",
     });
+  });
+
+  it("a write over the user's unsaved edits goes on top of them, from what the agent knew; overlapping lines are a conflict", () => {
+    const modified = {
+      kind: "buffer" as const,
+      buffer: buffer(["a", "b", "c", "MINE"], { modified: true }),
+      disk: disk("a\nb\nc\n"),
+    };
+    // Built on the disk (the agent read it itself): its change only, the user's line stays.
+    const merged = decideWrite(req("a\nB\nc\n", modified, "save"));
+    expect(merged).toMatchObject({ action: "review", reason: "merged", prepared: { save: false } });
+    if (merged.action !== "review") throw new Error("unreachable");
+    expect(merged.prepared.next.lines).toEqual(["a", "B", "c", "MINE"]);
+    expect(merged.prepared.diff.hunks).toHaveLength(1);
+    // It read the buffer whole (its unsaved line included) and left that line out: its choice, shown as it is.
+    const saw = { lines: ["a", "b", "c", "MINE"], eol: true };
+    expect(decideWrite(req("a\nB\nc\n", modified, "buffer", { agentSaw: saw }))).toMatchObject({
+      action: "review",
+      reason: "conflict",
+      prepared: { next: { lines: ["a", "B", "c"] } },
+    });
+    // It read part of the buffer: what it built on is unknown, shown as it is.
+    expect(decideWrite(req("a\nB\nc\n", modified, "buffer", { agentSaw: null }))).toMatchObject({
+      reason: "conflict",
+    });
+    // Its change touches the user's line: a conflict, shown as it is.
+    expect(decideWrite(req("a\nb\nc\nAGENT\n", modified, "buffer"))).toMatchObject({
+      reason: "conflict",
+      prepared: { next: { lines: ["a", "b", "c", "AGENT"] } },
+    });
+    // Its change is already in the buffer (the user typed the same): nothing to do.
+    const same = { ...modified, buffer: buffer(["a", "B", "c", "MINE"], { modified: true }) };
+    expect(decideWrite(req("a\nB\nc\n", same, "buffer"))).toEqual({ action: "unchanged", where: "buffer" });
   });
 
   it("save: only a buffer without the user's edits is saved; a disk that changed behind the buffer is not overwritten", () => {

@@ -395,7 +395,7 @@ error("Cannot require a meta file")
 --- A review of hunks in a diff tab: the current text on the left, the proposal on the right.
 ---@class acpchat.question.Review
 ---@field path string
----@field reason "permission"|"review"|"changes"|"conflict"|"refresh"|"disk" review: the write mode asks; conflict: the buffer has unsaved edits; refresh: the text changed under an answered review; disk: the file changed on disk behind unsaved edits; permission: "Show the diff first" in a permission question; changes: a take-back of a recorded change (gd, :AcpChatReview), its hunks reversed.
+---@field reason "permission"|"review"|"changes"|"conflict"|"merged"|"refresh"|"disk" review: the write mode asks; conflict: the buffer has unsaved edits; merged: the buffer has unsaved edits, kept, and the agent's change (made without them) is shown on top; refresh: the text changed under an answered review; disk: the file changed on disk behind unsaved edits; permission: "Show the diff first" in a permission question; changes: a take-back of a recorded change (gd, :AcpChatReview), its hunks reversed.
 ---@field current string The current and proposed lines, each joined with "\n" (one string crosses to Lua far faster than thousands), and how many lines each has ("" is zero lines or one empty line).
 ---@field current_lines number
 ---@field proposed string

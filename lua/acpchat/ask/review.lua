@@ -58,7 +58,8 @@ local function set_hunk(r, i, accept, rows)
 end
 
 local reasons = {
-  conflict = "has unsaved edits of yours: the agent's change is shown for review instead of being applied",
+  conflict = "has unsaved edits of yours, in the lines the agent changed: its text is shown as it is, for review",
+  merged = "has unsaved edits of yours: they stay; the agent's change, made without them, is shown on top of them",
   refresh = "changed while you reviewed it: the hunks you accepted are shown again, against the new text",
   disk = "changed on disk while it has unsaved edits of yours: the right side is the file on disk (ga/gA take its changes, ZQ keeps your buffer)",
 }

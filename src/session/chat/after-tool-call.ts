@@ -69,9 +69,12 @@ export class ToolCallFollowUp {
       }
     }
     if (paths.length === 0) return;
+    // The files before this call wrote them (its own snapshot is taken after this).
+    const cp = this.core.opts.checkpoints;
+    const before = cp?.on ? cp.filesBefore() : undefined;
     // Not tied to the turn: the user may answer after it ended; closing the chat withdraws it.
     port
-      .syncBuffers(paths, this.core.lifetime)
+      .syncBuffers(paths, this.core.lifetime, before)
       .catch((e) => this.core.trace.note("problem", `checking buffers against disk: ${errorMessage(e)}`));
   }
 
@@ -107,8 +110,8 @@ export class ToolCallFollowUp {
     const synced = ["edit", "delete", "move"].includes(call.kind) || call.content.some((c) => c.type === "diff");
     void done
       .then(() => cp.toolEnded(`after ${call.title || toolCallId}`))
-      .then((paths) =>
-        paths.length > 0 && !synced && port.syncBuffers ? port.syncBuffers(paths, core.lifetime) : undefined,
+      .then(({ paths, before }) =>
+        paths.length > 0 && !synced && port.syncBuffers ? port.syncBuffers(paths, core.lifetime, before) : undefined,
       )
       .catch((e: unknown) => core.trace.note("problem", `after tool call ${toolCallId}: ${errorMessage(e)}`));
   }

@@ -192,9 +192,11 @@ export class Turns {
       [...this.agentNotes.splice(0).map((n) => `[acp-chat.nvim] Note: ${n}.`), cp?.takeNotes()]
         .filter(Boolean)
         .join("\n") || undefined;
-    const before = [told, unsaved].filter(Boolean).join("\n");
+    const before = [told, unsaved?.note].filter(Boolean).join("\n");
     const turn = this.prompt(blocks, before ? [{ type: "text", text: `${before}\n\n` }] : []);
-    if (told) this.core.notice(`Told the agent: ${told.replace(/\[acp-chat.nvim\] /g, "")}`);
+    // Under the user's words (the turn began synchronously), as what this turn told the agent.
+    for (const said of [told, unsaved?.changed ? unsaved.note : undefined])
+      if (said) this.core.notice(`Told the agent: ${said.replace(/\[acp-chat.nvim\] /g, "")}`);
     // Below the user's words (the turn began synchronously): an attachment sent as a link, say.
     for (const n of notes) this.core.notice(n, "warn");
     const stop = await turn;
@@ -208,9 +210,9 @@ export class Turns {
 
   /**
    * A line naming the project's files with unsaved edits in the editor (and the tool that reads
-   * them), for the prompt; the user sees it in the transcript when the list changed.
+   * them), for the prompt (`changed`: the user is shown it, as the list changed).
    */
-  private async unsavedNote(): Promise<string | undefined> {
+  private async unsavedNote(): Promise<{ note: string; changed: boolean } | undefined> {
     const ask = this.core.opts.unsavedFiles;
     if (!ask) return undefined;
     let r: { paths: string[]; readTool?: string };
@@ -232,8 +234,7 @@ export class Turns {
         `read them with the ${r.readTool.split("__").at(-1)} tool of the editor's "${r.readTool.split("__")[0]}" MCP server (mcp__${r.readTool}) to see the user's text`
       : "the disk does not have the user's text yet";
     const note = `[acp-chat.nvim] Note: these files have unsaved edits in the editor, newer than the disk: ${shown.join(", ")}; ${how}.`;
-    if (changed) this.core.notice(`Told the agent: ${note.replace(/\[acp-chat.nvim\] /g, "")}`);
-    return note;
+    return { note, changed };
   }
 
   /** Send a prompt; resolves with the stop reason when the turn ends (never rejects). */

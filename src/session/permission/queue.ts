@@ -82,6 +82,15 @@ export class PermissionQueue {
           `Not remembered: "${oneLine(safe.toolCall.title ?? safe.toolCall.toolCallId, 120)}" reaches outside the working directory, so it is asked every time.`,
         );
     }
+    // The question's block leaves the transcript once answered: what was chosen stays, in a line.
+    const verb = chosen.kind.startsWith("allow")
+      ? "Allowed"
+      : chosen.kind.startsWith("reject")
+        ? "Rejected"
+        : "Answered";
+    this.deps.notice(
+      `${verb} "${oneLine(safe.toolCall.title ?? safe.toolCall.toolCallId, 120)}": you chose "${oneLine(safe.options[answer.index ?? req.options.indexOf(chosen)]?.name ?? chosen.name, 80)}".`,
+    );
     return { outcome: { outcome: "selected", optionId: chosen.optionId } };
   }
 }

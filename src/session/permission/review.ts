@@ -13,7 +13,8 @@ import { DEFAULT_MAX_READ_BYTES, diskSnapshot } from "../../workspace/disk.js";
 import type { PermissionOutcome, RequestPermissionRequest } from "../../protocol/schema.js";
 import { compose, diffTexts, type Hunk } from "../../workspace/hunks.js";
 import { joinText, sameText, splitText, type Text, type TextFile } from "../../workspace/text-codec.js";
-import { acceptedHunks, rebase, shownLines, tooLargeToCompare } from "../../workspace/write-plan.js";
+import { rebase } from "../../workspace/three-way.js";
+import { acceptedHunks, shownLines, tooLargeToCompare } from "../../workspace/write-plan.js";
 import { applyRestore, type LiveFiles } from "../../checkpoints/apply.js";
 import type { ReviewAnswer, ReviewQuestion } from "../../wire/index.js";
 
