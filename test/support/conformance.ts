@@ -2,18 +2,17 @@
  * Validates messages against the official ACP JSON schema shipped in @agentclientprotocol/sdk.
  * Used on everything the client sent in a test (the fake agent records it).
  */
-import Ajv2020 from "ajv/dist/2020.js";
+import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
-import { readFileSync, existsSync } from "node:fs";
+import { readFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const schema = require("@agentclientprotocol/sdk/schema/v1/schema.json") as {
+const SCHEMA = require.resolve("@agentclientprotocol/sdk/schema/v1/schema.json");
+const UNSTABLE = require.resolve("@agentclientprotocol/sdk/schema/v1/schema.unstable.json");
+const schema = require(SCHEMA) as {
   $defs: Record<string, { "x-method"?: string; "x-side"?: string }>;
 };
-
-const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true });
-for (const f of ["uint16", "uint32", "uint64", "int32", "int64", "double", "uri"]) ajv.addFormat(f, true);
-ajv.addSchema(schema, "acp");
 
 /** method -> $defs name of what the client sends for it (request/notification params, or response). */
 const clientSends = new Map<string, { params?: string; result?: string }>();
@@ -31,10 +30,9 @@ for (const [name, def] of Object.entries(schema.$defs)) {
  * Methods only the unstable schema has (session/fork, session/set_title: option `unstable`) are
  * checked against schema.unstable.json, shipped in the same package.
  */
-const unstableSchema = require("@agentclientprotocol/sdk/schema/v1/schema.unstable.json") as {
+const unstableSchema = require(UNSTABLE) as {
   $defs: Record<string, { "x-method"?: string; "x-side"?: string }>;
 };
-ajv.addSchema(unstableSchema, "acpu");
 const unstableSends = new Map<string, { params?: string; result?: string }>();
 for (const [name, def] of Object.entries(unstableSchema.$defs)) {
   const method = def["x-method"];
@@ -43,6 +41,50 @@ for (const [name, def] of Object.entries(unstableSchema.$defs)) {
   if (def["x-side"] === "agent" && (name.endsWith("Request") || name.endsWith("Notification"))) entry.params = name;
   if (def["x-side"] === "client" && name.endsWith("Response")) entry.result = name;
   unstableSends.set(method, entry);
+}
+
+type Validate = ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
+
+/**
+ * The validators of every def above, compiled by Ajv once for all test files: compiling the
+ * schema took about 1 s of CPU in each file (most e2e files quit a Neovim with a fake agent and so
+ * check its record). Ajv's standalone code is the same compiled code, kept in .cache under a hash
+ * of the two schemas and Ajv's version, so a new SDK compiles again.
+ */
+let compiled: Record<string, Validate> | undefined;
+function validators(): Record<string, Validate> {
+  if (compiled) return compiled;
+  const hash = createHash("sha256");
+  for (const f of [SCHEMA, UNSTABLE, require.resolve("ajv/package.json")]) hash.update(readFileSync(f));
+  const dir = fileURLToPath(new URL("../../.cache", import.meta.url));
+  const file = `${dir}/acp-validators-${hash.digest("hex").slice(0, 16)}.cjs`;
+  if (!existsSync(file)) {
+    const Ajv2020 = require("ajv/dist/2020.js").default;
+    const standaloneCode = require("ajv/dist/standalone").default;
+    const ajv = new Ajv2020({ strict: false, allErrors: true, code: { source: true } });
+    for (const f of ["uint16", "uint32", "uint64", "int32", "int64", "double", "uri"]) ajv.addFormat(f, true);
+    ajv.addSchema(schema, "acp");
+    ajv.addSchema(unstableSchema, "acpu");
+    const refs: Record<string, string> = {};
+    for (const [id, sends] of [
+      ["acp", clientSends],
+      ["acpu", unstableSends],
+    ] as const)
+      for (const e of sends.values())
+        for (const def of [e.params, e.result]) if (def) refs[`${id}/${def}`] = `${id}#/$defs/${def}`;
+    mkdirSync(dir, { recursive: true });
+    // Written whole, then renamed: another worker may be writing the same file.
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, standaloneCode(ajv, refs));
+    renameSync(tmp, file);
+  }
+  compiled = require(file) as Record<string, Validate>;
+  return compiled;
+}
+
+/** Ajv's errorsText(), without loading Ajv. */
+function errorsText(errors: Validate["errors"]): string {
+  return errors?.length ? errors.map((e) => `data${e.instancePath} ${e.message}`).join(", ") : "No errors";
 }
 
 /**
@@ -112,9 +154,9 @@ export function validateClientMessages(
       checked++;
       continue;
     }
-    const validate = ajv.getSchema(`${schemaId}#/$defs/${def}`)!;
+    const validate = validators()[`${schemaId}/${def}`]!;
     checked++;
-    if (!validate(value)) violations.push({ message: m, errors: ajv.errorsText(validate.errors) });
+    if (!validate(value)) violations.push({ message: m, errors: errorsText(validate.errors) });
   }
   return { checked, violations, methods };
 }
