@@ -82,7 +82,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(init.capabilities).not.toHaveProperty("fs");
     expect(init.capabilities).not.toHaveProperty("terminal");
     const servers = sent.find((e) => e.sessionNew).sessionNew.mcpServers as { name: string; type: string }[];
-    expect(servers).toContainEqual(expect.objectContaining({ name: "nvim", type: "stdio" }));
+    // The v2 agent takes http MCP servers: the editor's tools are served by the host itself.
+    expect(servers).toContainEqual(expect.objectContaining({ name: "nvim", type: "http" }));
     expect(sent.find((e) => e.permission).permission.outcome).toEqual({ outcome: "selected", optionId: "yes" });
     await t.nvim.command("checkhealth acpchat");
     const health = (await t.nvim.buffer.lines).join("\n");
