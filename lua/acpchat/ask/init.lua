@@ -62,7 +62,11 @@ local function label(kind, q)
   if kind == "permission" then
     return permission.label(q)
   elseif kind == "review" then
-    return "review the write to " .. flat(vim.fn.fnamemodify(q.path or "", ":t"), 80)
+    local name = flat(vim.fn.fnamemodify(q.path or "", ":t"), 80)
+    if q.reason == "disk" then
+      return "compare " .. name .. " with the agent's change on disk"
+    end
+    return "review the change to " .. name
   elseif kind == "auth" then
     return "sign in"
   end
@@ -122,7 +126,7 @@ function M.ask(chat_id, key, kind, question)
           return it.label
         end, permission.choices(question))
       or nil
-    return waiting.hold(key, chat_id, label(kind, question), run, { choices = choices })
+    return waiting.hold(key, chat_id, label(kind, question), run, { choices = choices, tab = kind == "review" })
   end
   run()
 end

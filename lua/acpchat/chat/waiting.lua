@@ -29,6 +29,7 @@ local last_key = 0
 ---@field choices string[] its options as the list shows them
 ---@field run fun() opens it
 ---@field parked boolean? its list was closed without an answer: opens only when asked for
+---@field tab boolean? a review: it opens in a tab of its own, not a list
 ---@type acpchat.Waiting[]
 M.held = {}
 local timer
@@ -128,13 +129,15 @@ function M.block(h, width)
   for i, c in ipairs(h.choices or {}) do
     vim.list_extend(lines, wrap(c, width, string.format("  %d. ", i), "     "))
   end
-  local how = h.parked and (opener() .. ": open the list again. You closed it without choosing, so it waits for you.")
-    or (opener() .. ": open the list now. It opens by itself when you are out of Insert mode and stop typing.")
+  local what = h.tab and "the review" or "the list"
+  local how = h.parked
+      and (opener() .. ": open " .. what .. " again. You closed it without choosing, so it waits for you.")
+    or (opener() .. ": open " .. what .. " now. It opens by itself when you are out of Insert mode and stop typing.")
   vim.list_extend(lines, wrap(how, width, "  ", "  "))
-  vim.list_extend(
-    lines,
-    wrap("In the list: pick a choice to answer; Esc or q closes it and it keeps waiting.", width, "  ", "  ")
-  )
+  local keys_text = h.tab
+      and "In its tab: ga/gA accept, gr/gR reject, ZZ finishes with what you accepted, ZQ rejects all."
+    or "In the list: pick a choice to answer; Esc or q closes it and it keeps waiting."
+  vim.list_extend(lines, wrap(keys_text, width, "  ", "  "))
   return lines
 end
 
@@ -236,8 +239,15 @@ end
 function M.hold(key, chat_id, label, run, opts)
   opts = opts or {}
   M.drop(key, true)
-  M.held[#M.held + 1] =
-    { key = key, chat = chat_id, label = label, run = run, choices = opts.choices or {}, parked = opts.parked }
+  M.held[#M.held + 1] = {
+    key = key,
+    chat = chat_id,
+    label = label,
+    run = run,
+    choices = opts.choices or {},
+    parked = opts.parked,
+    tab = opts.tab,
+  }
   refresh(chat_id)
   if not opts.parked then
     start_timer()
