@@ -1,8 +1,18 @@
 /** Images and audio (src/session/attachments.ts, prompt-builder.ts, trace/media-elide.ts) without an editor. */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeAttachment, MediaFiles, readClipboardMedia, saveMedia } from "../../src/session/attachments.js";
 import { AttachmentError, decodedSize, extensionFor, humanSize, mediaType } from "../../src/session/media.js";
@@ -212,6 +222,14 @@ describe("attachments", () => {
     expect(readFileSync(out, "utf8")).toBe("other");
     expect(await saveMedia(media, out, true)).toMatchObject({ saved: true });
     expect(readFileSync(out).equals(data)).toBe(true);
+    // Put in place whole (written beside it, then linked or renamed in): nothing else is left,
+    // and the saved file is a file of its own.
+    expect(readdirSync(dirname(out))).toEqual(["saved.png"]);
+    expect(statSync(out).nlink).toBe(1);
+    const fresh = join(dirname(out), "fresh.png");
+    await saveMedia(media, fresh, false);
+    expect(readdirSync(dirname(out)).sort()).toEqual(["fresh.png", "saved.png"]);
+    expect(statSync(fresh).nlink).toBe(1);
     await expect(saveMedia(undefined, out, true)).rejects.toThrow(/no image or audio there/);
   });
 
