@@ -147,6 +147,7 @@ export class NvimPort implements EditorPort {
       {
         saw: this.seen.get(req.sessionId, path),
         wrote: (text) => this.seen.wrote(req.sessionId, path, text),
+        forget: () => this.seen.read(req.sessionId, path, { modified: false, text: null }),
       },
     );
     // Truthful: content the agent asked to save that is not on disk is not a success.

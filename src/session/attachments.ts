@@ -9,7 +9,7 @@ import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { constants } from "node:fs";
-import { link, open, rename, rm, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { link, open, rm, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -385,19 +385,23 @@ export async function saveMedia(
     if (e instanceof AttachmentError) throw e;
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
   }
-  // Written whole beside it first, then put in place in one step: the file never shows half
-  // written (to a viewer, or after a failure). Without overwrite it is linked in, which fails if
-  // a file appeared meanwhile (not replaced either); with overwrite it is renamed over.
-  const tmp = join(dirname(path), `.${basename(path)}.acpchat-${process.pid}-${randomBytes(4).toString("hex")}`);
+  // A new file is written whole beside it first, then linked in (which fails if a file appeared
+  // meanwhile: not replaced either), so it never shows half written. Replacing an existing file
+  // (the user said yes) writes into it, as before: its mode, links and a symlink's target stay.
+  if (overwrite) {
+    await writeFile(path, bytes, { flag: "w" }).catch((e: Error) => {
+      throw new Error(`could not save ${path}: ${e.message}`);
+    });
+    return { saved: true, path, size: bytes.length };
+  }
+  const tmp = join(dirname(path), `.acpchat-save-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
     await writeFile(tmp, bytes, { flag: "wx" });
-    if (overwrite) await rename(tmp, path);
-    else
-      await link(tmp, path).catch((e: NodeJS.ErrnoException) => {
-        // A file system without hard links (FAT, some network mounts): created in place.
-        if (e.code === "EEXIST") throw e;
-        return writeFile(path, bytes, { flag: "wx" });
-      });
+    await link(tmp, path).catch((e: NodeJS.ErrnoException) => {
+      // A file system without hard links (FAT, some network mounts): created in place.
+      if (e.code === "EEXIST") throw e;
+      return writeFile(path, bytes, { flag: "wx" });
+    });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return { saved: false, exists: true, path };
     throw new Error(`could not save ${path}: ${(e as Error).message}`);

@@ -96,7 +96,13 @@ export function mergeOnTop(
     const o = region("ours");
     const hasTheirs = c.members.some((m) => !m.mine);
     const hasOurs = c.members.some((m) => m.mine);
-    const same = hasTheirs && hasOurs && t.lines.length === o.lines.length && t.lines.every((l, k) => l === o.lines[k]);
+    // The very same lines, and (at the end) the same final newline.
+    const same =
+      hasTheirs &&
+      hasOurs &&
+      t.lines.length === o.lines.length &&
+      t.lines.every((l, k) => l === o.lines[k]) &&
+      (c.end < base.lines.length || (t.atEnd === o.atEnd && t.eol === o.eol));
     if (hasTheirs && hasOurs && !same) conflicts++;
     const take = hasTheirs ? t : o;
     for (let k = pos; k < c.start; k++) lines.push(base.lines[k]!);

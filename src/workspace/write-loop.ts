@@ -75,6 +75,7 @@ const MAX_ROUNDS = 4;
 export interface AgentKnows {
   saw: Text | null | undefined;
   wrote(text: Text): void;
+  forget(): void;
 }
 
 export class WriteLoop {
@@ -115,7 +116,7 @@ export class WriteLoop {
       // Approved in the permission review only when the write is what was shown there.
       const reviewedAgainst = partial?.exact === true && round === 0 ? partial.before : undefined;
       // Cut down in a permission review: built on the text that review showed.
-      const agentSaw = partial && round === 0 ? partial.before : knows?.saw;
+      const agentSaw = partial ? partial.before : knows?.saw;
       const plan = decideWrite({ path, content, current, mode: this.mode, reviewedAgainst, refresh, agentSaw });
       if (plan.action === "refuse") throw new RpcError(ErrorCodes.InternalError, plan.message);
       if (plan.action === "unchanged")
@@ -147,7 +148,9 @@ export class WriteLoop {
             ? 'the client writes to buffers only (write = "buffer")'
             : "the file changed on disk behind its buffer";
       // From now on the agent takes the file to hold what it wrote (a buffer's text, as its lines hold it).
+      // A write to the disk: the file now is what the disk holds (the base when none is known).
       if (done && current.kind === "buffer" && plan.prepared.agentText) knows?.wrote(plan.prepared.agentText);
+      else if (done) knows?.forget();
       if (done)
         return {
           ...done,

@@ -460,6 +460,10 @@ export function decideSync(
   if (b.diskChanged === false) return { action: "none" };
   const text = bufferText(b);
   let next: Text = { lines: disk.file.lines, eol: disk.file.eol };
+  // The file is back to what it was before the agent wrote it (every hunk rejected and taken
+  // out again): nothing of the agent's to bring in, and comparing would only offer the user's
+  // own lines back.
+  if (was && sameText(was, next)) return { action: "none" };
   // Known what the file held before the agent wrote it: its change (was -> disk) goes on top of
   // the user's edits, so the review offers only the agent's hunks (unless they touch the same lines).
   const merged = was && !sameText(was, text) && !sameText(was, next) ? mergeOnTop(was, next, text, limits) : undefined;

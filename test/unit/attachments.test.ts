@@ -1,6 +1,7 @@
 /** Images and audio (src/session/attachments.ts, prompt-builder.ts, trace/media-elide.ts) without an editor. */
 import { execFileSync } from "node:child_process";
 import {
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -230,6 +231,14 @@ describe("attachments", () => {
     await saveMedia(media, fresh, false);
     expect(readdirSync(dirname(out)).sort()).toEqual(["fresh.png", "saved.png"]);
     expect(statSync(fresh).nlink).toBe(1);
+    // Replacing a file that is a link writes into its target: the link stays a link.
+    const target = join(dirname(out), "target.png");
+    writeFileSync(target, "old");
+    const linked = join(dirname(out), "linked.png");
+    symlinkSync(target, linked);
+    expect(await saveMedia(media, linked, true)).toMatchObject({ saved: true });
+    expect(readFileSync(target).equals(data)).toBe(true);
+    expect(lstatSync(linked).isSymbolicLink()).toBe(true);
     await expect(saveMedia(undefined, out, true)).rejects.toThrow(/no image or audio there/);
   });
 

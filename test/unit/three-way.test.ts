@@ -39,6 +39,13 @@ describe("mergeOnTop", () => {
     expect(mergeOnTop(t(), t("a"), t()).text).toEqual(t("a"));
   });
 
+  it("the final newline counts: a user who dropped it and an agent who kept it differ there", () => {
+    const b: Text = t("d", "d");
+    const r = mergeOnTop(b, t("d"), { lines: ["d"], eol: false });
+    expect(r.conflicts).toBe(1);
+    expect(r.text).toEqual(t("d"));
+  });
+
   it("random edits: what only one side touched is that side's, and nothing else moves", () => {
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);

@@ -303,6 +303,10 @@ describe("decideSync: the disk changed behind a buffer", () => {
     });
     if (m.action !== "review") throw new Error("unreachable");
     expect(m.prepared.diff.hunks).toHaveLength(1);
+    // The file is back to what it was before the agent wrote it (every hunk rejected): nothing to compare.
+    expect(decideSync("/p/f", buffer(["mine", "a"], { modified: true }), disk("a\n"), undefined, was)).toEqual({
+      action: "none",
+    });
     // Both changed the same line: a conflict there, the agent's lines against the user's.
     const c = decideSync("/p/f", buffer(["mine"], { modified: true }), disk("agent\n"), undefined, was);
     expect(c).toMatchObject({ action: "review", reason: "conflict", prepared: { next: { lines: ["agent"] } } });
