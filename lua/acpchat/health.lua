@@ -33,7 +33,7 @@ function M.check()
   if vim.uv.fs_stat(bridge.cli) then
     health.ok("node host: " .. bridge.cli)
   else
-    health.error("the `neovim` node package is missing", { "Run `npm ci` in " .. bridge.root })
+    health.error("the node host is not built", { "Run `npm ci && npm run build` in " .. bridge.root })
   end
   if vim.uv.fs_stat(bridge.bundle) then
     health.ok("remote plugin built: " .. bridge.bundle)
