@@ -72,6 +72,27 @@ export async function hostStart({ pinnedRoot, rounds = 7, bin = nvimBin() } = {}
   return out;
 }
 
+/** RESULTS.md's section. */
+export function hostStartSection(r) {
+  const f = (x) => (x === undefined ? "–" : x.toFixed(0));
+  const all = (xs, k) => xs.map((x) => x[k].toFixed(0)).join(", ");
+  return [
+    "`bench/host-start.mjs`: a fresh Neovim each round; the plugin's first call (`ping`) starts the Node host, and at",
+    "its answer Neovim reads the host's CPU (every thread, /proc schedstat) and the wall time since the call.",
+    `Medians of ${r.rounds}, the builds interleaved.`,
+    "",
+    "| build | host CPU to the first answer | wall |",
+    "| --- | --- | --- |",
+    ...(r.pinned.length
+      ? [
+          `| pinned ${PINNED} | ${f(r.pinnedCpu)} ms [${all(r.pinned, "cpu")}] | ${f(r.pinnedWall)} ms [${all(r.pinned, "wall")}] |`,
+        ]
+      : []),
+    `| this checkout | **${f(r.nowCpu)} ms** [${all(r.now, "cpu")}] | **${f(r.nowWall)} ms** [${all(r.now, "wall")}] |`,
+    "",
+  ].join("\n");
+}
+
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) {
   const rounds = Number(process.argv[2] ?? 7);
   const pinnedRoot = process.argv[3] === "none" ? undefined : (process.argv[3] ?? pinnedBuild());

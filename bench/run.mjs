@@ -19,6 +19,8 @@ import { nvimBin, startBenchNvim } from "./nvim.mjs";
 import { readFrames } from "./flood-baseline.mjs";
 import { heapParts } from "./heap-snapshot.mjs";
 import { userClockChecked } from "./user-clock.mjs";
+import { hostStart, hostStartSection } from "./host-start.mjs";
+import { pinnedBuild } from "./pinned.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FLOOD = join(root, "bench/flood-agent.mjs");
@@ -467,6 +469,14 @@ async function main() {
   writeFileSync(
     join(root, "bench/RESULTS.md"),
     readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## The review loop (18)\n\n" + reviewed,
+  );
+  // 19. The Node host's cold start: its CPU and wall to its first answer, against the pinned
+  // build (bench/host-start.mjs, its own Neovims).
+  say("host start: bench/host-start.mjs");
+  const hs = await hostStart({ pinnedRoot: pinnedBuild(), bin });
+  writeFileSync(
+    join(root, "bench/RESULTS.md"),
+    `${readFileSync(join(root, "bench/RESULTS.md"), "utf8")}\n## The Node host's start (19)\n\n${hostStartSection(hs)}`,
   );
   // 17. The user's clock against the pinned earlier build (bench/user-clock.mjs): the README's
   // table; a headline more than 15% worse than that build's fails the bench.
