@@ -40,6 +40,19 @@ function asciiOnly(file) {
   if (/[^\x00-\x7f]/.test(text)) writeFileSync(file, text.replace(/[^\x00-\x7f]/g, "?"));
 }
 
+/**
+ * src/editor-tools/http-sdk.ts (the MCP SDK, a third of the code) is left out of the remote
+ * plugin's bundle and built into dist/acpchat-http.cjs beside it: a host compiles all of its
+ * bundle at start, and only agents that take http MCP servers need the SDK. The dynamic import()
+ * becomes a require() of the file next to the bundle.
+ */
+const httpSdkApart = {
+  name: "http-sdk-apart",
+  setup(b) {
+    b.onResolve({ filter: /\/http-sdk\.js$/ }, () => ({ path: "./acpchat-http.cjs", external: true }));
+  },
+};
+
 await build({
   ...common,
   entryPoints: [join(root, "src", "nvim", "plugin.ts")],
@@ -47,8 +60,16 @@ await build({
   sourcemap: "linked",
   // The host passes the `neovim` objects in; only types are imported from it.
   external: ["neovim"],
+  plugins: [httpSdkApart],
 });
 asciiOnly(outfile);
+// What the http front imports of the MCP SDK, on the first chat that needs it.
+await build({
+  ...common,
+  entryPoints: [join(root, "src", "editor-tools", "http-sdk.ts")],
+  outfile: join(root, "dist", "acpchat-http.cjs"),
+});
+asciiOnly(join(root, "dist", "acpchat-http.cjs"));
 
 // The node host Lua starts: the node client's host with winston replaced by a light logger of
 // the same contract (src/nvim/host-main.ts, host-logger.ts). It loads the bundle above with a

@@ -39,15 +39,9 @@ const PATH = "/mcp";
 /** MCP sessions held at once: an agent restarted or reconnecting opens a new one; the oldest goes. */
 const MAX_SESSIONS = 8;
 
-/**
- * The MCP SDK (with Ajv, Hono and a zod v3 inside) is a third of the bundle and only agents that
- * take http servers use it: loaded on the first such chat, not at every host's start.
- */
-let sdk: Promise<
-  [typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js"), typeof import("./mcp-tools.js")]
->;
-const loadSdk = () =>
-  (sdk ??= Promise.all([import("@modelcontextprotocol/sdk/server/streamableHttp.js"), import("./mcp-tools.js")]));
+/** The MCP SDK's part (http-sdk.ts, a bundle of its own): loaded on the first http chat, not at every host's start. */
+let sdk: Promise<typeof import("./http-sdk.js")> | undefined;
+const loadSdk = () => (sdk ??= import("./http-sdk.js"));
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -125,7 +119,7 @@ export class EditorHttpFront {
     }
     if (req.method !== "POST") return deny(res, 405, "POST an initialize request first", { Allow: "POST" });
     // A new MCP session: the transport answers anything but `initialize` with an error.
-    const [{ StreamableHTTPServerTransport }, { editorMcpServer }] = await loadSdk();
+    const { StreamableHTTPServerTransport, editorMcpServer } = await loadSdk();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,
