@@ -2,7 +2,7 @@
 // the plugin loaded as the tests load it, listening on a socket for a second client.
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { attach } from "neovim";
 
@@ -30,7 +30,18 @@ export function startBenchNvim(bin, dir, setup, cwd = dir, pluginRoot = root) {
   const sock = join(dir, "nvim.sock");
   const proc = spawn(
     bin,
-    ["--embed", "--headless", "-i", "NONE", "-n", "--listen", sock, "-u", join(pluginRoot, "test/nvim/init.lua")],
+    // (resolved: Neovim starts in `cwd`, where a relative root would find no init.lua)
+    [
+      "--embed",
+      "--headless",
+      "-i",
+      "NONE",
+      "-n",
+      "--listen",
+      sock,
+      "-u",
+      join(resolve(pluginRoot), "test/nvim/init.lua"),
+    ],
     {
       cwd,
       env: {
