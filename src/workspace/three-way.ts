@@ -64,8 +64,8 @@ export function mergeOnTop(
   limits?: DiffLimits,
 ): { text: Text; conflicts: number } {
   const tagged = [
-    ...diffTexts(base, theirs, limits).hunks.map((h) => ({ h, side: theirs, mine: false })),
-    ...diffTexts(base, ours, limits).hunks.map((h) => ({ h, side: ours, mine: true })),
+    ...diffTexts(base, theirs, limits).hunks.map((h) => ({ h, mine: false })),
+    ...diffTexts(base, ours, limits).hunks.map((h) => ({ h, mine: true })),
   ].sort((x, y) => x.h.oldStart - y.h.oldStart);
   // Clusters of hunks whose base ranges overlap or touch.
   type Tagged = (typeof tagged)[number];
