@@ -3,7 +3,7 @@
  * text (base -> now). A review shown again after the user typed, a rewind over later edits, and
  * an agent's write put on top of the user's unsaved edits all merge this one way.
  */
-import { diffTexts, type DiffLimits, type Hunk } from "./hunks.js";
+import { diffTexts, type DiffLimits } from "./hunks.js";
 import type { Text } from "./text-codec.js";
 
 /**
