@@ -35,7 +35,8 @@ async function round(pluginRoot, bin) {
     _G.hs = {}
     -- (acpchat.bridge in the pinned release, acpchat.host.bridge since.)
     local ok, bridge = pcall(require, "acpchat.host.bridge")
-    if not ok then bridge = require("acpchat.bridge") end
+    local pinned_name = "acpchat.bridge"
+    if not ok then bridge = require(pinned_name) end
     local t0 = vim.uv.hrtime()
     bridge.call("ping", {}, function(err, r)
       _G.hs.wall = (vim.uv.hrtime() - t0) / 1e6

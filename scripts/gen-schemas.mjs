@@ -127,14 +127,14 @@ class Emitter {
   ref(name) {
     if (this.overrides.has(name)) {
       this.usedOverrides.add(name);
-      return `O.${name}`;
+      return `real(O.${name})`;
     }
     if (this.imported.has(name)) {
       this.usedImports.add(name);
-      return `S.${name}`;
+      return `real(S.${name})`;
     }
     if (!this.local.has(name)) throw new Error(`gen-schemas: ${name} is neither written nor imported`);
-    return name;
+    return `real(${name})`;
   }
 
   /** A zod expression for `n`, and whether it admits null (the caller decides nullable/nullish). */
@@ -193,7 +193,7 @@ class Emitter {
       this.usedOverrides.add(o);
       return `O.${o}`;
     }
-    if (key === "_meta") return HOT_PATH.has(owner) ? "strictMeta" : "meta";
+    if (key === "_meta") return HOT_PATH.has(owner) ? "real(strictMeta)" : "real(meta)";
     const { code, nullable } = this.expr(p, `${owner}.${key}`);
     if (required) return nullable ? `${code}.nullable()` : code;
     if (code === "z.unknown()") return `${code}.optional()`;
@@ -225,7 +225,7 @@ class Emitter {
     this.variantsOf ??= new Map();
     const names = alts.map((a) => variantConst(a, key));
     this.variantsOf.set(owner, { n, alts, key });
-    return `z.discriminatedUnion(${JSON.stringify(key)}, [${names.map((v) => (/^[A-Za-z_$][\w$]*$/.test(v) ? `${owner}Variants.${v}` : `${owner}Variants[${JSON.stringify(v)}]`)).join(", ")}])`;
+    return `z.discriminatedUnion(${JSON.stringify(key)}, [${names.map((v) => (/^[A-Za-z_$][\w$]*$/.test(v) ? `real(${owner}Variants.${v})` : `real(${owner}Variants[${JSON.stringify(v)}])`)).join(", ")}])`;
   }
 
   /** `<Name>Variants`: one schema per discriminated variant, its base's fields plus the fixed key. */
@@ -339,7 +339,7 @@ export function generate(root = ROOT) {
   const s = new Emitter(stable, { local: new Set(sOrder), imported: new Set(), overrides: names });
   const sBody = sOrder.map((d) => s.def(d));
   sBody.push(...reexportOverrides(s, STABLE_ROOTS));
-  const sImports = ['import { z } from "zod";', 'import { lazy } from "../lazy-schema.js";'];
+  const sImports = ['import { z } from "zod";', 'import { lazy, real } from "../lazy-schema.js";'];
   if (s.usedOverrides.size) sImports.push('import * as O from "../schema-overrides.js";');
   const stableText = file(head("(schema/v1/schema.json)"), sImports, sBody);
 
@@ -353,7 +353,7 @@ export function generate(root = ROOT) {
   });
   const uBody = uOrder.map((d) => u.def(d));
   uBody.push(...reexportOverrides(u, UNSTABLE_ROOTS));
-  const uImports = ['import { z } from "zod";', 'import { lazy } from "../lazy-schema.js";'];
+  const uImports = ['import { z } from "zod";', 'import { lazy, real } from "../lazy-schema.js";'];
   if (u.usedOverrides.size) uImports.push('import * as O from "../schema-overrides.js";');
   if (u.usedImports.size) uImports.push('import * as S from "./acp-schema.js";');
   const unstableText = file(head("(schema/v1/schema.unstable.json, its additions)"), uImports, uBody);

@@ -8,6 +8,17 @@
  * top level to building none.
  */
 
+const REAL = Symbol("lazy-schema.real");
+
+/**
+ * The built schema behind a `lazy` stand-in (any other value as it is). A schema put inside
+ * another (a field, a union's variant) is best the built one: zod touches it on every parse, and
+ * through the stand-in each touch is a trap (the generated code wraps its references in it).
+ */
+export function real<T>(x: T): T {
+  return ((x as { [REAL]?: T })[REAL] ?? x) as T;
+}
+
 /** A stand-in for `make()`'s object, made on first touch (any property, `in`, keys, prototype). */
 export function lazy<T extends object>(make: () => T): T {
   let built: T | undefined;
@@ -16,7 +27,7 @@ export function lazy<T extends object>(make: () => T): T {
     return built;
   };
   return new Proxy(Object.create(null) as T, {
-    get: (_t, k) => Reflect.get(get(), k),
+    get: (_t, k) => (k === REAL ? get() : Reflect.get(get(), k)),
     set: (_t, k, v) => Reflect.set(get(), k, v),
     has: (_t, k) => Reflect.has(get(), k),
     ownKeys: () => Reflect.ownKeys(get()),

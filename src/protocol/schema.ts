@@ -13,7 +13,7 @@ import { z } from "zod";
 import { ErrorCodes, RpcError } from "./errors.js";
 import * as G from "./generated/acp-schema.js";
 import { isEnvelope, isTextChunk } from "./hot-path.js";
-import { lazy } from "./lazy-schema.js";
+import { lazy, real } from "./lazy-schema.js";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -112,17 +112,17 @@ const V = G.SessionUpdateVariants;
 /** The variants every agent may send (the rest of the schema's are opt-in, below). */
 export const KnownSessionUpdate = lazy(() =>
   z.discriminatedUnion("sessionUpdate", [
-    V.user_message_chunk,
-    V.agent_message_chunk,
-    V.agent_thought_chunk,
-    V.tool_call,
-    V.tool_call_update,
-    V.plan,
-    V.available_commands_update,
-    V.current_mode_update,
-    V.config_option_update,
-    V.session_info_update,
-    V.usage_update,
+    real(V.user_message_chunk),
+    real(V.agent_message_chunk),
+    real(V.agent_thought_chunk),
+    real(V.tool_call),
+    real(V.tool_call_update),
+    real(V.plan),
+    real(V.available_commands_update),
+    real(V.current_mode_update),
+    real(V.config_option_update),
+    real(V.session_info_update),
+    real(V.usage_update),
   ]),
 );
 export type KnownSessionUpdate = z.infer<typeof KnownSessionUpdate>;
@@ -163,7 +163,7 @@ export const CompactionUpdate = V.compaction_update;
 /** `compaction_summary_chunk`: one content block appended to a compaction's summary. */
 export const CompactionSummaryChunk = V.compaction_summary_chunk;
 export const OptInSessionUpdate = lazy(() =>
-  z.discriminatedUnion("sessionUpdate", [NoticeUpdate, CompactionUpdate, CompactionSummaryChunk]),
+  z.discriminatedUnion("sessionUpdate", [real(NoticeUpdate), real(CompactionUpdate), real(CompactionSummaryChunk)]),
 );
 export type OptInSessionUpdate = z.infer<typeof OptInSessionUpdate>;
 /** Its variants' names (sdk-types.test.ts holds them to the union). */

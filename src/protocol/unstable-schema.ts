@@ -14,7 +14,7 @@
  */
 import { z } from "zod";
 import * as U from "./generated/acp-schema-unstable.js";
-import { lazy } from "./lazy-schema.js";
+import { lazy, real } from "./lazy-schema.js";
 import type { SessionUpdate, UnknownSessionUpdate } from "./schema.js";
 
 /** `plan_update`'s content: structured entries, a file, or markdown; always with its plan's id. */
@@ -37,7 +37,13 @@ export const SessionMessageChunk = lazy(() =>
 );
 
 export const UnstableSessionUpdate = lazy(() =>
-  z.discriminatedUnion("sessionUpdate", [PlanUpdate, PlanRemoved, SubagentUpdate, SessionMessage, SessionMessageChunk]),
+  z.discriminatedUnion("sessionUpdate", [
+    real(PlanUpdate),
+    real(PlanRemoved),
+    real(SubagentUpdate),
+    real(SessionMessage),
+    real(SessionMessageChunk),
+  ]),
 );
 export type UnstableSessionUpdate = z.infer<typeof UnstableSessionUpdate>;
 /** Its variants' names (acp-coverage-unstable.test.ts holds them to the union). */
