@@ -310,6 +310,13 @@ M.schema = record({
       { "show_diff", key("gd", "Transcript: show the tool call's diff.") },
       { "show_terminal", key("gt", "Transcript: show the tool call's terminal output.") },
       {
+        "cancel_tool",
+        key(
+          "gC",
+          "Transcript: on a tool call, cancel it alone (ACP v2 `tool_call/cancel`), or the command it left running (`terminal/cancel`); only where the agent allows it, which the block says (|acpchat-work-cancel|)."
+        ),
+      },
+      {
         "expand_output",
         key(
           "za",

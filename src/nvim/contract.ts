@@ -232,6 +232,8 @@ export interface LuaToNode {
   forkSource: { params: ChatRef; result: { sessionId: string; title?: string } };
   /** Cancel a subagent's current work (when the agent granted it). */
   subagentCancel: { params: ChatRef & { sessionId: string }; result: null };
+  /** gC on a tool call (ACP v2): cancel it, or its running terminal, when the agent advertises that. */
+  toolCancel: { params: ChatRef & { toolCallId: string }; result: null };
   deleteSession: { params: SessionsParams & { sessionId: string }; result: boolean };
   /** :AcpChatLogout: `logout` (when the agent advertises it); the next prompt signs in again. */
   logout: { params: ChatRef; result: null };
@@ -321,6 +323,7 @@ export const LUA_METHODS = [
   "subagent",
   "forkSource",
   "subagentCancel",
+  "toolCancel",
   "log",
   "chats",
   "shutdown",

@@ -146,6 +146,8 @@ error("Cannot require a meta file")
 ---@field input? string
 ---@field children? ({ title: string, kind: string, status: string })[] The tool calls of the subagent this Task started (claude-agent-acp's parentToolUseId).
 ---@field more_children? number
+---@field cancel? "terminal"|"tool_call" ACP v2: what `gC` cancels: the call itself (`tool_call/cancel`) or its running terminal (`terminal/cancel`).
+---@field background? boolean ACP v2: listed in the agent's background work.
 
 ---@class acpchat.wire.BlockView.plan
 ---@field id string
@@ -229,6 +231,7 @@ error("Cannot require a meta file")
 ---@field queued ({ id: number, text: string })[]
 ---@field waiting? string What the queued prompts wait for besides the agent (the folder's first snapshot).
 ---@field continued_by? "resume"|"load"
+---@field background? number ACP v2: how many pieces of work the agent runs in the background (when it reports them, and any run).
 ---@field modes { current?: string, available: ({ id: string, name: string, description?: string })[] }
 ---@field options acpchat.wire.OptionView[]
 ---@field legacy_models? { current: string, values: ({ value: string, name: string })[] }
@@ -784,6 +787,14 @@ error("Cannot require a meta file")
 
 --- What `subagent_cancel` answers.
 ---@alias acpchat.reply.SubagentCancel nil
+
+--- `tool_cancel`: gC on a tool call (ACP v2): cancel it, or its running terminal, when the agent advertises that.
+---@class acpchat.call.ToolCancel
+---@field chat number
+---@field tool_call_id string
+
+--- What `tool_cancel` answers.
+---@alias acpchat.reply.ToolCancel nil
 
 --- `delete_session`
 ---@class acpchat.call.DeleteSession
