@@ -182,9 +182,11 @@ local agent = record({
   },
   {
     "editor_tools",
-    bool({
+    leaf('boolean or "stdio"', { "boolean", "string" }, function(v)
+      return type(v) == "boolean" or v == "stdio"
+    end, {
       tag = "acpchat-agents.editor_tools",
-      desc = "false: this agent does not get the editor's tools (|acpchat-editor_tools|), whatever the global setting.",
+      desc = 'false: this agent does not get the editor\'s tools (|acpchat-editor_tools|), whatever the global setting. "stdio": it gets them through the bundled server process (dist/acpchat-mcp.cjs) even when it takes http MCP servers, which are otherwise served by the plugin itself on 127.0.0.1 (a proxy or sandbox in the agent that blocks the loopback address, say).',
     }),
   },
   {

@@ -54,6 +54,8 @@ export interface EditorChannelOptions {
   maxFileBytes?: number;
   /** For the chat's trace; never carries the token. */
   onProblem?: (message: string) => void;
+  /** "stdio": offer the server process even to an agent that takes http MCP servers. */
+  transport?: "stdio";
 }
 
 /** The MCP server's entry in session/new's mcpServers (ACP's stdio McpServer). */
@@ -149,6 +151,10 @@ export class EditorChannel {
    * The server as an http entry of session/new, for an agent that advertises
    * `mcpCapabilities.http`: served by this host, with no process between the agent and the editor.
    */
+  get transport(): "stdio" | undefined {
+    return this.opts.transport;
+  }
+
   httpMcpServer(): Promise<HttpMcpServer> {
     return this.http.entry();
   }

@@ -66,7 +66,13 @@ export interface OpenParams {
   /** MCP servers for the session (the global ones and the agent's, merged by name); env and headers as pairs. */
   mcpServers?: McpServerConfig[];
   /** The editor's own MCP server for the agent (src/editor-tools/); absent: off. */
-  editorTools?: { tools?: ToolName[]; timeoutMs?: number; maxItems?: number };
+  editorTools?: {
+    tools?: ToolName[];
+    timeoutMs?: number;
+    maxItems?: number;
+    /** "stdio": the server process even for an agent that takes http MCP servers (the agent's `editor_tools = "stdio"`). */
+    transport?: "stdio";
+  };
   /** Turn checkpoints (src/checkpoints/): where they are kept and their limits; absent: off. */
   checkpoints?: {
     dir: string;

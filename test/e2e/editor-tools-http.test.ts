@@ -14,6 +14,7 @@ import { chatCount, nvim } from "../support/chat.js";
 import {
   FAKE_LS,
   UNSAVED_READ,
+  connect,
   connectHttp,
   editThroughReview,
   editUnsaved,
@@ -22,6 +23,7 @@ import {
   setupChat,
   tool,
   type HttpServer,
+  type Server,
 } from "../support/editor-tools.js";
 
 const HTTP_AGENT = { agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } } };
@@ -94,6 +96,23 @@ describe.each(nvimBins())("the editor's tools over http in Neovim $version", (bi
     await expect(raw(server.url, { headers: { Authorization: `Bearer ${token}` }, body: INIT })).rejects.toThrow(
       /ECONNREFUSED|ECONNRESET|socket hang up/,
     );
+  }, 120_000);
+
+  it('editor_tools = "stdio": an agent that takes http gets the server process, which reads the buffer; checkhealth says so', async () => {
+    const t = await nvim(bin);
+    const { offered } = await setupChat(t, {}, HTTP_AGENT, { editor_tools: "stdio" });
+    // One entry, the server process (v1's stdio entries carry no type).
+    const own = offered.filter((s) => s.name === "nvim");
+    expect(own).toHaveLength(1);
+    expect(own[0]).not.toHaveProperty("type");
+    const server = own[0] as Server;
+    expect(server.args[0]).toMatch(/acpchat-mcp\.cjs$/);
+    const { client } = await connect(server);
+    await editUnsaved(t);
+    expect(await tool(client, "read_file", { path: "src/a.lua" })).toEqual({ isError: false, text: UNSAVED_READ });
+    await t.nvim.command("checkhealth acpchat");
+    const health = (await t.nvim.buffer.lines).join("\n");
+    expect(health).toContain('fake: through the server process, even if it takes http (editor_tools = "stdio")');
   }, 120_000);
 
   it("refuse a missing or wrong token, another Host, an Origin, another path, a huge body and a stale session before the editor is asked", async () => {

@@ -204,6 +204,8 @@ export async function setupChat(
   t: TestNvim,
   extra: Record<string, unknown> = {},
   scenario: Record<string, unknown> = {},
+  /** The agent's own options (`editor_tools = "stdio"`, …). */
+  agentExtra: Record<string, unknown> = {},
 ): Promise<{ c: Chat; server: Server; work: string; offered: (Server | HttpServer)[] }> {
   const work = join(t.dir, "work");
   mkdirSync(join(work, "src"), { recursive: true });
@@ -213,7 +215,11 @@ export async function setupChat(
     "local M = {}\nfunction M.greet(name)\n  return 'hello ' .. name\nend\nreturn M\n",
   );
   await t.lua("require('acpchat').setup(...)", [
-    { agents: { fake: fakeAgent(t, { record: "$DIR/record.jsonl", ...scenario }) }, default_agent: "fake", ...extra },
+    {
+      agents: { fake: fakeAgent(t, { record: "$DIR/record.jsonl", ...scenario }, agentExtra) },
+      default_agent: "fake",
+      ...extra,
+    },
   ]);
   const c = await openChat(t);
   await c.ready();

@@ -518,7 +518,7 @@ error("Cannot require a meta file")
 ---@field unstable? boolean Option `unstable`: advertise and handle the unstable additions of ACP v1.
 ---@field fork? string `:AcpChatFork`: start with session/fork of this session (instead of session/new).
 ---@field mcp_servers? acpchat.wire.McpServerConfig[] MCP servers for the session (the global ones and the agent's, merged by name); env and headers as pairs.
----@field editor_tools? { tools?: acpchat.wire.ToolName[], timeout_ms?: number, max_items?: number } The editor's own MCP server for the agent (src/editor-tools/); absent: off.
+---@field editor_tools? { tools?: acpchat.wire.ToolName[], timeout_ms?: number, max_items?: number, transport?: "stdio" } The editor's own MCP server for the agent (src/editor-tools/); absent: off.
 ---@field checkpoints? { dir: string, max_files?: number, max_file_bytes?: number, max_age_days?: number, max_bytes?: number, git?: string } Turn checkpoints (src/checkpoints/): where they are kept and their limits; absent: off.
 
 ---@class acpchat.wire.RegistryParams

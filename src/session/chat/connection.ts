@@ -190,13 +190,15 @@ export class AgentConnection {
       return [];
     }
     // An agent that takes http MCP servers reaches the host directly: one process hop less per call.
-    if (own.httpMcpServer && this.client!.acceptsMcp("http")) {
+    if (own.httpMcpServer && own.transport !== "stdio" && this.client!.acceptsMcp("http")) {
       try {
         return [await own.httpMcpServer()];
       } catch (e) {
         this.core.trace.note("problem", `the editor's tools over http: ${errorMessage(e)}; offered over stdio`);
       }
     }
+    if (own.transport === "stdio")
+      this.core.trace.note("lifecycle", `the editor's tools over stdio (editor_tools = "stdio")`);
     try {
       await own.ready;
       return [own.mcpServer];
