@@ -77,6 +77,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     );
     // What the command prints after idle shows, and leaves the chat ready for a prompt.
     await t.waitFor(async () => (await c.text()).includes("request 2"), "output after idle", 10_000);
+    expect(await c.text()).toContain("│ [running]  (gt: full output)");
     expect(await c.state()).toBe("ready");
     // The command: terminal/cancel; its exit is drawn, the background empties.
     await cancelAt(c, "Start the dev server");

@@ -239,8 +239,9 @@ local function tool_lines(v)
           b.add("  │ " .. l, "AcpChatTerminal")
         end
       end
-      -- No exit status: running only while the call is; a rejected or cancelled call's says so.
-      local open = v.status == "pending" or v.status == "in_progress"
+      -- No exit status: running only while the call is (or while it runs in the background, a
+      -- command left running after its call returned); a rejected or cancelled call's says so.
+      local open = v.status == "pending" or v.status == "in_progress" or v.background or v.cancel == "terminal"
       local said = c.exit or (open and "running") or (M.status[v.status] or {})[2] or "ended"
       local exit = "[" .. M.flat(said, 60) .. "]"
       local r = b.add("  │ " .. exit .. "  (gt: full output)", "AcpChatTerminalStatus")
