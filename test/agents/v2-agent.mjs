@@ -205,20 +205,11 @@ async function turn(client, sessionId, s, userId, prompt, text) {
     content: { type: "text", text: "thinking by id" },
   });
   // An agent-owned terminal, shown in a tool call.
-  await up({
-    sessionUpdate: "tool_call_update",
-    toolCallId: "run1",
-    title: "Run printf",
-    kind: "execute",
-    status: "in_progress",
-    content: [{ type: "terminal", terminalId: "term1" }],
-  });
-  await up({
-    sessionUpdate: "terminal_update",
-    terminalId: "term1",
-    command: "printf",
-    output: { data: b64("stale output\n") },
-  });
+  await terminalCall(
+    up,
+    { toolCallId: "run1", title: "Run printf", terminalId: "term1", command: "printf" },
+    "stale output\n",
+  );
   await up({ sessionUpdate: "terminal_update", terminalId: "term1", output: { data: b64("line one\n") } });
   const bytes = Buffer.from("line two é\n");
   const cut = bytes.indexOf(0xc3) + 1; // inside the two bytes of "é"
@@ -294,6 +285,19 @@ async function turn(client, sessionId, s, userId, prompt, text) {
   await up({ sessionUpdate: "state_update", state: "idle", stopReason: s.cancelled ? "cancelled" : "end_turn" });
 }
 
+/** A running execute tool call that shows an agent-owned terminal, then the terminal's command and output. */
+async function terminalCall(up, { toolCallId, title, terminalId, command }, output, terminal = {}) {
+  await up({
+    sessionUpdate: "tool_call_update",
+    toolCallId,
+    title,
+    kind: "execute",
+    status: "in_progress",
+    content: [{ type: "terminal", terminalId }],
+  });
+  await up({ sessionUpdate: "terminal_update", terminalId, command, output: { data: b64(output) }, ...terminal });
+}
+
 /** Resolves when the client cancels `key` (a tool call id, or `terminal:<id>`); it stops being cancellable. */
 function cancelled(s, key) {
   s.cancels ??= new Map();
@@ -326,21 +330,8 @@ async function cancellable(up, s, userId) {
   });
   // The dev server: its tool call returns, its command goes on in the background.
   const server = cancelled(s, "terminal:srv");
-  await up({
-    sessionUpdate: "tool_call_update",
-    toolCallId: "serve1",
-    title: "Start the dev server",
-    kind: "execute",
-    status: "in_progress",
-    content: [{ type: "terminal", terminalId: "srv" }],
-  });
-  await up({
-    sessionUpdate: "terminal_update",
-    terminalId: "srv",
-    command: "npm run dev",
-    output: { data: b64("listening on 3000\n") },
-    capabilities: { cancel: {} },
-  });
+  const dev = { toolCallId: "serve1", title: "Start the dev server", terminalId: "srv", command: "npm run dev" };
+  await terminalCall(up, dev, "listening on 3000\n", { capabilities: { cancel: {} } });
   await up({ sessionUpdate: "tool_call_update", toolCallId: "serve1", status: "completed" });
   // A watcher with no process of its own: its tool call stays in progress, in the background.
   await up({
