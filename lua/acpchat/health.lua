@@ -209,6 +209,8 @@ function M.editor_tools(health, agents, names)
   for _, name in ipairs(names) do
     if agents[name].editor_tools == false then
       health.info(name .. ": off for this agent")
+    elseif agents[name].editor_tools == "stdio" then
+      health.info(name .. ': through the server process, even if it takes http (editor_tools = "stdio")')
     elseif agents[name].editor_files == false then
       health.info(name .. ": keeps its own file tools (editor_files = false)")
     end
