@@ -10,20 +10,21 @@
  * Closing the channel ends the server.
  */
 import { timingSafeEqual, randomBytes } from "node:crypto";
-import { chmodSync, constants as fsc, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, constants as fsc, mkdtempSync, rmSync } from "node:fs";
 import { access, open, stat } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorMessage } from "../protocol/errors.js";
+import { socketBase, sweepStale } from "./channel-dir.js";
 import { PathBoundary } from "../workspace/path-boundary.js";
 import { readUpTo } from "../workspace/small-file.js";
 import { DEFAULT_READ_LINES, applyEdit, formatRead, listFiles, type EditorFiles } from "./file-tools.js";
 import { formatResult, shownPath, type RawResult } from "./format.js";
 import { EditorHttpFront, type HttpMcpServer } from "./http-front.js";
-import { editorMcpServer, type ToolAnswer } from "./mcp-tools.js";
+import type { ToolAnswer } from "./mcp-tools.js";
 import { readLines, writeLine } from "./lines.js";
-import { SocketTransport } from "./socket-transport.js";
+import { loadMcpSdk } from "./sdk-loader.js";
+import type { SocketTransport } from "./socket-transport.js";
 import {
   ENV_SOCKET,
   ENV_TOKEN,
@@ -80,17 +81,6 @@ const MAX_WAITING = 16;
 const MAX_LINE_FILE = 4 << 20;
 /** The tools that open the file at `path` in the editor (so its language server attaches). */
 const OPENS_FILE = new Set<ToolName>(["definition", "references", "hover", "document_symbols"]);
-
-/** A directory for the socket: $XDG_RUNTIME_DIR (per user, 0700) when there is one, else the temp dir. */
-function socketBase(): string {
-  const run = process.env.XDG_RUNTIME_DIR;
-  try {
-    if (run && statSync(run).isDirectory()) return run;
-  } catch {
-    // fall through
-  }
-  return tmpdir();
-}
 
 export class EditorChannel {
   readonly token = randomBytes(32).toString("base64url");
@@ -192,14 +182,24 @@ export class EditorChannel {
     socket.on("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
     let mcp: SocketTransport | undefined;
+    // Lines that came while the MCP SDK loads (the first proven connection), delivered in order.
+    let early: unknown[] | undefined;
     let refused = false;
     const hello = setTimeout(() => this.refuse(socket, "no token within 5 s"), HELLO_MS);
     socket.on("close", () => clearTimeout(hello));
+    const deliver = (msg: unknown) => {
+      if (refused || !mcp) return;
+      if (!mcp.deliver(msg)) {
+        refused = true;
+        this.refuse(socket, "closed: a line that is not a JSON-RPC message");
+      }
+    };
     readLines(
       socket,
-      () => (mcp ? MAX_LINE : MAX_HELLO_LINE),
+      () => (mcp || early ? MAX_LINE : MAX_HELLO_LINE),
       (msg) => {
         if (refused) return;
+        if (early) return void early.push(msg);
         if (!mcp) {
           clearTimeout(hello);
           if (!this.tokenMatches((msg as { token?: unknown })?.token)) {
@@ -210,13 +210,22 @@ export class EditorChannel {
             );
           }
           writeLine(socket, { ok: true });
-          mcp = this.serve(socket);
+          early = [];
+          this.serve(socket).then(
+            (t) => {
+              mcp = t;
+              const waiting = early ?? [];
+              early = undefined;
+              for (const m of waiting) deliver(m);
+            },
+            (e) => {
+              refused = true;
+              this.refuse(socket, `the editor's MCP server did not start: ${errorMessage(e)}`);
+            },
+          );
           return;
         }
-        if (!mcp.deliver(msg)) {
-          refused = true;
-          this.refuse(socket, "closed: a line that is not a JSON-RPC message");
-        }
+        deliver(msg);
       },
       (why) => this.refuse(socket, `closed: ${why}`),
     );
@@ -237,7 +246,8 @@ export class EditorChannel {
   }
 
   /** The MCP server of one proven connection: the tools and `answer` the http endpoint has. */
-  private serve(socket: Socket): SocketTransport {
+  private async serve(socket: Socket): Promise<SocketTransport> {
+    const { SocketTransport, editorMcpServer } = await loadMcpSdk();
     const transport = new SocketTransport(socket);
     const server = editorMcpServer(this.tools, (tool, args) => this.answer(tool, args, () => socket.destroyed));
     server.connect(transport).catch((e) => this.opts.onProblem?.(`editor tools: ${errorMessage(e)}`));
@@ -428,35 +438,6 @@ export class EditorChannel {
       }),
     );
     return files;
-  }
-}
-
-/** Channel folders of hosts that are gone (killed before they could remove them). */
-function sweepStale(base: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(base);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = /^acpchat-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
-    try {
-      const dir = join(base, name);
-      if (statSync(dir).uid === process.getuid?.()) rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // another user's, or gone already
-    }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
