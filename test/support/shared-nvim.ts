@@ -1,0 +1,190 @@
+/**
+ * One Neovim (and so one Node host) for the tests of a file, per Neovim binary: starting a
+ * Neovim with its host costs ~0.7 s of CPU, most of an end-to-end test's. A file opts in with
+ * shareNvim(); a test that must not share (it kills the host, quits Neovim, measures the
+ * editor's lateness, attaches a UI, needs a fresh start) calls ownNvim() first.
+ *
+ * Between two tests the harness closes every chat and waits until the editor's process tree is
+ * down to Neovim and its host (the agents, language servers and jobs are gone), checks the ACP
+ * records as quit() does, then puts the editor back as it started (test/nvim/shared-reset.lua).
+ * Each test gets folders of its own (t.dir: cwd and XDG folders). A test that failed, an editor
+ * whose host restarted, or a reset that did not come clean: that Neovim is quit, and the next
+ * test starts a fresh one, so a failure never cascades into unrelated tests.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach } from "vitest";
+import { ROOT, startNvim, type NvimBin, type TestNvim } from "./nvim.js";
+
+interface Shared {
+  key: string;
+  base: TestNvim;
+  /** The host generation when the current test began (a different one after: it restarted). */
+  generation: number;
+  /** Handed to a test and not yet reset. */
+  busy: boolean;
+}
+
+let enabled = false;
+let own = false;
+let shared: Shared | undefined;
+/** Why shared Neovims were dropped instead of reused (printed once per file, for the record). */
+const dropped: string[] = [];
+
+/** This file's tests share one Neovim per binary (see the top of this module). */
+export function shareNvim(): void {
+  enabled = true;
+}
+
+/** This test starts a Neovim of its own, as without shareNvim(). */
+export function ownNvim(): void {
+  own = true;
+}
+
+const RESET = join(ROOT, "test/nvim/shared-reset.lua");
+const reset = (t: TestNvim, fn: string, args: unknown[] = []) =>
+  t.lua(`return package.loaded.acpchat_test_shared.${fn}(...)`, args);
+
+function freshDir(records: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-e2e-")));
+  for (const d of ["config", "data", "state", "cache", "work"]) mkdirSync(join(dir, d), { recursive: true });
+  // The host (and so every agent it starts) keeps the records folder of its start.
+  symlinkSync(records, join(dir, "records"));
+  return dir;
+}
+
+/**
+ * A Neovim for this test: the shared one, reset, when the file shares and the test may;
+ * undefined when the caller should start its own.
+ */
+export async function acquire(
+  bin: NvimBin,
+  setup: Record<string, unknown>,
+  env: Record<string, string>,
+  init: string | undefined,
+): Promise<TestNvim | undefined> {
+  if (!enabled || own || init !== undefined) return undefined;
+  const key = `${bin.path}\0${JSON.stringify(env)}`;
+  if (shared?.busy) return undefined; // a second Neovim in the same test
+  if (shared && (shared.key !== key || !alive(shared.base))) await drop("another binary or environment");
+  if (!shared) {
+    const base = await startNvim(bin, {}, env);
+    await base.lua("package.loaded.acpchat_test_shared = dofile(...); package.loaded.acpchat_test_shared.snapshot()", [
+      RESET,
+    ]);
+    shared = { key, base, generation: 0, busy: false };
+  }
+  const s = shared;
+  const dir = freshDir(join(s.base.dir, "records"));
+  if (!(await reset(s.base, "begin", [dir, setup]))) {
+    await drop("a local directory (:lcd) survived the reset");
+    return undefined;
+  }
+  s.generation = ((await reset(s.base, "host")) as { generation: number }).generation;
+  s.busy = true;
+  return { ...s.base, dir };
+}
+
+function alive(t: TestNvim): boolean {
+  return t.proc.exitCode === null && t.proc.signalCode === null;
+}
+
+async function drop(why?: string): Promise<void> {
+  const s = shared;
+  shared = undefined;
+  if (!s) return;
+  if (why) dropped.push(why);
+  await s.base.quit();
+}
+
+/** Every process below `pid` (read from /proc). */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${p}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses.
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(Number(p));
+    children.set(ppid, list);
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** The editor's process tree is down to Neovim and its host (its `env` wrapper execs node). */
+async function settled(t: TestNvim, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const host = ((await reset(t, "host")) as { channel: number }).channel;
+    let hostPid = -1;
+    let chats = 0;
+    if (host) {
+      hostPid = await t.lua<number>("local ok, p = pcall(vim.fn.jobpid, ...); return ok and p or -1", [host]);
+      chats = await t.lua<number>("return #require('acpchat.host.bridge').call_sync('chats', {}, 5000)");
+    }
+    const rest = descendants(t.proc.pid!).filter((p) => p !== hostPid);
+    if (chats === 0 && rest.length === 0) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * After each test (chat.ts's afterEach): `t` is the shared Neovim or one of the test's own.
+ * Returns true when `t` was the shared one (then it is reset or dropped, not quit by the caller).
+ */
+export async function release(t: TestNvim, failed: boolean): Promise<boolean> {
+  const s = shared;
+  if (!s || t.proc !== s.base.proc) return false;
+  s.busy = false;
+  try {
+    if (!alive(s.base)) return (await drop("Neovim exited"), true);
+    if (failed) return (await drop("the test failed"), true);
+    const host = (await reset(s.base, "host")) as { channel: number; generation: number };
+    if (host.generation > Math.max(s.generation, 1)) return (await drop("the host restarted"), true);
+    if (host.generation > 0 && !host.channel) return (await drop("the host exited"), true);
+    if (!(await reset(s.base, "close"))) return (await drop("Neovim was blocked in a prompt"), true);
+    if (!(await settled(s.base, 10_000))) return (await drop("processes outlived the test's chats"), true);
+    // quit()'s check of the ACP records, then an empty folder for the next test.
+    checkRecords(s.base);
+    await reset(s.base, "restore");
+  } catch (e) {
+    await drop(`the reset failed: ${(e as Error).message.split("\n")[0]}`).catch(() => undefined);
+    throw e;
+  }
+  return true;
+}
+
+function checkRecords(t: TestNvim): void {
+  const records = join(t.dir, "records");
+  try {
+    t.checkRecords();
+  } finally {
+    for (const f of readdirSync(records)) rmSync(join(records, f), { force: true });
+  }
+}
+
+// Registered before chat.ts's afterEach, so they run after it (hooks run as a stack).
+afterEach(() => {
+  own = false;
+});
+afterAll(async () => {
+  await drop();
+  if (dropped.length > 0 && process.env.ACPCHAT_SHARED_LOG)
+    console.log(`shared Neovim dropped ${dropped.length}x: ${dropped.join("; ")}`);
+});
