@@ -58,6 +58,10 @@ function M.snapshot()
       return a.id or -1
     end),
     commands = vim.tbl_keys(api.nvim_get_commands({})),
+    -- The plugin's modules a fresh start has loaded (plugin/acpchat.lua, setup()).
+    modules = vim.tbl_filter(function(name)
+      return name == "acpchat" or name:match("^acpchat%.") ~= nil
+    end, vim.tbl_keys(package.loaded)),
     maps = set_of(keymaps(), function(k)
       return k.mode .. "\0" .. k.lhs
     end),
@@ -77,10 +81,12 @@ function M.host()
 end
 
 --- Close every chat (their agents stop), stop language servers and jobs other than the host.
---- Returns false when the editor is blocked in a prompt: it cannot be reset then.
+--- Returns why the editor cannot be reset (blocked in a prompt, a UI attached), else nil.
 function M.close()
   if api.nvim_get_mode().blocking then
-    return false
+    return "Neovim was blocked in a prompt"
+  elseif #api.nvim_list_uis() > 0 then
+    return "a UI was attached"
   end
   vim.cmd("stopinsert")
   local reg = package.loaded["acpchat.chat.registry"]
@@ -100,7 +106,6 @@ function M.close()
       pcall(vim.fn.jobstop, ch.id)
     end
   end
-  return true
 end
 
 local function restore_table(into, from)
@@ -127,6 +132,8 @@ end
 
 --- Everything else back as snapshot() saw it. Call after close() and once the agents are gone.
 function M.restore()
+  -- What the last events scheduled (a note about a closed chat) runs now, not in the next test.
+  vim.wait(10)
   -- One tab, one window, one empty buffer: review tabs, splits and every buffer go.
   pcall(vim.cmd, "silent! noautocmd tabonly!")
   pcall(vim.cmd, "silent! noautocmd only!")
@@ -155,7 +162,8 @@ function M.restore()
   restore_table(_G, snap.G)
   restore_table(vim.ui, snap.ui)
   vim.notify, vim.notify_once = snap.notify, snap.notify_once
-  local vars = vim.fn.eval("g:")
+  local ok, vars = pcall(vim.fn.eval, "g:")
+  vars = ok and vars or snap.vars
   for k, v in pairs(vars) do
     if snap.vars[k] == nil then
       pcall(api.nvim_del_var, k)
@@ -178,6 +186,10 @@ function M.restore()
     if env[k] == nil then
       vim.env[k] = v
     end
+  end
+  -- Loaded again as a fresh start loads them: notify.lua keeps the vim.notify it finds.
+  for _, name in ipairs(snap.modules) do
+    pcall(require, name)
   end
   restore_options(snap.go, "global")
   restore_options(snap.wo, "win")

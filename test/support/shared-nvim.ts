@@ -11,7 +11,16 @@
  * whose host restarted, or a reset that did not come clean: that Neovim is quit, and the next
  * test starts a fresh one, so a failure never cascades into unrelated tests.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach } from "vitest";
@@ -29,12 +38,17 @@ interface Shared {
 let enabled = false;
 let own = false;
 let shared: Shared | undefined;
-/** Why shared Neovims were dropped instead of reused (printed once per file, for the record). */
+/** For the record ($ACPCHAT_SHARED_LOG): shared Neovims started, reused, and why some were dropped. */
+let started = 0;
+let reused = 0;
 const dropped: string[] = [];
 
-/** This file's tests share one Neovim per binary (see the top of this module). */
+/**
+ * This file's tests share one Neovim per binary (see the top of this module).
+ * ACPCHAT_SHARE_NVIM=0 turns it off: every test starts its own, to compare or to rule it out.
+ */
 export function shareNvim(): void {
-  enabled = true;
+  enabled = process.env.ACPCHAT_SHARE_NVIM !== "0";
 }
 
 /** This test starts a Neovim of its own, as without shareNvim(). */
@@ -74,7 +88,8 @@ export async function acquire(
       RESET,
     ]);
     shared = { key, base, generation: 0, busy: false };
-  }
+    started++;
+  } else reused++;
   const s = shared;
   const dir = freshDir(join(s.base.dir, "records"));
   if (!(await reset(s.base, "begin", [dir, setup]))) {
@@ -158,7 +173,8 @@ export async function release(t: TestNvim, failed: boolean): Promise<boolean> {
     const host = (await reset(s.base, "host")) as { channel: number; generation: number };
     if (host.generation > Math.max(s.generation, 1)) return (await drop("the host restarted"), true);
     if (host.generation > 0 && !host.channel) return (await drop("the host exited"), true);
-    if (!(await reset(s.base, "close"))) return (await drop("Neovim was blocked in a prompt"), true);
+    const cannot = (await reset(s.base, "close")) as string | null;
+    if (cannot) return (await drop(cannot), true);
     if (!(await settled(s.base, 10_000))) return (await drop("processes outlived the test's chats"), true);
     // quit()'s check of the ACP records, then an empty folder for the next test.
     checkRecords(s.base);
@@ -183,8 +199,10 @@ function checkRecords(t: TestNvim): void {
 afterEach(() => {
   own = false;
 });
-afterAll(async () => {
+afterAll(async (file) => {
   await drop();
-  if (dropped.length > 0 && process.env.ACPCHAT_SHARED_LOG)
-    console.log(`shared Neovim dropped ${dropped.length}x: ${dropped.join("; ")}`);
+  const log = process.env.ACPCHAT_SHARED_LOG;
+  const name = (file as { filepath?: string }).filepath ?? "?";
+  if (log && enabled)
+    appendFileSync(log, `${JSON.stringify({ file: name.replace(ROOT, ""), started, reused, dropped })}\n`);
 });
