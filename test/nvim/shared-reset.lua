@@ -88,6 +88,8 @@ function M.close()
   elseif #api.nvim_list_uis() > 0 then
     return "a UI was attached"
   end
+  -- Keys the test typed and Neovim has not run yet run now, ending in Normal mode.
+  pcall(api.nvim_feedkeys, api.nvim_replace_termcodes("<C-\\><C-n>", true, false, true), "nx", false)
   vim.cmd("stopinsert")
   local reg = package.loaded["acpchat.chat.registry"]
   if reg then
@@ -203,6 +205,15 @@ end
 function M.begin(dir, setup)
   for _, d in ipairs({ "config", "data", "state", "cache" }) do
     vim.env["XDG_" .. d:upper() .. "_HOME"] = dir .. "/" .. d
+  end
+  -- Options Neovim set from those folders at its start ('directory' for swap files, 'undodir',
+  -- 'runtimepath'...) name this test's folders, as they would after a fresh start.
+  local base = vim.fs.dirname(snap.env.XDG_STATE_HOME)
+  for name, v in pairs(snap.go) do
+    if type(v) == "string" and v:find(base, 1, true) then
+      local new = table.concat(vim.split(v, base, { plain = true }), dir)
+      pcall(api.nvim_set_option_value, name, new, { scope = "global" })
+    end
   end
   vim.env.ACPCHAT_TEST_SETUP = vim.json.encode(setup)
   vim.cmd.cd(vim.fn.fnameescape(dir .. "/work"))

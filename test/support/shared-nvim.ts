@@ -83,20 +83,26 @@ export async function acquire(
   if (shared?.busy) return undefined; // a second Neovim in the same test
   if (shared && (shared.key !== key || !alive(shared.base))) await drop("another binary or environment");
   if (!shared) {
-    const base = await startNvim(bin, {}, env);
-    await base.lua("package.loaded.acpchat_test_shared = dofile(...); package.loaded.acpchat_test_shared.snapshot()", [
-      RESET,
-    ]);
-    shared = { key, base, generation: 0, busy: false };
+    shared = { key, base: await startNvim(bin, {}, env), generation: 0, busy: false };
     started++;
   } else reused++;
   const s = shared;
   const dir = freshDir(join(s.base.dir, "records"));
-  if (!(await reset(s.base, "begin", [dir, setup]))) {
-    await drop("a local directory (:lcd) survived the reset");
-    return undefined;
+  try {
+    if (!(await s.base.lua("return package.loaded.acpchat_test_shared ~= nil")))
+      await s.base.lua(
+        "package.loaded.acpchat_test_shared = dofile(...); package.loaded.acpchat_test_shared.snapshot()",
+        [RESET],
+      );
+    if (!(await reset(s.base, "begin", [dir, setup]))) {
+      await drop("a local directory (:lcd) survived the reset");
+      return undefined;
+    }
+    s.generation = ((await reset(s.base, "host")) as { generation: number }).generation;
+  } catch (e) {
+    await drop("it could not be set up for the test").catch(() => undefined);
+    throw e;
   }
-  s.generation = ((await reset(s.base, "host")) as { generation: number }).generation;
   s.busy = true;
   return { ...s.base, dir };
 }
