@@ -38,9 +38,13 @@ interface Shared {
 let enabled = false;
 let own = false;
 let shared: Shared | undefined;
-/** For the record ($ACPCHAT_SHARED_LOG): shared Neovims started, reused, and why some were dropped. */
+/**
+ * For the record ($ACPCHAT_SHARED_LOG): shared Neovims started, reused, Neovims started apart
+ * (own, other init, a second in a test, sharing off), and why shared ones were dropped.
+ */
 let started = 0;
 let reused = 0;
+let separate = 0;
 const dropped: string[] = [];
 
 /**
@@ -78,9 +82,9 @@ export async function acquire(
   env: Record<string, string>,
   init: string | undefined,
 ): Promise<TestNvim | undefined> {
-  if (!enabled || own || init !== undefined) return undefined;
   const key = `${bin.path}\0${JSON.stringify(env)}`;
-  if (shared?.busy) return undefined; // a second Neovim in the same test
+  // A second Neovim in the same test is its own too.
+  if (!enabled || own || init !== undefined || shared?.busy) return (separate++, undefined);
   if (shared && (shared.key !== key || !alive(shared.base))) await drop("another binary or environment");
   if (!shared) {
     shared = { key, base: await startNvim(bin, {}, env), generation: 0, busy: false };
@@ -209,6 +213,6 @@ afterAll(async (file) => {
   await drop();
   const log = process.env.ACPCHAT_SHARED_LOG;
   const name = (file as { filepath?: string }).filepath ?? "?";
-  if (log && enabled)
-    appendFileSync(log, `${JSON.stringify({ file: name.replace(ROOT, ""), started, reused, dropped })}\n`);
+  if (log && started + reused + separate > 0)
+    appendFileSync(log, `${JSON.stringify({ file: name.replace(ROOT, ""), started, reused, separate, dropped })}\n`);
 });
