@@ -133,12 +133,20 @@ local function restore_options(want, scope)
 end
 
 --- Everything else back as snapshot() saw it. Call after close() and once the agents are gone.
+--- Returns why the editor is not as it started, else nil.
 function M.restore()
   -- What the last events scheduled (a note about a closed chat) runs now, not in the next test.
   vim.wait(10)
-  -- One tab, one window, one empty buffer: review tabs, splits and every buffer go.
+  -- One new tab with one new window (no t: or w: variables of the plugin's left) and one empty
+  -- buffer: review tabs, splits and every buffer go.
+  pcall(vim.cmd, "silent! noautocmd tabnew")
   pcall(vim.cmd, "silent! noautocmd tabonly!")
   pcall(vim.cmd, "silent! noautocmd only!")
+  for _, w in ipairs(api.nvim_list_wins()) do
+    if w ~= api.nvim_get_current_win() then
+      pcall(api.nvim_win_close, w, true)
+    end
+  end
   pcall(vim.cmd, "silent! %bwipeout!")
   for _, a in ipairs(api.nvim_get_autocmds({})) do
     if a.id and not snap.autocmds[a.id] then
@@ -198,7 +206,9 @@ function M.restore()
   restore_options(snap.bo, "buf")
   vim.cmd("messages clear")
   vim.v.errmsg = ""
-  return true
+  if #api.nvim_list_tabpages() ~= 1 or #api.nvim_list_wins() ~= 1 or #api.nvim_list_bufs() ~= 1 then
+    return "windows or buffers outlived the reset"
+  end
 end
 
 --- The next test's folders and setup(), as startNvim() gives them to a fresh Neovim.

@@ -37,7 +37,8 @@ interface Shared {
 
 let enabled = false;
 let own = false;
-let shared: Shared | undefined;
+/** The shared Neovims, one per binary (a file's describe blocks take turns with them). */
+const pool = new Map<string, Shared>();
 /**
  * For the record ($ACPCHAT_SHARED_LOG): shared Neovims started, reused, Neovims started apart
  * (own, other init, a second in a test, sharing off), and why shared ones were dropped.
@@ -66,7 +67,8 @@ const reset = (t: TestNvim, fn: string, args: unknown[] = []) =>
 
 function freshDir(records: string): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-e2e-")));
-  for (const d of ["config", "data", "state", "cache", "work"]) mkdirSync(join(dir, d), { recursive: true });
+  // As startNvim() makes them, with what Neovim makes at its start (data/nvim, state/nvim).
+  for (const d of ["config", "data/nvim", "state/nvim", "cache", "work"]) mkdirSync(join(dir, d), { recursive: true });
   // The host (and so every agent it starts) keeps the records folder of its start.
   symlinkSync(records, join(dir, "records"));
   return dir;
@@ -84,13 +86,16 @@ export async function acquire(
 ): Promise<TestNvim | undefined> {
   const key = `${bin.path}\0${JSON.stringify(env)}`;
   // A second Neovim in the same test is its own too.
-  if (!enabled || own || init !== undefined || shared?.busy) return (separate++, undefined);
-  if (shared && (shared.key !== key || !alive(shared.base))) await drop("another binary or environment");
-  if (!shared) {
-    shared = { key, base: await startNvim(bin, {}, env), generation: 0, busy: false };
+  let s = pool.get(bin.path);
+  if (!enabled || own || init !== undefined || s?.busy) return (separate++, undefined);
+  if (s && s.key !== key) await drop(s, "another environment");
+  else if (s && !alive(s.base)) await drop(s, "Neovim exited");
+  s = pool.get(bin.path);
+  if (!s) {
+    s = { key, base: await startNvim(bin, {}, env), generation: 0, busy: false };
+    pool.set(bin.path, s);
     started++;
   } else reused++;
-  const s = shared;
   const dir = freshDir(join(s.base.dir, "records"));
   try {
     if (!(await s.base.lua("return package.loaded.acpchat_test_shared ~= nil")))
@@ -99,12 +104,12 @@ export async function acquire(
         [RESET],
       );
     if (!(await reset(s.base, "begin", [dir, setup]))) {
-      await drop("a local directory (:lcd) survived the reset");
+      await drop(s, "a local directory (:lcd) survived the reset");
       return undefined;
     }
     s.generation = ((await reset(s.base, "host")) as { generation: number }).generation;
   } catch (e) {
-    await drop("it could not be set up for the test").catch(() => undefined);
+    await drop(s, "it could not be set up for the test").catch(() => undefined);
     throw e;
   }
   s.busy = true;
@@ -115,10 +120,8 @@ function alive(t: TestNvim): boolean {
   return t.proc.exitCode === null && t.proc.signalCode === null;
 }
 
-async function drop(why?: string): Promise<void> {
-  const s = shared;
-  shared = undefined;
-  if (!s) return;
+async function drop(s: Shared, why?: string): Promise<void> {
+  for (const [k, v] of pool) if (v === s) pool.delete(k);
   if (why) dropped.push(why);
   await s.base.quit();
 }
@@ -174,23 +177,24 @@ async function settled(t: TestNvim, ms: number): Promise<boolean> {
  * Returns true when `t` was the shared one (then it is reset or dropped, not quit by the caller).
  */
 export async function release(t: TestNvim, failed: boolean): Promise<boolean> {
-  const s = shared;
-  if (!s || t.proc !== s.base.proc) return false;
+  const s = [...pool.values()].find((v) => v.base.proc === t.proc);
+  if (!s) return false;
   s.busy = false;
   try {
-    if (!alive(s.base)) return (await drop("Neovim exited"), true);
-    if (failed) return (await drop("the test failed"), true);
+    if (!alive(s.base)) return (await drop(s, "Neovim exited"), true);
+    if (failed) return (await drop(s, "the test failed"), true);
     const host = (await reset(s.base, "host")) as { channel: number; generation: number };
-    if (host.generation > Math.max(s.generation, 1)) return (await drop("the host restarted"), true);
-    if (host.generation > 0 && !host.channel) return (await drop("the host exited"), true);
+    if (host.generation > Math.max(s.generation, 1)) return (await drop(s, "the host restarted"), true);
+    if (host.generation > 0 && !host.channel) return (await drop(s, "the host exited"), true);
     const cannot = (await reset(s.base, "close")) as string | null;
-    if (cannot) return (await drop(cannot), true);
-    if (!(await settled(s.base, 10_000))) return (await drop("processes outlived the test's chats"), true);
+    if (cannot) return (await drop(s, cannot), true);
+    if (!(await settled(s.base, 10_000))) return (await drop(s, "processes outlived the test's chats"), true);
     // quit()'s check of the ACP records, then an empty folder for the next test.
     checkRecords(s.base);
-    await reset(s.base, "restore");
+    const left = (await reset(s.base, "restore")) as string | null;
+    if (left) return (await drop(s, left), true);
   } catch (e) {
-    await drop(`the reset failed: ${(e as Error).message.split("\n")[0]}`).catch(() => undefined);
+    await drop(s, `the reset failed: ${(e as Error).message.split("\n")[0]}`).catch(() => undefined);
     throw e;
   }
   return true;
@@ -206,13 +210,15 @@ function checkRecords(t: TestNvim): void {
 }
 
 // Registered before chat.ts's afterEach, so they run after it (hooks run as a stack).
-afterEach(() => {
+let file = "?";
+afterEach((ctx) => {
   own = false;
+  file = ctx.task.file.filepath;
 });
-afterAll(async (file) => {
-  await drop();
+afterAll(async () => {
+  for (const s of [...pool.values()]) await drop(s);
   const log = process.env.ACPCHAT_SHARED_LOG;
-  const name = (file as { filepath?: string }).filepath ?? "?";
+  const name = file;
   if (log && started + reused + separate > 0)
     appendFileSync(log, `${JSON.stringify({ file: name.replace(ROOT, ""), started, reused, separate, dropped })}\n`);
 });
