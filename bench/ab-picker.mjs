@@ -5,52 +5,27 @@
 // live picker; also when the agent's whole list is merged into it) and for a pinned build (its
 // vim.ui.select replaced by one that records when it is called: the list handed to the picker).
 //   node bench/ab-picker.mjs [rounds] [pinned-root]
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attach } from "neovim";
-import { nvimBin, pinger, root, startBenchNvim, waitLua } from "./nvim.mjs";
+import { nvimBin, pinger, root, startFloodNvim, storeSessions, waitLua } from "./nvim.mjs";
 
-const FLOOD = join(root, "bench/flood-agent.mjs");
 const say = (s) => process.stderr.write(`${s}\n`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function round(pluginRoot, live, sessions, bin) {
   const dir = mkdtempSync(join(tmpdir(), "acpchat-picker-"));
   const work = join(dir, "work");
-  const setup = {
-    agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_SESSIONS: String(sessions) } } },
-    default_agent: "flood",
-    checkpoints: { enabled: false },
-  };
-  // Only the flood agent: node_modules/.bin on PATH would add preset agents (see sessions-list.mjs).
-  const path = process.env.PATH;
-  process.env.PATH = (path ?? "")
-    .split(":")
-    .filter((d) => !d.includes("node_modules/.bin"))
-    .join(":");
-  const { nvim, proc, sock } = startBenchNvim(bin, dir, setup, work, pluginRoot);
-  process.env.PATH = path;
-  await nvim.eval("1");
-  const ui = attach({ socket: sock });
-  ui.on("notification", () => undefined);
-  await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
+  const { nvim, proc, sock } = await startFloodNvim({
+    bin,
+    dir,
+    work,
+    pluginRoot,
+    env: { FLOOD_SESSIONS: String(sessions) },
+  });
   // The sessions this plugin recorded here (the index both builds read).
-  const index = join(dir, "state/nvim/acpchat/sessions.json");
-  mkdirSync(join(dir, "state/nvim/acpchat"), { recursive: true });
-  const cwd = await nvim.call("getcwd");
-  writeFileSync(
-    index,
-    JSON.stringify(
-      Array.from({ length: 50 }, (_, i) => ({
-        agent: "flood",
-        sessionId: `stored-${i}`,
-        cwd,
-        title: `session ${i}`,
-        updatedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
-      })),
-    ),
-  );
+  await storeSessions(nvim, dir);
   const ping = attach({ socket: sock });
   await ping.eval("1");
   // AR_SERIES=1: the editor's answers over 40 ms, by when they were asked (ms from the start of the command).

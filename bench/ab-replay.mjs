@@ -9,47 +9,18 @@
 // when called), interleaved; against a bare load: the same agent spawned by plain Node,
 // initialize and session/load, every line JSON.parse'd, to the load's answer.
 //   node bench/ab-replay.mjs [rounds] [pinned-root]
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attach } from "neovim";
-import { readFrames } from "./flood-baseline.mjs";
-import { nvimBin, pinger, root, startBenchNvim, waitLua } from "./nvim.mjs";
+import { bareLoad } from "./flood-baseline.mjs";
+import { nvimBin, pinger, root, startFloodNvim, storeSessions, waitLua } from "./nvim.mjs";
 
-const FLOOD = join(root, "bench/flood-agent.mjs");
+export { bareLoad };
+
 const say = (s) => process.stderr.write(`${s}\n`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const now = () => performance.timeOrigin + performance.now();
-
-/** The bare load: the agent spawned, initialize, session/load, every line parsed, to the load's answer. */
-export function bareLoad(updates) {
-  return new Promise((resolve) => {
-    const t0 = performance.now();
-    const child = spawn(process.execPath, [FLOOD], {
-      stdio: ["pipe", "pipe", "inherit"],
-      env: { ...process.env, FLOOD_REPLAY: String(updates) },
-    });
-    const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
-    let parsed = 0;
-    readFrames(child.stdout, (m) => {
-      if (m.id === 0) {
-        send({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "session/load",
-          params: { sessionId: "s", cwd: "/tmp", mcpServers: [] },
-        });
-      } else if (m.method === "session/update") parsed++;
-      else if (m.id === 1) {
-        const ms = performance.now() - t0;
-        child.kill();
-        resolve({ ms, parsed });
-      }
-    });
-    send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } });
-  });
-}
 
 async function round(pluginRoot, live, { sessions, updates, bin }) {
   // The editor's answers over 40 ms, by when they were asked (from the pick).
@@ -58,49 +29,20 @@ async function round(pluginRoot, live, { sessions, updates, bin }) {
   const pickAt = () => picked ?? Number.NaN;
   const dir = mkdtempSync(join(tmpdir(), "acpchat-abreplay-"));
   const work = join(dir, "work");
-  const setup = {
-    agents: {
-      flood: {
-        command: process.execPath,
-        args: [FLOOD],
-        env: {
-          FLOOD_SESSIONS: String(sessions),
-          FLOOD_REPLAY: String(updates),
-          ...(process.env.AR_SERIES ? { FLOOD_LOG: join(dir, "agent.log") } : {}),
-        },
-      },
+  const { nvim, proc, sock } = await startFloodNvim({
+    bin,
+    dir,
+    work,
+    pluginRoot,
+    env: {
+      FLOOD_SESSIONS: String(sessions),
+      FLOOD_REPLAY: String(updates),
+      ...(process.env.AR_SERIES ? { FLOOD_LOG: join(dir, "agent.log") } : {}),
     },
-    default_agent: "flood",
-    checkpoints: { enabled: false },
-  };
-  // Only the flood agent (node_modules/.bin on PATH would add preset agents: sessions-list.mjs).
-  const path = process.env.PATH;
-  process.env.PATH = (path ?? "")
-    .split(":")
-    .filter((d) => !d.includes("node_modules/.bin"))
-    .join(":");
-  const { nvim, proc, sock } = startBenchNvim(bin, dir, setup, work, pluginRoot);
-  process.env.PATH = path;
-  await nvim.eval("1");
-  const ui = attach({ socket: sock });
-  ui.on("notification", () => undefined);
-  await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
+  });
   // A profiler's wrapper of node for the host (ACPCHAT_BENCH_NODE), when profiling.
   if (process.env.ACPCHAT_BENCH_NODE) await nvim.setVar("acpchat_node", process.env.ACPCHAT_BENCH_NODE);
-  const cwd = await nvim.call("getcwd");
-  mkdirSync(join(dir, "state/nvim/acpchat"), { recursive: true });
-  writeFileSync(
-    join(dir, "state/nvim/acpchat/sessions.json"),
-    JSON.stringify(
-      Array.from({ length: 50 }, (_, i) => ({
-        agent: "flood",
-        sessionId: `stored-${5000 + i}`,
-        cwd,
-        title: `session ${i}`,
-        updatedAt: new Date(Date.UTC(2026, 2, 1, 0, i)).toISOString(),
-      })),
-    ),
-  );
+  await storeSessions(nvim, dir, { from: 5000, month: 2 });
   const ping = attach({ socket: sock });
   await ping.eval("1");
   // The replay's last line (bench/flood-agent.mjs replayLines: updates even).

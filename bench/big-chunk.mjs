@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attach } from "neovim";
-import { nvimBin, root as here, pinger, startBenchNvim, waitLua } from "./nvim.mjs";
+import { attachUi, nvimBin, root as here, pinger, startBenchNvim, waitChatReady, waitLua } from "./nvim.mjs";
 
 const say = (s) => process.stderr.write(s + "\n");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -65,20 +65,13 @@ export async function bigChunkBench({
   const setup = { agents: { fake: agent }, default_agent: "fake", checkpoints: { enabled: false } };
   const { nvim, proc, sock } = startBenchNvim(bin, dir, setup, join(dir, "work"), pluginRoot);
   await nvim.eval("1");
-  const ui = attach({ socket: sock });
-  ui.on("notification", () => undefined);
-  await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
+  await attachUi(sock);
   await nvim.lua(`
     _G.bb = {}
     vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function() _G.bb.done = vim.uv.hrtime() end })
     vim.cmd("AcpChat")
   `);
-  await waitLua(
-    nvim,
-    "(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()",
-    60_000,
-    20,
-  );
+  await waitChatReady(nvim);
   const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
   const pingClient = attach({ socket: sock });
   await pingClient.eval("1");

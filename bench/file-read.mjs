@@ -5,6 +5,8 @@
 // endpoint). Each agent (bench/read-agent.mjs) times both ways itself, fs/read_text_file over ACP
 // and read_file over MCP, alternating call by call, so each pair sees the same load and the same
 // client process. Rounds alternate between the chats. Prints a markdown section.
+// BENCH_BEFORE=<a built checkout of other code>: its stdio chat too, in a Neovim of its own that
+// loads that checkout, in the same rounds (before and after measured under the same load).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,8 +34,7 @@ async function main() {
     file,
     Array.from({ length: LINES }, (_, i) => `line ${i + 1} of the file, some text to read`).join("\n") + "\n",
   );
-  const out = join(dir, "bench");
-  const agent = (http) => ({
+  const agent = (out, http) => ({
     command: process.execPath,
     args: [join(root, "bench/read-agent.mjs")],
     env: {
@@ -44,56 +45,67 @@ async function main() {
       BENCH_HTTP: http ? "1" : "0",
     },
   });
-  const { nvim, proc } = startBenchNvim(
-    nvimBin(),
-    dir,
-    { agents: { reader: agent(false), reader_http: agent(true) }, default_agent: "reader" },
-    work,
-  );
-  await nvim.eval("1");
-  await nvim.command("edit big.txt");
-  await nvim.call("setline", [1, "line 1 EDITED in the buffer, unsaved"]);
-  const chats = { stdio: "reader", http: "reader_http" };
-  for (const [way, name] of Object.entries(chats)) {
-    await nvim.command(`AcpChat ${name}`);
-    await until(`session/new (${way})`, () => existsSync(`${out}.${way}.servers.json`));
-  }
-  const offered = (way) =>
-    JSON.parse(readFileSync(`${out}.${way}.servers.json`, "utf8")).find((s) => s.name === "nvim");
-  if (offered("http")?.type !== "http" || offered("stdio")?.type !== undefined)
-    throw new Error("the agents were not offered the editor's tools the expected ways");
-  const t = { stdio: { fs: [], tool: [], text: "" }, http: { fs: [], tool: [], text: "" } };
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [way, name] of Object.entries(chats)) {
+  // Each chat: its Neovim (this checkout's, or BENCH_BEFORE's), its agent's name and way, its output.
+  const chats = [];
+  const procs = [];
+  const before = process.env.BENCH_BEFORE;
+  for (const [tag, pluginRoot] of [["after", root], ...(before ? [["before", before]] : [])]) {
+    const home = join(dir, tag);
+    const out = join(home, "bench");
+    const agents = { reader: agent(out, false), ...(tag === "after" ? { reader_http: agent(out, true) } : {}) };
+    const { nvim, proc } = startBenchNvim(nvimBin(), home, { agents, default_agent: "reader" }, work, pluginRoot);
+    procs.push(proc);
+    await nvim.eval("1");
+    await nvim.command("edit big.txt");
+    await nvim.call("setline", [1, "line 1 EDITED in the buffer, unsaved"]);
+    for (const [way, name] of [
+      ["stdio", "reader"],
+      ["http", "reader_http"],
+    ]) {
+      if (!agents[name]) continue;
       await nvim.command(`AcpChat ${name}`);
-      await nvim.command("AcpChatSend go");
-      const f = `${out}.${way}-${round}.json`;
-      await until(`the ${way} agent's reads`, () => existsSync(f), 300_000);
-      const r = JSON.parse(readFileSync(f, "utf8"));
-      t[way].fs.push(...r.fs);
-      t[way].tool.push(...r.tool);
-      t[way].text = r.text;
+      await until(`session/new (${tag} ${way})`, () => existsSync(`${out}.${way}.servers.json`));
+      const offered = JSON.parse(readFileSync(`${out}.${way}.servers.json`, "utf8")).find((s) => s.name === "nvim");
+      if ((way === "http") !== (offered?.type === "http"))
+        throw new Error(`the ${tag} ${way} agent was not offered the editor's tools that way`);
+      chats.push({ tag, way, name, nvim, out, fs: [], tool: [], text: "" });
     }
   }
-  proc.kill("SIGKILL");
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const c of chats) {
+      await c.nvim.command(`AcpChat ${c.name}`);
+      await c.nvim.command("AcpChatSend go");
+      const f = `${c.out}.${c.way}-${round}.json`;
+      await until(`the ${c.tag} ${c.way} agent's reads`, () => existsSync(f), 300_000);
+      const r = JSON.parse(readFileSync(f, "utf8"));
+      c.fs.push(...r.fs);
+      c.tool.push(...r.tool);
+      c.text = r.text;
+    }
+  }
+  for (const p of procs) p.kill("SIGKILL");
   const good = (x) => x.includes("line 1 EDITED in the buffer, unsaved") && x.includes(`${LINES}\tline ${LINES} of`);
-  const ok = good(t.stdio.text) && good(t.http.text) && t.stdio.text === t.http.text;
+  const ok = chats.every((c) => good(c.text) && c.text === chats[0].text);
   const f = (x) => x.toFixed(1);
   const row = (name, xs) => `| ${name} | ${xs.length} | ${f(pct(xs, 50))} | ${f(pct(xs, 90))} | ${f(pct(xs, 99))} |`;
   const ratio = (a, b, p) => (pct(a, p) / pct(b, p)).toFixed(2);
+  const label = (c) => `${before ? `${c.tag}: ` : ""}${c.way === "http" ? "http agent" : "stdio agent"}`;
   const report = [
     "## Reading a file through the editor: read_file (MCP) vs fs/read_text_file",
     "",
-    `A ${LINES.toLocaleString("en")}-line file whose buffer holds unsaved edits, read whole ${READS * ROUNDS} times each way in each of two chats, alternating call by call, timed in the agent (bench/file-read.mjs). Times in ms, round trip as the agent sees it.`,
+    `A ${LINES.toLocaleString("en")}-line file whose buffer holds unsaved edits, read whole ${READS * ROUNDS} times each way in each of ${chats.length} chats, alternating call by call, timed in the agent (bench/file-read.mjs${before ? "; before: the stdio way of another checkout, in the same rounds" : ""}). Times in ms, round trip as the agent sees it.`,
     "",
     "| path | reads | p50 | p90 | p99 |",
     "| --- | ---: | ---: | ---: | ---: |",
-    row("fs/read_text_file (ACP), stdio agent", t.stdio.fs),
-    row("read_file over MCP stdio (the server process)", t.stdio.tool),
-    row("fs/read_text_file (ACP), http agent", t.http.fs),
-    row("read_file over MCP http (the host itself)", t.http.tool),
+    ...chats.flatMap((c) => [
+      row(`${label(c)}: fs/read_text_file (ACP)`, c.fs),
+      row(
+        `${label(c)}: read_file over MCP ${c.way === "http" ? "http (the host itself)" : "stdio (the server process)"}`,
+        c.tool,
+      ),
+    ]),
     "",
-    `read_file returned the buffer's text, numbered, the same both ways: ${ok ? "yes" : "NO"}. MCP / fs in the same agent: stdio p50 ${ratio(t.stdio.tool, t.stdio.fs, 50)}, p99 ${ratio(t.stdio.tool, t.stdio.fs, 99)}; http p50 ${ratio(t.http.tool, t.http.fs, 50)}, p99 ${ratio(t.http.tool, t.http.fs, 99)}.`,
+    `read_file returned the buffer's text, numbered, the same every way: ${ok ? "yes" : "NO"}. MCP / fs in the same agent: ${chats.map((c) => `${label(c)} p50 ${ratio(c.tool, c.fs, 50)}, p99 ${ratio(c.tool, c.fs, 99)}`).join("; ")}.`,
     "",
   ].join("\n");
   process.stdout.write(`${report}\n`, () => process.exit(ok ? 0 : 1));

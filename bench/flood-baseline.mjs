@@ -84,6 +84,39 @@ export function runBaseline(chunks, tools, long) {
   });
 }
 
+/**
+ * The bare load: the agent spawned (FLOOD_REPLAY=updates), initialize, session/load, every line
+ * parsed, to the load's answer: what a long history costs with nothing but the pipe and
+ * JSON.parse (bench/replay.mjs, bench/ab-replay.mjs).
+ */
+export function bareLoad(updates) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [FLOOD], {
+      stdio: ["pipe", "pipe", "inherit"],
+      env: { ...process.env, FLOOD_REPLAY: String(updates) },
+    });
+    const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    let parsed = 0;
+    readFrames(child.stdout, (m) => {
+      if (m.id === 0) {
+        send({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "session/load",
+          params: { sessionId: "s", cwd: "/tmp", mcpServers: [] },
+        });
+      } else if (m.method === "session/update") parsed++;
+      else if (m.id === 1) {
+        const ms = performance.now() - t0;
+        child.kill();
+        resolve({ ms, parsed });
+      }
+    });
+    send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } });
+  });
+}
+
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) {
   const [chunks, tools, long] = process.argv.slice(2);
   // Five small floods first: the JIT warms up, as the plugin's long-lived host has (with tool

@@ -7,13 +7,12 @@
 // starting the same agent. The editor: a second client's nvim_eval("1") every 2 ms. The
 // transcript is checked complete, and the window at its last line.
 // Run by bench/run.mjs; alone: node bench/replay.mjs [updates]
-import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attach } from "neovim";
-import { readFrames } from "./flood-baseline.mjs";
-import { nvimBin, pinger, root, startBenchNvim, waitLua } from "./nvim.mjs";
+import { bareLoad } from "./flood-baseline.mjs";
+import { attachUi, nvimBin, pinger, root, startBenchNvim, waitLua } from "./nvim.mjs";
 
 const FLOOD = join(root, "bench/flood-agent.mjs");
 const say = (s) => process.stderr.write(s + "\n");
@@ -31,35 +30,6 @@ export const REPLAY_BEFORE = {
   complete: true,
   atEnd: true,
 };
-
-/** The bare parse: the agent started to session/load's answer parsed, every update JSON.parse'd. */
-function bare(updates) {
-  return new Promise((resolve) => {
-    const t0 = performance.now();
-    const child = spawn(process.execPath, [FLOOD], {
-      stdio: ["pipe", "pipe", "inherit"],
-      env: { ...process.env, FLOOD_REPLAY: String(updates) },
-    });
-    const send = (m) => child.stdin.write(JSON.stringify(m) + "\n");
-    let parsed = 0;
-    readFrames(child.stdout, (m) => {
-      if (m.id === 0) {
-        send({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "session/load",
-          params: { sessionId: "s", cwd: "/tmp", mcpServers: [] },
-        });
-      } else if (m.method === "session/update") parsed++;
-      else if (m.id === 1) {
-        const ms = performance.now() - t0;
-        child.kill();
-        resolve({ ms, parsed });
-      }
-    });
-    send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } });
-  });
-}
 
 export async function replayBench({
   bin = nvimBin(),
@@ -84,9 +54,7 @@ export async function replayBench({
     };
     const { nvim, proc, sock } = startBenchNvim(bin, dir, setup, join(dir, "work"), pluginRoot);
     await nvim.eval("1");
-    const ui = attach({ socket: sock });
-    ui.on("notification", () => undefined);
-    await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
+    await attachUi(sock);
     const pingClient = attach({ socket: sock });
     await pingClient.eval("1");
     // The Node host up first, as when the sessions picker resumes a session (the picker needs
@@ -136,7 +104,7 @@ export async function replayBench({
     editor.push({ max: ping.max, p99: ping.p99, samples: ping.count });
     await nvim.command("AcpChatClose").catch(() => undefined);
     proc.kill("SIGTERM");
-    const b = await bare(updates);
+    const b = await bareLoad(updates);
     bares.push(b.ms);
     say(
       `replay ${updates} updates: plugin ${plugin.at(-1).toFixed(0)} ms, bare ${b.ms.toFixed(0)} ms (${b.parsed} parsed); editor longest ${editor.at(-1).max.toFixed(1)} p99 ${editor.at(-1).p99.toFixed(1)} ms; ${check.lines} lines, ${check.reply} reply lines, ${check.tools} tool calls, cursor row ${check.row}`,

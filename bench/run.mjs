@@ -19,6 +19,8 @@ import { nvimBin, startBenchNvim } from "./nvim.mjs";
 import { readFrames } from "./flood-baseline.mjs";
 import { heapParts } from "./heap-snapshot.mjs";
 import { userClockChecked } from "./user-clock.mjs";
+import { hostStart, hostStartSection } from "./host-start.mjs";
+import { pinnedBuild } from "./pinned.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FLOOD = join(root, "bench/flood-agent.mjs");
@@ -393,80 +395,29 @@ async function main() {
   );
   writeResults(results, version);
   // 9. The agent's edits: diff and review open time (bench/edits.mjs, its own Neovims).
-  say("edits: bench/edits.mjs");
-  const edits = execFileSync(process.execPath, [join(root, "bench/edits.mjs")], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, NVIM: bin },
-  });
-  writeFileSync(
-    join(root, "bench/RESULTS.md"),
-    readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Edits (9)\n\n" + edits,
-  );
+  appendScript("edits: bench/edits.mjs", "bench/edits.mjs", "\n## Edits (9)\n\n", bin);
   // 11. The editor's tools: the safe path against the RPC socket it denies agents.
-  say("editor tools: bench/editor-tools.mjs");
-  const tools = execFileSync(process.execPath, [join(root, "bench/editor-tools.mjs")], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, NVIM: bin },
-  });
-  writeFileSync(
-    join(root, "bench/RESULTS.md"),
-    readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Editor tools (11)\n\n" + tools,
-  );
+  appendScript("editor tools: bench/editor-tools.mjs", "bench/editor-tools.mjs", "\n## Editor tools (11)\n\n", bin);
   // 11b. Reading through the editor's read_file tool against fs/read_text_file.
-  say("file reads: bench/file-read.mjs");
-  const reads = execFileSync(process.execPath, [join(root, "bench/file-read.mjs")], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, NVIM: bin },
-  });
-  writeFileSync(join(root, "bench/RESULTS.md"), readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n" + reads);
+  appendScript("file reads: bench/file-read.mjs", "bench/file-read.mjs", "\n", bin);
   // 12. Turn checkpoints: snapshot, prompt-delay, editor and rewind figures on a
   // generated 10,000-file project (bench/checkpoints.mjs, its own Neovims).
-  say("checkpoints: bench/checkpoints.mjs");
-  const checkpoints = execFileSync(process.execPath, [join(root, "bench/checkpoints.mjs")], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, NVIM: bin },
-  });
-  writeFileSync(
-    join(root, "bench/RESULTS.md"),
-    readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Checkpoints (12)\n\n" + checkpoints,
-  );
+  appendScript("checkpoints: bench/checkpoints.mjs", "bench/checkpoints.mjs", "\n## Checkpoints (12)\n\n", bin);
   // 17. Inputs as large as the plugin's limits: huge lines, big buffers, big per-hunk reviews
   // (bench/sizes.mjs, its own Neovim with a UI attached).
-  say("sizes: bench/sizes.mjs");
-  const sizes = execFileSync(process.execPath, [join(root, "bench/sizes.mjs")], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, NVIM: bin },
-  });
-  writeFileSync(
-    join(root, "bench/RESULTS.md"),
-    readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Sizes (17)\n\n" + sizes,
-  );
+  appendScript("sizes: bench/sizes.mjs", "bench/sizes.mjs", "\n## Sizes (17)\n\n", bin);
   // 13. Redaction of hostile text: linear in the text's length.
-  say("redaction: bench/redact.mjs");
-  const redaction = execFileSync(process.execPath, [join(root, "bench/redact.mjs")], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  writeFileSync(
-    join(root, "bench/RESULTS.md"),
-    readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## Redaction of hostile text (13)\n\n" + redaction,
-  );
+  appendScript("redaction: bench/redact.mjs", "bench/redact.mjs", "\n## Redaction of hostile text (13)\n\n");
   // 18. :AcpChatReview of 200 changed files: open, first diff, ]f, the editor's longest gap
   // (bench/review.mjs, its own Neovim with a UI attached).
-  say("review: bench/review.mjs");
-  const reviewed = execFileSync(process.execPath, [join(root, "bench/review.mjs")], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, NVIM: bin },
-  });
+  appendScript("review: bench/review.mjs", "bench/review.mjs", "\n## The review loop (18)\n\n", bin);
+  // 19. The Node host's cold start: its CPU and wall to its first answer, against the pinned
+  // build (bench/host-start.mjs, its own Neovims).
+  say("host start: bench/host-start.mjs");
+  const hs = await hostStart({ pinnedRoot: pinnedBuild(), bin });
   writeFileSync(
     join(root, "bench/RESULTS.md"),
-    readFileSync(join(root, "bench/RESULTS.md"), "utf8") + "\n## The review loop (18)\n\n" + reviewed,
+    `${readFileSync(join(root, "bench/RESULTS.md"), "utf8")}\n## The Node host's start (19)\n\n${hostStartSection(hs)}`,
   );
   // 17. The user's clock against the pinned earlier build (bench/user-clock.mjs): the README's
   // table; a headline more than 15% worse than that build's fails the bench.
@@ -480,6 +431,18 @@ async function main() {
       "\n",
   );
   process.exit(clock.slips.length > 0 ? 1 : 0);
+}
+
+/** Run a bench script of its own (its Neovims: `bin`, when given) and append its report to RESULTS.md under `header`. */
+function appendScript(what, script, header, bin) {
+  say(what);
+  const report = execFileSync(process.execPath, [join(root, script)], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    env: bin ? { ...process.env, NVIM: bin } : process.env,
+  });
+  const results = join(root, "bench/RESULTS.md");
+  writeFileSync(results, readFileSync(results, "utf8") + header + report);
 }
 
 function writeResults(r, version) {

@@ -8,9 +8,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attach } from "neovim";
-import { nvimBin, pinger, root, startBenchNvim, waitLua } from "./nvim.mjs";
+import { nvimBin, pinger, root, startFloodNvim, waitChatReady, waitLua } from "./nvim.mjs";
 
-const FLOOD = join(root, "bench/flood-agent.mjs");
 const say = (s) => process.stderr.write(s + "\n");
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -21,32 +20,14 @@ export async function sessionsListBench({
   pluginRoot = process.env.ACPCHAT_ROOT,
 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "acpchat-sessions-"));
-  const setup = {
-    agents: { flood: { command: process.execPath, args: [FLOOD], env: { FLOOD_SESSIONS: String(sessions) } } },
-    default_agent: "flood",
-    checkpoints: { enabled: false },
-  };
-  // One agent configured: `npm run` puts node_modules/.bin on PATH, where the claude-code-acp
-  // of the interop tests would become a preset agent whose sessions the picker also asks for
-  // (a cold start of that agent: 450 ms instead of 60 ms). That is another scenario.
-  const path = process.env.PATH;
-  process.env.PATH = (path ?? "")
-    .split(":")
-    .filter((d) => !d.includes("node_modules/.bin"))
-    .join(":");
-  const { nvim, proc, sock } = startBenchNvim(bin, dir, setup, join(dir, "work"), pluginRoot);
-  process.env.PATH = path;
-  await nvim.eval("1");
-  const ui = attach({ socket: sock });
-  ui.on("notification", () => undefined);
-  await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
+  const { nvim, proc, sock } = await startFloodNvim({
+    bin,
+    dir,
+    pluginRoot: pluginRoot ?? root,
+    env: { FLOOD_SESSIONS: String(sessions) },
+  });
   await nvim.command("AcpChat");
-  await waitLua(
-    nvim,
-    "(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()",
-    60_000,
-    20,
-  );
+  await waitChatReady(nvim);
   const pingClient = attach({ socket: sock });
   await pingClient.eval("1");
   const times = [];

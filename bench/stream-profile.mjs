@@ -8,11 +8,10 @@
 // env: PROF_ROUNDS (default 5, the first two warm-up), PROF_CPU=<dir> (the host under
 // `node --cpu-prof`, profiles written there when it exits), PROF_JIT=<file> (LuaJIT's sampling
 // profiler, jit.profile, over the measured rounds: the heaviest stacks, 1 ms samples).
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { attach } from "neovim";
-import { nvimBin, root, startBenchNvim, waitLua } from "./nvim.mjs";
+import { attachUi, nvimBin, profiledNode, root, startBenchNvim, waitChatReady, waitLua } from "./nvim.mjs";
 
 const say = (s) => process.stderr.write(`${s}\n`);
 const [chunks = "2000", tools = "20", long = "1", pluginRoot = root] = process.argv.slice(2);
@@ -28,22 +27,13 @@ const setup = {
 };
 const { nvim, proc, sock } = startBenchNvim(nvimBin(), dir, setup, join(dir, "work"), pluginRoot);
 await nvim.eval("1");
-if (process.env.PROF_CPU) {
-  const wrap = join(dir, "node-prof.sh");
-  writeFileSync(
-    wrap,
-    `#!/bin/sh\nexec ${process.execPath} --cpu-prof --cpu-prof-interval 100 --cpu-prof-dir ${process.env.PROF_CPU} "$@"\n`,
-  );
-  chmodSync(wrap, 0o755);
-  await nvim.lua("vim.g.acpchat_node = ...", [wrap]);
-}
-const ui = attach({ socket: sock });
+if (process.env.PROF_CPU)
+  await profiledNode(nvim, dir, `--cpu-prof --cpu-prof-interval 100 --cpu-prof-dir ${process.env.PROF_CPU}`);
 const flushes = [];
-ui.on("notification", (method, args) => {
+await attachUi(sock, (method, args) => {
   if (method !== "redraw") return;
   for (const ev of args) if (ev[0] === "flush") flushes.push(process.hrtime.bigint());
 });
-await ui.uiAttach(160, 50, { ext_linegrid: true, rgb: true });
 await nvim.lua(`
   _G.prof = { batches = {} }
   local render = require("acpchat.chat.render")
@@ -65,12 +55,7 @@ await nvim.lua(`
   vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function() _G.prof.done = vim.uv.hrtime() end })
   vim.cmd("AcpChat")
 `);
-await waitLua(
-  nvim,
-  "(function() local c = require('acpchat.chat.registry').current(); return c and c.status and c.status.state == 'ready' end)()",
-  60_000,
-  10,
-);
+await waitChatReady(nvim, 60_000, 10);
 const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
 const ms = (a, b) => (Number(BigInt(a) - BigInt(b)) / 1e6).toFixed(1);
 for (let r = 0; r < rounds; r++) {

@@ -3,7 +3,7 @@
 // ESM-only), then the Lua mirrors of the Lua <-> Node contract: its method names and its LuaCATS
 // classes (paths: LUA_OUT in scripts/gen-contract-meta.mjs).
 import { build } from "esbuild";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +28,31 @@ const common = {
 // holds to the generator.
 const schemas = canGenerateSchemas() ? writeSchemas().join(", ") : "src/protocol/generated/ kept (no SDK here)";
 
+/**
+ * esbuild escapes non-ASCII in code but keeps it in the comments it carries over (a dash, an
+ * accented word). One such character makes Node decode the whole file as UTF-8 into a two-byte
+ * string, and V8 compile that: ~20 ms more of every host's start (and every agent's MCP server)
+ * than an ASCII file of the same length. Each UTF-16 unit becomes one `?`, so the source map's
+ * columns still hold.
+ */
+function asciiOnly(file) {
+  const text = readFileSync(file, "utf8");
+  if (/[^\x00-\x7f]/.test(text)) writeFileSync(file, text.replace(/[^\x00-\x7f]/g, "?"));
+}
+
+/**
+ * src/editor-tools/http-sdk.ts (the MCP SDK, a third of the code) is left out of the remote
+ * plugin's bundle and built into dist/acpchat-http.cjs beside it: a host compiles all of its
+ * bundle at start, and only agents that take http MCP servers need the SDK. The dynamic import()
+ * becomes a require() of the file next to the bundle.
+ */
+const httpSdkApart = {
+  name: "http-sdk-apart",
+  setup(b) {
+    b.onResolve({ filter: /\/http-sdk\.js$/ }, () => ({ path: "./acpchat-http.cjs", external: true }));
+  },
+};
+
 await build({
   ...common,
   entryPoints: [join(root, "src", "nvim", "plugin.ts")],
@@ -35,7 +60,28 @@ await build({
   sourcemap: "linked",
   // The host passes the `neovim` objects in; only types are imported from it.
   external: ["neovim"],
+  plugins: [httpSdkApart],
 });
+asciiOnly(outfile);
+// What the http front imports of the MCP SDK, on the first chat that needs it.
+await build({
+  ...common,
+  entryPoints: [join(root, "src", "editor-tools", "http-sdk.ts")],
+  outfile: join(root, "dist", "acpchat-http.cjs"),
+});
+asciiOnly(join(root, "dist", "acpchat-http.cjs"));
+
+// The node host Lua starts: the node client's host with winston replaced by a light logger of
+// the same contract (src/nvim/host-main.ts, host-logger.ts). It loads the bundle above with a
+// require() of the plugin's path, made at run time (left as it is, without a warning).
+await build({
+  ...common,
+  entryPoints: [join(root, "src", "nvim", "host-main.ts")],
+  outfile: join(root, "dist", "host.cjs"),
+  alias: { winston: join(root, "src", "nvim", "host-logger.ts") },
+  logOverride: { "unsupported-require-call": "silent" },
+});
+asciiOnly(join(root, "dist", "host.cjs"));
 
 // The editor's MCP server (src/editor-tools/mcp-server.ts), a script of its own that agents start
 // with plain `node`: everything it needs, the MCP SDK included, is in the bundle.
@@ -44,6 +90,7 @@ await build({
   entryPoints: [join(root, "src", "editor-tools", "mcp-server.ts")],
   outfile: join(root, "dist", "acpchat-mcp.cjs"),
 });
+asciiOnly(join(root, "dist", "acpchat-mcp.cjs"));
 
 // The Lua mirror of the contract (src/nvim/contract.ts), taken from the bundle itself so the two
 // cannot drift apart. Names are in their wire form (snake_case).

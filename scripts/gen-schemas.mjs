@@ -14,6 +14,8 @@
 //   (or says `x-deserialize-default-on-null`, null meaning "not given");
 // - a `oneOf` whose variants each fix one property to a constant (`type`, `sessionUpdate`) is a
 //   `z.discriminatedUnion`, each variant also exported on its own (`<Name>Variants`);
+// - every schema is built on first use (`lazy`, src/protocol/lazy-schema.ts), not when the
+//   module loads: the host's start pays for none of them;
 // - the SDK's `x-deserialize-default-on-error` (a wrong field silently dropped) is not copied: a
 //   wrong field rejects the message, which the client then reports (parseSessionUpdate).
 // Policy that differs from the schema (leniencies real agents need) lives in
@@ -125,14 +127,14 @@ class Emitter {
   ref(name) {
     if (this.overrides.has(name)) {
       this.usedOverrides.add(name);
-      return `O.${name}`;
+      return `real(O.${name})`;
     }
     if (this.imported.has(name)) {
       this.usedImports.add(name);
-      return `S.${name}`;
+      return `real(S.${name})`;
     }
     if (!this.local.has(name)) throw new Error(`gen-schemas: ${name} is neither written nor imported`);
-    return name;
+    return `real(${name})`;
   }
 
   /** A zod expression for `n`, and whether it admits null (the caller decides nullable/nullish). */
@@ -191,7 +193,7 @@ class Emitter {
       this.usedOverrides.add(o);
       return `O.${o}`;
     }
-    if (key === "_meta") return HOT_PATH.has(owner) ? "strictMeta" : "meta";
+    if (key === "_meta") return HOT_PATH.has(owner) ? "real(strictMeta)" : "real(meta)";
     const { code, nullable } = this.expr(p, `${owner}.${key}`);
     if (required) return nullable ? `${code}.nullable()` : code;
     if (code === "z.unknown()") return `${code}.optional()`;
@@ -223,7 +225,7 @@ class Emitter {
     this.variantsOf ??= new Map();
     const names = alts.map((a) => variantConst(a, key));
     this.variantsOf.set(owner, { n, alts, key });
-    return `z.discriminatedUnion(${JSON.stringify(key)}, [${names.map((v) => (/^[A-Za-z_$][\w$]*$/.test(v) ? `${owner}Variants.${v}` : `${owner}Variants[${JSON.stringify(v)}]`)).join(", ")}])`;
+    return `z.discriminatedUnion(${JSON.stringify(key)}, [${names.map((v) => (/^[A-Za-z_$][\w$]*$/.test(v) ? `real(${owner}Variants.${v})` : `real(${owner}Variants[${JSON.stringify(v)}])`)).join(", ")}])`;
   }
 
   /** `<Name>Variants`: one schema per discriminated variant, its base's fields plus the fixed key. */
@@ -238,7 +240,7 @@ class Emitter {
       if (parts.length > 1) throw new Error(`gen-schemas: ${name}/${c}: several bases`);
       const ext = [...shared, `  ${key}: z.literal(${JSON.stringify(c)}),`].join("\n");
       const from = parts[0] ?? "z.looseObject({})";
-      return `${doc(v, "  ")}  ${ident(c)}: ${from}.extend({\n${ext}\n}),`;
+      return `${doc(v, "  ")}  ${ident(c)}: lazy(() =>\n${from}.extend({\n${ext}\n})),`;
     });
     return `export const ${name}Variants = {\n${lines.join("\n")}\n};\n`;
   }
@@ -260,7 +262,7 @@ class Emitter {
       code = e.nullable ? `${e.code}.nullable()` : e.code;
     }
     const pre = this.variantsOf?.has(name) ? this.variants(name, base) : "";
-    return `${pre}${doc(n)}export const ${name} = ${code};\n`;
+    return `${pre}${doc(n)}export const ${name} = lazy(() => ${code});\n`;
   }
 }
 
@@ -316,9 +318,9 @@ const HOT_PATH = new Set(["SessionNotification", "ContentChunk", "TextContent"])
 function file(header, imports, body) {
   const code = body.join("\n");
   const strict = code.includes("strictMeta")
-    ? "// Where the hot path checks by hand (HOT_PATH in scripts/gen-schemas.mjs): as strict as it is.\nconst strictMeta = z.record(z.string(), z.unknown()).nullish();\n"
+    ? "// Where the hot path checks by hand (HOT_PATH in scripts/gen-schemas.mjs): as strict as it is.\nconst strictMeta = lazy(() => z.record(z.string(), z.unknown()).nullish());\n"
     : "";
-  return `${header}\n${imports.join("\n")}\n\n// A malformed \`_meta\` is dropped, not fatal (see scripts/gen-schemas.mjs).\nconst meta = z.record(z.string(), z.unknown()).nullish().catch(undefined);\n${strict}\n${code}`;
+  return `${header}\n${imports.join("\n")}\n\n// A malformed \`_meta\` is dropped, not fatal (see scripts/gen-schemas.mjs).\nconst meta = lazy(() => z.record(z.string(), z.unknown()).nullish().catch(undefined));\n${strict}\n${code}`;
 }
 
 /** The two generated files' text, formatted, for the installed SDK and the overrides now. */
@@ -337,7 +339,7 @@ export function generate(root = ROOT) {
   const s = new Emitter(stable, { local: new Set(sOrder), imported: new Set(), overrides: names });
   const sBody = sOrder.map((d) => s.def(d));
   sBody.push(...reexportOverrides(s, STABLE_ROOTS));
-  const sImports = ['import { z } from "zod";'];
+  const sImports = ['import { z } from "zod";', 'import { lazy, real } from "../lazy-schema.js";'];
   if (s.usedOverrides.size) sImports.push('import * as O from "../schema-overrides.js";');
   const stableText = file(head("(schema/v1/schema.json)"), sImports, sBody);
 
@@ -351,7 +353,7 @@ export function generate(root = ROOT) {
   });
   const uBody = uOrder.map((d) => u.def(d));
   uBody.push(...reexportOverrides(u, UNSTABLE_ROOTS));
-  const uImports = ['import { z } from "zod";'];
+  const uImports = ['import { z } from "zod";', 'import { lazy, real } from "../lazy-schema.js";'];
   if (u.usedOverrides.size) uImports.push('import * as O from "../schema-overrides.js";');
   if (u.usedImports.size) uImports.push('import * as S from "./acp-schema.js";');
   const unstableText = file(head("(schema/v1/schema.unstable.json, its additions)"), uImports, uBody);

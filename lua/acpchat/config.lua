@@ -182,9 +182,11 @@ local agent = record({
   },
   {
     "editor_tools",
-    bool({
+    leaf('boolean or "stdio"', { "boolean", "string" }, function(v)
+      return type(v) == "boolean" or v == "stdio"
+    end, {
       tag = "acpchat-agents.editor_tools",
-      desc = "false: this agent does not get the editor's tools (|acpchat-editor_tools|), whatever the global setting.",
+      desc = 'false: this agent does not get the editor\'s tools (|acpchat-editor_tools|), whatever the global setting. "stdio": it gets them through the bundled server process (dist/acpchat-mcp.cjs) even when it takes http MCP servers, which are otherwise served by the plugin itself on 127.0.0.1 (a proxy or sandbox in the agent that blocks the loopback address, say).',
     }),
   },
   {
@@ -309,6 +311,13 @@ M.schema = record({
       { "open_location", key("gf", "Transcript: open the tool call's location.") },
       { "show_diff", key("gd", "Transcript: show the tool call's diff.") },
       { "show_terminal", key("gt", "Transcript: show the tool call's terminal output.") },
+      {
+        "cancel_tool",
+        key(
+          "gC",
+          "Transcript: on a tool call, cancel it alone (ACP v2 `tool_call/cancel`), or the command it left running (`terminal/cancel`); only where the agent allows it, which the block says (|acpchat-work-cancel|)."
+        ),
+      },
       {
         "expand_output",
         key(

@@ -33,7 +33,7 @@ function M.check()
   if vim.uv.fs_stat(bridge.cli) then
     health.ok("node host: " .. bridge.cli)
   else
-    health.error("the `neovim` node package is missing", { "Run `npm ci` in " .. bridge.root })
+    health.error("the node host is not built", { "Run `npm ci && npm run build` in " .. bridge.root })
   end
   if vim.uv.fs_stat(bridge.bundle) then
     health.ok("remote plugin built: " .. bridge.bundle)
@@ -209,6 +209,8 @@ function M.editor_tools(health, agents, names)
   for _, name in ipairs(names) do
     if agents[name].editor_tools == false then
       health.info(name .. ": off for this agent")
+    elseif agents[name].editor_tools == "stdio" then
+      health.info(name .. ': through the server process, even if it takes http (editor_tools = "stdio")')
     elseif agents[name].editor_files == false then
       health.info(name .. ": keeps its own file tools (editor_files = false)")
     end

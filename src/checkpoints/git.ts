@@ -172,8 +172,27 @@ function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
+type GitVersion = { ok: true; version: string } | { ok: false; why: string };
+/**
+ * Versions found, by program, for the host's life: every chat asked again, one spawn each (the
+ * largest JS-side cost of a test's host after compiling). A failure is not kept: git installed
+ * meanwhile is found by the next chat.
+ */
+const versions = new Map<string, Promise<GitVersion>>();
+
 /** The installed git's version, or why there is none usable. */
-export async function gitVersion(program = "git"): Promise<{ ok: true; version: string } | { ok: false; why: string }> {
+export function gitVersion(program = "git"): Promise<GitVersion> {
+  const known = versions.get(program);
+  if (known) return known;
+  const asked = askVersion(program);
+  versions.set(program, asked);
+  void asked.then((v) => {
+    if (!v.ok) versions.delete(program);
+  });
+  return asked;
+}
+
+async function askVersion(program: string): Promise<GitVersion> {
   try {
     const r = await execa(program, ["--version"], { reject: false, timeout: 5000 });
     if ((r as { code?: string }).code === "ENOENT")

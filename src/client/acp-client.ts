@@ -380,6 +380,16 @@ export class AcpClient {
     this.peer.notify("session/cancel", { sessionId } satisfies out.SessionIdParams);
   }
 
+  /**
+   * ACP v2 `tool_call/cancel` / `terminal/cancel`: one piece of work, not the turn. Sent only
+   * when the tool call or terminal advertises `capabilities.cancel` (the session checks); the
+   * answer means accepted, and the agent confirms with a final status or an exit.
+   */
+  async cancelWork(sessionId: string, target: { toolCallId: string } | { terminalId: string }): Promise<void> {
+    const method = "toolCallId" in target ? "tool_call/cancel" : "terminal/cancel";
+    await this.call(method, { sessionId, ...target });
+  }
+
   /** A request with this client's time limit (`timeoutMs` overrides it). */
   private call<R = unknown>(method: string, params: unknown, timeoutMs = this.requestMs): Promise<R> {
     return this.peer.request<R>(method, params, { timeoutMs });

@@ -1,8 +1,9 @@
 /**
  * The host's end of the editor's MCP server. Each chat gets its own channel: a Unix
- * socket in a fresh directory only this user can open, and a random token. The MCP server the
- * agent starts (mcp-server.ts) is handed both in its environment, proves the token on its first
- * line, then asks for tools by name. The agent never gets Neovim's own RPC socket: every
+ * socket in a fresh directory only this user can open, and a random token. The server process
+ * the agent starts (mcp-server.ts) is handed both in its environment, proves the token on its
+ * first line, then pipes the agent's MCP messages both ways: the MCP server itself runs here
+ * (socket-transport.ts), as for agents that take http. The agent never gets Neovim's own RPC socket: every
  * question goes through this host, which checks paths against the session's folders, asks the
  * editor (`query`), and formats the answer (format.ts). The file tools go to the chat's own
  * file path instead (`files`: fs/read_text_file and fs/write_text_file, file-tools.ts).
@@ -20,8 +21,9 @@ import { readUpTo } from "../workspace/small-file.js";
 import { DEFAULT_READ_LINES, applyEdit, formatRead, listFiles, type EditorFiles } from "./file-tools.js";
 import { formatResult, shownPath, type RawResult } from "./format.js";
 import { EditorHttpFront, type HttpMcpServer } from "./http-front.js";
-import type { ToolAnswer } from "./mcp-tools.js";
-import { readLines, writeAnswer, writeLine } from "./lines.js";
+import { editorMcpServer, type ToolAnswer } from "./mcp-tools.js";
+import { readLines, writeLine } from "./lines.js";
+import { SocketTransport } from "./socket-transport.js";
 import {
   ENV_SOCKET,
   ENV_TOKEN,
@@ -54,6 +56,8 @@ export interface EditorChannelOptions {
   maxFileBytes?: number;
   /** For the chat's trace; never carries the token. */
   onProblem?: (message: string) => void;
+  /** "stdio": offer the server process even to an agent that takes http MCP servers. */
+  transport?: "stdio";
 }
 
 /** The MCP server's entry in session/new's mcpServers (ACP's stdio McpServer). */
@@ -149,6 +153,10 @@ export class EditorChannel {
    * The server as an http entry of session/new, for an agent that advertises
    * `mcpCapabilities.http`: served by this host, with no process between the agent and the editor.
    */
+  get transport(): "stdio" | undefined {
+    return this.opts.transport;
+  }
+
   httpMcpServer(): Promise<HttpMcpServer> {
     return this.http.entry();
   }
@@ -183,16 +191,16 @@ export class EditorChannel {
     this.sockets.add(socket);
     socket.on("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
-    let authed = false;
+    let mcp: SocketTransport | undefined;
     let refused = false;
     const hello = setTimeout(() => this.refuse(socket, "no token within 5 s"), HELLO_MS);
     socket.on("close", () => clearTimeout(hello));
     readLines(
       socket,
-      () => (authed ? MAX_LINE : MAX_HELLO_LINE),
+      () => (mcp ? MAX_LINE : MAX_HELLO_LINE),
       (msg) => {
         if (refused) return;
-        if (!authed) {
+        if (!mcp) {
           clearTimeout(hello);
           if (!this.tokenMatches((msg as { token?: unknown })?.token)) {
             refused = true;
@@ -201,10 +209,14 @@ export class EditorChannel {
               "the editor refused this server's token (it belongs to another chat, or the chat was restarted)",
             );
           }
-          authed = true;
-          return writeLine(socket, { ok: true });
+          writeLine(socket, { ok: true });
+          mcp = this.serve(socket);
+          return;
         }
-        void this.call(socket, msg as { id?: unknown; tool?: unknown; args?: unknown });
+        if (!mcp.deliver(msg)) {
+          refused = true;
+          this.refuse(socket, "closed: a line that is not a JSON-RPC message");
+        }
       },
       (why) => this.refuse(socket, `closed: ${why}`),
     );
@@ -224,9 +236,12 @@ export class EditorChannel {
     setTimeout(() => socket.destroy(), 100).unref();
   }
 
-  private async call(socket: Socket, msg: { id?: unknown; tool?: unknown; args?: unknown }): Promise<void> {
-    const a = await this.answer(msg.tool, msg.args, () => socket.destroyed);
-    writeAnswer(socket, a.error ? { id: msg.id, error: true } : { id: msg.id }, a.text);
+  /** The MCP server of one proven connection: the tools and `answer` the http endpoint has. */
+  private serve(socket: Socket): SocketTransport {
+    const transport = new SocketTransport(socket);
+    const server = editorMcpServer(this.tools, (tool, args) => this.answer(tool, args, () => socket.destroyed));
+    server.connect(transport).catch((e) => this.opts.onProblem?.(`editor tools: ${errorMessage(e)}`));
+    return transport;
   }
 
   /**

@@ -13,10 +13,10 @@
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { errorMessage } from "../protocol/errors.js";
-import { editorMcpServer, type ToolAnswer } from "./mcp-tools.js";
+import type { ToolAnswer } from "./mcp-tools.js";
 import { SERVER_NAME, type ToolName } from "./tools.js";
 
 /** The endpoint as session/new passes it to the agent (ACP's http McpServer). */
@@ -39,6 +39,10 @@ const PATH = "/mcp";
 /** MCP sessions held at once: an agent restarted or reconnecting opens a new one; the oldest goes. */
 const MAX_SESSIONS = 8;
 
+/** The MCP SDK's part (http-sdk.ts, a bundle of its own): loaded on the first http chat, not at every host's start. */
+let sdk: Promise<typeof import("./http-sdk.js")> | undefined;
+const loadSdk = () => (sdk ??= import("./http-sdk.js"));
+
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
@@ -55,7 +59,7 @@ export class EditorHttpFront {
 
   /** Listening (on first use: only agents that take http servers need it), and its entry. */
   async entry(): Promise<HttpMcpServer> {
-    const port = await (this.listening ??= this.listen());
+    const [port] = await Promise.all([(this.listening ??= this.listen()), loadSdk()]);
     return {
       type: "http",
       name: SERVER_NAME,
@@ -115,6 +119,7 @@ export class EditorHttpFront {
     }
     if (req.method !== "POST") return deny(res, 405, "POST an initialize request first", { Allow: "POST" });
     // A new MCP session: the transport answers anything but `initialize` with an error.
+    const { StreamableHTTPServerTransport, editorMcpServer } = await loadSdk();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,

@@ -1,7 +1,7 @@
 /**
- * Newline-delimited JSON over a socket, for the editor channel (channel.ts on the host side,
- * mcp-server.ts on the agent's side). A line longer than `maxBytes` ends the connection: neither
- * side sends such lines, so one is a fault, not data to buffer without end.
+ * Newline-delimited JSON over a socket, for the editor channel's host side (channel.ts): the
+ * token's line, then the MCP messages the server process pipes. A line longer than `maxBytes`
+ * ends the connection: no agent sends such lines, so one is a fault, not data to buffer without end.
  *
  * Read as bytes and joined once per line: a whole file crosses in one line (read_file's answer),
  * in dozens of socket chunks, and searching or measuring the whole pending text on every chunk
@@ -16,18 +16,12 @@ export function readLines(
   socket: Socket,
   /** The longest line (or body) taken; a function when it depends on what came before (a handshake). */
   maxBytes: number | (() => number),
-  /** A line's value, and the raw body that followed it when `bodyBytes` named one. */
-  onLine: (value: unknown, body?: Buffer) => void,
+  onLine: (value: unknown) => void,
   onFault: (why: string) => void,
-  /** How many raw bytes follow this line (writeAnswer's framing); undefined: none. */
-  bodyBytes?: (value: unknown) => number | undefined,
 ): void {
   let parts: Buffer[] = [];
   let size = 0;
   let broken = false;
-  // A header whose body is being read, and the body's length.
-  let header: unknown;
-  let want: number | undefined;
   const max = () => (typeof maxBytes === "number" ? maxBytes : maxBytes());
   const fault = (why: string) => {
     // Once: what follows a fault is not read (a flood after it must not keep growing `parts`).
@@ -47,17 +41,6 @@ export function readLines(
     const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     let start = 0;
     while (start < bytes.length) {
-      if (want !== undefined) {
-        const n = Math.min(want - size, bytes.length - start);
-        parts.push(bytes.subarray(start, start + n));
-        size += n;
-        start += n;
-        if (size < want) break;
-        want = undefined;
-        onLine(header, take());
-        if (broken) return;
-        continue;
-      }
       const nl = bytes.indexOf(NEWLINE, start);
       if (nl < 0) {
         parts.push(bytes.subarray(start));
@@ -76,34 +59,13 @@ export function readLines(
       } catch {
         return fault("a line that is not JSON");
       }
-      const body = bodyBytes?.(value);
-      if (body !== undefined) {
-        if (!Number.isSafeInteger(body) || body < 0 || body > max())
-          return fault(`a body of ${body} bytes (at most ${max()})`);
-        if (body > 0) {
-          header = value;
-          want = body;
-          continue;
-        }
-        onLine(value, Buffer.alloc(0));
-      } else onLine(value);
+      onLine(value);
       if (broken) return;
     }
-    if (want === undefined && size > max()) fault(`a line longer than ${max()} bytes`);
+    if (size > max()) fault(`a line longer than ${max()} bytes`);
   });
 }
 
 export function writeLine(socket: Socket, value: unknown): void {
   if (!socket.destroyed && socket.writable) socket.write(`${JSON.stringify(value)}\n`);
-}
-
-/**
- * An answer whose text follows its line as raw UTF-8 (`bytes` long): a whole file's text is
- * neither escaped as JSON here nor parsed again on the other side.
- */
-export function writeAnswer(socket: Socket, head: Record<string, unknown>, text: string): void {
-  if (socket.destroyed || !socket.writable) return;
-  const body = Buffer.from(text, "utf8");
-  socket.write(`${JSON.stringify({ ...head, bytes: body.length })}\n`);
-  socket.write(body);
 }

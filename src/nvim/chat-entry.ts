@@ -62,6 +62,7 @@ export function statusOf(chat: Chat): StatusView {
       queued: chat.queue.view(),
       waiting: chat.waitingFor,
       continuedBy: chat.continuedBy,
+      background: chat.work.background,
     },
     chat.state,
   );

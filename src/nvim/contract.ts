@@ -66,7 +66,13 @@ export interface OpenParams {
   /** MCP servers for the session (the global ones and the agent's, merged by name); env and headers as pairs. */
   mcpServers?: McpServerConfig[];
   /** The editor's own MCP server for the agent (src/editor-tools/); absent: off. */
-  editorTools?: { tools?: ToolName[]; timeoutMs?: number; maxItems?: number };
+  editorTools?: {
+    tools?: ToolName[];
+    timeoutMs?: number;
+    maxItems?: number;
+    /** "stdio": the server process even for an agent that takes http MCP servers (the agent's `editor_tools = "stdio"`). */
+    transport?: "stdio";
+  };
   /** Turn checkpoints (src/checkpoints/): where they are kept and their limits; absent: off. */
   checkpoints?: {
     dir: string;
@@ -232,6 +238,8 @@ export interface LuaToNode {
   forkSource: { params: ChatRef; result: { sessionId: string; title?: string } };
   /** Cancel a subagent's current work (when the agent granted it). */
   subagentCancel: { params: ChatRef & { sessionId: string }; result: null };
+  /** gC on a tool call (ACP v2): cancel it, or its running terminal, when the agent advertises that. */
+  toolCancel: { params: ChatRef & { toolCallId: string }; result: null };
   deleteSession: { params: SessionsParams & { sessionId: string }; result: boolean };
   /** :AcpChatLogout: `logout` (when the agent advertises it); the next prompt signs in again. */
   logout: { params: ChatRef; result: null };
@@ -321,6 +329,7 @@ export const LUA_METHODS = [
   "subagent",
   "forkSource",
   "subagentCancel",
+  "toolCancel",
   "log",
   "chats",
   "shutdown",

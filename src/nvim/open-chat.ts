@@ -146,6 +146,7 @@ function editorChannel(deps: OpenChatDeps, p: OpenParams, chat: () => Chat): Edi
       tools: p.editorTools.tools,
       timeoutMs: p.editorTools.timeoutMs,
       maxItems: p.editorTools.maxItems,
+      transport: p.editorTools.transport,
       maxFileBytes: p.fs?.maxReadBytes,
       node: process.execPath,
       script: MCP_SCRIPT,

@@ -4,14 +4,36 @@
  * they would become vim.NIL, a truthy userdata, in Lua).
  */
 
-const toSnake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const toCamel = (k: string) => k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+/**
+ * Key names, converted once each: the same few dozen keys cross on every event (a 5,000-session
+ * list, a render batch), and a regex replace per key was most of a big answer's conversion.
+ * Bounded, since a map keyed by data (paths, ids) would otherwise grow it without end.
+ */
+function memo(f: (k: string) => string): (k: string) => string {
+  const seen = new Map<string, string>();
+  return (k) => {
+    let out = seen.get(k);
+    if (out === undefined) {
+      out = f(k);
+      if (seen.size < 4096) seen.set(k, out);
+    }
+    return out;
+  };
+}
+const toSnake = memo((k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+const toCamel = memo((k) => k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
 
 function convert(v: unknown, key: (k: string) => string, dropNull: boolean): unknown {
-  if (Array.isArray(v)) return v.map((x) => convert(x, key, dropNull));
   if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = convert(v[i], key, dropNull);
+    return out;
+  }
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const x = o[k];
     if (x === undefined || (dropNull && x === null)) continue;
     out[key(k)] = convert(x, key, dropNull);
   }

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { ErrorCodes, RpcError } from "./errors.js";
 import * as G from "./generated/acp-schema.js";
 import { isEnvelope, isTextChunk } from "./hot-path.js";
+import { lazy, real } from "./lazy-schema.js";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -81,19 +82,25 @@ export const TerminalRequest = G.TerminalOutputRequest;
 
 // ---------- policy: what the schema does not say ----------
 /** gemini-cli's pre-config-option model list (non-schema `models` field of session/new and load). */
-export const LegacyModels = z.looseObject({
-  currentModelId: z.string(),
-  availableModels: z.array(z.looseObject({ modelId: z.string(), name: z.string(), description: z.string().nullish() })),
-});
+export const LegacyModels = lazy(() =>
+  z.looseObject({
+    currentModelId: z.string(),
+    availableModels: z.array(
+      z.looseObject({ modelId: z.string(), name: z.string(), description: z.string().nullish() }),
+    ),
+  }),
+);
 export type LegacyModels = z.infer<typeof LegacyModels>;
-export const NewSessionResponse = G.NewSessionResponse.extend({ models: LegacyModels.nullish() });
+export const NewSessionResponse = lazy(() => G.NewSessionResponse.extend({ models: LegacyModels.nullish() }));
 export type NewSessionResponse = z.infer<typeof NewSessionResponse>;
 /** Agents answer session/load with `null` (the schema says an object): read as `{}`. */
-export const LoadSessionResponse = G.LoadSessionResponse.extend({ models: LegacyModels.nullish() })
-  .nullable()
-  .transform((v) => v ?? {});
+export const LoadSessionResponse = lazy(() =>
+  G.LoadSessionResponse.extend({ models: LegacyModels.nullish() })
+    .nullable()
+    .transform((v) => v ?? {}),
+);
 export type SessionSetup = z.infer<typeof NewSessionResponse> | z.infer<typeof LoadSessionResponse>;
-export const EmptyResponse = z.unknown();
+export const EmptyResponse = lazy(() => z.unknown());
 export type PermissionOutcome = { outcome: "cancelled" } | { outcome: "selected"; optionId: string };
 export type ElicitationResponse =
   | { action: "accept"; content?: Record<string, unknown> }
@@ -103,21 +110,36 @@ export type ElicitationResponse =
 // ---------- session updates ----------
 const V = G.SessionUpdateVariants;
 /** The variants every agent may send (the rest of the schema's are opt-in, below). */
-export const KnownSessionUpdate = z.discriminatedUnion("sessionUpdate", [
-  V.user_message_chunk,
-  V.agent_message_chunk,
-  V.agent_thought_chunk,
-  V.tool_call,
-  V.tool_call_update,
-  V.plan,
-  V.available_commands_update,
-  V.current_mode_update,
-  V.config_option_update,
-  V.session_info_update,
-  V.usage_update,
-]);
+export const KnownSessionUpdate = lazy(() =>
+  z.discriminatedUnion("sessionUpdate", [
+    real(V.user_message_chunk),
+    real(V.agent_message_chunk),
+    real(V.agent_thought_chunk),
+    real(V.tool_call),
+    real(V.tool_call_update),
+    real(V.plan),
+    real(V.available_commands_update),
+    real(V.current_mode_update),
+    real(V.config_option_update),
+    real(V.session_info_update),
+    real(V.usage_update),
+  ]),
+);
 export type KnownSessionUpdate = z.infer<typeof KnownSessionUpdate>;
-export const KNOWN_UPDATE_KINDS = new Set(KnownSessionUpdate.options.map((o) => o.shape.sessionUpdate.value as string));
+/** Its variants' names, written out so that none is built to list them (sdk-types.test.ts holds the two equal). */
+export const KNOWN_UPDATE_KINDS: ReadonlySet<string> = new Set([
+  "user_message_chunk",
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "tool_call",
+  "tool_call_update",
+  "plan",
+  "available_commands_update",
+  "current_mode_update",
+  "config_option_update",
+  "session_info_update",
+  "usage_update",
+]);
 
 /** A variant this client has never heard of (or a known one the agent got wrong): kept, logged, shown. */
 export interface UnknownSessionUpdate {
@@ -140,15 +162,16 @@ export const NoticeUpdate = V.notice;
 export const CompactionUpdate = V.compaction_update;
 /** `compaction_summary_chunk`: one content block appended to a compaction's summary. */
 export const CompactionSummaryChunk = V.compaction_summary_chunk;
-export const OptInSessionUpdate = z.discriminatedUnion("sessionUpdate", [
-  NoticeUpdate,
-  CompactionUpdate,
-  CompactionSummaryChunk,
-]);
-export type OptInSessionUpdate = z.infer<typeof OptInSessionUpdate>;
-export const OPT_IN_UPDATE_KINDS = new Set(
-  OptInSessionUpdate.options.map((o) => o.shape.sessionUpdate.value as string),
+export const OptInSessionUpdate = lazy(() =>
+  z.discriminatedUnion("sessionUpdate", [real(NoticeUpdate), real(CompactionUpdate), real(CompactionSummaryChunk)]),
 );
+export type OptInSessionUpdate = z.infer<typeof OptInSessionUpdate>;
+/** Its variants' names (sdk-types.test.ts holds them to the union). */
+export const OPT_IN_UPDATE_KINDS: ReadonlySet<string> = new Set([
+  "notice",
+  "compaction_update",
+  "compaction_summary_chunk",
+]);
 
 /**
  * An update parseSessionUpdate left unknown because it is an opt-in variant: parsed now (or
@@ -167,10 +190,12 @@ export function parseOptInUpdate(update: SessionUpdate): SessionUpdate {
 }
 
 /** `session/update` params (schema `SessionNotification`); the update itself is parsed apart. */
-export const SessionNotificationEnvelope = z.looseObject({
-  sessionId: z.string(),
-  update: z.looseObject({ sessionUpdate: z.string() }),
-});
+export const SessionNotificationEnvelope = lazy(() =>
+  z.looseObject({
+    sessionId: z.string(),
+    update: z.looseObject({ sessionUpdate: z.string() }),
+  }),
+);
 export type SessionNotificationEnvelope = z.infer<typeof SessionNotificationEnvelope>;
 
 /**

@@ -14,6 +14,7 @@
  */
 import { z } from "zod";
 import * as U from "./generated/acp-schema-unstable.js";
+import { lazy, real } from "./lazy-schema.js";
 import type { SessionUpdate, UnknownSessionUpdate } from "./schema.js";
 
 /** `plan_update`'s content: structured entries, a file, or markdown; always with its plan's id. */
@@ -24,26 +25,35 @@ export type PlanUpdateContent = z.infer<typeof PlanUpdateContent>;
 export const SubagentState = U.StateUpdate;
 export type SubagentState = z.infer<typeof SubagentState>;
 
-export const PlanUpdate = U.PlanUpdate.extend({ sessionUpdate: z.literal("plan_update") });
-export const PlanRemoved = U.PlanRemoved.extend({ sessionUpdate: z.literal("plan_removed") });
+export const PlanUpdate = lazy(() => U.PlanUpdate.extend({ sessionUpdate: z.literal("plan_update") }));
+export const PlanRemoved = lazy(() => U.PlanRemoved.extend({ sessionUpdate: z.literal("plan_removed") }));
 /** Omitted fields keep their value, `null` clears them (the schema's patch semantics). */
-export const SubagentUpdate = U.SubagentUpdate.extend({ sessionUpdate: z.literal("subagent_update") });
+export const SubagentUpdate = lazy(() => U.SubagentUpdate.extend({ sessionUpdate: z.literal("subagent_update") }));
 /** An upsert of a message sent to (or received from) another session; `content` replaces when present. */
-export const SessionMessage = U.SessionMessage.extend({ sessionUpdate: z.literal("session_message") });
+export const SessionMessage = lazy(() => U.SessionMessage.extend({ sessionUpdate: z.literal("session_message") }));
 /** One content block appended to a session message. */
-export const SessionMessageChunk = U.SessionMessageChunk.extend({ sessionUpdate: z.literal("session_message_chunk") });
-
-export const UnstableSessionUpdate = z.discriminatedUnion("sessionUpdate", [
-  PlanUpdate,
-  PlanRemoved,
-  SubagentUpdate,
-  SessionMessage,
-  SessionMessageChunk,
-]);
-export type UnstableSessionUpdate = z.infer<typeof UnstableSessionUpdate>;
-export const UNSTABLE_UPDATE_KINDS = new Set(
-  UnstableSessionUpdate.options.map((o) => o.shape.sessionUpdate.value as string),
+export const SessionMessageChunk = lazy(() =>
+  U.SessionMessageChunk.extend({ sessionUpdate: z.literal("session_message_chunk") }),
 );
+
+export const UnstableSessionUpdate = lazy(() =>
+  z.discriminatedUnion("sessionUpdate", [
+    real(PlanUpdate),
+    real(PlanRemoved),
+    real(SubagentUpdate),
+    real(SessionMessage),
+    real(SessionMessageChunk),
+  ]),
+);
+export type UnstableSessionUpdate = z.infer<typeof UnstableSessionUpdate>;
+/** Its variants' names (acp-coverage-unstable.test.ts holds them to the union). */
+export const UNSTABLE_UPDATE_KINDS: ReadonlySet<string> = new Set([
+  "plan_update",
+  "plan_removed",
+  "subagent_update",
+  "session_message",
+  "session_message_chunk",
+]);
 
 /**
  * An update parseSessionUpdate (and parseOptInUpdate) left unknown because it is an unstable

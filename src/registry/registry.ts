@@ -9,43 +9,52 @@ import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { lazy } from "../protocol/lazy-schema.js";
 import { ID, notAnNpmSpec, notAUvSpec, notAVersion } from "./install-paths.js";
 
 export const DEFAULT_REGISTRY_URL = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json";
 
-const Env = z.record(z.string(), z.string()).optional();
+const Env = lazy(() => z.record(z.string(), z.string()).optional());
 /** A string field checked by `why` (undefined: good), whose message names the value. */
 const checked = (why: (v: string) => string | undefined) =>
   z.string().superRefine((v, ctx) => {
     const problem = why(v);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   });
-const Npx = z.object({ package: checked(notAnNpmSpec), args: z.array(z.string()).optional(), env: Env });
-const Uvx = z.object({ package: checked(notAUvSpec), args: z.array(z.string()).optional(), env: Env });
-const Binary = z.object({
-  archive: z.string().min(1),
-  /** The program in the archive: a relative path that stays inside it. */
-  cmd: checked((c) =>
-    c === "" || c.startsWith("/") || c.split(/[/\\]/).includes("..")
-      ? `cmd ${JSON.stringify(c.slice(0, 120))} is not a relative path inside the archive`
-      : undefined,
-  ),
-  /** The archive's SHA-256 (hex): checked when given. */
-  sha256: checked((h) =>
-    /^[0-9a-fA-F]{64}$/.test(h) ? undefined : `sha256 ${JSON.stringify(h.slice(0, 80))} is not 64 hex digits`,
-  ).optional(),
-  args: z.array(z.string()).optional(),
-  env: Env,
-});
+const Npx = lazy(() => z.object({ package: checked(notAnNpmSpec), args: z.array(z.string()).optional(), env: Env }));
+const Uvx = lazy(() => z.object({ package: checked(notAUvSpec), args: z.array(z.string()).optional(), env: Env }));
+const Binary = lazy(() =>
+  z.object({
+    archive: z.string().min(1),
+    /** The program in the archive: a relative path that stays inside it. */
+    cmd: checked((c) =>
+      c === "" || c.startsWith("/") || c.split(/[/\\]/).includes("..")
+        ? `cmd ${JSON.stringify(c.slice(0, 120))} is not a relative path inside the archive`
+        : undefined,
+    ),
+    /** The archive's SHA-256 (hex): checked when given. */
+    sha256: checked((h) =>
+      /^[0-9a-fA-F]{64}$/.test(h) ? undefined : `sha256 ${JSON.stringify(h.slice(0, 80))} is not 64 hex digits`,
+    ).optional(),
+    args: z.array(z.string()).optional(),
+    env: Env,
+  }),
+);
 
-export const RegistryAgent = z.object({
-  id: z.string().regex(ID, "an id of lowercase letters, digits and hyphens"),
-  name: z.string(),
-  version: checked(notAVersion),
-  description: z.string().default(""),
-  repository: z.string().nullish(),
-  distribution: z.object({ npx: Npx.optional(), uvx: Uvx.optional(), binary: z.record(z.string(), Binary).optional() }),
-});
+export const RegistryAgent = lazy(() =>
+  z.object({
+    id: z.string().regex(ID, "an id of lowercase letters, digits and hyphens"),
+    name: z.string(),
+    version: checked(notAVersion),
+    description: z.string().default(""),
+    repository: z.string().nullish(),
+    distribution: z.object({
+      npx: Npx.optional(),
+      uvx: Uvx.optional(),
+      binary: z.record(z.string(), Binary).optional(),
+    }),
+  }),
+);
 export type RegistryAgent = z.infer<typeof RegistryAgent>;
 
 export interface Registry {

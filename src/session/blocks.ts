@@ -50,6 +50,14 @@ export interface ToolCallState {
   parent?: string;
   /** The tool calls of the subagent this call (a Task) started, in order. */
   children?: ToolCallState[];
+  /** ACP v2: the agent lets the client cancel it (`capabilities.cancel`, as last patched). */
+  canCancel?: boolean;
+  /** ACP v2: its terminals the agent lets the client cancel (`terminal/cancel`), by id. */
+  terminalCancel?: Record<string, boolean>;
+  /** The cancel the user asked for (sent), until the agent confirms it: a final status, or the terminal's exit. */
+  cancelling?: { toolCallId: string } | { terminalId: string };
+  /** ACP v2: listed in the agent's background work (it goes on apart from the turn: never settled by its end). */
+  background?: boolean;
 }
 
 export type Block =
@@ -236,3 +244,8 @@ export type FeatureBlock =
       omitted?: number;
       turn: number;
     };
+
+/** Make V8 flatten a cons string in place (ToNumber needs the flat characters). */
+export function flatten(s: string): void {
+  void (Number(s) | 0);
+}

@@ -26,11 +26,13 @@ import {
   type MetaTerminal,
 } from "./tool-terminals.js";
 import { MessageBlocks } from "./message-blocks.js";
+import { applyControls } from "./tool-controls.js";
 import { mediaName, type MediaBlock } from "./media.js";
 import type { FileChange } from "../checkpoints/types.js";
 import {
   contentText,
   ENDED,
+  flatten,
   isOptIn,
   LATE_WORK,
   mergeKnownToolCall,
@@ -79,6 +81,7 @@ export class SessionState {
   lateWork = false;
   /** ACP v2: the agent said it works without a prompt; it ends when the agent says idle. */
   private agentRuns = false;
+  stateReported = false; // ACP v2: the agent says when it works; what it sends after idle is no late work
   private turnsEnded = 0;
   private appendsSinceFlatten = 0;
   private nextBlock = 0;
@@ -134,7 +137,8 @@ export class SessionState {
   private settleToolCalls(turn: number | undefined, how: "cancelled" | "unfinished"): TranscriptEvent[] {
     const events: TranscriptEvent[] = [];
     for (const call of this.toolCalls.values()) {
-      if ((turn === undefined || call.turn === turn) && (call.status === "pending" || call.status === "in_progress")) {
+      const open = call.status === "pending" || call.status === "in_progress";
+      if ((turn === undefined || call.turn === turn) && open && !call.background) {
         call.status = how;
         events.push({ type: "update", block: this.byId.get(call.blockId)! });
       }
@@ -166,7 +170,7 @@ export class SessionState {
 
   /** Work arrived after the turn's end (not a replay: a turn of this chat has ended). */
   private noteLateWork(): TranscriptEvent[] {
-    if (this.turnState !== "idle" || this.turnsEnded === 0 || this.lateWork) return [];
+    if (this.turnState !== "idle" || this.turnsEnded === 0 || this.lateWork || this.stateReported) return [];
     this.lateWork = true;
     return [{ type: "meta" }];
   }
@@ -367,6 +371,7 @@ export class SessionState {
     const name = typeof u.name === "string" && u.name ? u.name : metaToolName(u._meta);
     if (name) call.toolName = name;
     applyTerminalMeta(call, u._meta);
+    applyControls(call, u._meta);
     fillTerminalsFromRawOutput(call);
     if (fresh && !isCreate && !call.title) call.title = call.toolCallId;
     // A subagent's tool call is drawn inside its Task's block (which then redraws), not apart.
@@ -539,9 +544,4 @@ export class SessionState {
     this.byId.set(key, block);
     return { type: "add", block };
   }
-}
-
-/** Make V8 flatten a cons string in place (ToNumber needs the flat characters). */
-function flatten(s: string): void {
-  void (Number(s) | 0);
 }

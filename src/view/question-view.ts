@@ -8,30 +8,35 @@
  */
 import { z } from "zod";
 import { ErrorCodes, RpcError } from "../protocol/errors.js";
+import { lazy } from "../protocol/lazy-schema.js";
 import type { AuthMethod, CreateElicitationRequest } from "../protocol/schema.js";
 import type { Redactor } from "../trace/redact.js";
 import { oneLine } from "../session/one-line.js";
 import type { AuthQuestion, ElicitationQuestion, FieldAnswer, ShownField } from "../wire/index.js";
 
 type Value = string | number | boolean;
-const Scalar = z.union([z.string(), z.number(), z.boolean()]);
+const Scalar = lazy(() => z.union([z.string(), z.number(), z.boolean()]));
 /** One field of a form: the primitive schemas of elicitation/create (string, number, integer, boolean, enum). */
-const Field = z.looseObject({
-  type: z.enum(["string", "number", "integer", "boolean"]).nullish(),
-  title: z.string().nullish(),
-  description: z.string().nullish(),
-  default: Scalar.nullish(),
-  enum: z.array(Scalar).min(1).nullish(),
-  enumNames: z.array(z.string()).nullish(),
-  oneOf: z
-    .array(z.looseObject({ const: Scalar, title: z.string().nullish() }))
-    .min(1)
-    .nullish(),
-});
-const FormSchema = z.looseObject({
-  properties: z.record(z.string(), Field).nullish(),
-  required: z.array(z.string()).nullish(),
-});
+const Field = lazy(() =>
+  z.looseObject({
+    type: z.enum(["string", "number", "integer", "boolean"]).nullish(),
+    title: z.string().nullish(),
+    description: z.string().nullish(),
+    default: Scalar.nullish(),
+    enum: z.array(Scalar).min(1).nullish(),
+    enumNames: z.array(z.string()).nullish(),
+    oneOf: z
+      .array(z.looseObject({ const: Scalar, title: z.string().nullish() }))
+      .min(1)
+      .nullish(),
+  }),
+);
+const FormSchema = lazy(() =>
+  z.looseObject({
+    properties: z.record(z.string(), Field).nullish(),
+    required: z.array(z.string()).nullish(),
+  }),
+);
 
 export interface FormView {
   shown: Extract<ElicitationQuestion, { mode: "form" }>;

@@ -18,6 +18,7 @@ import type {
   ToolContentView,
 } from "../wire/index.js";
 import { contentText } from "../session/blocks.js";
+import { cancelTarget, cancelling } from "../session/tool-controls.js";
 import { commandLine } from "../session/permission/rules.js";
 import { summarizeDiff } from "./diff-summary.js";
 import { featureView } from "./feature-views.js";
@@ -114,7 +115,10 @@ function toolView(id: string, call: ToolCallState): BlockView {
     const out = rawOutputText(call.rawOutput);
     if (out) content.push(textView(out));
   }
-  const terminalFailed = content.some((c) => c.type === "terminal" && c.failed);
+  // A command the user stopped (gC) exits by a signal: that is no failure of the call.
+  const stopped = call.cancelling && "terminalId" in call.cancelling ? call.cancelling.terminalId : undefined;
+  const terminalFailed = content.some((c) => c.type === "terminal" && c.failed && c.id !== stopped);
+  const target = cancelling(call) ? undefined : cancelTarget(call);
   return {
     id,
     type: "tool",
@@ -123,8 +127,9 @@ function toolView(id: string, call: ToolCallState): BlockView {
     kind: oneLine(call.kind, 40),
     // A command that failed is shown failed, whatever the agent concluded; one the user
     // rejected is shown rejected, unless the agent went on and completed it.
-    status:
-      call.rejected && call.status !== "completed" && call.status !== "in_progress"
+    status: cancelling(call)
+      ? "cancelling"
+      : call.rejected && call.status !== "completed" && call.status !== "in_progress"
         ? "rejected"
         : terminalFailed && call.status === "completed"
           ? "failed"
@@ -132,6 +137,8 @@ function toolView(id: string, call: ToolCallState): BlockView {
     locations: call.locations.map((l) => ({ path: oneLine(l.path, TITLE_CHARS), line: l.line })),
     content,
     input: compactInput(call.rawInput),
+    ...(target ? { cancel: "toolCallId" in target ? ("tool_call" as const) : ("terminal" as const) } : {}),
+    ...(call.background ? { background: true } : {}),
     ...subagentCalls(call.children),
   };
 }
@@ -318,6 +325,8 @@ export interface ChatFacts {
   waiting?: string;
   /** How an earlier session was continued (resume: nothing was replayed). */
   continuedBy?: "resume" | "load";
+  /** ACP v2: how many pieces of work the agent runs in the background, when it reports them. */
+  background?: number;
 }
 
 export function stateName(f: ChatFacts, s: SessionState): ChatStateName {
@@ -351,6 +360,7 @@ export function statusView(f: ChatFacts, s: SessionState): StatusView {
     queued: f.queued,
     waiting: f.waiting,
     continuedBy: f.continuedBy,
+    background: f.background || undefined,
     modes: {
       current: s.modes?.currentModeId,
       available:

@@ -100,6 +100,10 @@ export type BlockView =
       /** The tool calls of the subagent this Task started (claude-agent-acp's parentToolUseId). */
       children?: { title: string; kind: string; status: string }[];
       moreChildren?: number;
+      /** ACP v2: what `gC` cancels: the call itself (`tool_call/cancel`) or its running terminal (`terminal/cancel`). */
+      cancel?: "tool_call" | "terminal";
+      /** ACP v2: listed in the agent's background work. */
+      background?: boolean;
     }
   | { id: string; type: "plan"; entries: PlanEntryView[] }
   | { id: string; type: "note"; text: string; level: string }
@@ -152,6 +156,8 @@ export interface StatusView {
   /** What the queued prompts wait for besides the agent (the folder's first snapshot). */
   waiting?: string;
   continuedBy?: "resume" | "load";
+  /** ACP v2: how many pieces of work the agent runs in the background (when it reports them, and any run). */
+  background?: number;
   modes: { current?: string; available: { id: string; name: string; description?: string }[] };
   options: OptionView[];
   legacyModels?: { current: string; values: { value: string; name: string }[] };

@@ -3,7 +3,7 @@
  * text (base -> now). A review shown again after the user typed, a rewind over later edits, and
  * an agent's write put on top of the user's unsaved edits all merge this one way.
  */
-import { diffTexts, type DiffLimits, type Hunk } from "./hunks.js";
+import { diffTexts, type DiffLimits } from "./hunks.js";
 import type { Text } from "./text-codec.js";
 
 /**
@@ -13,41 +13,10 @@ import type { Text } from "./text-codec.js";
  * unless both made the very same change there.
  */
 export function rebase(base: Text, result: Text, now: Text, limits?: DiffLimits): Text | undefined {
-  const mine = diffTexts(base, result, limits).hunks;
-  const theirs = diffTexts(base, now, limits).hunks;
-  // Both sides made the very same change (the user undid an agent's hunk by hand, and a rewind
-  // undoes it too): no conflict, it is taken once, as diff3 does.
-  const same = (a: Hunk, b: Hunk) =>
-    a.oldStart === b.oldStart &&
-    a.oldCount === b.oldCount &&
-    a.newCount === b.newCount &&
-    result.lines.slice(a.newStart, a.newStart + a.newCount).every((l, k) => l === now.lines[b.newStart + k]);
-  const twice = new Set<Hunk>();
-  for (const a of mine) {
-    for (const b of theirs) {
-      if (a.oldStart <= b.oldStart + b.oldCount && b.oldStart <= a.oldStart + a.oldCount) {
-        if (!same(a, b)) return undefined;
-        twice.add(b);
-      }
-    }
-  }
-  // Walk the base once, taking each changed range from whichever side changed it.
-  type Take = { h: Hunk; from: Text };
-  const takes: Take[] = [
-    ...mine.map((h) => ({ h, from: result })),
-    ...theirs.filter((h) => !twice.has(h)).map((h) => ({ h, from: now })),
-  ].sort((x, y) => x.h.oldStart - y.h.oldStart);
-  const lines: string[] = [];
-  let pos = 0;
-  let eol = base.eol;
-  for (const { h, from } of takes) {
-    for (let k = pos; k < h.oldStart; k++) lines.push(base.lines[k]!);
-    for (let k = 0; k < h.newCount; k++) lines.push(from.lines[h.newStart + k]!);
-    pos = h.oldStart + h.oldCount;
-    if (pos === base.lines.length && h.newStart + h.newCount === from.lines.length) eol = from.eol;
-  }
-  for (let k = pos; k < base.lines.length; k++) lines.push(base.lines[k]!);
-  return { lines, eol: lines.length > 0 && eol };
+  // The accepted change put on top of the new text, all or nothing: a region both changed
+  // differently (or next to each other) leaves it to the caller.
+  const merged = mergeOnTop(base, result, now, limits);
+  return merged.conflicts > 0 ? undefined : merged.text;
 }
 
 /**
@@ -64,8 +33,8 @@ export function mergeOnTop(
   limits?: DiffLimits,
 ): { text: Text; conflicts: number } {
   const tagged = [
-    ...diffTexts(base, theirs, limits).hunks.map((h) => ({ h, side: theirs, mine: false })),
-    ...diffTexts(base, ours, limits).hunks.map((h) => ({ h, side: ours, mine: true })),
+    ...diffTexts(base, theirs, limits).hunks.map((h) => ({ h, mine: false })),
+    ...diffTexts(base, ours, limits).hunks.map((h) => ({ h, mine: true })),
   ].sort((x, y) => x.h.oldStart - y.h.oldStart);
   // Clusters of hunks whose base ranges overlap or touch.
   type Tagged = (typeof tagged)[number];

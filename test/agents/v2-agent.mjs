@@ -8,6 +8,10 @@
 // inside a UTF-8 character, an exit), an unknown `_`-prefixed update, a structured diff (modify
 // with a git_patch) asked about in a permission request with its own title and description,
 // written by the agent itself when allowed, and idle.
+// A prompt "cancellable": a tool call the client may cancel (tool_call/cancel) and a command
+// left running in the background after its tool call returned, which the client may stop
+// (terminal/cancel); every state update lists the background work; the turn ends once the tool
+// call was cancelled, and the command prints on after idle until it is stopped.
 // V2_AGENT_LOG=<file>: every notification and request the agent sends, and the permission
 // outcome, as JSON lines (the tests read it).
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
@@ -78,6 +82,20 @@ const app = acp
     sessions.delete(params.sessionId);
     return {};
   })
+  .onRequest(acp.methods.agent.toolCall.cancel, ({ params }) => {
+    log({ toolCallCancel: params });
+    const done = sessions.get(params.sessionId)?.cancels?.get(params.toolCallId);
+    if (!done) throw acp.RequestError.invalidParams(undefined, `tool call ${params.toolCallId} is not cancellable`);
+    done();
+    return {};
+  })
+  .onRequest(acp.methods.agent.terminal.cancel, ({ params }) => {
+    log({ terminalCancel: params });
+    const done = sessions.get(params.sessionId)?.cancels?.get(`terminal:${params.terminalId}`);
+    if (!done) throw acp.RequestError.invalidParams(undefined, `terminal ${params.terminalId} is not cancellable`);
+    done();
+    return {};
+  })
   .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
     const s = sessions.get(params.sessionId);
     if (s) s.cancelled = true;
@@ -124,6 +142,7 @@ async function turn(client, sessionId, s, userId, prompt, text) {
     await up({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
     return;
   }
+  if (text.startsWith("cancellable")) return cancellable(up, s, userId);
   if (text.startsWith("background")) {
     await up({
       sessionUpdate: "agent_message_chunk",
@@ -186,20 +205,11 @@ async function turn(client, sessionId, s, userId, prompt, text) {
     content: { type: "text", text: "thinking by id" },
   });
   // An agent-owned terminal, shown in a tool call.
-  await up({
-    sessionUpdate: "tool_call_update",
-    toolCallId: "run1",
-    title: "Run printf",
-    kind: "execute",
-    status: "in_progress",
-    content: [{ type: "terminal", terminalId: "term1" }],
-  });
-  await up({
-    sessionUpdate: "terminal_update",
-    terminalId: "term1",
-    command: "printf",
-    output: { data: b64("stale output\n") },
-  });
+  await terminalCall(
+    up,
+    { toolCallId: "run1", title: "Run printf", terminalId: "term1", command: "printf" },
+    "stale output\n",
+  );
   await up({ sessionUpdate: "terminal_update", terminalId: "term1", output: { data: b64("line one\n") } });
   const bytes = Buffer.from("line two é\n");
   const cut = bytes.indexOf(0xc3) + 1; // inside the two bytes of "é"
@@ -273,6 +283,90 @@ async function turn(client, sessionId, s, userId, prompt, text) {
     content: { type: "text", text: allowed ? "Edited." : "Not edited." },
   });
   await up({ sessionUpdate: "state_update", state: "idle", stopReason: s.cancelled ? "cancelled" : "end_turn" });
+}
+
+/** A running execute tool call that shows an agent-owned terminal, then the terminal's command and output. */
+async function terminalCall(up, { toolCallId, title, terminalId, command }, output, terminal = {}) {
+  await up({
+    sessionUpdate: "tool_call_update",
+    toolCallId,
+    title,
+    kind: "execute",
+    status: "in_progress",
+    content: [{ type: "terminal", terminalId }],
+  });
+  await up({ sessionUpdate: "terminal_update", terminalId, command, output: { data: b64(output) }, ...terminal });
+}
+
+/** Resolves when the client cancels `key` (a tool call id, or `terminal:<id>`); it stops being cancellable. */
+function cancelled(s, key) {
+  s.cancels ??= new Map();
+  return new Promise((resolve) =>
+    s.cancels.set(key, () => {
+      s.cancels.delete(key);
+      resolve();
+    }),
+  );
+}
+
+async function cancellable(up, s, userId) {
+  const background = [
+    { type: "terminal", terminalId: "srv" },
+    { type: "tool_call", toolCallId: "watch1" },
+  ];
+  await up({
+    sessionUpdate: "agent_message_chunk",
+    messageId: `a-${userId}`,
+    content: { type: "text", text: "Working." },
+  });
+  const search = cancelled(s, "slow1");
+  await up({
+    sessionUpdate: "tool_call_update",
+    toolCallId: "slow1",
+    title: "Slow search",
+    kind: "search",
+    status: "in_progress",
+    capabilities: { cancel: {} },
+  });
+  // The dev server: its tool call returns, its command goes on in the background.
+  const server = cancelled(s, "terminal:srv");
+  const dev = { toolCallId: "serve1", title: "Start the dev server", terminalId: "srv", command: "npm run dev" };
+  await terminalCall(up, dev, "listening on 3000\n", { capabilities: { cancel: {} } });
+  await up({ sessionUpdate: "tool_call_update", toolCallId: "serve1", status: "completed" });
+  // A watcher with no process of its own: its tool call stays in progress, in the background.
+  await up({
+    sessionUpdate: "tool_call_update",
+    toolCallId: "watch1",
+    title: "Watch the tests",
+    kind: "other",
+    status: "in_progress",
+  });
+  await up({ sessionUpdate: "state_update", state: "running", background });
+  await search;
+  await up({ sessionUpdate: "tool_call_update", toolCallId: "slow1", status: "cancelled", capabilities: null });
+  await up({
+    sessionUpdate: "agent_message_chunk",
+    messageId: `b-${userId}`,
+    content: { type: "text", text: "Search cancelled; the server runs on." },
+  });
+  await up({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", background });
+  // After idle the command goes on printing (no foreground work) until it is stopped.
+  let stopped = false;
+  server.then(() => {
+    stopped = true;
+  });
+  for (let i = 1; !stopped; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    if (!stopped) await up({ sessionUpdate: "terminal_output_chunk", terminalId: "srv", data: b64(`request ${i}\n`) });
+  }
+  await up({
+    sessionUpdate: "terminal_update",
+    terminalId: "srv",
+    exitStatus: { exitCode: null, signal: "SIGTERM" },
+    capabilities: null,
+  });
+  await up({ sessionUpdate: "tool_call_update", toolCallId: "watch1", status: "completed" });
+  await up({ sessionUpdate: "state_update", state: "idle", background: [] });
 }
 
 app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));

@@ -67,6 +67,7 @@ describe.each(bins)("Neovim $version: small things that wear", (bin) => {
         ),
       "the review's windows",
     );
+    await t.nvim.input("gA");
     await t.nvim.input("ZZ");
     await c.turns(1);
     await t.waitFor(

@@ -10,8 +10,16 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { nvim, reviews } from "../support/chat.js";
-import { connect, setupChat, tool } from "../support/editor-tools.js";
+import { nvim } from "../support/chat.js";
+import {
+  UNSAVED_READ,
+  connect,
+  editThroughReview,
+  editUnsaved,
+  expectOutsideRefused,
+  setupChat,
+  tool,
+} from "../support/editor-tools.js";
 
 describe.each(nvimBins())("the editor's file tools in Neovim $version", (bin) => {
   it("read what the editor sees, stay inside the folders, and write only through the review", async () => {
@@ -20,16 +28,9 @@ describe.each(nvimBins())("the editor's file tools in Neovim $version", (bin) =>
     const { client } = await connect(server);
 
     // A buffer with unsaved edits: its text, said to be unsaved; the disk's file untouched.
-    await t.nvim.command("edit src/a.lua");
-    await t.lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'local b = require(\"b\") -- edited' })");
+    await editUnsaved(t);
     let r = await tool(client, "read_file", { path: "src/a.lua" });
-    expect(r.isError).toBe(false);
-    expect(r.text.split("\n")).toEqual([
-      "[src/a.lua is open in the editor with unsaved changes: this is the buffer's text, which the file on disk does not have yet.]",
-      '     1\tlocal b = require("b") -- edited',
-      "     2\tlocal x = b.greet('you')",
-      "     3\treturn x",
-    ]);
+    expect(r).toEqual({ isError: false, text: UNSAVED_READ });
     // A file only on disk, a window of it: numbered from its first line, with a note that it goes on.
     r = await tool(client, "read_file", { path: join(work, "src/b.lua"), line: 2, limit: 2 });
     expect(r.text.split("\n")).toEqual([
@@ -38,11 +39,7 @@ describe.each(nvimBins())("the editor's file tools in Neovim $version", (bin) =>
       "[Lines 2-3 shown; the file goes on: read_file with line=4 reads the rest.]",
     ]);
     // Outside the session's folders: refused, as fs/read_text_file refuses it.
-    for (const path of ["/etc/hosts", "../outside.txt"]) {
-      r = await tool(client, "read_file", { path });
-      expect(r.isError).toBe(true);
-      expect(r.text).toContain("outside the session's working directory");
-    }
+    await expectOutsideRefused(client);
     r = await tool(client, "write_file", { path: "/tmp/acpchat-never.txt", content: "x" });
     expect(r.isError).toBe(true);
 
@@ -64,19 +61,7 @@ describe.each(nvimBins())("the editor's file tools in Neovim $version", (bin) =>
     // An edit of the buffer that holds the user's unsaved edits: the review opens; until it is
     // answered nothing changes; accepted, it lands in the buffer (not saved over the user's
     // work) as one undo step.
-    const pending = tool(client, "edit_file", {
-      path: "src/a.lua",
-      old_string: "return x",
-      new_string: "return x + 1",
-    });
-    await t.waitFor(async () => (await reviews(t)) === 1, "the review to open");
-    expect(readFileSync(join(work, "src/a.lua"), "utf8")).toContain("return x\n");
-    await t.waitFor(
-      async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
-      "the review tab",
-    );
-    await t.nvim.input("gAZZ");
-    r = await pending;
+    r = await editThroughReview(t, client, work);
     expect(r.isError).toBe(false);
     expect(r.text).toContain("not saved");
     const buf = await t.lua<number>("return vim.fn.bufnr(...)", [join(work, "src/a.lua")]);

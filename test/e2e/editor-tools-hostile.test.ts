@@ -171,26 +171,43 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua(FAKE_LS, [work]);
     await t.nvim.command("edit src/a.lua");
     await t.lua("_G.fakels_delay = 300");
-    // A hostile agent skips the MCP server and talks to the channel itself, with the token.
+    // A hostile agent skips the server process and talks MCP to the channel itself, with the token.
     const sock = createConnection(envOf(server, "ACPCHAT_EDITOR_SOCKET"));
     const answers: { id?: number; text?: string; error?: boolean }[] = [];
-    // Answers as the channel frames them: a JSON line, then `bytes` of raw text (lines.ts).
-    let buf = Buffer.alloc(0);
-    sock.on("data", (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10)) {
-        const head = JSON.parse(buf.subarray(0, nl).toString()) as { bytes?: number; text?: string };
-        const end = nl + 1 + (head.bytes ?? 0);
-        if (buf.length < end) break;
-        if (head.bytes !== undefined) head.text = buf.subarray(nl + 1, end).toString();
-        answers.push(head);
-        buf = buf.subarray(end);
+    // Answers as the channel sends them: the token's "ok" line, then JSON-RPC lines.
+    let buf = "";
+    sock.setEncoding("utf8");
+    sock.on("data", (d: string) => {
+      buf += d;
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+        const m = JSON.parse(buf.slice(0, nl)) as {
+          id?: number;
+          result?: { content?: { text: string }[]; isError?: boolean };
+        };
+        buf = buf.slice(nl + 1);
+        if (typeof m.id === "number" && m.id > 0)
+          answers.push({ id: m.id, text: m.result?.content?.[0]?.text, error: m.result?.isError === true });
       }
     });
     await new Promise((r) => sock.once("connect", r));
-    const calls = [JSON.stringify({ token: envOf(server, "ACPCHAT_EDITOR_TOKEN") })];
+    const rpc = (m: Record<string, unknown>) => JSON.stringify({ jsonrpc: "2.0", ...m });
+    const calls = [
+      JSON.stringify({ token: envOf(server, "ACPCHAT_EDITOR_TOKEN") }),
+      rpc({
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      }),
+      rpc({ method: "notifications/initialized" }),
+    ];
     for (let id = 1; id <= 200; id++)
-      calls.push(JSON.stringify({ id, tool: "definition", args: { path: "src/a.lua", line: 2, symbol: "greet" } }));
+      calls.push(
+        rpc({
+          id,
+          method: "tools/call",
+          params: { name: "definition", arguments: { path: "src/a.lua", line: 2, symbol: "greet" } },
+        }),
+      );
     sock.write(calls.join("\n") + "\n");
     await t.waitFor(
       async () => answers.filter((a) => a.id !== undefined).length === 200,

@@ -6,13 +6,25 @@
  * flood of calls; none reaches the editor. A real Neovim, the fake agent over real pipes, the
  * official MCP client over real HTTP.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { chatCount, nvim, reviews } from "../support/chat.js";
-import { FAKE_LS, connectHttp, setupChat, tool, type HttpServer } from "../support/editor-tools.js";
+import { chatCount, nvim } from "../support/chat.js";
+import {
+  FAKE_LS,
+  UNSAVED_READ,
+  connect,
+  connectHttp,
+  editThroughReview,
+  editUnsaved,
+  expectOutsideRefused,
+  expectSecretsHidden,
+  setupChat,
+  tool,
+  type HttpServer,
+  type Server,
+} from "../support/editor-tools.js";
 
 const HTTP_AGENT = { agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } } };
 
@@ -57,23 +69,10 @@ describe.each(nvimBins())("the editor's tools over http in Neovim $version", (bi
     const { client } = await connectHttp(server);
     expect((await client.listTools()).tools.map((x) => x.name)).toContain("read_file");
 
-    await t.nvim.command("edit src/a.lua");
-    await t.lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'local b = require(\"b\") -- edited' })");
+    await editUnsaved(t);
     let r = await tool(client, "read_file", { path: "src/a.lua" });
-    expect(r).toEqual({
-      isError: false,
-      text: [
-        "[src/a.lua is open in the editor with unsaved changes: this is the buffer's text, which the file on disk does not have yet.]",
-        '     1\tlocal b = require("b") -- edited',
-        "     2\tlocal x = b.greet('you')",
-        "     3\treturn x",
-      ].join("\n"),
-    });
-    for (const path of ["/etc/hosts", "../outside.txt"]) {
-      r = await tool(client, "read_file", { path });
-      expect(r.isError).toBe(true);
-      expect(r.text).toContain("outside the session's working directory");
-    }
+    expect(r).toEqual({ isError: false, text: UNSAVED_READ });
+    await expectOutsideRefused(client);
     r = await tool(client, "diagnostics", { path: "/etc/passwd" });
     expect(r).toEqual({
       isError: true,
@@ -81,19 +80,7 @@ describe.each(nvimBins())("the editor's tools over http in Neovim $version", (bi
     });
 
     // An edit waits for the review; accepted, it lands in the buffer (the disk keeps its text).
-    const pending = tool(client, "edit_file", {
-      path: "src/a.lua",
-      old_string: "return x",
-      new_string: "return x + 1",
-    });
-    await t.waitFor(async () => (await reviews(t)) === 1, "the review to open");
-    expect(readFileSync(join(t.dir, "work/src/a.lua"), "utf8")).toContain("return x\n");
-    await t.waitFor(
-      async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
-      "the review tab",
-    );
-    await t.nvim.input("gAZZ");
-    r = await pending;
+    r = await editThroughReview(t, client, join(t.dir, "work"));
     expect(r.isError).toBe(false);
     expect(await t.lua<string[]>("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('src/a.lua'), 2, 3, false)")).toEqual([
       "return x + 1",
@@ -101,13 +88,7 @@ describe.each(nvimBins())("the editor's tools over http in Neovim $version", (bi
 
     // The token reaches neither the trace, the transcript nor the log files.
     const token = server.headers[0]!.value.slice("Bearer ".length);
-    const trace = JSON.stringify(await c.trace());
-    expect(trace).toContain("Authorization");
-    expect(trace).not.toContain(token);
-    expect(await c.text()).not.toContain(token);
-    const logDir = await t.lua<string>("return require('acpchat.config').log_dir()");
-    for (const f of readdirSync(logDir, { withFileTypes: true }))
-      if (f.isFile()) expect(readFileSync(join(logDir, f.name), "utf8")).not.toContain(token);
+    await expectSecretsHidden(t, c, "Authorization", [token]);
 
     // The chat closes: nothing listens any more.
     await t.nvim.command("AcpChatClose");
@@ -115,6 +96,23 @@ describe.each(nvimBins())("the editor's tools over http in Neovim $version", (bi
     await expect(raw(server.url, { headers: { Authorization: `Bearer ${token}` }, body: INIT })).rejects.toThrow(
       /ECONNREFUSED|ECONNRESET|socket hang up/,
     );
+  }, 120_000);
+
+  it('editor_tools = "stdio": an agent that takes http gets the server process, which reads the buffer; checkhealth says so', async () => {
+    const t = await nvim(bin);
+    const { offered } = await setupChat(t, {}, HTTP_AGENT, { editor_tools: "stdio" });
+    // One entry, the server process (v1's stdio entries carry no type).
+    const own = offered.filter((s) => s.name === "nvim");
+    expect(own).toHaveLength(1);
+    expect(own[0]).not.toHaveProperty("type");
+    const server = own[0] as Server;
+    expect(server.args[0]).toMatch(/acpchat-mcp\.cjs$/);
+    const { client } = await connect(server);
+    await editUnsaved(t);
+    expect(await tool(client, "read_file", { path: "src/a.lua" })).toEqual({ isError: false, text: UNSAVED_READ });
+    await t.nvim.command("checkhealth acpchat");
+    const health = (await t.nvim.buffer.lines).join("\n");
+    expect(health).toContain('fake: through the server process, even if it takes http (editor_tools = "stdio")');
   }, 120_000);
 
   it("refuse a missing or wrong token, another Host, an Origin, another path, a huge body and a stale session before the editor is asked", async () => {

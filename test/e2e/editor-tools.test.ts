@@ -4,12 +4,12 @@
  * stdio, and calls its tools. Behind it are a real Neovim, real buffers, vim.diagnostic, the
  * quickfix list and a language server (written here in Lua, started with vim.lsp.start).
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins, type TestNvim } from "../support/nvim.js";
 import { chatCount, nvim, openChat, received, shareNvim } from "../support/chat.js";
-import { FAKE_LS, connect, setupChat, tool, type Server } from "../support/editor-tools.js";
+import { FAKE_LS, connect, expectSecretsHidden, setupChat, tool, type Server } from "../support/editor-tools.js";
 
 const bins = nvimBins();
 // One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
@@ -159,16 +159,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     const token = server.env.find((e) => e.name === "ACPCHAT_EDITOR_TOKEN")!.value;
     const socket = server.env.find((e) => e.name === "ACPCHAT_EDITOR_SOCKET")!.value;
     expect(token.length).toBeGreaterThanOrEqual(40);
-    const trace = JSON.stringify(await c.trace());
-    expect(trace).toContain("ACPCHAT_EDITOR_TOKEN");
-    for (const secret of [token, socket]) {
-      expect(trace).not.toContain(secret);
-      expect(await c.text()).not.toContain(secret);
-    }
-    const logDir = await t.lua<string>("return require('acpchat.config').log_dir()");
-    // Its files (the checkpoints' folder is beside the traces: stdpath("log") is the state folder).
-    for (const f of readdirSync(logDir, { withFileTypes: true }))
-      if (f.isFile()) expect(readFileSync(join(logDir, f.name), "utf8")).not.toContain(token);
+    await expectSecretsHidden(t, c, "ACPCHAT_EDITOR_TOKEN", [token, socket]);
 
     // The chat closes: the channel closes, the server exits, the socket is gone.
     expect(transport.pid).toBeGreaterThan(0);

@@ -187,7 +187,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.nvim.command("checkhealth acpchat");
     const text = (await t.lines(0)).join("\n");
     expect(text).toMatch(/OK.*Node v\d+/);
-    expect(text).toMatch(/OK.*node host: .*neovim\/bin\/cli\.js/);
+    expect(text).toMatch(/OK.*node host: .*dist\/host\.cjs/);
     expect(text).toMatch(/OK.*remote plugin built/);
     expect(text).toMatch(/OK.*Node host answers \(pid \d+/);
     // How processes are contained: a cgroup each where the host can make them, else the limit said.

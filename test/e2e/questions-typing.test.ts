@@ -6,6 +6,8 @@
  * the prompt.
  * Every question names its agent and chat, and goes to that chat's tab only when asked to.
  */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import { startChat, type Chat } from "../support/chat.js";
@@ -185,5 +187,57 @@ describe.each(bins)("Neovim $version: questions never catch your typing", (bin) 
     expect(second!.tab).toBe(1);
     expect(second!.prompt.split("\n")[0]).toBe("[fake · chat 1] Allow the agent to: Touch a file [edit]");
     expect(await c.t.lua<number>("return vim.fn.tabpagenr()")).toBe(1);
+  });
+
+  it('write = "review": a review opened with <M-a> from Insert mode takes review keys; ZZ with nothing accepted asks, Esc keeps the review, only its reject rejects', async () => {
+    const before = "one\ntwo\nthree\n";
+    const write = {
+      request: "fs/write_text_file",
+      params: { path: "$DIR/work/r.txt", content: "one\nTWO\nthree\n" },
+      echo: true,
+    };
+    const c = await startChat(bin, { turns: [[{ sleep: 500 }, write, { text: "\nturn over" }]] }, { write: "review" });
+    const f = join(c.t.dir, "work", "r.txt");
+    writeFileSync(f, before);
+    await c.ready();
+    const screen = watchScreen(c);
+    await c.t.nvim.uiAttach(160, 40, { ext_linegrid: true });
+    await c.focusPrompt();
+    await c.t.nvim.input("<Esc>i");
+    await c.send("go");
+    await typeSlowly(c, "still typing");
+    await c.t.waitFor(async () => (await c.winbar()).includes("? <M-a>"), "the held review in the winbar");
+    await c.t.nvim.input("<M-a>");
+    await c.t.waitFor(
+      async () => /acpchat:\/\/review\//.test(await c.t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the review tab",
+    );
+    // Its tab says what it is (not the scratch buffer's name).
+    await c.t.waitFor(async () => screen.since(0).includes(" review r.txt "), "the review tab's label");
+    // The user is in the review's Normal mode: the next keys are the review's, not text.
+    expect(await c.t.lua<string>("return vim.api.nvim_get_mode().mode")).toBe("n");
+    const winbar = await c.t.lua<string>("return vim.wo.winbar");
+    expect(winbar).toContain("ZZ: write 0 of 1 = reject");
+    let at = screen.mark();
+    await typeSlowly(c, "ZZ");
+    await listShown(c, screen, at, 2000);
+    expect(screen.since(at)).toContain("ZZ with nothing accepted rejects the change:");
+    // Esc closes the list: the review stays open, nothing answered, the file as it was.
+    await c.t.nvim.input("<Esc>");
+    await sleep(300);
+    expect(await c.t.lua<number>("return vim.tbl_count(require('acpchat.ask.review').open_reviews)")).toBe(1);
+    expect(await c.text()).not.toContain("turn over");
+    expect(await c.t.lua<string>("return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), ',')")).toBe(
+      "one,two,three",
+    );
+    // Choosing its reject answers the write with a rejection.
+    at = screen.mark();
+    await typeSlowly(c, "ZZ");
+    await listShown(c, screen, at, 2000);
+    await c.t.nvim.input("1<CR>");
+    await c.turns(1);
+    expect(await c.text()).toContain("rejected");
+    expect(readFileSync(f, "utf8")).toBe(before);
+    expect(await c.promptLines()).toEqual(["still typing"]);
   });
 });

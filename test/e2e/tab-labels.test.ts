@@ -49,6 +49,19 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return vim.go.tabline")).toBe("%!v:lua.require'acpchat.chat.tabline'.render()");
   });
 
+  it("a tab showing a URI-like buffer (health://, fugitive://) reads by its name, not a shortened path", async () => {
+    const t = await nvim(bin);
+    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, { turns: [[]] }) } }]);
+    const row = tabLineRow(t);
+    await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
+    const c = await openChat(t, "AcpChat");
+    await c.ready();
+    await t.nvim.command("tabnew | setlocal buftype=nofile | file health://");
+    await t.waitFor(async () => row().includes(" health:// "), "the tab's label", 5000).catch(() => undefined);
+    expect(row()).toContain(" health:// ");
+    expect(row()).not.toContain("h//");
+  });
+
   it("a 'tabline' of the user's is never replaced", async () => {
     const t = await nvim(bin);
     await t.lua("vim.go.tabline = 'MINE'; vim.go.showtabline = 2");

@@ -4,14 +4,14 @@
  * it, and a language server written in Lua (started with vim.lsp.start from a FileType autocmd,
  * as a user's config would).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import type { TestNvim } from "./nvim.js";
-import { fakeAgent, openChat, received, type Chat } from "./chat.js";
+import { fakeAgent, openChat, received, reviews, type Chat } from "./chat.js";
 
 export interface Server {
   name: string;
@@ -75,6 +75,69 @@ export async function tool(
     isError?: boolean;
   };
   return { text: r.content.map((c) => c.text).join(""), isError: r.isError === true };
+}
+
+/** The user edits src/a.lua's first line in its buffer and does not save: the buffer and the disk differ. */
+export async function editUnsaved(t: TestNvim): Promise<void> {
+  await t.nvim.command("edit src/a.lua");
+  await t.lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'local b = require(\"b\") -- edited' })");
+}
+
+/** read_file's answer for src/a.lua after editUnsaved(): the buffer's text, said to be unsaved, numbered. */
+export const UNSAVED_READ = [
+  "[src/a.lua is open in the editor with unsaved changes: this is the buffer's text, which the file on disk does not have yet.]",
+  '     1\tlocal b = require("b") -- edited',
+  "     2\tlocal x = b.greet('you')",
+  "     3\treturn x",
+].join("\n");
+
+/**
+ * edit_file of src/a.lua ("return x" -> "return x + 1") as the agent sends it: the review opens
+ * and, until it is answered, the disk keeps its text; every hunk accepted (gAZZ). The tool's answer.
+ */
+export async function editThroughReview(
+  t: TestNvim,
+  client: Client,
+  work: string,
+): Promise<{ text: string; isError: boolean }> {
+  const pending = tool(client, "edit_file", { path: "src/a.lua", old_string: "return x", new_string: "return x + 1" });
+  await t.waitFor(async () => (await reviews(t)) === 1, "the review to open");
+  expect(readFileSync(join(work, "src/a.lua"), "utf8")).toContain("return x\n");
+  await t.waitFor(
+    async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+    "the review tab",
+  );
+  await t.nvim.input("gAZZ");
+  return pending;
+}
+
+/** Paths outside the session's folders: read_file refuses them, as fs/read_text_file does. */
+export async function expectOutsideRefused(client: Client): Promise<void> {
+  for (const path of ["/etc/hosts", "../outside.txt"]) {
+    const r = await tool(client, "read_file", { path });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain("outside the session's working directory");
+  }
+}
+
+/**
+ * The server's secrets reach neither the trace (which names `mention`, the header or variable
+ * that carried them), the transcript nor the log files.
+ */
+export async function expectSecretsHidden(t: TestNvim, c: Chat, mention: string, secrets: string[]): Promise<void> {
+  const trace = JSON.stringify(await c.trace());
+  expect(trace).toContain(mention);
+  const text = await c.text();
+  // Its files (the checkpoints' folder is beside the traces: stdpath("log") is the state folder).
+  const logDir = await t.lua<string>("return require('acpchat.config').log_dir()");
+  const logs = readdirSync(logDir, { withFileTypes: true })
+    .filter((f) => f.isFile())
+    .map((f) => readFileSync(join(logDir, f.name), "utf8"));
+  for (const secret of secrets) {
+    expect(trace).not.toContain(secret);
+    expect(text).not.toContain(secret);
+    for (const log of logs) expect(log).not.toContain(secret);
+  }
 }
 
 /**
@@ -141,6 +204,8 @@ export async function setupChat(
   t: TestNvim,
   extra: Record<string, unknown> = {},
   scenario: Record<string, unknown> = {},
+  /** The agent's own options (`editor_tools = "stdio"`, …). */
+  agentExtra: Record<string, unknown> = {},
 ): Promise<{ c: Chat; server: Server; work: string; offered: (Server | HttpServer)[] }> {
   const work = join(t.dir, "work");
   mkdirSync(join(work, "src"), { recursive: true });
@@ -150,7 +215,11 @@ export async function setupChat(
     "local M = {}\nfunction M.greet(name)\n  return 'hello ' .. name\nend\nreturn M\n",
   );
   await t.lua("require('acpchat').setup(...)", [
-    { agents: { fake: fakeAgent(t, { record: "$DIR/record.jsonl", ...scenario }) }, default_agent: "fake", ...extra },
+    {
+      agents: { fake: fakeAgent(t, { record: "$DIR/record.jsonl", ...scenario }, agentExtra) },
+      default_agent: "fake",
+      ...extra,
+    },
   ]);
   const c = await openChat(t);
   await c.ready();

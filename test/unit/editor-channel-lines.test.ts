@@ -1,11 +1,11 @@
-/** The editor channel's framing (src/editor-tools/lines.ts): lines, raw bodies, limits, linear cost. */
+/** The editor channel's framing (src/editor-tools/lines.ts): lines, limits, linear cost. */
 import { EventEmitter } from "node:events";
 import { createConnection, createServer, type Socket } from "node:net";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readLines, writeAnswer, writeLine } from "../../src/editor-tools/lines.js";
+import { readLines, writeLine } from "../../src/editor-tools/lines.js";
 
 /** A socket stand-in whose chunks the test hands over one by one, as small as it likes. */
 function fakeSocket(): Socket & { feed(b: Buffer | string): void } {
@@ -15,24 +15,19 @@ function fakeSocket(): Socket & { feed(b: Buffer | string): void } {
   return e;
 }
 
-const bodyOf = (v: unknown) => {
-  const n = (v as { bytes?: unknown })?.bytes;
-  return typeof n === "number" ? n : undefined;
-};
-
 describe("editor channel lines", () => {
-  it("a framed answer crosses a real socket whole: raw UTF-8 split anywhere, then the next line", async () => {
+  it("a whole file's answer crosses a real socket as one line: UTF-8 split anywhere, then the next line", async () => {
     const dir = mkdtempSync(join(tmpdir(), "acpchat-lines-"));
     const path = join(dir, "s.sock");
     const text = `${"é€😀 line\twith\ttabs\n".repeat(150_000)}end`;
-    const got: { value: unknown; body?: string }[] = [];
+    const got: unknown[] = [];
     const done = new Promise<void>((resolve, reject) => {
       const server = createServer((s) => {
         readLines(
           s,
           64 << 20,
-          (value, body) => {
-            got.push({ value, body: body?.toString("utf8") });
+          (value) => {
+            got.push(value);
             if (got.length === 3) {
               server.close();
               s.destroy();
@@ -40,25 +35,25 @@ describe("editor channel lines", () => {
             }
           },
           (why) => reject(new Error(why)),
-          bodyOf,
         );
       });
       server.listen(path, () => {
         const c = createConnection(path, () => {
-          writeAnswer(c, { id: 1 }, text);
-          writeAnswer(c, { id: 2, error: true }, "");
+          writeLine(c, { id: 1, result: { content: [{ type: "text", text }] } });
+          writeLine(c, { id: 2, error: true });
           writeLine(c, { ok: true });
         });
       });
     });
     await done;
-    expect(got[0]!.value).toEqual({ id: 1, bytes: Buffer.byteLength(text) });
-    expect(got[0]!.body).toBe(text);
-    expect(got[1]).toEqual({ value: { id: 2, error: true, bytes: 0 }, body: "" });
-    expect(got[2]).toEqual({ value: { ok: true }, body: undefined });
+    expect(got).toEqual([
+      { id: 1, result: { content: [{ type: "text", text }] } },
+      { id: 2, error: true },
+      { ok: true },
+    ]);
   });
 
-  it("a character split between chunks of a line joins; a line or body over the limit is a fault", () => {
+  it("a character split between chunks of a line joins; a line over the limit is a fault", () => {
     const s = fakeSocket();
     const values: unknown[] = [];
     const faults: string[] = [];
@@ -67,7 +62,6 @@ describe("editor channel lines", () => {
       100,
       (v) => values.push(v),
       (w) => faults.push(w),
-      bodyOf,
     );
     const line = Buffer.from(`${JSON.stringify({ t: "é😀" })}\n`);
     for (let i = 0; i < line.length; i++) s.feed(line.subarray(i, i + 1));
@@ -77,18 +71,6 @@ describe("editor channel lines", () => {
     expect(faults).toEqual(["a line longer than 100 bytes"]);
     s.feed(`${JSON.stringify({ t: 1 })}\n`);
     expect(values).toHaveLength(1);
-
-    const b = fakeSocket();
-    const bf: string[] = [];
-    readLines(
-      b,
-      100,
-      () => undefined,
-      (w) => bf.push(w),
-      bodyOf,
-    );
-    b.feed(`${JSON.stringify({ id: 1, bytes: 101 })}\n`);
-    expect(bf).toEqual(["a body of 101 bytes (at most 100)"]);
   });
 
   it("a long line arriving in many small chunks costs time linear in its length", () => {

@@ -146,6 +146,8 @@ error("Cannot require a meta file")
 ---@field input? string
 ---@field children? ({ title: string, kind: string, status: string })[] The tool calls of the subagent this Task started (claude-agent-acp's parentToolUseId).
 ---@field more_children? number
+---@field cancel? "terminal"|"tool_call" ACP v2: what `gC` cancels: the call itself (`tool_call/cancel`) or its running terminal (`terminal/cancel`).
+---@field background? boolean ACP v2: listed in the agent's background work.
 
 ---@class acpchat.wire.BlockView.plan
 ---@field id string
@@ -229,6 +231,7 @@ error("Cannot require a meta file")
 ---@field queued ({ id: number, text: string })[]
 ---@field waiting? string What the queued prompts wait for besides the agent (the folder's first snapshot).
 ---@field continued_by? "resume"|"load"
+---@field background? number ACP v2: how many pieces of work the agent runs in the background (when it reports them, and any run).
 ---@field modes { current?: string, available: ({ id: string, name: string, description?: string })[] }
 ---@field options acpchat.wire.OptionView[]
 ---@field legacy_models? { current: string, values: ({ value: string, name: string })[] }
@@ -515,7 +518,7 @@ error("Cannot require a meta file")
 ---@field unstable? boolean Option `unstable`: advertise and handle the unstable additions of ACP v1.
 ---@field fork? string `:AcpChatFork`: start with session/fork of this session (instead of session/new).
 ---@field mcp_servers? acpchat.wire.McpServerConfig[] MCP servers for the session (the global ones and the agent's, merged by name); env and headers as pairs.
----@field editor_tools? { tools?: acpchat.wire.ToolName[], timeout_ms?: number, max_items?: number } The editor's own MCP server for the agent (src/editor-tools/); absent: off.
+---@field editor_tools? { tools?: acpchat.wire.ToolName[], timeout_ms?: number, max_items?: number, transport?: "stdio" } The editor's own MCP server for the agent (src/editor-tools/); absent: off.
 ---@field checkpoints? { dir: string, max_files?: number, max_file_bytes?: number, max_age_days?: number, max_bytes?: number, git?: string } Turn checkpoints (src/checkpoints/): where they are kept and their limits; absent: off.
 
 ---@class acpchat.wire.RegistryParams
@@ -784,6 +787,14 @@ error("Cannot require a meta file")
 
 --- What `subagent_cancel` answers.
 ---@alias acpchat.reply.SubagentCancel nil
+
+--- `tool_cancel`: gC on a tool call (ACP v2): cancel it, or its running terminal, when the agent advertises that.
+---@class acpchat.call.ToolCancel
+---@field chat number
+---@field tool_call_id string
+
+--- What `tool_cancel` answers.
+---@alias acpchat.reply.ToolCancel nil
 
 --- `delete_session`
 ---@class acpchat.call.DeleteSession

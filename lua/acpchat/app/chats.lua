@@ -106,7 +106,8 @@ function M.mcp_params(agent, project, name)
 end
 
 --- The editor's tools for a chat with agent `name` (nil: off): the global setting, then the
---- project's, and either the agent's or the project's `editor_tools = false` for that agent.
+--- project's, and either the agent's or the project's `editor_tools = false` for that agent
+--- (`"stdio"`: the server process even for an agent that takes http MCP servers).
 function M.editor_tools_params(name, agent, project)
   local g = config.options.editor_tools
   local p = project.editor_tools or {}
@@ -121,7 +122,8 @@ function M.editor_tools_params(name, agent, project)
   if not enabled then
     return nil
   end
-  return { tools = tools, timeout_ms = g.timeout_ms, max_items = g.max_results }
+  local stdio = agent.editor_tools == "stdio" or pa.editor_tools == "stdio"
+  return { tools = tools, timeout_ms = g.timeout_ms, max_items = g.max_results, transport = stdio and "stdio" or nil }
 end
 
 local function open_params(chat, agent, resume, reopen, fork)

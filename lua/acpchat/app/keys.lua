@@ -3,6 +3,7 @@
 local config = require("acpchat.config")
 local blocks = require("acpchat.transcript.blocks")
 local util = require("acpchat.util")
+local bridge = require("acpchat.host.bridge")
 local guard = require("acpchat.chat.guard").guard
 local follow = require("acpchat.editor.follow")
 local waiting = require("acpchat.chat.waiting")
@@ -160,6 +161,18 @@ function M.setup(chat, actions)
     end
     require("acpchat.transcript.terminal_view").show(chat, term)
   end, "show the terminal output")
+  map(chat.buf, "n", k.cancel_tool, function()
+    local b = tool_at_cursor(chat)
+    if not b or not b.view then
+      return util.notify("acpchat: no tool call under the cursor", vim.log.levels.WARN)
+    end
+    -- Node decides (it holds what the agent allows); the error says why not.
+    bridge.call("tool_cancel", { chat = chat.id, tool_call_id = b.view.tool_call_id }, function(err)
+      if err then
+        util.notify("acpchat: " .. err, vim.log.levels.WARN)
+      end
+    end)
+  end, "cancel the tool call or its terminal")
   map(chat.buf, "n", k.expand_output, function()
     local b = blocks.at(chat, api.nvim_win_get_cursor(0)[1] - 1)
     if not b or not b.view or (b.type ~= "tool" and b.type ~= "compaction") then

@@ -92,7 +92,7 @@ local function winbars(r)
     end
     return
   end
-  -- What ZZ does now, given what is accepted (nothing accepted rejects; for a permission, ZZ asks first).
+  -- What ZZ does now, given what is accepted (nothing accepted rejects, after asking).
   local verb = r.reason == "permission" and "allow" or "write"
   local zz = string.format("ZZ: %s %d of %d%s", verb, n, #r.hunks, (n == 0 and #r.hunks > 0) and " = reject" or "")
   -- ZZ first: a narrow window cuts the end (`%<`), never what ZZ does.
@@ -189,9 +189,9 @@ local function finish(r, accept)
   diff_tab.close(r)
 end
 
---- ZZ: write (or allow) what is accepted. In a permission question's review, nothing accepted
---- rejects the agent's call (some agents end the turn on that), so it asks first; closing that
---- list keeps the review open.
+--- ZZ: write (or allow) what is accepted. With nothing accepted ZZ rejects the whole change (for a
+--- permission, the agent's call, and some agents end the turn on that), so in every review it asks
+--- first; closing that list keeps the review open. ZQ stays the one-key reject.
 function M.done(r)
   if r.done then
     return
@@ -202,7 +202,7 @@ function M.done(r)
       n = n + 1
     end
   end
-  if n > 0 or #r.hunks == 0 or r.reason ~= "permission" then
+  if n > 0 or #r.hunks == 0 then
     return finish(r, true)
   end
   local reject =
@@ -325,6 +325,11 @@ function M.open_tab(r)
   end
   if not r.tab then
     r.tab, r.lw, r.rw = diff_tab.open(r.left, r.right, r.whole)
+    -- The tab names what it asks (the tabline would read the scratch buffer's name).
+    if r.tab and api.nvim_tabpage_is_valid(r.tab) then
+      vim.t[r.tab].acpchat_label = (r.reason == "permission" and "allow? " or "review ")
+        .. vim.fn.fnamemodify(r.path, ":t")
+    end
   end
   if
     not r.whole

@@ -59,6 +59,10 @@ function M.buffer_label(buf)
   if name == "" then
     return vim.bo[buf].buftype == "nofile" and "[Scratch]" or "[No Name]"
   end
+  -- A URI-like name (health://, fugitive://, man://) is not a path: shortened, it reads `h//`.
+  if name:match("^%a[%w+.-]*://") then
+    return cut(name, 30)
+  end
   return vim.fn.pathshorten(vim.fn.fnamemodify(name, ":~:."))
 end
 

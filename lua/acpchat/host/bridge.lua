@@ -15,7 +15,8 @@ local M = {}
 -- The plugin's root: this file is lua/acpchat/host/bridge.lua.
 M.root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h:h")
 M.rplugin = M.root .. "/rplugin/node/acpchat"
-M.cli = M.root .. "/node_modules/neovim/bin/cli.js"
+-- The node client's host, bundled with a light logger in place of winston (src/nvim/host-main.ts).
+M.cli = M.root .. "/dist/host.cjs"
 M.bundle = M.root .. "/dist/acpchat.cjs"
 
 local allowed = {}

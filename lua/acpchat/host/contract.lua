@@ -25,6 +25,7 @@ return {
     "subagent",
     "fork_source",
     "subagent_cancel",
+    "tool_cancel",
     "log",
     "chats",
     "shutdown",

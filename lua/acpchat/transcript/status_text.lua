@@ -34,6 +34,9 @@ function M.state_text(s)
   if s.state == "crashed" and s.reason then
     word = word .. ": " .. vim.split(s.reason, "\n", { plain = true })[1]
   end
+  if s.background and s.background > 0 then
+    word = word .. string.format(" · %d in the background", s.background)
+  end
   if s.queued and #s.queued > 0 then
     word = word .. string.format(" · %d queued", #s.queued)
   end

@@ -13,6 +13,8 @@ M.status = {
   completed = { "●", "done", "AcpChatToolDone" },
   failed = { "✗", "failed", "AcpChatToolFailed" },
   cancelled = { "⊘", "cancelled", "AcpChatToolCancelled" },
+  -- The user asked to cancel it (ACP v2); the agent has not confirmed yet.
+  cancelling = { "◐", "cancelling…", "AcpChatToolRunning" },
   rejected = { "⊘", "rejected", "AcpChatToolCancelled" },
   -- The turn ended and the agent never said how the tool call ended.
   unfinished = { "◌", "not finished", "AcpChatToolCancelled" },
@@ -163,6 +165,13 @@ local function tool_lines(v)
   local icon, word, group = unpack(M.status[status] or { "?", M.flat(status, 40), "AcpChatToolPending" })
   local title = (v.title and v.title ~= "") and v.title or v.tool_call_id
   local head = string.format("%s %s · %s · %s", icon, word, M.flat(v.kind or "other", 40), M.flat(title, 300))
+  if v.background then
+    head = head .. " · in the background"
+  end
+  local cancel_key = v.cancel and tb.key("cancel_tool")
+  if cancel_key then
+    head = head .. "  (" .. cancel_key .. (v.cancel == "terminal" and ": stop its command)" or ": cancel it)")
+  end
   local row = b.add(head, "AcpChatToolTitle")
   b.hl(row, 0, #icon + 1 + #word, group)
   for _, loc in ipairs(v.locations or {}) do
@@ -230,8 +239,9 @@ local function tool_lines(v)
           b.add("  │ " .. l, "AcpChatTerminal")
         end
       end
-      -- No exit status: running only while the call is; a rejected or cancelled call's says so.
-      local open = v.status == "pending" or v.status == "in_progress"
+      -- No exit status: running only while the call is (or while it runs in the background, a
+      -- command left running after its call returned); a rejected or cancelled call's says so.
+      local open = v.status == "pending" or v.status == "in_progress" or v.background or v.cancel == "terminal"
       local said = c.exit or (open and "running") or (M.status[v.status] or {})[2] or "ended"
       local exit = "[" .. M.flat(said, 60) .. "]"
       local r = b.add("  │ " .. exit .. "  (gt: full output)", "AcpChatTerminalStatus")

@@ -17,6 +17,7 @@ type ChatCalls = Pick<
   | "subagent"
   | "forkSource"
   | "subagentCancel"
+  | "toolCancel"
 >;
 
 export function chatCalls(chats: ChatLookup): ChatCalls {
@@ -55,6 +56,10 @@ export function chatCalls(chats: ChatLookup): ChatCalls {
     forkSource: (p) => chat(p.chat).forkSource(),
     subagentCancel: (p) => {
       chat(p.chat).cancelChild(p.sessionId);
+      return null;
+    },
+    toolCancel: async (p) => {
+      await chat(p.chat).work.cancel(p.toolCallId);
       return null;
     },
   };

@@ -35,3 +35,34 @@ export function permissionMeta(meta: unknown): { title?: string; description?: s
     description: typeof description === "string" ? description : undefined,
   };
 }
+
+/**
+ * On a v1 tool call update made from v2: what the client may do to the call and what the agent
+ * said of it that v1 cannot: `cancel` (its `capabilities.cancel`, as last patched),
+ * `terminals` (each terminal it shows: whether `terminal/cancel` is advertised) and
+ * `cancelled` (the v2 status, which v1 has no word for).
+ */
+export const CONTROLS_META = "acp-chat.nvim/controls";
+
+export interface ControlsMeta {
+  cancel?: boolean;
+  terminals?: Record<string, boolean>;
+  cancelled?: boolean;
+}
+
+/** The controls an update carries, when the v2 translation said so. */
+export function controlsMeta(meta: unknown): ControlsMeta | undefined {
+  const m = meta && typeof meta === "object" ? (meta as Record<string, unknown>)[CONTROLS_META] : undefined;
+  if (!m || typeof m !== "object") return undefined;
+  const { cancel, terminals, cancelled } = m as Record<string, unknown>;
+  const out: ControlsMeta = {};
+  if (typeof cancel === "boolean") out.cancel = cancel;
+  if (cancelled === true) out.cancelled = true;
+  if (terminals && typeof terminals === "object")
+    out.terminals = Object.fromEntries(
+      Object.entries(terminals as Record<string, unknown>).filter(
+        (e): e is [string, boolean] => typeof e[1] === "boolean",
+      ),
+    );
+  return out;
+}

@@ -24,7 +24,7 @@ import {
 } from "../jsonrpc.js";
 import type { FileReader } from "./diffs.js";
 import { initializeParams, initializeResult, permissionRequest, sessionParams, V2 } from "./requests.js";
-import { V2Session, type StateChange } from "./updates.js";
+import { V2Session, type BackgroundWork, type StateChange } from "./updates.js";
 
 const V1_STOPS = new Set(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]);
 
@@ -45,6 +45,8 @@ export interface V2PeerOptions {
   onProblem?: (message: string) => void;
   /** The agent works without a prompt (`running` outside a turn: agent-initiated work), or is idle again. */
   onAgentWork?: (sessionId: string, running: boolean) => void;
+  /** The work the agent runs in the background, as each state update lists it whole (when it does). */
+  onBackground?: (sessionId: string, work: BackgroundWork[]) => void;
 }
 
 export class V2Peer implements AcpPeer {
@@ -195,6 +197,7 @@ export class V2Peer implements AcpPeer {
 
   /** `running` marks the turn as begun; `idle` ends it (the prompt request is answered). */
   private stateChanged(sessionId: string, state: StateChange): void {
+    if (state.background) this.opts.onBackground?.(sessionId, state.background);
     const turn = this.turns.get(sessionId);
     if (!turn) return this.opts.onAgentWork?.(sessionId, state.state === "running");
     if (state.state === "running") {

@@ -9,13 +9,26 @@
  */
 import { StringDecoder } from "node:string_decoder";
 import { diffContents, type FileReader, type V1Content } from "./diffs.js";
-import { MESSAGE_META, REPLACE_META } from "./meta.js";
+import { CONTROLS_META, MESSAGE_META, REPLACE_META, type ControlsMeta } from "./meta.js";
 
 export type V1Update = Record<string, unknown> & { sessionUpdate: string };
 type Obj = Record<string, unknown>;
 
-/** What a `state_update` says: the agent works, or is idle (with why its work stopped, when it says). */
-export type StateChange = { state: "running" } | { state: "idle"; stopReason?: string; error?: string };
+/** One piece of work the agent runs apart from the foreground (a `state_update`'s `background`). */
+export type BackgroundWork =
+  | { type: "terminal"; terminalId: string }
+  | { type: "tool_call"; toolCallId: string }
+  /** Custom or future work: it still runs, though the client cannot say what it is. */
+  | { type: "other" };
+
+/**
+ * What a `state_update` says: the agent works, or is idle (with why its work stopped, when it
+ * says); `background`: the complete list of work that goes on apart from it, when the agent
+ * reports it (undefined: not reported, which is not "none").
+ */
+export type StateChange = ({ state: "running" } | { state: "idle"; stopReason?: string; error?: string }) & {
+  background?: BackgroundWork[];
+};
 
 export interface Translated {
   updates: V1Update[];
@@ -57,6 +70,8 @@ interface ToolCallKept {
   title?: string;
   name?: string;
   meta?: Obj;
+  /** Its `capabilities.cancel`, as last patched. */
+  cancel?: boolean;
 }
 
 interface TerminalState {
@@ -65,6 +80,8 @@ interface TerminalState {
   command?: string;
   exit?: { exit_code: number | null; signal: string | null };
   toolCalls: Set<string>;
+  /** Its `capabilities.cancel`, as last patched. */
+  cancel?: boolean;
 }
 
 /** One v2 session's translation state. */
@@ -103,7 +120,10 @@ export class V2Session {
         return { updates: this.terminalChunk(u) };
       case "state_update": {
         const state = stateChange(u);
-        return { updates: state?.state === "idle" ? this.unshownTerminals() : [], state };
+        // Terminals no tool call shows get blocks of their own: all at idle, the background's at once.
+        const listed = new Set((state?.background ?? []).flatMap((w) => (w.type === "terminal" ? [w.terminalId] : [])));
+        const updates = state?.state === "idle" ? this.unshownTerminals() : this.unshownTerminals(listed);
+        return { updates, state };
       }
       case "plan_update": {
         const plan = obj(u.plan);
@@ -184,6 +204,14 @@ export class V2Session {
       out._meta = merged;
     }
     if (fields.content) state.content = fields.content;
+    const controls: ControlsMeta = {};
+    if ("capabilities" in u && u.capabilities !== undefined) {
+      // An object (even `{}`) grants it; null, omitted or malformed does not.
+      state.cancel = obj(obj(u.capabilities)?.cancel) !== undefined;
+      controls.cancel = state.cancel;
+    }
+    if (u.status === "cancelled") controls.cancelled = true;
+    if (Object.keys(controls).length > 0) out._meta = { ...obj(out._meta), [CONTROLS_META]: controls };
     return [out, ...fields.links.flatMap((t) => this.link(id, t))];
   }
 
@@ -280,6 +308,7 @@ export class V2Session {
     if (t.text)
       out.push(meta(toolCallId, { terminal_output: { terminal_id: id, data: t.text, [REPLACE_META]: true } }));
     if (t.exit) out.push(meta(toolCallId, { terminal_exit: { terminal_id: id, ...t.exit } }));
+    if (t.cancel) out.push(meta(toolCallId, { [CONTROLS_META]: { terminals: { [id]: true } } }));
     return out;
   }
 
@@ -287,10 +316,10 @@ export class V2Session {
    * Terminals no tool call showed by the time the agent went idle: each gets a block of its own
    * (an execute tool call named for its command), so no output the agent streamed goes unseen.
    */
-  private unshownTerminals(): V1Update[] {
+  private unshownTerminals(only?: Set<string>): V1Update[] {
     const out: V1Update[] = [];
     for (const [id, t] of this.terminals) {
-      if (t.toolCalls.size > 0) continue;
+      if (t.toolCalls.size > 0 || (only && !only.has(id))) continue;
       const toolCallId = `terminal:${id}`;
       const status = !t.exit ? "in_progress" : t.exit.exit_code === 0 ? "completed" : "failed";
       this.toolCalls.set(toolCallId, { content: [] });
@@ -326,6 +355,10 @@ export class V2Session {
         out.push({ terminal_exit: { terminal_id: id, ...t.exit } });
       } else t.exit = undefined;
     }
+    if ("capabilities" in u && u.capabilities !== undefined) {
+      t.cancel = obj(obj(u.capabilities)?.cancel) !== undefined;
+      out.push({ [CONTROLS_META]: { terminals: { [id]: t.cancel } } });
+    }
     return [...t.toolCalls].flatMap((tc) => out.map((m) => meta(tc, m)));
   }
 
@@ -350,7 +383,9 @@ function meta(toolCallId: string, m: Obj): V1Update {
 }
 
 function stateChange(u: Obj): StateChange | undefined {
-  if (u.state === "running" || u.state === "requires_action") return { state: "running" };
+  const background = backgroundWork(u.background);
+  const bg = background ? { background } : {};
+  if (u.state === "running" || u.state === "requires_action") return { state: "running", ...bg };
   if (u.state !== "idle") return undefined; // an extension's state: nothing this client acts on
   const stop = str(u.stopReason);
   const error = obj(u.error);
@@ -358,5 +393,23 @@ function stateChange(u: Obj): StateChange | undefined {
     state: "idle",
     stopReason: stop,
     error: stop === "error" ? (str(error?.message) ?? "the agent reported an error") : undefined,
+    ...bg,
   };
+}
+
+/** A `background` list; omitted, null or malformed (any item) is "not reported". */
+function backgroundWork(list: unknown): BackgroundWork[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  const out: BackgroundWork[] = [];
+  for (const raw of list) {
+    const w = obj(raw);
+    const type = str(w?.type);
+    if (!w || type === undefined) return undefined;
+    if (type === "terminal" || type === "tool_call") {
+      const id = str(type === "terminal" ? w.terminalId : w.toolCallId);
+      if (id === undefined) return undefined;
+      out.push(type === "terminal" ? { type, terminalId: id } : { type, toolCallId: id });
+    } else out.push({ type: "other" });
+  }
+  return out;
 }

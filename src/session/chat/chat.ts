@@ -27,6 +27,7 @@ import { RESTART_HINT, START_HINT } from "./crash-text.js";
 import type { ChatOptions, ChatStatus } from "./options.js";
 import { Turns } from "./turns.js";
 import { UpdateRouter } from "./updates.js";
+import { WorkControls } from "./work.js";
 
 export type { ChatOptions, ChatStatus, ClientMcpServer } from "./options.js";
 export { RESTART_HINT, START_HINT } from "./crash-text.js";
@@ -73,6 +74,8 @@ export class Chat implements ChatCore {
   private closing: Promise<void> | undefined;
   /** Aborted when the chat closes. */
   private readonly life = new AbortController();
+  /** ACP v2: one tool call's or terminal's cancel, and the agent's background work. */
+  readonly work = new WorkControls(this, () => this.ready());
 
   constructor(readonly opts: ChatOptions) {
     this.state = new SessionState(opts.agentName, opts.incarnation ? `r${opts.incarnation}:` : "");
@@ -95,6 +98,7 @@ export class Chat implements ChatCore {
       mcp,
       { get: () => this.status, set: (s) => this.setStatus(s) },
       () => this.sessionId,
+      this.work,
     );
     this.turns = new Turns(this, {
       canPrompt: () => this.status === "ready",

@@ -13,6 +13,7 @@ import { activeFeatures } from "../features/index.js";
 import type { ChatCore } from "./context.js";
 import { droppedLineText } from "./crash-text.js";
 import type { ChatStatus } from "./options.js";
+import type { WorkControls } from "./work.js";
 
 /** How the session was set up: its id, and what the agent said of its modes and options. */
 export interface SessionSetup {
@@ -35,6 +36,8 @@ export class AgentConnection {
     private readonly status: { get(): ChatStatus; set(s: ChatStatus): void },
     /** The chat's own session (agent-initiated work of another, a subagent's, is not the chat's). */
     private readonly sessionId: () => string | undefined,
+    /** Where the agent's background work goes (ACP v2). */
+    private readonly work?: WorkControls,
   ) {}
 
   /** The connection is closed (or was never opened). */
@@ -91,13 +94,19 @@ export class AgentConnection {
       },
       onVersion: (v) => {
         trace.note("lifecycle", `ACP protocol version ${v}`);
-        if (v === 2) this.core.notice(`${opts.agentName} speaks the ACP v2 draft (option protocol = "v2-draft").`);
+        if (v !== 2) return;
+        // It says when it works: updates after its idle are background work, not a turn's late work.
+        this.core.state.stateReported = true;
+        this.core.notice(`${opts.agentName} speaks the ACP v2 draft (option protocol = "v2-draft").`);
       },
       onProblem: (m) => trace.note("problem", m),
       // Agent-initiated work shows as work after a turn: the chat says it is working until idle.
       onAgentWork: (sessionId, running) => {
         if (sessionId === this.sessionId()) this.core.emit(this.core.state.agentWorking(running));
         else trace.note("lifecycle", `agent work ${running ? "began" : "ended"} in another session, ${sessionId}`);
+      },
+      onBackground: (sessionId, work) => {
+        if (sessionId === this.sessionId()) this.work?.setBackground(work);
       },
     });
   }
@@ -181,13 +190,15 @@ export class AgentConnection {
       return [];
     }
     // An agent that takes http MCP servers reaches the host directly: one process hop less per call.
-    if (own.httpMcpServer && this.client!.acceptsMcp("http")) {
+    if (own.httpMcpServer && own.transport !== "stdio" && this.client!.acceptsMcp("http")) {
       try {
         return [await own.httpMcpServer()];
       } catch (e) {
         this.core.trace.note("problem", `the editor's tools over http: ${errorMessage(e)}; offered over stdio`);
       }
     }
+    if (own.transport === "stdio")
+      this.core.trace.note("lifecycle", `the editor's tools over stdio (editor_tools = "stdio")`);
     try {
       await own.ready;
       return [own.mcpServer];

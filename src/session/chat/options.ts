@@ -64,6 +64,8 @@ export interface ClientMcpServer {
   readonly mcpServer: { name: string; command: string; args: string[]; env: { name: string; value: string }[] };
   /** The same server over HTTP, for agents that advertise `mcpCapabilities.http` (no process in between). */
   httpMcpServer?(): Promise<{ type: "http"; name: string; url: string; headers: { name: string; value: string }[] }>;
+  /** "stdio": the user wants the server process, whatever the agent takes (`editor_tools = "stdio"`). */
+  readonly transport?: "stdio";
   /** Values that no trace, log or transcript may show (its token, its socket's path). */
   readonly secrets: string[];
   readonly ready: Promise<void>;
