@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { chatCount, chatHandle, fakeAgent, nvim, openChat, received, sendAndWait } from "../support/chat.js";
+import { chatCount, chatHandle, fakeAgent, nvim, openChat, received, sendAndWait, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 const SECRET = "mcp-token-e2e-31337";
 
 const servers = [

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { received, recordNotes, sendAndWait, startChat } from "../support/chat.js";
+import { received, recordNotes, sendAndWait, startChat, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("advertises session.notices, session.compaction and session.configOptions.boolean; a boolean option is set with type boolean", async () => {

@@ -21,9 +21,13 @@ import {
   startChat,
   withAgents,
   type Chat,
+  shareNvim,
+  ownNvim,
 } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const plans = [
   {
@@ -552,6 +556,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("hostile: a wide tree (150 grandchildren of 30 blocks each, half of them 20-line texts) stays a bounded block, and a grandchild's stream does not stall the editor", async () => {
+    ownNvim(); // measures the editor's lateness
     const para = Array.from({ length: 20 }, (_, i) => `paragraph line ${i}`).join("\n");
     const steps: Record<string, unknown>[] = [
       { update: { sessionUpdate: "subagent_update", sessionId: "top", title: "Top" } },

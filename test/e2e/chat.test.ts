@@ -2,9 +2,11 @@
 import { describe, expect, it } from "vitest";
 import { groupAlive } from "../../src/agent/process-group.js";
 import { nvimBins } from "../support/nvim.js";
-import { call, nvim, openChat, startChat, withAgents } from "../support/chat.js";
+import { call, nvim, openChat, startChat, withAgents, shareNvim, ownNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("opens a chat, sends with <CR> from the prompt, streams the answer into the transcript", async () => {
@@ -160,6 +162,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("runs two chats with different agents at once, each with its own process; close leaves none", async () => {
+    ownNvim(); // Neovim quits in it
     const t = await withAgents(bin, {
       alpha: { turns: [[{ text: "from alpha" }]] },
       beta: { spawnChild: true, turns: [[{ text: "from beta" }]] },

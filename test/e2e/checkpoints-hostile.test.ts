@@ -19,9 +19,12 @@ import {
   sendAndWait,
   sendAndWaitChanges,
   setAgents,
+  shareNvim,
 } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 const lines = (n: number, tag = "line") => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`);
 const text = (ls: string[]) => ls.join("\n") + "\n";
 const tool = (id: string, title: string) => ({

@@ -19,10 +19,13 @@ import {
   sendAndWaitChanges,
   setAgents,
   type Chat,
+  shareNvim,
 } from "../support/chat.js";
 import type { TestNvim } from "../support/nvim.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const lines = (n: number, tag = "line") => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`);
 const text = (ls: string[]) => ls.join("\n") + "\n";

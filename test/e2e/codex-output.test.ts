@@ -5,9 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { nvim, openChat, sendAndWait, setAgents } from "../support/chat.js";
+import { nvim, openChat, sendAndWait, setAgents, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("output with no final newline, streamed in _meta, shows in the transcript above its exit", async () => {

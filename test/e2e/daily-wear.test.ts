@@ -7,12 +7,25 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { answerKinds, answers, chatHandle, notes, recordNotes, startChat, withAgents } from "../support/chat.js";
+import {
+  answerKinds,
+  answers,
+  chatHandle,
+  notes,
+  recordNotes,
+  startChat,
+  withAgents,
+  shareNvim,
+  ownNvim,
+} from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version: small things that wear", (bin) => {
   it("the prompt window grows with its text up to a third of the editor and shrinks back; no line numbers; the transcript wraps with its indent", async () => {
+    ownNvim(); // attaches a UI
     const t = await withAgents(bin, { fake: {} });
     await t.nvim.uiAttach(120, 60, { ext_linegrid: true });
     await t.nvim.command("set number");

@@ -3,9 +3,11 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { chatCount, recordNotes, startChat } from "../support/chat.js";
+import { chatCount, recordNotes, startChat, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("the sessions picker shows title, time and folder; choosing the session already open focuses its chat", async () => {

@@ -11,10 +11,12 @@ import { createConnection } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { call, nvim, openChat, received } from "../support/chat.js";
+import { call, nvim, openChat, received, shareNvim } from "../support/chat.js";
 import { FAKE_LS, connect, setupChat, tool, type Server } from "../support/editor-tools.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 /** `p`, or a failure naming `what` after `ms` (a frozen editor must fail the test, not hang it). */
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

@@ -8,10 +8,12 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins, type TestNvim } from "../support/nvim.js";
-import { chatCount, nvim, openChat, received } from "../support/chat.js";
+import { chatCount, nvim, openChat, received, shareNvim } from "../support/chat.js";
 import { FAKE_LS, connect, expectSecretsHidden, setupChat, tool, type Server } from "../support/editor-tools.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("offers every tool to the agent; diagnostics, open files, selection and quickfix come from the editor", async () => {

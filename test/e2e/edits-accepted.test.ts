@@ -8,10 +8,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins, type TestNvim } from "../support/nvim.js";
-import { bufnr, replies, wrote } from "../support/chat.js";
+import { bufnr, replies, wrote, shareNvim } from "../support/chat.js";
 import { agentTurn, editsNvim, reviewShown, write } from "./edits-support.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const lines = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`);
 const text = (ls: string[]) => ls.join("\n") + "\n";

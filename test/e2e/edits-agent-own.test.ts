@@ -8,10 +8,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { call, questions, recordQuestions, type Chat } from "../support/chat.js";
+import { call, questions, recordQuestions, type Chat, shareNvim } from "../support/chat.js";
 import { agentTurn, editsNvim } from "./edits-support.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
 const text = (ls: string[]) => ls.join("\n") + "\n";

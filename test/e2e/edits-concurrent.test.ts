@@ -9,9 +9,11 @@ import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import type { TestNvim } from "../support/nvim.js";
 import { agentTurn, editsNvim, reviewShown, write } from "./edits-support.js";
-import { bufnr, replies, reviews, wrote } from "../support/chat.js";
+import { bufnr, replies, reviews, wrote, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const lines = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`);
 const text = (ls: string[]) => ls.join("\n") + "\n";

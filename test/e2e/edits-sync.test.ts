@@ -7,9 +7,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { nvim, openChat, received, recordNotes, setAgents, withAgents } from "../support/chat.js";
+import { nvim, openChat, received, recordNotes, setAgents, withAgents, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 /** A tool call that edits `path` with the agent's own file system (a shell in a terminal). */
 function agentWritesItself(path: string, text: string) {

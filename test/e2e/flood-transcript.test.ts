@@ -6,11 +6,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins, ROOT } from "../support/nvim.js";
-import { nvim, openChat, startChat, type Chat } from "../support/chat.js";
+import { nvim, openChat, startChat, type Chat, shareNvim } from "../support/chat.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 const FLOOD = join(ROOT, "bench/flood-agent.mjs");
 const KEY = "sk-ant-api03-Zx9_Qw8-Lm7Kp6Jn5Hb4Gv3Fc2Dx1Sz0Aa";
 

@@ -1,9 +1,11 @@
 /** Local history: a session resumed without a replay shows what the plugin recorded for it. */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { answers, chatHandle, startChat } from "../support/chat.js";
+import { answers, chatHandle, startChat, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("resume without replay: the recorded transcript, marked as local history, with the conversation going on below", async () => {

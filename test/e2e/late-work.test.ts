@@ -6,9 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { nvim, openChat, setAgents } from "../support/chat.js";
+import { nvim, openChat, setAgents, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("work after a cancelled turn: drawn in place, the state says still working, the next prompt waits", async () => {

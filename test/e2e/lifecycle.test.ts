@@ -6,9 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins, type TestNvim } from "../support/nvim.js";
-import { call, chatCount, chatHandle, withAgents } from "../support/chat.js";
+import { call, chatCount, chatHandle, withAgents, shareNvim, ownNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 /** The windows of the current tab: buffer's chat id (0: not a chat), width, height. */
 function tabWins(t: TestNvim) {
@@ -226,6 +228,7 @@ describe.each(bins)("Neovim $version: chats never get lost", (bin) => {
   });
 
   it("one :q closes a tab where only chat windows would be left, and quits Neovim from the last one", async () => {
+    ownNvim(); // Neovim quits in it
     const t = await withAgents(bin, { fake: {} });
     await t.nvim.command("AcpChat");
     const c = await chatHandle(t);

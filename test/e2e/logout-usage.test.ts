@@ -4,9 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { answers, nvim, notes, openChat, recordNotes, sendAndWait, setAgents } from "../support/chat.js";
+import { answers, nvim, notes, openChat, recordNotes, sendAndWait, setAgents, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it(":AcpChatLogout signs out; the next prompt asks to sign in, then goes", async () => {

@@ -9,9 +9,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { editorLateness, nvimBins, ROOT } from "../support/nvim.js";
-import { nvim } from "../support/chat.js";
+import { nvim, shareNvim, ownNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 const FLOOD = join(ROOT, "bench/flood-agent.mjs");
 const UPDATES = 100_000;
 
@@ -56,6 +58,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("picked from :AcpChatSessions as the editor starts, the session of 100,000 updates loads whole and never holds the editor 50 ms", async () => {
+    ownNvim(); // measures the editor's lateness from its start
     const t = await nvim(bin, {
       agents: {
         flood: {

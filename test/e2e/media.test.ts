@@ -31,9 +31,13 @@ import {
   setScenario,
   startChat,
   type Chat,
+  shareNvim,
+  ownNvim,
 } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 /** A real PNG (w x h, RGB gradient): bytes that any viewer opens. */
 function png(w = 8, h = 8, seed = 0): Buffer {
@@ -366,6 +370,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it(":AcpChatAdd + attaches the clipboard's image through xclip (found on $PATH); without a clipboard tool it says what is needed", async () => {
+    ownNvim(); // Neovim quits in it
     const image = png(5, 5, 3);
     // A stand-in for xclip, as the plugin calls it: TARGETS, then the image's bytes.
     const tools = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-xclip-")));
@@ -429,6 +434,7 @@ function tool(name: string, body: string): string {
 
 describe.each(bins)("Neovim $version: hostile agents and careless users", (bin) => {
   it("gx leaves the viewer running (vim.ui.open's real xdg-open): an audio player is not killed after 2 s; a viewer that fails is reported with the file", async () => {
+    ownNvim(); // leaves a viewer running
     const tools = tool(
       "xdg-open",
       `echo "start $1" >> "$(dirname "$0")/log"; case "$1" in *.wav) sleep 3; echo "done $1" >> "$(dirname "$0")/log" ;; *) exit 3 ;; esac`,

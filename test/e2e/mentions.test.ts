@@ -10,9 +10,20 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { nvimBins, type TestNvim } from "../support/nvim.js";
-import { notes, openChat, received, recordNotes, sendAndWait, withAgents, type Chat } from "../support/chat.js";
+import {
+  notes,
+  openChat,
+  received,
+  recordNotes,
+  sendAndWait,
+  withAgents,
+  type Chat,
+  shareNvim,
+} from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 const SYMBOL_LSP = join(import.meta.dirname, "..", "support", "symbol-lsp.mjs");
 
 type Block = Record<string, unknown> & { type: string };

@@ -8,9 +8,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { call, checkpointsReady, nvim, openChat, sendAndWait, setAgents } from "../support/chat.js";
+import { call, checkpointsReady, nvim, openChat, sendAndWait, setAgents, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
 const text = (ls: string[]) => ls.join("\n") + "\n";

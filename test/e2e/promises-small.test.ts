@@ -15,9 +15,12 @@ import {
   sendAndWait,
   sendAndWaitChanges,
   setAgents,
+  shareNvim,
 } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("a command the user rejected reads rejected, not [running]", async () => {

@@ -11,9 +11,11 @@ import { join } from "node:path";
 import { attach } from "neovim";
 import { describe, expect, it } from "vitest";
 import { editorLateness, nvimBins, type TestNvim } from "../support/nvim.js";
-import { openChat, withAgents, type Chat } from "../support/chat.js";
+import { openChat, withAgents, type Chat, shareNvim, ownNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const COMMANDS = [
   { name: "review", description: "Review the diff", input: { hint: "branch" } },
@@ -251,6 +253,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("/ typed the moment the chat opens: the menu opens once the agent told its commands", async () => {
+    ownNvim(); // attaches a UI
     const t = await withAgents(bin, { fake: { commands: COMMANDS, delays: { initialize: 500 } } });
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
     const c = await openChat(t);
@@ -263,6 +266,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it('completion.lsp = false: no server, the omnifunc\'s menu; completion.menu = "none" or an engine loaded: no menu of ours, <C-x><C-o> still completes', async () => {
+    ownNvim(); // attaches a UI
     const t = await withAgents(bin, { fake: { commands: COMMANDS } }, { completion: { lsp: false } });
     project(t);
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
@@ -326,6 +330,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("typing / and @ in the prompt opens Neovim's own menu (vim.lsp.completion on 0.11+, the omnifunc on 0.10)", async () => {
+    ownNvim(); // attaches a UI
     const t = await withAgents(bin, { fake: { commands: COMMANDS } });
     project(t);
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
@@ -376,6 +381,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("@perm finds src/permission.lua while typing, best first, in Neovim's own menu (vim.lsp.completion on 0.11+, the omnifunc on 0.10) and in the server's answer", async () => {
+    ownNvim(); // attaches a UI
     const t = await withAgents(bin, { fake: { commands: COMMANDS } });
     const work = project(t);
     for (const [dir, file] of [
@@ -430,6 +436,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("one candidate opens the menu too (0.10's global 'completeopt' has no menuone: it is added while the menu is open)", async () => {
+    ownNvim(); // attaches a UI
     const t = await withAgents(bin, { fake: { commands: [COMMANDS[1]!] } });
     writeFileSync(join(t.dir, "work", "only.txt"), "x\n");
     await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
@@ -509,6 +516,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("listing a git work tree runs no command from its .git/config (core.fsmonitor: anyone who wrote the folder could set it)", async () => {
+    ownNvim(); // measures the editor's lateness
     const t = await withAgents(bin, { fake: {} });
     const work = join(t.dir, "work");
     writeFileSync(join(work, "a.txt"), "x\n");

@@ -7,9 +7,21 @@ import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { call, nvim, openChat, received, recordNotes, setAgents, startChat } from "../support/chat.js";
+import {
+  call,
+  nvim,
+  openChat,
+  received,
+  recordNotes,
+  setAgents,
+  startChat,
+  shareNvim,
+  ownNvim,
+} from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it('write = "save" on a file whose time changed but not its content: saved, no y/n question stops the editor', async () => {
@@ -54,6 +66,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("the Node host dies: queued prompts come back into the prompt, open questions close, and :AcpChat draws the session once", async () => {
+    ownNvim(); // kills the Node host
     const c = await startChat(bin, {
       store: "$DIR/store.json",
       agentCapabilities: { loadSession: true },

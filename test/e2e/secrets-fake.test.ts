@@ -10,9 +10,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FAKE_AGENT, nvimBins } from "../support/nvim.js";
-import { fakeAgent, nvim, openChat, startChat } from "../support/chat.js";
+import { fakeAgent, nvim, openChat, startChat, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const ENV_SECRET = "planted-env-secret-7f3a9c";
 const ARG_SECRET = "argkey-9f8e7d6c5b4a";

@@ -13,9 +13,12 @@ import {
   recordNotes,
   startChat,
   withAgents,
+  shareNvim,
 } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const CAPS_LIST = { loadSession: true, sessionCapabilities: { list: {}, delete: {} }, promptCapabilities: {} };
 

@@ -6,51 +6,15 @@
  * sources) so that it never builds inside the working tree.
  */
 import { execFile } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { checkoutCopy, scratchDir } from "../support/checkout-copy.js";
 import { FAKE_AGENT, nvimBins, ROOT } from "../support/nvim.js";
 
 const run = promisify(execFile);
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-try-")));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** A copy of the checkout as a user would have it after `npm ci && npm run build`. */
-function checkoutCopy(): string {
-  const copy = join(scratch, "acp-chat.nvim");
-  if (existsSync(copy)) return copy;
-  for (const entry of [
-    "plugin",
-    "lua",
-    "doc",
-    "ftplugin",
-    "rplugin",
-    "scripts",
-    "src",
-    "dist",
-    "package.json",
-    "package-lock.json",
-  ]) {
-    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
-  }
-  symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
-  const later = new Date(Date.now() + 60_000);
-  utimesSync(join(copy, "dist/acpchat.cjs"), later, later);
-  return copy;
-}
+const scratch = scratchDir("acpchat-try-");
 
 /** A PATH with Neovim and node but no agent (node_modules/.bin holds claude-code-acp). */
 function cleanPath(nvimBin: string): string {
@@ -98,7 +62,7 @@ async function tryScript(
     await run(
       "bash",
       [
-        join(checkoutCopy(), "scripts/try.sh"),
+        join(checkoutCopy(scratch), "scripts/try.sh"),
         ...args,
         "--",
         "--headless",

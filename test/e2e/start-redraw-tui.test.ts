@@ -11,55 +11,20 @@
  * tmux is not installed. The stale screen reported was not reproduced; this guards it.
  */
 import { execFile, spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { attach, type NeovimClient } from "neovim";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { loopWatch } from "../support/loop-watch.js";
-import { FAKE_AGENT, nvimBins, ROOT } from "../support/nvim.js";
+import { checkoutCopy, scratchDir } from "../support/checkout-copy.js";
+import { FAKE_AGENT, nvimBins } from "../support/nvim.js";
 
 const run = promisify(execFile);
 const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 if (!hasTmux) console.warn("start-redraw-tui: tmux is not installed, the real-terminal case is skipped");
 
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-tui-")));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** A copy of the checkout (node_modules linked, the bundle newer than the sources): try.sh's
- * isolated folders go under its .cache/try, and it never builds inside the working tree. */
-function checkoutCopy(): string {
-  const copy = join(scratch, "acp-chat.nvim");
-  if (existsSync(copy)) return copy;
-  for (const entry of [
-    "plugin",
-    "lua",
-    "ftplugin",
-    "rplugin",
-    "scripts",
-    "src",
-    "dist",
-    "package.json",
-    "package-lock.json",
-  ])
-    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
-  symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
-  const later = new Date(Date.now() + 60_000);
-  utimesSync(join(copy, "dist/acpchat.cjs"), later, later);
-  return copy;
-}
+const scratch = scratchDir("acpchat-tui-");
 
 /** A bin folder: this Neovim as `nvim`, node, and the fake agent as `claude-agent-acp`. */
 function binDir(nvim: string, scenario: Record<string, unknown>): string {
@@ -127,7 +92,7 @@ describe.each(nvimBins())("Neovim $version", (bin) => {
         "120",
         "-y",
         "40",
-        `env -i HOME=${home}${xdg} PATH=${path} TERM=tmux-256color LANG=C.UTF-8 bash ${join(checkoutCopy(), "scripts/try.sh")} ${project} claude -- --listen ${sock}; sleep 60`,
+        `env -i HOME=${home}${xdg} PATH=${path} TERM=tmux-256color LANG=C.UTF-8 bash ${join(checkoutCopy(scratch), "scripts/try.sh")} ${project} claude -- --listen ${sock}; sleep 60`,
       ]);
       cleanup.push(async () => {
         await run("tmux", ["-S", server, "kill-server"]);

@@ -6,9 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { call, sendAndWait, startChat, type Chat } from "../support/chat.js";
+import { call, sendAndWait, startChat, type Chat, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const tool = (toolCallId: string, fields: Record<string, unknown>, kind = "tool_call") => ({
   update: { sessionUpdate: kind, toolCallId, ...fields },

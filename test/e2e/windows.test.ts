@@ -1,12 +1,15 @@
 /** The chat's windows as a daily driver: sizes, pairs, following the reply, where a question leaves you. */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { startChat } from "../support/chat.js";
+import { startChat, shareNvim, ownNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("keeps sensible sizes when Neovim is resized, and the transcript and prompt close as a pair", async () => {
+    ownNvim(); // attaches a UI
     const c = await startChat(bin, {});
     const { t } = c;
     const size = () =>
@@ -131,6 +134,7 @@ describe.each(bins)("Neovim $version", (bin) => {
 
 describe.each(bins)("Neovim $version: notifications", (bin) => {
   it("with Neovim's own vim.notify, every note is one line that fits: never a hit-enter prompt", async () => {
+    ownNvim(); // attaches a UI
     const c = await startChat(bin, { byText: { boom: [{ exit: 7 }] } });
     await c.ready();
     await c.t.nvim.uiAttach(60, 10, { ext_linegrid: true });

@@ -3,9 +3,21 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins, type NvimBin, type TestNvim } from "../support/nvim.js";
-import { bufnr, openChat, questions, replies, reviews, setScenario, withAgents, wrote } from "../support/chat.js";
+import {
+  bufnr,
+  openChat,
+  questions,
+  replies,
+  reviews,
+  setScenario,
+  withAgents,
+  wrote,
+  shareNvim,
+} from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 type Step = Record<string, unknown>;
 

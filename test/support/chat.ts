@@ -7,24 +7,37 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { FAKE_AGENT, startNvim, type NvimBin, type TestNvim } from "./nvim.js";
+import { acquire, release } from "./shared-nvim.js";
+
+export { ownNvim, shareNvim } from "./shared-nvim.js";
 
 export type Scenario = Record<string, unknown>;
 
 let current: TestNvim[] = [];
-afterEach(async () => {
+afterEach(async (ctx) => {
   const all = current;
   current = [];
-  for (const t of all) await t.quit();
+  const failed = ctx.task.result?.state === "fail";
+  // Every Neovim is quit or reset even when one's check fails; the first failure is reported.
+  let first: unknown;
+  for (const t of all) {
+    try {
+      if (!(await release(t, failed))) await t.quit();
+    } catch (e) {
+      first ??= e;
+    }
+  }
+  if (first) throw first;
 });
 
-/** A Neovim that the harness quits after the test. */
+/** A Neovim that the harness quits after the test (or resets, when the file shares one: shareNvim()). */
 export async function nvim(
   bin: NvimBin,
   setup: Record<string, unknown> = {},
   env: Record<string, string> = {},
   init?: string,
 ): Promise<TestNvim> {
-  const t = await startNvim(bin, setup, env, init);
+  const t = (await acquire(bin, setup, env, init)) ?? (await startNvim(bin, setup, env, init));
   current.push(t);
   return t;
 }

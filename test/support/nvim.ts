@@ -67,6 +67,8 @@ export interface TestNvim {
   lines(buf: number): Promise<string[]>;
   waitFor<T>(fn: () => Promise<T | undefined | false | null>, what: string, ms?: number): Promise<T>;
   quit(): Promise<void>;
+  /** Everything the client sent the fake agents so far conforms to the ACP schema (quit() checks it too). */
+  checkRecords(): void;
 }
 
 export async function startNvim(
@@ -131,6 +133,7 @@ export async function startNvim(
       }
       assertConformant(join(dir, "records"));
     },
+    checkRecords: () => assertConformant(join(dir, "records")),
   };
   return t;
 }

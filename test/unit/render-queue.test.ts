@@ -1,29 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
-import { RenderQueue } from "../../src/view/render-queue.js";
+import type { RenderQueue } from "../../src/view/render-queue.js";
 import type { RenderOp } from "../../src/wire/index.js";
 import { parseSessionUpdate } from "../../src/protocol/schema.js";
-import { SessionState } from "../../src/session/session-state.js";
-import { statusView } from "../../src/view/view-model.js";
 import { cut, SLICE_BYTES, SLICE_LINES } from "../../src/view/text-slice.js";
-
-function setup(frameMs = 16) {
-  const sent: RenderOp[][] = [];
-  const state = new SessionState();
-  let now = 0;
-  const q = new RenderQueue({
-    frameMs,
-    send: (ops) => sent.push(ops),
-    status: () => statusView({ agent: "a", lifecycle: "ready", sessionId: "s", cwd: "/", queued: [] }, state),
-    now: () => now,
-  });
-  const push = (u: Record<string, unknown>) => q.push(state.apply(parseSessionUpdate(u)));
-  const text = (t: string) => push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } });
-  return { q, state, sent, push, text, tick: (ms: number) => (now += ms) };
-}
+import { renderQueue, withFakeTimers } from "../support/render-queue.js";
 
 describe("RenderQueue", () => {
   it("sends one batch for many chunks, with a new block carrying its whole current text", async () => {
-    const { q, state, sent, text } = setup();
+    const { q, state, sent, text } = renderQueue();
     q.push(state.beginTurn([{ type: "text", text: "hi" }]));
     for (let i = 0; i < 100; i++) text("x");
     q.flush();
@@ -35,7 +19,7 @@ describe("RenderQueue", () => {
   });
 
   it("merges consecutive appends to the same block and draws an updated tool call once, as it is at flush time", () => {
-    const { q, state, sent, text, push } = setup();
+    const { q, state, sent, text, push } = renderQueue();
     q.push(state.beginTurn([]));
     text("a");
     push({ sessionUpdate: "tool_call", toolCallId: "t", title: "T", status: "pending" });
@@ -60,7 +44,7 @@ describe("RenderQueue", () => {
   });
 
   it("waits for the frame: no second batch within frameMs of the last one", async () => {
-    const { q, sent, text, tick } = setup(1000);
+    const { q, sent, text, tick } = renderQueue(1000);
     q.flush();
     text("a");
     q.flush(); // a flush forced now (turn end) goes out at once
@@ -75,20 +59,8 @@ describe("RenderQueue", () => {
   });
 
   it("idle, a batch goes out as soon as the reads at hand are handled; after a light one that began a burst the next follows within QUICK_MS; then the frame rate", () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "clearImmediate", "Date"] });
-    try {
-      const sent: RenderOp[][] = [];
-      const state = new SessionState();
-      const q = new RenderQueue({
-        frameMs: 16,
-        send: (ops) => sent.push(ops),
-        status: () => statusView({ agent: "a", lifecycle: "ready", sessionId: "s", cwd: "/", queued: [] }, state),
-        now: () => Date.now(),
-      });
-      const text = (t: string) =>
-        q.push(
-          state.apply(parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } })),
-        );
+    withFakeTimers(() => {
+      const { q, state, sent, text } = renderQueue(16, "fakeTimers");
       vi.advanceTimersByTime(100);
       // The status as the prompt goes (light): on the next turn of the loop, no timer tick.
       q.push([{ type: "meta" }]);
@@ -117,13 +89,11 @@ describe("RenderQueue", () => {
       vi.advanceTimersByTime(1);
       expect(sent).toHaveLength(5);
       q.dispose();
-    } finally {
-      vi.useRealTimers();
-    }
+    });
   });
 
   it("the turn's end goes out at once with the stop reason", () => {
-    const { q, state, sent } = setup();
+    const { q, state, sent } = renderQueue();
     q.push(state.beginTurn([]));
     q.push(state.endTurn("end_turn"));
     q.endTurn("end_turn");
@@ -132,20 +102,8 @@ describe("RenderQueue", () => {
   });
 
   it("sends appends to a very long last line (and tool call progress) less often, in proportion to its length; anything else at the frame rate", () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "clearImmediate", "Date"] });
-    try {
-      const sent: RenderOp[][] = [];
-      const state = new SessionState();
-      const q = new RenderQueue({
-        frameMs: 16,
-        send: (ops) => sent.push(ops),
-        status: () => statusView({ agent: "a", lifecycle: "ready", sessionId: "s", cwd: "/", queued: [] }, state),
-        now: () => Date.now(),
-      });
-      const text = (t: string) =>
-        q.push(
-          state.apply(parseSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } })),
-        );
+    withFakeTimers(() => {
+      const { q, state, sent, text } = renderQueue(16, "fakeTimers");
       q.push(state.beginTurn([]));
       text("start ");
       q.flush();
@@ -210,9 +168,7 @@ describe("RenderQueue", () => {
         `start s${"x".repeat(1000)}${"y".repeat(60 * 1024)}z${"w".repeat(60 * 1024)}vuz\nshort`,
       );
       q.dispose();
-    } finally {
-      vi.useRealTimers();
-    }
+    });
   });
 });
 
@@ -235,7 +191,7 @@ describe("RenderQueue: text in slices", () => {
       .join("");
 
   it("a 3 MB chunk of one line goes in batches of at most SLICE_BYTES, byte-exact, the turn's end after the last", () => {
-    const { q, state, sent, text } = setup();
+    const { q, state, sent, text } = renderQueue();
     q.push(state.beginTurn([]));
     q.flush();
     sent.length = 0;
@@ -254,7 +210,7 @@ describe("RenderQueue: text in slices", () => {
   });
 
   it("many short lines go in batches of at most SLICE_LINES line breaks; a tool call waits its turn", () => {
-    const { q, state, sent, text, push } = setup();
+    const { q, state, sent, text, push } = renderQueue();
     q.push(state.beginTurn([]));
     q.flush();
     sent.length = 0;
