@@ -69,7 +69,8 @@ it("installs no dev dependency and builds without one", () => {
     true,
   );
   expect(build).toContain("no TypeScript here");
-  expect(existsSync(join(copy, "dist/acpchat.cjs")) && existsSync(join(copy, "dist/acpchat-mcp.cjs"))).toBe(true);
+  for (const out of ["dist/acpchat.cjs", "dist/acpchat-mcp.cjs", "dist/acpchat-http.cjs", "dist/host.cjs"])
+    expect(existsSync(join(copy, out)), out).toBe(true);
   // The committed LuaCATS file is kept as it is.
   expect(readFileSync(join(copy, "lua/acpchat/_meta/contract.lua"), "utf8")).toBe(
     readFileSync(join(ROOT, "lua/acpchat/_meta/contract.lua"), "utf8"),
@@ -88,6 +89,7 @@ describe.each(nvimBins())("Neovim $version", (bin) => {
     const host = await t.lua<{ pid: number }>(
       "return require('acpchat.host.bridge').call_sync('ping', vim.empty_dict(), 5000)",
     );
-    expect(readFileSync(`/proc/${host.pid}/cmdline`, "utf8")).toContain(join(copy, "node_modules/neovim"));
+    // The node client's host as this install built it (dist/host.cjs, bundled from node_modules/neovim).
+    expect(readFileSync(`/proc/${host.pid}/cmdline`, "utf8")).toContain(join(copy, "dist/host.cjs"));
   });
 });

@@ -649,7 +649,9 @@ describe.each(bins)("Neovim $version", (bin) => {
       // around each piece, so other load on the machine hardly counts); what a second client and
       // the loop see is typically 1-50 ms on a quiet machine (the first use of vim.lsp loads its
       // modules, ~12 ms), bounded loosely here because this machine is shared.
-      expect(busiest).toBeLessThan(25);
+      // CPU time, yet a loaded 2-core machine inflates it (0.10 read 31 ms once in a loaded CI
+      // run, 10 ms quiet): held under the plugin's 50 ms bound for any block of the editor.
+      expect(busiest).toBeLessThan(45);
       expect(worstAsk).toBeLessThan(400);
       expect(firstAsk).toBeLessThan(1500);
       expect(pings.at(-1)!).toBeLessThan(400);
