@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nvimBins, ROOT } from "../support/nvim.js";
 import { nvim, openChat, sendAndWait, setAgents } from "../support/chat.js";
+import { CHECKOUT_ENTRIES } from "../support/checkout-copy.js";
 
 const run = promisify(execFile);
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-light-")));
@@ -35,18 +36,8 @@ function productionPackages(): string[] {
 }
 
 beforeAll(async () => {
-  for (const entry of [
-    "plugin",
-    "lua",
-    "doc",
-    "ftplugin",
-    "rplugin",
-    "scripts",
-    "src",
-    "package.json",
-    "package-lock.json",
-    "test/nvim/init.lua",
-  ]) {
+  // The checkout without its build (made here, with runtime packages only), and the test's init.
+  for (const entry of [...CHECKOUT_ENTRIES.filter((e) => e !== "dist"), "test/nvim/init.lua"]) {
     cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
   }
   production = productionPackages();

@@ -31,12 +31,19 @@ function tabLineRow(t: TestNvim): () => string {
   return () => row.join("");
 }
 
+/** A Neovim with the fake agent set up (after `before`, Lua run first), a 120x30 UI attached, and its tab line. */
+async function withTabLine(bin: (typeof bins)[number], before?: string) {
+  const t = await nvim(bin);
+  if (before) await t.lua(before);
+  await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, { turns: [[]] }) } }]);
+  const row = tabLineRow(t);
+  await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
+  return { t, row };
+}
+
 describe.each(bins)("Neovim $version", (bin) => {
   it("a chat tab reads by its agent; the user's file tab as Vim labels it", async () => {
-    const t = await nvim(bin);
-    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, { turns: [[]] }) } }]);
-    const row = tabLineRow(t);
-    await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
+    const { t, row } = await withTabLine(bin);
     writeFileSync(join(t.dir, "work", "notes.txt"), "x\n");
     await t.nvim.command("edit notes.txt");
     await t.nvim.command("tabnew");
@@ -50,10 +57,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("a tab showing a URI-like buffer (health://, fugitive://) reads by its name, not a shortened path", async () => {
-    const t = await nvim(bin);
-    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, { turns: [[]] }) } }]);
-    const row = tabLineRow(t);
-    await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
+    const { t, row } = await withTabLine(bin);
     const c = await openChat(t, "AcpChat");
     await c.ready();
     await t.nvim.command("tabnew | setlocal buftype=nofile | file health://");
@@ -63,11 +67,7 @@ describe.each(bins)("Neovim $version", (bin) => {
   });
 
   it("a 'tabline' of the user's is never replaced", async () => {
-    const t = await nvim(bin);
-    await t.lua("vim.go.tabline = 'MINE'; vim.go.showtabline = 2");
-    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: fakeAgent(t, { turns: [[]] }) } }]);
-    const row = tabLineRow(t);
-    await t.nvim.uiAttach(120, 30, { ext_linegrid: true } as never);
+    const { t, row } = await withTabLine(bin, "vim.go.tabline = 'MINE'; vim.go.showtabline = 2");
     const c = await openChat(t, "AcpChat");
     await c.ready();
     await t.nvim.command("redraw!");

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { afterAll } from "vitest";
 import { ROOT } from "./nvim.js";
 
-const ENTRIES = [
+/** What a user's checkout has (after `npm run build`: dist), node_modules aside. */
+export const CHECKOUT_ENTRIES = [
   "plugin",
   "lua",
   "doc",
@@ -34,7 +35,7 @@ export function scratchDir(prefix: string): string {
 export function checkoutCopy(scratch: string): string {
   const copy = join(scratch, "acp-chat.nvim");
   if (existsSync(copy)) return copy;
-  for (const entry of ENTRIES)
+  for (const entry of CHECKOUT_ENTRIES)
     if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
   const later = new Date(Date.now() + 60_000);
