@@ -50,10 +50,12 @@ const dropped: string[] = [];
 
 /**
  * This file's tests share one Neovim per binary (see the top of this module).
- * ACPCHAT_SHARE_NVIM=0 turns it off: every test starts its own, to compare or to rule it out.
+ * Off unless ACPCHAT_SHARE_NVIM=1: in a full CI run two shared files (chat's `]]`, seams'
+ * second :AcpChat during a restart) failed once in two runs where their own Neovim never did, so
+ * until that is understood every test starts its own by default.
  */
 export function shareNvim(): void {
-  enabled = process.env.ACPCHAT_SHARE_NVIM !== "0";
+  enabled = process.env.ACPCHAT_SHARE_NVIM === "1";
 }
 
 /** This test starts a Neovim of its own, as without shareNvim(). */
