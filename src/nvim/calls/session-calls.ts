@@ -32,6 +32,12 @@ export function sessionCalls(
       const mine = p.listing === undefined ? undefined : new AbortController();
       if (mine && p.listing !== undefined) listings.set(p.listing, mine);
       try {
+        if (mine) {
+          // A pick typed while the host starts reaches it in the same read as this call: the
+          // abandon is heard first, and no agent is spawned (and killed) for nothing.
+          await new Promise((r) => setImmediate(r));
+          if (mine.signal.aborted) throw new Error("cancelled: the listing was abandoned");
+        }
         return await host.probe(p.chat, (closed) =>
           listSessions(
             sessionsParams(p),
