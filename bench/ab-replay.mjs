@@ -37,9 +37,13 @@ function cpuMs(pid) {
 
 /** The Node host's pid (0 before it started). */
 const hostPid = (nvim) =>
-  nvim.lua(
-    "local ok, b = pcall(require, 'acpchat.host.bridge'); return ok and b.channel and vim.fn.jobpid(b.channel) or 0",
-  );
+  nvim.lua(`
+    -- (The pinned build's bridge is acpchat.bridge.)
+    for _, m in ipairs({ "acpchat.host.bridge", "acpchat.bridge" }) do
+      local ok, b = pcall(require, m)
+      if ok and type(b) == "table" and b.channel then return vim.fn.jobpid(b.channel) end
+    end
+    return 0`);
 
 async function round(pluginRoot, live, { sessions, updates, bin }) {
   // The editor's answers over 40 ms, by when they were asked (from the pick).
@@ -140,16 +144,16 @@ async function round(pluginRoot, live, { sessions, updates, bin }) {
   await waitLua(nvim, "_G.ar.done", 180_000, 10);
   const pid = await hostPid(nvim);
   const hostCpu = pid ? cpuMs(pid) : Number.NaN;
-  // session/list requests the agents heard after the pick (the pinned build picks without a key).
+  const editor = await stop();
+  const r = await nvim.lua("return _G.ar");
+  // session/list requests the agents heard after the pick (the pinned build's pick: its own clock).
   const agentLog = join(dir, "agent.log");
-  const from = live ? picked : undefined;
+  const from = live ? picked : r.pick;
   const listsAfter = existsSync(agentLog)
     ? readFileSync(agentLog, "utf8")
         .split("\n")
-        .filter((l) => l.endsWith(" session/list") && (from === undefined || Number(l.split(" ")[0]) > from)).length
+        .filter((l) => l.endsWith(" session/list") && Number(l.split(" ")[0]) > from).length
     : 0;
-  const editor = await stop();
-  const r = await nvim.lua("return _G.ar");
   // Quit as a user does (the host then exits and writes a profile, when profiling).
   nvim.command("qa!").catch(() => undefined);
   await new Promise((r) => setTimeout(r, 500));
