@@ -25,6 +25,7 @@ import {
   showClientTerminal,
   type MetaTerminal,
 } from "./tool-terminals.js";
+import { planId } from "../protocol/v2/meta.js";
 import { MessageBlocks } from "./message-blocks.js";
 import { applyControls } from "./tool-controls.js";
 import { mediaName, type MediaBlock } from "./media.js";
@@ -264,7 +265,7 @@ export class SessionState {
       case "tool_call_update":
         return this.upsertToolCall(u, false);
       case "plan":
-        return this.replacePlan(u.entries);
+        return this.replacePlan(u.entries, planId(u._meta));
       case "available_commands_update":
         this.commands = u.availableCommands;
         return [{ type: "meta" }];
@@ -431,10 +432,10 @@ export class SessionState {
     return changed.map((call) => ({ type: "update", block: this.byId.get(call.blockId)! }));
   }
 
-  /** The plan is replaced whole; it is drawn once per turn and redrawn in place. */
-  private replacePlan(entries: PlanEntry[]): TranscriptEvent[] {
+  /** The plan is replaced whole, drawn once per turn (per plan id, v2) and redrawn in place. */
+  private replacePlan(entries: PlanEntry[], planId?: string): TranscriptEvent[] {
     this.plan = entries;
-    const id = `plan:${this.turn}`;
+    const id = planId === undefined ? `plan:${this.turn}` : `plan:${this.turn}:${planId}`;
     const existing = this.byId.get(id);
     if (existing && existing.type === "plan") {
       existing.entries = entries;
