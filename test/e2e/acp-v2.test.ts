@@ -77,6 +77,8 @@ describe.each(bins)("Neovim $version", (bin) => {
     // The permission question said the request's own title and description.
     const prompts = await t.lua<string[]>("return _G.prompts");
     expect(prompts[0]).toContain("Allow the change to notes.txt?");
+    // Its own title is a question already: not "Allow the agent to: Allow the change ...".
+    expect(prompts[0]).not.toMatch(/allow the agent to/i);
     expect(prompts[0]).toContain("It upper-cases the second line.");
     // The v2 wire: no fs or terminal capabilities; the editor's MCP server offered, typed.
     const sent = readFileSync(log, "utf8")
