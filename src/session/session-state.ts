@@ -37,6 +37,7 @@ import {
   isOptIn,
   LATE_WORK,
   mergeKnownToolCall,
+  isOpen,
   metaToolName,
   noticeLevel,
   optionName,
@@ -138,7 +139,7 @@ export class SessionState {
   private settleToolCalls(turn: number | undefined, how: "cancelled" | "unfinished"): TranscriptEvent[] {
     const events: TranscriptEvent[] = [];
     for (const call of this.toolCalls.values()) {
-      const open = call.status === "pending" || call.status === "in_progress";
+      const open = isOpen(call.status);
       if ((turn === undefined || call.turn === turn) && open && !call.background) {
         call.status = how;
         events.push({ type: "update", block: this.byId.get(call.blockId)! });
@@ -186,7 +187,7 @@ export class SessionState {
 
   /** Late work is over when no tool call is open, no question waits and the agent did not say it runs, or when cancelled. */
   settleLateWork(cancel = false): TranscriptEvent[] {
-    const open = [...this.toolCalls.values()].some((c) => c.status === "pending" || c.status === "in_progress");
+    const open = [...this.toolCalls.values()].some((c) => isOpen(c.status));
     if (!this.lateWork || (!cancel && (open || this.pendingPermissions > 0 || this.agentRuns))) return [];
     this.lateWork = false;
     this.agentRuns = false;

@@ -13,6 +13,8 @@ M.status = {
   completed = { "●", "done", "AcpChatToolDone" },
   failed = { "✗", "failed", "AcpChatToolFailed" },
   cancelled = { "⊘", "cancelled", "AcpChatToolCancelled" },
+  -- ACP v2: the agent paused it; it may resume.
+  paused = { "‖", "paused", "AcpChatToolPending" },
   -- The user asked to cancel it (ACP v2); the agent has not confirmed yet.
   cancelling = { "◐", "cancelling…", "AcpChatToolRunning" },
   rejected = { "⊘", "rejected", "AcpChatToolCancelled" },

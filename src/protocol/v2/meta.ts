@@ -67,7 +67,7 @@ export function permissionMeta(meta: unknown): { title?: string; description?: s
  * On a v1 tool call update made from v2: what the client may do to the call and what the agent
  * said of it that v1 cannot: `cancel` (its `capabilities.cancel`, as last patched),
  * `terminals` (each terminal it shows: whether `terminal/cancel` is advertised) and
- * `cancelled` (the v2 status, which v1 has no word for).
+ * `cancelled` and `paused` (v2 statuses, which v1 has no word for).
  */
 export const CONTROLS_META = "acp-chat.nvim/controls";
 
@@ -75,6 +75,8 @@ export interface ControlsMeta {
   cancel?: boolean;
   terminals?: Record<string, boolean>;
   cancelled?: boolean;
+  /** The v2 status `paused` (shown as such; v1's shape says pending). */
+  paused?: boolean;
 }
 
 /** The controls an update carries, when the v2 translation said so. */
@@ -85,6 +87,7 @@ export function controlsMeta(meta: unknown): ControlsMeta | undefined {
   const out: ControlsMeta = {};
   if (typeof cancel === "boolean") out.cancel = cancel;
   if (cancelled === true) out.cancelled = true;
+  if ((m as Record<string, unknown>).paused === true) out.paused = true;
   if (terminals && typeof terminals === "object")
     out.terminals = Object.fromEntries(
       Object.entries(terminals as Record<string, unknown>).filter(

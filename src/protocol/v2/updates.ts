@@ -49,7 +49,7 @@ const V1_KINDS = new Set([
 ]);
 const V1_STATUS = new Set(["pending", "in_progress", "completed", "failed"]);
 /** Updates whose v2 shape is v1's. */
-const SAME = new Set([
+export const SAME_SHAPE_KINDS: ReadonlySet<string> = new Set([
   "available_commands_update",
   "config_option_update",
   "session_info_update",
@@ -130,7 +130,7 @@ export class V2Session {
       case "plan_update":
         return { updates: planUpdate(obj(u.plan)) };
       default:
-        if (SAME.has(kind)) return { updates: [u as V1Update] };
+        if (SAME_SHAPE_KINDS.has(kind)) return { updates: [u as V1Update] };
         // `_`-prefixed: an extension this client does not know, left out quietly; any other
         // unknown kind goes on, so that the session notes it as unknown.
         return { updates: kind.startsWith("_") || kind === "" ? [] : [u as V1Update] };
@@ -205,6 +205,7 @@ export class V2Session {
       controls.cancel = state.cancel;
     }
     if (u.status === "cancelled") controls.cancelled = true;
+    if (u.status === "paused") controls.paused = true;
     if (Object.keys(controls).length > 0) out._meta = { ...obj(out._meta), [CONTROLS_META]: controls };
     return [out, ...fields.links.flatMap((t) => this.link(id, t))];
   }
