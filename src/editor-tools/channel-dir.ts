@@ -2,7 +2,8 @@
  * Where editor channels keep their sockets: a per-user folder, and the sweep of folders left by
  * hosts that were killed before they could remove theirs.
  */
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -17,20 +18,30 @@ export function socketBase(): string {
   return tmpdir();
 }
 
-/** Channel folders of hosts that are gone (killed before they could remove them). */
-export function sweepStale(base: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(base);
-  } catch {
-    return;
+/** The folders swept in this process: each once (a host's own leftovers come only from hosts before it). */
+const swept = new Map<string, Promise<void>>();
+
+/**
+ * Channel folders of hosts that are gone (killed before they could remove them), removed once
+ * per folder in this process and in the background: the temp folder can hold tens of thousands
+ * of entries, and a chat's start must not wait for a listing of them.
+ */
+export function sweepStale(base: string): Promise<void> {
+  let done = swept.get(base);
+  if (!done) {
+    done = sweep(base).catch(() => {});
+    swept.set(base, done);
   }
-  for (const name of names) {
+  return done;
+}
+
+async function sweep(base: string): Promise<void> {
+  for (const name of await readdir(base)) {
     const m = /^acpchat-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
     if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
     try {
       const dir = join(base, name);
-      if (statSync(dir).uid === process.getuid?.()) rmSync(dir, { recursive: true, force: true });
+      if ((await stat(dir)).uid === process.getuid?.()) await rm(dir, { recursive: true, force: true });
     } catch {
       // another user's, or gone already
     }

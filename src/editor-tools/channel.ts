@@ -112,7 +112,7 @@ export class EditorChannel {
     // mkdtemp makes the directory 0700: nobody else can reach the socket inside it. Its name
     // carries this host's pid, so that one left by a host that was killed can be swept.
     const base = socketBase();
-    sweepStale(base);
+    void sweepStale(base);
     this.dir = mkdtempSync(join(base, `acpchat-${process.pid}-`));
     chmodSync(this.dir, 0o700);
     this.socketPath = join(this.dir, "editor.sock");
