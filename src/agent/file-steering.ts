@@ -4,7 +4,9 @@
  * behind the user's back, and they win unless the agent is told otherwise. Each agent has its
  * own switch, found in its source:
  *   - claude-agent-acp: session/new `_meta.claudeCode.options.disallowedTools` (its Read, Write,
- *     Edit, MultiEdit, NotebookEdit; its Bash stays) and `_meta.systemPrompt.append`.
+ *     Edit, MultiEdit, NotebookEdit; its Bash stays) and `_meta.systemPrompt.append`; the
+ *     editor's read-only tools in `allowedTools` (its own Read never asked; a read that asks every
+ *     time is worse than the tool it replaces; writes still ask, with their diff).
  *   - gemini-cli (0.61, run behind a fake model server): a policy file of its own (`--policy`,
  *     see geminiPolicy), only in a folder it trusts (elsewhere it starts no MCP server). Not its
  *     settings' `tools.exclude`: a system-defaults file is skipped unless root owns it, and an
@@ -49,13 +51,18 @@ export function steeredAgent(command: string, args: readonly string[]): SteeredA
   return undefined;
 }
 
-/** The agent's command line, environment and session `_meta` that steer it to the editor's file tools. */
+/**
+ * The agent's command line, environment and session `_meta` that steer it to the editor's file
+ * tools. `readOnly`: the editor's tools that only read, as the agent names them
+ * (mcp__nvim__read_file, ...): approved without asking where the agent has an allow list.
+ */
 export function steerToEditorFiles(
   command: string,
   args: readonly string[],
   env: Record<string, string>,
   cwd: string = process.cwd(),
   baseEnv: NodeJS.ProcessEnv = process.env,
+  readOnly: readonly string[] = [],
 ): FileSteering {
   const agent = steeredAgent(command, args);
   const none = { agent, args: [...args], env: { ...env }, cleanup: () => undefined };
@@ -64,7 +71,12 @@ export function steerToEditorFiles(
       return {
         ...none,
         sessionMeta: {
-          claudeCode: { options: { disallowedTools: CLAUDE_FILE_TOOLS } },
+          claudeCode: {
+            options: {
+              disallowedTools: CLAUDE_FILE_TOOLS,
+              ...(readOnly.length > 0 ? { allowedTools: [...readOnly] } : {}),
+            },
+          },
           systemPrompt: { append: EDITOR_FILES_INSTRUCTION },
         },
       };

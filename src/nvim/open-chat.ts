@@ -8,6 +8,7 @@ import { CheckpointStore } from "../checkpoints/store.js";
 import { TurnCheckpoints } from "../checkpoints/turns.js";
 import { steerToEditorFiles, type FileSteering } from "../agent/file-steering.js";
 import { EditorChannel } from "../editor-tools/channel.js";
+import { SERVER_NAME, writesFiles } from "../editor-tools/tools.js";
 import { errorMessage } from "../protocol/errors.js";
 import type { StopReason } from "../protocol/schema.js";
 import { RenderQueue } from "../view/render-queue.js";
@@ -177,7 +178,9 @@ function editorFilesSteering(p: OpenParams, editor: EditorChannel | undefined): 
   if (!(["read_file", "write_file", "edit_file"] as const).every((t) => editor.offered.includes(t))) return undefined;
   const agent = agentSpec(p.agent);
   try {
-    const s = steerToEditorFiles(agent.command, agent.args ?? [], agent.env ?? {}, p.cwd);
+    // Claude names an MCP tool mcp__<server>__<tool>.
+    const readOnly = editor.offered.filter((t) => !writesFiles(t)).map((t) => `mcp__${SERVER_NAME}__${t}`);
+    const s = steerToEditorFiles(agent.command, agent.args ?? [], agent.env ?? {}, p.cwd, process.env, readOnly);
     return s.agent ? s : undefined;
   } catch {
     return undefined; // its settings file could not be written: the agent keeps its own tools

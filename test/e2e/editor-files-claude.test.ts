@@ -92,6 +92,8 @@ describe.each(nvimBins())("claude-agent-acp with the editor's file tools in Neov
     expect(read).not.toContain("line one on disk");
     expect(read).toContain("unsaved changes");
     expect(read).toContain("     1\\tline one EDITED, unsaved");
+    // A read through the editor is not asked about (claude's own Read never was); writes are.
+    expect(await t.lua<{ prompt: string }[]>("return _G.asked")).toEqual([]);
     // Steered: no Read, Write or Edit of its own; the editor's tools and the instruction instead.
     const req = lastTurnRequest();
     const names = (req.tools ?? []).map((x) => x.name);

@@ -41,6 +41,13 @@ describe("steering", () => {
     expect(c.sessionMeta).toMatchObject({
       claudeCode: { options: { disallowedTools: expect.arrayContaining(["Read", "Edit"]) } },
     });
+    // The editor's read-only tools are approved without asking; none when there are none.
+    expect(
+      steerToEditorFiles("claude-agent-acp", [], {}, process.cwd(), {}, ["mcp__nvim__read_file"]).sessionMeta,
+    ).toMatchObject({ claudeCode: { options: { allowedTools: ["mcp__nvim__read_file"] } } });
+    expect((c.sessionMeta as { claudeCode: { options: object } }).claudeCode.options).not.toHaveProperty(
+      "allowedTools",
+    );
     expect(steerToEditorFiles("codex-acp", [], {}).args[0]).toBe("-c");
     const home = mkdtempSync(join(tmpdir(), "acpchat-steer-"));
     const project = join(home, "project");
