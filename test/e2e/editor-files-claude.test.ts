@@ -152,5 +152,28 @@ describe.each(nvimBins())("claude-agent-acp with the editor's file tools in Neov
     expect(toolResults().some((r) => r.includes("old_string was not found in code.txt"))).toBe(true);
     expect(readFileSync(code, "utf8")).toBe("alpha\nBETA\ngamma\n");
     expect(existsSync(join(work, "x"))).toBe(false);
+
+    // An edit of the file whose buffer holds the user's unsaved edit: its review compares with
+    // the buffer (what the call edits), so its one hunk is the agent's change and the user's
+    // line is on both sides, never offered to be rejected; accepted, it stays.
+    await t.nvim.command(
+      `AcpChatSend tool mcp__nvim__edit_file {"path":"notes.txt","old_string":"line two","new_string":"LINE TWO"}`,
+    );
+    await t.waitFor(async () => (await reviews(t)) === 1, "the review of notes.txt", 90_000);
+    const review = await t.lua<{ left: string[]; hunks: number }>(
+      `local rv = require('acpchat.ask.review')
+       local r = rv.open_reviews[next(rv.open_reviews)]
+       return { left = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(r.lw), 0, -1, false), hunks = #r.hunks }`,
+    );
+    expect(review).toEqual({ left: ["line one EDITED, unsaved", "line two"], hunks: 1 });
+    await t.waitFor(
+      async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the review tab",
+    );
+    await t.nvim.input("gAZZ");
+    await c.turns(5, 90_000);
+    expect(
+      await t.lua<string[]>("return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, -1, false)", [notes]),
+    ).toEqual(["line one EDITED, unsaved", "LINE TWO"]);
   }, 400_000);
 });

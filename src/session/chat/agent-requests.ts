@@ -209,20 +209,28 @@ export class AgentRequests {
     } catch {
       return req; // refused when the write comes
     }
+    // The file as the editor sees it (its buffer, with the user's unsaved edits): the call's
+    // old side, so that the question and its review show only what the call changes. Left
+    // without one, the review would take the disk for it and show the user's unsaved lines as
+    // the agent's, to be rejected with them.
+    let oldText: string | null = null;
+    try {
+      oldText = (
+        await this.core.opts.port.readTextFile({ sessionId: req.sessionId, path }, new AbortController().signal)
+      ).content;
+    } catch {
+      if (call.tool === "edit_file") return req; // the edit fails when it runs, and says why
+    }
     let newText: string;
     if (call.tool === "write_file") newText = call.content;
     else {
       try {
-        const { content } = await this.core.opts.port.readTextFile(
-          { sessionId: req.sessionId, path },
-          new AbortController().signal,
-        );
-        newText = applyEdit(path, content, call.oldString, call.newString, call.replaceAll);
+        newText = applyEdit(path, oldText ?? "", call.oldString, call.newString, call.replaceAll);
       } catch {
         return req; // the edit fails when it runs, and says why
       }
     }
-    const diff = { type: "diff" as const, path, oldText: null, newText };
+    const diff = { type: "diff" as const, path, oldText, newText };
     return { ...req, toolCall: { ...req.toolCall, content: [...(known.content ?? []), diff] } };
   }
 
