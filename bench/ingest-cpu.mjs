@@ -50,6 +50,7 @@ const port = {
   writeTextFile: async () => undefined,
 };
 
+let turnStart = 0;
 async function side(name, mod) {
   const dir = mkdtempSync(join(tmpdir(), `acpchat-ingest-${name}-`));
   let sent = 0;
@@ -58,6 +59,8 @@ async function side(name, mod) {
     send: (ops) => {
       // What the host's notify does with a batch: msgpack it (Neovim's side is not measured).
       sent += encode(["notification", "acpchat_render", [{ chat: 1, ops }]]).length;
+      if (process.env.INGEST_DEBUG)
+        say(`${name} batch +${(performance.now() - turnStart).toFixed(1)} ms: ${ops.map((o) => o.op).join(",")}`);
       if (ops.some((o) => o.op === "turn_end")) done?.();
     },
     status: () => ({ state: "ready" }),
@@ -80,6 +83,7 @@ async function side(name, mod) {
     });
     const c0 = process.cpuUsage();
     const t0 = performance.now();
+    turnStart = t0;
     chat.submit(`flood ${chunks} ${tools}${long === "1" ? " long" : ""}`, []);
     const timer = setTimeout(() => {
       say(`${name}: the turn did not end in 30 s`);
