@@ -8,8 +8,11 @@
 // checkout and for a pinned build (its vim.ui.select replaced by one that picks the first entry
 // when called), interleaved; against a bare load: the same agent spawned by plain Node,
 // initialize and session/load, every line JSON.parse'd, to the load's answer.
+// Also the Node host's CPU (/proc, all threads) at the pick and at the last line, and how many
+// session/list pages the agents were asked for after the pick (a listing left running).
 //   node bench/ab-replay.mjs [rounds] [pinned-root]
-import { mkdtempSync, readFileSync } from "node:fs";
+//   AR_BEFORE=<root>: a third build, live like this checkout (an earlier commit's build).
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attach } from "neovim";
@@ -21,6 +24,26 @@ export { bareLoad };
 const say = (s) => process.stderr.write(`${s}\n`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const now = () => performance.timeOrigin + performance.now();
+
+/** A process's CPU so far (user + system, every thread) in ms, from /proc; NaN when gone. */
+function cpuMs(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The Node host's pid (0 before it started). */
+const hostPid = (nvim) =>
+  nvim.lua(`
+    -- (The pinned build's bridge is acpchat.bridge.)
+    for _, m in ipairs({ "acpchat.host.bridge", "acpchat.bridge" }) do
+      local ok, b = pcall(require, m)
+      if ok and type(b) == "table" and b.channel then return vim.fn.jobpid(b.channel) end
+    end
+    return 0`);
 
 async function round(pluginRoot, live, { sessions, updates, bin }) {
   // The editor's answers over 40 ms, by when they were asked (from the pick).
@@ -37,7 +60,7 @@ async function round(pluginRoot, live, { sessions, updates, bin }) {
     env: {
       FLOOD_SESSIONS: String(sessions),
       FLOOD_REPLAY: String(updates),
-      ...(process.env.AR_SERIES ? { FLOOD_LOG: join(dir, "agent.log") } : {}),
+      FLOOD_LOG: join(dir, "agent.log"),
     },
   });
   // A profiler's wrapper of node for the host (ACPCHAT_BENCH_NODE), when profiling.
@@ -116,9 +139,21 @@ async function round(pluginRoot, live, { sessions, updates, bin }) {
     await nvim.input("<CR>");
     await nvim.lua("_G.ar.pick = ...", [tp]);
   }
+  const pidAtPick = await hostPid(nvim);
+  const cpuAtPick = pidAtPick ? cpuMs(pidAtPick) : 0;
   await waitLua(nvim, "_G.ar.done", 180_000, 10);
+  const pid = await hostPid(nvim);
+  const hostCpu = pid ? cpuMs(pid) : Number.NaN;
   const editor = await stop();
   const r = await nvim.lua("return _G.ar");
+  // session/list requests the agents heard after the pick (the pinned build's pick: its own clock).
+  const agentLog = join(dir, "agent.log");
+  const from = live ? picked : r.pick;
+  const listsAfter = existsSync(agentLog)
+    ? readFileSync(agentLog, "utf8")
+        .split("\n")
+        .filter((l) => l.endsWith(" session/list") && Number(l.split(" ")[0]) > from).length
+    : 0;
   // Quit as a user does (the host then exits and writes a profile, when profiling).
   nvim.command("qa!").catch(() => undefined);
   await new Promise((r) => setTimeout(r, 500));
@@ -148,29 +183,52 @@ async function round(pluginRoot, live, { sessions, updates, bin }) {
     recvWhat: r.recv_what,
     recvN: r.recv_n,
     firstRender: r.first_render && r.first_render - r.pick,
+    hostCpu,
+    hostCpuAfterPick: pid === pidAtPick ? hostCpu - cpuAtPick : hostCpu,
+    listsAfter,
   };
 }
 
 /** `rounds` rounds, pinned and this checkout interleaved, a bare load after each pair. */
-export async function abReplay({ pinnedRoot, rounds = 3, sessions = 5000, updates = 100_000, bin = nvimBin() }) {
-  const out = { sessions, updates, pinned: [], now: [], bare: [], pinnedMax: 0, nowMax: 0, atEnd: true };
+export async function abReplay({
+  pinnedRoot,
+  beforeRoot = process.env.AR_BEFORE,
+  rounds = 3,
+  sessions = 5000,
+  updates = 100_000,
+  bin = nvimBin(),
+}) {
+  const out = { sessions, updates, pinned: [], before: [], now: [], bare: [], pinnedMax: 0, nowMax: 0, atEnd: true };
+  const cpu = (x) =>
+    `host CPU ${x.hostCpu.toFixed(0)} (${x.hostCpuAfterPick.toFixed(0)} after the pick), lists after ${x.listsAfter}`;
   for (let i = 0; i < rounds; i++) {
     const o = { sessions, updates, bin };
     if (pinnedRoot) out.pinned.push(await round(pinnedRoot, false, o));
+    if (beforeRoot) {
+      const b = await round(beforeRoot, true, o);
+      out.before.push(b);
+      say(
+        `replay round ${i + 1}: before shown ${b.shown.toFixed(0)} load ${b.load.toFixed(0)} total ${b.total.toFixed(0)} max ${b.max.toFixed(0)}; ${cpu(b)}`,
+      );
+    }
     out.now.push(await round(root, true, o));
     out.bare.push((await bareLoad(updates)).ms);
     const p = out.pinned.at(-1);
     const n = out.now.at(-1);
     say(
       `replay round ${i + 1}: ${p ? `pinned shown ${p.shown.toFixed(0)} load ${p.load.toFixed(0)} total ${p.total.toFixed(0)} max ${p.max.toFixed(0)}; ` : ""}` +
-        `now shown ${n.shown.toFixed(0)} load ${n.load.toFixed(0)} total ${n.total.toFixed(0)} max ${n.max.toFixed(0)} p99 ${n.p99.toFixed(1)} (Lua handlers ${n.recv?.toFixed(0)} ms in ${n.recvN}, longest ${n.recvMax?.toFixed(1)} ${n.recvWhat}; first render ${n.firstRender?.toFixed(0)}); bare ${out.bare.at(-1).toFixed(0)} ms`,
+        `now shown ${n.shown.toFixed(0)} load ${n.load.toFixed(0)} total ${n.total.toFixed(0)} max ${n.max.toFixed(0)} p99 ${n.p99.toFixed(1)} (Lua handlers ${n.recv?.toFixed(0)} ms in ${n.recvN}, longest ${n.recvMax?.toFixed(1)} ${n.recvWhat}; first render ${n.firstRender?.toFixed(0)}); bare ${out.bare.at(-1).toFixed(0)} ms; now ${cpu(n)}`,
     );
   }
   const m = (xs, k) => (xs.length ? median(xs.map((x) => x[k])) : undefined);
   for (const [who, xs] of [
     ["pinned", out.pinned],
+    ["before", out.before],
     ["now", out.now],
   ]) {
+    out[`${who}HostCpu`] = m(xs, "hostCpu");
+    out[`${who}HostCpuAfterPick`] = m(xs, "hostCpuAfterPick");
+    out[`${who}ListsAfter`] = m(xs, "listsAfter");
     out[`${who}Load`] = m(xs, "load");
     out[`${who}Total`] = m(xs, "total");
     out[`${who}Shown`] = m(xs, "shown");
@@ -180,6 +238,7 @@ export async function abReplay({ pinnedRoot, rounds = 3, sessions = 5000, update
   out.bareMs = median(out.bare);
   out.nowRatio = out.nowLoad / out.bareMs;
   out.pinnedRatio = out.pinnedLoad === undefined ? undefined : out.pinnedLoad / out.bareMs;
+  out.beforeRatio = out.beforeLoad === undefined ? undefined : out.beforeLoad / out.bareMs;
   // The two builds compared from the command: the pinned build's picker waits for the agent's
   // whole list (its pick comes with the host warm), this one's shows at once (the host still cold).
   out.nowTotalRatio = out.nowTotal / out.bareMs;
@@ -193,7 +252,7 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop()
     process.argv[3] === "none" ? undefined : (process.argv[3] ?? join(root, ".cache/bench/base-5937a17"));
   abReplay({ pinnedRoot, rounds, sessions: Number(process.env.AR_SESSIONS ?? 5000) }).then(
     (r) => {
-      process.stdout.write(`${JSON.stringify({ ...r, pinned: undefined, now: undefined })}\n`);
+      process.stdout.write(`${JSON.stringify({ ...r, pinned: undefined, before: undefined, now: undefined })}\n`);
       process.exit(0);
     },
     (e) => {

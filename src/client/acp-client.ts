@@ -317,7 +317,12 @@ export class AcpClient {
     ).title;
   }
 
-  async listSessions(cwd?: string): Promise<SessionInfo[]> {
+  /**
+   * Every page of `session/list`. Aborting `signal` stops the paging: the page asked for is
+   * cancelled (`$/cancel_request`; an agent that ignores it answers into the void) and no
+   * further page is asked for or parsed.
+   */
+  async listSessions(cwd?: string, signal?: AbortSignal): Promise<SessionInfo[]> {
     this.require("list", "sessionCapabilities.list");
     const all: SessionInfo[] = [];
     let cursor: string | undefined;
@@ -325,7 +330,9 @@ export class AcpClient {
       const params: out.ListSessionsParams = {};
       if (cwd) params.cwd = cwd;
       if (cursor) params.cursor = cursor;
-      const res = parseResult("session/list", ListSessionsResponse, await this.call("session/list", params));
+      const raw = await this.call("session/list", params, this.requestMs, signal);
+      if (signal?.aborted) throw new Error("cancelled: the listing was abandoned");
+      const res = parseResult("session/list", ListSessionsResponse, raw);
       all.push(...res.sessions);
       if (!res.nextCursor) break;
       cursor = res.nextCursor;
@@ -391,8 +398,13 @@ export class AcpClient {
   }
 
   /** A request with this client's time limit (`timeoutMs` overrides it). */
-  private call<R = unknown>(method: string, params: unknown, timeoutMs = this.requestMs): Promise<R> {
-    return this.peer.request<R>(method, params, { timeoutMs });
+  private call<R = unknown>(
+    method: string,
+    params: unknown,
+    timeoutMs = this.requestMs,
+    signal?: AbortSignal,
+  ): Promise<R> {
+    return this.peer.request<R>(method, params, { timeoutMs, signal });
   }
 
   private require(feature: Parameters<AcpClient["supports"]>[0], capability: string): void {

@@ -223,10 +223,16 @@ export interface LuaToNode {
     params: ChatRef & { block: string; index?: number; path: string; overwrite?: boolean };
     result: { saved: boolean; exists?: boolean; path: string; size?: number };
   };
+  /** `listing`: an id of Lua's for this listing, that `sessionsAbandon` stops. */
   sessions: {
-    params: SessionsParams;
+    params: SessionsParams & { listing?: number };
     result: { sessions: SessionChoice[]; canDelete: boolean; canOpen: boolean; canRename: boolean };
   };
+  /**
+   * The picker closed (picked or dismissed): stop listing `listing` (no further session/list
+   * page asked for or parsed, a short-lived agent ended); its `sessions` call fails "cancelled".
+   */
+  sessionsAbandon: { params: { listing: number }; result: null };
   /** Unstable session/set_title: the title the agent stored. */
   renameSession: { params: SessionsParams & { sessionId: string; title: string }; result: { title: string } };
   /** A child session (subagent) of the chat, whole, for its own view. */
@@ -324,6 +330,7 @@ export const LUA_METHODS = [
   "mediaOpen",
   "mediaSave",
   "sessions",
+  "sessionsAbandon",
   "deleteSession",
   "renameSession",
   "subagent",

@@ -54,7 +54,8 @@ function withClient<T>(
 
 /**
  * Past sessions in `cwd`: the agent's own list (session/list, when it supports it) merged with
- * the client's index, newest first; plus what can be done with them.
+ * the client's index, newest first; plus what can be done with them. `signal` abandons it: no
+ * further page is asked for, and a short-lived agent is ended.
  */
 export async function listSessions(
   p: SessionsParams,
@@ -66,7 +67,8 @@ export async function listSessions(
     p,
     live,
     async (client) => ({
-      listed: client.supports("list") ? await client.listSessions(p.cwd) : [],
+      // Through a live chat too: an abandoned listing stops paging (the chat's agent lives on).
+      listed: client.supports("list") ? await client.listSessions(p.cwd, signal) : [],
       canDelete: client.supports("delete"),
       canOpen: client.supports("load") || client.supports("resume"),
       // session/set_title: the feature on here (a live chat's client has it from its own) and advertised.
@@ -74,6 +76,7 @@ export async function listSessions(
     }),
     signal,
   );
+  if (signal?.aborted) throw new Error("cancelled: the listing was abandoned");
   const out = new Map<string, SessionChoice>();
   for (const s of index.list(p.cwd, p.agent.name))
     out.set(s.sessionId, {

@@ -9,6 +9,7 @@
 //   failMethods: {"method": "message" | {code, message, data}}  answer that method with an error (-32603 when a message)
 //   ignoreCancel: keep streaming after session/cancel
 //   sessions: [{sessionId, cwd, title, history: [steps]}] for session/list, load and resume
+//   listPage: N  session/list answers N sessions a page (nextCursor), each page `delays`'d
 //   turns: [[step, ...], ...]  the i-th prompt runs turns[i] (the last one repeats)
 //   byText: {"prompt text": [steps]}  takes precedence over turns
 //   record: a file where every message received is appended as a JSON line
@@ -290,12 +291,15 @@ async function handle(msg) {
       saveStore();
       return reply({ title });
     }
-    case "session/list":
-      return reply({
-        sessions: [...sessions.values()]
-          .filter((x) => !params.cwd || x.cwd === params.cwd)
-          .map(({ sessionId, cwd, title }) => ({ sessionId, cwd, title, updatedAt: new Date().toISOString() })),
-      });
+    case "session/list": {
+      const all = [...sessions.values()]
+        .filter((x) => !params.cwd || x.cwd === params.cwd)
+        .map(({ sessionId, cwd, title }) => ({ sessionId, cwd, title, updatedAt: new Date().toISOString() }));
+      if (!scenario.listPage) return reply({ sessions: all });
+      const from = Number(params.cursor ?? 0);
+      const to = from + scenario.listPage;
+      return reply({ sessions: all.slice(from, to), ...(to < all.length ? { nextCursor: String(to) } : {}) });
+    }
     case "session/delete":
       sessions.delete(params.sessionId);
       saveStore();

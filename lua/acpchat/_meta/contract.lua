@@ -380,6 +380,7 @@ error("Cannot require a meta file")
 --- session/request_permission as the user is asked it: every text one line already.
 ---@class acpchat.question.Permission
 ---@field title string The request's own title (ACP v2), else the tool call's, else its id.
+---@field own_title? boolean `title` is the request's own words (ACP v2: a question already), not a tool call's name.
 ---@field subject? string The tool call's title, when the request is titled apart from it.
 ---@field description? string
 ---@field kind string The tool call's kind (read, edit, execute, ...; "other" when it has none).
@@ -740,8 +741,14 @@ error("Cannot require a meta file")
 ---@field path string
 ---@field size? number
 
---- `sessions`
----@class acpchat.call.Sessions : acpchat.wire.SessionsParams
+--- `sessions`: `listing`: an id of Lua's for this listing, that `sessionsAbandon` stops.
+---@class acpchat.call.Sessions
+---@field agent acpchat.wire.AgentParams
+---@field cwd string
+---@field session_index? string
+---@field unstable? boolean Option `unstable`: session/set_title may be offered.
+---@field chat? number The chat it was asked from: an agent started for it ends when that chat closes.
+---@field listing? number
 
 --- What `sessions` answers.
 ---@class acpchat.reply.Sessions
@@ -749,6 +756,13 @@ error("Cannot require a meta file")
 ---@field can_delete boolean
 ---@field can_open boolean
 ---@field can_rename boolean
+
+--- `sessions_abandon`: The picker closed (picked or dismissed): stop listing `listing` (no further session/list page asked for or parsed, a short-lived agent ended); its `sessions` call fails "cancelled".
+---@class acpchat.call.SessionsAbandon
+---@field listing number
+
+--- What `sessions_abandon` answers.
+---@alias acpchat.reply.SessionsAbandon nil
 
 --- `rename_session`: Unstable session/set_title: the title the agent stored.
 ---@class acpchat.call.RenameSession

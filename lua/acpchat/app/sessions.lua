@@ -34,16 +34,29 @@ end
 
 --- One agent's sessions in `cwd`, merged with the local index. `chat`: an agent started to
 --- list them ends when this chat closes.
+--- `listing`: an id that abandon_listing stops it with.
 ---@param cwd string
 ---@param chat acpchat.Chat?
-local function list_sessions(spec, cwd, chat, cb)
+---@param listing integer?
+local function list_sessions(spec, cwd, chat, cb, listing)
   bridge.call("sessions", {
     agent = spec,
     cwd = cwd,
     session_index = index_file(),
     unstable = features.option(),
     chat = chat and chat.id,
+    listing = listing,
   }, cb)
+end
+
+local next_listing = 1
+
+--- A listing no one waits for any more (the picker closed): the host stops paging it. Never
+--- starts a host: without one there is nothing to stop.
+local function abandon_listing(listing)
+  if bridge.channel then
+    bridge.call("sessions_abandon", { listing = listing })
+  end
 end
 
 --- A session picked (`e`: name, spec, cwd, s): opened (the chat that has it, else a new one), or deleted.
@@ -64,8 +77,14 @@ end
 local function live(names, delete, chat)
   return picker.pick(names, delete, {
     spec = agent_spec,
+    --- Returns a function that abandons this listing.
     list = function(spec, cwd, cb)
-      list_sessions(spec, cwd, chat, cb)
+      local listing = next_listing
+      next_listing = next_listing + 1
+      list_sessions(spec, cwd, chat, cb, listing)
+      return function()
+        abandon_listing(listing)
+      end
     end,
     label = M.label,
     chosen = function(e)

@@ -71,7 +71,8 @@ local function key(e)
 end
 
 --- Open the picker. `o`: title (string), label(e) -> string, choose(e) (the entry picked: <CR>),
---- rename(e) (`r`, optional). Returns the picker: add(entries), progress(text), win, buf.
+--- rename(e) (`r`, optional), closed() (optional: the window closed, however).
+--- Returns the picker: add(entries), progress(text), win, buf.
 function M.open(o)
   local buf = api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
@@ -96,6 +97,10 @@ function M.open(o)
     footer_pos = "center",
   })
   vim.wo[p.win].cursorline = true
+  if o.closed then
+    -- However it closes (picked, q, :close, another window's :only): listings stop.
+    api.nvim_create_autocmd("WinClosed", { pattern = tostring(p.win), once = true, callback = o.closed })
+  end
   local function draw()
     if not api.nvim_buf_is_valid(buf) then
       return
@@ -202,8 +207,9 @@ function M.open(o)
 end
 
 --- :AcpChatSessions through the live picker: the index's sessions of `names` now, each
---- agent's list merged as it answers. `d`: spec(name), list(spec, cwd, cb), label(s, cwd),
---- chosen(e), rename(e) (optional), root (the folder when an agent names none).
+--- agent's list merged as it answers. `d`: spec(name), list(spec, cwd, cb) -> abandon (a
+--- function that stops that listing, optional), label(s, cwd), chosen(e), rename(e)
+--- (optional), root (the folder when an agent names none).
 function M.pick(names, delete, d)
   local cwds, specs = {}, {}
   for _, name in ipairs(names) do
@@ -214,6 +220,7 @@ function M.pick(names, delete, d)
     end
   end
   local multi = #names > 1
+  local abandons = {}
   local p = M.open({
     title = (delete and "Delete a session" or "Open a session") .. (multi and "" or (" of " .. names[1])),
     label = function(e)
@@ -221,6 +228,14 @@ function M.pick(names, delete, d)
     end,
     choose = d.chosen,
     rename = not delete and d.rename or nil,
+    closed = function()
+      -- Picked or dismissed: the lists still coming are of no use, and their pages would only
+      -- compete with the session being opened (its replay) for the host.
+      for name, abandon in pairs(abandons) do
+        abandons[name] = nil
+        abandon()
+      end
+    end,
   })
   local indexed = M.indexed(d.index, cwds)
   for _, e in ipairs(indexed) do
@@ -252,8 +267,12 @@ function M.pick(names, delete, d)
     for _, name in ipairs(names) do
       local spec = specs[name]
       if spec then
-        d.list(spec, cwds[name], function(err, res)
+        abandons[name] = d.list(spec, cwds[name], function(err, res)
           waiting[name] = nil
+          abandons[name] = nil
+          if not api.nvim_win_is_valid(p.win) then
+            return -- closed meanwhile (its listing abandoned): nobody to tell
+          end
           if err then
             failed[#failed + 1] = name
             -- The whole error (redacted by the host) in :messages; the title only names the agent.

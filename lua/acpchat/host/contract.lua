@@ -20,6 +20,7 @@ return {
     "media_open",
     "media_save",
     "sessions",
+    "sessions_abandon",
     "delete_session",
     "rename_session",
     "subagent",

@@ -1,6 +1,7 @@
 /**
  * Calls about an agent's sessions (list, delete, rename): asked through a live chat of that
  * agent when there is one, else through a short-lived agent that the asking chat's close aborts.
+ * A listing the picker abandons (it closed) stops paging at once.
  */
 import type { Chat } from "../../session/chat/chat.js";
 import { deleteSession, listSessions, renameSession, type SessionsParams } from "../../session/session-commands.js";
@@ -15,14 +16,44 @@ export interface SessionCallsView {
   all(): Iterable<Entry>;
 }
 
-export function sessionCalls(host: SessionCallsView): Pick<Handlers, "sessions" | "deleteSession" | "renameSession"> {
+export function sessionCalls(
+  host: SessionCallsView,
+): Pick<Handlers, "sessions" | "sessionsAbandon" | "deleteSession" | "renameSession"> {
   /** A live, ready chat with this agent, to ask about sessions without starting another. */
   const liveChat = (agent: string): Chat | undefined => {
     for (const e of host.all()) if (e.chat.agentName === agent && e.chat.status === "ready") return e.chat;
     return undefined;
   };
+  /** The listings under way by Lua's id: the picker abandons its own when it closes. */
+  const listings = new Map<number, AbortController>();
   return {
-    sessions: (p) => host.probe(p.chat, (signal) => listSessions(sessionsParams(p), liveChat(p.agent.name), signal)),
+    sessions: async (p) => {
+      // Registered before the first await: an abandon sent right after this call finds it.
+      const mine = p.listing === undefined ? undefined : new AbortController();
+      if (mine && p.listing !== undefined) listings.set(p.listing, mine);
+      try {
+        if (mine) {
+          // A pick typed while the host starts reaches it in the same read as this call: the
+          // abandon is heard first, and no agent is spawned (and killed) for nothing.
+          await new Promise((r) => setImmediate(r));
+          if (mine.signal.aborted) throw new Error("cancelled: the listing was abandoned");
+        }
+        return await host.probe(p.chat, (closed) =>
+          listSessions(
+            sessionsParams(p),
+            liveChat(p.agent.name),
+            mine ? AbortSignal.any([closed, mine.signal]) : closed,
+          ),
+        );
+      } finally {
+        if (p.listing !== undefined && listings.get(p.listing) === mine) listings.delete(p.listing);
+      }
+    },
+    sessionsAbandon: (p) => {
+      listings.get(p.listing)?.abort();
+      listings.delete(p.listing);
+      return null;
+    },
     deleteSession: (p) =>
       host.probe(p.chat, (signal) =>
         deleteSession({ ...sessionsParams(p), sessionId: p.sessionId }, liveChat(p.agent.name), signal),
