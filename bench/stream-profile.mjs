@@ -7,10 +7,12 @@
 //   node bench/stream-profile.mjs <chunks> <tools> <long 0|1> [plugin-root]
 // env: PROF_ROUNDS (default 5, the first two warm-up), PROF_CPU=<dir> (the host under
 // `node --cpu-prof`, profiles written there when it exits), PROF_JIT=<file> (LuaJIT's sampling
-// profiler, jit.profile, over the measured rounds: the heaviest stacks, 1 ms samples).
+// profiler, jit.profile, over the measured rounds: the heaviest stacks, 1 ms samples),
+// PROF_NOCP=1 (turn checkpoints off: the host's CPU per reply is then the reply's own).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cpuMs, hostPid } from "./flood-stream.mjs";
 import { attachUi, nvimBin, profiledNode, root, startBenchNvim, waitChatReady, waitLua } from "./nvim.mjs";
 
 const say = (s) => process.stderr.write(`${s}\n`);
@@ -24,6 +26,7 @@ process.env.FLOOD_STAMP_RECV = `${stamp}-recv`;
 const setup = {
   agents: { flood: { command: process.execPath, args: [join(root, "bench/flood-agent.mjs")] } },
   default_agent: "flood",
+  ...(process.env.PROF_NOCP === "1" ? { checkpoints: { enabled: false } } : {}),
 };
 const { nvim, proc, sock } = startBenchNvim(nvimBin(), dir, setup, join(dir, "work"), pluginRoot);
 await nvim.eval("1");
@@ -58,6 +61,11 @@ await nvim.lua(`
 await waitChatReady(nvim, 60_000, 10);
 const chat = await nvim.lua("return require('acpchat.chat.registry').current().id");
 const ms = (a, b) => (Number(BigInt(a) - BigInt(b)) / 1e6).toFixed(1);
+// The host's CPU per reply (all its threads, /proc schedstat): from before the send to 100 ms
+// after the turn's end is drawn (what the reply's ingest, drawing and the turn's end cost it).
+const host = hostPid(proc.pid);
+const hostCpu = [];
+const turnMs = [];
 for (let r = 0; r < rounds; r++) {
   const measured = r >= 2;
   if (measured && r === 2 && process.env.PROF_JIT)
@@ -68,12 +76,14 @@ for (let r = 0; r < rounds; r++) {
         _G.prof.samples[k] = (_G.prof.samples[k] or 0) + n
       end)`);
   flushes.length = 0;
+  const cpu0 = cpuMs(host);
   await nvim.lua(
     `_G.prof.batches = {}; _G.prof.done = nil; _G.prof.send = vim.uv.hrtime(); local sec, usec = vim.uv.gettimeofday(); _G.prof.wall = sec * 1e3 + usec / 1e3; require("acpchat.app.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long === "1" ? " long" : ""}")`,
     [chat],
   );
   await waitLua(nvim, "_G.prof.done", 120_000, 2);
   await new Promise((res) => setTimeout(res, 100));
+  const cpu = cpuMs(host) - cpu0;
   const p = await nvim.lua(
     "return { wall = _G.prof.wall, send = tostring(_G.prof.send), done = tostring(_G.prof.done), b = vim.tbl_map(function(b) return { tostring(b[1]), tostring(b[2]), b[3], b[4] } end, _G.prof.batches) }",
   );
@@ -82,6 +92,11 @@ for (let r = 0; r < rounds; r++) {
   say(
     `round ${r}${measured ? "" : " (warm-up)"} (send at ${(Number(send) / 1e6).toFixed(1)} ms monotonic): send → turn end drawn ${ms(p.done, send)} ms, ${p.b.length} batches, ${flushes.length} UI flushes`,
   );
+  say(`  the host's CPU for the reply: ${cpu.toFixed(1)} ms`);
+  if (measured) {
+    hostCpu.push(cpu);
+    turnMs.push(Number(ms(p.done, send)));
+  }
   say(`  the agent got the prompt at +${(Number(readFileSync(`${stamp}-recv`, "utf8")) - p.wall).toFixed(1)} ms`);
   say(`  the agent's first byte at +${(Number(readFileSync(stamp, "utf8")) - p.wall).toFixed(1)} ms (wall clocks)`);
   for (const b of p.b) say(`  batch at +${ms(b[0], send)} ms, ${ms(b[1], b[0])} ms in Lua: ${b[2]} (${b[3]} bytes)`);
@@ -89,6 +104,10 @@ for (let r = 0; r < rounds; r++) {
   say(`  UI flushes: ${fl.slice(0, 40).join(" ")}${fl.length > 40 ? " ..." : ""}`);
   await new Promise((res) => setTimeout(res, 100));
 }
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+say(
+  `measured rounds: send → turn end drawn median ${median(turnMs).toFixed(1)} ms; the host's CPU per reply median ${median(hostCpu).toFixed(1)} ms (min ${Math.min(...hostCpu).toFixed(1)})`,
+);
 if (process.env.PROF_JIT) {
   const top = await nvim.lua(`
     require("jit.profile").stop()

@@ -22,6 +22,11 @@ export type TraceEntry = Omit<TraceEntryWire, "payloadJson"> & { payload: unknow
 const MAX_PAYLOAD_CHARS = 16 * 1024;
 /** The most the in-memory ring keeps, in characters (the file keeps everything). */
 const MAX_RING_CHARS = 1024 * 1024;
+/** How long frames wait for their trace work (redaction, serialising): off a reply's way to the screen. */
+const DRAIN_MS = 50;
+/** Frames (and their characters) queued for the trace at most before it does their work at once. */
+const MAX_QUEUED = 20_000;
+const MAX_QUEUED_CHARS = 8 * 1024 * 1024;
 /** How long frames gather before they are written to the file together. */
 const BATCH_MS = 200;
 
@@ -67,7 +72,57 @@ export class TraceLog {
     this.pieces = new PieceRedactor(redactor);
   }
 
+  /**
+   * A frame for the trace. Its work (redaction, serialising) is done after the reads at hand
+   * are handled and their batch has gone to the editor (see defer): the trace never holds up
+   * the text on its way to the screen.
+   */
   frame(f: Frame): void {
+    this.defer(f, f.size);
+  }
+
+  /** The frames and notes waiting for their trace work, in order, each with the time it came. */
+  private queued: { f: Frame | { kind: string; message: string }; at: number }[] = [];
+  private queuedChars = 0;
+  private drainTimer: NodeJS.Timeout | undefined;
+  /** The time (ms) of the frame or note being traced (now() gives its time, not the drain's). */
+  private at: number | undefined;
+
+  /**
+   * Queue `f` for drain(): DRAIN_MS after the first frame queued (a short reply is on screen by
+   * then), or now when much is queued (a flood then costs the trace what it did, and memory
+   * stays bounded). list() and flush() drain first, so nothing is lost or out of order.
+   */
+  private defer(f: Frame | { kind: string; message: string }, size: number): void {
+    this.queued.push({ f, at: Date.now() });
+    this.queuedChars += size;
+    if (this.queued.length >= MAX_QUEUED || this.queuedChars >= MAX_QUEUED_CHARS) return this.drain();
+    if (this.drainTimer) return;
+    // Not on the next turn of the loop: a reply comes in several reads, and the trace's work
+    // between them would hold up the rest of the reply (the agent's writes wait for the reads).
+    this.drainTimer = setTimeout(() => this.drain(), DRAIN_MS);
+  }
+
+  /** Trace what is queued, in order. */
+  private drain(): void {
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.drainTimer = undefined;
+    const queued = this.queued;
+    if (queued.length === 0) return;
+    this.queued = [];
+    this.queuedChars = 0;
+    try {
+      for (const q of queued) {
+        this.at = q.at;
+        if ("direction" in q.f) this.trace(q.f);
+        else this.noteNow(q.f.kind, q.f.message);
+      }
+    } finally {
+      this.at = undefined;
+    }
+  }
+
+  private trace(f: Frame): void {
     if (f.run) return this.run(f, f.run);
     this.chunkText = undefined;
     // Images, audio and blobs: the trace keeps the length of their base64 data, never the data.
@@ -132,7 +187,7 @@ export class TraceLog {
     if (!shape.plain) {
       for (const t of run.texts) {
         const text = `${run.head}${JSON.stringify(t)}${run.tail}`;
-        this.frame({
+        this.trace({
           direction: f.direction,
           kind: f.kind,
           method: f.method,
@@ -251,7 +306,7 @@ export class TraceLog {
 
   /** ISO time, recomputed at most once a millisecond. */
   private now(): string {
-    const ms = Date.now();
+    const ms = this.at ?? Date.now();
     if (ms !== this.lastMs) {
       this.lastMs = ms;
       this.lastIso = new Date(ms).toISOString();
@@ -261,11 +316,16 @@ export class TraceLog {
 
   /** A line of the client's own (a problem with what the agent sent, stderr, a lifecycle event). */
   note(kind: string, message: string): void {
+    this.defer({ kind, message }, message.length);
+  }
+
+  private noteNow(kind: string, message: string): void {
     this.add({ time: this.now(), dir: "note", kind, size: message.length, payload: clip(message) });
   }
 
   /** The entries kept in memory, oldest first; `filter` matches the method (or kind). */
   list(filter?: string): TraceEntry[] {
+    this.drain();
     const entries = this.ring.slice(this.first).map((l) => JSON.parse(l!) as TraceEntry);
     return filter ? entries.filter((e) => (e.method ?? e.kind).includes(filter)) : entries;
   }
@@ -275,6 +335,7 @@ export class TraceLog {
    * otherwise right after that batch, so the file keeps the order of the frames.
    */
   flush(): void {
+    this.drain();
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (!this.file || this.pendingLines.length === 0) return;

@@ -6,10 +6,12 @@
  *
  * Coalescing is for load only: when the editor is idle (no batch for a frame), what arrives goes
  * out as soon as the reads at hand are handled (setImmediate: after the rest of the pipe's data
- * already there, not a timer tick later), and a light batch (the status, the user's words, the
- * first chunks: a small share of a frame's work) does not hold the next one a whole frame: that
- * one follows QUICK_MS later. Only from the third batch of a burst on does the frame rate pace
- * them, so a small reply is on screen in the frame it arrives.
+ * already there, not a timer tick later), and the batch that begins a burst holds the next one
+ * back only in proportion to the work it gave the editor: QUICK_MS for a light one (the status,
+ * the user's words, the first chunks), a frame for a full one (its budget of text, or
+ * FRAME_BLOCKS blocks). Only from the third batch of a burst on does the frame rate pace them,
+ * so a small reply that comes in two reads is on screen in the frame it arrives, and slicing
+ * starts only when there is more than a frame's work.
  *
  * A reply line that grows very long (an agent streaming minified text) costs Neovim its whole
  * length to redraw after every batch, and its end is out of view anyway (the window shows the
@@ -51,11 +53,10 @@ export interface RenderQueueOptions {
 const LONG_LINE = 32 * 1024;
 /** The longest wait between batches, however long the line. */
 const MAX_WAIT_MS = 1000;
-/** After a light batch that began a burst, the next one waits this long at most. */
+/** After a light batch that began a burst, the next one waits this long. */
 const QUICK_MS = 2;
-/** A batch is light when it carries at most this share of a batch's text budget and few blocks. */
-const LIGHT_SHARE = 1 / 16;
-const LIGHT_BLOCKS = 4;
+/** Blocks added or redrawn that make a frame's work (Lua draws a tool call's block in ~0.02-0.1 ms). */
+const FRAME_BLOCKS = 128;
 
 export class RenderQueue {
   private pending: Pending[] = [];
@@ -71,8 +72,8 @@ export class RenderQueue {
   private lastFlush = -Infinity;
   /** What is pending arrived with the queue idle (nothing pending or due, no batch for a frame). */
   private fromIdle = false;
-  /** The last batch began a burst and was light: the next one need not wait a frame. */
-  private quickNext = false;
+  /** The last batch began a burst: the share of a frame's work it was (the next waits that share of a frame). */
+  private burstShare: number | undefined;
   /** The last batch left text for the next one (sent at the frame rate, whatever the line). */
   private sliced = false;
   private readonly frameMs: number;
@@ -157,12 +158,17 @@ export class RenderQueue {
       this.lastFlush = this.now();
       const blocks = ops.reduce((n, o) => n + (o.op === "add" || o.op === "update" ? 1 : 0), 0);
       const full = fullBudget();
-      this.quickNext =
-        this.fromIdle &&
-        done &&
-        blocks <= LIGHT_BLOCKS &&
-        full.bytes - budget.bytes <= full.bytes * LIGHT_SHARE &&
-        full.lines - budget.lines <= full.lines * LIGHT_SHARE;
+      this.burstShare =
+        this.fromIdle && done
+          ? Math.min(
+              1,
+              Math.max(
+                (full.bytes - budget.bytes) / full.bytes,
+                (full.lines - budget.lines) / full.lines,
+                blocks / FRAME_BLOCKS,
+              ),
+            )
+          : undefined;
       this.fromIdle = false;
       this.batches++;
     }
@@ -219,8 +225,9 @@ export class RenderQueue {
     ) {
       interval = Math.min(MAX_WAIT_MS, (this.frameMs * lastLine) / LONG_LINE);
     }
-    // A light batch that began a burst does not hold the next one a frame.
-    if (this.quickNext) interval = Math.min(interval, QUICK_MS);
+    // The batch that began a burst holds the next one its share of a frame.
+    if (this.burstShare !== undefined)
+      interval = Math.min(interval, Math.max(QUICK_MS, this.frameMs * this.burstShare));
     const due = this.lastFlush + interval;
     if (this.timer) {
       if (due >= this.due) return;

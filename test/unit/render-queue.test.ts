@@ -78,16 +78,61 @@ describe("RenderQueue", () => {
       expect(sent).toHaveLength(2);
       vi.advanceTimersByTime(1);
       expect(sent).toHaveLength(3);
-      // A heavy batch that begins a burst holds the next one its frame.
+      // A batch that begins a burst holds the next one its share of a frame's work: an eighth
+      // of a batch's lines, an eighth of a frame (2 ms)...
       vi.advanceTimersByTime(100);
       text("b\n".repeat(SLICE_LINES / 8));
       vi.advanceTimersByTime(0);
       expect(sent).toHaveLength(4);
       text("c");
-      vi.advanceTimersByTime(15);
+      vi.advanceTimersByTime(1);
       expect(sent).toHaveLength(4);
       vi.advanceTimersByTime(1);
       expect(sent).toHaveLength(5);
+      // ...a full batch of lines, its whole frame.
+      vi.advanceTimersByTime(100);
+      text("d\n".repeat(SLICE_LINES));
+      vi.advanceTimersByTime(0);
+      expect(sent).toHaveLength(6);
+      text("e");
+      vi.advanceTimersByTime(15);
+      expect(sent).toHaveLength(6);
+      vi.advanceTimersByTime(1);
+      expect(sent).toHaveLength(7);
+      q.dispose();
+    });
+  });
+
+  it("a reply that begins with a few dozen tool calls (a small share of a frame's work) holds its next batch that share of a frame, not a whole one", () => {
+    // bench/stream-profile.mjs, 2,000 chunks and 20 tool calls: the reply's first read made a
+    // batch of 28 blocks; the rest of it, read a few ms later, waited a whole frame for it.
+    withFakeTimers(() => {
+      const { q, state, sent, text } = renderQueue(16, "fakeTimers");
+      q.push(state.beginTurn([{ type: "text", text: "hi" }]));
+      vi.advanceTimersByTime(100);
+      expect(sent).toHaveLength(1);
+      for (let i = 0; i < 32; i++) {
+        text(`w${i} `);
+        q.push(
+          state.apply(
+            parseSessionUpdate({
+              sessionUpdate: "tool_call",
+              toolCallId: `t${i}`,
+              title: `Read ${i}`,
+              status: "in_progress",
+            }),
+          ),
+        );
+      }
+      vi.advanceTimersByTime(0);
+      expect(sent).toHaveLength(2);
+      expect(sent[1]!.filter((o) => o.op === "add").length).toBeGreaterThanOrEqual(32);
+      text("the rest of the reply");
+      // 64 blocks of FRAME_BLOCKS (128): half a frame, 8 ms.
+      vi.advanceTimersByTime(7);
+      expect(sent).toHaveLength(2);
+      vi.advanceTimersByTime(1);
+      expect(sent).toHaveLength(3);
       q.dispose();
     });
   });

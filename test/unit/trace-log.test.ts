@@ -305,3 +305,50 @@ describe("trace file", () => {
     );
   });
 });
+
+describe("TraceLog: its work off a reply's way to the screen", () => {
+  it("does a frame's redaction later (not while the reads are handled), keeps each frame's time and the order, and loses nothing", async () => {
+    let scans = 0;
+    class Counting extends Redactor {
+      override json(text: string): string {
+        scans++;
+        return super.json(text);
+      }
+      override jsonHasKnownValue(text: string): boolean {
+        scans++;
+        return super.jsonHasKnownValue(text);
+      }
+    }
+    const r = new Counting([KNOWN]);
+    const file = join(mkdtempSync(join(tmpdir(), "acpchat-trace-")), "t.jsonl");
+    const log = new TraceLog(r, file);
+    const secret = wire("session/update", undefined, {
+      params: { sessionId: "s", update: { sessionUpdate: "tool_call_update", toolCallId: "t", title: KNOWN } },
+    });
+    const before = Date.now();
+    log.frame(frames[0]!);
+    log.note("problem", `a note with ${KNOWN}`);
+    log.frame(secret);
+    // Nothing scanned yet: the frames wait for the drain.
+    expect(scans).toBe(0);
+    await new Promise((res) => setTimeout(res, 10));
+    expect(scans).toBe(0);
+    await new Promise((res) => setTimeout(res, 80));
+    expect(scans).toBeGreaterThan(0);
+    // A list asked at any time holds every frame, in order, redacted, with the time it came.
+    log.frame(frames[2]!);
+    const entries = log.list();
+    expect(entries.map((e) => e.method ?? e.kind)).toEqual([
+      "session/update",
+      "problem",
+      "session/update",
+      "fs/read_text_file",
+    ]);
+    expect(JSON.stringify(entries)).not.toContain(KNOWN);
+    for (const e of entries) expect(Date.parse(e.time)).toBeGreaterThanOrEqual(before - 1);
+    log.flush();
+    const written = readFileSync(file, "utf8");
+    expect(written.trim().split("\n")).toHaveLength(4);
+    expect(written).not.toContain(KNOWN);
+  });
+});
