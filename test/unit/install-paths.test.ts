@@ -126,7 +126,9 @@ describe("a binary archive the registry names", () => {
     const t0 = Date.now();
     await expect(installAgent(agent(fifo), agents, () => undefined)).rejects.toThrow(/not a regular file/);
     await expect(installAgent(agent(`file://${dir}`), agents, () => undefined)).rejects.toThrow(/not a regular file/);
-    expect(Date.now() - t0).toBeLessThan(5_000);
+    // A fifo that is read hangs for good (the test's own time limit); this bound only says "at
+    // once" with room for a loaded machine's spawns.
+    expect(Date.now() - t0).toBeLessThan(15_000);
     // Nothing was installed: no staging folder left, and no agent folder (none was there before).
     expect(existsSync(join(agents, "x", ".staging"))).toBe(false);
     expect(readdirSync(agents).filter((n) => n === "x" && existsSync(join(agents, n, "current.json")))).toEqual([]);
