@@ -90,7 +90,8 @@ export function openChat(
     features: { terminalOutputMeta: true, elicitationForm: true, authTerminal: true, unstable: p.unstable === true },
     onTurnEnd: (stop: StopReason | "error") => {
       queue.endTurn(stop);
-      touch();
+      // The index's read and write (sync, a few ms) after the turn's last batch is on its way.
+      setImmediate(touch);
     },
     onTakeBack: (prompts) => bridge.emit("takeBack", { chat: id, prompts: prompts.map(takenBack) }),
     onNotify: (message, level) => bridge.emit("notify", { message: `acpchat: ${message}`, level }),
