@@ -23,6 +23,21 @@ export function nvimBin() {
   return "nvim";
 }
 
+/** Every Neovim the install script put in .cache/nvim (oldest first); NVIM alone when it is set. */
+export function nvimBins() {
+  if (process.env.NVIM) return [process.env.NVIM];
+  const cache = join(root, ".cache/nvim");
+  if (!existsSync(cache)) return [nvimBin()];
+  const found = readdirSync(cache)
+    .sort()
+    .map((v) => join(cache, v, "usr/bin/nvim"))
+    .filter((p) => existsSync(p));
+  return found.length > 0 ? found : [nvimBin()];
+}
+
+/** The version a Neovim binary of .cache/nvim is (its folder's name), else "nvim". */
+export const nvimLabel = (bin) => bin.match(/\/nvim\/(\d+\.\d+)\//)?.[1] ?? "nvim";
+
 /** A Neovim in `dir` (config, data, state, cache and work folders made there) with setup(`setup`); the plugin of `pluginRoot` (default: this checkout). */
 export function startBenchNvim(bin, dir, setup, cwd = dir, pluginRoot = root) {
   for (const d of ["config", "data", "state", "cache"]) mkdirSync(join(dir, d), { recursive: true });
