@@ -46,9 +46,13 @@ local function keymaps()
   return out
 end
 
---- The uv timers running now, by handle.
+--- The uv timers running now, by handle. None on 0.10: its vim.uv.walk aborts Neovim (an
+--- assertion in luv_walk_cb), so timers left running go unseen there.
 local function timers()
   local out = {}
+  if vim.fn.has("nvim-0.11") == 0 then
+    return out
+  end
   vim.uv.walk(function(h)
     if h:get_type() == "timer" and h:is_active() and not h:is_closing() then
       out[h] = true

@@ -62,8 +62,23 @@ export function ownNvim(): void {
 }
 
 const RESET = join(ROOT, "test/nvim/shared-reset.lua");
+/** Rejects once `t`'s Neovim exits: a call to a Neovim that died (a crash) never answers. */
+const exits = new WeakMap<TestNvim["proc"], Promise<never>>();
+function exitOf(t: TestNvim): Promise<never> {
+  let p = exits.get(t.proc);
+  if (!p) {
+    p = new Promise<never>((_, reject) => {
+      const gone = () => reject(new Error(`Neovim exited (${t.proc.exitCode ?? t.proc.signalCode})`));
+      if (t.proc.exitCode !== null || t.proc.signalCode !== null) gone();
+      else t.proc.once("exit", gone);
+    });
+    p.catch(() => undefined);
+    exits.set(t.proc, p);
+  }
+  return p;
+}
 const reset = (t: TestNvim, fn: string, args: unknown[] = []) =>
-  t.lua(`return package.loaded.acpchat_test_shared.${fn}(...)`, args);
+  Promise.race([t.lua(`return package.loaded.acpchat_test_shared.${fn}(...)`, args), exitOf(t)]);
 
 function freshDir(records: string): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-e2e-")));
@@ -98,11 +113,14 @@ export async function acquire(
   } else reused++;
   const dir = freshDir(join(s.base.dir, "records"));
   try {
-    if (!(await s.base.lua("return package.loaded.acpchat_test_shared ~= nil")))
-      await s.base.lua(
-        "package.loaded.acpchat_test_shared = dofile(...); package.loaded.acpchat_test_shared.snapshot()",
-        [RESET],
-      );
+    if (!(await Promise.race([s.base.lua("return package.loaded.acpchat_test_shared ~= nil"), exitOf(s.base)])))
+      await Promise.race([
+        s.base.lua(
+          "package.loaded.acpchat_test_shared = dofile(...); package.loaded.acpchat_test_shared.snapshot()",
+          [RESET],
+        ),
+        exitOf(s.base),
+      ]);
     if (!(await reset(s.base, "begin", [dir, setup]))) {
       await drop(s, "a local directory (:lcd) survived the reset");
       return undefined;
