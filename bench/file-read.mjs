@@ -7,10 +7,11 @@
 // client process. Rounds alternate between the chats. Prints a markdown section.
 // BENCH_BEFORE=<a built checkout of other code>: its stdio chat too, in a Neovim of its own that
 // loads that checkout, in the same rounds (before and after measured under the same load).
+// PROF_CPU=<dir>: each Node host under --cpu-prof, its profile written there when Neovim quits.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { nvimBin, root, startBenchNvim } from "./nvim.mjs";
+import { nvimBin, profiledNode, root, startBenchNvim } from "./nvim.mjs";
 
 const LINES = 10_000;
 const READS = Number(process.env.BENCH_CALLS ?? 60);
@@ -56,6 +57,8 @@ async function main() {
     const { nvim, proc } = startBenchNvim(nvimBin(), home, { agents, default_agent: "reader" }, work, pluginRoot);
     procs.push(proc);
     await nvim.eval("1");
+    if (process.env.PROF_CPU)
+      await profiledNode(nvim, home, `--cpu-prof --cpu-prof-interval 100 --cpu-prof-dir ${process.env.PROF_CPU}`);
     await nvim.command("edit big.txt");
     await nvim.call("setline", [1, "line 1 EDITED in the buffer, unsaved"]);
     for (const [way, name] of [
@@ -82,6 +85,11 @@ async function main() {
       c.tool.push(...r.tool);
       c.text = r.text;
     }
+  }
+  if (process.env.PROF_CPU) {
+    // A host writes its profile when it exits, which it does when its Neovim quits.
+    await Promise.all(chats.map((c) => c.nvim.command("qa!").catch(() => {})));
+    await sleep(3000);
   }
   for (const p of procs) p.kill("SIGKILL");
   const good = (x) => x.includes("line 1 EDITED in the buffer, unsaved") && x.includes(`${LINES}\tline ${LINES} of`);

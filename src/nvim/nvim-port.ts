@@ -240,6 +240,7 @@ export class NvimPort implements EditorPort {
     const own = permissionMeta(req._meta);
     const question: PermissionQuestion = {
       title: own?.title ?? tc.title ?? tc.toolCallId,
+      ...(own?.title ? { ownTitle: true } : {}),
       ...(own?.title && tc.title && own.title !== tc.title ? { subject: tc.title } : {}),
       ...(own?.description ? { description: own.description } : {}),
       kind: tc.kind ?? "other",

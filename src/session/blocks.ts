@@ -16,8 +16,15 @@ import type {
 import type { FileChange } from "../checkpoints/types.js";
 import type { MediaBlock } from "./media.js";
 
-/** `cancelled`: the turn was cancelled; `unfinished`: the turn ended without a final status. */
-export type DisplayToolStatus = ToolCallStatus | "cancelled" | "unfinished";
+/**
+ * `cancelled`: the turn was cancelled (or a v2 agent said so); `unfinished`: the turn ended
+ * without a final status; `paused`: a v2 agent's call that waits to be resumed.
+ */
+export type DisplayToolStatus = ToolCallStatus | "cancelled" | "unfinished" | "paused";
+
+/** Whether a tool call may still change: not yet run, running, or paused. */
+export const isOpen = (status: DisplayToolStatus): boolean =>
+  status === "pending" || status === "in_progress" || status === "paused";
 
 /** Whether a command failed: killed by a signal, or any exit code but 0 (false while running). */
 export function exitFailed(s: { exitCode?: number | null; signal?: string | null } | undefined | null): boolean {

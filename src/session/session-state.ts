@@ -25,6 +25,7 @@ import {
   showClientTerminal,
   type MetaTerminal,
 } from "./tool-terminals.js";
+import { planId } from "../protocol/v2/meta.js";
 import { MessageBlocks } from "./message-blocks.js";
 import { applyControls } from "./tool-controls.js";
 import { mediaName, type MediaBlock } from "./media.js";
@@ -36,6 +37,7 @@ import {
   isOptIn,
   LATE_WORK,
   mergeKnownToolCall,
+  isOpen,
   metaToolName,
   noticeLevel,
   optionName,
@@ -137,7 +139,7 @@ export class SessionState {
   private settleToolCalls(turn: number | undefined, how: "cancelled" | "unfinished"): TranscriptEvent[] {
     const events: TranscriptEvent[] = [];
     for (const call of this.toolCalls.values()) {
-      const open = call.status === "pending" || call.status === "in_progress";
+      const open = isOpen(call.status);
       if ((turn === undefined || call.turn === turn) && open && !call.background) {
         call.status = how;
         events.push({ type: "update", block: this.byId.get(call.blockId)! });
@@ -185,7 +187,7 @@ export class SessionState {
 
   /** Late work is over when no tool call is open, no question waits and the agent did not say it runs, or when cancelled. */
   settleLateWork(cancel = false): TranscriptEvent[] {
-    const open = [...this.toolCalls.values()].some((c) => c.status === "pending" || c.status === "in_progress");
+    const open = [...this.toolCalls.values()].some((c) => isOpen(c.status));
     if (!this.lateWork || (!cancel && (open || this.pendingPermissions > 0 || this.agentRuns))) return [];
     this.lateWork = false;
     this.agentRuns = false;
@@ -264,7 +266,7 @@ export class SessionState {
       case "tool_call_update":
         return this.upsertToolCall(u, false);
       case "plan":
-        return this.replacePlan(u.entries);
+        return this.replacePlan(u.entries, planId(u._meta));
       case "available_commands_update":
         this.commands = u.availableCommands;
         return [{ type: "meta" }];
@@ -431,10 +433,10 @@ export class SessionState {
     return changed.map((call) => ({ type: "update", block: this.byId.get(call.blockId)! }));
   }
 
-  /** The plan is replaced whole; it is drawn once per turn and redrawn in place. */
-  private replacePlan(entries: PlanEntry[]): TranscriptEvent[] {
+  /** The plan is replaced whole, drawn once per turn (per plan id, v2) and redrawn in place. */
+  private replacePlan(entries: PlanEntry[], planId?: string): TranscriptEvent[] {
     this.plan = entries;
-    const id = `plan:${this.turn}`;
+    const id = planId === undefined ? `plan:${this.turn}` : `plan:${this.turn}:${planId}`;
     const existing = this.byId.get(id);
     if (existing && existing.type === "plan") {
       existing.entries = entries;

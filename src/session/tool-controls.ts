@@ -6,17 +6,18 @@
  */
 import { controlsMeta } from "../protocol/v2/meta.js";
 import type { BackgroundWork } from "../protocol/v2/updates.js";
-import type { ToolCallState } from "./blocks.js";
+import { isOpen, type ToolCallState } from "./blocks.js";
 
-const open = (call: ToolCallState) => call.status === "pending" || call.status === "in_progress";
+const open = (call: ToolCallState) => isOpen(call.status);
 
-/** A tool call update's controls applied to the call; the agent's own `cancelled` reads as such. */
+/** A tool call update's controls applied to the call; the agent's own `cancelled` and `paused` read as such. */
 export function applyControls(call: ToolCallState, meta: unknown): void {
   const c = controlsMeta(meta);
   if (!c) return;
   if (c.cancel !== undefined) call.canCancel = c.cancel || undefined;
   if (c.terminals) call.terminalCancel = { ...call.terminalCancel, ...c.terminals };
   if (c.cancelled) call.status = "cancelled";
+  else if (c.paused) call.status = "paused";
 }
 
 /**

@@ -23,6 +23,7 @@ import { commandLine } from "../session/permission/rules.js";
 import { summarizeDiff } from "./diff-summary.js";
 import { featureView } from "./feature-views.js";
 import { decodedSize, type MediaBlock } from "../session/media.js";
+import { planEntryWords } from "../protocol/v2/meta.js";
 
 const TAIL_LINES = 8;
 const INPUT_CHARS = 200;
@@ -51,7 +52,15 @@ export function blockView(b: Block): BlockView {
       return {
         id: b.id,
         type: "plan",
-        entries: b.entries.map((e) => ({ content: oneLine(e.content, 500), status: e.status, priority: e.priority })),
+        entries: b.entries.map((e) => {
+          // A v2 word v1 has none for (`cancelled`, an extension) is what the user sees.
+          const own = planEntryWords(e._meta);
+          return {
+            content: oneLine(e.content, 500),
+            status: oneLine(own.status ?? e.status, 40),
+            priority: oneLine(own.priority ?? e.priority, 40),
+          };
+        }),
       };
     case "note":
       return { id: b.id, type: "note", text: b.text, level: b.level };

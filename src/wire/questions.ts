@@ -23,6 +23,8 @@ export interface DiffFigures {
 export interface PermissionQuestion {
   /** The request's own title (ACP v2), else the tool call's, else its id. */
   title: string;
+  /** `title` is the request's own words (ACP v2: a question already), not a tool call's name. */
+  ownTitle?: boolean;
   /** The tool call's title, when the request is titled apart from it. */
   subject?: string;
   description?: string;

@@ -4,7 +4,7 @@
 // ending with an idle state. The prompt's text is a path inside the session's cwd (a file whose
 // second line the agent upper-cases); a prompt "plain <words>" only streams a reply.
 // A turn: the user message echoed, two agent messages interleaved by id and one replaced, a
-// thought, an agent-owned terminal (a stale snapshot, a replacing snapshot, base64 chunks split
+// thought, two plans by id (one entry cancelled), an agent-owned terminal (a stale snapshot, a replacing snapshot, base64 chunks split
 // inside a UTF-8 character, an exit), an unknown `_`-prefixed update, a structured diff (modify
 // with a git_patch) asked about in a permission request with its own title and description,
 // written by the agent itself when allowed, and idle.
@@ -204,6 +204,18 @@ async function turn(client, sessionId, s, userId, prompt, text) {
     messageId: `t-${userId}`,
     content: { type: "text", text: "thinking by id" },
   });
+  // Two plans by id, each a whole list; one entry cancelled (v2's own word), one priority an extension.
+  const plan = (planId, entries) => up({ sessionUpdate: "plan_update", plan: { type: "items", planId, entries } });
+  await plan("edit", [
+    { content: "read the file", priority: "high", status: "in_progress" },
+    { content: "rewrite it all", priority: "_acme_urgent", status: "pending" },
+  ]);
+  await plan("check", [{ content: "run the checks", priority: "low", status: "pending" }]);
+  await plan("edit", [
+    { content: "read the file", priority: "high", status: "completed" },
+    { content: "rewrite it all", priority: "_acme_urgent", status: "cancelled" },
+    { content: "upper-case line two", priority: "medium", status: "in_progress" },
+  ]);
   // An agent-owned terminal, shown in a tool call.
   await terminalCall(
     up,

@@ -2,7 +2,7 @@
  * The ACP v2 draft end to end in a real Neovim, with an agent built on the official SDK's
  * `experimental/v2` app (test/agents/v2-agent.mjs): the option `protocol = "v2-draft"`; the
  * prompt acknowledged and the turn ended by the agent's idle state; messages streamed and
- * replaced by id; an agent-owned terminal; a structured diff through the permission question
+ * replaced by id; plans by id; an agent-owned terminal; a structured diff through the permission question
  * (its own title and description) and the per-hunk review, then on disk; the editor's MCP server
  * offered to the v2 session.
  */
@@ -65,12 +65,20 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(text).not.toContain("Second draft");
     expect(text.split(file).length - 1).toBeGreaterThanOrEqual(1);
     expect(text).toContain("Edited.");
+    // Two plans by id, each its own block, the first replaced whole; v2's `cancelled` shown as such.
+    expect(text).toContain("✓ read the file");
+    expect(text).toContain("⊘ rewrite it all");
+    expect(text).toContain("◐ upper-case line two");
+    expect(text).toContain("○ run the checks");
+    expect(text.split("read the file").length - 1).toBe(1);
     // The agent-owned terminal: the snapshot replaced the stale output; split bytes joined.
     expect(text).toContain("line two é");
     expect(text).not.toContain("stale output");
     // The permission question said the request's own title and description.
     const prompts = await t.lua<string[]>("return _G.prompts");
     expect(prompts[0]).toContain("Allow the change to notes.txt?");
+    // Its own title is a question already: not "Allow the agent to: Allow the change ...".
+    expect(prompts[0]).not.toMatch(/allow the agent to/i);
     expect(prompts[0]).toContain("It upper-cases the second line.");
     // The v2 wire: no fs or terminal capabilities; the editor's MCP server offered, typed.
     const sent = readFileSync(log, "utf8")

@@ -159,6 +159,14 @@ describe("permission question", function()
     )
   end)
 
+  it("says a tool call's question as 'allow <title>', a v2 request's own title as it is", function()
+    eq("allow Edit\\n1: Always allow", permission.label(q))
+    eq(
+      "Allow the change to notes.txt?",
+      permission.label(vim.tbl_extend("force", q, { title = "Allow the change to notes.txt?", own_title = true }))
+    )
+  end)
+
   it("offers the once answers first, the always answers after, labels on one line", function()
     local labels = vim.tbl_map(function(i)
       return i.label

@@ -14,7 +14,8 @@ import {
   sessionParams,
 } from "../../src/protocol/v2/requests.js";
 import { SessionState } from "../../src/session/session-state.js";
-import type { SessionUpdate } from "../../src/protocol/schema.js";
+import { KnownSessionUpdate, type SessionUpdate } from "../../src/protocol/schema.js";
+import { blockView } from "../../src/view/view-model.js";
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString("base64");
 const files: Record<string, string> = { "/p/a.txt": "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n" };
@@ -149,6 +150,44 @@ describe("upserts by id", () => {
       .filter((b) => b.type === "agent" || b.type === "user")
       .map((b) => (b as { text: string }).text);
     expect(texts).toEqual(["hi", "A1 A2", "B whole"]);
+  });
+
+  it("plans: each plan id keeps its own block, replaced whole; cancelled and `_` values pass v1's checks and show as sent", async () => {
+    const s = new V2Session(read);
+    const state = new SessionState();
+    state.beginTurn([{ type: "text", text: "hi" }]);
+    const plan = (planId: string, entries: Record<string, unknown>[]) => ({
+      sessionUpdate: "plan_update",
+      plan: { type: "items", planId, entries },
+    });
+    for (const u of [
+      plan("main", [
+        { content: "read", priority: "high", status: "completed" },
+        { content: "write", priority: "_urgent", status: "in_progress" },
+      ]),
+      plan("tests", [{ content: "run the tests", priority: "low", status: "pending" }]),
+      plan("main", [
+        { content: "read", priority: "high", status: "completed" },
+        { content: "write", priority: "_urgent", status: "cancelled" },
+        { content: "ask", priority: "medium", status: "_waiting" },
+      ]),
+      { sessionUpdate: "plan_update", plan: { type: "_mindmap", planId: "m", nodes: [] } },
+    ])
+      for (const v1 of (await s.translate(u)).updates) {
+        // What reaches the session passes v1's schema (the peer validates every update).
+        const parsed = KnownSessionUpdate.safeParse(v1);
+        expect(parsed.error?.issues).toBeUndefined();
+        state.apply(parsed.data as SessionUpdate);
+      }
+    const plans = state.blocks.filter((b) => b.type === "plan").map((b) => blockView(b));
+    expect(plans.map((p) => (p as { entries: unknown }).entries)).toEqual([
+      [
+        { content: "read", status: "completed", priority: "high" },
+        { content: "write", status: "cancelled", priority: "_urgent" },
+        { content: "ask", status: "_waiting", priority: "medium" },
+      ],
+      [{ content: "run the tests", status: "pending", priority: "low" }],
+    ]);
   });
 
   it("tool calls: omitted = unchanged, null = clears, content chunks append, unknown status and kind tolerated", async () => {

@@ -380,6 +380,7 @@ error("Cannot require a meta file")
 --- session/request_permission as the user is asked it: every text one line already.
 ---@class acpchat.question.Permission
 ---@field title string The request's own title (ACP v2), else the tool call's, else its id.
+---@field own_title? boolean `title` is the request's own words (ACP v2: a question already), not a tool call's name.
 ---@field subject? string The tool call's title, when the request is titled apart from it.
 ---@field description? string
 ---@field kind string The tool call's kind (read, edit, execute, ...; "other" when it has none).

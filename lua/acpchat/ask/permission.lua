@@ -188,6 +188,10 @@ end
 ---@param q acpchat.question.Permission
 ---@return string
 function M.label(q)
+  -- A v2 request's own title is a question already ("Allow the change to a.txt?").
+  if q.own_title then
+    return flat(q.title, 80)
+  end
   return "allow " .. flat(q.title or q.tool_call_id or "a tool call", 80)
 end
 
@@ -228,7 +232,7 @@ function M.select(key, q)
   vim.ui.select(
     items,
     {
-      prompt = registry.who(open[key].chat) .. " Allow the agent to: " .. M.prompt_text(q),
+      prompt = registry.who(open[key].chat) .. (q.own_title and " " or " Allow the agent to: ") .. M.prompt_text(q),
       kind = "acpchat_permission",
       format_item = function(item)
         return item.label

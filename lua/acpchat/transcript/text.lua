@@ -13,13 +13,15 @@ M.status = {
   completed = { "●", "done", "AcpChatToolDone" },
   failed = { "✗", "failed", "AcpChatToolFailed" },
   cancelled = { "⊘", "cancelled", "AcpChatToolCancelled" },
+  -- ACP v2: the agent paused it; it may resume.
+  paused = { "‖", "paused", "AcpChatToolPending" },
   -- The user asked to cancel it (ACP v2); the agent has not confirmed yet.
   cancelling = { "◐", "cancelling…", "AcpChatToolRunning" },
   rejected = { "⊘", "rejected", "AcpChatToolCancelled" },
   -- The turn ended and the agent never said how the tool call ended.
   unfinished = { "◌", "not finished", "AcpChatToolCancelled" },
 }
-local plan_icon = { pending = "○", in_progress = "◐", completed = "✓" }
+local plan_icon = { pending = "○", in_progress = "◐", completed = "✓", cancelled = "⊘" }
 
 local tb = require("acpchat.transcript.text_builder")
 local features = require("acpchat.transcript.features")
@@ -258,7 +260,7 @@ end
 function M.plan_entries(b, entries)
   for _, e in ipairs(entries or {}) do
     local row = b.add(string.format("  %s %s", plan_icon[e.status] or "○", M.flat(e.content, 500)))
-    if e.status == "completed" then
+    if e.status == "completed" or e.status == "cancelled" then
       b.hl(row, 0, -1, "AcpChatPlanDone")
     elseif e.status == "in_progress" then
       b.hl(row, 0, -1, "AcpChatPlanActive")

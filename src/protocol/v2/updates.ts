@@ -9,7 +9,7 @@
  */
 import { StringDecoder } from "node:string_decoder";
 import { diffContents, type FileReader, type V1Content } from "./diffs.js";
-import { CONTROLS_META, MESSAGE_META, REPLACE_META, type ControlsMeta } from "./meta.js";
+import { CONTROLS_META, type ControlsMeta, MESSAGE_META, PLAN_META, REPLACE_META } from "./meta.js";
 
 export type V1Update = Record<string, unknown> & { sessionUpdate: string };
 type Obj = Record<string, unknown>;
@@ -49,7 +49,7 @@ const V1_KINDS = new Set([
 ]);
 const V1_STATUS = new Set(["pending", "in_progress", "completed", "failed"]);
 /** Updates whose v2 shape is v1's. */
-const SAME = new Set([
+export const SAME_SHAPE_KINDS: ReadonlySet<string> = new Set([
   "available_commands_update",
   "config_option_update",
   "session_info_update",
@@ -58,6 +58,8 @@ const SAME = new Set([
   "compaction_update",
   "compaction_summary_chunk",
 ]);
+const PLAN_STATUS = new Set(["pending", "in_progress", "completed"]);
+const PLAN_PRIORITY = new Set(["high", "medium", "low"]);
 const CONTENT_BLOCKS = new Set(["text", "image", "audio", "resource_link", "resource"]);
 /** A terminal's output kept whole (characters), as for terminals streamed in v1 `_meta`. */
 const TERMINAL_CHARS = 1_000_000;
@@ -125,18 +127,10 @@ export class V2Session {
         const updates = state?.state === "idle" ? this.unshownTerminals() : this.unshownTerminals(listed);
         return { updates, state };
       }
-      case "plan_update": {
-        const plan = obj(u.plan);
-        // Plans by id (`items`) as v1's whole plan; another kind of plan content is an extension.
-        return {
-          updates:
-            plan?.type === "items" && Array.isArray(plan.entries)
-              ? [{ sessionUpdate: "plan", entries: plan.entries }]
-              : [],
-        };
-      }
+      case "plan_update":
+        return { updates: planUpdate(obj(u.plan)) };
       default:
-        if (SAME.has(kind)) return { updates: [u as V1Update] };
+        if (SAME_SHAPE_KINDS.has(kind)) return { updates: [u as V1Update] };
         // `_`-prefixed: an extension this client does not know, left out quietly; any other
         // unknown kind goes on, so that the session notes it as unknown.
         return { updates: kind.startsWith("_") || kind === "" ? [] : [u as V1Update] };
@@ -211,6 +205,7 @@ export class V2Session {
       controls.cancel = state.cancel;
     }
     if (u.status === "cancelled") controls.cancelled = true;
+    if (u.status === "paused") controls.paused = true;
     if (Object.keys(controls).length > 0) out._meta = { ...obj(out._meta), [CONTROLS_META]: controls };
     return [out, ...fields.links.flatMap((t) => this.link(id, t))];
   }
@@ -412,4 +407,34 @@ function backgroundWork(list: unknown): BackgroundWork[] | undefined {
     } else out.push({ type: "other" });
   }
   return out;
+}
+
+/**
+ * A v2 plan (`items`: the whole list of its entries, by plan id) as v1's whole plan, its id in
+ * `_meta` so that each plan keeps a block of its own. A status or priority v1 has no word for
+ * (`cancelled`, a `_`-prefixed extension) stands as `pending` / `medium` for v1's shape, the
+ * v2 word kept beside it; other plan content (an extension) is left out.
+ */
+function planUpdate(plan: Obj | undefined): V1Update[] {
+  const id = str(plan?.planId);
+  if (plan?.type !== "items" || id === undefined || !Array.isArray(plan.entries)) return [];
+  const entries = plan.entries.flatMap((e) => {
+    const entry = obj(e);
+    if (!entry) return [];
+    const status = str(entry.status) ?? "pending";
+    const priority = str(entry.priority) ?? "medium";
+    const words = {
+      ...(PLAN_STATUS.has(status) ? {} : { status }),
+      ...(PLAN_PRIORITY.has(priority) ? {} : { priority }),
+    };
+    return [
+      {
+        content: str(entry.content) ?? "",
+        status: PLAN_STATUS.has(status) ? status : "pending",
+        priority: PLAN_PRIORITY.has(priority) ? priority : "medium",
+        ...(Object.keys(words).length > 0 ? { _meta: { ...obj(entry._meta), [PLAN_META]: words } } : {}),
+      },
+    ];
+  });
+  return [{ sessionUpdate: "plan", entries, _meta: { [PLAN_META]: { id } } }];
 }

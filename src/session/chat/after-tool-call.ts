@@ -4,7 +4,7 @@
  * again, a checkpoint is taken, and a read of a file with unsaved edits is pointed out.
  */
 import { errorMessage } from "../../protocol/errors.js";
-import type { ToolCallState } from "../blocks.js";
+import { isOpen, type ToolCallState } from "../blocks.js";
 import type { ChatCore } from "./context.js";
 
 /** What the follow-up needs of the turns. */
@@ -57,7 +57,7 @@ export class ToolCallFollowUp {
   ): void {
     const { port } = this.core.opts;
     // Diffs without old text: the file as it is now (before the agent writes) is their old side.
-    if (call.status === "pending" || call.status === "in_progress")
+    if (isOpen(call.status))
       port.noteDiffs?.(
         call.toolCallId,
         call.content.flatMap((c) => (c.type === "diff" ? [c] : [])),
