@@ -77,8 +77,10 @@ function exitOf(t: TestNvim): Promise<never> {
   }
   return p;
 }
+/** t.lua(), failing when Neovim exits first. */
+const call = (t: TestNvim, code: string, args: unknown[] = []) => Promise.race([t.lua(code, args), exitOf(t)]);
 const reset = (t: TestNvim, fn: string, args: unknown[] = []) =>
-  Promise.race([t.lua(`return package.loaded.acpchat_test_shared.${fn}(...)`, args), exitOf(t)]);
+  call(t, `return package.loaded.acpchat_test_shared.${fn}(...)`, args);
 
 function freshDir(records: string): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-e2e-")));
@@ -113,14 +115,12 @@ export async function acquire(
   } else reused++;
   const dir = freshDir(join(s.base.dir, "records"));
   try {
-    if (!(await Promise.race([s.base.lua("return package.loaded.acpchat_test_shared ~= nil"), exitOf(s.base)])))
-      await Promise.race([
-        s.base.lua(
-          "package.loaded.acpchat_test_shared = dofile(...); package.loaded.acpchat_test_shared.snapshot()",
-          [RESET],
-        ),
-        exitOf(s.base),
-      ]);
+    if (!(await call(s.base, "return package.loaded.acpchat_test_shared ~= nil")))
+      await call(
+        s.base,
+        "package.loaded.acpchat_test_shared = dofile(...); package.loaded.acpchat_test_shared.snapshot()",
+        [RESET],
+      );
     if (!(await reset(s.base, "begin", [dir, setup]))) {
       await drop(s, "a local directory (:lcd) survived the reset");
       return undefined;
