@@ -76,6 +76,8 @@ export class RenderQueue {
   private burstShare: number | undefined;
   /** The last batch left text for the next one (sent at the frame rate, whatever the line). */
   private sliced = false;
+  /** Disposed: the chat closed or restarted, and nothing more goes out under its id. */
+  private disposed = false;
   private readonly frameMs: number;
   private readonly now: () => number;
   /** Batches sent so far (the benchmark counts them). */
@@ -87,6 +89,7 @@ export class RenderQueue {
   }
 
   push(events: TranscriptEvent[]): void {
+    if (this.disposed) return;
     if (this.pending.length === 0 && !this.meta && !this.timer && this.now() - this.lastFlush > this.frameMs)
       this.fromIdle = true;
     for (const e of events) this.take(e);
@@ -102,6 +105,7 @@ export class RenderQueue {
 
   /** Send what is pending now, up to a batch's budget of text (also used on close). */
   flush(): void {
+    if (this.disposed) return;
     this.timer?.cancel();
     this.timer = undefined;
     this.due = Infinity;
@@ -177,7 +181,13 @@ export class RenderQueue {
     if (ops.length > 0) this.opts.send(ops);
   }
 
+  /**
+   * The last batch went (close and restart flush first): what the chat still does while it
+   * closes (its agent's exit, a status change) is not drawn, not even into a chat that later
+   * has its id or into the next incarnation's view.
+   */
   dispose(): void {
+    this.disposed = true;
     this.timer?.cancel();
     this.timer = undefined;
   }

@@ -4,7 +4,7 @@
  * repository before a rewind.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -21,9 +21,11 @@ const REAL_GIT = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8"
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("a prompt sent before the folder's first snapshot is done waits for it (the winbar says so); the turn is recorded", async () => {
-    // A git that takes a while for every call: the first snapshot takes seconds.
+    // A git that takes a while for every call while `slow/on` exists: the first snapshot takes
+    // seconds. Once the winbar said so, git is fast again (the rest of the test needs no wait).
     const slow = mkdtempSync(join(tmpdir(), "acpchat-slowgit-"));
-    writeFileSync(join(slow, "git"), `#!/bin/sh\nsleep 0.7\nexec ${REAL_GIT} "$@"\n`);
+    writeFileSync(join(slow, "on"), "");
+    writeFileSync(join(slow, "git"), `#!/bin/sh\n[ -e '${slow}/on' ] && sleep 0.7\nexec ${REAL_GIT} "$@"\n`);
     chmodSync(join(slow, "git"), 0o755);
     const t = await nvim(bin, {}, { PATH: `${slow}:${process.env.PATH}` });
     const work = join(t.dir, "work");
@@ -40,6 +42,7 @@ describe.each(bins)("Neovim $version", (bin) => {
       20_000,
     );
     expect(readFileSync(join(work, "f.txt"), "utf8")).toBe("before\n");
+    rmSync(join(slow, "on"));
     await c.turns(1, 60_000);
     await t.waitFor(async () => (await c.text()).includes("M f.txt"), "the turn's changes block", 30_000);
     const tr = await c.text();

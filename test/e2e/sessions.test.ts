@@ -268,7 +268,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await t.lua("return _G.opened")).toEqual(["https://example.invalid/auth"]);
     expect((await t.lua<string[]>("return _G.prompts"))[0]).toContain("https://example.invalid/auth");
     // Every question names the agent and chat that asks.
-    expect((await t.lua<string[]>("return _G.prompts"))[0]).toMatch(/^\[fake · chat 1\] Authorize GitHub\n/);
+    expect((await t.lua<string[]>("return _G.prompts"))[0]).toMatch(
+      new RegExp(`^\\[fake · chat ${c.id}\\] Authorize GitHub\n`),
+    );
     await answers(t, ["Decline"]);
     await t.nvim.command("AcpChatSend again");
     await c.turns(2);

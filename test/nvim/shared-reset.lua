@@ -6,6 +6,10 @@
 local api = vim.api
 local M = {}
 local snap
+-- Chats the reset closed (ids never repeat: the bridge counts them), those closed since the last
+-- restore, and what Node sent for a closed one after its close had finished: state that outlived
+-- its test. The harness fails the test that sees such an event (M.strays), loudly.
+local closed, closing, strays = {}, {}, {}
 
 -- The bridge holds the channel to the running Node host: reloading it would start a second host.
 local KEEP = { ["acpchat.host.bridge"] = true, ["acpchat.host.contract"] = true }
@@ -42,6 +46,44 @@ local function keymaps()
   return out
 end
 
+--- The uv timers running now, by handle. None on 0.10: its vim.uv.walk aborts Neovim (an
+--- assertion in luv_walk_cb), so timers left running go unseen there.
+local function timers()
+  local out = {}
+  if vim.fn.has("nvim-0.11") == 0 then
+    return out
+  end
+  vim.uv.walk(function(h)
+    if h:get_type() == "timer" and h:is_active() and not h:is_closing() then
+      out[h] = true
+    end
+  end)
+  return out
+end
+
+--- Every event from Node passes here first: one about a chat an earlier test closed is noted.
+local function watch(bridge)
+  if bridge.acpchat_test_watched then
+    return
+  end
+  bridge.acpchat_test_watched = true
+  local receive = bridge.receive
+  bridge.receive = function(event, payload)
+    local id = type(payload) == "table" and payload.chat or nil
+    if id and closed[id] then
+      strays[#strays + 1] = string.format("%s for chat %s: %s", event, id, vim.inspect(payload):sub(1, 300))
+    end
+    return receive(event, payload)
+  end
+end
+
+--- Events Node sent for chats of earlier tests since the last call (then forgotten).
+function M.strays()
+  local out = strays
+  strays = {}
+  return out
+end
+
 function M.snapshot()
   local g = {}
   for k, v in pairs(_G) do
@@ -65,6 +107,7 @@ function M.snapshot()
     maps = set_of(keymaps(), function(k)
       return k.mode .. "\0" .. k.lhs
     end),
+    timers = timers(),
     go = option_values("global"),
     wo = option_values("win"),
     bo = option_values("buf"),
@@ -95,6 +138,7 @@ function M.close()
   if reg then
     local chats = require("acpchat.app.chats")
     for _, c in ipairs(vim.tbl_values(reg.chats)) do
+      closing[c.id] = true
       pcall(chats.close, c)
     end
   end
@@ -135,6 +179,12 @@ end
 --- Everything else back as snapshot() saw it. Call after close() and once the agents are gone.
 --- Returns why the editor is not as it started, else nil.
 function M.restore()
+  -- Node has finished closing them (the harness saw its chat list empty, and its last flush
+  -- came before that answer): from now on nothing may arrive for them.
+  for id in pairs(closing) do
+    closed[id] = true
+  end
+  closing = {}
   -- What the last events scheduled (a note about a closed chat) runs now, not in the next test.
   vim.wait(10)
   -- One new tab with one new window (no t: or w: variables of the plugin's left) and one empty
@@ -206,6 +256,15 @@ function M.restore()
   restore_options(snap.bo, "buf")
   vim.cmd("messages clear")
   vim.v.errmsg = ""
+  local left = {}
+  for h in pairs(timers()) do
+    if not snap.timers[h] then
+      left[#left + 1] = tostring(h)
+    end
+  end
+  if #left > 0 then
+    return string.format("%d timer(s) outlived the reset", #left)
+  end
   if #api.nvim_list_tabpages() ~= 1 or #api.nvim_list_wins() ~= 1 or #api.nvim_list_bufs() ~= 1 then
     return "windows or buffers outlived the reset"
   end
@@ -232,6 +291,7 @@ function M.begin(dir, setup)
     return false
   end
   require("acpchat").setup(setup)
+  watch(require("acpchat.host.bridge"))
   return true
 end
 

@@ -43,6 +43,20 @@ describe("RenderQueue", () => {
     expect(sent[0]).toEqual([{ op: "append", id: expect.any(String), text: "fg" }]);
   });
 
+  it("sends nothing once disposed: a closed or restarted chat's late events draw into no chat", async () => {
+    const { q, state, sent, text } = renderQueue(0);
+    q.push(state.beginTurn([{ type: "text", text: "hi" }]));
+    q.flush();
+    const before = sent.length;
+    q.dispose();
+    text("late");
+    q.push([{ type: "meta" }]);
+    q.endTurn("end_turn");
+    q.flush();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(sent).toHaveLength(before);
+  });
+
   it("waits for the frame: no second batch within frameMs of the last one", async () => {
     const { q, sent, text, tick } = renderQueue(1000);
     q.flush();

@@ -2,18 +2,17 @@
 -- sent. Protocol and session state live in Node.
 
 local api = vim.api
+local bridge = require("acpchat.host.bridge")
 
 local M = {}
 
 ---@type table<integer, table>
 M.chats = {}
-local next_id = 1
 
+--- A new chat's id: the bridge keeps the count, so ids stay unique when this module reloads.
 ---@return integer
 function M.new_id()
-  local id = next_id
-  next_id = next_id + 1
-  return id
+  return bridge.new_chat_id()
 end
 
 ---@param id integer

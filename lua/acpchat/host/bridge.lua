@@ -34,6 +34,17 @@ M.on_call = nil
 M.generation = 0
 local callbacks = {}
 local next_ref = 1
+-- Chat ids live as long as this module, so as long as the host's channel: Node keys its chats
+-- by them and may still send events for a closed one. A registry loaded again (the rest of the
+-- plugin reloaded) must not hand out an id an earlier chat of this host had.
+local last_chat_id = 0
+
+--- A chat id never used with this host.
+---@return integer
+function M.new_chat_id()
+  last_chat_id = last_chat_id + 1
+  return last_chat_id
+end
 
 local function report(msg, level)
   notify.notify(msg, level or vim.log.levels.ERROR)
