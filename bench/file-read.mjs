@@ -101,7 +101,7 @@ async function main() {
   const report = [
     "## Reading a file through the editor: read_file (MCP) vs fs/read_text_file",
     "",
-    `A ${LINES.toLocaleString("en")}-line file whose buffer holds unsaved edits, read whole ${READS * ROUNDS} times each way in each of ${chats.length} chats, alternating call by call, timed in the agent (bench/file-read.mjs${before ? "; before: the stdio way of another checkout, in the same rounds" : ""}). Times in ms, round trip as the agent sees it.`,
+    `A ${LINES.toLocaleString("en")}-line file whose buffer holds unsaved edits, read whole ${READS * ROUNDS} times each way in each of ${chats.length} chats, alternating call by call with a pause of 80 ms before each (as between a model's tool calls: the host's deferred trace work of one call is not billed to the next), timed in the agent (bench/file-read.mjs${before ? "; before: the stdio way of another checkout, in the same rounds" : ""}). Times in ms, round trip as the agent sees it.`,
     "",
     "| path | reads | p50 | p90 | p99 |",
     "| --- | ---: | ---: | ---: | ---: |",
