@@ -49,11 +49,13 @@ let separate = 0;
 const dropped: string[] = [];
 
 /**
- * This file's tests share one Neovim per binary (see the top of this module).
- * ACPCHAT_SHARE_NVIM=0 turns it off, to rule sharing out when a test fails.
+ * This file's tests share one Neovim per binary (see the top of this module), when
+ * ACPCHAT_SHARE_NVIM=1. Off by default: the full CI run of 3127c0c in shared mode had
+ * daily-wear's shared Neovim stop answering (9 tests waited 60 s each) and windows' scroll test
+ * fail, neither seen with a Neovim per test; every green landing so far ran without sharing.
  */
 export function shareNvim(): void {
-  enabled = process.env.ACPCHAT_SHARE_NVIM !== "0";
+  enabled = process.env.ACPCHAT_SHARE_NVIM === "1";
 }
 
 /** This test starts a Neovim of its own, as without shareNvim(). */
