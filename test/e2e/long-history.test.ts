@@ -5,11 +5,10 @@
  * :AcpChatSessions lists 5,000 stored sessions. bench/replay.mjs, bench/ab-replay.mjs (the
  * user's clock) and bench/sessions-list.mjs time them.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { editorLateness, nvimBins, ROOT } from "../support/nvim.js";
-import { nvim, shareNvim, ownNvim } from "../support/chat.js";
+import { nvim, shareNvim, ownNvim, writeSessionIndex } from "../support/chat.js";
 
 const bins = nvimBins();
 // One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
@@ -72,14 +71,9 @@ describe.each(bins)("Neovim $version", (bin) => {
     });
     // Sessions this plugin recorded here: the live picker shows them before the host is up.
     const cwd = await t.lua<string>("return vim.fn.getcwd()");
-    const index = await t.lua<string>("return require('acpchat.app.chats').index_file()");
-    mkdirSync(dirname(index), { recursive: true });
-    writeFileSync(
-      index,
-      JSON.stringify([
-        { agent: "flood", sessionId: "big", cwd, title: "the big one", updatedAt: "2027-01-01T00:00:00Z" },
-      ]),
-    );
+    await writeSessionIndex(t, [
+      { agent: "flood", sessionId: "big", cwd, title: "the big one", updatedAt: "2027-01-01T00:00:00Z" },
+    ]);
     const stop = await editorLateness(t);
     // As a user does: the command, then <CR> on the first entry while the agent's list is asked.
     await t.nvim.command("AcpChatSessions");

@@ -5,11 +5,10 @@
  * sent `$/cancel_request` and lives on); the picked session loads whole, and the next
  * :AcpChatSessions lists fully.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { chatHandle, nvim, setAgents } from "../support/chat.js";
+import { chatHandle, nvim, setAgents, writeSessionIndex } from "../support/chat.js";
 
 const bins = nvimBins();
 const SESSIONS = 24;
@@ -38,14 +37,9 @@ describe.each(bins)("Neovim $version", (bin) => {
       },
     });
     // The plugin recorded s-0: the picker shows it at once, before alpha's list is in.
-    const index = await t.lua<string>("return require('acpchat.app.chats').index_file()");
-    mkdirSync(dirname(index), { recursive: true });
-    writeFileSync(
-      index,
-      JSON.stringify([
-        { agent: "alpha", sessionId: "s-0", cwd, prompt: "the old question", updatedAt: "2026-01-02T10:00:00.000Z" },
-      ]),
-    );
+    await writeSessionIndex(t, [
+      { agent: "alpha", sessionId: "s-0", cwd, prompt: "the old question", updatedAt: "2026-01-02T10:00:00.000Z" },
+    ]);
     const received = (method: string) =>
       existsSync(record)
         ? readFileSync(record, "utf8")

@@ -4,11 +4,9 @@
  * (the agents still asked in its title), and its titles are readable: no bare session ids, no
  * conversation handed over glued to the first prompt.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { chatHandle, nvim, setAgents } from "../support/chat.js";
+import { chatHandle, nvim, setAgents, writeSessionIndex } from "../support/chat.js";
 
 const bins = nvimBins();
 const UUID = "0b3c9e2a-5f1d-4c8e-9a7b-2d6f4e1c8a90";
@@ -37,21 +35,16 @@ describe.each(bins)("Neovim $version", (bin) => {
       },
     });
     // What the plugin recorded of alpha's two sessions: the user's own first words.
-    const index = await t.lua<string>("return require('acpchat.app.chats').index_file()");
-    mkdirSync(dirname(index), { recursive: true });
-    writeFileSync(
-      index,
-      JSON.stringify([
-        { agent: "alpha", sessionId: UUID, cwd, prompt: "fix the parser", updatedAt: "2026-01-02T10:00:00.000Z" },
-        {
-          agent: "alpha",
-          sessionId: "a-2",
-          cwd,
-          prompt: "go on with the tests",
-          updatedAt: "2026-01-01T10:00:00.000Z",
-        },
-      ]),
-    );
+    await writeSessionIndex(t, [
+      { agent: "alpha", sessionId: UUID, cwd, prompt: "fix the parser", updatedAt: "2026-01-02T10:00:00.000Z" },
+      {
+        agent: "alpha",
+        sessionId: "a-2",
+        cwd,
+        prompt: "go on with the tests",
+        updatedAt: "2026-01-01T10:00:00.000Z",
+      },
+    ]);
     const shown = await t.lua<{
       ms: number;
       host_before: boolean;

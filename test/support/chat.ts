@@ -3,8 +3,8 @@
  * wait for turns, read the transcript and the chat's state. Every end-to-end and hostile test
  * uses it, so a test reads as the scenario it checks.
  */
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { FAKE_AGENT, startNvim, type NvimBin, type TestNvim } from "./nvim.js";
 import { acquire, release } from "./shared-nvim.js";
@@ -298,6 +298,13 @@ export async function replies(c: Chat): Promise<Record<string, unknown>[]> {
   return [...(await c.text()).matchAll(/\{"jsonrpc":"2\.0".*?\}(?=\{"jsonrpc"|$|\n)/gs)].map(
     (m) => JSON.parse(m[0]) as Record<string, unknown>,
   );
+}
+
+/** The sessions this plugin recorded (its session index, src/session/session-index.ts), as `entries`. */
+export async function writeSessionIndex(t: TestNvim, entries: Record<string, unknown>[]): Promise<void> {
+  const index = await t.lua<string>("return require('acpchat.app.chats').index_file()");
+  mkdirSync(dirname(index), { recursive: true });
+  writeFileSync(index, JSON.stringify(entries));
 }
 
 /** How many reviews of the agent's writes are open. */
