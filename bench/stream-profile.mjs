@@ -55,6 +55,14 @@ await nvim.lua(`
     table.sort(k)
     table.insert(_G.prof.batches, { t0, t1, table.concat(k, ","), bytes })
   end
+  -- The send's way to the agent: when the host's question for the unsaved buffers came, answered.
+  local tools = require("acpchat.editor.editor_tools")
+  local query = tools.query
+  tools.query = function(p)
+    local t0 = vim.uv.hrtime()
+    query(p)
+    _G.prof.query = { t0, vim.uv.hrtime(), p.tool }
+  end
   vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function() _G.prof.done = vim.uv.hrtime() end })
   vim.cmd("AcpChat")
 `);
@@ -78,14 +86,14 @@ for (let r = 0; r < rounds; r++) {
   flushes.length = 0;
   const cpu0 = cpuMs(host);
   await nvim.lua(
-    `_G.prof.batches = {}; _G.prof.done = nil; _G.prof.send = vim.uv.hrtime(); local sec, usec = vim.uv.gettimeofday(); _G.prof.wall = sec * 1e3 + usec / 1e3; require("acpchat.app.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long === "1" ? " long" : ""}")`,
+    `_G.prof.batches = {}; _G.prof.done = nil; _G.prof.query = nil; _G.prof.send = vim.uv.hrtime(); local sec, usec = vim.uv.gettimeofday(); _G.prof.wall = sec * 1e3 + usec / 1e3; require("acpchat.app.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long === "1" ? " long" : ""}")`,
     [chat],
   );
   await waitLua(nvim, "_G.prof.done", 120_000, 2);
   await new Promise((res) => setTimeout(res, 100));
   const cpu = cpuMs(host) - cpu0;
   const p = await nvim.lua(
-    "return { wall = _G.prof.wall, send = tostring(_G.prof.send), done = tostring(_G.prof.done), b = vim.tbl_map(function(b) return { tostring(b[1]), tostring(b[2]), b[3], b[4] } end, _G.prof.batches) }",
+    "return { q = _G.prof.query and { tostring(_G.prof.query[1]), tostring(_G.prof.query[2]), _G.prof.query[3] }, wall = _G.prof.wall, send = tostring(_G.prof.send), done = tostring(_G.prof.done), b = vim.tbl_map(function(b) return { tostring(b[1]), tostring(b[2]), b[3], b[4] } end, _G.prof.batches) }",
   );
   // The agent's clock is performance.timeOrigin + now (wall): only the gap to the send is used.
   const send = BigInt(p.send);
@@ -99,6 +107,8 @@ for (let r = 0; r < rounds; r++) {
   }
   say(`  the agent got the prompt at +${(Number(readFileSync(`${stamp}-recv`, "utf8")) - p.wall).toFixed(1)} ms`);
   say(`  the agent's first byte at +${(Number(readFileSync(stamp, "utf8")) - p.wall).toFixed(1)} ms (wall clocks)`);
+  if (p.q)
+    say(`  the host asked the editor (${p.q[2]}) at +${ms(p.q[0], send)} ms, answered in ${ms(p.q[1], p.q[0])} ms`);
   for (const b of p.b) say(`  batch at +${ms(b[0], send)} ms, ${ms(b[1], b[0])} ms in Lua: ${b[2]} (${b[3]} bytes)`);
   const fl = flushes.filter((t) => t >= send).map((t) => `+${ms(t, send)}`);
   say(`  UI flushes: ${fl.slice(0, 40).join(" ")}${fl.length > 40 ? " ..." : ""}`);
