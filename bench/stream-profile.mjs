@@ -73,6 +73,7 @@ const ms = (a, b) => (Number(BigInt(a) - BigInt(b)) / 1e6).toFixed(1);
 // after the turn's end is drawn (what the reply's ingest, drawing and the turn's end cost it).
 const host = hostPid(proc.pid);
 const hostCpu = [];
+const nvimCpu = [];
 const turnMs = [];
 for (let r = 0; r < rounds; r++) {
   const measured = r >= 2;
@@ -85,6 +86,7 @@ for (let r = 0; r < rounds; r++) {
       end)`);
   flushes.length = 0;
   const cpu0 = cpuMs(host);
+  const nv0 = cpuMs(proc.pid);
   await nvim.lua(
     `_G.prof.batches = {}; _G.prof.done = nil; _G.prof.query = nil; _G.prof.send = vim.uv.hrtime(); local sec, usec = vim.uv.gettimeofday(); _G.prof.wall = sec * 1e3 + usec / 1e3; require("acpchat.app.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long === "1" ? " long" : ""}")`,
     [chat],
@@ -92,6 +94,7 @@ for (let r = 0; r < rounds; r++) {
   await waitLua(nvim, "_G.prof.done", 120_000, 2);
   await new Promise((res) => setTimeout(res, 100));
   const cpu = cpuMs(host) - cpu0;
+  const nv = cpuMs(proc.pid) - nv0;
   const p = await nvim.lua(
     "return { q = _G.prof.query and { tostring(_G.prof.query[1]), tostring(_G.prof.query[2]), _G.prof.query[3] }, wall = _G.prof.wall, send = tostring(_G.prof.send), done = tostring(_G.prof.done), b = vim.tbl_map(function(b) return { tostring(b[1]), tostring(b[2]), b[3], b[4] } end, _G.prof.batches) }",
   );
@@ -100,9 +103,10 @@ for (let r = 0; r < rounds; r++) {
   say(
     `round ${r}${measured ? "" : " (warm-up)"} (send at ${(Number(send) / 1e6).toFixed(1)} ms monotonic): send → turn end drawn ${ms(p.done, send)} ms, ${p.b.length} batches, ${flushes.length} UI flushes`,
   );
-  say(`  the host's CPU for the reply: ${cpu.toFixed(1)} ms`);
+  say(`  the host's CPU for the reply: ${cpu.toFixed(1)} ms; Neovim's: ${nv.toFixed(1)} ms`);
   if (measured) {
     hostCpu.push(cpu);
+    nvimCpu.push(nv);
     turnMs.push(Number(ms(p.done, send)));
   }
   say(`  the agent got the prompt at +${(Number(readFileSync(`${stamp}-recv`, "utf8")) - p.wall).toFixed(1)} ms`);
@@ -116,7 +120,7 @@ for (let r = 0; r < rounds; r++) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 say(
-  `measured rounds: send → turn end drawn median ${median(turnMs).toFixed(1)} ms; the host's CPU per reply median ${median(hostCpu).toFixed(1)} ms (min ${Math.min(...hostCpu).toFixed(1)})`,
+  `measured rounds: send → turn end drawn median ${median(turnMs).toFixed(1)} ms; the host's CPU per reply median ${median(hostCpu).toFixed(1)} ms (min ${Math.min(...hostCpu).toFixed(1)}); Neovim's median ${median(nvimCpu).toFixed(1)} ms (min ${Math.min(...nvimCpu).toFixed(1)})`,
 );
 if (process.env.PROF_JIT) {
   const top = await nvim.lua(`
