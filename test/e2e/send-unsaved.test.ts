@@ -29,11 +29,18 @@ describe.each(bins)("Neovim $version", (bin) => {
       {
         fake: {
           record: "$DIR/record.jsonl",
-          // The first turn runs long enough for a second prompt to wait behind it.
-          turns: [[{ sleep: 1500 }, { text: "first done" }], [{ text: "second done" }]],
+          // The first turn runs until the test lets it end (the file "go"): the second prompt
+          // waits behind it however slow the machine.
+          turns: [
+            [
+              { sh: "i=0; while [ ! -f $DIR/go ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done" },
+              { text: "first done" },
+            ],
+            [{ text: "second done" }],
+          ],
         },
-        // Off: a prompt sent before the folder's first snapshot waits for it (and then asks).
       },
+      // Off: a prompt sent before the folder's first snapshot waits for it (and then asks).
       { checkpoints: { enabled: false } },
     );
     const work = join(t.dir, "work");
@@ -68,6 +75,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     await t.lua("vim.cmd.buffer(vim.fn.bufnr(...)); vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'also' })", [
       join(work, "b.txt"),
     ]);
+    writeFileSync(join(t.dir, "go"), "");
     await c.turns(2);
     expect(promptText(t.dir, 1)).toMatch(/unsaved edits in the editor, newer than the disk: a\.txt, b\.txt;/);
     expect(await t.lua<number>("return _G.asked")).toBe(1);
