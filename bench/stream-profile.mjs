@@ -9,7 +9,8 @@
 // `node --cpu-prof`, profiles written there when it exits), PROF_JIT=<file> (LuaJIT's sampling
 // profiler, jit.profile, over the measured rounds: the heaviest stacks, 1 ms samples),
 // PROF_NOCP=1 (turn checkpoints off: the host's CPU per reply is then the reply's own),
-// PROF_LUA=1 (the CPU, os.clock, in the drawing's Lua helpers per reply: render.apply, text, ...).
+// PROF_LUA=1 (the CPU, os.clock, in the drawing's Lua helpers per reply: render.apply, text, ...),
+// PROF_NOUI=1 (no UI attached: what drawing the screen costs Neovim, by difference).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,10 +35,11 @@ await nvim.eval("1");
 if (process.env.PROF_CPU)
   await profiledNode(nvim, dir, `--cpu-prof --cpu-prof-interval 100 --cpu-prof-dir ${process.env.PROF_CPU}`);
 const flushes = [];
-await attachUi(sock, (method, args) => {
-  if (method !== "redraw") return;
-  for (const ev of args) if (ev[0] === "flush") flushes.push(process.hrtime.bigint());
-});
+if (process.env.PROF_NOUI !== "1")
+  await attachUi(sock, (method, args) => {
+    if (method !== "redraw") return;
+    for (const ev of args) if (ev[0] === "flush") flushes.push(process.hrtime.bigint());
+  });
 await nvim.lua(`
   _G.prof = { batches = {} }
   local render = require("acpchat.chat.render")
