@@ -183,7 +183,14 @@ export interface TerminalOutput {
 export interface LuaToNode {
   open: { params: OpenParams; result: null };
   /** Queue or send a prompt. Refused (not queued) when the chat crashed or closed. */
-  send: { params: ChatRef & { text: string; context: ContextItem[] }; result: { queued: boolean } };
+  send: {
+    /**
+     * `unsaved`: the file buffers with unsaved edits as the user sent (the host need not ask the
+     * editor again, a round trip on the prompt's way to the agent, when the prompt goes at once).
+     */
+    params: ChatRef & { text: string; context: ContextItem[]; unsaved?: string[] };
+    result: { queued: boolean };
+  };
   /** Cancel the running turn; queued prompts come back. */
   cancel: { params: ChatRef; result: { takenBack: TakenBack[] } };
   close: { params: ChatRef; result: null };

@@ -617,6 +617,7 @@ error("Cannot require a meta file")
 ---@field chat number
 ---@field text string
 ---@field context acpchat.wire.ContextItem[]
+---@field unsaved? string[]
 
 --- What `send` answers.
 ---@class acpchat.reply.Send
