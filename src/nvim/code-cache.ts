@@ -11,7 +11,7 @@
  *   - When that one does not fit (another Node, other V8 flags, a bundle rebuilt without it), the
  *     host writes its own to `$ACPCHAT_CACHE_DIR` (Lua passes stdpath("cache")/acpchat), a few
  *     seconds after its start, keyed on all of the above, and uses it from the next start on.
- * A cache file names the bundle's SHA-1, Node's version, arch and flags, and its own payload's
+ * A cache file names the bundle's SHA-1, Node's version and arch, and its own payload's
  * SHA-1: V8 checks only the source's length and its own version, and does not checksum the data
  * in release builds, so a stale or damaged file is refused here. Anything refused, missing or
  * unreadable means a plain compile: slower, never wrong. Built into dist/code-cache.cjs, which
@@ -46,17 +46,13 @@ export function codeCacheStatus(): CodeCacheStatus {
 
 const sha1 = (data: Buffer | string) => createHash("sha1").update(data).digest("hex");
 
-/** What a cache must have been made for: this bundle, this Node, these flags (`-e` code aside). */
+/**
+ * What a cache must have been made for: this bundle and this Node. V8 checks its own flags (a
+ * cache made under others is refused, then this host writes its own); Node's flags (a profiler's
+ * --cpu-prof) do not change the code, so a profiled host measures the cached start as users have it.
+ */
 export function cacheKey(source: Buffer): string {
-  return sha1(
-    [
-      sha1(source),
-      process.version,
-      process.arch,
-      process.versions.v8,
-      process.execArgv.filter((a) => a.startsWith("--")).join(" "),
-    ].join("\0"),
-  );
+  return sha1([sha1(source), process.version, process.arch, process.versions.v8].join("\0"));
 }
 
 /** The file beside the bundle that `npm run build` writes. */
