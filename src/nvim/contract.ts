@@ -299,10 +299,16 @@ export interface LuaToNode {
   /** The open chats and their agents' pids (for :checkhealth and tests). */
   chats: { params: Record<string, never>; result: { chat: number; agent: string; state: string; pid?: number }[] };
   shutdown: { params: Record<string, never>; result: null };
-  /** `cgroups`: whether agents and terminals get a cgroup each, and why (not) (agent/cgroup.ts). */
+  /** `cgroups`: whether agents and terminals get a cgroup each, and why (not) (agent/cgroup.ts).
+   * `codeCache`: whether the bundle was loaded with its V8 code cache, which file, why (not) (code-cache.ts). */
   ping: {
     params: Record<string, never>;
-    result: { pid: number; node: string; cgroups: { available: boolean; why: string } };
+    result: {
+      pid: number;
+      node: string;
+      cgroups: { available: boolean; why: string };
+      codeCache: { used: boolean; file?: string; why: string };
+    };
   };
   /**
    * `codeUsed`: V8's compiled code within heapUsed (it grows as functions are optimised, not with data).

@@ -83,7 +83,12 @@ function M.start()
     rpc = true,
     -- The node client logs at "debug" unless told otherwise: it then copies every answer from
     -- Neovim for a log line nobody reads (a whole buffer's lines on each read). Kept when set.
-    env = { NVIM_NODE_LOG_LEVEL = vim.env.NVIM_NODE_LOG_LEVEL or "info" },
+    -- ACPCHAT_CACHE_DIR: where the host keeps a V8 code cache of its bundle when the one `npm run
+    -- build` wrote does not fit its Node (src/nvim/code-cache.ts).
+    env = {
+      NVIM_NODE_LOG_LEVEL = vim.env.NVIM_NODE_LOG_LEVEL or "info",
+      ACPCHAT_CACHE_DIR = vim.fn.stdpath("cache") .. "/acpchat",
+    },
     on_stderr = function(_, data)
       for _, l in ipairs(data or {}) do
         if l ~= "" then
