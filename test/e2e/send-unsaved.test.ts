@@ -1,6 +1,6 @@
 /**
  * The unsaved buffers named to the agent come with the prompt from the editor: a prompt that
- * goes at once reaches the agent without a round trip to ask the editor again (issue 35: the
+ * goes at once reaches the agent without a round trip to ask the editor again (the
  * prompt's way to the agent is on the user's clock); a prompt that waited in the queue asks when
  * it goes, so an edit made while it waited is named.
  */
