@@ -45,9 +45,14 @@ export interface EditorPort {
   readTextFile(
     req: ReadTextFileRequest,
     signal: AbortSignal,
-    /** `agent`: the agent's own read (fs/read_text_file, read_file), not the client's for a question's diff. */
-    by?: { agent: boolean },
-  ): Promise<{ content: string; unsaved?: boolean }>;
+    /**
+     * `agent`: the agent's own read (fs/read_text_file, read_file), not the client's for a
+     * question's diff. `numbered`: the lines numbered as the agents' own read tools show them
+     * (`%6d\t`, from the first line read), when the port can do it on the way (`numbered: true`
+     * in the answer); else the caller numbers them.
+     */
+    by?: { agent: boolean; numbered?: boolean },
+  ): Promise<{ content: string; unsaved?: boolean; numbered?: boolean }>;
   /**
    * Write a text file; resolves when the content is in place (or rejects if the user refused),
    * with what was written when the port can say (it goes back to the agent).

@@ -348,7 +348,7 @@ export class EditorChannel {
           const first = (args.line as number | undefined) ?? 1;
           const limit = (args.limit as number | undefined) ?? DEFAULT_READ_LINES;
           // One line more than shown: whether the file goes on.
-          const r = await files.read(path, args.line as number | undefined, limit + 1, abort.signal);
+          const r = await files.read(path, args.line as number | undefined, limit + 1, abort.signal, true);
           return formatRead(cwd, r, first, limit);
         }
         case "write_file":

@@ -13,13 +13,18 @@ import { shownPath } from "./format.js";
 
 /** The chat's file path, as fs/* take it (paths are checked there, against the session's folders). */
 export interface EditorFiles {
-  /** Lines [line, line+limit) (1-based; all when neither is given) as fs/read_text_file reads them, and whether they are a buffer's unsaved edits. */
+  /**
+   * Lines [line, line+limit) (1-based; all when neither is given) as fs/read_text_file reads
+   * them, and whether they are a buffer's unsaved edits. `numbered`: numbered on the way when the
+   * editor can (a buffer's lines, numbered as Neovim joins them), which the answer says.
+   */
   read(
     path: string,
     line: number | undefined,
     limit: number | undefined,
     signal: AbortSignal,
-  ): Promise<{ content: string; unsaved: boolean; path: string }>;
+    numbered?: boolean,
+  ): Promise<{ content: string; unsaved: boolean; path: string; numbered?: boolean }>;
   /** fs/write_text_file: the user's review, then the buffer and the disk; what was written, in words. */
   write(path: string, content: string, signal: AbortSignal): Promise<string>;
 }
@@ -30,13 +35,14 @@ export const DEFAULT_READ_LINES = 2000;
 /** A read's answer: the lines numbered like `cat -n`, and notes on what was left out or where the text came from. */
 export function formatRead(
   cwd: string,
-  r: { content: string; unsaved: boolean; path: string },
+  r: { content: string; unsaved: boolean; path: string; numbered?: boolean },
   first: number,
   limit: number,
 ): string {
   const shown = shownPath(cwd, r.path);
   // One pass over the text (no split, map and join of every line: a whole file is read in one
   // call). The read asked for one line more than `limit`: its presence says the file goes on.
+  // Lines the editor numbered already are only counted, and cut after `limit`.
   const text = r.content;
   let body = "";
   let shownLines = 0;
@@ -46,13 +52,17 @@ export function formatRead(
     if (nl < 0) nl = text.length;
     if (shownLines === limit) {
       more = true;
+      if (r.numbered) body = text.slice(0, at - 1);
       break;
     }
-    const n = String(first + shownLines);
-    body += `${shownLines === 0 ? "" : "\n"}${n.length < 6 ? "      ".slice(n.length) : ""}${n}\t${text.slice(at, nl)}`;
+    if (!r.numbered) {
+      const n = String(first + shownLines);
+      body += `${shownLines === 0 ? "" : "\n"}${n.length < 6 ? "      ".slice(n.length) : ""}${n}\t${text.slice(at, nl)}`;
+    }
     shownLines++;
     at = nl + 1;
   }
+  if (r.numbered && !more) body = text;
   const out: string[] = [];
   if (r.unsaved)
     out.push(

@@ -44,12 +44,19 @@ export class Bridge {
    * node-client decodes every short string in JavaScript, and for a 10,000-line buffer that
    * decoding cost twice the rest of the read (bench/file-read.mjs: 14-16 ms of the host's CPU
    * per read as lines, 5-8 ms as one text, at load 8). Lua's strings cost the editor ~1 ms per
-   * 10,000 lines and 4-8 ms for 15 MB (the slice keeps a request under a frame).
+   * 10,000 lines and 4-8 ms for 15 MB (the slice keeps a request under a frame). `numberFrom`:
+   * each line numbered as the agents' own read tools do (`%6d\t`), the first as `numberFrom`.
    */
-  async bufferText(buf: number, tick: number, first: number, last: number): Promise<string | null | undefined> {
+  async bufferText(
+    buf: number,
+    tick: number,
+    first: number,
+    last: number,
+    numberFrom?: number,
+  ): Promise<string | null | undefined> {
     const r = await this.nvim.request("nvim_exec_lua", [
       'return require("acpchat.host.bridge").buffer_text(...)',
-      [buf, tick, first, last],
+      numberFrom === undefined ? [buf, tick, first, last] : [buf, tick, first, last, numberFrom],
     ]);
     if (typeof r === "string") return r;
     return r === true ? null : undefined;

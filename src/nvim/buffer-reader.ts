@@ -48,25 +48,44 @@ export type BufferTextRead =
       text: string | null;
       /** How many lines `text` holds (an empty text is no line or one empty line). */
       count: number;
+      /** Each line of `text` numbered (`%6d\t`), as asked with `numberFrom`. */
+      numbered: boolean;
     });
 
 /**
  * Like readBuffer, with the lines as one text, as a read hands them to the agent: not split into
- * lines and joined again.
+ * lines and joined again. `numberFrom`: numbered by the editor as the text is joined, the first
+ * line as `numberFrom` (`numbered` says it was; the rare whole read after the buffer changed
+ * under every attempt is not).
  */
 export async function readBufferText(
   bridge: Bridge,
   path: string,
-  opts: { first?: number; last?: number } = {},
+  opts: { first?: number; last?: number; numberFrom?: number } = {},
 ): Promise<BufferTextRead> {
-  const r = await readSlices(bridge, path, opts, (buf, tick, first, last) => bridge.bufferText(buf, tick, first, last));
+  const from = Math.max(0, opts.first ?? 0);
+  const r = await readSlices(bridge, path, opts, (buf, tick, first, last) =>
+    bridge.bufferText(
+      buf,
+      tick,
+      first,
+      last,
+      opts.numberFrom === undefined ? undefined : opts.numberFrom + first - from,
+    ),
+  );
   if (!r.loaded) return r;
   if ("slices" in r) {
     const nul = r.slices.some((t) => t === null);
-    return { ...r.head, text: nul ? null : r.slices.join("\n"), count: r.count };
+    const numbered = opts.numberFrom !== undefined;
+    return { ...r.head, text: nul ? null : r.slices.join("\n"), count: r.count, numbered };
   }
   const { lines, ...head } = r;
-  return { ...head, text: hasNul(lines) ? null : lines.join("\n"), count: lines.length };
+  return { ...head, text: hasNul(lines) ? null : lines.join("\n"), count: lines.length, numbered: false };
+}
+
+/** The lines of a text buffer_text numbered (`%6d\t` before each: the first tab ends it). */
+export function unnumberedLines(text: string): string[] {
+  return text.split("\n").map((l) => l.slice(l.indexOf("\t") + 1));
 }
 
 type Loaded = Extract<BufferRead, { loaded: true }>;

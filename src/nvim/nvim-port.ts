@@ -27,7 +27,7 @@ import { AgentSeen } from "../workspace/agent-seen.js";
 import type { WriteMode } from "../workspace/write-plan.js";
 import { WriteLoop, type BufferPort, type WriteOutcome } from "../workspace/write-loop.js";
 import type { Bridge } from "./bridge.js";
-import { readBuffer, readBufferText } from "./buffer-reader.js";
+import { readBuffer, readBufferText, unnumberedLines } from "./buffer-reader.js";
 import { liveFiles } from "./live-files.js";
 import { PartialEdits } from "../session/permission/review.js";
 import { permissionMeta } from "../protocol/v2/meta.js";
@@ -91,16 +91,20 @@ export class NvimPort implements EditorPort {
   async readTextFile(
     req: ReadTextFileRequest,
     _signal?: AbortSignal,
-    by?: { agent: boolean },
-  ): Promise<{ content: string; unsaved?: boolean }> {
+    by?: { agent: boolean; numbered?: boolean },
+  ): Promise<{ content: string; unsaved?: boolean; numbered?: boolean }> {
     // The agent's own reads (not the client's, for a question's diff) say what it builds on.
-    const saw = (modified: boolean, text: Text | null) => {
-      if (by?.agent) this.seen.read(req.sessionId, req.path, { modified, text });
+    const saw = (modified: boolean, text: Text | (() => Text) | null, lines?: number) => {
+      if (by?.agent) this.seen.read(req.sessionId, req.path, { modified, text, lines });
     };
     const first = req.line ? Math.max(0, req.line - 1) : 0;
     const last = req.limit ? first + req.limit : undefined;
     // The window as one text, as Neovim joined it: never split into lines and joined again here.
-    const r = await readBufferText(this.bridge, req.path, { first, last });
+    const r = await readBufferText(this.bridge, req.path, {
+      first,
+      last,
+      numberFrom: by?.numbered ? first + 1 : undefined,
+    });
     if (!r.loaded) {
       const content = await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes);
       saw(false, null);
@@ -119,10 +123,14 @@ export class NvimPort implements EditorPort {
     const reachesEnd = first + r.count >= r.lineCount;
     const eol = reachesEnd && endsWithEol(r);
     // What the agent builds on: a later write over the user's edits is put on top of them.
-    if (by?.agent && r.modified && first === 0 && reachesEnd) saw(true, { lines: r.text.split("\n"), eol });
-    else saw(r.modified, null);
+    if (by?.agent && r.modified && first === 0 && reachesEnd) {
+      const text = r.text;
+      const lines = r.numbered ? () => unnumberedLines(text) : () => text.split("\n");
+      saw(true, () => ({ lines: lines(), eol }), r.count);
+    } else saw(r.modified, null);
     if (r.count === 0) return { content: "", unsaved: r.modified };
-    return { content: eol && !req.limit ? `${r.text}\n` : r.text, unsaved: r.modified };
+    const numbered = r.numbered || undefined;
+    return { content: eol && !req.limit ? `${r.text}\n` : r.text, unsaved: r.modified, numbered };
   }
 
   /**

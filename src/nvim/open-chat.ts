@@ -155,7 +155,7 @@ function editorChannel(deps: OpenChatDeps, p: OpenParams, chat: () => Chat): Edi
       query: (tool, args, signal) => deps.editorQueries.query(p.chat, tool, args, signal),
       // The file tools take the chat's own fs/* path (its boundary, review and limits).
       files: {
-        read: (path, line, limit, signal) => chat().editorFiles.read(path, line, limit, signal),
+        read: (path, line, limit, signal, numbered) => chat().editorFiles.read(path, line, limit, signal, numbered),
         write: (path, content, signal) => chat().editorFiles.write(path, content, signal),
       },
       onProblem: (m) => chat().traceNote("problem", m),

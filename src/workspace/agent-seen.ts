@@ -13,15 +13,20 @@ const MAX_FILES = 64;
 const MAX_LINES = 50_000;
 
 export class AgentSeen {
-  private readonly texts = new Map<string, Text | null>();
+  /** A text, or how to make it (a numbered read's lines are unnumbered only if a write needs them). */
+  private readonly texts = new Map<string, Text | (() => Text) | null>();
 
   /**
    * The agent (session `session`) read `path`: a buffer holding unsaved edits, whole (`text`)
    * or in part (null: what it saw is unknown); anything else is what the disk holds.
    */
-  read(session: string, path: string, r: { modified: boolean; text: Text | null }): void {
+  read(
+    session: string,
+    path: string,
+    r: { modified: boolean; text: Text | (() => Text) | null; lines?: number },
+  ): void {
     if (!r.modified) this.texts.delete(key(session, path));
-    else this.keep(session, path, r.text);
+    else this.keep(session, path, r.text, r.lines);
   }
 
   /** The agent wrote this text to the loaded buffer of `path`: from now on it takes the file to hold it. */
@@ -31,13 +36,19 @@ export class AgentSeen {
 
   /** What it knew: a text, null (unknown), or undefined (nothing read through the client: the disk). */
   get(session: string, path: string): Text | null | undefined {
-    return this.texts.get(key(session, path));
+    const k = key(session, path);
+    const t = this.texts.get(k);
+    if (typeof t !== "function") return t;
+    const text = t();
+    this.texts.set(k, text);
+    return text;
   }
 
-  private keep(session: string, path: string, text: Text | null): void {
+  private keep(session: string, path: string, text: Text | (() => Text) | null, lines?: number): void {
     const k = key(session, path);
     this.texts.delete(k);
-    this.texts.set(k, text && text.lines.length <= MAX_LINES ? text : null);
+    const n = typeof text === "function" ? (lines ?? Number.POSITIVE_INFINITY) : text?.lines.length;
+    this.texts.set(k, text && n !== undefined && n <= MAX_LINES ? text : null);
     if (this.texts.size > MAX_FILES) this.texts.delete(this.texts.keys().next().value!);
   }
 }

@@ -15,6 +15,16 @@ describe("file tools", () => {
     expect(formatRead("/p", { content: "", unsaved: true, path: "/p/f" }, 1, 10)).toContain("unsaved changes");
     expect(formatRead("/p", { content: "", unsaved: false, path: "/p/f" }, 1, 10)).toBe("[f is empty.]");
   });
+
+  it("lines the editor numbered are counted and cut, not numbered again", () => {
+    const numbered = "     5\ta\n     6\t\n     7\tc";
+    expect(formatRead("/p", { content: numbered, unsaved: false, path: "/p/f", numbered: true }, 5, 2)).toBe(
+      "     5\ta\n     6\t\n[Lines 5-6 shown; the file goes on: read_file with line=7 reads the rest.]",
+    );
+    expect(formatRead("/p", { content: numbered, unsaved: false, path: "/p/f", numbered: true }, 5, 3)).toBe(numbered);
+    // The same lines numbered here read the same.
+    expect(formatRead("/p", { content: "a\n\nc", unsaved: false, path: "/p/f" }, 5, 3)).toBe(numbered);
+  });
   it("edit: missing and repeated old_string refused; replace_all replaces each", () => {
     expect(() => applyEdit("f", "abc", "x", "y", false)).toThrow(/not found in f/);
     expect(() => applyEdit("f", "a a", "a", "b", false)).toThrow(/appears 2 times/);

@@ -159,7 +159,8 @@ export class AgentRequests {
     line: number | undefined,
     limit: number | undefined,
     signal: AbortSignal,
-  ): Promise<{ content: string; unsaved: boolean; path: string }> {
+    numbered = false,
+  ): Promise<{ content: string; unsaved: boolean; path: string; numbered?: boolean }> {
     const { opts } = this.core;
     const real = this.inside(path, "read");
     this.needs.followUp.readByClient(real);
@@ -167,11 +168,11 @@ export class AgentRequests {
     const r = await opts.port.readTextFile(
       { sessionId: this.needs.sessionId() ?? "", path: real, line, limit },
       controller.signal,
-      { agent: true },
+      { agent: true, numbered },
     );
     // Told by the read itself when the port can (one request less to the editor per read).
     const unsaved = r.unsaved ?? ((await opts.port.unsavedBuffers?.([real])) ?? []).length > 0;
-    return { content: r.content, unsaved, path: real };
+    return { content: r.content, unsaved, path: real, numbered: r.numbered };
   }
 
   /** The editor's write_file and edit_file tools: fs/write_text_file's path; what was written, in words. */

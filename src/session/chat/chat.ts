@@ -211,9 +211,8 @@ export class Chat implements ChatCore {
    * fs/write_text_file's path, for an agent that reads and writes through the editor's MCP server.
    */
   readonly editorFiles = {
-    read: (path: string, line: number | undefined, limit: number | undefined, signal: AbortSignal) =>
-      this.requests.toolRead(path, line, limit, signal),
-    write: (path: string, content: string, signal: AbortSignal) => this.requests.toolWrite(path, content, signal),
+    read: (...a: Parameters<AgentRequests["toolRead"]>) => this.requests.toolRead(...a),
+    write: (...a: Parameters<AgentRequests["toolWrite"]>) => this.requests.toolWrite(...a),
   };
 
   /** `path` inside the session's boundary (resolved), or a throw that says why not. */
