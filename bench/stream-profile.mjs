@@ -8,7 +8,9 @@
 // env: PROF_ROUNDS (default 5, the first two warm-up), PROF_CPU=<dir> (the host under
 // `node --cpu-prof`, profiles written there when it exits), PROF_JIT=<file> (LuaJIT's sampling
 // profiler, jit.profile, over the measured rounds: the heaviest stacks, 1 ms samples),
-// PROF_NOCP=1 (turn checkpoints off: the host's CPU per reply is then the reply's own).
+// PROF_NOCP=1 (turn checkpoints off: the host's CPU per reply is then the reply's own),
+// PROF_LUA=1 (the CPU, os.clock, in the drawing's Lua helpers per reply: render.apply, text, ...),
+// PROF_NOUI=1 (no UI attached: what drawing the screen costs Neovim, by difference).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,10 +35,11 @@ await nvim.eval("1");
 if (process.env.PROF_CPU)
   await profiledNode(nvim, dir, `--cpu-prof --cpu-prof-interval 100 --cpu-prof-dir ${process.env.PROF_CPU}`);
 const flushes = [];
-await attachUi(sock, (method, args) => {
-  if (method !== "redraw") return;
-  for (const ev of args) if (ev[0] === "flush") flushes.push(process.hrtime.bigint());
-});
+if (process.env.PROF_NOUI !== "1")
+  await attachUi(sock, (method, args) => {
+    if (method !== "redraw") return;
+    for (const ev of args) if (ev[0] === "flush") flushes.push(process.hrtime.bigint());
+  });
 await nvim.lua(`
   _G.prof = { batches = {} }
   local render = require("acpchat.chat.render")
@@ -55,6 +58,43 @@ await nvim.lua(`
     table.sort(k)
     table.insert(_G.prof.batches, { t0, t1, table.concat(k, ","), bytes })
   end
+  -- The send's way to the agent: when the host's question for the unsaved buffers came, answered.
+  local tools = require("acpchat.editor.editor_tools")
+  local query = tools.query
+  tools.query = function(p)
+    local t0 = vim.uv.hrtime()
+    query(p)
+    _G.prof.query = { t0, vim.uv.hrtime(), p.tool }
+  end
+  -- PROF_LUA=1: CPU (os.clock) in the drawing's helpers, summed per reply.
+  _G.prof.cpu = {}
+  if ${JSON.stringify(process.env.PROF_LUA === "1")} then
+    local spans = {
+      ["acpchat.chat.render"] = { "apply" },
+      ["acpchat.transcript.history"] = { "save" },
+      ["acpchat.editor.follow"] = { "follow" },
+      ["acpchat.chat.attention"] = { "turn_ended" },
+      ["acpchat.chat.layout"] = { "refresh_winbar" },
+      ["acpchat.transcript.long_line"] = { "park", "unpark", "follow_view" },
+      ["acpchat.transcript.text"] = vim.tbl_keys(require("acpchat.transcript.text")),
+      ["acpchat.transcript.blocks"] = vim.tbl_keys(require("acpchat.transcript.blocks")),
+    }
+    for mod, names in pairs(spans) do
+      local m = require(mod)
+      for _, name in ipairs(names) do
+        local f = m[name]
+        if type(f) == "function" then
+          local key = mod:gsub("^acpchat%.", "") .. "." .. name
+          m[name] = function(...)
+            local t0 = os.clock()
+            local r = { f(...) }
+            _G.prof.cpu[key] = (_G.prof.cpu[key] or 0) + (os.clock() - t0) * 1e3
+            return unpack(r)
+          end
+        end
+      end
+    end
+  end
   vim.api.nvim_create_autocmd("User", { pattern = "AcpChatTurnEnd", callback = function() _G.prof.done = vim.uv.hrtime() end })
   vim.cmd("AcpChat")
 `);
@@ -65,6 +105,7 @@ const ms = (a, b) => (Number(BigInt(a) - BigInt(b)) / 1e6).toFixed(1);
 // after the turn's end is drawn (what the reply's ingest, drawing and the turn's end cost it).
 const host = hostPid(proc.pid);
 const hostCpu = [];
+const nvimCpu = [];
 const turnMs = [];
 for (let r = 0; r < rounds; r++) {
   const measured = r >= 2;
@@ -77,28 +118,35 @@ for (let r = 0; r < rounds; r++) {
       end)`);
   flushes.length = 0;
   const cpu0 = cpuMs(host);
+  const nv0 = cpuMs(proc.pid);
   await nvim.lua(
-    `_G.prof.batches = {}; _G.prof.done = nil; _G.prof.send = vim.uv.hrtime(); local sec, usec = vim.uv.gettimeofday(); _G.prof.wall = sec * 1e3 + usec / 1e3; require("acpchat.app.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long === "1" ? " long" : ""}")`,
+    `_G.prof.batches = {}; _G.prof.done = nil; _G.prof.query = nil; _G.prof.cpu = {}; _G.prof.send = vim.uv.hrtime(); local sec, usec = vim.uv.gettimeofday(); _G.prof.wall = sec * 1e3 + usec / 1e3; require("acpchat.app.chats").send(require("acpchat.chat.registry").get(...), "flood ${chunks} ${tools}${long === "1" ? " long" : ""}")`,
     [chat],
   );
   await waitLua(nvim, "_G.prof.done", 120_000, 2);
   await new Promise((res) => setTimeout(res, 100));
   const cpu = cpuMs(host) - cpu0;
+  const nv = cpuMs(proc.pid) - nv0;
   const p = await nvim.lua(
-    "return { wall = _G.prof.wall, send = tostring(_G.prof.send), done = tostring(_G.prof.done), b = vim.tbl_map(function(b) return { tostring(b[1]), tostring(b[2]), b[3], b[4] } end, _G.prof.batches) }",
+    "return { cpu = _G.prof.cpu, q = _G.prof.query and { tostring(_G.prof.query[1]), tostring(_G.prof.query[2]), _G.prof.query[3] }, wall = _G.prof.wall, send = tostring(_G.prof.send), done = tostring(_G.prof.done), b = vim.tbl_map(function(b) return { tostring(b[1]), tostring(b[2]), b[3], b[4] } end, _G.prof.batches) }",
   );
   // The agent's clock is performance.timeOrigin + now (wall): only the gap to the send is used.
   const send = BigInt(p.send);
   say(
     `round ${r}${measured ? "" : " (warm-up)"} (send at ${(Number(send) / 1e6).toFixed(1)} ms monotonic): send → turn end drawn ${ms(p.done, send)} ms, ${p.b.length} batches, ${flushes.length} UI flushes`,
   );
-  say(`  the host's CPU for the reply: ${cpu.toFixed(1)} ms`);
+  say(`  the host's CPU for the reply: ${cpu.toFixed(1)} ms; Neovim's: ${nv.toFixed(1)} ms`);
   if (measured) {
     hostCpu.push(cpu);
+    nvimCpu.push(nv);
     turnMs.push(Number(ms(p.done, send)));
   }
   say(`  the agent got the prompt at +${(Number(readFileSync(`${stamp}-recv`, "utf8")) - p.wall).toFixed(1)} ms`);
   say(`  the agent's first byte at +${(Number(readFileSync(stamp, "utf8")) - p.wall).toFixed(1)} ms (wall clocks)`);
+  const lua = Object.entries(p.cpu ?? {}).sort((a, b) => b[1] - a[1]);
+  if (lua.length > 0) say(`  Lua CPU: ${lua.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}`);
+  if (p.q)
+    say(`  the host asked the editor (${p.q[2]}) at +${ms(p.q[0], send)} ms, answered in ${ms(p.q[1], p.q[0])} ms`);
   for (const b of p.b) say(`  batch at +${ms(b[0], send)} ms, ${ms(b[1], b[0])} ms in Lua: ${b[2]} (${b[3]} bytes)`);
   const fl = flushes.filter((t) => t >= send).map((t) => `+${ms(t, send)}`);
   say(`  UI flushes: ${fl.slice(0, 40).join(" ")}${fl.length > 40 ? " ..." : ""}`);
@@ -106,7 +154,7 @@ for (let r = 0; r < rounds; r++) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 say(
-  `measured rounds: send → turn end drawn median ${median(turnMs).toFixed(1)} ms; the host's CPU per reply median ${median(hostCpu).toFixed(1)} ms (min ${Math.min(...hostCpu).toFixed(1)})`,
+  `measured rounds: send → turn end drawn median ${median(turnMs).toFixed(1)} ms; the host's CPU per reply median ${median(hostCpu).toFixed(1)} ms (min ${Math.min(...hostCpu).toFixed(1)}); Neovim's median ${median(nvimCpu).toFixed(1)} ms (min ${Math.min(...nvimCpu).toFixed(1)})`,
 );
 if (process.env.PROF_JIT) {
   const top = await nvim.lua(`

@@ -61,6 +61,9 @@ await build({
   // The host passes the `neovim` objects in; only types are imported from it.
   external: ["neovim"],
   plugins: [httpSdkApart],
+  // The bundle runs as a vm.Script (src/nvim/code-cache.ts), where import() needs a loader of its
+  // own: the one import() left (the http SDK's bundle) becomes a require().
+  supported: { "dynamic-import": false },
 });
 asciiOnly(outfile);
 // What the http front imports of the MCP SDK, on the first chat that needs it.
@@ -92,10 +95,20 @@ await build({
 });
 asciiOnly(join(root, "dist", "acpchat-mcp.cjs"));
 
-// The Lua mirror of the contract (src/nvim/contract.ts), taken from the bundle itself so the two
-// cannot drift apart. Names are in their wire form (snake_case).
+// The loader that runs the bundle with its V8 code cache (rplugin/node/acpchat/index.js).
+await build({
+  ...common,
+  entryPoints: [join(root, "src", "nvim", "code-cache.ts")],
+  outfile: join(root, "dist", "code-cache.cjs"),
+});
+
+// The bundle's code cache, dist/acpchat.cjs.v8cache: the loader runs the bundle's top level (so
+// what a host runs at start is compiled) and then writes what V8 compiled. It fits the Node that
+// built it; a host under another Node makes its own in the user's cache (src/nvim/code-cache.ts).
+// The Lua mirror of the contract (src/nvim/contract.ts) is taken from that same run of the bundle,
+// so the two cannot drift apart. Names are in their wire form (snake_case).
 const require = createRequire(import.meta.url);
-const mod = require(outfile);
+const mod = require(join(root, "dist", "code-cache.cjs")).loadBundle(outfile, { build: true });
 const wire = (k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const list = (names) => names.map((n) => `    ${JSON.stringify(wire(n))},`);
 const lua = [
@@ -130,7 +143,7 @@ if (canGenerate()) {
   meta = LUA_OUT.meta;
 }
 process.stdout.write(
-  `built ${outfile}, ${LUA_OUT.names} (${mod.LUA_METHODS.length} calls, ${mod.NODE_EVENTS.length} events), ${meta} and ${schemas}\n`,
+  `built ${outfile} (+ .v8cache), ${LUA_OUT.names} (${mod.LUA_METHODS.length} calls, ${mod.NODE_EVENTS.length} events), ${meta} and ${schemas}\n`,
 );
 // The host's signal handlers from the bundle must not keep this build process alive.
 process.exit(0);

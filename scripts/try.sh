@@ -28,7 +28,7 @@ project=$(cd "$project" && pwd)
 (
   cd "$root"
   [ -d node_modules/neovim ] || npm ci --no-audit --no-fund
-  if [ ! -f dist/acpchat.cjs ] || [ ! -f dist/host.cjs ] || [ -n "$(find src scripts/build.mjs package-lock.json -newer dist/acpchat.cjs -print -quit)" ]; then
+  if [ ! -f dist/acpchat.cjs ] || [ ! -f dist/host.cjs ] || [ ! -f dist/code-cache.cjs ] || [ -n "$(find src scripts/build.mjs package-lock.json -newer dist/acpchat.cjs -print -quit)" ]; then
     npm run --silent build
   fi
 ) >&2

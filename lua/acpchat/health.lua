@@ -44,6 +44,12 @@ function M.check()
   local ok, res = pcall(bridge.call_sync, "ping", {}, 5000)
   if ok then
     health.ok(string.format("Node host answers (pid %d, node %s)", res.pid, res.node))
+    -- The bundle's V8 code cache (src/nvim/code-cache.ts): only the host's start is slower without it.
+    if res.code_cache and res.code_cache.used then
+      health.ok("code cache: " .. res.code_cache.file)
+    elseif res.code_cache then
+      health.info("code cache: not used at this start: " .. res.code_cache.why)
+    end
     -- What reaches the processes agents and terminals start (:help acpchat-processes).
     if res.cgroups and res.cgroups.available then
       health.ok("processes: " .. res.cgroups.why .. ": every process they start, daemons included, is killed with them")

@@ -37,6 +37,24 @@ export class Bridge {
     return results[1] as string[];
   }
 
+  /**
+   * Lines [first, last) of buffer `buf` at change tick `tick` as one text joined with "\n";
+   * undefined when it changed or went away, null when a line holds a NUL byte (a binary file:
+   * readers refuse it, and bufferLines reads it as lines). One string per slice: the
+   * node-client decodes every short string in JavaScript, and for a 10,000-line buffer that
+   * decoding cost twice the rest of the read (bench/file-read.mjs: 14-16 ms of the host's CPU
+   * per read as lines, 5-8 ms as one text, at load 8). Lua's strings cost the editor ~1 ms per
+   * 10,000 lines and 4-8 ms for 15 MB (the slice keeps a request under a frame).
+   */
+  async bufferText(buf: number, tick: number, first: number, last: number): Promise<string | null | undefined> {
+    const r = await this.nvim.request("nvim_exec_lua", [
+      'return require("acpchat.host.bridge").buffer_text(...)',
+      [buf, tick, first, last],
+    ]);
+    if (typeof r === "string") return r;
+    return r === true ? null : undefined;
+  }
+
   /** A buffer primitive: Lua answers at once (it never waits on the user). */
   async request<R extends NodeRequest>(
     method: R,

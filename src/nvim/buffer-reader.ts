@@ -10,6 +10,7 @@
  * for buffers the agent never reads, no event is sent per keystroke, and there is no second copy
  * that could drift from the buffer.
  */
+import { hasNul } from "../workspace/write-plan.js";
 import type { Bridge } from "./bridge.js";
 import type { NodeRequests } from "./contract.js";
 
@@ -30,39 +31,85 @@ export async function readBuffer(
   path: string,
   opts: { first?: number; last?: number; probeDisk?: boolean } = {},
 ): Promise<BufferRead> {
+  const r = await readSlices(bridge, path, opts, async (buf, tick, first, last) => {
+    const text = await bridge.bufferText(buf, tick, first, last);
+    // One split of the text Neovim joined costs a fraction of decoding each line on its own.
+    if (typeof text === "string") return text.split("\n");
+    return text === null ? bridge.bufferLines(buf, tick, first, last) : undefined;
+  });
+  return "slices" in r ? { ...r.head, lines: r.slices.flat() } : r;
+}
+
+/** A buffer's state with its lines as one text (see readBufferText). */
+export type BufferTextRead =
+  | { loaded: false }
+  | (Head & {
+      /** The lines joined with "\n", no newline after the last (the state's `eol` says); null when a line holds a NUL byte. */
+      text: string | null;
+      /** How many lines `text` holds (an empty text is no line or one empty line). */
+      count: number;
+    });
+
+/**
+ * Like readBuffer, with the lines as one text, as a read hands them to the agent: not split into
+ * lines and joined again.
+ */
+export async function readBufferText(
+  bridge: Bridge,
+  path: string,
+  opts: { first?: number; last?: number } = {},
+): Promise<BufferTextRead> {
+  const r = await readSlices(bridge, path, opts, (buf, tick, first, last) => bridge.bufferText(buf, tick, first, last));
+  if (!r.loaded) return r;
+  if ("slices" in r) {
+    const nul = r.slices.some((t) => t === null);
+    return { ...r.head, text: nul ? null : r.slices.join("\n"), count: r.count };
+  }
+  const { lines, ...head } = r;
+  return { ...head, text: hasNul(lines) ? null : lines.join("\n"), count: lines.length };
+}
+
+type Loaded = Extract<BufferRead, { loaded: true }>;
+type Head = Omit<Loaded, "lines">;
+
+/**
+ * The buffer's state, then its lines [first, last) read slice by slice through `slice`
+ * (undefined: the buffer changed, so it is read again from the start). Changed under every
+ * attempt (the user types on), one bufferState request reads it at once: its answer as it is.
+ */
+async function readSlices<T>(
+  bridge: Bridge,
+  path: string,
+  opts: { first?: number; last?: number; probeDisk?: boolean },
+  slice: (buf: number, tick: number, first: number, last: number) => Promise<T | undefined>,
+): Promise<{ loaded: false } | Loaded | { loaded: true; head: Head; slices: T[]; count: number }> {
   let diskChanged: boolean | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const head = await bridge.request("bufferState", {
+    const state = await bridge.request("bufferState", {
       path,
       first: 0,
       last: 0,
       probeDisk: attempt === 0 && opts.probeDisk ? true : undefined,
     });
-    if (!head.loaded) return head;
-    if (attempt === 0) diskChanged = head.diskChanged;
+    if (!state.loaded) return state;
+    if (attempt === 0) diskChanged = state.diskChanged;
+    const { lines: _, ...head } = state;
     const first = Math.max(0, opts.first ?? 0);
     const last = Math.min(opts.last ?? head.lineCount, head.lineCount);
-    const lines = await readLines(bridge, head.buf, head.tick, first, last);
-    if (lines) return { ...head, lines, ...(diskChanged !== undefined ? { diskChanged } : {}) };
+    const slices: T[] = [];
+    for (let row = first; row < last; row += SLICE_LINES) {
+      const got = await slice(head.buf, head.tick, row, Math.min(last, row + SLICE_LINES));
+      if (got === undefined) break;
+      slices.push(got);
+    }
+    if (slices.length === Math.ceil(Math.max(0, last - first) / SLICE_LINES))
+      return {
+        loaded: true,
+        head: diskChanged !== undefined ? { ...head, diskChanged } : head,
+        slices,
+        count: Math.max(0, last - first),
+      };
   }
-  // Changed under every attempt (the user types on): one request reads it at once.
   const whole = await bridge.request("bufferState", { path, first: opts.first, last: opts.last });
   return whole.loaded && diskChanged !== undefined ? { ...whole, diskChanged } : whole;
-}
-
-/** Lines [first, last) of buffer `buf` at change tick `tick`; undefined when it changed or went away. */
-async function readLines(
-  bridge: Bridge,
-  buf: number,
-  tick: number,
-  first: number,
-  last: number,
-): Promise<string[] | undefined> {
-  const out: string[] = [];
-  for (let row = first; row < last; row += SLICE_LINES) {
-    const lines = await bridge.bufferLines(buf, tick, row, Math.min(last, row + SLICE_LINES));
-    if (!lines) return undefined;
-    for (const l of lines) out.push(l);
-  }
-  return out;
 }

@@ -183,7 +183,14 @@ export interface TerminalOutput {
 export interface LuaToNode {
   open: { params: OpenParams; result: null };
   /** Queue or send a prompt. Refused (not queued) when the chat crashed or closed. */
-  send: { params: ChatRef & { text: string; context: ContextItem[] }; result: { queued: boolean } };
+  send: {
+    /**
+     * `unsaved`: the file buffers with unsaved edits as the user sent (the host need not ask the
+     * editor again, a round trip on the prompt's way to the agent, when the prompt goes at once).
+     */
+    params: ChatRef & { text: string; context: ContextItem[]; unsaved?: string[] };
+    result: { queued: boolean };
+  };
   /** Cancel the running turn; queued prompts come back. */
   cancel: { params: ChatRef; result: { takenBack: TakenBack[] } };
   close: { params: ChatRef; result: null };
@@ -292,10 +299,16 @@ export interface LuaToNode {
   /** The open chats and their agents' pids (for :checkhealth and tests). */
   chats: { params: Record<string, never>; result: { chat: number; agent: string; state: string; pid?: number }[] };
   shutdown: { params: Record<string, never>; result: null };
-  /** `cgroups`: whether agents and terminals get a cgroup each, and why (not) (agent/cgroup.ts). */
+  /** `cgroups`: whether agents and terminals get a cgroup each, and why (not) (agent/cgroup.ts).
+   * `codeCache`: whether the bundle was loaded with its V8 code cache, which file, why (not) (code-cache.ts). */
   ping: {
     params: Record<string, never>;
-    result: { pid: number; node: string; cgroups: { available: boolean; why: string } };
+    result: {
+      pid: number;
+      node: string;
+      cgroups: { available: boolean; why: string };
+      codeCache: { used: boolean; file?: string; why: string };
+    };
   };
   /**
    * `codeUsed`: V8's compiled code within heapUsed (it grows as functions are optimised, not with data).

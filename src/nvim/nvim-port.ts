@@ -21,13 +21,13 @@ import { rememberOldSide, summarizeDiff } from "../view/diff-summary.js";
 import { authChoices, formContent, formView, urlView, type FormView } from "../view/question-view.js";
 import { Redactor } from "../trace/redact.js";
 import { DEFAULT_MAX_READ_BYTES, diskSnapshot } from "../workspace/disk.js";
-import { readFileWindow, textWindow } from "../workspace/files.js";
+import { readFileWindow } from "../workspace/files.js";
 import { joinText, type Text } from "../workspace/text-codec.js";
 import { AgentSeen } from "../workspace/agent-seen.js";
-import { bufferText, hasNul, type BufferState, type WriteMode } from "../workspace/write-plan.js";
+import type { WriteMode } from "../workspace/write-plan.js";
 import { WriteLoop, type BufferPort, type WriteOutcome } from "../workspace/write-loop.js";
 import type { Bridge } from "./bridge.js";
-import { readBuffer } from "./buffer-reader.js";
+import { readBuffer, readBufferText } from "./buffer-reader.js";
 import { liveFiles } from "./live-files.js";
 import { PartialEdits } from "../session/permission/review.js";
 import { permissionMeta } from "../protocol/v2/meta.js";
@@ -99,7 +99,8 @@ export class NvimPort implements EditorPort {
     };
     const first = req.line ? Math.max(0, req.line - 1) : 0;
     const last = req.limit ? first + req.limit : undefined;
-    const r = await readBuffer(this.bridge, req.path, { first, last });
+    // The window as one text, as Neovim joined it: never split into lines and joined again here.
+    const r = await readBufferText(this.bridge, req.path, { first, last });
     if (!r.loaded) {
       const content = await readFileWindow(req.path, req.line, req.limit, this.maxReadBytes);
       saw(false, null);
@@ -109,17 +110,19 @@ export class NvimPort implements EditorPort {
       saw(r.modified, first === 0 ? { lines: [], eol: false } : null);
       return { content: "", unsaved: r.modified };
     }
-    if (hasNul(r.lines))
+    if (r.text === null)
       throw new RpcError(
         ErrorCodes.InvalidParams,
         `${req.path} looks binary (its buffer holds NUL bytes); only text files can be read`,
       );
-    // The window as a text of its own: it ends with the buffer's final newline if it reaches the end.
-    const reachesEnd = first + r.lines.length >= r.lineCount;
-    const eol = reachesEnd && bufferText(r).eol;
+    // The window ends with the buffer's final newline if it reaches the end and no limit cut it.
+    const reachesEnd = first + r.count >= r.lineCount;
+    const eol = reachesEnd && endsWithEol(r);
     // What the agent builds on: a later write over the user's edits is put on top of them.
-    saw(r.modified, first === 0 && reachesEnd ? { lines: r.lines, eol } : null);
-    return { content: textWindow({ lines: r.lines, eol }, req.line ? 1 : null, req.limit), unsaved: r.modified };
+    if (by?.agent && r.modified && first === 0 && reachesEnd) saw(true, { lines: r.text.split("\n"), eol });
+    else saw(r.modified, null);
+    if (r.count === 0) return { content: "", unsaved: r.modified };
+    return { content: eol && !req.limit ? `${r.text}\n` : r.text, unsaved: r.modified };
   }
 
   /**
@@ -172,8 +175,8 @@ export class NvimPort implements EditorPort {
 
   /** The text of a file as the editor sees it: its buffer (unsaved edits too) when loaded, else the disk; undefined when there is no such text file. */
   private async textNow(path: string): Promise<string | undefined> {
-    const r = await readBuffer(this.bridge, path).catch(() => undefined);
-    if (r?.loaded) return hasNul(r.lines) ? undefined : joinText(bufferText(r as BufferState));
+    const r = await readBufferText(this.bridge, path).catch(() => undefined);
+    if (r?.loaded) return r.text === null ? undefined : r.empty ? "" : r.text + (endsWithEol(r) ? "\n" : "");
     const d = await diskSnapshot(path, this.maxReadBytes).catch(() => undefined);
     return d?.exists && d.file ? joinText(d.file) : undefined;
   }
@@ -334,4 +337,9 @@ function nvimBuffers(
     review,
     warn: (message) => bridge.emit("notify", { message: `acpchat: ${message}`, level: "warn" }),
   };
+}
+
+/** Whether the buffer's text ends with a newline when written (bufferText's `eol`). */
+function endsWithEol(b: { eol: boolean; fixeol: boolean; binary: boolean }): boolean {
+  return b.eol || (b.fixeol && !b.binary);
 }

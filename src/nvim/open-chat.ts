@@ -75,7 +75,7 @@ export function openChat(
       cwd: agent.cwd,
     },
     sessionMeta: steering?.sessionMeta,
-    unsavedFiles: () => unsavedFiles(deps, p.chat, chat, editor),
+    unsavedFiles: (given) => unsavedFiles(deps, p.chat, chat, editor, given),
     cwd: p.cwd,
     extraRoots: p.extraRoots,
     mcpServers: p.mcpServers,
@@ -197,7 +197,11 @@ async function unsavedFiles(
   id: number,
   chat: Chat,
   editor: EditorChannel | undefined,
+  given?: string[],
 ): Promise<{ paths: string[]; readTool?: string }> {
+  const readTool = editor?.offered.includes("read_file") ? `${editor.mcpServer.name}__read_file` : undefined;
+  // Sent with the prompt: no round trip through the editor before the agent gets it.
+  if (given) return { paths: given.filter((path) => inside(chat, path)), readTool };
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), 2000);
   const r = await Promise.race([
@@ -207,17 +211,20 @@ async function unsavedFiles(
     ),
   ]).finally(() => clearTimeout(timer));
   const items = (r.items ?? []) as { path?: unknown; modified?: unknown }[];
-  const readTool = editor?.offered.includes("read_file") ? `${editor.mcpServer.name}__read_file` : undefined;
-  const paths = items.flatMap((b) => {
-    if (b.modified !== true || typeof b.path !== "string") return [];
-    try {
-      chat.checkPath(b.path, "read");
-      return [b.path];
-    } catch {
-      return [];
-    }
-  });
+  const paths = items.flatMap((b) =>
+    b.modified === true && typeof b.path === "string" && inside(chat, b.path) ? [b.path] : [],
+  );
   return { paths, readTool };
+}
+
+/** A path the chat may read (inside its folders). */
+function inside(chat: Chat, path: string): boolean {
+  try {
+    chat.checkPath(path, "read");
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The chat's turn checkpoints when they are on; old sessions' are pruned in the background. */

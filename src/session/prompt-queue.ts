@@ -9,14 +9,16 @@ export interface QueuedPrompt {
   id: number;
   text: string;
   context: ContextItem[];
+  /** The unsaved file buffers the editor sent with it: true only while it has not waited. */
+  unsaved?: string[];
 }
 
 export class PromptQueue {
   private items: QueuedPrompt[] = [];
   private next = 1;
 
-  add(text: string, context: ContextItem[]): QueuedPrompt {
-    const p = { id: this.next++, text, context };
+  add(text: string, context: ContextItem[], unsaved?: string[]): QueuedPrompt {
+    const p: QueuedPrompt = { id: this.next++, text, context, unsaved };
     this.items.push(p);
     return p;
   }

@@ -67,9 +67,13 @@ export function bufferBytes(b: BufferState): Buffer | undefined {
   }
 }
 
-/** Neovim hands a NUL byte of a line over as "\n": a buffer with one holds a binary file. */
+/**
+ * A NUL byte in a line: the buffer holds a binary file. Neovim's API hands a NUL over as "\0"
+ * (it keeps it as "\n" inside the line, which is what an earlier version looked for, so the check
+ * never fired: tests/e2e/workspace.test.ts reads and writes such a buffer now).
+ */
 export function hasNul(lines: readonly string[]): boolean {
-  return lines.some((l) => l.includes("\n"));
+  return lines.some((l) => l.includes("\0") || l.includes("\n"));
 }
 
 /** The text of what is there now, for comparisons across kinds (a review of a disk file, then the buffer opened). */

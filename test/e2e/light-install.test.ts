@@ -60,7 +60,14 @@ it("installs no dev dependency and builds without one", () => {
     true,
   );
   expect(build).toContain("no TypeScript here");
-  for (const out of ["dist/acpchat.cjs", "dist/acpchat-mcp.cjs", "dist/acpchat-http.cjs", "dist/host.cjs"])
+  for (const out of [
+    "dist/acpchat.cjs",
+    "dist/acpchat.cjs.v8cache",
+    "dist/code-cache.cjs",
+    "dist/acpchat-mcp.cjs",
+    "dist/acpchat-http.cjs",
+    "dist/host.cjs",
+  ])
     expect(existsSync(join(copy, out)), out).toBe(true);
   // The committed LuaCATS file is kept as it is.
   expect(readFileSync(join(copy, "lua/acpchat/_meta/contract.lua"), "utf8")).toBe(

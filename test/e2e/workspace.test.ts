@@ -71,6 +71,62 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(r[6]!.result).toEqual({ content: "only on disk" });
   });
 
+  it("reads a buffer of more than one slice exactly (the seam, a window across it, 'noeol', an empty last line) and refuses one holding NUL", async () => {
+    const { t, work } = await setup(bin, [[]]);
+    // SLICE_LINES (src/nvim/buffer-reader.ts) is 10,000: 10,003 lines are read in two slices.
+    const lines = Array.from({ length: 10_003 }, (_, i) => `line ${i + 1}`);
+    writeFileSync(join(work, "long.txt"), `${lines.join("\n")}\n`);
+    writeFileSync(join(work, "noeol.txt"), "a\nb\n");
+    writeFileSync(join(work, "blank.txt"), "x\n");
+    writeFileSync(join(work, "nul.txt"), "clean\n");
+    for (const f of ["long.txt", "noeol.txt", "blank.txt", "nul.txt"]) await t.nvim.command(`badd ${f}`);
+    await t.nvim.command("edit long.txt");
+    await t.lua("vim.api.nvim_buf_set_lines(0, 9999, 10000, false, { 'unsaved 10000' })");
+    await t.nvim.command("edit noeol.txt | setlocal noeol nofixeol | call setline(2, 'B')");
+    await t.nvim.command("edit blank.txt | call append(1, '')");
+    // A NUL byte in a line ("\n" in setline() puts one there; the API hands it over as "\0").
+    await t.nvim.command('edit nul.txt | call setline(1, "cl\\nean")');
+    const p = (path: string, more: Step = {}) => ({
+      request: "fs/read_text_file",
+      params: { path: join(work, path), ...more },
+    });
+    // The replies as the agent got them (too long for the transcript's echo).
+    const record = join(t.dir, "reads.jsonl");
+    await setScenario(t, {
+      record,
+      turns: [
+        [
+          p("long.txt"),
+          p("long.txt", { line: 9999, limit: 3 }),
+          p("noeol.txt"),
+          p("blank.txt"),
+          p("nul.txt"),
+          { request: "fs/write_text_file", params: { path: join(work, "nul.txt"), content: "text\n" } },
+        ],
+      ],
+    });
+    const c = await openChat(t);
+    await c.ready();
+    await t.nvim.command("AcpChatSend read");
+    await c.turns(1, 30_000);
+    const r = readFileSync(record, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((m) => !("method" in m) && ("result" in m || "error" in m));
+    lines[9999] = "unsaved 10000";
+    expect(r[0]!.result).toEqual({ content: `${lines.join("\n")}\n` });
+    expect(r[1]!.result).toEqual({ content: "line 9999\nunsaved 10000\nline 10001" });
+    expect(r[2]!.result).toEqual({ content: "a\nB" });
+    expect(r[3]!.result).toEqual({ content: "x\n\n" });
+    expect(r[4]!.error).toMatchObject({
+      message: expect.stringContaining("looks binary (its buffer holds NUL bytes)"),
+    });
+    expect(r[5]!.error).toMatchObject({ message: expect.stringContaining("binary files are not overwritten") });
+    expect(await t.nvim.call("getbufline", ["nul.txt", 1, "$"])).toEqual(["cl\nean"]);
+    expect(readFileSync(join(work, "nul.txt"), "utf8")).toBe("clean\n");
+  });
+
   it("writes into a loaded buffer as one undoable change (write = buffer), and to disk atomically otherwise", async () => {
     const { t, work } = await setup(bin, [[]], { write: "buffer" });
     writeFileSync(join(work, "a.txt"), "one\ntwo\nthree\n");

@@ -216,6 +216,11 @@ describe("decideWrite", () => {
       action: "refuse",
       message: expect.stringContaining("binary"),
     });
+    // As Neovim's API hands a NUL byte over.
+    expect(decideWrite(req("x", { kind: "buffer", buffer: buffer(["ELF\u0000\u0001"]) }))).toMatchObject({
+      action: "refuse",
+      message: expect.stringContaining("binary"),
+    });
     const latin1 = disk(Buffer.from([0x63, 0xe9, 0x81, 0x0a]));
     expect(decideWrite(req("c€\n", { kind: "disk", disk: latin1 }))).toMatchObject({
       action: "refuse",

@@ -31,6 +31,10 @@ function fakeBridge(
       const b = [...buffers.values()][buf];
       return b && b.tick === tick ? b.lines.slice(first, last) : undefined;
     },
+    async bufferText(buf: number, tick: number, first: number, last: number) {
+      const lines = await bridge.bufferLines(buf, tick, first, last);
+      return lines?.some((l) => l.includes("\n")) ? null : lines?.join("\n");
+    },
     emit(event: string, payload: Record<string, unknown>) {
       calls.push({ method: event, params: payload });
       if (event === "ask")

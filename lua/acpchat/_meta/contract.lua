@@ -617,6 +617,7 @@ error("Cannot require a meta file")
 ---@field chat number
 ---@field text string
 ---@field context acpchat.wire.ContextItem[]
+---@field unsaved? string[]
 
 --- What `send` answers.
 ---@class acpchat.reply.Send
@@ -969,7 +970,7 @@ error("Cannot require a meta file")
 --- What `shutdown` answers.
 ---@alias acpchat.reply.Shutdown nil
 
---- `ping`: `cgroups`: whether agents and terminals get a cgroup each, and why (not) (agent/cgroup.ts).
+--- `ping`: `cgroups`: whether agents and terminals get a cgroup each, and why (not) (agent/cgroup.ts). `codeCache`: whether the bundle was loaded with its V8 code cache, which file, why (not) (code-cache.ts).
 ---@class acpchat.call.Ping
 ---@field [string] nil
 
@@ -978,6 +979,7 @@ error("Cannot require a meta file")
 ---@field pid number
 ---@field node string
 ---@field cgroups { available: boolean, why: string }
+---@field code_cache { used: boolean, file?: string, why: string }
 
 --- `memory`: `codeUsed`: V8's compiled code within heapUsed (it grows as functions are optimised, not with data). `snapshot`: also write a heap snapshot to that path (the benchmark tells data from V8's own objects with it).
 ---@class acpchat.call.Memory

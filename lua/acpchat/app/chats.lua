@@ -309,21 +309,23 @@ function M.send(chat, text, done)
       util.notify("acpchat: not sent: " .. refused, vim.log.levels.ERROR)
       return done and done(false)
     end
-    bridge.call(
-      "send",
-      { chat = chat.id, text = text, context = vim.list_extend(vim.list_slice(context), named) },
-      function(err)
-        if err then
-          -- Nothing was sent: the context waits for the next try.
-          chat.context = vim.list_extend(context, chat.context)
-          prompt.show_context(chat)
-          util.notify("acpchat: not sent: " .. err, vim.log.levels.WARN)
-        end
-        if done then
-          done(not err)
-        end
+    bridge.call("send", {
+      chat = chat.id,
+      text = text,
+      context = vim.list_extend(vim.list_slice(context), named),
+      -- Node need not ask for them (a round trip before the agent hears the prompt).
+      unsaved = require("acpchat.editor.editor_tools").unsaved(),
+    }, function(err)
+      if err then
+        -- Nothing was sent: the context waits for the next try.
+        chat.context = vim.list_extend(context, chat.context)
+        prompt.show_context(chat)
+        util.notify("acpchat: not sent: " .. err, vim.log.levels.WARN)
       end
-    )
+      if done then
+        done(not err)
+      end
+    end)
   end)
 end
 

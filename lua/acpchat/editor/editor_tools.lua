@@ -90,6 +90,17 @@ local function open_buffers()
   return { items = items }
 end
 
+--- The file buffers with unsaved edits (what open_buffers says `modified`), sent with a prompt.
+function M.unsaved()
+  local paths = {}
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    if vim.bo[b].modified and vim.bo[b].buflisted and is_file_buf(b) then
+      paths[#paths + 1] = api.nvim_buf_get_name(b)
+    end
+  end
+  return paths
+end
+
 local function region_text(b, mode, s, e)
   local ok, lines = pcall(api.nvim_buf_call, b, function()
     return vim.fn.getregion(s, e, { type = mode })

@@ -83,7 +83,12 @@ function M.start()
     rpc = true,
     -- The node client logs at "debug" unless told otherwise: it then copies every answer from
     -- Neovim for a log line nobody reads (a whole buffer's lines on each read). Kept when set.
-    env = { NVIM_NODE_LOG_LEVEL = vim.env.NVIM_NODE_LOG_LEVEL or "info" },
+    -- ACPCHAT_CACHE_DIR: where the host keeps a V8 code cache of its bundle when the one `npm run
+    -- build` wrote does not fit its Node (src/nvim/code-cache.ts).
+    env = {
+      NVIM_NODE_LOG_LEVEL = vim.env.NVIM_NODE_LOG_LEVEL or "info",
+      ACPCHAT_CACHE_DIR = vim.fn.stdpath("cache") .. "/acpchat",
+    },
     on_stderr = function(_, data)
       for _, l in ipairs(data or {}) do
         if l ~= "" then
@@ -262,6 +267,29 @@ function M.answer(method, params)
     error("unknown request " .. tostring(method))
   end
   return handler(params)
+end
+
+--- Lines [first, last) of buffer `buf` joined with "\n", if it is still at change tick `tick`
+--- (nil when it changed or went away; true when a line holds a NUL byte: a binary file, which
+--- reads refuse). One string crosses to Node, not
+--- one per line: Node decodes each short string in JavaScript, which cost more than the read.
+---@param buf integer
+---@param tick integer
+---@param first integer
+---@param last integer
+---@return string|boolean|nil
+function M.buffer_text(buf, tick, first, last)
+  local ok, now = pcall(vim.api.nvim_buf_get_changedtick, buf)
+  if not ok or now ~= tick or not vim.api.nvim_buf_is_loaded(buf) then
+    return nil
+  end
+  local lines = vim.api.nvim_buf_get_lines(buf, first, last, false)
+  for i = 1, #lines do
+    if lines[i]:find("\0", 1, true) or lines[i]:find("\n", 1, true) then
+      return true
+    end
+  end
+  return table.concat(lines, "\n")
 end
 
 return M

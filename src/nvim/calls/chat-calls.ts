@@ -23,7 +23,13 @@ type ChatCalls = Pick<
 export function chatCalls(chats: ChatLookup): ChatCalls {
   const chat = (id: number) => chats.get(id).chat;
   return {
-    send: (p) => chat(p.chat).submit(p.text, p.context ?? []),
+    // An empty Lua table may cross as a map: only a list of paths is taken as the editor's word.
+    send: (p) =>
+      chat(p.chat).submit(
+        p.text,
+        p.context ?? [],
+        Array.isArray(p.unsaved) ? p.unsaved.filter((x) => typeof x === "string") : undefined,
+      ),
     cancel: (p) => ({ takenBack: chat(p.chat).cancel().map(takenBack) }),
     setMode: async (p) => {
       await chat(p.chat).setMode(p.mode);

@@ -8,6 +8,7 @@ import { cgroupSupport } from "../../agent/cgroup.js";
 import { removeAgent } from "../../registry/install.js";
 import { Redactor } from "../../trace/redact.js";
 import { statusOf, type Entry, type Handlers } from "../chat-entry.js";
+import { codeCacheStatus } from "../code-cache.js";
 import { registryInstall, registryList } from "./registry-calls.js";
 import type { AnyAnswer } from "../../wire/index.js";
 
@@ -38,7 +39,7 @@ export function hostCalls(
         state: statusOf(e.chat).state,
         pid: e.chat.pid,
       })),
-    ping: () => ({ pid: process.pid, node: process.version, cgroups: cgroupSupport() }),
+    ping: () => ({ pid: process.pid, node: process.version, cgroups: cgroupSupport(), codeCache: codeCacheStatus() }),
     memory: (p) => memory(p.gc === true, p.snapshot),
     log: (p) => {
       const e = p.chat !== undefined ? host.find(p.chat) : undefined;

@@ -378,13 +378,13 @@ export class Chat implements ChatCore {
    * A prompt from the user: sent now when the agent is ready and idle, else queued and sent in
    * order once it is. Refused (the caller keeps the text) when the agent is gone.
    */
-  submit(text: string, context: ContextItem[]): { queued: boolean } {
+  submit(text: string, context: ContextItem[], unsaved?: string[]): { queued: boolean } {
     if (this.status === "failed")
       throw new Error(
         `${this.opts.agentName} stopped (${this.failure ?? "unknown reason"}): restart it with :AcpChat; your prompt stays in the prompt buffer`,
       );
     if (this.status === "closed") throw new Error("this chat is closed");
-    return { queued: this.turns.submit(text, context) };
+    return { queued: this.turns.submit(text, context, unsaved) };
   }
 
   /** Send a prompt; resolves with the stop reason when the turn ends (never rejects). */

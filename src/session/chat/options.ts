@@ -48,8 +48,9 @@ export interface ChatOptions {
    * The files of the project with unsaved edits in the editor, asked before each prompt: the
    * agent hears which (its own read tools see the disk), and of the tool that reads them
    * (`readTool`: the editor's read_file, as `<server>__read_file`). Undefined: not asked.
+   * `given`: the paths the editor sent with the prompt (not asked again).
    */
-  unsavedFiles?: () => Promise<{ paths: string[]; readTool?: string }>;
+  unsavedFiles?: (given?: string[]) => Promise<{ paths: string[]; readTool?: string }>;
   /** Turn checkpoints (src/checkpoints/): kept by the host across restarts of the agent. */
   checkpoints?: TurnCheckpoints;
   /**

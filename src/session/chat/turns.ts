@@ -93,9 +93,11 @@ export class Turns {
   }
 
   /** Queue a prompt and start it when the agent can take it; true when it waits. */
-  submit(text: string, context: ContextItem[]): boolean {
-    this.queue.add(text, context);
+  submit(text: string, context: ContextItem[], unsaved?: string[]): boolean {
+    const p = this.queue.add(text, context, unsaved);
     const queued = !this.pump();
+    // A prompt that waits asks the editor when it goes: its buffers may change meanwhile.
+    if (this.preparing !== p) p.unsaved = undefined;
     this.core.emit([{ type: "meta" }]);
     return queued;
   }
@@ -180,7 +182,7 @@ export class Turns {
     // on a busy machine costs more than the snapshot, and neither needs the other.
     const cp = opts.checkpoints;
     const [unsaved, step] = await Promise.all([
-      this.unsavedNote(),
+      this.unsavedNote(p.unsaved),
       cp?.on && this.preparing === p ? cp.beginTurn(state.turn + 1) : undefined,
     ]);
     // Turned off since the chat started (its first snapshot found the folder too large, say).
@@ -216,12 +218,12 @@ export class Turns {
    * A line naming the project's files with unsaved edits in the editor (and the tool that reads
    * them), for the prompt (`changed`: the user is shown it, as the list changed).
    */
-  private async unsavedNote(): Promise<{ note: string; changed: boolean } | undefined> {
+  private async unsavedNote(given?: string[]): Promise<{ note: string; changed: boolean } | undefined> {
     const ask = this.core.opts.unsavedFiles;
     if (!ask) return undefined;
     let r: { paths: string[]; readTool?: string };
     try {
-      r = await ask();
+      r = await ask(given);
     } catch (e) {
       this.core.trace.note("problem", `listing unsaved buffers: ${errorMessage(e)}`);
       return undefined;
