@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { nvim, openChat, sendAndWait, setAgents, shareNvim } from "../support/chat.js";
+import { fakeAgent, nvim, openChat, sendAndWait, setAgents, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
 // One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
@@ -82,6 +82,48 @@ describe.each(bins)("Neovim $version", (bin) => {
     await sendAndWait(c, "run");
     await t.waitFor(async () => (await c.text()).includes("│ peer-ran-42"), "the output's last chunk", 5000);
     expect(await c.text()).toContain("│ first line");
+  });
+
+  it("a last chunk that ends like the start of a secret shows when its call or the turn ends", async () => {
+    const t = await nvim(bin);
+    const meta = (id: string, m: Record<string, unknown>, status?: string) => ({
+      update: { sessionUpdate: "tool_call_update", toolCallId: id, ...(status ? { status } : {}), _meta: m },
+    });
+    const call = (id: string) => ({
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: id,
+        title: `run ${id}`,
+        kind: "execute",
+        status: "in_progress",
+        _meta: { terminal_info: { terminal_id: id } },
+      },
+    });
+    const exit = (id: string) => ({ terminal_id: id, exit_code: 0, signal: null });
+    const scenario = {
+      turns: [
+        [
+          call("y1"),
+          meta("y1", { terminal_output: { terminal_id: "y1", data: "one\npeer-" }, terminal_exit: exit("y1") }),
+          // After the exit, in the update that ends the call.
+          meta("y1", { terminal_output: { terminal_id: "y1", data: "ran-42" } }, "completed"),
+          call("y2"),
+          meta("y2", { terminal_output: { terminal_id: "y2", data: "two\n" }, terminal_exit: exit("y2") }, "completed"),
+          // After the call ended: nothing follows but the turn's end.
+          meta("y2", { terminal_output: { terminal_id: "y2", data: "late-42" } }),
+        ],
+      ],
+    };
+    // A secret of the agent's that begins with "42": "…-42" may be its start, so it is held back.
+    const agent = fakeAgent(t, scenario, { env: { PEER_TOKEN: "42-peer-token-0123456789" } });
+    await t.lua("require('acpchat').setup(...)", [{ agents: { fake: agent }, default_agent: "fake" }]);
+    const c = await openChat(t);
+    await c.ready();
+    await sendAndWait(c, "run");
+    await t.waitFor(async () => (await c.text()).includes("│ late-42"), "the chunk after the call's end", 5000);
+    const text = await c.text();
+    expect(text).toContain("│ peer-ran-42");
+    expect(text).toContain("│ two");
   });
 
   it("output only in rawOutput (stdout, aggregated_output) beside terminal_exit: inline and in gt", async () => {

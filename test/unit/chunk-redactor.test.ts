@@ -51,3 +51,53 @@ describe("ChunkRedactor", () => {
     for (const o of out) expect(o).not.toMatch(/abcdefgh|ijklmnop/);
   });
 });
+
+describe("ChunkRedactor: terminal output streamed in a tool call's _meta", () => {
+  // "ran-42" ends with "42", the start of this secret: the redactor holds it back for the next piece.
+  const r = () => new ChunkRedactor(new Redactor(["42-the-token-0123456789"]));
+  const meta = (m: Record<string, unknown>, status?: string) =>
+    parseSessionUpdate({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "x2",
+      ...(status ? { status } : {}),
+      _meta: m,
+    });
+  const data = (us: SessionUpdate[]) =>
+    us
+      .map((u) => (u as { _meta?: { terminal_output?: { data?: string } } })._meta?.terminal_output?.data ?? "")
+      .join("");
+  const exit = { terminal_id: "t2", exit_code: 0, signal: null };
+
+  it("a chunk after the exit, in the update that ends the call, comes out whole", () => {
+    const c = r();
+    const first = c.push(
+      meta({ terminal_output: { terminal_id: "t2", data: "first line\npeer-" }, terminal_exit: exit }),
+    );
+    expect(data(first)).toBe("first line\npeer-");
+    const last = c.push(meta({ terminal_output: { terminal_id: "t2", data: "ran-42" } }, "completed"));
+    expect(data(last)).toBe("ran-42");
+  });
+
+  it("an end held back comes out when its call ends in an update without output, and at the turn's end", () => {
+    const c = r();
+    expect(data(c.push(meta({ terminal_output: { terminal_id: "t2", data: "ran-42" } })))).toBe("");
+    const ended = c.push(meta({}, "failed"));
+    expect(data(ended)).toBe("ran-42");
+    expect(ended.map((u) => (u as { toolCallId?: string }).toolCallId)).toEqual(["x2", "x2"]);
+    expect(data(c.end())).toBe("");
+
+    const d = r();
+    expect(data(d.push(meta({ terminal_output: { terminal_id: "t2", data: "after exit 42" } })))).toBe("after exit ");
+    expect(data(d.end())).toBe("42");
+  });
+
+  it("what turns out to be the secret is redacted when it comes out at the end", () => {
+    const c = r();
+    const out = [
+      ...c.push(meta({ terminal_output: { terminal_id: "t2", data: "token 42-the-" } })),
+      ...c.push(meta({ terminal_output: { terminal_id: "t2", data: "token-0123456789" } }, "completed")),
+    ];
+    expect(data(out)).toBe("token [REDACTED]");
+    for (const u of out) expect(JSON.stringify(u)).not.toContain("42-the-token");
+  });
+});

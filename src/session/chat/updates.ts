@@ -121,9 +121,9 @@ export class UpdateRouter {
     for (const u of this.chunkRedactor.flush()) this.core.emit(this.core.state.apply(u));
   }
 
-  /** After a turn: held text comes out, and (a safety net) no block may still hold a secret. */
+  /** After a turn: held text comes out (terminals' too), and (a safety net) no block may still hold a secret. */
   settleText(): void {
-    this.flushHeld();
+    for (const u of this.chunkRedactor.end()) this.core.emit(this.core.state.apply(u));
     this.core.emit(this.needs.features.flush());
     this.core.emit(this.core.state.redactTurn((t) => this.core.redactor.text(t)));
   }

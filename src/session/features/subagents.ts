@@ -105,7 +105,7 @@ class Subagents implements ChildSessions {
   flush(): TranscriptEvent[] {
     const events: TranscriptEvent[] = [];
     for (const c of this.children.values()) {
-      const out = c.chunks.flush();
+      const out = c.chunks.end();
       for (const u of out) c.state.apply(u);
       const inner = c.features.flush();
       if (out.length > 0 || inner.length > 0) events.push({ type: "update", block: c.block });
