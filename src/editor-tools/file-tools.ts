@@ -9,6 +9,7 @@
 import { execFile } from "node:child_process";
 import { readdir, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
+import { numberedLine } from "../workspace/files.js";
 import { shownPath } from "./format.js";
 
 /** The chat's file path, as fs/* take it (paths are checked there, against the session's folders). */
@@ -55,10 +56,7 @@ export function formatRead(
       if (r.numbered) body = text.slice(0, at - 1);
       break;
     }
-    if (!r.numbered) {
-      const n = String(first + shownLines);
-      body += `${shownLines === 0 ? "" : "\n"}${n.length < 6 ? "      ".slice(n.length) : ""}${n}\t${text.slice(at, nl)}`;
-    }
+    if (!r.numbered) body += `${shownLines === 0 ? "" : "\n"}${numberedLine(first + shownLines, text.slice(at, nl))}`;
     shownLines++;
     at = nl + 1;
   }

@@ -38,14 +38,14 @@ export class Bridge {
   }
 
   /**
-   * Lines [first, last) of buffer `buf` at change tick `tick` as one text joined with "\n";
+   * Lines [first, last) of buffer `buf` at change tick `tick` as one text joined with "\n":
    * undefined when it changed or went away, null when a line holds a NUL byte (a binary file:
-   * readers refuse it, and bufferLines reads it as lines). One string per slice: the
-   * node-client decodes every short string in JavaScript, and for a 10,000-line buffer that
-   * decoding cost twice the rest of the read (bench/file-read.mjs: 14-16 ms of the host's CPU
-   * per read as lines, 5-8 ms as one text, at load 8). Lua's strings cost the editor ~1 ms per
-   * 10,000 lines and 4-8 ms for 15 MB (the slice keeps a request under a frame). `numberFrom`:
-   * each line numbered as the agents' own read tools do (`%6d\t`), the first as `numberFrom`.
+   * readers refuse it), false when the slice is too big to cross as one string (read it with
+   * bufferLines; lua/acpchat/host/bridge.lua says why). One string per slice because the
+   * node-client decodes every short string in JavaScript: for a 10,000-line buffer of 450 KB
+   * that decoding cost twice the rest of the read (14-16 ms of the host's CPU as lines, 5-8 ms
+   * as one text, at load 8). `numberFrom`: each line numbered as the agents' own read tools do
+   * (`%6d\t`), the first as `numberFrom`.
    */
   async bufferText(
     buf: number,
@@ -53,12 +53,12 @@ export class Bridge {
     first: number,
     last: number,
     numberFrom?: number,
-  ): Promise<string | null | undefined> {
+  ): Promise<string | null | false | undefined> {
     const r = await this.nvim.request("nvim_exec_lua", [
       'return require("acpchat.host.bridge").buffer_text(...)',
       numberFrom === undefined ? [buf, tick, first, last] : [buf, tick, first, last, numberFrom],
     ]);
-    if (typeof r === "string") return r;
+    if (typeof r === "string" || r === false) return r;
     return r === true ? null : undefined;
   }
 

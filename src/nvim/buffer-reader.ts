@@ -10,6 +10,7 @@
  * for buffers the agent never reads, no event is sent per keystroke, and there is no second copy
  * that could drift from the buffer.
  */
+import { numberLines } from "../workspace/files.js";
 import { hasNul } from "../workspace/write-plan.js";
 import type { Bridge } from "./bridge.js";
 import type { NodeRequests } from "./contract.js";
@@ -35,7 +36,7 @@ export async function readBuffer(
     const text = await bridge.bufferText(buf, tick, first, last);
     // One split of the text Neovim joined costs a fraction of decoding each line on its own.
     if (typeof text === "string") return text.split("\n");
-    return text === null ? bridge.bufferLines(buf, tick, first, last) : undefined;
+    return text === undefined ? undefined : bridge.bufferLines(buf, tick, first, last);
   });
   return "slices" in r ? { ...r.head, lines: r.slices.flat() } : r;
 }
@@ -64,19 +65,21 @@ export async function readBufferText(
   opts: { first?: number; last?: number; numberFrom?: number } = {},
 ): Promise<BufferTextRead> {
   const from = Math.max(0, opts.first ?? 0);
-  const r = await readSlices(bridge, path, opts, (buf, tick, first, last) =>
-    bridge.bufferText(
-      buf,
-      tick,
-      first,
-      last,
-      opts.numberFrom === undefined ? undefined : opts.numberFrom + first - from,
-    ),
-  );
+  const numberFrom = opts.numberFrom;
+  const r = await readSlices(bridge, path, opts, async (buf, tick, first, last) => {
+    const n = numberFrom === undefined ? undefined : numberFrom + first - from;
+    const text = await bridge.bufferText(buf, tick, first, last, n);
+    if (text !== false) return text;
+    // Too big to cross as one string: as lines, numbered here.
+    const lines = await bridge.bufferLines(buf, tick, first, last);
+    if (!lines) return undefined;
+    if (hasNul(lines)) return null;
+    return n === undefined ? lines.join("\n") : numberLines(lines, n);
+  });
   if (!r.loaded) return r;
   if ("slices" in r) {
     const nul = r.slices.some((t) => t === null);
-    const numbered = opts.numberFrom !== undefined;
+    const numbered = numberFrom !== undefined;
     return { ...r.head, text: nul ? null : r.slices.join("\n"), count: r.count, numbered };
   }
   const { lines, ...head } = r;

@@ -10,6 +10,19 @@ import { joinText, type Text } from "./text-codec.js";
 
 export { DEFAULT_MAX_READ_BYTES };
 
+/** A line as the agents' own read tools show it: its number right-aligned in 6 and a tab before it (`cat -n`). */
+export function numberedLine(n: number, line: string): string {
+  const s = String(n);
+  return `${s.length < 6 ? "      ".slice(s.length) : ""}${s}\t${line}`;
+}
+
+/** Lines numbered from `from` (numberedLine), joined with "\n". */
+export function numberLines(lines: readonly string[], from: number): string {
+  let out = "";
+  for (let i = 0; i < lines.length; i++) out += `${i === 0 ? "" : "\n"}${numberedLine(from + i, lines[i]!)}`;
+  return out;
+}
+
 /** Select lines `line..line+limit-1` (1-based) of `text`. */
 export function sliceLines(text: string, line?: number | null, limit?: number | null): string {
   if (!line && !limit) return text;

@@ -76,10 +76,14 @@ describe.each(bins)("Neovim $version", (bin) => {
     // SLICE_LINES (src/nvim/buffer-reader.ts) is 10,000: 10,003 lines are read in two slices.
     const lines = Array.from({ length: 10_003 }, (_, i) => `line ${i + 1}`);
     writeFileSync(join(work, "long.txt"), `${lines.join("\n")}\n`);
+    // Its first slice over 512 KB: it crosses as lines, the second as one text.
+    const wide = lines.map((l) => `${l} ${"w".repeat(60)}`);
+    writeFileSync(join(work, "wide.txt"), `${wide.join("\n")}\n`);
     writeFileSync(join(work, "noeol.txt"), "a\nb\n");
     writeFileSync(join(work, "blank.txt"), "x\n");
     writeFileSync(join(work, "nul.txt"), "clean\n");
-    for (const f of ["long.txt", "noeol.txt", "blank.txt", "nul.txt"]) await t.nvim.command(`badd ${f}`);
+    for (const f of ["long.txt", "wide.txt", "noeol.txt", "blank.txt", "nul.txt"]) await t.nvim.command(`badd ${f}`);
+    await t.nvim.command("edit wide.txt | call setline(10001, 'unsaved wide') | call setline(1, 'unsaved first')");
     await t.nvim.command("edit long.txt");
     await t.lua("vim.api.nvim_buf_set_lines(0, 9999, 10000, false, { 'unsaved 10000' })");
     await t.nvim.command("edit noeol.txt | setlocal noeol nofixeol | call setline(2, 'B')");
@@ -98,6 +102,8 @@ describe.each(bins)("Neovim $version", (bin) => {
         [
           p("long.txt"),
           p("long.txt", { line: 9999, limit: 3 }),
+          p("wide.txt"),
+          p("wide.txt", { line: 9999, limit: 3 }),
           p("noeol.txt"),
           p("blank.txt"),
           p("nul.txt"),
@@ -117,12 +123,16 @@ describe.each(bins)("Neovim $version", (bin) => {
     lines[9999] = "unsaved 10000";
     expect(r[0]!.result).toEqual({ content: `${lines.join("\n")}\n` });
     expect(r[1]!.result).toEqual({ content: "line 9999\nunsaved 10000\nline 10001" });
-    expect(r[2]!.result).toEqual({ content: "a\nB" });
-    expect(r[3]!.result).toEqual({ content: "x\n\n" });
-    expect(r[4]!.error).toMatchObject({
+    wide[0] = "unsaved first";
+    wide[10000] = "unsaved wide";
+    expect(r[2]!.result).toEqual({ content: `${wide.join("\n")}\n` });
+    expect(r[3]!.result).toEqual({ content: wide.slice(9998, 10001).join("\n") });
+    expect(r[4]!.result).toEqual({ content: "a\nB" });
+    expect(r[5]!.result).toEqual({ content: "x\n\n" });
+    expect(r[6]!.error).toMatchObject({
       message: expect.stringContaining("looks binary (its buffer holds NUL bytes)"),
     });
-    expect(r[5]!.error).toMatchObject({ message: expect.stringContaining("binary files are not overwritten") });
+    expect(r[7]!.error).toMatchObject({ message: expect.stringContaining("binary files are not overwritten") });
     expect(await t.nvim.call("getbufline", ["nul.txt", 1, "$"])).toEqual(["cl\nean"]);
     expect(readFileSync(join(work, "nul.txt"), "utf8")).toBe("clean\n");
   });

@@ -269,12 +269,18 @@ function M.answer(method, params)
   return handler(params)
 end
 
+--- Bytes of a slice that cross as one text: the node-client's decoder copies a string that
+--- spans its reads again with each read (quadratic in the string's size: 2 MB took it 200 ms,
+--- 15 MB 12 s), and a big slice's Lua strings cost the editor. Bigger slices go as lines.
+local MAX_TEXT = 512 * 1024
+
 --- Lines [first, last) of buffer `buf` joined with "\n", if it is still at change tick `tick`
 --- (nil when it changed or went away; true when a line holds a NUL byte: a binary file, which
---- reads refuse). `number_from`: each line numbered like the agents' own read tools (`%6d\t`),
---- the first as `number_from` (a few percent more than the join; in Node it cost a read's
---- whole time again). One string crosses to Node, not
---- one per line: Node decodes each short string in JavaScript, which cost more than the read.
+--- reads refuse; false when the slice is over MAX_TEXT bytes: read it as lines).
+--- `number_from`: each line numbered like the agents' own read tools (`%6d\t`), the first as
+--- `number_from` (a few percent more than the join; in Node it cost a read's whole time
+--- again). One string crosses to Node, not one per line: Node decodes each short string in
+--- JavaScript, which cost more than the read.
 ---@param buf integer
 ---@param tick integer
 ---@param first integer
@@ -285,6 +291,9 @@ function M.buffer_text(buf, tick, first, last, number_from)
   local ok, now = pcall(vim.api.nvim_buf_get_changedtick, buf)
   if not ok or now ~= tick or not vim.api.nvim_buf_is_loaded(buf) then
     return nil
+  end
+  if vim.api.nvim_buf_get_offset(buf, last) - vim.api.nvim_buf_get_offset(buf, first) > MAX_TEXT then
+    return false
   end
   local lines = vim.api.nvim_buf_get_lines(buf, first, last, false)
   for i = 1, #lines do
