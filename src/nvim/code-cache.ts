@@ -18,7 +18,7 @@
  * rplugin/node/acpchat/index.js requires.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import Module from "node:module";
 import { basename, dirname, join } from "node:path";
 import vm from "node:vm";
@@ -86,11 +86,26 @@ export function writeCacheFile(file: string, key: string, data: Buffer): void {
   renameSync(tmp, file);
 }
 
-/** The user cache's other files for this bundle: made for a Node or bundle no longer here. */
-function sweep(dir: string, bundle: string, keep: string): void {
+/** A cache file of another Node or bundle is swept only after this long unused (two Nodes may share the folder). */
+const SWEEP_UNUSED_MS = 14 * 24 * 3600_000;
+/** A temp file this old was left by a write that failed (a full disk), not one under way. */
+const SWEEP_TEMP_MS = 3600_000;
+
+/**
+ * The user cache's other files for this bundle, made for a Node or bundle no longer in use:
+ * those unused for two weeks (another Neovim's host may run another Node and use its own file
+ * every day: sweeping it at once made both compile at every start), and temp files a failed
+ * write left. A file in use is touched when it is read (loadBundle).
+ */
+export function sweep(dir: string, bundle: string, keep: string): void {
   const prefix = `${basename(bundle)}-`;
-  for (const name of readdirSync(dir))
-    if (name.startsWith(prefix) && join(dir, name) !== keep) rmSync(join(dir, name), { force: true });
+  const now = Date.now();
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (!name.startsWith(prefix) || path === keep) continue;
+    const age = now - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? now);
+    if (age > (name.endsWith(".tmp") ? SWEEP_TEMP_MS : SWEEP_UNUSED_MS)) rmSync(path, { force: true });
+  }
 }
 
 export interface LoadOptions {
@@ -140,8 +155,18 @@ export function loadBundle(bundle: string, opts: LoadOptions = {}): unknown {
   (Module as unknown as { _cache: Record<string, unknown> })._cache[bundle] = mod;
 
   let status: CodeCacheStatus;
-  if (cached) status = { used: true, file: cached.file, why: "loaded from the code cache" };
-  else if (opts.build) {
+  if (cached) {
+    status = { used: true, file: cached.file, why: "loaded from the code cache" };
+    // In use: another Node's host sweeping the user folder keeps it (sweep).
+    if (cached.file !== besideFile(bundle)) {
+      const at = new Date();
+      try {
+        utimesSync(cached.file, at, at);
+      } catch {
+        // a read-only folder: nothing sweeps it either
+      }
+    }
+  } else if (opts.build) {
     const file = besideFile(bundle);
     writeCacheFile(file, key, script.createCachedData());
     status = { used: false, file, why: "compiled, cache written (build)" };

@@ -4,7 +4,7 @@
  * refuses, or that is not a cache at all, means a plain compile with the same exports; stack
  * traces keep the bundle's file name and lines. (test/e2e/code-cache.test.ts: the real host.)
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import vm from "node:vm";
@@ -15,6 +15,7 @@ import {
   codeCacheStatus,
   loadBundle,
   readCacheFile,
+  sweep,
   writeCacheFile,
 } from "../../src/nvim/code-cache.js";
 
@@ -87,5 +88,32 @@ describe("code cache loader", () => {
       expect(stack).toContain(`${file}:4:`);
     }
     expect(codeCacheStatus().used).toBe(true);
+  });
+
+  it("sweeps only what no host uses: another Node's file in use stays, one unused for weeks and a failed write's temp go", () => {
+    const dir = mkdtempSync(join(tmpdir(), "acpchat-sweep-"));
+    const f = (name: string, ageDays: number) => {
+      const p = join(dir, name);
+      writeFileSync(p, "x");
+      const at = new Date(Date.now() - ageDays * 24 * 3600_000);
+      utimesSync(p, at, at);
+      return p;
+    };
+    const keep = f("acpchat.cjs-aaaa.v8cache", 30);
+    const otherNode = f("acpchat.cjs-bbbb.v8cache", 1);
+    const stale = f("acpchat.cjs-cccc.v8cache", 20);
+    const writing = f("acpchat.cjs-dddd.v8cache.77.tmp", 0);
+    const failed = f("acpchat.cjs-eeee.v8cache.78.tmp", 1);
+    const notOurs = f("other.cjs-ffff.v8cache", 100);
+    sweep(dir, "/x/acpchat.cjs", keep);
+    expect([keep, otherNode, stale, writing, failed, notOurs].map((p) => existsSync(p))).toEqual([
+      true,
+      true,
+      false,
+      true,
+      false,
+      true,
+    ]);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
