@@ -160,16 +160,17 @@ describe.each(nvimBins())("claude-agent-acp with the editor's file tools in Neov
       `AcpChatSend tool mcp__nvim__edit_file {"path":"notes.txt","old_string":"line two","new_string":"LINE TWO"}`,
     );
     await t.waitFor(async () => (await reviews(t)) === 1, "the review of notes.txt", 90_000);
+    // The review is listed at once; its tab (and windows) come a few turns of the loop later.
+    await t.waitFor(
+      async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
+      "the review tab",
+    );
     const review = await t.lua<{ left: string[]; hunks: number }>(
       `local rv = require('acpchat.ask.review')
        local r = rv.open_reviews[next(rv.open_reviews)]
        return { left = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(r.lw), 0, -1, false), hunks = #r.hunks }`,
     );
     expect(review).toEqual({ left: ["line one EDITED, unsaved", "line two"], hunks: 1 });
-    await t.waitFor(
-      async () => /acpchat:\/\/review\//.test(await t.lua<string>("return vim.api.nvim_buf_get_name(0)")),
-      "the review tab",
-    );
     await t.nvim.input("gAZZ");
     await c.turns(5, 90_000);
     expect(
