@@ -67,8 +67,16 @@ async function main() {
     ]) {
       if (!agents[name]) continue;
       await nvim.command(`AcpChat ${name}`);
-      await until(`session/new (${tag} ${way})`, () => existsSync(`${out}.${way}.servers.json`));
-      const offered = JSON.parse(readFileSync(`${out}.${way}.servers.json`, "utf8")).find((s) => s.name === "nvim");
+      // Whole once it parses (the agent writes it while this looks).
+      const servers = () => {
+        try {
+          return JSON.parse(readFileSync(`${out}.${way}.servers.json`, "utf8"));
+        } catch {
+          return undefined;
+        }
+      };
+      await until(`session/new (${tag} ${way})`, () => servers() !== undefined);
+      const offered = servers().find((s) => s.name === "nvim");
       if ((way === "http") !== (offered?.type === "http"))
         throw new Error(`the ${tag} ${way} agent was not offered the editor's tools that way`);
       chats.push({ tag, way, name, nvim, out, fs: [], tool: [], text: "" });

@@ -41,26 +41,9 @@ export function formatRead(
   limit: number,
 ): string {
   const shown = shownPath(cwd, r.path);
-  // One pass over the text (no split, map and join of every line: a whole file is read in one
-  // call). The read asked for one line more than `limit`: its presence says the file goes on.
-  // Lines the editor numbered already are only counted, and cut after `limit`.
-  const text = r.content;
-  let body = "";
-  let shownLines = 0;
-  let more = false;
-  for (let at = 0; at < text.length; ) {
-    let nl = text.indexOf("\n", at);
-    if (nl < 0) nl = text.length;
-    if (shownLines === limit) {
-      more = true;
-      if (r.numbered) body = text.slice(0, at - 1);
-      break;
-    }
-    if (!r.numbered) body += `${shownLines === 0 ? "" : "\n"}${numberedLine(first + shownLines, text.slice(at, nl))}`;
-    shownLines++;
-    at = nl + 1;
-  }
-  if (r.numbered && !more) body = text;
+  const { body, shownLines, more } = r.numbered
+    ? numberedBody(r.content, first, limit)
+    : numberBody(r.content, first, limit);
   const out: string[] = [];
   if (r.unsaved)
     out.push(
@@ -73,6 +56,38 @@ export function formatRead(
       `[Lines ${first}-${first + limit - 1} shown; the file goes on: read_file with line=${first + limit} reads the rest.]`,
     );
   return out.join("\n");
+}
+
+/**
+ * Lines numbered here, one pass over the text (no split, map and join of every line: a whole
+ * file is read in one call). The read asked for one line more than `limit`: its presence says
+ * the file goes on.
+ */
+function numberBody(text: string, first: number, limit: number) {
+  let body = "";
+  let shownLines = 0;
+  for (let at = 0; at < text.length; ) {
+    let nl = text.indexOf("\n", at);
+    if (nl < 0) nl = text.length;
+    if (shownLines === limit) return { body, shownLines, more: true };
+    body += `${shownLines === 0 ? "" : "\n"}${numberedLine(first + shownLines, text.slice(at, nl))}`;
+    shownLines++;
+    at = nl + 1;
+  }
+  return { body, shownLines, more: false };
+}
+
+/**
+ * Lines the editor numbered (numberedLine's shape, from `first`): the last line's number says how
+ * many there are, so the text is not scanned; the one past `limit` is cut.
+ */
+function numberedBody(text: string, first: number, limit: number) {
+  if (text === "") return { body: "", shownLines: 0, more: false };
+  const nl = text.lastIndexOf("\n");
+  const last = Number.parseInt(text.slice(nl + 1, text.indexOf("\t", nl + 1)), 10);
+  const count = last - first + 1;
+  if (count > limit) return { body: text.slice(0, nl), shownLines: limit, more: true };
+  return { body: text, shownLines: count, more: false };
 }
 
 /** The text after an edit_file, or an Error whose message tells the model what to do instead. */
