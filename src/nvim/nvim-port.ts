@@ -24,7 +24,7 @@ import { DEFAULT_MAX_READ_BYTES, diskSnapshot } from "../workspace/disk.js";
 import { readFileWindow } from "../workspace/files.js";
 import { joinText, type Text } from "../workspace/text-codec.js";
 import { AgentSeen } from "../workspace/agent-seen.js";
-import type { WriteMode } from "../workspace/write-plan.js";
+import { writesEol, type WriteMode } from "../workspace/write-plan.js";
 import { WriteLoop, type BufferPort, type WriteOutcome } from "../workspace/write-loop.js";
 import type { Bridge } from "./bridge.js";
 import { readBuffer, readBufferText, unnumberedLines } from "./buffer-reader.js";
@@ -121,7 +121,7 @@ export class NvimPort implements EditorPort {
       );
     // The window ends with the buffer's final newline if it reaches the end and no limit cut it.
     const reachesEnd = first + r.count >= r.lineCount;
-    const eol = reachesEnd && endsWithEol(r);
+    const eol = reachesEnd && writesEol(r);
     // What the agent builds on: a later write over the user's edits is put on top of them.
     if (by?.agent && r.modified && first === 0 && reachesEnd) {
       const text = r.text;
@@ -184,7 +184,7 @@ export class NvimPort implements EditorPort {
   /** The text of a file as the editor sees it: its buffer (unsaved edits too) when loaded, else the disk; undefined when there is no such text file. */
   private async textNow(path: string): Promise<string | undefined> {
     const r = await readBufferText(this.bridge, path).catch(() => undefined);
-    if (r?.loaded) return r.text === null ? undefined : r.empty ? "" : r.text + (endsWithEol(r) ? "\n" : "");
+    if (r?.loaded) return r.text === null ? undefined : r.empty ? "" : r.text + (writesEol(r) ? "\n" : "");
     const d = await diskSnapshot(path, this.maxReadBytes).catch(() => undefined);
     return d?.exists && d.file ? joinText(d.file) : undefined;
   }
@@ -345,9 +345,4 @@ function nvimBuffers(
     review,
     warn: (message) => bridge.emit("notify", { message: `acpchat: ${message}`, level: "warn" }),
   };
-}
-
-/** Whether the buffer's text ends with a newline when written (bufferText's `eol`). */
-function endsWithEol(b: { eol: boolean; fixeol: boolean; binary: boolean }): boolean {
-  return b.eol || (b.fixeol && !b.binary);
 }

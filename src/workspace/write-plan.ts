@@ -46,7 +46,12 @@ export type Current =
 /** The text of a buffer as it would be written: its lines, and a final newline unless 'noeol' (and 'nofixeol'). */
 export function bufferText(b: BufferState): Text {
   if (b.empty) return { lines: [], eol: false };
-  return { lines: b.lines, eol: b.eol || (b.fixeol && !b.binary) };
+  return { lines: b.lines, eol: writesEol(b) };
+}
+
+/** Whether the buffer's text ends with a newline when written: 'eol', or 'fixeol' unless 'binary'. */
+export function writesEol(b: { eol: boolean; fixeol: boolean; binary: boolean }): boolean {
+  return b.eol || (b.fixeol && !b.binary);
 }
 
 /** The buffer as bytes on disk, when its encoding is one this client writes. */
