@@ -19,6 +19,7 @@
 ---@field sending? string            a prompt sent but not yet taken by Node (chats.lua)
 ---@field refused? string            why the last prompt was not sent, shown in the prompt's winbar (prompt.lua)
 ---@field continuing? string         a restart continuing the session ("resume" or "load")
+---@field restarting? boolean        :AcpChat restarted it and Node's answer is not drawn yet
 ---@field shown? integer             order in which chats were last shown (registry.lua)
 ---@field render? acpchat.RenderState where each block is (blocks.lua, render.lua)
 ---@field render_backlog? table[]   render ops left for the next turn of the loop (a batch

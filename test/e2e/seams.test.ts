@@ -65,6 +65,45 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(received(c.t.dir, "session/new")).toHaveLength(1);
   });
 
+  it("the dead agent's last status, drawn after :AcpChat restarted it, does not show it crashed again", async () => {
+    const c = await startChat(bin, {
+      store: "$DIR/store.json",
+      agentCapabilities: { loadSession: true },
+      byText: { hello: [{ text: "first answer" }], boom: [{ exit: 3 }] },
+    });
+    await c.ready();
+    await c.send("hello");
+    await c.turns(1);
+    // :AcpChat as soon as the chat shows crashed (a user quick on the key): Node's next status
+    // of the dead agent (its broken turn ended) is still on its way. Every state drawn after it
+    // is noted, and every "stopped" warning.
+    await c.t.lua(`
+      local render, registry = require('acpchat.chat.render'), require('acpchat.chat.registry')
+      local apply, notify = render.apply, vim.notify
+      _G.after_restart, _G.stopped = nil, 0
+      vim.notify = function(msg, ...)
+        if tostring(msg):find('stopped', 1, true) then _G.stopped = _G.stopped + 1 end
+        return notify(msg, ...)
+      end
+      render.apply = function(id, ops)
+        apply(id, ops)
+        local state = registry.get(id).status.state
+        if _G.after_restart then
+          table.insert(_G.after_restart, state)
+        elseif state == 'crashed' then
+          _G.after_restart = {}
+          vim.cmd('AcpChat')
+        end
+      end`);
+    await c.send("boom");
+    const states = await c.t.waitFor(
+      () => c.t.lua<string[] | null>("local s = _G.after_restart; return s and s[#s] == 'ready' and s or nil"),
+      "the restarted chat ready",
+    );
+    expect(states).not.toContain("crashed");
+    expect(await c.t.lua<number>("return _G.stopped")).toBe(1);
+  });
+
   it("the Node host dies: queued prompts come back into the prompt, open questions close, and :AcpChat draws the session once", async () => {
     ownNvim(); // kills the Node host
     const c = await startChat(bin, {

@@ -380,6 +380,9 @@ function M.restart(chat)
   end
   -- Starting from now on (a second :AcpChat meanwhile must not restart it again).
   chat.status = vim.tbl_extend("force", chat.status or {}, { state = "starting", reason = nil })
+  -- Until Node's answer is drawn, a "crashed" status is the dead agent's last (the turn it broke
+  -- ended after the crash): it must not undo this "starting" (render.lua's meta).
+  chat.restarting = true
   layout.refresh_winbar(chat)
   -- The last restart tried to continue the session and never got ready: a new session this
   -- time (the transcript above and the prompt's text stay), not the same failure forever.
@@ -387,6 +390,10 @@ function M.restart(chat)
   chat.continuing = nil
   bridge.call("restart", { chat = chat.id, fresh = fresh or nil }, function(err, res)
     ---@cast res acpchat.reply.Restart
+    -- Everything Node sent before this answer came before it, but may still wait to be drawn.
+    require("acpchat.chat.render").after_drawn(chat, function()
+      chat.restarting = nil
+    end)
     if err then
       return util.notify("acpchat: could not restart: " .. err, vim.log.levels.ERROR)
     end

@@ -207,6 +207,10 @@ local handlers = {
     update(chat, op.block)
   end,
   meta = function(chat, op)
+    -- The dead agent's status, sent before Node took the restart (chats.restart): stale.
+    if chat.restarting and op.status.state == "crashed" then
+      return
+    end
     local before = chat.status and chat.status.state
     chat.status = op.status
     if op.status.state == "ready" then
@@ -241,6 +245,10 @@ local handlers = {
     end)
   end,
   reset = reset,
+  -- Not from Node: M.after_drawn's call, in its place after the ops received before it.
+  after_drawn = function(_, op)
+    op.fn()
+  end,
 }
 
 local draw
@@ -260,6 +268,17 @@ function M.apply(id, ops)
     return
   end
   draw(chat, id, ops)
+end
+
+--- Run `fn` once the ops received so far for `chat` are drawn (now, or after its backlog).
+---@param chat acpchat.Chat
+---@param fn fun()
+function M.after_drawn(chat, fn)
+  if chat.render_backlog then
+    table.insert(chat.render_backlog, { op = "after_drawn", fn = fn })
+  else
+    fn()
+  end
 end
 
 --- A batch's ops drawn for at most this long in one turn of the editor's loop; the rest next
