@@ -11,10 +11,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
-import { answers, chatCount, chatHandle, nvim, openChat } from "../support/chat.js";
+import { answers, chatCount, chatHandle, nvim, openChat, shareNvim } from "../support/chat.js";
 
 const V2_AGENT = fileURLToPath(new URL("../agents/v2-agent.mjs", import.meta.url));
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 describe.each(bins)("Neovim $version", (bin) => {
   it("a v2 turn: messages by id, a terminal, a structured diff reviewed and written, idle", async () => {

@@ -8,9 +8,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import { agentTurn, editsNvim, read, write } from "./edits-support.js";
-import { bufnr, replies, wrote } from "../support/chat.js";
+import { bufnr, replies, wrote, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 interface Case {
   name: string;

@@ -8,9 +8,11 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins, type NvimBin } from "../support/nvim.js";
-import { call, nvim, openChat, questions, sendAndWait, setAgents, type Chat } from "../support/chat.js";
+import { call, nvim, openChat, questions, sendAndWait, setAgents, type Chat, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const OPTIONS = [
   { optionId: "always", name: "Always Allow", kind: "allow_always" },

@@ -11,9 +11,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins, type TestNvim } from "../support/nvim.js";
 import { agentTurn, editsNvim, read, reviewShown, write, type Step } from "./edits-support.js";
-import { bufnr, openChat, replies, reviews, setScenario } from "../support/chat.js";
+import { bufnr, openChat, replies, reviews, setScenario, shareNvim } from "../support/chat.js";
 
 const bins = nvimBins();
+// One Neovim per binary for the file's tests (test/support/shared-nvim.ts).
+shareNvim();
 
 const lines = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`);
 const text = (ls: string[]) => ls.join("\n") + "\n";
