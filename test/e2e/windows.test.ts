@@ -1,4 +1,6 @@
 /** The chat's windows as a daily driver: sizes, pairs, following the reply, where a question leaves you. */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nvimBins } from "../support/nvim.js";
 import { startChat, shareNvim, ownNvim } from "../support/chat.js";
@@ -49,7 +51,13 @@ describe.each(bins)("Neovim $version", (bin) => {
     const c = await startChat(bin, {
       turns: [
         [{ text: Array.from({ length: 60 }, (_, i) => `line ${i}`).join("\n") }],
-        [{ text: "start" }, { sleep: 400 }, { text: "\nmore\nand more" }],
+        // The rest comes once the test scrolled up (a file it writes), not after a fixed
+        // 400 ms that a loaded machine could spend before the scroll.
+        [
+          { text: "start" },
+          { sh: "for i in $(seq 400); do [ -e $DIR/scrolled ] && break; sleep 0.05; done" },
+          { text: "\nmore\nand more" },
+        ],
       ],
     });
     await c.ready();
@@ -66,6 +74,7 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(await cursor()).toBe(await last());
     // Scrolled up while it streams: the window keeps its place, the winbar says there is more.
     await c.t.lua("vim.api.nvim_win_set_cursor(..., { 1, 0 })", [win]);
+    writeFileSync(join(c.t.dir, "scrolled"), "");
     await c.turns(2);
     expect(await cursor()).toBe(1);
     expect(await c.t.lua<string>("return vim.wo[...].winbar", [win])).toContain("↓ new ↓");
