@@ -54,8 +54,8 @@ export function formatRead(
     return [notes.join("\n")];
   }
   // The body is never joined to the notes: that copies the whole file once more (a fresh large
-  // string, milliseconds for a big read). The pieces go as consecutive text blocks; joined, they
-  // read as one text, with the line breaks here.
+  // string, milliseconds for a big read). The pieces go as consecutive text blocks: Claude reads
+  // them as one text (the line breaks are here); gemini-cli and codex show each block on its own.
   const out = notes.length > 0 ? [`${notes.join("\n")}\n`, body] : [body];
   if (more)
     out.push(

@@ -17,7 +17,7 @@ interface StreamDecoder {
   headByte: number;
   hasRemaining(size: number): boolean;
   setBuffer(buffer: Uint8Array): void;
-  appendBuffer(buffer: ArrayLike<number> | Uint8Array): void;
+  appendBuffer(buffer: ArrayLike<number> | ArrayBufferLike | ArrayBufferView): void;
 }
 
 /** The decoder's "no message begun" mark. */
@@ -25,8 +25,17 @@ const HEAD_BYTE_REQUIRED = -1;
 const MIN_STORE = 64 << 10;
 const stores = new WeakMap<StreamDecoder, { store: Uint8Array; end: number }>();
 
-export function appendInPlace(this: StreamDecoder, chunk: ArrayLike<number> | Uint8Array): void {
-  const add = chunk instanceof Uint8Array ? chunk : Uint8Array.from(chunk);
+/** A chunk as bytes, as the library's own ensureUint8Array takes it. */
+function bytesOf(chunk: ArrayLike<number> | ArrayBufferLike | ArrayBufferView): Uint8Array {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer || (typeof SharedArrayBuffer !== "undefined" && chunk instanceof SharedArrayBuffer))
+    return new Uint8Array(chunk);
+  return Uint8Array.from(chunk as ArrayLike<number>);
+}
+
+export function appendInPlace(this: StreamDecoder, chunk: ArrayLike<number> | ArrayBufferLike | ArrayBufferView): void {
+  const add = bytesOf(chunk);
   // Nothing unread: the chunk itself is the buffer (no copy), as the library does.
   if (this.headByte === HEAD_BYTE_REQUIRED && !this.hasRemaining(1)) return this.setBuffer(add);
   const rest = this.bytes.subarray(this.pos);
@@ -50,7 +59,14 @@ export function appendInPlace(this: StreamDecoder, chunk: ArrayLike<number> | Ui
   this.setBuffer(store.subarray(0, need));
 }
 
-/** Give the decoder class this append (its prototype's `appendBuffer`). */
-export function growUnreadInPlace(decoder: { prototype: object }): void {
-  (decoder.prototype as StreamDecoder).appendBuffer = appendInPlace;
+/**
+ * Give the decoder class this append (its prototype's `appendBuffer`). A decoder without the
+ * methods it relies on (another version of the library) is left as it is: slower, not broken.
+ */
+export function growUnreadInPlace(decoder: { prototype: object }): boolean {
+  const p = decoder.prototype as Partial<StreamDecoder>;
+  if (typeof p.appendBuffer !== "function" || typeof p.setBuffer !== "function" || typeof p.hasRemaining !== "function")
+    return false;
+  p.appendBuffer = appendInPlace;
+  return true;
 }

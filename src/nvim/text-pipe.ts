@@ -22,6 +22,8 @@ import { socketBase, sweepStale } from "../editor-tools/channel-dir.js";
 
 /** How long a frame may lag behind the RPC answer that announced it before the pipe is given up. */
 const FRAME_MS = 10_000;
+/** How long a connection may take to prove the token before it is cut off. */
+const HELLO_MS = 5_000;
 const NEWLINE = 0x0a;
 /** A header line (`<id> <bytes>`) or the token's line is short; a longer one is a fault. */
 const MAX_HEADER = 128;
@@ -38,6 +40,10 @@ export class TextPipe {
   /** Frames that came before their RPC answer: the text, and its length in bytes. */
   private readonly arrived = new Map<number, { text: string; bytes: number }>();
   private readonly waiting = new Map<number, Waiter>();
+  /** Connections that have not proven the token yet. */
+  private readonly pending = new Set<Socket>();
+
+  constructor(private readonly helloMs = HELLO_MS) {}
 
   /**
    * Listen, and ask Lua to connect (`connect`: a request to Lua with the path and the token).
@@ -95,11 +101,16 @@ export class TextPipe {
     this.dir = undefined;
   }
 
-  /** Given up: what waits gets nothing (the reader asks again over RPC), later reads use RPC. */
+  /**
+   * Given up: what waits gets nothing (the reader asks again over RPC), and every later read of
+   * this host goes over RPC (slower, never wrong); a new host opens a new pipe.
+   */
   private break(): void {
     this.state = "broken";
     this.socket?.destroy();
     this.server?.close();
+    for (const s of this.pending) s.destroy();
+    this.pending.clear();
     for (const w of this.waiting.values()) {
       clearTimeout(w.timer);
       w.resolve(undefined);
@@ -110,6 +121,13 @@ export class TextPipe {
 
   private accept(socket: Socket): void {
     if (this.socket || this.state !== "opening") return void socket.destroy();
+    // A connection that does not prove the token soon is cut off: none may hold the host's files.
+    const hello = setTimeout(() => socket.destroy(), this.helloMs);
+    this.pending.add(socket);
+    socket.once("close", () => {
+      clearTimeout(hello);
+      this.pending.delete(socket);
+    });
     let proven = false;
     let header: Buffer[] = [];
     let headerSize = 0;
@@ -149,10 +167,15 @@ export class TextPipe {
         header = [];
         headerSize = 0;
         if (!proven) {
-          if (!this.proves(line)) return fault();
+          if (this.state !== "opening" || !this.proves(line)) return fault();
           proven = true;
+          clearTimeout(hello);
           this.socket = socket;
           this.state = "open";
+          // Lua's one connection is here: no other is taken, and those waiting are cut off.
+          this.server?.close();
+          for (const other of this.pending) if (other !== socket) other.destroy();
+          this.pending.clear();
           continue;
         }
         const m = /^(\d+) (\d+)$/.exec(line);

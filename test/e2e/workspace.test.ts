@@ -155,13 +155,19 @@ describe.each(bins)("Neovim $version", (bin) => {
     });
     const c = await openChat(t);
     await c.ready();
+    const sent = () => t.lua('return require("acpchat.host.text_pipe").sent') as Promise<number>;
+    const before = await sent();
     await t.nvim.command("AcpChatSend first");
     await c.turns(1, 30_000);
     expect(await t.lua('return require("acpchat.host.text_pipe").is_open()')).toBe(true);
+    // The reads after the first came on the pipe.
+    const afterFirst = await sent();
+    expect(afterFirst - before).toBeGreaterThanOrEqual(2);
     // Lua closes its end: the host gives the pipe up and asks over RPC.
     await t.lua('require("acpchat.host.text_pipe").close()');
     await t.nvim.command("AcpChatSend second");
     await c.turns(2, 30_000);
+    expect(await sent()).toBe(afterFirst);
     const r = readFileSync(record, "utf8")
       .trim()
       .split("\n")

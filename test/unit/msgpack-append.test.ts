@@ -49,6 +49,27 @@ describe("the host's msgpack stream decoding", () => {
     );
   });
 
+  it("a bin value decoded from the grown bytes keeps them while more is read into the same store", async () => {
+    const firstBin = new Uint8Array(10_000).fill(0xab);
+    const secondBin = new Uint8Array(10_000).fill(0xcd);
+    const seq = [
+      [1, 1, null, firstBin],
+      [1, 2, null, "y".repeat(20_000)],
+      [1, 3, null, secondBin],
+    ];
+    const chunks: Buffer[] = [];
+    const all = Buffer.concat(seq.map((m) => Buffer.from(encode(m))));
+    for (let at = 0; at < all.length; at += 3000) chunks.push(Buffer.from(all.subarray(at, at + 3000)));
+    const decoder = new Decoder();
+    (decoder as unknown as { appendBuffer: typeof appendInPlace }).appendBuffer = appendInPlace;
+    const got: [number, number, null, Uint8Array | string][] = [];
+    for await (const m of decoder.decodeStream(Readable.from(chunks))) got.push(m as (typeof got)[number]);
+    // Kept as views, looked at only after everything was read.
+    expect((got[0]![3] as Uint8Array).every((b) => b === 0xab)).toBe(true);
+    expect(got[1]![3]).toBe("y".repeat(20_000));
+    expect((got[2]![3] as Uint8Array).every((b) => b === 0xcd)).toBe(true);
+  });
+
   it("bytes already handed out are never written over", async () => {
     // A bin value is a view into the decoder's buffer: later reads must not change it.
     const got = (await decodeInPieces(stream, () => 5000)) as [number, number, null, number[]][];

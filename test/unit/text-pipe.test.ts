@@ -5,14 +5,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TextPipe } from "../../src/nvim/text-pipe.js";
 
 /** A pipe opened by a stand-in for Lua: a real connection to its socket, which writes what the test says. */
-async function opened(token?: string): Promise<{ pipe: TextPipe; lua: Socket; path: string }> {
-  const pipe = new TextPipe();
+async function opened(token?: string, helloMs?: number): Promise<{ pipe: TextPipe; lua: Socket; path: string }> {
+  const pipe = new TextPipe(helloMs);
   pipes.push(pipe);
   const asked = new Promise<{ path: string; token: string }>((resolve) =>
     pipe.open(async (path, t) => resolve({ path, token: t })),
   );
   const { path, token: real } = await asked;
   const lua = createConnection(path);
+  lua.on("error", () => {});
   await new Promise((r) => lua.once("connect", r));
   lua.write(`${token ?? real}\n`);
   return { pipe, lua, path };
@@ -78,6 +79,45 @@ describe("the host's text pipe", () => {
     second.lua.destroy();
     expect(await waiting).toBeUndefined();
     expect(second.pipe.isOpen).toBe(false);
+  });
+
+  it("a connection that does not prove the token is cut off; once Lua's is in, every other is", async () => {
+    const { pipe, lua, path } = await opened("", 300);
+    const silent = createConnection(path);
+    await new Promise((r) => silent.once("connect", r));
+    // Neither the empty token's connection nor one that says nothing holds the host.
+    await Promise.all([lua, silent].map((s) => new Promise((r) => s.once("close", r))));
+    expect(pipe.isOpen).toBe(false);
+
+    const second = await opened(undefined, 60_000);
+    const waiting = createConnection(second.path);
+    await new Promise((r) => waiting.once("connect", r));
+    // second's own connection proves the token (written by opened()): the waiting one is cut off.
+    await until(() => second.pipe.isOpen);
+    await new Promise((r) => waiting.once("close", r));
+    const late = createConnection(second.path);
+    const refused = await new Promise((r) => {
+      late.once("error", () => r(true));
+      late.once("close", () => r(true));
+    });
+    expect(refused).toBe(true);
+  });
+
+  it("given up before the token came, the pipe stays shut when it comes", async () => {
+    const pipe = new TextPipe();
+    pipes.push(pipe);
+    const asked = new Promise<{ path: string; token: string }>((resolve) =>
+      pipe.open(async (path, t) => resolve({ path, token: t })),
+    );
+    const { path, token } = await asked;
+    const lua = createConnection(path);
+    lua.on("error", () => {});
+    await new Promise((r) => lua.once("connect", r));
+    pipe.close();
+    lua.write(`${token}\n`);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(pipe.isOpen).toBe(false);
+    expect(pipe.nextFrame()).toBeUndefined();
   });
 
   it("a header that is no header shuts the pipe; its folder goes when it closes", async () => {

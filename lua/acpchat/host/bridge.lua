@@ -119,6 +119,7 @@ end
 ---@param stderr string[]
 function M.on_host_exit(code, stderr)
   M.channel = nil
+  require("acpchat.host.text_pipe").close()
   local pending = callbacks
   callbacks = {}
   local why = string.format(

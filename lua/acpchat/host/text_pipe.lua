@@ -8,6 +8,8 @@ local M = {}
 ---@type uv.uv_pipe_t?
 local pipe = nil
 local ready = false
+--- Frames queued on the pipe so far (tests check that texts really go this way).
+M.sent = 0
 
 local function close()
   ready = false
@@ -39,6 +41,12 @@ function M.connect(path, token)
         close()
       end
     end)
+    -- The host never writes here: what comes is its end closing (it exited or gave the pipe up).
+    p:read_start(function(rerr, data)
+      if (rerr or not data) and pipe == p then
+        close()
+      end
+    end)
     ready = true
   end)
 end
@@ -62,6 +70,7 @@ function M.send(id, text)
     close()
     return false
   end
+  M.sent = M.sent + 1
   return true
 end
 
