@@ -79,7 +79,7 @@ async function main() {
       const offered = servers().find((s) => s.name === "nvim");
       if ((way === "http") !== (offered?.type === "http"))
         throw new Error(`the ${tag} ${way} agent was not offered the editor's tools that way`);
-      chats.push({ tag, way, name, nvim, out, fs: [], tool: [], text: "" });
+      chats.push({ tag, way, name, nvim, out, fs: [], tool: [], text: "", hops: { fs: [], tool: [] } });
     }
   }
   for (let round = 0; round < ROUNDS; round++) {
@@ -92,6 +92,7 @@ async function main() {
       c.fs.push(...r.fs);
       c.tool.push(...r.tool);
       c.text = r.text;
+      if (r.hops) for (const k of ["fs", "tool"]) c.hops[k].push(...r.hops[k]);
     }
   }
   if (process.env.PROF_CPU) {
@@ -123,8 +124,34 @@ async function main() {
     "",
     `read_file returned the buffer's text, numbered, the same every way: ${ok ? "yes" : "NO"}. MCP / fs in the same agent: ${chats.map((c) => `${label(c)} p50 ${ratio(c.tool, c.fs, 50)}, p99 ${ratio(c.tool, c.fs, 99)}`).join("; ")}.`,
     "",
+    ...(process.env.BENCH_HOPS === "1" ? hopRows(chats, label, f) : []),
   ].join("\n");
   process.stdout.write(`${report}\n`, () => process.exit(ok ? 0 : 1));
+}
+
+/** BENCH_HOPS=1: p50 of each call's answer's first byte, last byte and end, from its start (ms). */
+function hopRows(chats, label, f) {
+  const rows = [
+    "| path | first byte p50 | last byte p50 | parsed p50 | last - first p50 | parsed - last p50 |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const c of chats)
+    for (const k of ["fs", "tool"]) {
+      const h = c.hops[k];
+      if (h.length === 0) continue;
+      const col = (i) =>
+        pct(
+          h.map((x) => x[i]),
+          50,
+        );
+      const d = (i, j) =>
+        pct(
+          h.map((x) => x[i] - x[j]),
+          50,
+        );
+      rows.push(`| ${label(c)}: ${k} | ${f(col(0))} | ${f(col(1))} | ${f(col(2))} | ${f(d(1, 0))} | ${f(d(2, 1))} |`);
+    }
+  return [...rows, ""];
 }
 
 main().catch((e) => {

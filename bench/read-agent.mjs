@@ -72,20 +72,42 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
     // A pause before each call, as between a model's tool calls: the host's deferred work of
     // the call before (its trace, 50 ms later) is done by then, not billed to the next call.
     const pause = () => new Promise((r) => setTimeout(r, PAUSE_MS));
+    // Where a call's time goes (BENCH_HOPS=1): its answer's first and last byte as this process
+    // read them, and the call's end after the client library parsed it.
+    const hops = { fs: [], tool: [] };
+    const watch = (stream) => {
+      const w = { first: 0, last: 0 };
+      stream.prependListener("data", (c) => {
+        const t = performance.now();
+        if (!w.first) w.first = t;
+        if (c.includes(10)) w.last = t;
+      });
+      return w;
+    };
+    const fsWatch = process.env.BENCH_HOPS === "1" ? watch(process.stdin) : undefined;
+    const toolWatch = process.env.BENCH_HOPS === "1" && !http ? watch(mcp.transport._process.stdout) : undefined;
+    const hop = (list, w, s) => {
+      if (w) list.push([w.first - s, w.last - s, performance.now() - s]);
+      if (w) w.first = w.last = 0;
+    };
     for (let i = 0; i < reads; i++) {
       await pause();
+      if (fsWatch) fsWatch.first = fsWatch.last = 0;
       let s = performance.now();
       await request("fs/read_text_file", { sessionId: "bench", path });
       fs.push(performance.now() - s);
+      hop(hops.fs, fsWatch, s);
       await pause();
+      if (toolWatch) toolWatch.first = toolWatch.last = 0;
       s = performance.now();
       const r = await mcp.callTool(args);
       tool.push(performance.now() - s);
-      text = r.content[0].text;
+      hop(hops.tool, toolWatch, s);
+      text = r.content.map((c) => c.text).join("");
     }
     // Whole or not at all: the bench reads it as soon as it exists.
     const f = `${out}.${way}-${prompts++}.json`;
-    writeFileSync(`${f}.part`, JSON.stringify({ fs, tool, text }));
+    writeFileSync(`${f}.part`, JSON.stringify({ fs, tool, text, hops }));
     renameSync(`${f}.part`, f);
     return send({ id: m.id, result: { stopReason: "end_turn" } });
   }

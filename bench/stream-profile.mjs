@@ -10,14 +10,22 @@
 // profiler, jit.profile, over the measured rounds: the heaviest stacks, 1 ms samples),
 // PROF_NOCP=1 (turn checkpoints off: the host's CPU per reply is then the reply's own),
 // PROF_LUA=1 (the CPU, os.clock, in the drawing's Lua helpers per reply: render.apply, text, ...),
-// PROF_NOUI=1 (no UI attached: what drawing the screen costs Neovim, by difference).
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+// PROF_NOUI=1 (no UI attached: what drawing the screen costs Neovim, by difference),
+// PROF_PROJECT=<folder>[:<folder>...] (copied into the chat's folder, a git repository: the
+// prompt's start snapshot then walks a real project, not an empty folder).
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { cpuMs, hostPid } from "./flood-stream.mjs";
 import { attachUi, nvimBin, profiledNode, root, startBenchNvim, waitChatReady, waitLua } from "./nvim.mjs";
 
 const say = (s) => process.stderr.write(`${s}\n`);
+/** Files under `dir`, its .git left out. */
+const countFiles = (dir) =>
+  readdirSync(dir, { withFileTypes: true, recursive: true }).filter(
+    (e) => e.isFile() && !e.parentPath.includes("/.git"),
+  ).length;
 const [chunks = "2000", tools = "20", long = "1", pluginRoot = root] = process.argv.slice(2);
 const rounds = Number(process.env.PROF_ROUNDS ?? 5);
 
@@ -30,6 +38,13 @@ const setup = {
   default_agent: "flood",
   ...(process.env.PROF_NOCP === "1" ? { checkpoints: { enabled: false } } : {}),
 };
+if (process.env.PROF_PROJECT) {
+  const work = join(dir, "work");
+  mkdirSync(work, { recursive: true });
+  for (const from of process.env.PROF_PROJECT.split(":")) cpSync(from, join(work, basename(from)), { recursive: true });
+  execFileSync("git", ["init", "-q", "."], { cwd: work });
+  say(`the chat's folder holds ${countFiles(work)} files of ${process.env.PROF_PROJECT}`);
+}
 const { nvim, proc, sock } = startBenchNvim(nvimBin(), dir, setup, join(dir, "work"), pluginRoot);
 await nvim.eval("1");
 if (process.env.PROF_CPU)

@@ -279,7 +279,7 @@ export class EditorChannel {
   }
 
   /** One tool call: checked, asked of the editor with a time limit, formatted. */
-  async run(tool: unknown, rawArgs: unknown): Promise<string> {
+  async run(tool: unknown, rawArgs: unknown): Promise<string | string[]> {
     if (!isToolName(tool) || !this.tools.includes(tool))
       throw new Error(`unknown tool ${JSON.stringify(tool)}; this editor offers: ${this.tools.join(", ")}`);
     const args = parseArgs(tool, rawArgs);
@@ -336,7 +336,7 @@ export class EditorChannel {
    * note to the user when it is outside) and reads or writes. No time limit: a write waits for
    * the user's review; closing the chat ends it.
    */
-  private async runFileTool(tool: FileToolName, args: Record<string, unknown>): Promise<string> {
+  private async runFileTool(tool: FileToolName, args: Record<string, unknown>): Promise<string | string[]> {
     const files = this.opts.files!;
     const abort = new AbortController();
     this.inflight.add(abort);

@@ -39,23 +39,29 @@ export function formatRead(
   r: { content: string; unsaved: boolean; path: string; numbered?: boolean },
   first: number,
   limit: number,
-): string {
+): string[] {
   const shown = shownPath(cwd, r.path);
   const { body, shownLines, more } = r.numbered
     ? numberedBody(r.content, first, limit)
     : numberBody(r.content, first, limit);
-  const out: string[] = [];
+  const notes: string[] = [];
   if (r.unsaved)
-    out.push(
+    notes.push(
       `[${shown} is open in the editor with unsaved changes: this is the buffer's text, which the file on disk does not have yet.]`,
     );
-  if (shownLines === 0) out.push(first > 1 ? `[${shown} has fewer than ${first} lines.]` : `[${shown} is empty.]`);
-  else out.push(body);
+  if (shownLines === 0) {
+    notes.push(first > 1 ? `[${shown} has fewer than ${first} lines.]` : `[${shown} is empty.]`);
+    return [notes.join("\n")];
+  }
+  // The body is never joined to the notes: that copies the whole file once more (a fresh large
+  // string, milliseconds for a big read). The pieces go as consecutive text blocks: Claude reads
+  // them as one text (the line breaks are here); gemini-cli and codex show each block on its own.
+  const out = notes.length > 0 ? [`${notes.join("\n")}\n`, body] : [body];
   if (more)
     out.push(
-      `[Lines ${first}-${first + limit - 1} shown; the file goes on: read_file with line=${first + limit} reads the rest.]`,
+      `\n[Lines ${first}-${first + limit - 1} shown; the file goes on: read_file with line=${first + limit} reads the rest.]`,
     );
-  return out.join("\n");
+  return out;
 }
 
 /**

@@ -6,8 +6,11 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SERVER_NAME, TOOLS, writesFiles, type ToolName } from "./tools.js";
 
-/** A tool call's answer: the text for the model, and whether it is an error. */
-export type ToolAnswer = { text: string; error: boolean };
+/**
+ * A tool call's answer: the text for the model, and whether it is an error. A text in pieces goes
+ * as that many text blocks (a file's body is not copied again to join it to its notes).
+ */
+export type ToolAnswer = { text: string | readonly string[]; error: boolean };
 
 export function editorMcpServer(
   names: readonly ToolName[],
@@ -29,7 +32,8 @@ export function editorMcpServer(
       },
       async (args: unknown) => {
         const r = await call(name, args);
-        return { content: [{ type: "text" as const, text: r.text }], isError: r.error };
+        const pieces = typeof r.text === "string" ? [r.text] : r.text;
+        return { content: pieces.map((text) => ({ type: "text" as const, text })), isError: r.error };
       },
     );
   }

@@ -9,6 +9,7 @@
 import type { Socket } from "node:net";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { writeJsonLine } from "../protocol/json-line.js";
 
 export class SocketTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -33,7 +34,7 @@ export class SocketTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.socket.destroyed || !this.socket.writable) return Promise.resolve();
     return new Promise((resolve) => {
-      this.socket.write(`${JSON.stringify(message)}\n`, () => resolve());
+      writeJsonLine(this.socket, JSON.stringify(message), () => resolve());
     });
   }
 

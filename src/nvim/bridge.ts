@@ -4,9 +4,13 @@
  */
 import type { Neovim } from "neovim";
 import type { NodeEvent, NodeEvents, NodeRequest, NodeRequests } from "./contract.js";
+import { TextPipe } from "./text-pipe.js";
 import { fromWire, toWire, wireName } from "./wire.js";
 
 export class Bridge {
+  /** Where buffer texts cross once Lua has connected (text-pipe.ts says why). */
+  private readonly texts = new TextPipe();
+
   constructor(private readonly nvim: Neovim) {}
 
   /** Fire and forget: Lua draws it when it can. */
@@ -45,7 +49,8 @@ export class Bridge {
    * node-client decodes every short string in JavaScript: for a 10,000-line buffer of 450 KB
    * that decoding cost twice the rest of the read (14-16 ms of the host's CPU as lines, 5-8 ms
    * as one text, at load 8). `numberFrom`: each line numbered as the agents' own read tools do
-   * (`%6d\t`), the first as `numberFrom`.
+   * (`%6d\t`), the first as `numberFrom`. Once Lua has connected the text pipe (text-pipe.ts), the
+   * text comes there and the RPC answer is only its length.
    */
   async bufferText(
     buf: number,
@@ -54,10 +59,16 @@ export class Bridge {
     last: number,
     numberFrom?: number,
   ): Promise<string | null | false | undefined> {
+    this.texts.open((path, token) =>
+      this.nvim.request("nvim_exec_lua", ['require("acpchat.host.text_pipe").connect(...)', [path, token]]),
+    );
+    const frame = this.texts.nextFrame();
     const r = await this.nvim.request("nvim_exec_lua", [
       'return require("acpchat.host.bridge").buffer_text(...)',
-      numberFrom === undefined ? [buf, tick, first, last] : [buf, tick, first, last, numberFrom],
+      [buf, tick, first, last, numberFrom ?? null, frame ?? null],
     ]);
+    // Sent on the pipe: its length in bytes. Lost there, the slice reads as changed (read again, over RPC).
+    if (typeof r === "number" && frame !== undefined) return this.texts.take(frame, r);
     if (typeof r === "string" || r === false) return r;
     return r === true ? null : undefined;
   }

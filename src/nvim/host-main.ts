@@ -5,8 +5,13 @@
  * and no winston: about half of what `require("neovim")` cost each host's start. The host then
  * loads the remote plugin (rplugin/node/acpchat -> dist/acpchat.cjs) with require(), as before.
  */
+import { Decoder } from "@msgpack/msgpack";
 import { NeovimClient } from "neovim/lib/api/client.js";
 import { Host } from "neovim/lib/host/index.js";
+import { growUnreadInPlace } from "./msgpack-append.js";
+
+/** The client's stream decoder copies a long message once per read; it grows it in place instead. */
+growUnreadInPlace(Decoder);
 
 /**
  * The client asks Neovim for `nvim_get_api_info` at attach and keeps only the channel id from it:

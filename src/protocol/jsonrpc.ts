@@ -11,6 +11,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import { Shapes, withString, type Shape } from "./coalesce-shapes.js";
+import { writeJsonLine } from "./json-line.js";
 import type { z } from "zod";
 import { ConnectionClosedError, ErrorCodes, RpcError, TimeoutError, errorMessage } from "./errors.js";
 
@@ -245,18 +246,17 @@ export class JsonRpcPeer {
 
   private send(msg: Record<string, unknown>, kind: Frame["kind"], method?: string): void {
     const json = JSON.stringify(msg);
-    const line = json + "\n";
     this.options.onFrame?.({
       direction: "out",
       kind,
       id: msg.id as RequestId | undefined,
       method,
-      size: Buffer.byteLength(line),
+      size: Buffer.byteLength(json) + 1,
       payload: msg,
       text: json,
     });
     try {
-      this.output.write(line);
+      writeJsonLine(this.output, json);
     } catch (e) {
       this.close(`write error: ${errorMessage(e)}`);
     }

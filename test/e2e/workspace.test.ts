@@ -137,6 +137,47 @@ describe.each(bins)("Neovim $version", (bin) => {
     expect(readFileSync(join(work, "nul.txt"), "utf8")).toBe("clean\n");
   });
 
+  it("buffer texts cross on the host's text pipe once it is open; with the pipe closed, over RPC again", async () => {
+    const { t, work } = await setup(bin, [[]]);
+    const lines = Array.from({ length: 3000 }, (_, i) => `zeile ${i + 1}: grüße, ünïcode ✓`);
+    writeFileSync(join(work, "u.txt"), `${lines.join("\n")}\n`);
+    await t.nvim.command("edit u.txt | call setline(2000, 'unsaved ✓ 2000')");
+    lines[1999] = "unsaved ✓ 2000";
+    const read = { request: "fs/read_text_file", params: { path: join(work, "u.txt") } };
+    const record = join(t.dir, "pipe-reads.jsonl");
+    // Turn 1: the first read opens the pipe (it comes over RPC), the later ones use it.
+    await setScenario(t, {
+      record,
+      turns: [
+        [read, read, read],
+        [read, read],
+      ],
+    });
+    const c = await openChat(t);
+    await c.ready();
+    const sent = () => t.lua('return require("acpchat.host.text_pipe").sent') as Promise<number>;
+    const before = await sent();
+    await t.nvim.command("AcpChatSend first");
+    await c.turns(1, 30_000);
+    expect(await t.lua('return require("acpchat.host.text_pipe").is_open()')).toBe(true);
+    // The reads after the first came on the pipe.
+    const afterFirst = await sent();
+    expect(afterFirst - before).toBeGreaterThanOrEqual(2);
+    // Lua closes its end: the host gives the pipe up and asks over RPC.
+    await t.lua('require("acpchat.host.text_pipe").close()');
+    await t.nvim.command("AcpChatSend second");
+    await c.turns(2, 30_000);
+    expect(await sent()).toBe(afterFirst);
+    const r = readFileSync(record, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((m) => !("method" in m) && ("result" in m || "error" in m));
+    expect(r).toHaveLength(5);
+    for (const m of r) expect(m.result).toEqual({ content: `${lines.join("\n")}\n` });
+    expect(await t.lua('return require("acpchat.host.text_pipe").is_open()')).toBe(false);
+  });
+
   it("writes into a loaded buffer as one undoable change (write = buffer), and to disk atomically otherwise", async () => {
     const { t, work } = await setup(bin, [[]], { write: "buffer" });
     writeFileSync(join(work, "a.txt"), "one\ntwo\nthree\n");

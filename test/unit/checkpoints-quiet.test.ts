@@ -150,6 +150,115 @@ describe("checkpoints of an unchanged folder", () => {
   });
 });
 
+describe("a folder found unchanged is watched: no walk until something changes (folder-watch.ts)", () => {
+  /** A store whose last snapshot was found unchanged by a walk: its folders are watched. */
+  async function armed(s: ReturnType<typeof setup>): Promise<{ store: CheckpointStore; last: Checkpoint }> {
+    const store = await storeOf(s);
+    const first = await take(store);
+    await settle();
+    const walks = store.walks;
+    const last = await take(store);
+    expect(last.tree).toBe(first.tree);
+    expect(store.walks).toBe(walks + 1);
+    return { store, last };
+  }
+
+  it("snapshots of an unchanged folder after the first quiet walk neither walk it nor run git", async () => {
+    const s = setup();
+    writeFileSync(join(s.work, "a.txt"), "one\n");
+    mkdirSync(join(s.work, "src"));
+    writeFileSync(join(s.work, "src", "b.txt"), "two\n");
+    const { store, last } = await armed(s);
+    const walks = store.walks;
+    const runs = s.runs();
+    for (let i = 0; i < 3; i++) expect((await take(store)).tree).toBe(last.tree);
+    expect(store.walks).toBe(walks);
+    expect(s.runs()).toBe(runs);
+    // Then a file is saved: heard, walked, a real snapshot.
+    writeFileSync(join(s.work, "src", "b.txt"), "TWO\n");
+    const cp = await take(store);
+    expect(cp.tree).not.toBe(last.tree);
+    expect(store.walks).toBe(walks + 1);
+  });
+
+  it("every kind of change right after a watched snapshot makes a real one, in the root and in a folder below", async () => {
+    const s = setup();
+    mkdirSync(join(s.work, "sub"));
+    for (const d of ["", "sub"]) {
+      writeFileSync(join(s.work, d, "a.txt"), "one\n");
+      writeFileSync(join(s.work, d, "b.txt"), "two\n");
+    }
+    const a = await armed(s);
+    const store = a.store;
+    let last = a.last;
+    for (const d of ["sub", ""]) {
+      const f = (n: string) => join(s.work, d, n);
+      const changes: [string, () => void][] = [
+        [
+          "same size, mtime set back",
+          () => {
+            const st = statSync(f("a.txt"));
+            writeFileSync(f("a.txt"), "ONE\n");
+            utimesSync(f("a.txt"), st.atime, st.mtime);
+          },
+        ],
+        ["a mode", () => chmodSync(f("a.txt"), 0o755)],
+        ["a removal", () => unlinkSync(f("b.txt"))],
+        ["a rename", () => renameSync(f("a.txt"), f("c.txt"))],
+        [
+          "a file in a new folder",
+          () => {
+            mkdirSync(f(`new${d}`));
+            writeFileSync(join(f(`new${d}`), "d.txt"), "four\n");
+          },
+        ],
+      ];
+      for (const [what, change] of changes) {
+        // Watched again. A change less than QUIET_SLACK_MS before the last real snapshot began
+        // makes the next one real too (same tree); the one after it walks and finds nothing,
+        // and from then on the watch answers.
+        await settle();
+        for (let i = 0; i < 2; i++) expect((await take(store)).tree, what).toBe(last.tree);
+        const walks = store.walks;
+        expect((await take(store)).tree, what).toBe(last.tree);
+        expect(store.walks, what).toBe(walks);
+        // Changed at once, no pause: the event is read before the watch is believed.
+        change();
+        const cp = await take(store);
+        expect(cp.tree, `${d || "root"}: ${what}`).not.toBe(last.tree);
+        expect((await store.changes(last, cp)).length, what).toBeGreaterThan(0);
+        last = cp;
+      }
+    }
+  });
+
+  it("a folder holding a file with another hard link is walked every time (a write through that name tells the folder nothing)", async () => {
+    const s = setup();
+    writeFileSync(join(s.work, "a.txt"), "one\n");
+    execFileSync("ln", [join(s.work, "a.txt"), join(s.state, "..", "elsewhere.txt")]);
+    const store = await storeOf(s);
+    const first = await take(store);
+    await settle();
+    const walks = store.walks;
+    for (let i = 0; i < 3; i++) expect((await take(store)).tree).toBe(first.tree);
+    expect(store.walks).toBe(walks + 3);
+    // Written through the other name: caught by the walk.
+    await settle();
+    writeFileSync(join(s.state, "..", "elsewhere.txt"), "two\n");
+    expect((await take(store)).tree).not.toBe(first.tree);
+  });
+
+  it("a closed chat's store closes its watches", async () => {
+    const s = setup();
+    writeFileSync(join(s.work, "a.txt"), "one\n");
+    const { store } = await armed(s);
+    await store.dispose();
+    const walks = store.walks;
+    await take(store);
+    expect(store.walks).toBe(walks + 1);
+  });
+});
+
 describe("when ctimes cannot be trusted, the walk says changed", () => {
   it("a wall clock set back since the last snapshot began (NTP, a restored VM): changed, not unchanged", async () => {
     const d = realpathSync(mkdtempSync(join(tmpdir(), "acpchat-cpquiet-")));

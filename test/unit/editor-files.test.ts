@@ -8,22 +8,39 @@ import { geminiPolicy, geminiTrusts, steerToEditorFiles, steeredAgent } from "..
 import { editorWrite } from "../../src/session/editor-file-calls.js";
 
 describe("file tools", () => {
+  // The text as the model reads it: the answer's text blocks, one after the other.
+  const read = (...a: Parameters<typeof formatRead>) => formatRead(...a).join("");
+
   it("number lines like cat -n and say when the file goes on or is unsaved", () => {
-    expect(formatRead("/p", { content: "a\nb\nc", unsaved: false, path: "/p/f" }, 5, 2)).toBe(
+    expect(read("/p", { content: "a\nb\nc", unsaved: false, path: "/p/f" }, 5, 2)).toBe(
       "     5\ta\n     6\tb\n[Lines 5-6 shown; the file goes on: read_file with line=7 reads the rest.]",
     );
-    expect(formatRead("/p", { content: "", unsaved: true, path: "/p/f" }, 1, 10)).toContain("unsaved changes");
-    expect(formatRead("/p", { content: "", unsaved: false, path: "/p/f" }, 1, 10)).toBe("[f is empty.]");
+    expect(read("/p", { content: "a", unsaved: true, path: "/p/f" }, 1, 10)).toBe(
+      "[f is open in the editor with unsaved changes: this is the buffer's text, which the file on disk does not have yet.]\n     1\ta",
+    );
+    expect(read("/p", { content: "", unsaved: true, path: "/p/f" }, 1, 10)).toContain("unsaved changes");
+    expect(read("/p", { content: "", unsaved: false, path: "/p/f" }, 1, 10)).toBe("[f is empty.]");
+  });
+
+  it("a file's body is a block of its own, not copied to join it to the notes", () => {
+    const body = "     1\ta\n     2\tb";
+    const pieces = formatRead("/p", { content: body, unsaved: true, path: "/p/f", numbered: true }, 1, 1);
+    expect(pieces).toHaveLength(3);
+    expect(pieces[0]).toMatch(/unsaved changes.*\n$/);
+    expect(pieces[1]).toBe("     1\ta");
+    expect(pieces[2]).toBe("\n[Lines 1-1 shown; the file goes on: read_file with line=2 reads the rest.]");
+    // The whole file read: the editor's text itself, the same string.
+    expect(formatRead("/p", { content: body, unsaved: false, path: "/p/f", numbered: true }, 1, 2)[0]).toBe(body);
   });
 
   it("lines the editor numbered are counted and cut, not numbered again", () => {
     const numbered = "     5\ta\n     6\t\n     7\tc";
-    expect(formatRead("/p", { content: numbered, unsaved: false, path: "/p/f", numbered: true }, 5, 2)).toBe(
+    expect(read("/p", { content: numbered, unsaved: false, path: "/p/f", numbered: true }, 5, 2)).toBe(
       "     5\ta\n     6\t\n[Lines 5-6 shown; the file goes on: read_file with line=7 reads the rest.]",
     );
-    expect(formatRead("/p", { content: numbered, unsaved: false, path: "/p/f", numbered: true }, 5, 3)).toBe(numbered);
+    expect(read("/p", { content: numbered, unsaved: false, path: "/p/f", numbered: true }, 5, 3)).toBe(numbered);
     // The same lines numbered here read the same.
-    expect(formatRead("/p", { content: "a\n\nc", unsaved: false, path: "/p/f" }, 5, 3)).toBe(numbered);
+    expect(read("/p", { content: "a\n\nc", unsaved: false, path: "/p/f" }, 5, 3)).toBe(numbered);
   });
   it("edit: missing and repeated old_string refused; replace_all replaces each", () => {
     expect(() => applyEdit("f", "abc", "x", "y", false)).toThrow(/not found in f/);

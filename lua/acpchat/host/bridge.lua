@@ -119,6 +119,7 @@ end
 ---@param stderr string[]
 function M.on_host_exit(code, stderr)
   M.channel = nil
+  require("acpchat.host.text_pipe").close()
   local pending = callbacks
   callbacks = {}
   local why = string.format(
@@ -269,9 +270,10 @@ function M.answer(method, params)
   return handler(params)
 end
 
---- Bytes of a slice that cross as one text: the node-client's decoder copies a string that
---- spans its reads again with each read (quadratic in the string's size: 2 MB took it 200 ms,
---- 15 MB 12 s), and a big slice's Lua strings cost the editor. Bigger slices go as lines.
+--- Bytes of a slice that cross as one text: a big slice's Lua strings (its lines, then the joined
+--- text) hold the editor, and over RPC the node client's decoder once copied a long string again
+--- with each read (2 MB took it 200 ms, 15 MB 12 s; src/nvim/msgpack-append.ts). Bigger slices go
+--- as lines, serialized straight from the buffer.
 local MAX_TEXT = 512 * 1024
 
 --- Lines [first, last) of buffer `buf` joined with "\n", if it is still at change tick `tick`
@@ -285,9 +287,15 @@ local MAX_TEXT = 512 * 1024
 ---@param tick integer
 ---@param first integer
 ---@param last integer
+--- `frame`: the host's id for this slice on its text pipe (text_pipe.lua): when the pipe is
+--- open, the text goes there and the answer is its length in bytes.
 ---@param number_from integer?
----@return string|boolean|nil
-function M.buffer_text(buf, tick, first, last, number_from)
+---@param frame integer?
+---@return string|boolean|integer|nil
+function M.buffer_text(buf, tick, first, last, number_from, frame)
+  -- Node sends nil for an argument it leaves out (positional: a frame without numbering).
+  number_from = number_from ~= vim.NIL and number_from or nil
+  frame = frame ~= vim.NIL and frame or nil
   local ok, now = pcall(vim.api.nvim_buf_get_changedtick, buf)
   if not ok or now ~= tick or not vim.api.nvim_buf_is_loaded(buf) then
     return nil
@@ -306,7 +314,11 @@ function M.buffer_text(buf, tick, first, last, number_from)
       lines[i] = ("%6d\t%s"):format(number_from + i - 1, lines[i])
     end
   end
-  return table.concat(lines, "\n")
+  local text = table.concat(lines, "\n")
+  if frame and require("acpchat.host.text_pipe").send(frame, text) then
+    return #text
+  end
+  return text
 end
 
 return M
