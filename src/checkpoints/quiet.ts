@@ -46,11 +46,6 @@ export interface QuietWalk {
    * (the chat's ignored paths, the plugin's own state folder).
    */
   skip: (rel: string) => boolean;
-  /**
-   * Told of each folder before it is read, and of what a watch cannot vouch for (folder-watch.ts):
-   * a walk that finds nothing changed arms it.
-   */
-  watch?: { folder: (rel: string) => void; doubt: () => void };
 }
 
 /**
@@ -80,7 +75,6 @@ export async function unchangedSince(walk: QuietWalk, since: number): Promise<"u
   while (dirs.length > 0) {
     const rel = dirs.pop()!;
     let names: string[];
-    walk.watch?.folder(rel);
     try {
       names = readdirSync(rel === "" ? walk.root : join(walk.root, rel));
     } catch {
@@ -100,8 +94,6 @@ export async function unchangedSince(walk: QuietWalk, since: number): Promise<"u
       if (walk.skip(dir ? `${p}/` : p)) continue;
       if (st.ctimeMs >= limit || st.dev !== dev) return "changed";
       if (dir) dirs.push(p);
-      // A write through another name of the file tells this folder's watch nothing.
-      else if (st.nlink > 1) walk.watch?.doubt();
       if (++seen > QUIET_MAX_ENTRIES) return "large";
       if (performance.now() - sliceStart > SLICE_MS) {
         await new Promise((r) => setImmediate(r));

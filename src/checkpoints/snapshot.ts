@@ -19,7 +19,6 @@ import { lstat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { readSmallText } from "../workspace/small-file.js";
 import type { PrivateGit } from "./git.js";
-import { FolderWatch } from "./folder-watch.js";
 import { unchangedSince } from "./quiet.js";
 
 export class TooLargeError extends Error {}
@@ -75,8 +74,6 @@ export class Snapshotter {
   private listedFirst = 0;
   /** The folder has too many entries for quietSince to be cheaper than git. */
   private tooLargeToWalk = false;
-  /** What changed since the last quiet walk, heard (folder-watch.ts); closed with the chat. */
-  readonly watch: FolderWatch;
 
   /**
    * `root`: the session's folder; `dataDir`: this chat's folder in the private repository
@@ -89,9 +86,7 @@ export class Snapshotter {
     private readonly limits: SnapshotLimits = DEFAULT_LIMITS,
     /** Folders never snapshotted, relative to the root: the plugin's own state, when it is inside. */
     private readonly own: readonly string[] = [],
-  ) {
-    this.watch = new FolderWatch(root, (rel) => this.skipped(rel));
-  }
+  ) {}
 
   /** Take a snapshot of the folder as it is now. */
   async take(): Promise<Snapshot> {
@@ -110,10 +105,7 @@ export class Snapshotter {
    */
   async quietSince(since: number): Promise<boolean> {
     if (this.first || this.tooLargeToWalk) return false;
-    const skip = (rel: string) => this.skipped(rel);
-    const r = await this.watch.unchangedSince(since, (watch) =>
-      unchangedSince({ root: this.root, skip, watch }, since),
-    );
+    const r = await unchangedSince({ root: this.root, skip: (rel) => this.skipped(rel) }, since);
     if (r === "large") this.tooLargeToWalk = true;
     return r === "unchanged";
   }

@@ -119,11 +119,6 @@ export class CheckpointStore {
     return { on: true };
   }
 
-  /** Walks of the folder for "nothing changed" so far (tests count them). */
-  get walks(): number {
-    return this.snapshotter?.watch.walks ?? 0;
-  }
-
   /** Files over this many bytes are recorded by size and time only. */
   get maxFileBytes(): number {
     return this.opts.limits?.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes;
@@ -302,7 +297,6 @@ export class CheckpointStore {
 
   /** Drop this chat's refs and files (its objects go at the next prune). */
   async dispose(): Promise<void> {
-    this.snapshotter?.watch.close();
     // Kept: the chat's checkpoints outlive it until pruned (a resumed session may want them);
     // closed, it may be pruned.
     rmSync(join(this.chatDir, OWNER), { force: true });
