@@ -2,7 +2,8 @@
  * Where editor channels keep their sockets: a per-user folder, and the sweep of folders left by
  * hosts that were killed before they could remove theirs.
  */
-import { statSync } from "node:fs";
+import { timingSafeEqual } from "node:crypto";
+import { chmodSync, mkdtempSync, statSync } from "node:fs";
 import { readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,27 @@ export function socketBase(): string {
     // fall through
   }
   return tmpdir();
+}
+
+/**
+ * A fresh folder for a private socket: mkdtemp makes it 0700 (nobody else can reach a socket
+ * inside it), and its name carries this host's pid, so that one left by a host that was killed
+ * is swept (by the first folder made in a later host).
+ */
+export function privateSocketDir(): string {
+  const base = socketBase();
+  void sweepStale(base);
+  const dir = mkdtempSync(join(base, `acpchat-${process.pid}-`));
+  chmodSync(dir, 0o700);
+  return dir;
+}
+
+/** Whether `given` is `token`, compared in constant time (a secret: no timing says how much matched). */
+export function sameToken(given: unknown, token: string): boolean {
+  if (typeof given !== "string") return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The folders swept in this process: each once (a host's own leftovers come only from hosts before it). */

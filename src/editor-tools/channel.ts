@@ -9,13 +9,13 @@
  * file path instead (`files`: fs/read_text_file and fs/write_text_file, file-tools.ts).
  * Closing the channel ends the server.
  */
-import { timingSafeEqual, randomBytes } from "node:crypto";
-import { chmodSync, constants as fsc, mkdtempSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, constants as fsc, rmSync } from "node:fs";
 import { access, open, stat } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { errorMessage } from "../protocol/errors.js";
-import { socketBase, sweepStale } from "./channel-dir.js";
+import { privateSocketDir, sameToken } from "./channel-dir.js";
 import { PathBoundary } from "../workspace/path-boundary.js";
 import { readUpTo } from "../workspace/small-file.js";
 import { DEFAULT_READ_LINES, applyEdit, formatRead, listFiles, type EditorFiles } from "./file-tools.js";
@@ -109,12 +109,7 @@ export class EditorChannel {
       maxBodyBytes: MAX_LINE,
       onProblem: opts.onProblem,
     });
-    // mkdtemp makes the directory 0700: nobody else can reach the socket inside it. Its name
-    // carries this host's pid, so that one left by a host that was killed can be swept.
-    const base = socketBase();
-    void sweepStale(base);
-    this.dir = mkdtempSync(join(base, `acpchat-${process.pid}-`));
-    chmodSync(this.dir, 0o700);
+    this.dir = privateSocketDir();
     this.socketPath = join(this.dir, "editor.sock");
     this.server = createServer((s) => this.accept(s));
     this.ready = new Promise((resolve, reject) => {
@@ -232,10 +227,7 @@ export class EditorChannel {
   }
 
   private tokenMatches(given: unknown): boolean {
-    if (typeof given !== "string") return false;
-    const a = Buffer.from(given);
-    const b = Buffer.from(this.token);
-    return a.length === b.length && timingSafeEqual(a, b);
+    return sameToken(given, this.token);
   }
 
   private refuse(socket: Socket, why: string): void {

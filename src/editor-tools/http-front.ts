@@ -10,13 +10,14 @@
  * was given (a web page cannot reach it by rebinding a name) and with no Origin (browsers send
  * one; agents do not). Nothing of the request is read before that.
  */
-import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { errorMessage } from "../protocol/errors.js";
 import type { ToolAnswer } from "./mcp-tools.js";
+import { sameToken } from "./channel-dir.js";
 import { loadMcpSdk } from "./sdk-loader.js";
 import { SERVER_NAME, type ToolName } from "./tools.js";
 
@@ -143,10 +144,7 @@ export class EditorHttpFront {
 
   private authorized(header: string | undefined): boolean {
     const m = /^Bearer (\S+)$/.exec(header ?? "");
-    if (!m) return false;
-    const a = Buffer.from(m[1]!);
-    const b = Buffer.from(this.token);
-    return a.length === b.length && timingSafeEqual(a, b);
+    return m !== null && sameToken(m[1], this.token);
   }
 }
 

@@ -14,11 +14,11 @@
  * proves the token is read: no other process can hand the host text it would take for a buffer's.
  * Agents never learn the path or the token.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { socketBase, sweepStale } from "../editor-tools/channel-dir.js";
+import { privateSocketDir, sameToken } from "../editor-tools/channel-dir.js";
 
 /** How long a frame may lag behind the RPC answer that announced it before the pipe is given up. */
 const FRAME_MS = 10_000;
@@ -53,10 +53,7 @@ export class TextPipe {
     if (this.state !== "off") return;
     this.state = "opening";
     try {
-      const base = socketBase();
-      void sweepStale(base);
-      // mkdtemp makes it 0700; the name is the editor channels' (their sweep removes a dead host's).
-      this.dir = mkdtempSync(join(base, `acpchat-${process.pid}-`));
+      this.dir = privateSocketDir();
       const path = join(this.dir, "text.sock");
       this.server = createServer((s) => this.accept(s));
       this.server.on("error", () => this.break());
@@ -167,7 +164,7 @@ export class TextPipe {
         header = [];
         headerSize = 0;
         if (!proven) {
-          if (this.state !== "opening" || !this.proves(line)) return fault();
+          if (this.state !== "opening" || !sameToken(line, this.token)) return fault();
           proven = true;
           clearTimeout(hello);
           this.socket = socket;
@@ -197,11 +194,5 @@ export class TextPipe {
     if (w.bytes === bytes) return w.resolve(text);
     w.resolve(undefined);
     this.break();
-  }
-
-  private proves(line: string): boolean {
-    const a = Buffer.from(line);
-    const b = Buffer.from(this.token);
-    return a.length === b.length && timingSafeEqual(a, b);
   }
 }

@@ -74,7 +74,7 @@ function M.send(id, text)
   return true
 end
 
---- Whether texts go on the pipe (for :checkhealth and tests).
+--- Whether texts go on the pipe (tests check it).
 function M.is_open()
   return ready
 end
